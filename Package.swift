@@ -1,0 +1,55 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let swiftSettings: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny"),
+]
+
+let package = Package(
+    name: "shelfmark",
+    platforms: [.macOS(.v14)],
+    products: [
+        .executable(name: "shelfmark", targets: ["shelfmark"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/vapor/vapor.git", from: "4.122.3"),
+        .package(url: "https://github.com/vapor/fluent.git", from: "4.13.0"),
+        .package(url: "https://github.com/vapor/fluent-sqlite-driver.git", from: "4.9.0"),
+        .package(url: "https://github.com/vapor/fluent-postgres-driver.git", from: "2.14.0"),
+    ],
+    targets: [
+        .target(
+            name: "ShelfmarkCore",
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "App",
+            dependencies: [
+                "ShelfmarkCore",
+                .product(name: "Vapor", package: "vapor"),
+                .product(name: "Fluent", package: "fluent"),
+                .product(name: "FluentSQLiteDriver", package: "fluent-sqlite-driver"),
+                .product(name: "FluentPostgresDriver", package: "fluent-postgres-driver"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
+            name: "shelfmark",
+            dependencies: ["App"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "ShelfmarkCoreTests",
+            dependencies: ["ShelfmarkCore"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "AppTests",
+            dependencies: [
+                "App",
+                .product(name: "VaporTesting", package: "vapor"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+    ]
+)

@@ -1,0 +1,42 @@
+import Fluent
+import Foundation
+import ShelfmarkCore
+import SQLKit
+import Vapor
+
+/// The library a request is about, the user's role in it and its settings, checked against the
+/// action the route performs. A library the user does not belong to is a 404, not a 403: its
+/// existence is not revealed.
+struct LibraryContext: Sendable {
+    let libraryID: UUID
+    let name: String
+    let policy: LoanPolicy
+    let role: Role
+    let user: AuthenticatedUser
+}
+
+extension Request {
+    func library(_ action: Role.Action) async throws -> LibraryContext {
+        let user = try self.user
+        guard let libraryID = parameters.get("libraryID", as: UUID.self) else {
+            throw AppError.notFound("Library")
+        }
+        guard let row = try await sql.raw("""
+            SELECT m.role, l.name, l.loan_period_days, l.max_renewals FROM memberships m
+            JOIN libraries l ON l.id = m.library_id
+            WHERE m.user_id = \(bind: user.id) AND m.library_id = \(bind: libraryID)
+            """).first() else {
+            throw AppError.notFound("Library")
+        }
+        let role = Role(rawValue: try row.decode(column: "role", as: String.self)) ?? .viewer
+        guard role.may(action) else { throw AppError.forbidden(role, action) }
+        return LibraryContext(
+            libraryID: libraryID,
+            name: try row.decode(column: "name", as: String.self),
+            policy: LoanPolicy(
+                loanPeriodDays: try row.decode(column: "loan_period_days", as: Int.self),
+                maxRenewals: try row.decode(column: "max_renewals", as: Int.self)),
+            role: role,
+            user: user)
+    }
+}

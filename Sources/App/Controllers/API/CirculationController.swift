@@ -1,0 +1,97 @@
+import Fluent
+import Foundation
+import ShelfmarkCore
+import Vapor
+
+/// Members, check-out, return, renewals and the loans view (B1–B5).
+enum CirculationController {
+    static func register(_ api: APIRoutes) {
+        let lib = api.grouped("libraries", ":libraryID")
+        lib.on(.GET, "members", doc: .init(summary: "Members, searched by card ID or name (B1)", tag: "Members",
+                                           query: [.init(name: "q", description: "Card ID or name; each word matches a word prefix."), .limit, .offset],
+                                           response: MemberDTO.self, responseIsArray: true), use: members)
+        lib.on(.POST, "members", doc: .init(summary: "Add a member; the card ID is unique in the library", tag: "Members",
+                                            request: MemberInput.self, response: MemberDTO.self, status: .created), use: createMember)
+        lib.on(.GET, "members", ":memberID", doc: .init(summary: "A member with current loans and history", tag: "Members",
+                                                        response: MemberDetail.self), use: member)
+        lib.on(.PATCH, "members", ":memberID", doc: .init(summary: "Edit a member", tag: "Members", request: MemberPatch.self,
+                                                          response: MemberDTO.self), use: updateMember)
+        lib.on(.DELETE, "members", ":memberID", doc: .init(
+            summary: "Delete a member; with loans out, answers 409 member_has_loans unless confirm=true, which returns the books first (history kept)",
+            tag: "Members", query: [.init(name: "confirm", kind: .boolean, description: "Return the member's loans and delete.")],
+            status: .noContent), use: deleteMember)
+        lib.on(.POST, "checkouts", doc: .init(summary: "Check out: member by card ID or id, book by title id, copy barcode or ISBN (B2)",
+                                              tag: "Circulation", request: CheckoutInput.self, response: LoanDTO.self, status: .created),
+               use: checkout)
+        lib.on(.POST, "returns", doc: .init(summary: "Return by loan id or copy barcode (B3); the loan is closed, never deleted",
+                                            tag: "Circulation", request: ReturnInput.self, response: LoanDTO.self), use: giveBack)
+        lib.on(.GET, "loans", doc: .init(summary: "Active loans by due date, overdue flagged (B4)", tag: "Circulation",
+                                         query: [.init(name: "overdue", kind: .boolean, description: "Only overdue loans."), .limit, .offset],
+                                         response: LoanDTO.self, responseIsArray: true), use: loans)
+        lib.on(.POST, "loans", ":loanID", "return", doc: .init(summary: "Return this loan (B3)", tag: "Circulation",
+                                                               response: LoanDTO.self), use: returnLoan)
+        lib.on(.POST, "loans", ":loanID", "renew", doc: .init(summary: "Renew this loan by the loan period, up to the library's limit (B5)",
+                                                              tag: "Circulation", response: LoanDTO.self), use: renew)
+    }
+
+    @Sendable static func members(req: Request) async throws -> [MemberDTO] {
+        let ctx = try await req.library(.read)
+        let (limit, offset) = try req.paging
+        return try await Members.list(query: req.query[String.self, at: "q"], libraryID: ctx.libraryID, limit: limit, offset: offset, on: req.db)
+    }
+
+    @Sendable static func createMember(req: Request) async throws -> Response {
+        let ctx = try await req.library(.manageMembers)
+        return try await req.created(try await Members.create(try req.content.decode(MemberInput.self), library: ctx, now: req.now,
+                                                              gate: req.application.writeGate, on: req.db))
+    }
+
+    @Sendable static func member(req: Request) async throws -> MemberDetail {
+        let ctx = try await req.library(.read)
+        return try await Members.detail(try req.uuid("memberID"), libraryID: ctx.libraryID, now: req.now, on: req.db)
+    }
+
+    @Sendable static func updateMember(req: Request) async throws -> MemberDTO {
+        let ctx = try await req.library(.manageMembers)
+        return try await Members.update(try req.uuid("memberID"), try req.content.decode(MemberPatch.self), library: ctx, now: req.now,
+                                        gate: req.application.writeGate, on: req.db)
+    }
+
+    @Sendable static func deleteMember(req: Request) async throws -> HTTPStatus {
+        let ctx = try await req.library(.manageMembers)
+        try await Members.delete(try req.uuid("memberID"), confirm: try req.flag("confirm"), library: ctx, now: req.now,
+                                 gate: req.application.writeGate, on: req.db)
+        return .noContent
+    }
+
+    @Sendable static func checkout(req: Request) async throws -> Response {
+        let ctx = try await req.library(.circulate)
+        let loan = try await Circulation.checkout(try req.content.decode(CheckoutInput.self), library: ctx, now: req.now,
+                                                  gate: req.application.writeGate, on: req.db)
+        return try await req.created(loan)
+    }
+
+    @Sendable static func giveBack(req: Request) async throws -> LoanDTO {
+        let ctx = try await req.library(.circulate)
+        return try await Circulation.giveBack(try req.content.decode(ReturnInput.self), library: ctx, now: req.now,
+                                              gate: req.application.writeGate, on: req.db)
+    }
+
+    @Sendable static func returnLoan(req: Request) async throws -> LoanDTO {
+        let ctx = try await req.library(.circulate)
+        return try await Circulation.giveBack(ReturnInput(loanId: try req.uuid("loanID")), library: ctx, now: req.now,
+                                              gate: req.application.writeGate, on: req.db)
+    }
+
+    @Sendable static func renew(req: Request) async throws -> LoanDTO {
+        let ctx = try await req.library(.circulate)
+        return try await Circulation.renew(try req.uuid("loanID"), library: ctx, now: req.now, gate: req.application.writeGate, on: req.db)
+    }
+
+    @Sendable static func loans(req: Request) async throws -> [LoanDTO] {
+        let ctx = try await req.library(.read)
+        let (limit, offset) = try req.paging
+        return try await Circulation.activeLoans(libraryID: ctx.libraryID, overdueOnly: try req.flag("overdue"), now: req.now,
+                                                 limit: limit, offset: offset, on: req.db)
+    }
+}

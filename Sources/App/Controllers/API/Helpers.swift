@@ -1,0 +1,46 @@
+import Foundation
+import Vapor
+
+extension Request {
+    func created<T: Content>(_ value: T) async throws -> Response {
+        let response = Response(status: .created)
+        try response.content.encode(value)
+        return response
+    }
+
+    func uuid(_ name: String) throws -> UUID {
+        guard let id = parameters.get(name, as: UUID.self) else {
+            throw AppError(status: .notFound, code: "not_found", message: "`\(name)` is not a valid id.")
+        }
+        return id
+    }
+
+    func flag(_ name: String) throws -> Bool {
+        guard let raw = query[String.self, at: name] else { return false }
+        switch raw.lowercased() {
+        case "true", "1", "yes", "": return true
+        case "false", "0", "no": return false
+        default: throw AppError(status: .badRequest, code: "invalid", message: "`\(name)` is true or false, got “\(raw)”.", field: name)
+        }
+    }
+
+    func intQuery(_ name: String, default value: Int, range: ClosedRange<Int>) throws -> Int {
+        guard let raw = query[String.self, at: name] else { return value }
+        guard let n = Int(raw), range.contains(n) else {
+            throw AppError(status: .badRequest, code: "invalid",
+                           message: "`\(name)` is a whole number from \(range.lowerBound) to \(range.upperBound), got “\(raw)”.", field: name)
+        }
+        return n
+    }
+
+    var paging: (limit: Int, offset: Int) {
+        get throws { (try intQuery("limit", default: 50, range: 1...500), try intQuery("offset", default: 0, range: 0...10_000_000)) }
+    }
+}
+
+struct Empty: Content {}
+
+extension RouteDoc.Param {
+    static let limit = RouteDoc.Param(name: "limit", kind: .integer, description: "Page size, 1–500 (default 50).")
+    static let offset = RouteDoc.Param(name: "offset", kind: .integer, description: "Rows to skip (default 0).")
+}

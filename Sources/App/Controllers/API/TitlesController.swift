@@ -1,0 +1,210 @@
+import Fluent
+import Foundation
+import ShelfmarkCore
+import Vapor
+
+/// Catalog titles, copies and categories (A1–A12), and the wishlist (C1, C2).
+enum TitlesController {
+    static let listQuery: [RouteDoc.Param] = [
+        .init(name: "q", description: "Search as you type: every word is matched as a word prefix in title, subtitle, authors, series and ISBN; case and accents ignored."),
+        .init(name: "favorites", kind: .boolean, description: "Only favorites."),
+        .init(name: "onLoan", kind: .boolean, description: "Only titles with a copy on loan."),
+        .init(name: "overdue", kind: .boolean, description: "Only titles with an overdue loan."),
+        .init(name: "category", description: "Only titles in this category (id).", format: "uuid"),
+        .init(name: "minRating", kind: .number, description: "Only titles rated at least this (0–5)."),
+        .init(name: "location", description: "Only titles with a copy at this shelf location."),
+        .init(name: "series", description: "Only titles of this series."),
+        .init(name: "readingLevel", description: "Only titles of this reading level."),
+        .init(name: "section", description: "Only the A–Z section with this letter (A–Z or #)."),
+        .init(name: "sections", kind: .boolean, description: "Include the A–Z index: each section's letter and count."),
+        .limit, .offset,
+    ]
+
+    static func register(_ api: APIRoutes) {
+        let lib = api.grouped("libraries", ":libraryID")
+        lib.on(.GET, "titles", doc: .init(summary: "Catalog titles A–Z, searched and filtered (A5)", tag: "Catalog",
+                                          query: listQuery, response: TitleList.self), use: list)
+        lib.on(.POST, "titles", doc: .init(summary: "Add a title with N copies (A1, A3); a known ISBN answers 409 duplicate_isbn with the existing title (A2)",
+                                           tag: "Catalog", request: TitleCreate.self, response: TitleDetail.self, status: .created), use: create)
+        lib.on(.GET, "titles", ":titleID", doc: .init(summary: "A title with copies, loans and availability (A4)", tag: "Catalog",
+                                                      response: TitleDetail.self), use: show)
+        lib.on(.PATCH, "titles", ":titleID", doc: .init(summary: "Edit any field; `totalCopies` never drops below the copies on loan (A7)",
+                                                        tag: "Catalog", request: TitlePatch.self, response: TitleDetail.self), use: update)
+        lib.on(.DELETE, "titles", ":titleID", doc: .init(summary: "Delete a title; refused while copies are on loan (A7)", tag: "Catalog",
+                                                         status: .noContent), use: delete)
+        lib.on(.GET, "titles", ":titleID", "copies", doc: .init(summary: "The copies of a title (A9)", tag: "Catalog",
+                                                                response: CopyDTO.self, responseIsArray: true), use: copies)
+        lib.on(.POST, "titles", ":titleID", "copies", doc: .init(summary: "Add N more copies (A2)", tag: "Catalog",
+                                                                 request: CopiesAdd.self, response: TitleDetail.self, status: .created), use: addCopies)
+        lib.on(.PATCH, "copies", ":copyID", doc: .init(summary: "Edit a copy: barcode, location, condition, status (lost, withdrawn, available)",
+                                                       tag: "Catalog", request: CopyPatch.self, response: CopyDTO.self), use: updateCopy)
+        lib.on(.DELETE, "copies", ":copyID", doc: .init(summary: "Remove a copy that is not on loan", tag: "Catalog", status: .noContent),
+               use: deleteCopy)
+        lib.on(.GET, "categories", doc: .init(summary: "Categories with their title counts (A8)", tag: "Catalog",
+                                              response: CategoryDTO.self, responseIsArray: true), use: categories)
+        lib.on(.POST, "categories", doc: .init(summary: "Create a category", tag: "Catalog", request: CategoryInput.self,
+                                               response: CategoryDTO.self, status: .created), use: createCategory)
+        lib.on(.PATCH, "categories", ":categoryID", doc: .init(summary: "Rename a category", tag: "Catalog", request: CategoryInput.self,
+                                                               response: Empty.self), use: renameCategory)
+        lib.on(.DELETE, "categories", ":categoryID", doc: .init(summary: "Delete a category; its titles stay, uncategorised", tag: "Catalog",
+                                                                status: .noContent), use: deleteCategory)
+        lib.on(.GET, "wishlist", doc: .init(summary: "Wishlist items (C2)", tag: "Wishlist",
+                                            query: [listQuery[0], .limit, .offset], response: TitleList.self), use: wishlist)
+        lib.on(.POST, "wishlist", doc: .init(summary: "Add a wishlist item (C1)", tag: "Wishlist", request: TitleCreate.self,
+                                             response: TitleDetail.self, status: .created), use: addWishlist)
+        lib.on(.POST, "wishlist", ":titleID", "acquire", doc: .init(summary: "Acquire: the item becomes a catalog title with N copies (C2)",
+                                                                    tag: "Wishlist", request: AcquireInput.self, response: TitleDetail.self),
+               use: acquire)
+        lib.on(.DELETE, "wishlist", ":titleID", doc: .init(summary: "Delete a wishlist item", tag: "Wishlist", status: .noContent),
+               use: deleteWishlist)
+    }
+
+    static func filters(_ req: Request, wishlist: Bool) throws -> TitleQuery.Filters {
+        var f = TitleQuery.Filters()
+        f.query = req.query[String.self, at: "q"]
+        f.wishlist = wishlist
+        f.favorites = try req.flag("favorites")
+        f.onLoan = try req.flag("onLoan")
+        f.overdue = try req.flag("overdue")
+        if let raw = req.query[String.self, at: "category"], !raw.isEmpty {
+            guard let id = UUID(uuidString: raw) else {
+                throw AppError(status: .badRequest, code: "invalid", message: "`category` is a category id, got “\(raw)”.", field: "category")
+            }
+            f.categoryID = id
+        }
+        if let raw = req.query[String.self, at: "minRating"], !raw.isEmpty {
+            guard let r = Double(raw), (0...5).contains(r) else {
+                throw AppError(status: .badRequest, code: "invalid", message: "`minRating` is from 0 to 5, got “\(raw)”.", field: "minRating")
+            }
+            f.minRating = r
+        }
+        f.location = req.query[String.self, at: "location"].flatMap { $0.isEmpty ? nil : $0 }
+        f.series = req.query[String.self, at: "series"].flatMap { $0.isEmpty ? nil : $0 }
+        f.readingLevel = req.query[String.self, at: "readingLevel"].flatMap { $0.isEmpty ? nil : $0 }
+        f.section = req.query[String.self, at: "section"].flatMap { $0.isEmpty ? nil : $0.uppercased() }
+        f.includeSections = try req.flag("sections")
+        (f.limit, f.offset) = try req.paging
+        return f
+    }
+
+    @Sendable static func list(req: Request) async throws -> TitleList {
+        let ctx = try await req.library(.read)
+        return try await TitleQuery.list(try filters(req, wishlist: false), libraryID: ctx.libraryID, now: req.now, on: req.db)
+    }
+
+    @Sendable static func wishlist(req: Request) async throws -> TitleList {
+        let ctx = try await req.library(.read)
+        return try await TitleQuery.list(try filters(req, wishlist: true), libraryID: ctx.libraryID, now: req.now, on: req.db)
+    }
+
+    @Sendable static func create(req: Request) async throws -> Response {
+        try await add(req, wishlist: false)
+    }
+
+    @Sendable static func addWishlist(req: Request) async throws -> Response {
+        try await add(req, wishlist: true)
+    }
+
+    private static func add(_ req: Request, wishlist: Bool) async throws -> Response {
+        let ctx = try await req.library(.catalog)
+        let input = try req.content.decode(TitleCreate.self)
+        let id = try await Catalog.create(input, wishlist: wishlist, library: ctx, now: req.now, gate: req.application.writeGate, on: req.db)
+        return try await req.created(try await TitleQuery.detail(id, libraryID: ctx.libraryID, now: req.now, on: req.db))
+    }
+
+    @Sendable static func show(req: Request) async throws -> TitleDetail {
+        let ctx = try await req.library(.read)
+        return try await TitleQuery.detail(try req.uuid("titleID"), libraryID: ctx.libraryID, now: req.now, on: req.db)
+    }
+
+    @Sendable static func update(req: Request) async throws -> TitleDetail {
+        let ctx = try await req.library(.catalog)
+        let id = try req.uuid("titleID")
+        try await Catalog.update(id, try req.content.decode(TitlePatch.self), library: ctx, now: req.now, gate: req.application.writeGate, on: req.db)
+        return try await TitleQuery.detail(id, libraryID: ctx.libraryID, now: req.now, on: req.db)
+    }
+
+    @Sendable static func delete(req: Request) async throws -> HTTPStatus {
+        let ctx = try await req.library(.catalog)
+        try await Catalog.delete(try req.uuid("titleID"), library: ctx, now: req.now, gate: req.application.writeGate, on: req.db)
+        return .noContent
+    }
+
+    @Sendable static func deleteWishlist(req: Request) async throws -> HTTPStatus {
+        let ctx = try await req.library(.catalog)
+        let id = try req.uuid("titleID")
+        let title = try await Catalog.find(id, library: ctx.libraryID, on: req.db)
+        guard title.wishlist else { throw AppError.notFound("Wishlist item") }
+        try await Catalog.delete(id, library: ctx, now: req.now, gate: req.application.writeGate, on: req.db)
+        return .noContent
+    }
+
+    @Sendable static func copies(req: Request) async throws -> [CopyDTO] {
+        let ctx = try await req.library(.read)
+        let title = try await Catalog.find(try req.uuid("titleID"), library: ctx.libraryID, on: req.db)
+        return try await title.$copies.query(on: req.db).sort(\.$copyNumber).all().map(\.dto)
+    }
+
+    @Sendable static func addCopies(req: Request) async throws -> Response {
+        let ctx = try await req.library(.catalog)
+        let id = try req.uuid("titleID")
+        try await Catalog.addCopies(to: id, try req.content.decode(CopiesAdd.self), library: ctx, now: req.now,
+                                    gate: req.application.writeGate, on: req.db)
+        return try await req.created(try await TitleQuery.detail(id, libraryID: ctx.libraryID, now: req.now, on: req.db))
+    }
+
+    @Sendable static func acquire(req: Request) async throws -> TitleDetail {
+        let ctx = try await req.library(.catalog)
+        let id = try req.uuid("titleID")
+        try await Catalog.acquire(id, try req.content.decode(AcquireInput.self), library: ctx, now: req.now,
+                                  gate: req.application.writeGate, on: req.db)
+        return try await TitleQuery.detail(id, libraryID: ctx.libraryID, now: req.now, on: req.db)
+    }
+
+    @Sendable static func updateCopy(req: Request) async throws -> CopyDTO {
+        let ctx = try await req.library(.catalog)
+        let id = try req.uuid("copyID")
+        try await Catalog.updateCopy(id, try req.content.decode(CopyPatch.self), library: ctx, now: req.now,
+                                     gate: req.application.writeGate, on: req.db)
+        guard let copy = try await Copy.find(id, on: req.db) else { throw AppError.notFound("Copy") }
+        return copy.dto
+    }
+
+    @Sendable static func deleteCopy(req: Request) async throws -> HTTPStatus {
+        let ctx = try await req.library(.catalog)
+        try await Catalog.deleteCopy(try req.uuid("copyID"), library: ctx, now: req.now, gate: req.application.writeGate, on: req.db)
+        return .noContent
+    }
+
+    @Sendable static func categories(req: Request) async throws -> [CategoryDTO] {
+        let ctx = try await req.library(.read)
+        let rows = try await req.sql.raw("""
+            SELECT c.id, c.name, COUNT(tc.id) AS n FROM categories c LEFT JOIN title_categories tc ON tc.category_id = c.id
+            WHERE c.library_id = \(bind: ctx.libraryID) GROUP BY c.id, c.name ORDER BY c.name
+            """).all()
+        return try rows.map {
+            CategoryDTO(id: try $0.decode(column: "id", as: UUID.self), name: try $0.decode(column: "name", as: String.self),
+                        titleCount: try $0.decode(column: "n", as: Int.self))
+        }
+    }
+
+    @Sendable static func createCategory(req: Request) async throws -> Response {
+        let ctx = try await req.library(.catalog)
+        let category = try await Catalog.createCategory(try req.content.decode(CategoryInput.self), library: ctx, now: req.now,
+                                                        gate: req.application.writeGate, on: req.db)
+        return try await req.created(CategoryDTO(id: category.id!, name: category.name, titleCount: 0))
+    }
+
+    @Sendable static func renameCategory(req: Request) async throws -> Empty {
+        let ctx = try await req.library(.catalog)
+        try await Catalog.renameCategory(try req.uuid("categoryID"), try req.content.decode(CategoryInput.self), library: ctx,
+                                         now: req.now, gate: req.application.writeGate, on: req.db)
+        return Empty()
+    }
+
+    @Sendable static func deleteCategory(req: Request) async throws -> HTTPStatus {
+        let ctx = try await req.library(.catalog)
+        try await Catalog.deleteCategory(try req.uuid("categoryID"), library: ctx, now: req.now, gate: req.application.writeGate, on: req.db)
+        return .noContent
+    }
+}

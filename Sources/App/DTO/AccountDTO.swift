@@ -1,0 +1,95 @@
+import Foundation
+import ShelfmarkCore
+import Vapor
+
+struct SetupInput: Content {
+    var username: String
+    var password: String
+    var displayName: String?
+    var libraryName: String?
+}
+
+struct LoginInput: Content {
+    var username: String
+    var password: String
+}
+
+struct UserDTO: Content {
+    var id: UUID
+    var username: String
+    var displayName: String
+}
+
+struct SessionDTO: Content {
+    var token: String
+    var expiresAt: Date
+    var user: UserDTO
+}
+
+struct SetupStatus: Content {
+    var needsSetup: Bool
+}
+
+struct SetupResult: Content {
+    var session: SessionDTO
+    var library: LibraryDTO
+}
+
+struct TokenInput: Content {
+    var name: String
+}
+
+struct TokenDTO: Content {
+    var id: UUID
+    var name: String
+    var createdAt: Date?
+    /// Only present in the answer that creates the token: it is never shown again.
+    var token: String?
+}
+
+struct LibraryInput: Content {
+    var name: String
+    var loanPeriodDays: Int?
+    var maxRenewals: Int?
+    var publicCatalog: Bool?
+}
+
+struct LibraryPatch: Content {
+    var name: String?
+    var loanPeriodDays: Int?
+    var maxRenewals: Int?
+    var publicCatalog: Bool?
+}
+
+struct LibraryDTO: Content {
+    var id: UUID
+    var name: String
+    var loanPeriodDays: Int
+    var maxRenewals: Int
+    var publicCatalog: Bool
+    var role: Role
+}
+
+struct StaffInput: Content {
+    var username: String
+    var role: Role
+    /// Creates the account when no user has this username yet.
+    var password: String?
+    var displayName: String?
+}
+
+struct StaffPatch: Content {
+    var role: Role
+}
+
+struct StaffDTO: Content {
+    var userId: UUID
+    var username: String
+    var displayName: String
+    var role: Role
+}
+
+struct Health: Content {
+    var status: String
+    var database: String
+}

@@ -1,0 +1,151 @@
+import Foundation
+import ShelfmarkCore
+import Vapor
+
+/// Body of creating a title (A1, A3) or a wishlist item (C1). Only `title` is required.
+struct TitleCreate: Content {
+    var title: String
+    var subtitle: String?
+    var authors: [String]?
+    var isbn: String?
+    var publisher: String?
+    var publishedDate: String?
+    var pageCount: Int?
+    var language: String?
+    var description: String?
+    var coverUrl: String?
+    var notes: String?
+    var favorite: Bool?
+    var rating: Double?
+    var series: String?
+    var seriesNumber: String?
+    var readingLevel: String?
+    var categories: [String]?
+    var copies: Int?
+    var location: String?
+}
+
+/// Body of editing a title (A7): only the fields present change. `totalCopies` adds or removes
+/// available copies, never below the number on loan.
+struct TitlePatch: Content {
+    var title: String?
+    var subtitle: String?
+    var authors: [String]?
+    var isbn: String?
+    var publisher: String?
+    var publishedDate: String?
+    var pageCount: Int?
+    var language: String?
+    var description: String?
+    var coverUrl: String?
+    var notes: String?
+    var favorite: Bool?
+    var rating: Double?
+    var series: String?
+    var seriesNumber: String?
+    var readingLevel: String?
+    var categories: [String]?
+    var totalCopies: Int?
+}
+
+struct CopiesAdd: Content {
+    var count: Int?
+    var location: String?
+}
+
+struct CopyPatch: Content {
+    var barcode: String?
+    var location: String?
+    var condition: String?
+    var status: CopyStatus?
+}
+
+struct CopyDTO: Content {
+    var id: UUID
+    var titleId: UUID
+    var copyNumber: Int
+    var barcode: String
+    var location: String?
+    var condition: String?
+    var status: CopyStatus
+}
+
+/// A title as lists show it: enough for a row with cover, badge and A–Z section.
+struct TitleSummary: Content {
+    var id: UUID
+    var isbn13: String?
+    var title: String
+    var authors: [String]
+    var coverUrl: String?
+    var favorite: Bool
+    var rating: Double?
+    var wishlist: Bool
+    var section: String
+    var availability: Availability
+    var overdue: Bool
+}
+
+struct CategoryRef: Content {
+    var id: UUID
+    var name: String
+}
+
+struct TitleDetail: Content {
+    var id: UUID
+    var isbn13: String?
+    var isbn10: String?
+    var title: String
+    var subtitle: String?
+    var authors: [String]
+    var publisher: String?
+    var publishedDate: String?
+    var pageCount: Int?
+    var language: String?
+    var description: String?
+    var coverUrl: String?
+    var notes: String?
+    var favorite: Bool
+    var rating: Double?
+    var wishlist: Bool
+    var series: String?
+    var seriesNumber: String?
+    var readingLevel: String?
+    var section: String
+    var categories: [CategoryRef]
+    var availability: Availability
+    var copies: [CopyDTO]
+    var loans: [LoanDTO]
+    var links: [String: String]
+    var createdAt: Date?
+    var updatedAt: Date?
+}
+
+struct SectionCount: Content {
+    var letter: String
+    var count: Int
+}
+
+struct TitleList: Content {
+    var items: [TitleSummary]
+    var total: Int
+    var limit: Int
+    var offset: Int
+    var favoritesCount: Int
+    /// A–Z index (A5): every section that has titles under the current filters, in order.
+    var sections: [SectionCount]?
+}
+
+struct CategoryInput: Content {
+    var name: String
+}
+
+struct CategoryDTO: Content {
+    var id: UUID
+    var name: String
+    var titleCount: Int
+}
+
+struct AcquireInput: Content {
+    var copies: Int?
+    var location: String?
+}

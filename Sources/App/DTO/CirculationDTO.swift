@@ -1,0 +1,96 @@
+import Foundation
+import ShelfmarkCore
+import Vapor
+
+struct MemberInput: Content {
+    var cardId: String
+    var firstName: String
+    var lastName: String?
+    var grade: String?
+    var email: String?
+    var notes: String?
+}
+
+struct MemberPatch: Content {
+    var cardId: String?
+    var firstName: String?
+    var lastName: String?
+    var grade: String?
+    var email: String?
+    var notes: String?
+}
+
+struct MemberDTO: Content {
+    var id: UUID
+    var cardId: String
+    var firstName: String
+    var lastName: String
+    var name: String
+    var grade: String?
+    var email: String?
+    var notes: String?
+    var activeLoans: Int
+}
+
+struct MemberDetail: Content {
+    var member: MemberDTO
+    var loans: [LoanDTO]
+    var history: [LoanDTO]
+}
+
+/// Check-out (B2): a member by id or card ID; a book by title id, copy barcode or ISBN; a due date,
+/// a number of days, or neither (the library's loan period).
+struct CheckoutInput: Content {
+    var memberId: UUID?
+    var cardId: String?
+    var titleId: UUID?
+    var copyBarcode: String?
+    var isbn: String?
+    var dueDate: Date?
+    var days: Int?
+}
+
+struct ReturnInput: Content {
+    var loanId: UUID?
+    var copyBarcode: String?
+}
+
+struct LoanDTO: Content {
+    var id: UUID
+    var titleId: UUID?
+    var title: String
+    var copyId: UUID?
+    var copyBarcode: String?
+    var memberId: UUID?
+    var memberCardId: String
+    var memberName: String
+    var checkedOutAt: Date
+    var dueAt: Date
+    var returnedAt: Date?
+    var renewals: Int
+    var overdue: Bool
+    var daysOverdue: Int
+}
+
+struct ActivityDTO: Content {
+    var id: UUID
+    var at: Date
+    var type: String
+    var titleId: UUID?
+    var title: String?
+    var author: String?
+    var memberCardId: String?
+    var info: String?
+    var actor: String
+}
+
+struct Dashboard: Content {
+    var titles: Int
+    var copies: Int
+    var onLoan: Int
+    var overdue: Int
+    var members: Int
+    var wishlist: Int
+    var recentActivity: [ActivityDTO]
+    var lastAdded: [TitleSummary]
+}

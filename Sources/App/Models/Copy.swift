@@ -1,0 +1,32 @@
+import Fluent
+import Foundation
+import ShelfmarkCore
+
+/// One physical copy of a title (A9).
+final class Copy: Model, @unchecked Sendable {
+    static let schema = "copies"
+
+    @ID(key: .id) var id: UUID?
+    @Parent(key: "library_id") var library: Library
+    @Parent(key: "title_id") var title: Title
+    @Field(key: "copy_number") var copyNumber: Int
+    @Field(key: "barcode") var barcode: String
+    @OptionalField(key: "location") var location: String?
+    @OptionalField(key: "condition") var condition: String?
+    @Field(key: "status") var status: String
+    @Timestamp(key: "created_at", on: .create) var createdAt: Date?
+    @Timestamp(key: "updated_at", on: .update) var updatedAt: Date?
+
+    init() {}
+
+    init(libraryID: UUID, titleID: UUID, copyNumber: Int, barcode: String, location: String? = nil) {
+        self.$library.id = libraryID
+        self.$title.id = titleID
+        self.copyNumber = copyNumber
+        self.barcode = barcode
+        self.location = location
+        self.status = CopyStatus.available.rawValue
+    }
+
+    var copyStatus: CopyStatus { CopyStatus(rawValue: status) ?? .available }
+}

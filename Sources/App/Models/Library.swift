@@ -1,0 +1,31 @@
+import Fluent
+import Foundation
+import ShelfmarkCore
+
+/// A named library with its own catalog, members and settings (G1).
+final class Library: Model, @unchecked Sendable {
+    static let schema = "libraries"
+
+    @ID(key: .id) var id: UUID?
+    @Field(key: "name") var name: String
+    @Field(key: "loan_period_days") var loanPeriodDays: Int
+    @Field(key: "max_renewals") var maxRenewals: Int
+    @Field(key: "public_catalog") var publicCatalog: Bool
+    /// The next accession number handed to a new copy's barcode (A9).
+    @Field(key: "next_accession") var nextAccession: Int
+    @Timestamp(key: "created_at", on: .create) var createdAt: Date?
+    @Timestamp(key: "updated_at", on: .update) var updatedAt: Date?
+
+    init() {}
+
+    init(id: UUID? = nil, name: String, policy: LoanPolicy = .init(), publicCatalog: Bool = false) {
+        self.id = id
+        self.name = name
+        self.loanPeriodDays = policy.loanPeriodDays
+        self.maxRenewals = policy.maxRenewals
+        self.publicCatalog = publicCatalog
+        self.nextAccession = 1
+    }
+
+    var policy: LoanPolicy { LoanPolicy(loanPeriodDays: loanPeriodDays, maxRenewals: maxRenewals) }
+}

@@ -1,0 +1,68 @@
+import Fluent
+import Foundation
+import ShelfmarkCore
+
+/// A borrower (B1). Has no login; identified by a card ID unique within the library.
+final class Member: Model, @unchecked Sendable {
+    static let schema = "members"
+
+    @ID(key: .id) var id: UUID?
+    @Parent(key: "library_id") var library: Library
+    @Field(key: "card_id") var cardID: String
+    @Field(key: "first_name") var firstName: String
+    @Field(key: "last_name") var lastName: String
+    @OptionalField(key: "grade") var grade: String?
+    @OptionalField(key: "email") var email: String?
+    @OptionalField(key: "notes") var notes: String?
+    @Field(key: "search_text") var searchText: String
+    @Timestamp(key: "created_at", on: .create) var createdAt: Date?
+    @Timestamp(key: "updated_at", on: .update) var updatedAt: Date?
+
+    init() {}
+
+    var fullName: String { [firstName, lastName].filter { !$0.isEmpty }.joined(separator: " ") }
+
+    func refreshDerived() {
+        searchText = " " + SearchText.document([cardID, firstName, lastName]) + " "
+    }
+}
+
+/// A copy lent to a member. Never deleted: returning sets `returnedAt`. Title and member are also
+/// kept as text so the history survives deleting either (B1, D1).
+final class Loan: Model, @unchecked Sendable {
+    static let schema = "loans"
+
+    @ID(key: .id) var id: UUID?
+    @Parent(key: "library_id") var library: Library
+    @OptionalParent(key: "copy_id") var copy: Copy?
+    @OptionalParent(key: "title_id") var title: Title?
+    @OptionalParent(key: "member_id") var member: Member?
+    @Field(key: "title_text") var titleText: String
+    @Field(key: "member_card_id") var memberCardID: String
+    @Field(key: "member_name") var memberName: String
+    @Field(key: "checked_out_at") var checkedOutAt: Date
+    @Field(key: "due_at") var dueAt: Date
+    @OptionalField(key: "returned_at") var returnedAt: Date?
+    @Field(key: "renewals") var renewals: Int
+    @Field(key: "checked_out_by") var checkedOutBy: String
+
+    init() {}
+}
+
+/// One entry of the activity log (D1).
+final class Activity: Model, @unchecked Sendable {
+    static let schema = "activities"
+
+    @ID(key: .id) var id: UUID?
+    @Parent(key: "library_id") var library: Library
+    @Field(key: "at") var at: Date
+    @Field(key: "type") var type: String
+    @OptionalField(key: "title_id") var titleID: UUID?
+    @OptionalField(key: "title_text") var titleText: String?
+    @OptionalField(key: "author_text") var authorText: String?
+    @OptionalField(key: "member_card_id") var memberCardID: String?
+    @OptionalField(key: "info") var info: String?
+    @Field(key: "actor") var actor: String
+
+    init() {}
+}

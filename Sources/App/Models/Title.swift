@@ -1,0 +1,75 @@
+import Fluent
+import Foundation
+import ShelfmarkCore
+
+/// A work in the catalog (or on the wishlist): the bibliographic record shared by its copies.
+final class Title: Model, @unchecked Sendable {
+    static let schema = "titles"
+
+    @ID(key: .id) var id: UUID?
+    @Parent(key: "library_id") var library: Library
+    @OptionalField(key: "isbn13") var isbn13: String?
+    @Field(key: "title") var title: String
+    @OptionalField(key: "subtitle") var subtitle: String?
+    @Field(key: "authors") var authors: [String]
+    @OptionalField(key: "publisher") var publisher: String?
+    @OptionalField(key: "published_date") var publishedDate: String?
+    @OptionalField(key: "page_count") var pageCount: Int?
+    @OptionalField(key: "language") var language: String?
+    @OptionalField(key: "description") var summary: String?
+    @OptionalField(key: "cover_url") var coverURL: String?
+    @OptionalField(key: "notes") var notes: String?
+    @Field(key: "favorite") var favorite: Bool
+    @OptionalField(key: "rating") var rating: Double?
+    @Field(key: "wishlist") var wishlist: Bool
+    @OptionalField(key: "series") var series: String?
+    @OptionalField(key: "series_number") var seriesNumber: String?
+    @OptionalField(key: "reading_level") var readingLevel: String?
+    @Field(key: "sort_key") var sortKey: String
+    @Field(key: "section") var section: String
+    @Field(key: "search_text") var searchText: String
+    @Timestamp(key: "created_at", on: .create) var createdAt: Date?
+    @Timestamp(key: "updated_at", on: .update) var updatedAt: Date?
+
+    @Siblings(through: TitleCategory.self, from: \.$title, to: \.$category) var categories: [Category]
+    @Children(for: \.$title) var copies: [Copy]
+
+    init() {}
+
+    /// Recomputes the derived columns: sort key, A–Z section and the folded text the search index reads.
+    func refreshDerived() {
+        sortKey = SearchText.sortKey(title)
+        section = SearchText.section(forSortKey: sortKey)
+        var isbnForms: [String?] = [isbn13]
+        if let isbn13, let isbn = try? ISBN(isbn13) { isbnForms.append(isbn.isbn10) }
+        searchText = SearchText.document([title, subtitle, authors.joined(separator: " "), series] + isbnForms)
+    }
+
+    var authorLine: String { authors.joined(separator: ", ") }
+}
+
+final class Category: Model, @unchecked Sendable {
+    static let schema = "categories"
+
+    @ID(key: .id) var id: UUID?
+    @Parent(key: "library_id") var library: Library
+    @Field(key: "name") var name: String
+    @Timestamp(key: "created_at", on: .create) var createdAt: Date?
+
+    init() {}
+
+    init(libraryID: UUID, name: String) {
+        self.$library.id = libraryID
+        self.name = name
+    }
+}
+
+final class TitleCategory: Model, @unchecked Sendable {
+    static let schema = "title_categories"
+
+    @ID(key: .id) var id: UUID?
+    @Parent(key: "title_id") var title: Title
+    @Parent(key: "category_id") var category: Category
+
+    init() {}
+}

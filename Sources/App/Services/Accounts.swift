@@ -1,0 +1,224 @@
+import Fluent
+import FluentSQL
+import Foundation
+import ShelfmarkCore
+import SQLKit
+import Vapor
+
+/// Staff accounts, sessions, API tokens, libraries and roles (G1, G2).
+enum Accounts {
+    static let minPasswordLength = 8
+
+    static func needsSetup(on db: any Database) async throws -> Bool {
+        try await User.query(on: db).count() == 0
+    }
+
+    /// First run: the owner and their first library, in one transaction. Refused once any user exists.
+    static func setup(_ input: SetupInput, now: Date, gate: WriteGate, hasher: some PasswordHasher, on db: any Database) async throws -> (User, Library) {
+        let username = try validUsername(input.username)
+        let hash = try validPasswordHash(input.password, hasher: hasher)
+        let displayName = try Check.optional(input.displayName, field: "displayName", max: 100) ?? username
+        let libraryName = try Check.optional(input.libraryName, field: "libraryName", max: 200) ?? "My Library"
+        return try await gate.transaction(on: db) { db in
+            guard try await User.query(on: db).count() == 0 else {
+                throw AppError.conflict("already_set_up", "Shelfmark is already set up. Sign in instead.")
+            }
+            let user = User(username: username, displayName: displayName, passwordHash: hash)
+            try await user.create(on: db)
+            let library = Library(name: libraryName)
+            try await library.create(on: db)
+            try await Membership(userID: user.id!, libraryID: library.id!, role: .owner).create(on: db)
+            return (user, library)
+        }
+    }
+
+    static func createUser(username: String, password: String, displayName: String?, hasher: some PasswordHasher, gate: WriteGate, on db: any Database) async throws -> User {
+        let name = try validUsername(username)
+        let hash = try validPasswordHash(password, hasher: hasher)
+        let display = try Check.optional(displayName, field: "displayName", max: 100) ?? name
+        return try await gate.transaction(on: db) { db in
+            if try await User.query(on: db).filter(\.$username == name).first() != nil {
+                throw AppError.conflict("duplicate_username", "The username “\(name)” is taken.", field: "username")
+            }
+            let user = User(username: name, displayName: display, passwordHash: hash)
+            try await user.create(on: db)
+            return user
+        }
+    }
+
+    static func login(_ input: LoginInput, now: Date, hasher: some PasswordHasher, gate: WriteGate, on db: any Database) async throws -> SessionDTO {
+        let username = input.username.trimmingCharacters(in: .whitespaces).lowercased()
+        guard let user = try await User.query(on: db).filter(\.$username == username).first(),
+              try hasher.verify(input.password, created: user.passwordHash) else {
+            throw AppError(status: .unauthorized, code: "bad_credentials", message: "Wrong username or password.")
+        }
+        return try await startSession(for: user, now: now, gate: gate, on: db)
+    }
+
+    static func startSession(for user: User, now: Date, gate: WriteGate, on db: any Database) async throws -> SessionDTO {
+        let token = Credential.generate(prefix: Credential.sessionPrefix)
+        let expires = now.addingTimeInterval(Credential.sessionLifetime)
+        let userID = try user.requireID()
+        try await gate.transaction(on: db) { db in
+            try await UserSession(userID: userID, tokenHash: Credential.hash(token), expiresAt: expires).create(on: db)
+            // Expired sessions are cleared as new ones start, so the table never grows without bound.
+            try await UserSession.query(on: db).filter(\.$expiresAt < now).delete()
+        }
+        return SessionDTO(token: token, expiresAt: expires, user: user.dto)
+    }
+
+    static func logout(token: String, gate: WriteGate, on db: any Database) async throws {
+        let hash = Credential.hash(token)
+        try await gate.transaction(on: db) { db in
+            try await UserSession.query(on: db).filter(\.$tokenHash == hash).delete()
+        }
+    }
+
+    static func createToken(name: String, user: AuthenticatedUser, gate: WriteGate, on db: any Database) async throws -> TokenDTO {
+        let label = try Check.required(name, field: "name", max: 100)
+        let token = Credential.generate(prefix: Credential.apiTokenPrefix)
+        let record = APIToken(userID: user.id, name: label, tokenHash: Credential.hash(token))
+        try await gate.transaction(on: db) { db in try await record.create(on: db) }
+        return TokenDTO(id: record.id!, name: label, createdAt: record.createdAt, token: token)
+    }
+
+    static func revokeToken(_ id: UUID, user: AuthenticatedUser, gate: WriteGate, on db: any Database) async throws {
+        try await gate.transaction(on: db) { db in
+            guard let token = try await APIToken.query(on: db).filter(\.$id == id).filter(\.$user.$id == user.id).first() else {
+                throw AppError.notFound("Token")
+            }
+            try await token.delete(on: db)
+        }
+    }
+
+    // MARK: - Libraries
+
+    static func libraries(of user: AuthenticatedUser, on db: any Database) async throws -> [LibraryDTO] {
+        let memberships = try await Membership.query(on: db).filter(\.$user.$id == user.id).with(\.$library).all()
+        return memberships.map { $0.library.dto(role: $0.role) }.sorted { $0.name.localizedStandardCompare($1.name) == .orderedAscending }
+    }
+
+    static func createLibrary(_ input: LibraryInput, user: AuthenticatedUser, gate: WriteGate, on db: any Database) async throws -> LibraryDTO {
+        let library = Library(name: try Check.required(input.name, field: "name", max: 200))
+        try applySettings(LibraryPatch(name: nil, loanPeriodDays: input.loanPeriodDays, maxRenewals: input.maxRenewals,
+                                       publicCatalog: input.publicCatalog), to: library)
+        try await gate.transaction(on: db) { db in
+            try await library.create(on: db)
+            try await Membership(userID: user.id, libraryID: library.id!, role: .owner).create(on: db)
+        }
+        return library.dto(role: .owner)
+    }
+
+    static func updateLibrary(_ patch: LibraryPatch, library ctx: LibraryContext, now: Date, gate: WriteGate, on db: any Database) async throws -> LibraryDTO {
+        try await gate.transaction(on: db) { db in
+            guard let library = try await Library.find(ctx.libraryID, on: db) else { throw AppError.notFound("Library") }
+            if let name = patch.name { library.name = try Check.required(name, field: "name", max: 200) }
+            try applySettings(patch, to: library)
+            try await library.save(on: db)
+            try await ActivityLog.record(.init(type: .editLibrary,
+                                               info: "loan period \(library.loanPeriodDays) days, \(library.maxRenewals) renewals"),
+                                         library: ctx, at: now, on: db)
+            return library.dto(role: ctx.role)
+        }
+    }
+
+    static func deleteLibrary(_ ctx: LibraryContext, gate: WriteGate, on db: any Database) async throws {
+        try await gate.transaction(on: db) { db in
+            try await Library.query(on: db).filter(\.$id == ctx.libraryID).delete()
+        }
+    }
+
+    private static func applySettings(_ patch: LibraryPatch, to library: Library) throws {
+        if let days = try Check.range(patch.loanPeriodDays, LoanPolicy.loanPeriodRange, field: "loanPeriodDays") {
+            library.loanPeriodDays = days
+        }
+        if let renewals = try Check.range(patch.maxRenewals, 0...50, field: "maxRenewals") { library.maxRenewals = renewals }
+        if let isPublic = patch.publicCatalog { library.publicCatalog = isPublic }
+    }
+
+    // MARK: - Staff
+
+    static func staff(of libraryID: UUID, on db: any Database) async throws -> [StaffDTO] {
+        try await Membership.query(on: db).filter(\.$library.$id == libraryID).with(\.$user).all()
+            .map { StaffDTO(userId: $0.$user.id, username: $0.user.username, displayName: $0.user.displayName, role: $0.role) }
+            .sorted { $0.username < $1.username }
+    }
+
+    static func addStaff(_ input: StaffInput, library: LibraryContext, now: Date, hasher: some PasswordHasher, gate: WriteGate, on db: any Database) async throws -> StaffDTO {
+        let username = try validUsername(input.username)
+        let hash = try input.password.map { try validPasswordHash($0, hasher: hasher) }
+        let display = try Check.optional(input.displayName, field: "displayName", max: 100)
+        return try await gate.transaction(on: db) { db in
+            let user: User
+            if let existing = try await User.query(on: db).filter(\.$username == username).first() {
+                user = existing
+            } else {
+                guard let hash else {
+                    throw AppError.invalid("password", "No account “\(username)” exists yet: give a password to create it.")
+                }
+                user = User(username: username, displayName: display ?? username, passwordHash: hash)
+                try await user.create(on: db)
+            }
+            if try await Membership.query(on: db).filter(\.$user.$id == user.id!).filter(\.$library.$id == library.libraryID).first() != nil {
+                throw AppError.conflict("already_staff", "\(username) already works in this library.", field: "username")
+            }
+            try await Membership(userID: user.id!, libraryID: library.libraryID, role: input.role).create(on: db)
+            try await ActivityLog.record(.init(type: .addStaff, info: "\(username) as \(input.role.rawValue)"), library: library, at: now, on: db)
+            return StaffDTO(userId: user.id!, username: user.username, displayName: user.displayName, role: input.role)
+        }
+    }
+
+    static func setRole(_ userID: UUID, role: Role?, library: LibraryContext, now: Date, gate: WriteGate, on db: any Database) async throws {
+        try await gate.transaction(on: db) { db in
+            guard let membership = try await Membership.query(on: db).filter(\.$user.$id == userID)
+                .filter(\.$library.$id == library.libraryID).with(\.$user).first() else {
+                throw AppError.notFound("Staff member")
+            }
+            if membership.role == .owner, role != .owner {
+                let owners = try await Membership.query(on: db).filter(\.$library.$id == library.libraryID).filter(\.$role == .owner).count()
+                if owners <= 1 {
+                    throw AppError.conflict("last_owner", "A library keeps at least one owner: make someone else owner first.")
+                }
+            }
+            if let role {
+                membership.role = role
+                try await membership.save(on: db)
+                try await ActivityLog.record(.init(type: .addStaff, info: "\(membership.user.username) is now \(role.rawValue)"),
+                                             library: library, at: now, on: db)
+            } else {
+                try await membership.delete(on: db)
+                try await ActivityLog.record(.init(type: .removeStaff, info: membership.user.username), library: library, at: now, on: db)
+            }
+        }
+    }
+
+    // MARK: - Validation
+
+    static func validUsername(_ raw: String) throws -> String {
+        let name = try Check.required(raw, field: "username", max: 64).lowercased()
+        guard name.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "._-@".contains($0)) }) else {
+            throw AppError.invalid("username", "A username uses letters, digits and . _ - @ only, got “\(raw)”.")
+        }
+        return name
+    }
+
+    static func validPasswordHash(_ password: String, hasher: some PasswordHasher) throws -> String {
+        guard password.count >= minPasswordLength else {
+            throw AppError.invalid("password", "A password has at least \(minPasswordLength) characters.")
+        }
+        guard password.utf8.count <= 72 else {
+            throw AppError.invalid("password", "A password has at most 72 bytes (a bcrypt limit).")
+        }
+        return try hasher.hash(password)
+    }
+}
+
+extension User {
+    var dto: UserDTO { UserDTO(id: id!, username: username, displayName: displayName) }
+}
+
+extension Library {
+    func dto(role: Role) -> LibraryDTO {
+        LibraryDTO(id: id!, name: name, loanPeriodDays: loanPeriodDays, maxRenewals: maxRenewals, publicCatalog: publicCatalog, role: role)
+    }
+}

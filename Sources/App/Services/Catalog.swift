@@ -1,0 +1,311 @@
+import Fluent
+import FluentSQL
+import Foundation
+import ShelfmarkCore
+import SQLKit
+
+/// Changes to titles, copies and categories (A1–A3, A7–A9, C1–C2). Each public function is one
+/// transaction and writes its activity entry.
+enum Catalog {
+    static let maxCopiesPerRequest = 500
+
+    static func create(_ input: TitleCreate, wishlist: Bool, library: LibraryContext, now: Date, gate: WriteGate, on db: any Database) async throws -> UUID {
+        let isbn = try input.isbn.flatMap { try Check.optional($0, field: "isbn", max: 40) }.map { try ISBN($0).isbn13 }
+        let copies = try Check.range(input.copies, 0...maxCopiesPerRequest, field: "copies") ?? (wishlist ? 0 : 1)
+        if wishlist, copies > 0 {
+            throw AppError.invalid("copies", "A wishlist item has no copies; acquire it to add copies.")
+        }
+        let title = Title()
+        title.$library.id = library.libraryID
+        title.isbn13 = isbn
+        title.title = try Check.required(input.title, field: "title")
+        title.authors = try Check.authors(input.authors)
+        title.favorite = input.favorite ?? false
+        title.wishlist = wishlist
+        try apply(TitlePatch(title: nil, subtitle: input.subtitle, authors: nil, isbn: nil, publisher: input.publisher,
+                             publishedDate: input.publishedDate, pageCount: input.pageCount, language: input.language,
+                             description: input.description, coverUrl: input.coverUrl, notes: input.notes, favorite: nil,
+                             rating: input.rating, series: input.series, seriesNumber: input.seriesNumber,
+                             readingLevel: input.readingLevel), to: title)
+        let location = try Check.optional(input.location, field: "location", max: 200)
+        let categoryNames = try input.categories.map(categoryNames)
+        return try await gate.transaction(on: db) { db in
+            if let isbn { try await refuseDuplicate(isbn: isbn, library: library.libraryID, on: db) }
+            try await title.create(on: db)
+            let titleID = try title.requireID()
+            if let categoryNames { try await setCategories(categoryNames, titleID: titleID, library: library.libraryID, on: db) }
+            try await addCopies(copies, titleID: titleID, location: location, library: library.libraryID, on: db)
+            try await ActivityLog.record(.init(
+                type: wishlist ? .addWishlist : .addBook, titleID: titleID, title: title.title, author: title.authorLine,
+                info: wishlist ? nil : "\(copies) \(copies == 1 ? "copy" : "copies")"), library: library, at: now, on: db)
+            return titleID
+        }
+    }
+
+    static func update(_ titleID: UUID, _ patch: TitlePatch, library: LibraryContext, now: Date, gate: WriteGate, on db: any Database) async throws {
+        let categoryNames = try patch.categories.map(categoryNames)
+        let newISBN: String?? = try patch.isbn.map { raw in
+            try Check.optional(raw, field: "isbn", max: 40).map { try ISBN($0).isbn13 }
+        }
+        try await gate.transaction(on: db) { db in
+            let title = try await find(titleID, library: library.libraryID, on: db)
+            if let newISBN {
+                if let isbn = newISBN, isbn != title.isbn13 {
+                    try await refuseDuplicate(isbn: isbn, library: library.libraryID, on: db)
+                }
+                title.isbn13 = newISBN
+            }
+            if let text = patch.title { title.title = try Check.required(text, field: "title") }
+            if let authors = patch.authors { title.authors = try Check.authors(authors) }
+            try apply(patch, to: title)
+            try await title.save(on: db)
+            if let categoryNames { try await setCategories(categoryNames, titleID: titleID, library: library.libraryID, on: db) }
+            var info: String?
+            if let requested = patch.totalCopies {
+                guard !title.wishlist else { throw CirculationError.titleIsWishlistItem.appError }
+                let availability = try await Availability.of(titleID, on: db)
+                switch try CopyCountPlan.plan(current: availability, requestedTotal: requested) {
+                case .unchanged: break
+                case .add(let n):
+                    try await addCopies(n, titleID: titleID, location: nil, library: library.libraryID, on: db)
+                    info = "copies \(availability.total) → \(requested)"
+                case .remove(let n):
+                    try await removeAvailableCopies(n, titleID: titleID, on: db)
+                    info = "copies \(availability.total) → \(requested)"
+                }
+            }
+            try await ActivityLog.record(.init(type: .editBook, titleID: titleID, title: title.title, author: title.authorLine, info: info),
+                                         library: library, at: now, on: db)
+        }
+    }
+
+    static func delete(_ titleID: UUID, library: LibraryContext, now: Date, gate: WriteGate, on db: any Database) async throws {
+        try await gate.transaction(on: db) { db in
+            let title = try await find(titleID, library: library.libraryID, on: db)
+            let availability = try await Availability.of(titleID, on: db)
+            if availability.onLoan > 0 { throw CirculationError.titleHasCopiesOnLoan(availability.onLoan) }
+            try await title.delete(on: db)
+            try await ActivityLog.record(.init(type: title.wishlist ? .deleteWishlist : .deleteBook, titleID: titleID,
+                                               title: title.title, author: title.authorLine),
+                                         library: library, at: now, on: db)
+        }
+    }
+
+    static func addCopies(to titleID: UUID, _ input: CopiesAdd, library: LibraryContext, now: Date, gate: WriteGate, on db: any Database) async throws {
+        let count = try Check.range(input.count ?? 1, 1...maxCopiesPerRequest, field: "count")!
+        let location = try Check.optional(input.location, field: "location", max: 200)
+        try await gate.transaction(on: db) { db in
+            let title = try await find(titleID, library: library.libraryID, on: db)
+            guard !title.wishlist else {
+                throw AppError.conflict("wishlist_item", "“\(title.title)” is on the wishlist: acquire it to add copies.")
+            }
+            try await addCopies(count, titleID: titleID, location: location, library: library.libraryID, on: db)
+            try await ActivityLog.record(.init(type: .addCopy, titleID: titleID, title: title.title, author: title.authorLine,
+                                               info: "+\(count) \(count == 1 ? "copy" : "copies")"),
+                                         library: library, at: now, on: db)
+        }
+    }
+
+    /// C2: a wishlist item becomes a catalog title with N copies.
+    static func acquire(_ titleID: UUID, _ input: AcquireInput, library: LibraryContext, now: Date, gate: WriteGate, on db: any Database) async throws {
+        let count = try Check.range(input.copies ?? 1, 1...maxCopiesPerRequest, field: "copies")!
+        let location = try Check.optional(input.location, field: "location", max: 200)
+        try await gate.transaction(on: db) { db in
+            let title = try await find(titleID, library: library.libraryID, on: db)
+            guard title.wishlist else {
+                throw AppError.conflict("not_wishlist", "“\(title.title)” is already in the catalog.")
+            }
+            title.wishlist = false
+            try await title.save(on: db)
+            try await addCopies(count, titleID: titleID, location: location, library: library.libraryID, on: db)
+            try await ActivityLog.record(.init(type: .fulfillWishlist, titleID: titleID, title: title.title, author: title.authorLine,
+                                               info: "\(count) \(count == 1 ? "copy" : "copies")"),
+                                         library: library, at: now, on: db)
+        }
+    }
+
+    static func updateCopy(_ copyID: UUID, _ patch: CopyPatch, library: LibraryContext, now: Date, gate: WriteGate, on db: any Database) async throws {
+        let barcode = try patch.barcode.map { try Check.required($0, field: "barcode", max: 64) }
+        try await gate.transaction(on: db) { db in
+            guard let copy = try await Copy.query(on: db).filter(\.$id == copyID).filter(\.$library.$id == library.libraryID).first() else {
+                throw AppError.notFound("Copy")
+            }
+            if let barcode, barcode != copy.barcode {
+                let taken = try await Copy.query(on: db).filter(\.$library.$id == library.libraryID).filter(\.$barcode == barcode).count()
+                if taken > 0 { throw AppError.conflict("duplicate_barcode", "Another copy already has the barcode \(barcode).", field: "barcode") }
+                copy.barcode = barcode
+            }
+            if patch.location != nil { copy.location = try Check.optional(patch.location, field: "location", max: 200) }
+            if patch.condition != nil { copy.condition = try Check.optional(patch.condition, field: "condition", max: 200) }
+            if let status = patch.status, status != copy.copyStatus {
+                if copy.copyStatus == .onLoan { throw CirculationError.copyOnLoan }
+                if status == .onLoan {
+                    throw AppError.invalid("status", "A copy goes on loan by checking it out, not by editing it.")
+                }
+                copy.status = status.rawValue
+            }
+            try await copy.save(on: db)
+        }
+    }
+
+    static func deleteCopy(_ copyID: UUID, library: LibraryContext, now: Date, gate: WriteGate, on db: any Database) async throws {
+        try await gate.transaction(on: db) { db in
+            guard let copy = try await Copy.query(on: db).filter(\.$id == copyID).filter(\.$library.$id == library.libraryID)
+                .with(\.$title).first() else {
+                throw AppError.notFound("Copy")
+            }
+            if copy.copyStatus == .onLoan { throw CirculationError.copyOnLoan }
+            try await copy.delete(on: db)
+            try await ActivityLog.record(.init(type: .removeCopy, titleID: copy.$title.id, title: copy.title.title,
+                                               author: copy.title.authorLine, info: copy.barcode),
+                                         library: library, at: now, on: db)
+        }
+    }
+
+    // MARK: - Categories (A8)
+
+    static func createCategory(_ input: CategoryInput, library: LibraryContext, now: Date, gate: WriteGate, on db: any Database) async throws -> Category {
+        let name = try Check.required(input.name, field: "name", max: 100)
+        return try await gate.transaction(on: db) { db in
+            if try await Category.query(on: db).filter(\.$library.$id == library.libraryID).filter(\.$name == name).first() != nil {
+                throw AppError.conflict("duplicate_category", "A category named “\(name)” already exists.", field: "name")
+            }
+            let category = Category(libraryID: library.libraryID, name: name)
+            try await category.create(on: db)
+            try await ActivityLog.record(.init(type: .addCategory, info: name), library: library, at: now, on: db)
+            return category
+        }
+    }
+
+    static func renameCategory(_ id: UUID, _ input: CategoryInput, library: LibraryContext, now: Date, gate: WriteGate, on db: any Database) async throws {
+        let name = try Check.required(input.name, field: "name", max: 100)
+        try await gate.transaction(on: db) { db in
+            guard let category = try await Category.query(on: db).filter(\.$id == id).filter(\.$library.$id == library.libraryID).first() else {
+                throw AppError.notFound("Category")
+            }
+            if let other = try await Category.query(on: db).filter(\.$library.$id == library.libraryID).filter(\.$name == name).first(),
+               other.id != id {
+                throw AppError.conflict("duplicate_category", "A category named “\(name)” already exists.", field: "name")
+            }
+            let old = category.name
+            category.name = name
+            try await category.save(on: db)
+            try await ActivityLog.record(.init(type: .editCategory, info: "\(old) → \(name)"), library: library, at: now, on: db)
+        }
+    }
+
+    /// Titles keep existing, uncategorised (A8): only the links go, by cascade.
+    static func deleteCategory(_ id: UUID, library: LibraryContext, now: Date, gate: WriteGate, on db: any Database) async throws {
+        try await gate.transaction(on: db) { db in
+            guard let category = try await Category.query(on: db).filter(\.$id == id).filter(\.$library.$id == library.libraryID).first() else {
+                throw AppError.notFound("Category")
+            }
+            try await TitleCategory.query(on: db).filter(\.$category.$id == id).delete()
+            try await category.delete(on: db)
+            try await ActivityLog.record(.init(type: .deleteCategory, info: category.name), library: library, at: now, on: db)
+        }
+    }
+
+    // MARK: - Helpers
+
+    static func find(_ titleID: UUID, library: UUID, on db: any Database) async throws -> Title {
+        guard let title = try await Title.query(on: db).filter(\.$id == titleID).filter(\.$library.$id == library).first() else {
+            throw AppError.notFound("Title")
+        }
+        return title
+    }
+
+    /// A2: the same ISBN twice is refused with the existing title, so the client can offer "add N more copies".
+    static func refuseDuplicate(isbn: String, library: UUID, on db: any Database) async throws {
+        guard let existing = try await Title.query(on: db).filter(\.$library.$id == library).filter(\.$isbn13 == isbn).first() else { return }
+        let id = try existing.requireID()
+        throw AppError.conflict(
+            "duplicate_isbn",
+            "“\(existing.title)” (ISBN \(isbn)) is already in this library. Add more copies to it instead.",
+            field: "isbn",
+            details: ["existingTitleId": id.uuidString, "title": existing.title,
+                      "addCopies": "/api/v1/libraries/\(library.uuidString)/titles/\(id.uuidString)/copies"])
+    }
+
+    private static func apply(_ patch: TitlePatch, to title: Title) throws {
+        if patch.subtitle != nil { title.subtitle = try Check.optional(patch.subtitle, field: "subtitle", max: 500) }
+        if patch.publisher != nil { title.publisher = try Check.optional(patch.publisher, field: "publisher", max: 300) }
+        if patch.publishedDate != nil { title.publishedDate = try Check.optional(patch.publishedDate, field: "publishedDate", max: 40) }
+        if let pages = patch.pageCount { title.pageCount = try Check.range(pages, 1...100_000, field: "pageCount") }
+        if patch.language != nil { title.language = try Check.optional(patch.language, field: "language", max: 35) }
+        if patch.description != nil { title.summary = try Check.optional(patch.description, field: "description", max: 20_000) }
+        if patch.coverUrl != nil { title.coverURL = try Check.optional(patch.coverUrl, field: "coverUrl", max: 2_000) }
+        if patch.notes != nil { title.notes = try Check.optional(patch.notes, field: "notes", max: 20_000) }
+        if let favorite = patch.favorite { title.favorite = favorite }
+        if let rating = patch.rating {
+            guard (0...5).contains(rating) else { throw AppError.invalid("rating", "`rating` is from 0 to 5 stars, got \(rating).") }
+            title.rating = rating == 0 ? nil : rating
+        }
+        if patch.series != nil { title.series = try Check.optional(patch.series, field: "series", max: 300) }
+        if patch.seriesNumber != nil { title.seriesNumber = try Check.optional(patch.seriesNumber, field: "seriesNumber", max: 20) }
+        if patch.readingLevel != nil { title.readingLevel = try Check.optional(patch.readingLevel, field: "readingLevel", max: 40) }
+        title.refreshDerived()
+    }
+
+    private static func categoryNames(_ names: [String]) throws -> [String] {
+        var seen = Set<String>()
+        return try names.enumerated().compactMap { index, raw in
+            guard let name = try Check.optional(raw, field: "categories.\(index)", max: 100), seen.insert(name).inserted else { return nil }
+            return name
+        }
+    }
+
+    /// Links a title to exactly these categories, creating categories that do not exist yet.
+    private static func setCategories(_ names: [String], titleID: UUID, library: UUID, on db: any Database) async throws {
+        try await TitleCategory.query(on: db).filter(\.$title.$id == titleID).delete()
+        guard !names.isEmpty else { return }
+        let existing = try await Category.query(on: db).filter(\.$library.$id == library).filter(\.$name ~~ names).all()
+        var byName = Dictionary(existing.map { ($0.name, $0) }, uniquingKeysWith: { a, _ in a })
+        for name in names where byName[name] == nil {
+            let category = Category(libraryID: library, name: name)
+            try await category.create(on: db)
+            byName[name] = category
+        }
+        for name in names {
+            let link = TitleCategory()
+            link.$title.id = titleID
+            link.$category.id = try byName[name]!.requireID()
+            try await link.create(on: db)
+        }
+    }
+
+    /// New copies get the next accession numbers of the library as barcodes ("C000042").
+    static func addCopies(_ count: Int, titleID: UUID, location: String?, library: UUID, on db: any Database) async throws {
+        guard count > 0 else { return }
+        let row = try await db.sql.raw("""
+            UPDATE libraries SET next_accession = next_accession + \(literal: count) WHERE id = \(bind: library) RETURNING next_accession
+            """).first()
+        let next = try row?.decode(column: "next_accession", as: Int.self) ?? count + 1
+        let first = next - count
+        let maxRow = try await db.sql.raw("SELECT MAX(copy_number) AS n FROM copies WHERE title_id = \(bind: titleID)").first()
+        let lastNumber = try maxRow?.decode(column: "n", as: Int?.self) ?? 0
+        for i in 0..<count {
+            let copy = Copy(libraryID: library, titleID: titleID, copyNumber: lastNumber + i + 1,
+                            barcode: String(format: "C%06d", first + i), location: location)
+            try await copy.create(on: db)
+        }
+    }
+
+    private static func removeAvailableCopies(_ count: Int, titleID: UUID, on db: any Database) async throws {
+        let copies = try await Copy.query(on: db).filter(\.$title.$id == titleID)
+            .filter(\.$status == CopyStatus.available.rawValue).sort(\.$copyNumber, .descending).limit(count).all()
+        for copy in copies { try await copy.delete(on: db) }
+    }
+}
+
+extension Availability {
+    static func of(_ titleID: UUID, on db: any Database) async throws -> Availability {
+        let rows = try await db.sql.raw("SELECT status, COUNT(*) AS n FROM copies WHERE title_id = \(bind: titleID) GROUP BY status").all()
+        var statuses: [CopyStatus] = []
+        for row in rows {
+            let status = CopyStatus(rawValue: try row.decode(column: "status", as: String.self)) ?? .available
+            statuses += Array(repeating: status, count: try row.decode(column: "n", as: Int.self))
+        }
+        return Availability(statuses: statuses)
+    }
+}

@@ -1,0 +1,165 @@
+import Fluent
+import FluentSQL
+import Foundation
+import ShelfmarkCore
+import SQLKit
+
+/// Reading the catalog (A4, A5): filtered, searched and A–Z grouped lists, and a title's detail.
+enum TitleQuery {
+    struct Filters: Sendable {
+        var query: String?
+        var wishlist = false
+        var favorites = false
+        var onLoan = false
+        var overdue = false
+        var categoryID: UUID?
+        var minRating: Double?
+        var location: String?
+        var series: String?
+        var readingLevel: String?
+        var section: String?
+        var limit = 50
+        var offset = 0
+        var includeSections = false
+    }
+
+    static func list(_ filters: Filters, libraryID: UUID, now: Date, on db: any Database) async throws -> TitleList {
+        let sql = db.sql
+        let searchTokens = SearchText.tokens(filters.query ?? "")
+        let searching = !searchTokens.isEmpty
+        let base = whereClause(filters, tokens: searchTokens, libraryID: libraryID, now: now, sqlite: db.isSQLite, withSection: true)
+        let rows = try await sql.raw("SELECT t.* FROM titles t WHERE " + base
+            + " ORDER BY t.sort_key, t.id LIMIT \(literal: filters.limit) OFFSET \(literal: filters.offset)").all()
+        let titles = try rows.map { try $0.decode(model: Title.self) }
+        let total: Int
+        if filters.offset == 0, titles.count < filters.limit {
+            total = titles.count
+        } else {
+            total = try await count(sql, "SELECT COUNT(*) AS n FROM titles t WHERE " + base)
+        }
+        var favoritesFilters = filters
+        favoritesFilters.favorites = true
+        let favoritesCount = try await count(sql, "SELECT COUNT(*) AS n FROM titles t WHERE "
+            + whereClause(favoritesFilters, tokens: searchTokens, libraryID: libraryID, now: now, sqlite: db.isSQLite, withSection: true))
+        var sections: [SectionCount]?
+        if filters.includeSections, !searching {
+            let sectionRows = try await sql.raw("SELECT t.section, COUNT(*) AS n FROM titles t WHERE "
+                + whereClause(filters, tokens: [], libraryID: libraryID, now: now, sqlite: db.isSQLite, withSection: false)
+                + " GROUP BY t.section").all()
+            sections = try sectionRows.map {
+                SectionCount(letter: try $0.decode(column: "section", as: String.self), count: try $0.decode(column: "n", as: Int.self))
+            }.sorted { ($0.letter == "#" ? "{" : $0.letter) < ($1.letter == "#" ? "{" : $1.letter) }
+        }
+        return TitleList(items: try await summaries(titles, now: now, on: db), total: total, limit: filters.limit,
+                         offset: filters.offset, favoritesCount: favoritesCount, sections: sections)
+    }
+
+    /// The WHERE clause for a filter set. Search goes through the full-text index of each engine
+    /// (see CreateTitleSearchIndex); every word typed is a prefix, so results follow the typing.
+    static func whereClause(_ f: Filters, tokens: [String], libraryID: UUID, now: Date, sqlite: Bool, withSection: Bool) -> SQLQueryString {
+        var clause: SQLQueryString = "t.library_id = \(bind: libraryID) AND t.wishlist = \(bind: f.wishlist)"
+        if !tokens.isEmpty {
+            if sqlite {
+                let match = tokens.map { "\"\($0)\"*" }.joined(separator: " AND ")
+                clause += " AND t.rowid IN (SELECT rowid FROM title_search WHERE title_search MATCH \(bind: match))"
+            } else {
+                let query = tokens.map { "\($0):*" }.joined(separator: " & ")
+                clause += " AND t.search_vector @@ to_tsquery('simple', \(bind: query))"
+            }
+        }
+        if f.favorites { clause += " AND t.favorite = \(bind: true)" }
+        if f.onLoan {
+            clause += " AND EXISTS (SELECT 1 FROM copies c WHERE c.title_id = t.id AND c.status = \(bind: CopyStatus.onLoan.rawValue))"
+        }
+        if f.overdue {
+            clause += " AND EXISTS (SELECT 1 FROM loans l WHERE l.title_id = t.id AND l.returned_at IS NULL AND l.due_at < \(bind: now))"
+        }
+        if let category = f.categoryID {
+            clause += " AND EXISTS (SELECT 1 FROM title_categories tc WHERE tc.title_id = t.id AND tc.category_id = \(bind: category))"
+        }
+        if let rating = f.minRating { clause += " AND t.rating >= \(bind: rating)" }
+        if let location = f.location {
+            clause += " AND EXISTS (SELECT 1 FROM copies c WHERE c.title_id = t.id AND c.location = \(bind: location))"
+        }
+        if let series = f.series { clause += " AND t.series = \(bind: series)" }
+        if let level = f.readingLevel { clause += " AND t.reading_level = \(bind: level)" }
+        if withSection, let section = f.section { clause += " AND t.section = \(bind: section)" }
+        return clause
+    }
+
+    private static func count(_ sql: any SQLDatabase, _ query: SQLQueryString) async throws -> Int {
+        try await sql.raw(query).first()?.decode(column: "n", as: Int.self) ?? 0
+    }
+
+    /// List rows with their availability badges, in two grouped queries for the whole page.
+    static func summaries(_ titles: [Title], now: Date, on db: any Database) async throws -> [TitleSummary] {
+        guard !titles.isEmpty else { return [] }
+        let ids = try titles.map { try $0.requireID() }
+        let statusRows = try await db.sql.raw("""
+            SELECT title_id, status, COUNT(*) AS n FROM copies WHERE title_id IN (\(binds: ids)) GROUP BY title_id, status
+            """).all()
+        var statuses: [UUID: [CopyStatus]] = [:]
+        for row in statusRows {
+            let id = try row.decode(column: "title_id", as: UUID.self)
+            let status = CopyStatus(rawValue: try row.decode(column: "status", as: String.self)) ?? .available
+            statuses[id, default: []] += Array(repeating: status, count: try row.decode(column: "n", as: Int.self))
+        }
+        let overdueRows = try await db.sql.raw("""
+            SELECT DISTINCT title_id FROM loans WHERE title_id IN (\(binds: ids)) AND returned_at IS NULL AND due_at < \(bind: now)
+            """).all()
+        let overdue = Set(try overdueRows.map { try $0.decode(column: "title_id", as: UUID.self) })
+        return titles.map { title in
+            let id = title.id!
+            return TitleSummary(id: id, isbn13: title.isbn13, title: title.title, authors: title.authors, coverUrl: title.coverURL,
+                                favorite: title.favorite, rating: title.rating, wishlist: title.wishlist, section: title.section,
+                                availability: Availability(statuses: statuses[id] ?? []), overdue: overdue.contains(id))
+        }
+    }
+
+    static func detail(_ titleID: UUID, libraryID: UUID, now: Date, on db: any Database) async throws -> TitleDetail {
+        let title = try await Catalog.find(titleID, library: libraryID, on: db)
+        async let categories = title.$categories.query(on: db).sort(\.$name).all()
+        async let copies = Copy.query(on: db).filter(\.$title.$id == titleID).sort(\.$copyNumber).all()
+        async let loans = Loan.query(on: db).filter(\.$title.$id == titleID).filter(\.$returnedAt == nil).sort(\.$dueAt).all()
+        let copyList = try await copies
+        let barcodes = Dictionary(uniqueKeysWithValues: copyList.map { ($0.id!, $0.barcode) })
+        let isbn = title.isbn13.flatMap { try? ISBN($0) }
+        return TitleDetail(
+            id: titleID, isbn13: title.isbn13, isbn10: isbn?.isbn10, title: title.title, subtitle: title.subtitle,
+            authors: title.authors, publisher: title.publisher, publishedDate: title.publishedDate, pageCount: title.pageCount,
+            language: title.language, description: title.summary, coverUrl: title.coverURL, notes: title.notes,
+            favorite: title.favorite, rating: title.rating, wishlist: title.wishlist, series: title.series,
+            seriesNumber: title.seriesNumber, readingLevel: title.readingLevel, section: title.section,
+            categories: try await categories.map { CategoryRef(id: $0.id!, name: $0.name) },
+            availability: Availability(statuses: copyList.map(\.copyStatus)),
+            copies: copyList.map(\.dto),
+            loans: try await loans.map { $0.dto(now: now, barcode: $0.$copy.id.flatMap { barcodes[$0] }) },
+            links: links(for: title), createdAt: title.createdAt, updatedAt: title.updatedAt)
+    }
+
+    /// A4/C2 outbound links, from the ISBN when there is one, else from title and author.
+    static func links(for title: Title) -> [String: String] {
+        let terms = title.isbn13 ?? ([title.title] + title.authors.prefix(1)).joined(separator: " ")
+        let query = terms.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""
+        let google = title.isbn13.map { "https://books.google.com/books?vid=ISBN\($0)" }
+            ?? "https://www.google.com/search?tbm=bks&q=\(query)"
+        return ["googleBooks": google, "amazon": "https://www.amazon.com/s?k=\(query)&i=stripbooks"]
+    }
+}
+
+extension Copy {
+    var dto: CopyDTO {
+        CopyDTO(id: id!, titleId: $title.id, copyNumber: copyNumber, barcode: barcode, location: location,
+                condition: condition, status: copyStatus)
+    }
+}
+
+extension Loan {
+    func dto(now: Date, barcode: String? = nil) -> LoanDTO {
+        LoanDTO(id: id!, titleId: $title.id, title: titleText, copyId: $copy.id, copyBarcode: barcode,
+                memberId: $member.id, memberCardId: memberCardID, memberName: memberName, checkedOutAt: checkedOutAt,
+                dueAt: dueAt, returnedAt: returnedAt, renewals: renewals,
+                overdue: isOverdue(dueAt: dueAt, returnedAt: returnedAt, now: now),
+                daysOverdue: returnedAt == nil ? daysOverdue(dueAt: dueAt, now: now) : daysOverdue(dueAt: dueAt, now: returnedAt!))
+    }
+}

@@ -1,0 +1,126 @@
+import Vapor
+import ShelfmarkCore
+
+/// Every error the API reports, in one shape: `{"error": {"code", "message", "field"?, "details"?}}`.
+/// Services throw these (or domain errors that map onto them); `Abort` stays at the HTTP edge.
+struct AppError: Error, Sendable {
+    var status: HTTPResponseStatus
+    var code: String
+    var message: String
+    var field: String?
+    var details: [String: String]?
+
+    static func notFound(_ what: String) -> AppError {
+        AppError(status: .notFound, code: "not_found", message: "\(what) not found.")
+    }
+
+    static func invalid(_ field: String, _ message: String) -> AppError {
+        AppError(status: .unprocessableEntity, code: "invalid", message: message, field: field)
+    }
+
+    static func conflict(_ code: String, _ message: String, field: String? = nil, details: [String: String]? = nil) -> AppError {
+        AppError(status: .conflict, code: code, message: message, field: field, details: details)
+    }
+
+    static let unauthenticated = AppError(
+        status: .unauthorized, code: "unauthenticated", message: "Sign in first: send a session cookie or an `Authorization: Bearer` token.")
+
+    static func forbidden(_ role: Role, _ action: Role.Action) -> AppError {
+        AppError(status: .forbidden, code: "forbidden",
+                 message: "Your role (\(role.rawValue)) cannot do this; it needs \(action.minimumRole.rawValue) or above.")
+    }
+}
+
+struct ErrorBody: Content {
+    struct Detail: Content {
+        var code: String
+        var message: String
+        var field: String?
+        var details: [String: String]?
+    }
+    var error: Detail
+}
+
+extension CirculationError {
+    var appError: AppError {
+        switch self {
+        case .noCopyAvailable: .conflict("no_copy_available", description)
+        case .memberNotFound: AppError(status: .notFound, code: "member_not_found", message: description, field: "cardId")
+        case .titleIsWishlistItem: .conflict("wishlist_item", description)
+        case .loanAlreadyReturned: .conflict("already_returned", description)
+        case .dueDateInPast: .invalid("dueDate", description)
+        case .loanPeriodOutOfRange: .invalid("days", description)
+        case .copiesBelowOnLoan: .conflict("copies_on_loan", description, field: "totalCopies")
+        case .titleHasCopiesOnLoan: .conflict("copies_on_loan", description)
+        case .copyOnLoan: .conflict("copy_on_loan", description)
+        case .renewalLimitReached: .conflict("renewal_limit", description)
+        }
+    }
+}
+
+/// Turns any error into the JSON error shape and the right status, never leaking internals on a 500.
+struct JSONErrorMiddleware: AsyncMiddleware {
+    func respond(to request: Request, chainingTo next: any AsyncResponder) async throws -> Response {
+        do {
+            return try await next.respond(to: request)
+        } catch {
+            let appError = Self.appError(for: error)
+            if appError.status == .internalServerError {
+                request.logger.report(error: error)
+            }
+            let response = Response(status: appError.status)
+            try response.content.encode(ErrorBody(error: .init(
+                code: appError.code, message: appError.message, field: appError.field, details: appError.details)))
+            return response
+        }
+    }
+
+    static func appError(for error: any Error) -> AppError {
+        switch error {
+        case let error as AppError:
+            return error
+        case let error as CirculationError:
+            return error.appError
+        case let error as ISBN.Invalid:
+            return .invalid("isbn", "Invalid ISBN: \(error.description).")
+        case let error as DecodingError:
+            return decodingError(error)
+        case let error as any AbortError:
+            let code = error.status == .notFound ? "not_found" : error.status.reasonPhrase.lowercased().replacingOccurrences(of: " ", with: "_")
+            return AppError(status: error.status, code: code, message: error.reason)
+        default:
+            return AppError(status: .internalServerError, code: "internal", message: "Something went wrong on the server; it has been logged.")
+        }
+    }
+
+    private static func decodingError(_ error: DecodingError) -> AppError {
+        func path(_ ctx: DecodingError.Context) -> String? {
+            let p = ctx.codingPath.map { $0.intValue.map(String.init) ?? $0.stringValue }.joined(separator: ".")
+            return p.isEmpty ? nil : p
+        }
+        switch error {
+        case .keyNotFound(let key, let ctx):
+            let field = (path(ctx).map { $0 + "." } ?? "") + key.stringValue
+            return AppError(status: .badRequest, code: "missing_field", message: "The field `\(field)` is required.", field: field)
+        case .typeMismatch(let type, let ctx), .valueNotFound(let type, let ctx):
+            let field = path(ctx)
+            return AppError(status: .badRequest, code: "wrong_type",
+                            message: "The field `\(field ?? "body")` must be \(Self.describe(type)).", field: field)
+        case .dataCorrupted(let ctx):
+            return AppError(status: .badRequest, code: "bad_body", message: "The request body is not valid JSON: \(ctx.debugDescription)", field: path(ctx))
+        @unknown default:
+            return AppError(status: .badRequest, code: "bad_body", message: "The request body could not be read.")
+        }
+    }
+
+    private static func describe(_ type: Any.Type) -> String {
+        switch type {
+        case is String.Type: "a string"
+        case is Int.Type, is Double.Type: "a number"
+        case is Bool.Type: "true or false"
+        case is Date.Type: "a date (ISO 8601, e.g. 2026-12-01 or 2026-12-01T12:00:00Z)"
+        case is UUID.Type: "an id (UUID)"
+        default: "a \(type)"
+        }
+    }
+}

@@ -1,0 +1,103 @@
+import Fluent
+import FluentPostgresDriver
+import FluentSQLiteDriver
+import Foundation
+import SQLKit
+import Vapor
+
+/// Where the data lives (G7): an SQLite file under the data directory unless `DATABASE_URL` names
+/// a PostgreSQL server.
+enum StorageConfig: Sendable, Equatable {
+    case sqlite(path: String)
+    case postgres(url: String, schema: String?)
+
+    static func fromEnvironment(_ env: [String: String] = ProcessInfo.processInfo.environment) throws -> StorageConfig {
+        if let url = env["DATABASE_URL"], !url.isEmpty {
+            guard url.hasPrefix("postgres://") || url.hasPrefix("postgresql://") else {
+                throw AppError.invalid("DATABASE_URL", "DATABASE_URL must start with postgres:// (got “\(url.prefix(20))…”). Leave it unset to use SQLite.")
+            }
+            return .postgres(url: url, schema: nil)
+        }
+        let dir = env["SHELFMARK_DATA_DIR"].flatMap { $0.isEmpty ? nil : $0 } ?? "data"
+        return .sqlite(path: dir + "/shelfmark.sqlite")
+    }
+
+    var description: String {
+        switch self {
+        case .sqlite(let path): "SQLite at \(path)"
+        case .postgres(let url, _):
+            "PostgreSQL at \(URL(string: url)?.host ?? "?")"
+        }
+    }
+}
+
+extension Application {
+    /// Registers the database and the serialisation of writes that SQLite needs.
+    func useStorage(_ config: StorageConfig) throws {
+        switch config {
+        case .sqlite(let path):
+            let dir = (path as NSString).deletingLastPathComponent
+            if !dir.isEmpty {
+                try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+            }
+            databases.use(.sqlite(.file(path), sqlLogLevel: .trace), as: .sqlite)
+            writeGate = WriteGate(serialised: true)
+        case .postgres(let url, let schema):
+            var pg = try SQLPostgresConfiguration(url: url)
+            if let schema { pg.searchPath = [schema] }
+            databases.use(.postgres(configuration: pg, maxConnectionsPerEventLoop: 8, sqlLogLevel: .trace), as: .psql)
+            writeGate = WriteGate(serialised: false)
+        }
+        storageConfig = config
+    }
+
+    private struct WriteGateKey: StorageKey { typealias Value = WriteGate }
+    private struct StorageConfigKey: StorageKey { typealias Value = StorageConfig }
+
+    var writeGate: WriteGate {
+        get { storage[WriteGateKey.self] ?? WriteGate(serialised: false) }
+        set { storage[WriteGateKey.self] = newValue }
+    }
+
+    var storageConfig: StorageConfig? {
+        get { storage[StorageConfigKey.self] }
+        set { storage[StorageConfigKey.self] = newValue }
+    }
+}
+
+/// Runs a write as one transaction. SQLite allows one writer at a time and its connections would
+/// otherwise meet as SQLITE_BUSY; one in-process queue of writers avoids that (an SQLite database
+/// belongs to one app instance). PostgreSQL transactions run concurrently and rely on row locks.
+struct WriteGate: Sendable {
+    let serialised: Bool
+    private let mutex = AsyncMutex()
+
+    init(serialised: Bool) { self.serialised = serialised }
+
+    func transaction<T: Sendable>(on db: any Database, _ body: @escaping @Sendable (any Database) async throws -> T) async throws -> T {
+        guard serialised else { return try await db.transaction(body) }
+        await mutex.lock()
+        do {
+            let result = try await db.transaction(body)
+            await mutex.unlock()
+            return result
+        } catch {
+            await mutex.unlock()
+            throw error
+        }
+    }
+}
+
+extension Request {
+    /// The one way a handler changes data: a transaction through the app's write gate.
+    func write<T: Sendable>(_ body: @escaping @Sendable (any Database) async throws -> T) async throws -> T {
+        try await application.writeGate.transaction(on: db, body)
+    }
+
+    var sql: any SQLDatabase { db as! any SQLDatabase }
+}
+
+extension Database {
+    var sql: any SQLDatabase { self as! any SQLDatabase }
+    var isSQLite: Bool { sql.dialect.name == "sqlite" }
+}

@@ -1,0 +1,40 @@
+import Foundation
+
+/// Input cleaning shared by every write: trimmed text, empty meaning absent, bounded lengths.
+enum Check {
+    static func required(_ value: String?, field: String, max: Int = 500) throws -> String {
+        guard let text = try optional(value, field: field, max: max) else {
+            throw AppError.invalid(field, "`\(field)` must not be empty.")
+        }
+        return text
+    }
+
+    static func optional(_ value: String?, field: String, max: Int = 10_000) throws -> String? {
+        guard let text = value?.trimmingCharacters(in: .whitespacesAndNewlines), !text.isEmpty else { return nil }
+        guard text.count <= max else {
+            throw AppError.invalid(field, "`\(field)` is too long: at most \(max) characters, got \(text.count).")
+        }
+        return text
+    }
+
+    static func range(_ value: Int?, _ range: ClosedRange<Int>, field: String) throws -> Int? {
+        guard let value else { return nil }
+        guard range.contains(value) else {
+            throw AppError.invalid(field, "`\(field)` must be between \(range.lowerBound) and \(range.upperBound), got \(value).")
+        }
+        return value
+    }
+
+    static func authors(_ values: [String]?) throws -> [String] {
+        try (values ?? []).enumerated().compactMap { try optional($1, field: "authors.\($0)", max: 300) }
+    }
+
+    static func email(_ value: String?) throws -> String? {
+        guard let text = try optional(value, field: "email", max: 320) else { return nil }
+        let parts = text.split(separator: "@", omittingEmptySubsequences: false)
+        guard parts.count == 2, !parts[0].isEmpty, parts[1].contains("."), !text.contains(" ") else {
+            throw AppError.invalid("email", "“\(text)” is not an email address.")
+        }
+        return text
+    }
+}

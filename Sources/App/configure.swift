@@ -1,0 +1,67 @@
+import Fluent
+import Foundation
+import Vapor
+
+/// Sets up an application: storage, migrations, JSON, middleware and routes. Tests call this too.
+public func configure(_ app: Application) async throws {
+    try configure(app, storage: try StorageConfig.fromEnvironment())
+}
+
+func configure(_ app: Application, storage: StorageConfig) throws {
+    try app.useStorage(storage)
+    app.passwords.use(.bcrypt(cost: app.environment == .testing ? 4 : 12))
+    Migrations.register(on: app)
+
+    ContentConfiguration.global.use(encoder: JSONEncoder.api, for: .json)
+    ContentConfiguration.global.use(decoder: JSONDecoder.api, for: .json)
+
+    app.middleware = Middlewares()
+    app.middleware.use(JSONErrorMiddleware())
+    app.middleware.use(UserAuthenticator())
+    app.routes.defaultMaxBodySize = "2mb"
+
+    app.asyncCommands.use(UserCommand(), as: "user")
+    app.asyncCommands.use(SeedCommand(), as: "seed")
+    try routes(app)
+}
+
+enum Migrations {
+    static func register(on app: Application) {
+        app.migrations.add(CreateLibrary())
+        app.migrations.add(CreateUser())
+        app.migrations.add(CreateMembership())
+        app.migrations.add(CreateUserSession())
+        app.migrations.add(CreateAPIToken())
+        app.migrations.add(CreateTitle())
+        app.migrations.add(CreateCategory())
+        app.migrations.add(CreateCopy())
+        app.migrations.add(CreateMember())
+        app.migrations.add(CreateLoan())
+        app.migrations.add(CreateActivity())
+        app.migrations.add(CreateTitleSearchIndex())
+    }
+}
+
+extension JSONEncoder {
+    static var api: JSONEncoder {
+        let encoder = JSONEncoder()
+        encoder.dateEncodingStrategy = .iso8601
+        return encoder
+    }
+}
+
+extension JSONDecoder {
+    /// Dates as ISO 8601 with or without time (`2026-12-01` is the start of that day, UTC).
+    static var api: JSONDecoder {
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .custom { decoder in
+            let container = try decoder.singleValueContainer()
+            let text = try container.decode(String.self)
+            if let date = try? Date(text, strategy: .iso8601) { return date }
+            if let date = try? Date(text, strategy: .iso8601.year().month().day()) { return date }
+            if let date = try? Date(text, strategy: Date.ISO8601FormatStyle(includingFractionalSeconds: true)) { return date }
+            throw DecodingError.dataCorruptedError(in: container, debugDescription: "“\(text)” is not a date: use 2026-12-01 or 2026-12-01T15:00:00Z.")
+        }
+        return decoder
+    }
+}

@@ -1,0 +1,71 @@
+import Foundation
+
+/// An ISBN, held as its 13 digits. Accepts ISBN-10 (check digit X allowed) and ISBN-13 with the
+/// separators people type; anything else is rejected with the reason.
+public struct ISBN: Hashable, Sendable, CustomStringConvertible {
+    public let isbn13: String
+
+    public enum Invalid: Error, Equatable, Sendable, CustomStringConvertible {
+        case empty
+        case badCharacters
+        case wrongLength(Int)
+        case badChecksum
+        case notABookEAN
+
+        public var description: String {
+            switch self {
+            case .empty: "no ISBN given"
+            case .badCharacters: "an ISBN holds only digits, hyphens, spaces and a final X"
+            case .wrongLength(let n): "an ISBN has 10 or 13 digits, this has \(n)"
+            case .badChecksum: "the check digit does not match: a digit is mistyped"
+            case .notABookEAN: "a 13-digit ISBN starts with 978 or 979"
+            }
+        }
+    }
+
+    public init(_ input: String) throws(Invalid) {
+        var text = input.trimmingCharacters(in: .whitespacesAndNewlines).uppercased()
+        for prefix in ["ISBN-13:", "ISBN-10:", "ISBN13:", "ISBN10:", "ISBN:", "ISBN"] where text.hasPrefix(prefix) {
+            text = String(text.dropFirst(prefix.count))
+            break
+        }
+        var digits: [UInt8] = []
+        for ch in text {
+            if let d = ch.wholeNumberValue, ch.isASCII { digits.append(UInt8(d)) }
+            else if ch == "X" { digits.append(10) }
+            else if ch == "-" || ch == " " { continue }
+            else { throw .badCharacters }
+        }
+        if digits.isEmpty { throw .empty }
+        if let x = digits.firstIndex(of: 10), x != 9 || digits.count != 10 { throw .badCharacters }
+        switch digits.count {
+        case 10:
+            let sum = digits.enumerated().reduce(0) { $0 + (10 - $1.offset) * Int($1.element) }
+            guard sum % 11 == 0 else { throw .badChecksum }
+            let body = [9, 7, 8] + digits[0..<9]
+            isbn13 = (body + [ISBN.check13(Array(body))]).map(String.init).joined()
+        case 13:
+            guard digits.starts(with: [9, 7, 8]) || digits.starts(with: [9, 7, 9]) else { throw .notABookEAN }
+            guard ISBN.check13(Array(digits[0..<12])) == digits[12] else { throw .badChecksum }
+            isbn13 = digits.map(String.init).joined()
+        default:
+            throw .wrongLength(digits.count)
+        }
+    }
+
+    /// The ISBN-10 form, which exists only for the 978 prefix.
+    public var isbn10: String? {
+        guard isbn13.hasPrefix("978") else { return nil }
+        let body = isbn13.dropFirst(3).prefix(9).compactMap(\.wholeNumberValue)
+        let sum = body.enumerated().reduce(0) { $0 + (10 - $1.offset) * $1.element }
+        let check = (11 - sum % 11) % 11
+        return body.map(String.init).joined() + (check == 10 ? "X" : String(check))
+    }
+
+    public var description: String { isbn13 }
+
+    static func check13(_ twelve: [UInt8]) -> UInt8 {
+        let sum = twelve.enumerated().reduce(0) { $0 + Int($1.element) * ($1.offset % 2 == 0 ? 1 : 3) }
+        return UInt8((10 - sum % 10) % 10)
+    }
+}

@@ -1,0 +1,124 @@
+import Foundation
+
+/// A physical copy's state (A9).
+public enum CopyStatus: String, Codable, Sendable, CaseIterable {
+    case available
+    case onLoan = "on_loan"
+    case lost
+    case withdrawn
+}
+
+/// How many copies of a title exist and how many can be lent now, derived from its copies' statuses.
+public struct Availability: Equatable, Codable, Sendable {
+    public var total: Int
+    public var available: Int
+    public var onLoan: Int
+
+    public init(total: Int, available: Int, onLoan: Int) {
+        self.total = total
+        self.available = available
+        self.onLoan = onLoan
+    }
+
+    /// Lost and withdrawn copies count towards nothing a borrower can take.
+    public init(statuses: some Sequence<CopyStatus>) {
+        var total = 0, available = 0, onLoan = 0
+        for status in statuses {
+            switch status {
+            case .available: total += 1; available += 1
+            case .onLoan: total += 1; onLoan += 1
+            case .lost, .withdrawn: break
+            }
+        }
+        self.init(total: total, available: available, onLoan: onLoan)
+    }
+}
+
+/// The library's lending settings (B2, B5).
+public struct LoanPolicy: Equatable, Sendable {
+    public static let defaultLoanPeriodDays = 14
+    public static let defaultMaxRenewals = 2
+    public static let loanPeriodRange = 1...365
+
+    public var loanPeriodDays: Int
+    public var maxRenewals: Int
+
+    public init(loanPeriodDays: Int = LoanPolicy.defaultLoanPeriodDays, maxRenewals: Int = LoanPolicy.defaultMaxRenewals) {
+        self.loanPeriodDays = loanPeriodDays
+        self.maxRenewals = maxRenewals
+    }
+
+    /// The due date of a loan starting `now`: an explicit date wins, then an explicit number of days,
+    /// then the library's loan period. Due at the end of that day in the library's calendar.
+    public func dueDate(
+        from now: Date, days: Int? = nil, explicit: Date? = nil, calendar: Calendar = .init(identifier: .gregorian)
+    ) throws(CirculationError) -> Date {
+        if let explicit {
+            guard explicit > now else { throw .dueDateInPast }
+            return explicit
+        }
+        let period = days ?? loanPeriodDays
+        guard LoanPolicy.loanPeriodRange.contains(period) else { throw .loanPeriodOutOfRange(period) }
+        let start = calendar.startOfDay(for: now)
+        let dueDay = calendar.date(byAdding: .day, value: period, to: start)!
+        return calendar.date(byAdding: .second, value: 86_399, to: dueDay)!
+    }
+}
+
+/// A loan is overdue once its due date has passed and it has not come back.
+public func isOverdue(dueAt: Date, returnedAt: Date?, now: Date) -> Bool {
+    returnedAt == nil && dueAt < now
+}
+
+/// Whole days a loan is overdue at `now`, 0 when it is not.
+public func daysOverdue(dueAt: Date, now: Date) -> Int {
+    guard dueAt < now else { return 0 }
+    return Int((now.timeIntervalSince(dueAt) / 86_400).rounded(.up))
+}
+
+/// Why a circulation or catalog change cannot be made. Each case reads as a sentence for the user.
+public enum CirculationError: Error, Equatable, Sendable, CustomStringConvertible {
+    case noCopyAvailable(title: String)
+    case memberNotFound(String)
+    case titleIsWishlistItem
+    case loanAlreadyReturned
+    case dueDateInPast
+    case loanPeriodOutOfRange(Int)
+    case copiesBelowOnLoan(requested: Int, onLoan: Int)
+    case titleHasCopiesOnLoan(Int)
+    case copyOnLoan
+    case renewalLimitReached(Int)
+
+    public var description: String {
+        switch self {
+        case .noCopyAvailable(let title): "No copy of “\(title)” is available: every copy is on loan."
+        case .memberNotFound(let card): "No member has the card ID \(card)."
+        case .titleIsWishlistItem: "This title is on the wishlist and has no copies to lend yet."
+        case .loanAlreadyReturned: "This loan has already been returned."
+        case .dueDateInPast: "The due date must be in the future."
+        case .loanPeriodOutOfRange(let d): "A loan lasts 1 to 365 days, not \(d)."
+        case .copiesBelowOnLoan(let requested, let onLoan):
+            "Cannot reduce to \(requested) copies: \(onLoan) are on loan. Return them first."
+        case .titleHasCopiesOnLoan(let n):
+            "This title cannot be deleted: \(n) \(n == 1 ? "copy is" : "copies are") on loan. Return \(n == 1 ? "it" : "them") first."
+        case .copyOnLoan: "This copy is on loan: return it first."
+        case .renewalLimitReached(let max): "This loan has been renewed the maximum of \(max) times."
+        }
+    }
+}
+
+/// Plans a change of a title's copy count (A7): which copies to add, or which available copies to
+/// remove, never removing one that is on loan.
+public enum CopyCountPlan: Equatable, Sendable {
+    case unchanged
+    case add(Int)
+    case remove(Int)
+
+    public static func plan(current: Availability, requestedTotal: Int) throws(CirculationError) -> CopyCountPlan {
+        if requestedTotal < current.onLoan || requestedTotal < 0 {
+            throw .copiesBelowOnLoan(requested: requestedTotal, onLoan: current.onLoan)
+        }
+        if requestedTotal == current.total { return .unchanged }
+        return requestedTotal > current.total ? .add(requestedTotal - current.total) : .remove(current.total - requestedTotal)
+    }
+}

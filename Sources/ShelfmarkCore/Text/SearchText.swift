@@ -1,0 +1,65 @@
+import Foundation
+
+/// Folding and tokenising shared by the search index and the queries against it, so that what is
+/// indexed and what is asked are cut the same way (A5: case- and diacritic-insensitive).
+public enum SearchText {
+    /// Lower-cases and strips diacritics: "Éamonn Ó Súilleabháin" → "eamonn o suilleabhain".
+    public static func fold(_ text: String) -> String {
+        let folded = text.folding(options: [.caseInsensitive, .diacriticInsensitive, .widthInsensitive], locale: nil)
+        // Letters that folding leaves alone but people type without their stroke or ligature.
+        var out = ""
+        out.reserveCapacity(folded.count)
+        for ch in folded {
+            switch ch {
+            case "ß": out += "ss"
+            case "æ": out += "ae"
+            case "œ": out += "oe"
+            case "ø": out += "o"
+            case "ł": out += "l"
+            case "đ": out += "d"
+            case "þ": out += "th"
+            default: out.append(ch)
+            }
+        }
+        return out
+    }
+
+    /// Words of folded text: runs of letters and digits. Matches the unicode61 tokenizer of SQLite FTS5
+    /// and PostgreSQL's `simple` configuration closely enough that a query token is always a prefix
+    /// of some indexed token when the user typed the start of a word.
+    public static func tokens(_ text: String) -> [String] {
+        var result: [String] = []
+        var current = ""
+        for scalar in fold(text).unicodeScalars {
+            if CharacterSet.alphanumerics.contains(scalar) {
+                current.unicodeScalars.append(scalar)
+            } else if !current.isEmpty {
+                result.append(current)
+                current = ""
+            }
+        }
+        if !current.isEmpty { result.append(current) }
+        return result
+    }
+
+    /// The text stored for indexing a title: its words, space separated.
+    public static func document(_ parts: [String?]) -> String {
+        parts.compactMap { $0 }.flatMap(tokens).joined(separator: " ")
+    }
+
+    /// Key that orders titles the way a reader expects in an A–Z list: folded, leading article dropped.
+    public static func sortKey(_ title: String) -> String {
+        let words = tokens(title)
+        let articles: Set<String> = ["the", "a", "an", "der", "die", "das", "ein", "eine", "an", "le", "la", "les", "el"]
+        if words.count > 1, articles.contains(words[0]) {
+            return words.dropFirst().joined(separator: " ")
+        }
+        return words.joined(separator: " ")
+    }
+
+    /// The A–Z section a title belongs to: its first sort letter, or "#" for anything that is not A–Z.
+    public static func section(forSortKey key: String) -> String {
+        guard let first = key.unicodeScalars.first, ("a"..."z").contains(first) else { return "#" }
+        return String(first).uppercased()
+    }
+}

@@ -1,0 +1,19 @@
+import App
+import Vapor
+
+var env = try Environment.detect()
+try LoggingSystem.bootstrap(from: &env)
+let app = try await Application.make(env)
+do {
+    try await configure(app)
+    // Migrations run on start; `shelfmark migrate` runs them on its own (with its confirmation).
+    if env.arguments.dropFirst().first != "migrate" {
+        try await app.autoMigrate().get()
+    }
+    try await app.execute()
+} catch {
+    app.logger.report(error: error)
+    try? await app.asyncShutdown()
+    exit(1)
+}
+try await app.asyncShutdown()
