@@ -71,8 +71,9 @@ enum AuthController {
     }
 
     @Sendable static func createToken(req: Request) async throws -> Response {
+        let user = try req.user
         let input = try req.content.decode(TokenInput.self)
-        return try await req.created(try await Accounts.createToken(name: input.name, user: try req.user,
+        return try await req.created(try await Accounts.createToken(name: input.name, user: user,
                                                                     gate: req.application.writeGate, on: req.db))
     }
 

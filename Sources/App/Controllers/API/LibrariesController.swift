@@ -36,8 +36,9 @@ enum LibrariesController {
     }
 
     @Sendable static func create(req: Request) async throws -> Response {
+        let user = try req.user
         let input = try req.content.decode(LibraryInput.self)
-        return try await req.created(try await Accounts.createLibrary(input, user: try req.user, gate: req.application.writeGate, on: req.db))
+        return try await req.created(try await Accounts.createLibrary(input, user: user, gate: req.application.writeGate, on: req.db))
     }
 
     @Sendable static func show(req: Request) async throws -> LibraryDTO {

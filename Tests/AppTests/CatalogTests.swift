@@ -1,0 +1,194 @@
+@testable import App
+import Fluent
+import Foundation
+import Testing
+import Vapor
+
+@Suite struct CatalogTests {
+    @Test func addByISBNNormalisesToISBN13AndCreatesCopies() async throws {
+        try await withTestApp { app in
+            let f = try await Fixture.make(app)
+            let reply = try await f.owner.post("\(f.lib)/titles", ["title": "Signals", "isbn": "ISBN 0-306-40615-2", "copies": 3])
+            #expect(reply.status == .created)
+            #expect(reply.string("isbn13") == "9780306406157")
+            #expect(reply.string("isbn10") == "0306406152")
+            let copies = try #require(reply["copies"] as? [[String: Any]])
+            #expect(copies.map { $0["copyNumber"] as? Int } == [1, 2, 3])
+            #expect(Set(copies.compactMap { $0["barcode"] as? String }).count == 3)
+            let availability = try #require(reply["availability"] as? [String: Any])
+            #expect(availability["available"] as? Int == 3)
+            #expect(availability["total"] as? Int == 3)
+        }
+    }
+
+    @Test func badISBNAndMissingTitleSayWhatIsWrong() async throws {
+        try await withTestApp { app in
+            let f = try await Fixture.make(app)
+            let checksum = try await f.owner.post("\(f.lib)/titles", ["title": "X", "isbn": "9780306406158"])
+            #expect(checksum.status == .unprocessableEntity)
+            #expect(checksum.errorField == "isbn")
+            #expect(checksum.errorMessage?.contains("check digit") == true)
+            let empty = try await f.owner.post("\(f.lib)/titles", ["title": "   "])
+            #expect(empty.status == .unprocessableEntity)
+            #expect(empty.errorField == "title")
+            let missing = try await f.owner.post("\(f.lib)/titles", ["authors": ["A"]])
+            #expect(missing.status == .badRequest)
+            #expect(missing.errorCode == "missing_field")
+            #expect(missing.errorField == "title")
+            #expect(try await Title.query(on: app.db).count() == 0)
+        }
+    }
+
+    /// A2: the same ISBN is refused with the existing title and the way to add copies instead.
+    @Test func duplicateISBNOffersAddingCopies() async throws {
+        try await withTestApp { app in
+            let f = try await Fixture.make(app)
+            let id = try await f.addTitle("Signals", isbn: "9780306406157")
+            let dup = try await f.owner.post("\(f.lib)/titles", ["title": "Signals again", "isbn": "0306406152"])
+            #expect(dup.status == .conflict)
+            #expect(dup.errorCode == "duplicate_isbn")
+            let details = try #require((dup["error"] as? [String: Any])?["details"] as? [String: String])
+            #expect(details["existingTitleId"] == id)
+            let more = try await f.owner.post(details["addCopies"]!, ["count": 2])
+            #expect(more.status == .created)
+            #expect((more["availability"] as? [String: Any])?["total"] as? Int == 3)
+            #expect(try await Title.query(on: app.db).count() == 1)
+        }
+    }
+
+    /// A5: as-you-type prefixes over title, author and ISBN; case and diacritics ignored.
+    @Test func searchMatchesPrefixesIgnoringCaseAndDiacritics() async throws {
+        try await withTestApp { app in
+            let f = try await Fixture.make(app)
+            try await f.addTitle("Éire: A History", authors: ["Seán Ó Faoláin"], isbn: "9780306406157")
+            try await f.addTitle("Über das Meer", authors: ["Jürgen Groß"])
+            try await f.addTitle("The Hobbit", authors: ["J. R. R. Tolkien"])
+            func titles(_ q: String) async throws -> [String] {
+                let reply = try await f.owner.get("\(f.lib)/titles?q=\(q.addingPercentEncoding(withAllowedCharacters: .urlQueryAllowed)!)")
+                #expect(reply.status == .ok)
+                return (reply["items"] as? [[String: Any]] ?? []).compactMap { $0["title"] as? String }
+            }
+            #expect(try await titles("eire") == ["Éire: A History"])
+            #expect(try await titles("EI") == ["Éire: A History"])
+            #expect(try await titles("faol") == ["Éire: A History"])
+            #expect(try await titles("seán ó") == ["Éire: A History"])
+            #expect(try await titles("uber") == ["Über das Meer"])
+            #expect(try await titles("gross") == ["Über das Meer"])
+            #expect(try await titles("hob tol") == ["The Hobbit"])
+            #expect(try await titles("978030640") == ["Éire: A History"])
+            #expect(try await titles("0306406152") == ["Éire: A History"])
+            #expect(try await titles("hobbit meer") == [])
+            #expect(try await titles("\"*)(' OR 1=1 --") == [])
+            // Renaming updates the index.
+            let hobbit = try await f.owner.get("\(f.lib)/titles?q=hobbit")
+            let id = try #require((hobbit["items"] as? [[String: Any]])?.first?["id"] as? String)
+            #expect(try await f.owner.patch("\(f.lib)/titles/\(id)", ["title": "Bilbo's Journey"]).status == .ok)
+            #expect(try await titles("hobbit") == [])
+            #expect(try await titles("bilbo") == ["Bilbo's Journey"])
+        }
+    }
+
+    @Test func listIsAToZWithSectionsAndFilters() async throws {
+        try await withTestApp(clock: AppClock()) { app in
+            let f = try await Fixture.make(app)
+            let apple = try await f.addTitle("apple pie", extra: ["favorite": true, "categories": ["Cooking"]])
+            try await f.addTitle("The Zebra")
+            try await f.addTitle("1984", extra: ["favorite": true])
+            let banana = try await f.addTitle("Banana", extra: ["categories": ["Cooking", "Fruit"], "rating": 4.5])
+            try await f.addMember("S1", "Ada")
+            #expect(try await f.owner.post("\(f.lib)/checkouts", ["cardId": "S1", "titleId": banana]).status == .created)
+
+            let all = try await f.owner.get("\(f.lib)/titles?sections=true")
+            #expect((all["items"] as? [[String: Any]])?.compactMap { $0["title"] as? String } == ["1984", "apple pie", "Banana", "The Zebra"])
+            #expect((all["sections"] as? [[String: Any]])?.compactMap { $0["letter"] as? String } == ["A", "B", "Z", "#"])
+            #expect(all["favoritesCount"] as? Int == 2)
+
+            func ids(_ query: String) async throws -> [String] {
+                let reply = try await f.owner.get("\(f.lib)/titles?\(query)")
+                #expect(reply.status == .ok, "\(query): \(reply.json)")
+                return (reply["items"] as? [[String: Any]] ?? []).compactMap { $0["id"] as? String }
+            }
+            #expect(try await ids("favorites=true").count == 2)
+            #expect(try await ids("onLoan=true") == [banana])
+            #expect(try await ids("overdue=true") == [])
+            #expect(try await ids("minRating=4") == [banana])
+            #expect(try await ids("section=a") == [apple])
+            let categories = try await f.owner.get("\(f.lib)/categories").array
+            let cooking = try #require(categories.first { $0["name"] as? String == "Cooking" })
+            #expect(cooking["titleCount"] as? Int == 2)
+            #expect(Set(try await ids("category=\(cooking["id"] as! String)")) == [apple, banana])
+            #expect(try await f.owner.get("\(f.lib)/titles?limit=0").status == .badRequest)
+            #expect(try await f.owner.get("\(f.lib)/titles?favorites=maybe").errorField == "favorites")
+        }
+    }
+
+    /// A7: copy counts never drop below the copies on loan; a title with loans out cannot be deleted.
+    @Test func editingRespectsCopiesOnLoan() async throws {
+        try await withTestApp { app in
+            let f = try await Fixture.make(app)
+            let id = try await f.addTitle("Matilda", copies: 3)
+            try await f.addMember("S1", "Ada")
+            for _ in 0..<2 {
+                #expect(try await f.owner.post("\(f.lib)/checkouts", ["cardId": "S1", "titleId": id]).status == .created)
+            }
+            let tooFew = try await f.owner.patch("\(f.lib)/titles/\(id)", ["totalCopies": 1])
+            #expect(tooFew.status == .conflict)
+            #expect(tooFew.errorField == "totalCopies")
+            #expect(tooFew.errorMessage?.contains("2 are on loan") == true)
+            let two = try await f.owner.patch("\(f.lib)/titles/\(id)", ["totalCopies": 2, "notes": "Donated"])
+            #expect(two.status == .ok)
+            #expect((two["availability"] as? [String: Any])?["total"] as? Int == 2)
+            #expect(two.string("notes") == "Donated")
+            let five = try await f.owner.patch("\(f.lib)/titles/\(id)", ["totalCopies": 5])
+            #expect((five["availability"] as? [String: Any])?["available"] as? Int == 3)
+
+            let delete = try await f.owner.delete("\(f.lib)/titles/\(id)")
+            #expect(delete.status == .conflict)
+            #expect(delete.errorMessage?.contains("2 copies are on loan") == true)
+            #expect(try await Title.query(on: app.db).count() == 1)
+        }
+    }
+
+    @Test func deletingACategoryKeepsItsTitles() async throws {
+        try await withTestApp { app in
+            let f = try await Fixture.make(app)
+            let id = try await f.addTitle("Matilda", extra: ["categories": ["Funny"]])
+            let category = try #require(try await f.owner.get("\(f.lib)/categories").array.first)
+            let catID = category["id"] as! String
+            #expect(try await f.owner.patch("\(f.lib)/categories/\(catID)", ["name": "Hilarious"]).status == .ok)
+            #expect((try await f.owner.get("\(f.lib)/titles/\(id)")["categories"] as? [[String: Any]])?.first?["name"] as? String == "Hilarious")
+            #expect(try await f.owner.delete("\(f.lib)/categories/\(catID)").status == .noContent)
+            let title = try await f.owner.get("\(f.lib)/titles/\(id)")
+            #expect(title.status == .ok)
+            #expect((title["categories"] as? [[String: Any]])?.isEmpty == true)
+        }
+    }
+
+    /// C1, C2: wishlist items have no copies until acquired.
+    @Test func wishlistAddAcquireDelete() async throws {
+        try await withTestApp { app in
+            let f = try await Fixture.make(app)
+            let wish = try await f.owner.post("\(f.lib)/wishlist", ["title": "Dune", "authors": ["Frank Herbert"]])
+            #expect(wish.status == .created)
+            #expect(wish["wishlist"] as? Bool == true)
+            #expect((wish["links"] as? [String: String])?["amazon"]?.contains("Dune") == true)
+            let id = wish.string("id")
+            #expect((try await f.owner.get("\(f.lib)/titles")["items"] as? [Any])?.isEmpty == true)
+            #expect((try await f.owner.get("\(f.lib)/wishlist")["items"] as? [Any])?.count == 1)
+            try await f.addMember("S1", "Ada")
+            #expect(try await f.owner.post("\(f.lib)/checkouts", ["cardId": "S1", "titleId": id]).errorCode == "wishlist_item")
+
+            let acquired = try await f.owner.post("\(f.lib)/wishlist/\(id)/acquire", ["copies": 2])
+            #expect(acquired.status == .ok)
+            #expect(acquired["wishlist"] as? Bool == false)
+            #expect((acquired["availability"] as? [String: Any])?["total"] as? Int == 2)
+            #expect((try await f.owner.get("\(f.lib)/wishlist")["items"] as? [Any])?.isEmpty == true)
+
+            let other = try await f.owner.post("\(f.lib)/wishlist", ["title": "Emma"]).string("id")
+            #expect(try await f.owner.delete("\(f.lib)/wishlist/\(other)").status == .noContent)
+            #expect(try await f.owner.delete("\(f.lib)/wishlist/\(id)").status == .notFound)
+            let types = try await f.owner.get("\(f.lib)/activity").array.compactMap { $0["type"] as? String }
+            #expect(types.prefix(3) == ["delete_wishlist", "add_wishlist", "fulfill_wishlist"])
+        }
+    }
+}

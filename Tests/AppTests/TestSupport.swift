@@ -1,0 +1,135 @@
+@testable import App
+import Fluent
+import Foundation
+import NIOConcurrencyHelpers
+import Testing
+import Vapor
+import VaporTesting
+
+/// Runs a test against a fresh database: a temporary SQLite file, or, when
+/// `SHELFMARK_TEST_DATABASE_URL` names a PostgreSQL server, a schema of its own that is dropped after.
+func withTestApp(clock: AppClock = AppClock(), _ body: (Application) async throws -> Void) async throws {
+    let app = try await Application.make(.testing)
+    let storage: StorageConfig
+    var sqlitePath: String?
+    var schema: String?
+    if let url = ProcessInfo.processInfo.environment["SHELFMARK_TEST_DATABASE_URL"], !url.isEmpty {
+        schema = "t_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased()
+        storage = .postgres(url: url, schema: schema)
+    } else {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("shelfmark-test-\(UUID().uuidString).sqlite").path
+        sqlitePath = path
+        storage = .sqlite(path: path)
+    }
+    do {
+        try configure(app, storage: storage)
+        app.clock = clock
+        if let schema { try await app.db.sql.raw("CREATE SCHEMA \(ident: schema)").run() }
+        try await app.autoMigrate().get()
+        try await body(app)
+    } catch {
+        try? await cleanUp(app, schema: schema, sqlitePath: sqlitePath)
+        throw error
+    }
+    try await cleanUp(app, schema: schema, sqlitePath: sqlitePath)
+}
+
+private func cleanUp(_ app: Application, schema: String?, sqlitePath: String?) async throws {
+    if let schema { try await app.db.sql.raw("DROP SCHEMA \(ident: schema) CASCADE").run() }
+    try await app.asyncShutdown()
+    if let sqlitePath {
+        for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: sqlitePath + suffix) }
+    }
+}
+
+/// A settable clock for overdue tests.
+final class TestClock: Sendable {
+    private let box = NIOLockedValueBox(Date())
+    var now: Date { box.withLockedValue { $0 } }
+    func advance(days: Double) { box.withLockedValue { $0 = $0.addingTimeInterval(days * 86_400) } }
+    var appClock: AppClock { AppClock(now: { self.now }) }
+}
+
+/// JSON in and out of the API, as a client sees it.
+struct Client: Sendable {
+    let app: Application
+    var token: String?
+
+    struct Reply: Sendable {
+        let status: HTTPStatus
+        let body: ByteBuffer
+        let headers: HTTPHeaders
+
+        var json: [String: Any] {
+            (try? JSONSerialization.jsonObject(with: Data(buffer: body))) as? [String: Any] ?? [:]
+        }
+        var array: [[String: Any]] {
+            (try? JSONSerialization.jsonObject(with: Data(buffer: body))) as? [[String: Any]] ?? []
+        }
+        var errorCode: String? { (json["error"] as? [String: Any])?["code"] as? String }
+        var errorField: String? { (json["error"] as? [String: Any])?["field"] as? String }
+        var errorMessage: String? { (json["error"] as? [String: Any])?["message"] as? String }
+        subscript(key: String) -> Any? { json[key] }
+        func string(_ key: String) -> String { json[key] as? String ?? "" }
+    }
+
+    func send(_ method: HTTPMethod, _ path: String, _ body: [String: Any]? = nil, headers extra: HTTPHeaders = [:]) async throws -> Reply {
+        var headers = extra
+        if let token { headers.bearerAuthorization = .init(token: token) }
+        var buffer: ByteBuffer?
+        if let body {
+            headers.contentType = .json
+            buffer = ByteBuffer(data: try JSONSerialization.data(withJSONObject: body))
+        }
+        let response = try await app.testing().sendRequest(method, path, headers: headers, body: buffer)
+        return Reply(status: response.status, body: response.body, headers: response.headers)
+    }
+
+    func get(_ path: String) async throws -> Reply { try await send(.GET, path) }
+    func post(_ path: String, _ body: [String: Any] = [:]) async throws -> Reply { try await send(.POST, path, body) }
+    func patch(_ path: String, _ body: [String: Any]) async throws -> Reply { try await send(.PATCH, path, body) }
+    func delete(_ path: String) async throws -> Reply { try await send(.DELETE, path) }
+}
+
+/// A set-up installation: the owner signed in and their first library.
+struct Fixture: Sendable {
+    let app: Application
+    let owner: Client
+    let libraryID: String
+
+    var lib: String { "/api/v1/libraries/\(libraryID)" }
+
+    static func make(_ app: Application) async throws -> Fixture {
+        let reply = try await Client(app: app).post("/api/v1/setup", ["username": "owner", "password": "correct horse", "libraryName": "Room 12"])
+        #expect(reply.status == .created)
+        let session = reply["session"] as! [String: Any]
+        let library = reply["library"] as! [String: Any]
+        return Fixture(app: app, owner: Client(app: app, token: session["token"] as? String), libraryID: library["id"] as! String)
+    }
+
+    /// A signed-in staff member with this role in the fixture's library.
+    func staff(_ username: String, role: String) async throws -> Client {
+        let added = try await owner.post("\(lib)/staff", ["username": username, "role": role, "password": "password-\(username)"])
+        #expect(added.status == .created)
+        let login = try await Client(app: app).post("/api/v1/auth/login", ["username": username, "password": "password-\(username)"])
+        #expect(login.status == .ok)
+        return Client(app: app, token: login.string("token"))
+    }
+
+    @discardableResult
+    func addTitle(_ title: String, authors: [String] = [], isbn: String? = nil, copies: Int = 1, extra: [String: Any] = [:]) async throws -> String {
+        var body: [String: Any] = ["title": title, "authors": authors, "copies": copies]
+        if let isbn { body["isbn"] = isbn }
+        body.merge(extra) { $1 }
+        let reply = try await owner.post("\(lib)/titles", body)
+        #expect(reply.status == .created, "\(reply.json)")
+        return reply.string("id")
+    }
+
+    @discardableResult
+    func addMember(_ card: String, _ first: String, _ last: String = "") async throws -> String {
+        let reply = try await owner.post("\(lib)/members", ["cardId": card, "firstName": first, "lastName": last])
+        #expect(reply.status == .created, "\(reply.json)")
+        return reply.string("id")
+    }
+}

@@ -1,0 +1,73 @@
+import Foundation
+import ShelfmarkCore
+import Testing
+
+@Suite struct CirculationRulesTests {
+    let utc: Calendar = {
+        var c = Calendar(identifier: .gregorian)
+        c.timeZone = TimeZone(identifier: "UTC")!
+        return c
+    }()
+    let now = Date(timeIntervalSince1970: 1_795_000_000) // 2026-11-18 ~09:46 UTC
+
+    /// A9: availability derives from copy statuses; lost and withdrawn copies do not count.
+    @Test func availabilityFromStatuses() {
+        let a = Availability(statuses: [.available, .onLoan, .onLoan, .lost, .withdrawn, .available])
+        #expect(a == Availability(total: 4, available: 2, onLoan: 2))
+        #expect(Availability(statuses: []) == Availability(total: 0, available: 0, onLoan: 0))
+    }
+
+    /// B2: due at the end of the day, loan period days from today; days or a date override it.
+    @Test func dueDates() throws {
+        let policy = LoanPolicy()
+        let due = try policy.dueDate(from: now, calendar: utc)
+        #expect(utc.dateComponents([.year, .month, .day, .hour, .minute], from: due) ==
+                DateComponents(year: 2026, month: 12, day: 2, hour: 23, minute: 59))
+        let week = try policy.dueDate(from: now, days: 7, calendar: utc)
+        #expect(utc.component(.day, from: week) == 25)
+        let explicit = now.addingTimeInterval(3 * 86_400)
+        #expect(try policy.dueDate(from: now, explicit: explicit) == explicit)
+        #expect(throws: CirculationError.dueDateInPast) { try policy.dueDate(from: now, explicit: now.addingTimeInterval(-1)) }
+        #expect(throws: CirculationError.loanPeriodOutOfRange(0)) { try policy.dueDate(from: now, days: 0) }
+        #expect(throws: CirculationError.loanPeriodOutOfRange(366)) { try policy.dueDate(from: now, days: 366) }
+    }
+
+    /// B4: overdue is past due and not returned.
+    @Test func overdue() {
+        let due = now.addingTimeInterval(-1)
+        #expect(isOverdue(dueAt: due, returnedAt: nil, now: now))
+        #expect(!isOverdue(dueAt: due, returnedAt: now, now: now))
+        #expect(!isOverdue(dueAt: now.addingTimeInterval(60), returnedAt: nil, now: now))
+        #expect(daysOverdue(dueAt: now.addingTimeInterval(-1), now: now) == 1)
+        #expect(daysOverdue(dueAt: now.addingTimeInterval(-3 * 86_400), now: now) == 3)
+        #expect(daysOverdue(dueAt: now.addingTimeInterval(10), now: now) == 0)
+    }
+
+    /// A7: never fewer copies than are on loan.
+    @Test func copyCountPlans() throws {
+        let current = Availability(total: 3, available: 1, onLoan: 2)
+        #expect(try CopyCountPlan.plan(current: current, requestedTotal: 3) == .unchanged)
+        #expect(try CopyCountPlan.plan(current: current, requestedTotal: 5) == .add(2))
+        #expect(try CopyCountPlan.plan(current: current, requestedTotal: 2) == .remove(1))
+        #expect(throws: CirculationError.copiesBelowOnLoan(requested: 1, onLoan: 2)) {
+            try CopyCountPlan.plan(current: current, requestedTotal: 1)
+        }
+    }
+
+    @Test func messagesReadAsSentences() {
+        #expect(CirculationError.titleHasCopiesOnLoan(1).description.contains("1 copy is on loan"))
+        #expect(CirculationError.titleHasCopiesOnLoan(2).description.contains("2 copies are on loan"))
+        #expect(CirculationError.noCopyAvailable(title: "Momo").description.contains("“Momo”"))
+    }
+
+    /// G2: each role includes the rights of those below it.
+    @Test func roles() {
+        #expect(Role.viewer.may(.read))
+        #expect(!Role.viewer.may(.circulate))
+        #expect(Role.volunteer.may(.circulate))
+        #expect(!Role.volunteer.may(.catalog))
+        #expect(Role.librarian.may(.catalog) && Role.librarian.may(.manageMembers))
+        #expect(!Role.librarian.may(.administer))
+        #expect(Role.owner.may(.administer))
+    }
+}

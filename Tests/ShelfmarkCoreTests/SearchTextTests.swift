@@ -1,0 +1,60 @@
+import Foundation
+import ShelfmarkCore
+import Testing
+
+/// A5: search is case- and diacritic-insensitive; A–Z sections put non-letters under "#".
+@Suite struct SearchTextTests {
+    @Test(arguments: [
+        ("Éamonn Ó Súilleabháin", "eamonn o suilleabhain"),
+        ("Jürgen Groß", "jurgen gross"),
+        ("ÆSOP", "aesop"),
+        ("Łódź", "lodz"),
+        ("ＦＵＬＬ", "full"),
+    ])
+    func foldsCaseAndDiacritics(input: String, expected: String) {
+        #expect(SearchText.fold(input) == expected)
+    }
+
+    @Test func tokensAreRunsOfLettersAndDigits() {
+        #expect(SearchText.tokens("Harry Potter & the Philosopher's Stone (1997)") ==
+                ["harry", "potter", "the", "philosopher", "s", "stone", "1997"])
+        #expect(SearchText.tokens("  ") == [])
+        #expect(SearchText.tokens("\"*) OR 1=1 --") == ["or", "1", "1"])
+    }
+
+    @Test func sortKeyDropsLeadingArticles() {
+        #expect(SearchText.sortKey("The Hobbit") == "hobbit")
+        #expect(SearchText.sortKey("Die Unendliche Geschichte") == "unendliche geschichte")
+        #expect(SearchText.sortKey("A") == "a")
+        #expect(SearchText.sortKey("Über Alles") == "uber alles")
+    }
+
+    @Test(arguments: [("hobbit", "H"), ("uber", "U"), ("1984", "#"), ("", "#"), ("日本", "#")])
+    func sections(key: String, letter: String) {
+        #expect(SearchText.section(forSortKey: key) == letter)
+    }
+}
+
+@Suite struct ISBNTests {
+    @Test func isbn10ConvertsToIsbn13() throws {
+        let isbn = try ISBN("0-306-40615-2")
+        #expect(isbn.isbn13 == "9780306406157")
+        #expect(isbn.isbn10 == "0306406152")
+    }
+
+    @Test func checkDigitXAndPrefixes() throws {
+        #expect(try ISBN("ISBN 0-8044-2957-x").isbn13 == "9780804429573")
+        #expect(try ISBN("ISBN-13: 978-0-8044-2957-3").isbn10 == "080442957X")
+        #expect(try ISBN("9791034304561").isbn10 == nil)
+    }
+
+    @Test func invalidInputSaysWhy() {
+        #expect(throws: ISBN.Invalid.badChecksum) { try ISBN("9780306406158") }
+        #expect(throws: ISBN.Invalid.badChecksum) { try ISBN("0306406153") }
+        #expect(throws: ISBN.Invalid.wrongLength(12)) { try ISBN("978030640615") }
+        #expect(throws: ISBN.Invalid.notABookEAN) { try ISBN("4006381333931") }
+        #expect(throws: ISBN.Invalid.badCharacters) { try ISBN("97803064O6157") }
+        #expect(throws: ISBN.Invalid.badCharacters) { try ISBN("X306406152") }
+        #expect(throws: ISBN.Invalid.empty) { try ISBN(" - ") }
+    }
+}
