@@ -88,7 +88,10 @@ import Vapor
         try await withTestApp { app in
             let fixture = try await Fixture.make(app)
             let anonymous = Client(app: app)
-            #expect(try await anonymous.get("/api/v1/health").status == .ok)
+            let health = try await anonymous.get("/api/v1/health")
+            #expect(health.status == .ok)
+            let expected = ProcessInfo.processInfo.environment["SHELFMARK_TEST_DATABASE_URL"].map { $0.isEmpty ? "sqlite" : "postgresql" } ?? "sqlite"
+            #expect(health.string("database") == expected)
             #expect(try await anonymous.get("/api/v1/openapi.json").status == .ok)
             let open: Set<String> = ["/api/v1/health", "/api/v1/openapi.json", "/api/v1/setup", "/api/v1/auth/login",
                                      "/api/v1/public/libraries/{libraryID}/titles"]

@@ -1,0 +1,64 @@
+# Shelfmark's front door. `make run` and `make test` work on a fresh Debian 12 machine with Swift.
+SHELL := /bin/bash
+.DEFAULT_GOAL := run
+
+HOST ?= 127.0.0.1
+PORT ?= 8080
+SWIFT ?= swift
+PG_DIR ?= $(CURDIR)/.tmp/pg-test
+PG_PORT ?= 55432
+
+# Debian packages each goal needs; installed only when missing.
+RUN_PACKAGES := ca-certificates
+TEST_PACKAGES := postgresql
+BENCH_PACKAGES := wrk postgresql
+
+define ensure_packages
+	@missing=""; for p in $(1); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	if [ -n "$$missing" ]; then \
+	  echo "Installing Debian packages:$$missing"; \
+	  SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
+	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq $$missing >/dev/null; \
+	fi
+endef
+
+.PHONY: run build test test-sqlite test-postgres bench clean help
+
+help:
+	@echo "make run    build and start the server on SQLite (data in ./data), print the URL"
+	@echo "make test   run the whole suite on SQLite and on a private throwaway PostgreSQL"
+	@echo "make bench  release build, seed 100,000 titles, print search/check-out/read figures"
+
+build:
+	$(call ensure_packages,$(RUN_PACKAGES))
+	$(SWIFT) build --product shelfmark
+
+run: build
+	@echo ""
+	@echo "  Shelfmark is starting at http://$(HOST):$(PORT)  (data: ./data/shelfmark.sqlite)"
+	@echo "  API description: http://$(HOST):$(PORT)/api/v1/openapi.json — first run: POST /api/v1/setup"
+	@echo ""
+	$$($(SWIFT) build --show-bin-path)/shelfmark serve --hostname $(HOST) --port $(PORT)
+
+test:
+	$(call ensure_packages,$(TEST_PACKAGES))
+	$(SWIFT) build --build-tests
+	$(MAKE) --no-print-directory test-sqlite
+	$(MAKE) --no-print-directory test-postgres
+
+test-sqlite:
+	@echo "== Test suite on SQLite =="
+	SHELFMARK_TEST_DATABASE_URL= $(SWIFT) test --skip-build
+
+test-postgres:
+	@echo "== Test suite on PostgreSQL (private cluster in $(PG_DIR)) =="
+	@url=$$(scripts/pg-test-cluster.sh start $(PG_DIR) $(PG_PORT)) || exit 1; \
+	trap 'scripts/pg-test-cluster.sh stop $(PG_DIR)' EXIT; \
+	SHELFMARK_TEST_DATABASE_URL=$$url $(SWIFT) test --skip-build
+
+bench:
+	$(call ensure_packages,$(BENCH_PACKAGES))
+	scripts/bench.sh
+
+clean:
+	rm -rf .build .tmp
