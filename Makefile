@@ -58,7 +58,7 @@ test-postgres:
 
 bench:
 	$(call ensure_packages,$(BENCH_PACKAGES))
-	scripts/bench.sh
+	scripts/bench.py
 
 clean:
 	rm -rf .build .tmp

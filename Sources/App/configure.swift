@@ -22,6 +22,7 @@ func configure(_ app: Application, storage: StorageConfig) throws {
 
     app.asyncCommands.use(UserCommand(), as: "user")
     app.asyncCommands.use(SeedCommand(), as: "seed")
+    app.asyncCommands.use(BenchSearchCommand(), as: "bench-search")
     try routes(app)
 }
 

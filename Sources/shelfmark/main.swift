@@ -1,4 +1,5 @@
 import App
+import Foundation
 import Vapor
 
 var env = try Environment.detect()
@@ -12,7 +13,7 @@ do {
     }
     try await app.execute()
 } catch {
-    app.logger.report(error: error)
+    FileHandle.standardError.write(Data("shelfmark: \(describe(error))\n".utf8))
     try? await app.asyncShutdown()
     exit(1)
 }

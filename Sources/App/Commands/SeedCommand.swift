@@ -36,7 +36,8 @@ struct SeedCommand: AsyncCommand {
         let owner = try await (signature.owner.map { ownerQuery.filter(\.$username == $0.lowercased()) } ?? ownerQuery.sort(\.$createdAt)).first()
         if signature.owner != nil, owner == nil { throw CLIError("No user named “\(signature.owner!)”. Create it with `shelfmark user create`.") }
         if let owner, try await Membership.query(on: app.db).filter(\.$user.$id == owner.id!).filter(\.$library.$id == libraryID).first() == nil {
-            try await Membership(userID: owner.id!, libraryID: libraryID, role: .owner).create(on: app.db)
+            let membership = Membership(userID: owner.id!, libraryID: libraryID, role: .owner)
+            try await app.writeGate.transaction(on: app.db) { db in try await membership.create(on: db) }
         }
         var generator = SyntheticLibrary(seed: UInt64(signature.seed ?? 1))
         let start = Date()

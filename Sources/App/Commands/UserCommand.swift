@@ -40,7 +40,8 @@ struct UserCommand: AsyncCommand {
                                                      hasher: app.password, gate: app.writeGate, on: app.db)
             if let name = signature.library {
                 let library = try await LibraryLookup.findOrCreate(named: name, gate: app.writeGate, on: app.db)
-                try await Membership(userID: user.id!, libraryID: library.id!, role: role).create(on: app.db)
+                let membership = Membership(userID: user.id!, libraryID: library.id!, role: role)
+                try await app.writeGate.transaction(on: app.db) { db in try await membership.create(on: db) }
                 context.console.print("Created \(user.username), \(role.rawValue) of “\(library.name)”.")
             } else {
                 context.console.print("Created \(user.username).")

@@ -17,8 +17,8 @@ struct RouteDoc: Sendable {
     var tag: String
     var authenticated = true
     var query: [Param] = []
-    var request: (any Decodable.Type)? = nil
-    var response: (any Decodable.Type)? = nil
+    var request: (any (Decodable & Sendable).Type)? = nil
+    var response: (any (Decodable & Sendable).Type)? = nil
     var responseIsArray = false
     var status: HTTPResponseStatus = .ok
 }

@@ -30,7 +30,7 @@ enum TitleQuery {
         let base = whereClause(filters, tokens: searchTokens, libraryID: libraryID, now: now, sqlite: db.isSQLite, withSection: true)
         let rows = try await sql.raw("SELECT t.* FROM titles t WHERE " + base
             + " ORDER BY t.sort_key, t.id LIMIT \(literal: filters.limit) OFFSET \(literal: filters.offset)").all()
-        let titles = try rows.map { try $0.decode(model: Title.self) }
+        let titles = try rows.map { try $0.decode(fluentModel: Title.self) }
         let total: Int
         if filters.offset == 0, titles.count < filters.limit {
             total = titles.count

@@ -42,6 +42,7 @@ extension Application {
             }
             databases.use(.sqlite(.file(path), sqlLogLevel: .trace), as: .sqlite)
             writeGate = WriteGate(serialised: true)
+            lifecycle.use(SQLiteJournal())
         case .postgres(let url, let schema):
             var pg = try SQLPostgresConfiguration(url: url)
             if let schema { pg.searchPath = [schema] }
@@ -78,7 +79,13 @@ struct WriteGate: Sendable {
         guard serialised else { return try await db.transaction(body) }
         await mutex.lock()
         do {
-            let result = try await db.transaction(body)
+            let result = try await db.withConnection { connection in
+                // WAL with synchronous=NORMAL: a commit is one write to the log, durable across app
+                // crashes; FULL would fsync on every commit and cap check-outs at a few hundred a second.
+                // Set per write because the pool's connections cannot be configured as they open.
+                try await connection.sql.raw("PRAGMA synchronous = NORMAL").run()
+                return try await connection.transaction(body)
+            }
             await mutex.unlock()
             return result
         } catch {
@@ -100,4 +107,12 @@ extension Request {
 extension Database {
     var sql: any SQLDatabase { self as! any SQLDatabase }
     var isSQLite: Bool { sql.dialect.name == "sqlite" }
+}
+
+/// Puts an SQLite database into write-ahead-log mode when the app boots: readers no longer wait for
+/// the writer, and commits are cheap. The mode is stored in the file, so this is a no-op afterwards.
+struct SQLiteJournal: LifecycleHandler {
+    func willBootAsync(_ application: Application) async throws {
+        try await application.db.sql.raw("PRAGMA journal_mode = WAL").run()
+    }
 }

@@ -1,0 +1,12 @@
+import Foundation
+import Vapor
+
+/// A one-line, human message for an error that ends a command.
+public func describe(_ error: any Error) -> String {
+    switch error {
+    case let error as AppError: error.message
+    case let error as CLIError: error.description
+    case let error as any AbortError: error.reason
+    default: String(describing: error)
+    }
+}

@@ -1,0 +1,124 @@
+#!/usr/bin/env python3
+"""make bench: release build, 100,000 seeded titles, then
+  1. search latency, in-process (server side): p50/p99 over as-you-type prefixes,
+  2. check-outs per second over HTTP with concurrent clients (wrk),
+  3. requests per second of a title read next to a trivial route, measured in the same run.
+Figures are medians over rounds; the read figure is a ratio against the trivial route."""
+import json, os, re, shutil, signal, statistics, subprocess, sys, tempfile, time, urllib.request
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+TITLES = int(os.environ.get("BENCH_TITLES", "100000"))
+ROUNDS = int(os.environ.get("BENCH_ROUNDS", "3"))
+DURATION = os.environ.get("BENCH_DURATION", "8s")
+PORT = int(os.environ.get("BENCH_PORT", "8199"))
+BASE = f"http://127.0.0.1:{PORT}/api/v1"
+
+
+def sh(*args, env=None, capture=True):
+    r = subprocess.run(args, cwd=ROOT, env=env, text=True, capture_output=capture)
+    if r.returncode != 0:
+        sys.exit(f"failed: {' '.join(args)}\n{r.stdout}\n{r.stderr}")
+    return r.stdout
+
+
+def call(method, path, body=None, token=None):
+    req = urllib.request.Request(BASE + path, method=method, data=json.dumps(body).encode() if body is not None else None)
+    req.add_header("content-type", "application/json")
+    if token:
+        req.add_header("authorization", f"Bearer {token}")
+    with urllib.request.urlopen(req, timeout=30) as r:
+        return json.loads(r.read() or b"{}")
+
+
+def wrk(path, token, script=None, connections=32, env=None):
+    args = ["wrk", "-t2", f"-c{connections}", f"-d{DURATION}", "--timeout", "5s", "-H", f"Authorization: Bearer {token}"]
+    if script:
+        args += ["-s", script]
+    out = subprocess.run(args + [f"http://127.0.0.1:{PORT}{path}"], text=True, capture_output=True, env=env).stdout
+    total = int(re.search(r"(\d+) requests in", out).group(1))
+    secs = float(re.search(r"requests in ([\d.]+)s", out).group(1))
+    non2xx = re.search(r"Non-2xx or 3xx responses: (\d+)", out)
+    bad = int(non2xx.group(1)) if non2xx else 0
+    return (total - bad) / secs, bad, out
+
+
+def main():
+    print("== Building release (swift build -c release) ==", flush=True)
+    sh("swift", "build", "-c", "release", "--product", "shelfmark", capture=False)
+    binary = os.path.join(sh("swift", "build", "-c", "release", "--show-bin-path").strip(), "shelfmark")
+    data = os.path.join(ROOT, ".tmp", "bench")
+    shutil.rmtree(data, ignore_errors=True)
+    os.makedirs(data)
+    env = dict(os.environ, SHELFMARK_DATA_DIR=data, LOG_LEVEL="error")
+    env.pop("DATABASE_URL", None)
+    sh(binary, "user", "create", "--username", "bench", "--password", "bench-password", "--library", "Bench", env=env)
+    t0 = time.time()
+    print(sh(binary, "seed", "--library", "Bench", "--owner", "bench", "--titles", str(TITLES), "--members", "2000", "--copies", "3", env=env).strip())
+    print(f"   (seeding took {time.time() - t0:.1f} s)")
+
+    print("== 1. Search latency, server side ==", flush=True)
+    rounds = [json.loads(l) for l in sh(binary, "bench-search", "--library", "Bench", "--rounds", "5", env=env).splitlines() if l.startswith("{")]
+    search_p50 = statistics.median(r["p50_ms"] for r in rounds)
+    search_p99 = statistics.median(r["p99_ms"] for r in rounds)
+    print(f"   {len(rounds)} rounds × {rounds[0]['queries']} queries: p50 {search_p50:.2f} ms, p99 {search_p99:.2f} ms (medians over rounds)")
+
+    server = subprocess.Popen([binary, "serve", "--hostname", "127.0.0.1", "--port", str(PORT)], cwd=ROOT, env=env,
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        for _ in range(100):
+            try:
+                call("GET", "/health")
+                break
+            except Exception:
+                time.sleep(0.2)
+        token = call("POST", "/auth/login", {"username": "bench", "password": "bench-password"})["token"]
+        lib = [l for l in call("GET", "/libraries", token=token) if l["name"] == "Bench"][0]["id"]
+        ids = []
+        for offset in range(0, 40000, 500):
+            ids += [t["id"] for t in call("GET", f"/libraries/{lib}/titles?limit=500&offset={offset}", token=token)["items"]]
+        title_path = f"/api/v1/libraries/{lib}/titles/{ids[len(ids) // 2]}"
+
+        print("== 2. Check-outs per second over HTTP (wrk, 2 threads, 32 connections) ==", flush=True)
+        script = os.path.join(data, "checkout.lua")
+        with open(script, "w") as f:
+            f.write("ids = {" + ",".join(f'"{i}"' for i in ids) + "}\n")
+            f.write("""
+local counter = 0
+local thread_no = 0
+function setup(thread) thread_no = thread_no + 1; thread:set("offset", (thread_no - 1) * 7919 + tonumber(os.getenv("BENCH_ROUND")) * 13001) end
+function request()
+  counter = counter + 1
+  local id = ids[((offset + counter) % #ids) + 1]
+  local card = string.format("S%05d", (counter % 2000) + 1)
+  return wrk.format("POST", nil, {["Content-Type"] = "application/json"}, '{"cardId":"' .. card .. '","titleId":"' .. id .. '"}')
+end
+""")
+        checkout_rates = []
+        for r in range(ROUNDS):
+            rate, bad, _ = wrk(f"/api/v1/libraries/{lib}/checkouts", token, script=script, env=dict(os.environ, BENCH_ROUND=str(r)))
+            checkout_rates.append(rate)
+            print(f"   round {r + 1}: {rate:.0f} check-outs/s ({bad} refused: no copy left)")
+        checkouts = statistics.median(checkout_rates)
+
+        print("== 3. Title read vs trivial route (wrk, 2 threads, 32 connections, alternating) ==", flush=True)
+        trivial, read, health = [], [], []
+        for r in range(ROUNDS):
+            trivial.append(wrk("/api/v1/me", token)[0])
+            read.append(wrk(title_path, token)[0])
+            health.append(wrk("/api/v1/health", token)[0])
+            print(f"   round {r + 1}: GET /me {trivial[-1]:.0f} rps, GET title {read[-1]:.0f} rps, GET /health {health[-1]:.0f} rps")
+        ratio = statistics.median(read) / statistics.median(trivial)
+    finally:
+        server.send_signal(signal.SIGINT)
+        server.wait(timeout=30)
+
+    print()
+    print("== Summary (medians) ==")
+    print(f"search over {TITLES} titles (SQLite, server side): p50 {search_p50:.2f} ms, p99 {search_p99:.2f} ms   target p99 <= 10 ms")
+    print(f"check-outs over HTTP (SQLite):                 {checkouts:.0f} /s                target >= 1000 /s")
+    print(f"title read vs trivial authenticated route:     {statistics.median(read):.0f} / {statistics.median(trivial):.0f} rps = {ratio:.0%}   target >= 50%")
+    print(f"  (for reference, unauthenticated /health:     {statistics.median(health):.0f} rps)")
+
+
+if __name__ == "__main__":
+    main()
