@@ -2,6 +2,11 @@ import App
 import Foundation
 import Vapor
 
+if CommandLine.arguments.dropFirst().first == "isbn" {
+    ISBNCheck.run(Array(CommandLine.arguments.dropFirst(2)))
+    exit(0)
+}
+
 var env = try Environment.detect()
 try LoggingSystem.bootstrap(from: &env)
 let app = try await Application.make(env)

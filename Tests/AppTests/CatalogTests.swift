@@ -192,3 +192,41 @@ import Vapor
         }
     }
 }
+
+/// A5 at scale: a broad search answers newest first with a lower-bound total; a narrow one A–Z.
+@Suite struct BroadSearchTests {
+    @Test func moreThanAThousandMatchesComeNewestFirst() async throws {
+        try await withTestApp { app in
+            // setup
+            let f = try await Fixture.make(app)
+            let libraryID = UUID(uuidString: f.libraryID)!
+            var titles: [Title] = []
+            for i in 0..<1_050 {
+                let t = Title()
+                t.$library.id = libraryID
+                t.title = "Common Tale \(String(format: "%04d", i))"
+                t.authors = []
+                t.favorite = false
+                t.wishlist = false
+                t.refreshDerived()
+                titles.append(t)
+            }
+            try await titles.create(on: app.db)
+            try await f.addTitle("Common Rare Gem")
+            // MUT
+            let broad = try await f.owner.get("\(f.lib)/titles?q=comm&limit=5")
+            let narrow = try await f.owner.get("\(f.lib)/titles?q=common%20ra")
+            let other = try await f.owner.post("/api/v1/libraries", ["name": "Elsewhere"])
+            let elsewhere = try await f.owner.get("/api/v1/libraries/\(other.string("id"))/titles?q=comm")
+            // validate
+            #expect(broad["order"] as? String == "recent")
+            #expect(broad["totalIsLowerBound"] as? Bool == true)
+            #expect(broad["total"] as? Int == 1_000)
+            #expect((broad["items"] as? [[String: Any]])?.first?["title"] as? String == "Common Rare Gem")
+            #expect(narrow["order"] as? String == "title")
+            #expect(narrow["total"] as? Int == 1)
+            #expect(narrow["totalIsLowerBound"] as? Bool == false)
+            #expect(elsewhere["total"] as? Int == 0)
+        }
+    }
+}

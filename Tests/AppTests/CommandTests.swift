@@ -55,3 +55,24 @@ import Vapor
         }
     }
 }
+
+@Suite struct ISBNCheckTests {
+    @Test func printsOneTabSeparatedLinePerInput() {
+        var lines: [String] = []
+        ISBNCheck.run(["0-306-40615-2", "9791034304561", "9780306406158"], print: { lines.append($0) })
+        #expect(lines == [
+            "0-306-40615-2\tvalid\t9780306406157\t0306406152\t978-0-306-40615-7",
+            "9791034304561\tvalid\t9791034304561\t-\t979-10-343-0456-1",
+            "9780306406158\tinvalid\tthe check digit does not match: a digit is mistyped",
+        ])
+    }
+
+    @Test func readsStandardInputWhenGivenNoArguments() {
+        var input = ["ISBN 0-8044-2957-X", "", "12345"]
+        var lines: [String] = []
+        ISBNCheck.run([], readLine: { input.isEmpty ? nil : input.removeFirst() }, print: { lines.append($0) })
+        #expect(lines.count == 2)
+        #expect(lines[0].hasSuffix("\tvalid\t9780804429573\t080442957X\t978-0-8044-2957-3"))
+        #expect(lines[1] == "12345\tinvalid\tan ISBN has 10 or 13 digits (plus a 2- or 5-digit add-on), this has 5")
+    }
+}

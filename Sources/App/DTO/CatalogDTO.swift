@@ -126,8 +126,18 @@ struct SectionCount: Content {
 }
 
 struct TitleList: Content {
+    enum Order: String, Codable, Sendable, CaseIterable, SchemaEnum {
+        /// A–Z by title (leading articles ignored).
+        case title
+        /// Newest first: a search matching more than 1,000 titles.
+        case recent
+    }
+
     var items: [TitleSummary]
     var total: Int
+    /// True when a broad search stopped counting: at least `total` titles match.
+    var totalIsLowerBound: Bool
+    var order: Order
     var limit: Int
     var offset: Int
     var favoritesCount: Int

@@ -33,6 +33,10 @@ struct CreateTitle: AsyncMigration {
         try await sql.create(index: "titles_library_isbn").on("titles").column("library_id").column("isbn13").run()
         try await sql.create(index: "titles_library_sort").on("titles")
             .column("library_id").column("wishlist").column("section").column("sort_key").run()
+        try await sql.create(index: "titles_library_sort_key").on("titles")
+            .column("library_id").column("wishlist").column("sort_key").run()
+        try await sql.create(index: "titles_library_created").on("titles")
+            .column("library_id").column("wishlist").column("created_at").run()
         try await sql.create(index: "titles_library_favorite").on("titles")
             .column("library_id").column("wishlist").column("favorite").run()
     }

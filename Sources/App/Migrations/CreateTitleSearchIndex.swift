@@ -2,7 +2,9 @@ import Fluent
 import SQLKit
 
 /// The full-text index behind title search (A5). SQLite: an FTS5 table kept in step with `titles`
-/// by triggers, sharing its rowid. PostgreSQL: a generated `tsvector` column with a GIN index.
+/// by triggers, sharing its rowid; its `scope` column holds one token per library and wishlist flag
+/// (`L<hex of library id>W0`), so one MATCH finds a library's matches without touching `titles`.
+/// PostgreSQL: a generated `tsvector` column with a GIN index.
 /// Both index `titles.search_text`, which the app has already folded (case, diacritics), so the
 /// two engines see the same words.
 struct CreateTitleSearchIndex: AsyncMigration {
@@ -10,16 +12,18 @@ struct CreateTitleSearchIndex: AsyncMigration {
         let sql = database as! any SQLDatabase
         if sql.dialect.name == "sqlite" {
             try await sql.raw("""
-                CREATE VIRTUAL TABLE title_search USING fts5(search_text, tokenize = 'unicode61 remove_diacritics 2', prefix = '2 3 4')
+                CREATE VIRTUAL TABLE title_search USING fts5(scope, search_text, tokenize = 'unicode61 remove_diacritics 2', prefix = '2 3 4')
                 """).run()
             try await sql.raw("""
                 CREATE TRIGGER titles_search_insert AFTER INSERT ON titles BEGIN
-                  INSERT INTO title_search(rowid, search_text) VALUES (new.rowid, new.search_text);
+                  INSERT INTO title_search(rowid, scope, search_text)
+                  VALUES (new.rowid, 'L' || hex(new.library_id) || 'W' || new.wishlist, new.search_text);
                 END
                 """).run()
             try await sql.raw("""
-                CREATE TRIGGER titles_search_update AFTER UPDATE OF search_text ON titles BEGIN
-                  UPDATE title_search SET search_text = new.search_text WHERE rowid = old.rowid;
+                CREATE TRIGGER titles_search_update AFTER UPDATE OF search_text, wishlist, library_id ON titles BEGIN
+                  UPDATE title_search SET scope = 'L' || hex(new.library_id) || 'W' || new.wishlist, search_text = new.search_text
+                  WHERE rowid = old.rowid;
                 END
                 """).run()
             try await sql.raw("""

@@ -21,52 +21,89 @@ enum TitleQuery {
         var limit = 50
         var offset = 0
         var includeSections = false
+
+        var hasNonSearchFilters: Bool {
+            favorites || onLoan || overdue || categoryID != nil || minRating != nil || location != nil || series != nil
+                || readingLevel != nil || section != nil
+        }
     }
 
+    /// Above this many matches a search answers newest first instead of A–Z (see `list`).
+    static let sortedSearchLimit = 1000
+
+    /// A–Z list, or search results. A search first counts its matches in the full-text index alone,
+    /// stopping past `sortedSearchLimit`. Up to that many are sorted A–Z; more than that (a user still
+    /// typing a short, common prefix) come newest first straight off the index, which stays fast
+    /// however many titles match, and `total` is then a lower bound.
     static func list(_ filters: Filters, libraryID: UUID, now: Date, on db: any Database) async throws -> TitleList {
         let sql = db.sql
-        let searchTokens = SearchText.tokens(filters.query ?? "")
-        let searching = !searchTokens.isEmpty
-        let base = whereClause(filters, tokens: searchTokens, libraryID: libraryID, now: now, sqlite: db.isSQLite, withSection: true)
-        let rows = try await sql.raw("SELECT t.* FROM titles t WHERE " + base
-            + " ORDER BY t.sort_key, t.id LIMIT \(literal: filters.limit) OFFSET \(literal: filters.offset)").all()
-        let titles = try rows.map { try $0.decode(fluentModel: Title.self) }
-        let total: Int
-        if filters.offset == 0, titles.count < filters.limit {
-            total = titles.count
-        } else {
-            total = try await count(sql, "SELECT COUNT(*) AS n FROM titles t WHERE " + base)
-        }
-        var favoritesFilters = filters
-        favoritesFilters.favorites = true
-        let favoritesCount = try await count(sql, "SELECT COUNT(*) AS n FROM titles t WHERE "
-            + whereClause(favoritesFilters, tokens: searchTokens, libraryID: libraryID, now: now, sqlite: db.isSQLite, withSection: true))
+        let sqlite = db.isSQLite
+        let tokens = SearchText.tokens(filters.query ?? "")
+        let favoritesCount = try await count(sql, """
+            SELECT COUNT(*) AS n FROM titles WHERE library_id = \(bind: libraryID) AND wishlist = \(bind: filters.wishlist) AND favorite = \(bind: true)
+            """)
+        let page: SQLQueryString = " LIMIT \(literal: filters.limit) OFFSET \(literal: filters.offset)"
+        var rows: [any SQLRow]
+        var total: Int
+        var totalIsLowerBound = false
+        var order = TitleList.Order.title
         var sections: [SectionCount]?
-        if filters.includeSections, !searching {
-            let sectionRows = try await sql.raw("SELECT t.section, COUNT(*) AS n FROM titles t WHERE "
-                + whereClause(filters, tokens: [], libraryID: libraryID, now: now, sqlite: db.isSQLite, withSection: false)
-                + " GROUP BY t.section").all()
-            sections = try sectionRows.map {
-                SectionCount(letter: try $0.decode(column: "section", as: String.self), count: try $0.decode(column: "n", as: Int.self))
-            }.sorted { ($0.letter == "#" ? "{" : $0.letter) < ($1.letter == "#" ? "{" : $1.letter) }
-        }
-        return TitleList(items: try await summaries(titles, now: now, on: db), total: total, limit: filters.limit,
-                         offset: filters.offset, favoritesCount: favoritesCount, sections: sections)
-    }
-
-    /// The WHERE clause for a filter set. Search goes through the full-text index of each engine
-    /// (see CreateTitleSearchIndex); every word typed is a prefix, so results follow the typing.
-    static func whereClause(_ f: Filters, tokens: [String], libraryID: UUID, now: Date, sqlite: Bool, withSection: Bool) -> SQLQueryString {
-        var clause: SQLQueryString = "t.library_id = \(bind: libraryID) AND t.wishlist = \(bind: f.wishlist)"
-        if !tokens.isEmpty {
-            if sqlite {
-                let match = tokens.map { "\"\($0)\"*" }.joined(separator: " AND ")
-                clause += " AND t.rowid IN (SELECT rowid FROM title_search WHERE title_search MATCH \(bind: match))"
+        if tokens.isEmpty {
+            let clause = whereClause(filters, libraryID: libraryID, now: now, withSection: true)
+            rows = try await sql.raw("SELECT t.* FROM titles t WHERE " + clause + " ORDER BY t.sort_key, t.id" + page).all()
+            total = filters.offset == 0 && rows.count < filters.limit
+                ? rows.count : try await count(sql, "SELECT COUNT(*) AS n FROM titles t WHERE " + clause)
+            if filters.includeSections {
+                let sectionRows = try await sql.raw("SELECT t.section, COUNT(*) AS n FROM titles t WHERE "
+                    + whereClause(filters, libraryID: libraryID, now: now, withSection: false) + " GROUP BY t.section").all()
+                sections = try sectionRows.map {
+                    SectionCount(letter: try $0.decode(column: "section", as: String.self), count: try $0.decode(column: "n", as: Int.self))
+                }.sorted { ($0.letter == "#" ? "{" : $0.letter) < ($1.letter == "#" ? "{" : $1.letter) }
+            }
+        } else {
+            let match = matchClause(tokens, libraryID: libraryID, wishlist: filters.wishlist, sqlite: sqlite)
+            let clause = whereClause(filters, libraryID: libraryID, now: now, withSection: true)
+            let matches = try await count(sql, sqlite
+                ? "SELECT COUNT(*) AS n FROM (SELECT 1 FROM title_search WHERE " + match + " LIMIT \(literal: sortedSearchLimit + 1)) m"
+                : "SELECT COUNT(*) AS n FROM (SELECT 1 FROM titles t WHERE " + match + " AND " + clause + " LIMIT \(literal: sortedSearchLimit + 1)) m")
+            let from: SQLQueryString = sqlite
+                ? "SELECT t.* FROM title_search CROSS JOIN titles t ON t.rowid = title_search.rowid WHERE " + match + " AND " + clause
+                : "SELECT t.* FROM titles t WHERE " + match + " AND " + clause
+            if matches <= sortedSearchLimit {
+                rows = try await sql.raw(from + " ORDER BY t.sort_key, t.id" + page).all()
+                if !filters.hasNonSearchFilters {
+                    total = matches
+                } else if filters.offset == 0, rows.count < filters.limit {
+                    total = rows.count
+                } else {
+                    total = try await count(sql, "SELECT COUNT(*) AS n FROM (" + from + ") m")
+                }
             } else {
-                let query = tokens.map { "\($0):*" }.joined(separator: " & ")
-                clause += " AND t.search_vector @@ to_tsquery('simple', \(bind: query))"
+                order = .recent
+                let newestFirst: SQLQueryString = sqlite ? " ORDER BY title_search.rowid DESC" : " ORDER BY t.created_at DESC, t.id"
+                rows = try await sql.raw(from + newestFirst + page).all()
+                total = sortedSearchLimit
+                totalIsLowerBound = true
             }
         }
+        let titles = try rows.map { try $0.decode(fluentModel: Title.self) }
+        return TitleList(items: try await summaries(titles, now: now, on: db), total: total, totalIsLowerBound: totalIsLowerBound,
+                         order: order, limit: filters.limit, offset: filters.offset, favoritesCount: favoritesCount, sections: sections)
+    }
+
+    /// The full-text condition: every typed word is a prefix. SQLite's MATCH also names the library
+    /// and list through the `scope` token (see CreateTitleSearchIndex).
+    static func matchClause(_ tokens: [String], libraryID: UUID, wishlist: Bool, sqlite: Bool) -> SQLQueryString {
+        if sqlite {
+            let words = tokens.map { "\"\($0)\"*" }.joined(separator: " AND ")
+            return "title_search MATCH ('scope:L' || hex(\(bind: libraryID)) || \(bind: wishlist ? "W1" : "W0") || ' AND search_text:(' || \(bind: words) || ')')"
+        }
+        let query = tokens.map { "\($0):*" }.joined(separator: " & ")
+        return "t.search_vector @@ to_tsquery('simple', \(bind: query))"
+    }
+
+    static func whereClause(_ f: Filters, libraryID: UUID, now: Date, withSection: Bool) -> SQLQueryString {
+        var clause: SQLQueryString = "t.library_id = \(bind: libraryID) AND t.wishlist = \(bind: f.wishlist)"
         if f.favorites { clause += " AND t.favorite = \(bind: true)" }
         if f.onLoan {
             clause += " AND EXISTS (SELECT 1 FROM copies c WHERE c.title_id = t.id AND c.status = \(bind: CopyStatus.onLoan.rawValue))"

@@ -16,7 +16,7 @@ public struct ISBN: Hashable, Sendable, CustomStringConvertible {
             switch self {
             case .empty: "no ISBN given"
             case .badCharacters: "an ISBN holds only digits, hyphens, spaces and a final X"
-            case .wrongLength(let n): "an ISBN has 10 or 13 digits, this has \(n)"
+            case .wrongLength(let n): "an ISBN has 10 or 13 digits (plus a 2- or 5-digit add-on), this has \(n)"
             case .badChecksum: "the check digit does not match: a digit is mistyped"
             case .notABookEAN: "a 13-digit ISBN starts with 978 or 979"
             }
@@ -44,10 +44,13 @@ public struct ISBN: Hashable, Sendable, CustomStringConvertible {
             guard sum % 11 == 0 else { throw .badChecksum }
             let body = [9, 7, 8] + digits[0..<9]
             isbn13 = (body + [ISBN.check13(Array(body))]).map(String.init).joined()
-        case 13:
-            guard digits.starts(with: [9, 7, 8]) || digits.starts(with: [9, 7, 9]) else { throw .notABookEAN }
+        case 13, 15, 18:
+            // 15 and 18 digits: an EAN-13 followed by its 2- or 5-digit add-on (issue or price), which is dropped.
+            guard digits.starts(with: [9, 7, 8]) || digits.starts(with: [9, 7, 9]) else {
+                throw digits.count == 13 ? .notABookEAN : .wrongLength(digits.count)
+            }
             guard ISBN.check13(Array(digits[0..<12])) == digits[12] else { throw .badChecksum }
-            isbn13 = digits.map(String.init).joined()
+            isbn13 = digits[0..<13].map(String.init).joined()
         default:
             throw .wrongLength(digits.count)
         }
