@@ -40,6 +40,7 @@ struct BenchSearchCommand: AsyncCommand {
             filters.query = prefix
             hits += try await TitleQuery.list(filters, libraryID: libraryID, now: Date(), on: app.db).total
         }
+        var perPrefix: [String: [Double]] = [:]
         for round in 1...rounds {
             var samples: [Double] = []
             for _ in 0..<repetitions {
@@ -49,7 +50,9 @@ struct BenchSearchCommand: AsyncCommand {
                     let start = clock.now
                     _ = try await TitleQuery.list(filters, libraryID: libraryID, now: Date(), on: app.db)
                     let elapsed = clock.now - start
-                    samples.append(Double(elapsed.components.attoseconds) / 1e15 + Double(elapsed.components.seconds) * 1000)
+                    let ms = Double(elapsed.components.attoseconds) / 1e15 + Double(elapsed.components.seconds) * 1000
+                    samples.append(ms)
+                    perPrefix[prefix, default: []].append(ms)
                 }
             }
             samples.sort()
@@ -57,5 +60,9 @@ struct BenchSearchCommand: AsyncCommand {
             context.console.print(#"{"round": \#(round), "queries": \#(samples.count), "p50_ms": \#(pct(0.5)), "p99_ms": \#(pct(0.99)), "max_ms": \#(samples.last!)}"#)
         }
         _ = hits
+        for prefix in Self.prefixes {
+            let sorted = perPrefix[prefix]!.sorted()
+            context.console.print(#"{"prefix": "\#(prefix)", "median_ms": \#(sorted[sorted.count / 2])}"#)
+        }
     }
 }

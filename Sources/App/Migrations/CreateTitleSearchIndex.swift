@@ -12,7 +12,7 @@ struct CreateTitleSearchIndex: AsyncMigration {
         let sql = database as! any SQLDatabase
         if sql.dialect.name == "sqlite" {
             try await sql.raw("""
-                CREATE VIRTUAL TABLE title_search USING fts5(scope, search_text, tokenize = 'unicode61 remove_diacritics 2', prefix = '2 3 4')
+                CREATE VIRTUAL TABLE title_search USING fts5(scope, search_text, tokenize = 'unicode61 remove_diacritics 2', prefix = '1 2 3 4')
                 """).run()
             try await sql.raw("""
                 CREATE TRIGGER titles_search_insert AFTER INSERT ON titles BEGIN

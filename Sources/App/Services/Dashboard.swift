@@ -23,6 +23,6 @@ enum DashboardQuery {
             .sort(\.$createdAt, .descending).limit(6).all()
         return Dashboard(titles: try n("titles"), copies: try n("copies"), onLoan: try n("on_loan"), overdue: try n("overdue"),
                          members: try n("members"), wishlist: try n("wishlist"), recentActivity: recent,
-                         lastAdded: try await TitleQuery.summaries(lastAdded, now: now, on: db))
+                         lastAdded: try await TitleQuery.summaries(lastAdded.map(TitleQuery.SummaryRow.init), now: now, on: db))
     }
 }
