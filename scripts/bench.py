@@ -57,10 +57,13 @@ def main():
     print(f"   (seeding took {time.time() - t0:.1f} s)")
 
     print("== 1. Search latency, server side ==", flush=True)
-    rounds = [json.loads(l) for l in sh(binary, "bench-search", "--library", "Bench", "--rounds", "5", env=env).splitlines() if l.startswith("{")]
+    lines = [json.loads(l) for l in sh(binary, "bench-search", "--library", "Bench", "--rounds", "5", env=env).splitlines() if l.startswith("{")]
+    rounds = [l for l in lines if "round" in l]
+    slowest = sorted((l for l in lines if "prefix" in l), key=lambda l: -l["median_ms"])[:5]
     search_p50 = statistics.median(r["p50_ms"] for r in rounds)
     search_p99 = statistics.median(r["p99_ms"] for r in rounds)
     print(f"   {len(rounds)} rounds × {rounds[0]['queries']} queries: p50 {search_p50:.2f} ms, p99 {search_p99:.2f} ms (medians over rounds)")
+    print("   slowest prefixes (median): " + ", ".join(f"'{l['prefix']}' {l['median_ms']:.1f} ms" for l in slowest))
 
     server = subprocess.Popen([binary, "serve", "--hostname", "127.0.0.1", "--port", str(PORT)], cwd=ROOT, env=env,
                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
@@ -85,17 +88,18 @@ def main():
             f.write("""
 local counter = 0
 local thread_no = 0
+-- wrk.format's headers replace those given with -H, so the token is passed again here.
 function setup(thread) thread_no = thread_no + 1; thread:set("offset", (thread_no - 1) * 7919 + tonumber(os.getenv("BENCH_ROUND")) * 13001) end
 function request()
   counter = counter + 1
   local id = ids[((offset + counter) % #ids) + 1]
   local card = string.format("S%05d", (counter % 2000) + 1)
-  return wrk.format("POST", nil, {["Content-Type"] = "application/json"}, '{"cardId":"' .. card .. '","titleId":"' .. id .. '"}')
+  return wrk.format("POST", nil, {["Content-Type"] = "application/json", ["Authorization"] = "Bearer " .. os.getenv("BENCH_TOKEN")}, '{"cardId":"' .. card .. '","titleId":"' .. id .. '"}')
 end
 """)
         checkout_rates = []
         for r in range(ROUNDS):
-            rate, bad, _ = wrk(f"/api/v1/libraries/{lib}/checkouts", token, script=script, env=dict(os.environ, BENCH_ROUND=str(r)))
+            rate, bad, _ = wrk(f"/api/v1/libraries/{lib}/checkouts", token, script=script, env=dict(os.environ, BENCH_ROUND=str(r), BENCH_TOKEN=token))
             checkout_rates.append(rate)
             print(f"   round {r + 1}: {rate:.0f} check-outs/s ({bad} refused: no copy left)")
         checkouts = statistics.median(checkout_rates)

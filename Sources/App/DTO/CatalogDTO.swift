@@ -94,6 +94,8 @@ struct TitleDetail: Content {
     var id: UUID
     var isbn13: String?
     var isbn10: String?
+    /// Hyphenated by the ISBN Agency's ranges, e.g. 978-0-306-40615-7.
+    var isbnHyphenated: String?
     var title: String
     var subtitle: String?
     var authors: [String]

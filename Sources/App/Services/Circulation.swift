@@ -15,49 +15,45 @@ enum Circulation {
         let target = try await resolveBook(input, libraryID: library.libraryID, on: db)
         let days = try Check.range(input.days, LoanPolicy.loanPeriodRange, field: "days")
         let dueAt = try library.policy.dueDate(from: now, days: days, explicit: input.dueDate)
-        let memberID = try member.requireID()
+        let title = target.title
         return try await gate.transaction(on: db) { db in
             let claimed: (any SQLRow)?
-            switch target {
-            case .copy(let copyID, _):
+            if let copyID = target.copyID {
                 claimed = try await db.sql.raw("""
                     UPDATE copies SET status = \(bind: CopyStatus.onLoan.rawValue), updated_at = \(bind: now)
                     WHERE id = \(bind: copyID) AND status = \(bind: CopyStatus.available.rawValue)
                     RETURNING id, barcode
                     """).first()
-            case .title(let titleID, _):
+            } else {
                 let lock: SQLQueryString = db.isSQLite ? "" : " FOR UPDATE SKIP LOCKED"
                 claimed = try await db.sql.raw("""
                     UPDATE copies SET status = \(bind: CopyStatus.onLoan.rawValue), updated_at = \(bind: now)
-                    WHERE id = (SELECT id FROM copies WHERE title_id = \(bind: titleID) AND status = \(bind: CopyStatus.available.rawValue)
+                    WHERE id = (SELECT id FROM copies WHERE title_id = \(bind: title.id) AND status = \(bind: CopyStatus.available.rawValue)
                                 ORDER BY copy_number LIMIT 1
                     """ + lock + ") AND status = \(bind: CopyStatus.available.rawValue) RETURNING id, barcode").first()
             }
             guard let claimed else {
-                switch target {
-                case .copy(_, let title): throw AppError.conflict("copy_not_available", "This copy of “\(title.title)” is not available to lend.")
-                case .title(_, let title): throw CirculationError.noCopyAvailable(title: title.title)
+                if target.copyID != nil {
+                    throw AppError.conflict("copy_not_available", "This copy of “\(title.title)” is not available to lend.")
                 }
+                throw CirculationError.noCopyAvailable(title: title.title)
             }
-            let title = target.title
-            let loan = Loan()
-            loan.$library.id = library.libraryID
-            loan.$copy.id = try claimed.decode(column: "id", as: UUID.self)
-            loan.$title.id = try title.requireID()
-            loan.$member.id = memberID
-            loan.titleText = title.title
-            loan.memberCardID = member.cardID
-            loan.memberName = member.fullName
-            loan.checkedOutAt = now
-            loan.dueAt = dueAt
-            loan.renewals = 0
-            loan.checkedOutBy = library.user.username
-            try await loan.create(on: db)
+            let copyID = try claimed.decode(column: "id", as: UUID.self)
             let barcode = try claimed.decode(column: "barcode", as: String.self)
-            try await ActivityLog.record(.init(type: .checkout, titleID: title.id, title: title.title, author: title.authorLine,
+            let loanID = UUID()
+            try await db.sql.raw("""
+                INSERT INTO loans (id, library_id, copy_id, title_id, member_id, title_text, member_card_id, member_name,
+                                   checked_out_at, due_at, returned_at, renewals, checked_out_by)
+                VALUES (\(bind: loanID), \(bind: library.libraryID), \(bind: copyID), \(bind: title.id), \(bind: member.id),
+                        \(bind: title.title), \(bind: member.cardID), \(bind: member.name), \(bind: now), \(bind: dueAt),
+                        NULL, 0, \(bind: library.user.username))
+                """).run()
+            try await ActivityLog.record(.init(type: .checkout, titleID: title.id, title: title.title, author: title.authors.joined(separator: ", "),
                                                memberCardID: member.cardID, info: "copy \(barcode), due \(dueAt.formatted(.iso8601.year().month().day()))"),
                                          library: library, at: now, on: db)
-            return loan.dto(now: now, barcode: barcode)
+            return LoanDTO(id: loanID, titleId: title.id, title: title.title, copyId: copyID, copyBarcode: barcode, memberId: member.id,
+                           memberCardId: member.cardID, memberName: member.name, checkedOutAt: now, dueAt: dueAt, returnedAt: nil,
+                           renewals: 0, overdue: false, daysOverdue: 0)
         }
     }
 
@@ -139,54 +135,62 @@ enum Circulation {
         return loans.map { $0.dto(now: now, barcode: $0.$copy.id.flatMap { barcodes[$0] }) }
     }
 
-    private enum Target {
-        case copy(UUID, Title)
-        case title(UUID, Title)
+    /// What a check-out needs to know, read with plain SQL (this is the busiest write path).
+    private struct Borrower: Sendable { let id: UUID, cardID: String, name: String }
+    private struct Book: Sendable { let id: UUID, title: String, authors: [String] }
+    private struct Target: Sendable { let title: Book, copyID: UUID? }
 
-        var title: Title {
-            switch self {
-            case .copy(_, let t), .title(_, let t): t
-            }
-        }
-    }
-
-    private static func resolveMember(_ input: CheckoutInput, libraryID: UUID, on db: any Database) async throws -> Member {
+    private static func resolveMember(_ input: CheckoutInput, libraryID: UUID, on db: any Database) async throws -> Borrower {
+        let select: SQLQueryString = "SELECT id, card_id, first_name, last_name FROM members WHERE library_id = \(bind: libraryID) AND "
+        let row: (any SQLRow)?
         if let id = input.memberId {
-            guard let member = try await Member.query(on: db).filter(\.$id == id).filter(\.$library.$id == libraryID).first() else {
+            row = try await db.sql.raw(select + "id = \(bind: id)").first()
+            guard row != nil else {
                 throw AppError(status: .notFound, code: "member_not_found", message: "No member has this id.", field: "memberId")
             }
-            return member
+        } else {
+            guard let card = try Check.optional(input.cardId, field: "cardId", max: 64) else {
+                throw AppError.invalid("cardId", "Say who borrows: `cardId` or `memberId`.")
+            }
+            row = try await db.sql.raw(select + "card_id = \(bind: card)").first()
+            guard row != nil else { throw CirculationError.memberNotFound(card) }
         }
-        guard let card = try Check.optional(input.cardId, field: "cardId", max: 64) else {
-            throw AppError.invalid("cardId", "Say who borrows: `cardId` or `memberId`.")
-        }
-        guard let member = try await Member.query(on: db).filter(\.$library.$id == libraryID).filter(\.$cardID == card).first() else {
-            throw CirculationError.memberNotFound(card)
-        }
-        return member
+        let found = row!
+        let name = [try found.decode(column: "first_name", as: String.self), try found.decode(column: "last_name", as: String.self)]
+            .filter { !$0.isEmpty }.joined(separator: " ")
+        return Borrower(id: try found.decode(column: "id", as: UUID.self), cardID: try found.decode(column: "card_id", as: String.self), name: name)
     }
 
     private static func resolveBook(_ input: CheckoutInput, libraryID: UUID, on db: any Database) async throws -> Target {
+        let columns: SQLQueryString = "t.id, t.title, t.authors, t.wishlist"
+        func book(_ row: any SQLRow) throws -> Book {
+            Book(id: try row.decode(column: "id", as: UUID.self), title: try row.decode(column: "title", as: String.self),
+                 authors: try row.decode(column: "authors", as: [String].self))
+        }
         if let barcode = try Check.optional(input.copyBarcode, field: "copyBarcode", max: 64) {
-            guard let copy = try await Copy.query(on: db).filter(\.$library.$id == libraryID).filter(\.$barcode == barcode)
-                .with(\.$title).first() else {
+            guard let row = try await db.sql.raw("SELECT c.id AS copy_id, " + columns + """
+                 FROM copies c JOIN titles t ON t.id = c.title_id WHERE c.library_id = \(bind: libraryID) AND c.barcode = \(bind: barcode)
+                """).first() else {
                 throw AppError(status: .notFound, code: "not_found", message: "No copy has the barcode \(barcode).", field: "copyBarcode")
             }
-            return .copy(copy.id!, copy.title)
+            return Target(title: try book(row), copyID: try row.decode(column: "copy_id", as: UUID.self))
         }
-        let title: Title
+        let row: any SQLRow
         if let id = input.titleId {
-            title = try await Catalog.find(id, library: libraryID, on: db)
+            guard let found = try await db.sql.raw("SELECT " + columns + " FROM titles t WHERE t.id = \(bind: id) AND t.library_id = \(bind: libraryID)").first() else {
+                throw AppError.notFound("Title")
+            }
+            row = found
         } else if let raw = try Check.optional(input.isbn, field: "isbn", max: 40) {
             let isbn = try ISBN(raw).isbn13
-            guard let found = try await Title.query(on: db).filter(\.$library.$id == libraryID).filter(\.$isbn13 == isbn).first() else {
+            guard let found = try await db.sql.raw("SELECT " + columns + " FROM titles t WHERE t.library_id = \(bind: libraryID) AND t.isbn13 = \(bind: isbn)").first() else {
                 throw AppError(status: .notFound, code: "not_found", message: "No title with ISBN \(isbn) is in this library.", field: "isbn")
             }
-            title = found
+            row = found
         } else {
             throw AppError.invalid("titleId", "Say which book: `titleId`, `copyBarcode` or `isbn`.")
         }
-        if title.wishlist { throw CirculationError.titleIsWishlistItem }
-        return .title(title.id!, title)
+        if try row.decode(column: "wishlist", as: Bool.self) { throw CirculationError.titleIsWishlistItem }
+        return Target(title: try book(row), copyID: nil)
     }
 }

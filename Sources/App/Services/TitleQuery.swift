@@ -185,34 +185,73 @@ enum TitleQuery {
         }
     }
 
+    /// A4: one title with categories, copies and open loans, read with plain SQL (Fluent's models
+    /// cost reflection per row, several times the queries themselves on this hot path).
     static func detail(_ titleID: UUID, libraryID: UUID, now: Date, on db: any Database) async throws -> TitleDetail {
-        let title = try await Catalog.find(titleID, library: libraryID, on: db)
-        async let categories = title.$categories.query(on: db).sort(\.$name).all()
-        async let copies = Copy.query(on: db).filter(\.$title.$id == titleID).sort(\.$copyNumber).all()
-        async let loans = Loan.query(on: db).filter(\.$title.$id == titleID).filter(\.$returnedAt == nil).sort(\.$dueAt).all()
-        let copyList = try await copies
-        let barcodes = Dictionary(uniqueKeysWithValues: copyList.map { ($0.id!, $0.barcode) })
-        let isbn = title.isbn13.flatMap { try? ISBN($0) }
+        let sql = db.sql
+        guard let t = try await sql.raw("SELECT * FROM titles WHERE id = \(bind: titleID) AND library_id = \(bind: libraryID)").first() else {
+            throw AppError.notFound("Title")
+        }
+        let categories = try await sql.raw("""
+            SELECT c.id, c.name FROM title_categories tc JOIN categories c ON c.id = tc.category_id
+            WHERE tc.title_id = \(bind: titleID) ORDER BY c.name
+            """).all().map { CategoryRef(id: try $0.decode(column: "id", as: UUID.self), name: try $0.decode(column: "name", as: String.self)) }
+        let copies = try await sql.raw("SELECT * FROM copies WHERE title_id = \(bind: titleID) ORDER BY copy_number").all().map(CopyDTO.init(row:))
+        let barcodes = Dictionary(uniqueKeysWithValues: copies.map { ($0.id, $0.barcode) })
+        let loans = try await sql.raw("""
+            SELECT * FROM loans WHERE title_id = \(bind: titleID) AND returned_at IS NULL ORDER BY due_at
+            """).all().map { try LoanDTO(row: $0, now: now, barcodes: barcodes) }
+        let isbn13 = try t.decode(column: "isbn13", as: String?.self)
+        let isbn = isbn13.flatMap { try? ISBN($0) }
+        let title = try t.decode(column: "title", as: String.self)
+        let authors = try t.decode(column: "authors", as: [String].self)
         return TitleDetail(
-            id: titleID, isbn13: title.isbn13, isbn10: isbn?.isbn10, title: title.title, subtitle: title.subtitle,
-            authors: title.authors, publisher: title.publisher, publishedDate: title.publishedDate, pageCount: title.pageCount,
-            language: title.language, description: title.summary, coverUrl: title.coverURL, notes: title.notes,
-            favorite: title.favorite, rating: title.rating, wishlist: title.wishlist, series: title.series,
-            seriesNumber: title.seriesNumber, readingLevel: title.readingLevel, section: title.section,
-            categories: try await categories.map { CategoryRef(id: $0.id!, name: $0.name) },
-            availability: Availability(statuses: copyList.map(\.copyStatus)),
-            copies: copyList.map(\.dto),
-            loans: try await loans.map { $0.dto(now: now, barcode: $0.$copy.id.flatMap { barcodes[$0] }) },
-            links: links(for: title), createdAt: title.createdAt, updatedAt: title.updatedAt)
+            id: titleID, isbn13: isbn13, isbn10: isbn?.isbn10, isbnHyphenated: isbn?.hyphenated, title: title,
+            subtitle: try t.decode(column: "subtitle", as: String?.self), authors: authors,
+            publisher: try t.decode(column: "publisher", as: String?.self),
+            publishedDate: try t.decode(column: "published_date", as: String?.self),
+            pageCount: try t.decode(column: "page_count", as: Int?.self), language: try t.decode(column: "language", as: String?.self),
+            description: try t.decode(column: "description", as: String?.self), coverUrl: try t.decode(column: "cover_url", as: String?.self),
+            notes: try t.decode(column: "notes", as: String?.self), favorite: try t.decode(column: "favorite", as: Bool.self),
+            rating: try t.decode(column: "rating", as: Double?.self), wishlist: try t.decode(column: "wishlist", as: Bool.self),
+            series: try t.decode(column: "series", as: String?.self), seriesNumber: try t.decode(column: "series_number", as: String?.self),
+            readingLevel: try t.decode(column: "reading_level", as: String?.self), section: try t.decode(column: "section", as: String.self),
+            categories: categories, availability: Availability(statuses: copies.map(\.status)), copies: copies, loans: loans,
+            links: links(isbn13: isbn13, title: title, authors: authors),
+            createdAt: try t.decode(column: "created_at", as: Date?.self), updatedAt: try t.decode(column: "updated_at", as: Date?.self))
     }
 
     /// A4/C2 outbound links, from the ISBN when there is one, else from title and author.
-    static func links(for title: Title) -> [String: String] {
-        let terms = title.isbn13 ?? ([title.title] + title.authors.prefix(1)).joined(separator: " ")
+    static func links(isbn13: String?, title: String, authors: [String]) -> [String: String] {
+        let terms = isbn13 ?? ([title] + authors.prefix(1)).joined(separator: " ")
         let query = terms.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""
-        let google = title.isbn13.map { "https://books.google.com/books?vid=ISBN\($0)" }
-            ?? "https://www.google.com/search?tbm=bks&q=\(query)"
+        let google = isbn13.map { "https://books.google.com/books?vid=ISBN\($0)" } ?? "https://www.google.com/search?tbm=bks&q=\(query)"
         return ["googleBooks": google, "amazon": "https://www.amazon.com/s?k=\(query)&i=stripbooks"]
+    }
+}
+
+extension CopyDTO {
+    init(row: any SQLRow) throws {
+        self.init(id: try row.decode(column: "id", as: UUID.self), titleId: try row.decode(column: "title_id", as: UUID.self),
+                  copyNumber: try row.decode(column: "copy_number", as: Int.self), barcode: try row.decode(column: "barcode", as: String.self),
+                  location: try row.decode(column: "location", as: String?.self), condition: try row.decode(column: "condition", as: String?.self),
+                  status: CopyStatus(rawValue: try row.decode(column: "status", as: String.self)) ?? .available)
+    }
+}
+
+extension LoanDTO {
+    init(row: any SQLRow, now: Date, barcodes: [UUID: String]) throws {
+        let dueAt = try row.decode(column: "due_at", as: Date.self)
+        let returnedAt = try row.decode(column: "returned_at", as: Date?.self)
+        let copyID = try row.decode(column: "copy_id", as: UUID?.self)
+        self.init(id: try row.decode(column: "id", as: UUID.self), titleId: try row.decode(column: "title_id", as: UUID?.self),
+                  title: try row.decode(column: "title_text", as: String.self), copyId: copyID, copyBarcode: copyID.flatMap { barcodes[$0] },
+                  memberId: try row.decode(column: "member_id", as: UUID?.self), memberCardId: try row.decode(column: "member_card_id", as: String.self),
+                  memberName: try row.decode(column: "member_name", as: String.self),
+                  checkedOutAt: try row.decode(column: "checked_out_at", as: Date.self), dueAt: dueAt, returnedAt: returnedAt,
+                  renewals: try row.decode(column: "renewals", as: Int.self),
+                  overdue: isOverdue(dueAt: dueAt, returnedAt: returnedAt, now: now),
+                  daysOverdue: ShelfmarkCore.daysOverdue(dueAt: dueAt, now: returnedAt ?? now))
     }
 }
 
