@@ -22,12 +22,13 @@ define ensure_packages
 	fi
 endef
 
-.PHONY: run build test test-sqlite test-postgres bench clean help
+.PHONY: run build test test-sqlite test-postgres bench isbn-ranges clean help
 
 help:
 	@echo "make run    build and start the server on SQLite (data in ./data), print the URL"
 	@echo "make test   run the whole suite on SQLite and on a private throwaway PostgreSQL"
 	@echo "make bench  release build, seed 100,000 titles, print search/check-out/read figures"
+	@echo "make isbn-ranges RANGES=RangeMessage.xml   regenerate the ISBN hyphenation table"
 
 build:
 	$(call ensure_packages,$(RUN_PACKAGES))
@@ -59,6 +60,11 @@ test-postgres:
 bench:
 	$(call ensure_packages,$(BENCH_PACKAGES))
 	scripts/bench.py
+
+# Regenerate the ISBN hyphenation table from a newer RangeMessage.xml (https://www.isbn-international.org/range_file_generation).
+RANGES ?= ../shared/data/isbn/RangeMessage.xml
+isbn-ranges:
+	python3 scripts/gen-isbn-ranges.py $(RANGES) > Sources/ShelfmarkCore/Catalog/ISBNRanges.swift
 
 clean:
 	rm -rf .build .tmp
