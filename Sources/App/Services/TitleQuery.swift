@@ -196,11 +196,31 @@ enum TitleQuery {
             SELECT c.id, c.name FROM title_categories tc JOIN categories c ON c.id = tc.category_id
             WHERE tc.title_id = \(bind: titleID) ORDER BY c.name
             """).all().map { CategoryRef(id: try $0.decode(column: "id", as: UUID.self), name: try $0.decode(column: "name", as: String.self)) }
-        let copies = try await sql.raw("SELECT * FROM copies WHERE title_id = \(bind: titleID) ORDER BY copy_number").all().map(CopyDTO.init(row:))
-        let barcodes = Dictionary(uniqueKeysWithValues: copies.map { ($0.id, $0.barcode) })
-        let loans = try await sql.raw("""
-            SELECT * FROM loans WHERE title_id = \(bind: titleID) AND returned_at IS NULL ORDER BY due_at
-            """).all().map { try LoanDTO(row: $0, now: now, barcodes: barcodes) }
+        // Copies and their open loans in one query: an open loan always has its copy (a copy on loan
+        // cannot be deleted), so the join finds every open loan of the title.
+        let copyRows = try await sql.raw("""
+            SELECT c.id, c.title_id, c.copy_number, c.barcode, c.location, c.condition, c.status,
+                   l.id AS loan_id, l.member_id, l.member_card_id, l.member_name, l.title_text, l.checked_out_at, l.due_at, l.renewals
+            FROM copies c LEFT JOIN loans l ON l.copy_id = c.id AND l.returned_at IS NULL
+            WHERE c.title_id = \(bind: titleID) ORDER BY c.copy_number
+            """).all()
+        var copies: [CopyDTO] = []
+        var loans: [LoanDTO] = []
+        for row in copyRows {
+            let copy = try CopyDTO(row: row)
+            copies.append(copy)
+            guard let loanID = try row.decode(column: "loan_id", as: UUID?.self) else { continue }
+            let dueAt = try row.decode(column: "due_at", as: Date.self)
+            loans.append(LoanDTO(
+                id: loanID, titleId: titleID, title: try row.decode(column: "title_text", as: String.self), copyId: copy.id,
+                copyBarcode: copy.barcode, memberId: try row.decode(column: "member_id", as: UUID?.self),
+                memberCardId: try row.decode(column: "member_card_id", as: String.self),
+                memberName: try row.decode(column: "member_name", as: String.self),
+                checkedOutAt: try row.decode(column: "checked_out_at", as: Date.self), dueAt: dueAt, returnedAt: nil,
+                renewals: try row.decode(column: "renewals", as: Int.self), overdue: isOverdue(dueAt: dueAt, returnedAt: nil, now: now),
+                daysOverdue: ShelfmarkCore.daysOverdue(dueAt: dueAt, now: now)))
+        }
+        loans.sort { $0.dueAt < $1.dueAt }
         let isbn13 = try t.decode(column: "isbn13", as: String?.self)
         let isbn = isbn13.flatMap { try? ISBN($0) }
         let title = try t.decode(column: "title", as: String.self)

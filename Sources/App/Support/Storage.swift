@@ -2,6 +2,7 @@ import Fluent
 import FluentPostgresDriver
 import FluentSQLiteDriver
 import Foundation
+import NIOConcurrencyHelpers
 import SQLKit
 import Vapor
 
@@ -72,6 +73,10 @@ extension Application {
 struct WriteGate: Sendable {
     let serialised: Bool
     private let mutex = AsyncMutex()
+    /// Event loops whose SQLite connection has `synchronous = NORMAL`. Fluent's SQLite pool keeps
+    /// exactly one connection per event loop, so the loop names the connection. Should a connection be
+    /// replaced after an error, the new one runs with SQLite's default FULL: safe, only slower.
+    private let tunedLoops = NIOLockedValueBox<Set<ObjectIdentifier>>([])
 
     init(serialised: Bool) { self.serialised = serialised }
 
@@ -79,11 +84,15 @@ struct WriteGate: Sendable {
         guard serialised else { return try await db.transaction(body) }
         await mutex.lock()
         do {
-            let result = try await db.withConnection { connection in
+            let result = try await db.withConnection { [tunedLoops] connection in
                 // WAL with synchronous=NORMAL: a commit is one write to the log, durable across app
                 // crashes; FULL would fsync on every commit and cap check-outs at a few hundred a second.
-                // Set per write because the pool's connections cannot be configured as they open.
-                try await connection.sql.raw("PRAGMA synchronous = NORMAL").run()
+                // Set here because the pool's connections cannot be configured as they open.
+                let loop = ObjectIdentifier(connection.eventLoop)
+                if !tunedLoops.withLockedValue({ $0.contains(loop) }) {
+                    try await connection.sql.raw("PRAGMA synchronous = NORMAL").run()
+                    tunedLoops.withLockedValue { _ = $0.insert(loop) }
+                }
                 return try await connection.transaction(body)
             }
             await mutex.unlock()
