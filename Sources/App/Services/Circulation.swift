@@ -16,7 +16,8 @@ enum Circulation {
         let days = try Check.range(input.days, LoanPolicy.loanPeriodRange, field: "days")
         let dueAt = try library.policy.dueDate(from: now, days: days, explicit: input.dueDate)
         let title = target.title
-        return try await gate.transaction(on: db) { db in
+        // Refusals below are thrown before the first write, as group commit requires.
+        return try await gate.batchedTransaction(on: db) { db in
             let claimed: (any SQLRow)?
             if let copyID = target.copyID {
                 claimed = try await db.sql.raw("""

@@ -3,6 +3,7 @@ import FluentPostgresDriver
 import FluentSQLiteDriver
 import Foundation
 import NIOConcurrencyHelpers
+import ShelfmarkCore
 import SQLKit
 import Vapor
 
@@ -73,6 +74,7 @@ extension Application {
 struct WriteGate: Sendable {
     let serialised: Bool
     private let mutex = AsyncMutex()
+    private let batcher = WriteBatcher()
     /// Event loops whose SQLite connection has `synchronous = NORMAL`. Fluent's SQLite pool keeps
     /// exactly one connection per event loop, so the loop names the connection. Should a connection be
     /// replaced after an error, the new one runs with SQLite's default FULL: safe, only slower.
@@ -82,6 +84,21 @@ struct WriteGate: Sendable {
 
     func transaction<T: Sendable>(on db: any Database, _ body: @escaping @Sendable (any Database) async throws -> T) async throws -> T {
         guard serialised else { return try await db.transaction(body) }
+        return try await exclusiveConnection(on: db) { try await $0.transaction(body) }
+    }
+
+    /// Like `transaction`, but on SQLite the write may share one transaction with others queued at
+    /// the same moment (group commit: one BEGIN/COMMIT for the batch instead of one each).
+    /// Contract: `body` throws an `AppError` or `CirculationError` only *before* it writes; such a
+    /// refusal leaves the batch untouched. Any other error rolls the batch back, and each write is
+    /// then retried alone, so one failure never sinks another.
+    func batchedTransaction<T: Sendable>(on db: any Database, _ body: @escaping @Sendable (any Database) async throws -> T) async throws -> T {
+        guard serialised else { return try await db.transaction(body) }
+        return try await batcher.run(on: db, gate: self) { try await body($0) } as! T
+    }
+
+    /// Holds the SQLite write queue and a tuned connection while `body` runs.
+    func exclusiveConnection<T: Sendable>(on db: any Database, _ body: @escaping @Sendable (any Database) async throws -> T) async throws -> T {
         await mutex.lock()
         do {
             let result = try await db.withConnection { [tunedLoops] connection in
@@ -93,13 +110,72 @@ struct WriteGate: Sendable {
                     try await connection.sql.raw("PRAGMA synchronous = NORMAL").run()
                     tunedLoops.withLockedValue { _ = $0.insert(loop) }
                 }
-                return try await connection.transaction(body)
+                return try await body(connection)
             }
             await mutex.unlock()
             return result
         } catch {
             await mutex.unlock()
             throw error
+        }
+    }
+}
+
+/// Group commit for SQLite: writes that arrive while a batch runs form the next batch.
+actor WriteBatcher {
+    typealias Body = @Sendable (any Database) async throws -> any Sendable
+    private struct Item {
+        let body: Body
+        let continuation: CheckedContinuation<any Sendable, any Error>
+    }
+
+    private var pending: [Item] = []
+    private var draining = false
+
+    func run(on db: any Database, gate: WriteGate, _ body: @escaping Body) async throws -> any Sendable {
+        try await withCheckedThrowingContinuation { continuation in
+            pending.append(Item(body: body, continuation: continuation))
+            if !draining {
+                draining = true
+                Task { await self.drain(on: db, gate: gate) }
+            }
+        }
+    }
+
+    private func drain(on db: any Database, gate: WriteGate) async {
+        while !pending.isEmpty {
+            let batch = pending
+            pending = []
+            await Self.commit(batch, on: db, gate: gate)
+        }
+        draining = false
+    }
+
+    private static func commit(_ batch: [Item], on db: any Database, gate: WriteGate) async {
+        let bodies = batch.map(\.body)
+        do {
+            let outcomes = try await gate.exclusiveConnection(on: db) { connection in
+                try await connection.transaction { tx in
+                    var outcomes: [Result<any Sendable, any Error>] = []
+                    for body in bodies {
+                        do {
+                            outcomes.append(.success(try await body(tx)))
+                        } catch let refusal where refusal is AppError || refusal is CirculationError {
+                            outcomes.append(.failure(refusal))
+                        }
+                    }
+                    return outcomes
+                }
+            }
+            for (item, outcome) in zip(batch, outcomes) { item.continuation.resume(with: outcome) }
+        } catch {
+            for item in batch {
+                do {
+                    item.continuation.resume(returning: try await gate.transaction(on: db, item.body))
+                } catch {
+                    item.continuation.resume(throwing: error)
+                }
+            }
         }
     }
 }
