@@ -50,7 +50,7 @@ public enum SearchText {
     /// Key that orders titles the way a reader expects in an A–Z list: folded, leading article dropped.
     public static func sortKey(_ title: String) -> String {
         let words = tokens(title)
-        let articles: Set<String> = ["the", "a", "an", "der", "die", "das", "ein", "eine", "an", "le", "la", "les", "el"]
+        let articles: Set<String> = ["the", "a", "an", "der", "die", "das", "ein", "eine", "le", "la", "les", "el"]
         if words.count > 1, articles.contains(words[0]) {
             return words.dropFirst().joined(separator: " ")
         }
