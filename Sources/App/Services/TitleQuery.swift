@@ -259,22 +259,6 @@ extension CopyDTO {
     }
 }
 
-extension LoanDTO {
-    init(row: any SQLRow, now: Date, barcodes: [UUID: String]) throws {
-        let dueAt = try row.decode(column: "due_at", as: Date.self)
-        let returnedAt = try row.decode(column: "returned_at", as: Date?.self)
-        let copyID = try row.decode(column: "copy_id", as: UUID?.self)
-        self.init(id: try row.decode(column: "id", as: UUID.self), titleId: try row.decode(column: "title_id", as: UUID?.self),
-                  title: try row.decode(column: "title_text", as: String.self), copyId: copyID, copyBarcode: copyID.flatMap { barcodes[$0] },
-                  memberId: try row.decode(column: "member_id", as: UUID?.self), memberCardId: try row.decode(column: "member_card_id", as: String.self),
-                  memberName: try row.decode(column: "member_name", as: String.self),
-                  checkedOutAt: try row.decode(column: "checked_out_at", as: Date.self), dueAt: dueAt, returnedAt: returnedAt,
-                  renewals: try row.decode(column: "renewals", as: Int.self),
-                  overdue: isOverdue(dueAt: dueAt, returnedAt: returnedAt, now: now),
-                  daysOverdue: ShelfmarkCore.daysOverdue(dueAt: dueAt, now: returnedAt ?? now))
-    }
-}
-
 extension Copy {
     var dto: CopyDTO {
         CopyDTO(id: id!, titleId: $title.id, copyNumber: copyNumber, barcode: barcode, location: location,
