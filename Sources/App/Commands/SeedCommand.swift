@@ -65,15 +65,12 @@ struct SeedCommand: AsyncCommand {
                 }
                 try await models.create(on: db)
                 var copies: [Copy] = []
-                let first = try await db.sql.raw("""
-                    UPDATE libraries SET next_accession = next_accession + \(literal: records.reduce(0) { $0 + (signature.copies ?? $1.copies) })
-                    WHERE id = \(bind: libraryID) RETURNING next_accession
-                    """).first()?.decode(column: "next_accession", as: Int.self) ?? 0
-                var accession = first - records.reduce(0) { $0 + (signature.copies ?? $1.copies) }
+                let copyCount = records.reduce(0) { $0 + (signature.copies ?? $1.copies) }
+                var accession = try await Catalog.allocateAccessions(copyCount, library: libraryID, on: db)
                 for (model, record) in zip(models, records) {
                     for number in 1...(signature.copies ?? record.copies) {
                         copies.append(Copy(libraryID: libraryID, titleID: model.id!, copyNumber: number,
-                                           barcode: String(format: "C%06d", accession), location: record.shelf))
+                                           barcode: Copy.barcode(accession: accession), location: record.shelf))
                         accession += 1
                     }
                 }

@@ -29,4 +29,7 @@ final class Copy: Model, @unchecked Sendable {
     }
 
     var copyStatus: CopyStatus { CopyStatus(rawValue: status) ?? .available }
+
+    /// The printable barcode of an accession number: "C000042".
+    static func barcode(accession: Int) -> String { String(format: "C%06d", accession) }
 }

@@ -274,19 +274,25 @@ enum Catalog {
         }
     }
 
-    /// New copies get the next accession numbers of the library as barcodes ("C000042").
-    static func addCopies(_ count: Int, titleID: UUID, location: String?, library: UUID, on db: any Database) async throws {
-        guard count > 0 else { return }
+    /// Reserves `count` accession numbers of the library (inside the caller's transaction) and
+    /// returns the first; copy barcodes are made from them (`Copy.barcode(accession:)`).
+    static func allocateAccessions(_ count: Int, library: UUID, on db: any Database) async throws -> Int {
         let row = try await db.sql.raw("""
             UPDATE libraries SET next_accession = next_accession + \(literal: count) WHERE id = \(bind: library) RETURNING next_accession
             """).first()
-        let next = try row?.decode(column: "next_accession", as: Int.self) ?? count + 1
-        let first = next - count
+        guard let next = try row?.decode(column: "next_accession", as: Int.self) else { throw AppError.notFound("Library") }
+        return next - count
+    }
+
+    /// New copies get the next accession numbers of the library as barcodes ("C000042").
+    static func addCopies(_ count: Int, titleID: UUID, location: String?, library: UUID, on db: any Database) async throws {
+        guard count > 0 else { return }
+        let first = try await allocateAccessions(count, library: library, on: db)
         let maxRow = try await db.sql.raw("SELECT MAX(copy_number) AS n FROM copies WHERE title_id = \(bind: titleID)").first()
         let lastNumber = try maxRow?.decode(column: "n", as: Int?.self) ?? 0
         for i in 0..<count {
             let copy = Copy(libraryID: library, titleID: titleID, copyNumber: lastNumber + i + 1,
-                            barcode: String(format: "C%06d", first + i), location: location)
+                            barcode: Copy.barcode(accession: first + i), location: location)
             try await copy.create(on: db)
         }
     }
