@@ -48,6 +48,13 @@ import Testing
         #expect(try ISBN("9791034304561").isbn10 == nil)
     }
 
+    @Test func completingTwelveDigitsAddsTheCheckDigit() throws {
+        #expect(try ISBN(completingFirst12: "978030640615").isbn13 == "9780306406157")
+        #expect(try ISBN(completingFirst12: "979103430456").isbn13 == "9791034304561")
+        #expect(throws: ISBN.Invalid.notABookEAN) { try ISBN(completingFirst12: "400638133393") }
+        #expect(throws: ISBN.Invalid.wrongLength(12)) { try ISBN(completingFirst12: "97803064061") }
+    }
+
     @Test func invalidInputSaysWhy() {
         #expect(throws: ISBN.Invalid.badChecksum) { try ISBN("9780306406158") }
         #expect(throws: ISBN.Invalid.badChecksum) { try ISBN("0306406153") }

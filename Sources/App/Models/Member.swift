@@ -20,7 +20,11 @@ final class Member: Model, @unchecked Sendable {
 
     init() {}
 
-    var fullName: String { [firstName, lastName].filter { !$0.isEmpty }.joined(separator: " ") }
+    var fullName: String { Member.fullName(first: firstName, last: lastName) }
+
+    static func fullName(first: String, last: String) -> String {
+        [first, last].filter { !$0.isEmpty }.joined(separator: " ")
+    }
 
     func refreshDerived() {
         searchText = " " + SearchText.document([cardID, firstName, lastName]) + " "

@@ -157,8 +157,8 @@ enum Circulation {
             guard row != nil else { throw CirculationError.memberNotFound(card) }
         }
         let found = row!
-        let name = [try found.decode(column: "first_name", as: String.self), try found.decode(column: "last_name", as: String.self)]
-            .filter { !$0.isEmpty }.joined(separator: " ")
+        let name = Member.fullName(first: try found.decode(column: "first_name", as: String.self),
+                                   last: try found.decode(column: "last_name", as: String.self))
         return Borrower(id: try found.decode(column: "id", as: UUID.self), cardID: try found.decode(column: "card_id", as: String.self), name: name)
     }
 

@@ -52,10 +52,10 @@ struct SyntheticLibrary {
 
     mutating func title() -> Record {
         let pattern = pick(Self.patterns)
-        var text = String(format: pattern.replacingOccurrences(of: "%@", with: "%@"), pick(Self.adjectives), pick(Self.nouns))
+        var text = String(format: pattern, pick(Self.adjectives), pick(Self.nouns))
         if next() % 4 == 0 { text += " " + String(int(2...9)) }
         let body = (0..<9).map { _ in String(next() % 10) }.joined()
-        let isbn = (try? ISBN("978" + body + String(checkDigit13("978" + body))))?.isbn13 ?? ""
+        let isbn = (try? ISBN(completingFirst12: "978" + body))?.isbn13 ?? ""
         var authors = [pick(Self.firstNames) + " " + pick(Self.lastNames)]
         if next() % 6 == 0 { authors.append(pick(Self.firstNames) + " " + pick(Self.lastNames)) }
         return Record(isbn: isbn, title: text, authors: authors, publisher: pick(Self.publishers), year: String(int(1950...2026)),
@@ -65,10 +65,5 @@ struct SyntheticLibrary {
 
     mutating func person() -> (String, String, String) {
         (pick(Self.firstNames), pick(Self.lastNames), "Grade \(int(1...12))")
-    }
-
-    private func checkDigit13(_ twelve: String) -> Int {
-        let sum = twelve.compactMap(\.wholeNumberValue).enumerated().reduce(0) { $0 + $1.element * ($1.offset % 2 == 0 ? 1 : 3) }
-        return (10 - sum % 10) % 10
     }
 }

@@ -56,6 +56,13 @@ public struct ISBN: Hashable, Sendable, CustomStringConvertible {
         }
     }
 
+    /// The ISBN whose first twelve digits these are, with its check digit computed.
+    public init(completingFirst12 twelve: String) throws(Invalid) {
+        let digits = twelve.compactMap { $0.isASCII ? $0.wholeNumberValue.map(UInt8.init) : nil }
+        guard digits.count == 12, twelve.count == 12 else { throw .wrongLength(twelve.count + 1) }
+        try self.init(twelve + String(ISBN.check13(digits)))
+    }
+
     /// The ISBN-10 form, which exists only for the 978 prefix.
     public var isbn10: String? {
         guard isbn13.hasPrefix("978") else { return nil }
