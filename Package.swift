@@ -16,6 +16,8 @@ let package = Package(
         .package(url: "https://github.com/vapor/fluent.git", from: "4.13.0"),
         .package(url: "https://github.com/vapor/fluent-sqlite-driver.git", from: "4.9.0"),
         .package(url: "https://github.com/vapor/fluent-postgres-driver.git", from: "2.14.0"),
+        .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
     ],
     targets: [
         .target(
@@ -23,9 +25,33 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .target(
+            name: "ShelfmarkLookup",
+            dependencies: [
+                "ShelfmarkCore",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "ShelfmarkReplay",
+            dependencies: [
+                .product(name: "Vapor", package: "vapor"),
+            ],
+            resources: [.copy("Fixtures")],
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
+            name: "shelfmark-replay",
+            dependencies: ["ShelfmarkReplay"],
+            swiftSettings: swiftSettings
+        ),
+        .target(
             name: "App",
             dependencies: [
                 "ShelfmarkCore",
+                "ShelfmarkLookup",
                 .product(name: "Vapor", package: "vapor"),
                 .product(name: "Fluent", package: "fluent"),
                 .product(name: "FluentSQLiteDriver", package: "fluent-sqlite-driver"),
@@ -47,6 +73,7 @@ let package = Package(
             name: "AppTests",
             dependencies: [
                 "App",
+                "ShelfmarkReplay",
                 .product(name: "VaporTesting", package: "vapor"),
             ],
             swiftSettings: swiftSettings

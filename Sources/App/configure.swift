@@ -5,6 +5,12 @@ import Vapor
 /// Sets up an application: storage, migrations, JSON, middleware and routes. Tests call this too.
 public func configure(_ app: Application) async throws {
     try configure(app, storage: try StorageConfig.fromEnvironment())
+    app.metadataConfig = try MetadataConfig.fromEnvironment()
+    // The server runs the background enrichment worker (A6); one-off commands do not.
+    let command = app.environment.arguments.dropFirst().first
+    if command == nil || command == "serve" || command?.hasPrefix("-") == true {
+        app.useEnrichmentWorker()
+    }
 }
 
 func configure(_ app: Application, storage: StorageConfig) throws {
@@ -23,6 +29,7 @@ func configure(_ app: Application, storage: StorageConfig) throws {
     app.asyncCommands.use(UserCommand(), as: "user")
     app.asyncCommands.use(SeedCommand(), as: "seed")
     app.asyncCommands.use(BenchSearchCommand(), as: "bench-search")
+    app.asyncCommands.use(LookupCommand(), as: "lookup")
     try routes(app)
 }
 
@@ -40,6 +47,9 @@ enum Migrations {
         app.migrations.add(CreateLoan())
         app.migrations.add(CreateActivity())
         app.migrations.add(CreateTitleSearchIndex())
+        app.migrations.add(CreateLookupCache())
+        app.migrations.add(CreateCover())
+        app.migrations.add(CreateEnrichmentJob())
     }
 }
 

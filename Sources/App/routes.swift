@@ -7,5 +7,6 @@ func routes(_ app: Application) throws {
     LibrariesController.register(api)
     TitlesController.register(api)
     CirculationController.register(api)
+    LookupController.register(api)
     app.get { req in req.redirect(to: "/api/v1/openapi.json") }
 }

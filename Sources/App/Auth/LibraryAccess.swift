@@ -17,10 +17,16 @@ struct LibraryContext: Sendable {
 
 extension Request {
     func library(_ action: Role.Action) async throws -> LibraryContext {
-        let user = try self.user
+        _ = try self.user
         guard let libraryID = parameters.get("libraryID", as: UUID.self) else {
             throw AppError.notFound("Library")
         }
+        return try await library(action, id: libraryID)
+    }
+
+    /// The library `libraryID` for the signed-in user: 404 when not a member, 403 when the role is too low.
+    func library(_ action: Role.Action, id libraryID: UUID) async throws -> LibraryContext {
+        let user = try self.user
         guard let row = try await sql.raw("""
             SELECT m.role, l.name, l.loan_period_days, l.max_renewals FROM memberships m
             JOIN libraries l ON l.id = m.library_id

@@ -2,9 +2,10 @@ import Foundation
 import ShelfmarkCore
 import Vapor
 
-/// Body of creating a title (A1, A3) or a wishlist item (C1). Only `title` is required.
+/// Body of creating a title (A1, A3) or a wishlist item (C1). Only `title` is required, unless an
+/// `isbn` is given: then the providers fill in the record and any field given here wins.
 struct TitleCreate: Content {
-    var title: String
+    var title: String?
     var subtitle: String?
     var authors: [String]?
     var isbn: String?

@@ -35,6 +35,7 @@ enum Catalog {
             let titleID = try title.requireID()
             if let categoryNames { try await setCategories(categoryNames, titleID: titleID, library: library.libraryID, on: db) }
             try await addCopies(copies, titleID: titleID, location: location, library: library.libraryID, on: db)
+            if Enrichment.needed(title) { try await Enrichment.enqueue(titleID: titleID, libraryID: library.libraryID, now: now, on: db) }
             try await ActivityLog.record(.init(
                 type: wishlist ? .addWishlist : .addBook, titleID: titleID, title: title.title, author: title.authorLine,
                 info: wishlist ? nil : "\(copies) \(copies == 1 ? "copy" : "copies")"), library: library, at: now, on: db)
@@ -49,6 +50,7 @@ enum Catalog {
         }
         try await gate.transaction(on: db) { db in
             let title = try await find(titleID, library: library.libraryID, on: db)
+            let oldISBN = title.isbn13
             if let newISBN {
                 if let isbn = newISBN, isbn != title.isbn13 {
                     try await refuseDuplicate(isbn: isbn, library: library.libraryID, on: db)
@@ -57,8 +59,12 @@ enum Catalog {
             }
             if let text = patch.title { title.title = try Check.required(text, field: "title") }
             if let authors = patch.authors { title.authors = try Check.authors(authors) }
+            let isbnChanged = title.isbn13 != oldISBN
             try apply(patch, to: title)
             try await title.save(on: db)
+            if isbnChanged || CoverStore.isRemote(patch.coverUrl), Enrichment.needed(title) {
+                try await Enrichment.enqueue(titleID: titleID, libraryID: library.libraryID, now: now, on: db)
+            }
             if let categoryNames { try await setCategories(categoryNames, titleID: titleID, library: library.libraryID, on: db) }
             var info: String?
             if let requested = patch.totalCopies {

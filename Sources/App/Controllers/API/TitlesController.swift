@@ -1,6 +1,7 @@
 import Fluent
 import Foundation
 import ShelfmarkCore
+import ShelfmarkLookup
 import Vapor
 
 /// Catalog titles, copies and categories (A1–A12), and the wishlist (C1, C2).
@@ -107,9 +108,36 @@ enum TitlesController {
 
     private static func add(_ req: Request, wishlist: Bool) async throws -> Response {
         let ctx = try await req.library(.catalog)
-        let input = try req.content.decode(TitleCreate.self)
+        var input = try req.content.decode(TitleCreate.self)
+        if (input.title ?? "").trimmingCharacters(in: .whitespacesAndNewlines).isEmpty, let raw = input.isbn, !raw.isEmpty {
+            input = try await completedFromLookup(input, isbn: try ISBN(raw), req: req)
+        }
         let id = try await Catalog.create(input, wishlist: wishlist, library: ctx, now: req.now, gate: req.application.writeGate, on: req.db)
+        req.application.enrichmentWorker?.nudge()
         return try await req.created(try await TitleQuery.detail(id, libraryID: ctx.libraryID, now: req.now, on: req.db))
+    }
+
+    /// Adding by ISBN alone (A1 through the API): the looked-up record fills what the body left out.
+    private static func completedFromLookup(_ input: TitleCreate, isbn: ISBN, req: Request) async throws -> TitleCreate {
+        let looked = try await LookupService.isbn(isbn, lookup: req.application.metadataLookup, now: req.now,
+                                                  gate: req.application.writeGate, on: req.db)
+        guard let record = looked.result.record else {
+            let why = looked.result.isDefinitelyNotFound
+                ? "no provider knows ISBN \(isbn.hyphenated)"
+                : "the book providers could not be asked (\(looked.result.outcomes.compactMap(\.message).joined(separator: "; ")))"
+            throw AppError.invalid("title", "A title is required: \(why). Enter the title by hand.")
+        }
+        var out = input
+        out.title = record.title
+        if out.subtitle == nil { out.subtitle = record.subtitle }
+        if (out.authors ?? []).isEmpty { out.authors = record.authors }
+        if out.publisher == nil { out.publisher = record.publisher }
+        if out.publishedDate == nil { out.publishedDate = record.publishedDate }
+        if out.pageCount == nil { out.pageCount = record.pageCount }
+        if out.language == nil { out.language = record.language }
+        if out.description == nil { out.description = record.description }
+        if out.coverUrl == nil { out.coverUrl = record.coverURL }
+        return out
     }
 
     @Sendable static func show(req: Request) async throws -> TitleDetail {
@@ -121,6 +149,7 @@ enum TitlesController {
         let ctx = try await req.library(.catalog)
         let id = try req.uuid("titleID")
         try await Catalog.update(id, try req.content.decode(TitlePatch.self), library: ctx, now: req.now, gate: req.application.writeGate, on: req.db)
+        req.application.enrichmentWorker?.nudge()
         return try await TitleQuery.detail(id, libraryID: ctx.libraryID, now: req.now, on: req.db)
     }
 

@@ -1,0 +1,245 @@
+import Fluent
+import Foundation
+import NIOConcurrencyHelpers
+import ShelfmarkCore
+import ShelfmarkLookup
+import SQLKit
+import Vapor
+
+/// Background completion of titles' metadata (A6), as durable jobs in `enrichment_jobs`.
+///
+/// - A job is claimed with a lease by one conditional UPDATE (PostgreSQL: `FOR UPDATE SKIP LOCKED`,
+///   so two app instances never take the same job; SQLite: the one in-process write queue).
+/// - A crashed worker's job is due again when its lease ends; jobs survive restarts.
+/// - A provider failure retries with exponential backoff (1 min, 2, 4 … capped at 6 h), silently.
+/// - Only empty fields are filled, under a row lock, so what a user typed is never overwritten.
+enum Enrichment {
+    static let lease: TimeInterval = 120
+    static let maxAttempts = 12
+
+    enum State: String {
+        case pending, running, done, failed
+    }
+
+    /// True when a title has an ISBN and something a provider could add: an empty field, or a
+    /// cover that still lives on a provider's server.
+    static func needed(_ t: Title) -> Bool {
+        guard t.isbn13 != nil else { return false }
+        let blank: (String?) -> Bool = { ($0 ?? "").trimmingCharacters(in: .whitespaces).isEmpty }
+        return blank(t.summary) || blank(t.coverURL) || CoverStore.isRemote(t.coverURL) || blank(t.publisher)
+            || blank(t.publishedDate) || t.pageCount == nil || blank(t.language) || t.authors.isEmpty
+    }
+
+    /// Schedules (or reschedules) the title's job to run now. Call inside the write's transaction.
+    static func enqueue(titleID: UUID, libraryID: UUID, now: Date, on db: any Database) async throws {
+        try await db.sql.raw("""
+            INSERT INTO enrichment_jobs (id, library_id, title_id, state, attempts, run_after, created_at, updated_at)
+            VALUES (\(bind: UUID()), \(bind: libraryID), \(bind: titleID), 'pending', 0, \(bind: now), \(bind: now), \(bind: now))
+            ON CONFLICT (title_id) DO UPDATE SET state = 'pending', attempts = 0, run_after = excluded.run_after,
+              last_error = NULL, updated_at = excluded.updated_at
+            WHERE enrichment_jobs.state <> 'running'
+            """).run()
+    }
+
+    struct Claim: Decodable, Sendable {
+        var id: UUID
+        var title_id: UUID
+        var library_id: UUID
+        var attempts: Int
+    }
+
+    /// Takes one due job (pending and due, or running with an expired lease) for `owner`.
+    static func claim(owner: String, now: Date, gate: WriteGate, on db: any Database) async throws -> Claim? {
+        try await gate.transaction(on: db) { db in
+            let lock: SQLQueryString = db.sql.dialect.name == "postgresql" ? "FOR UPDATE SKIP LOCKED" : ""
+            return try await db.sql.raw("""
+                UPDATE enrichment_jobs SET state = 'running', attempts = attempts + 1, lease_owner = \(bind: owner),
+                  lease_until = \(bind: now.addingTimeInterval(lease)), updated_at = \(bind: now)
+                WHERE id = (
+                  SELECT id FROM enrichment_jobs
+                  WHERE (state = 'pending' AND run_after <= \(bind: now)) OR (state = 'running' AND lease_until < \(bind: now))
+                  ORDER BY run_after LIMIT 1 \(lock))
+                RETURNING id, title_id, library_id, attempts
+                """).first(decoding: Claim.self)
+        }
+    }
+
+    static func backoff(attempts: Int) -> TimeInterval {
+        min(60 * pow(2, Double(max(0, attempts - 1))), 6 * 3600)
+    }
+
+    /// Finishes a claimed job: done, or back to pending with backoff (failed after `maxAttempts`).
+    static func finish(_ job: Claim, owner: String, error: String?, now: Date, gate: WriteGate, on db: any Database) async throws {
+        let state: State = error == nil ? .done : (job.attempts >= maxAttempts ? .failed : .pending)
+        let runAfter = now.addingTimeInterval(error == nil ? 0 : backoff(attempts: job.attempts))
+        try await gate.transaction(on: db) { db in
+            try await db.sql.raw("""
+                UPDATE enrichment_jobs SET state = \(bind: state.rawValue), run_after = \(bind: runAfter), last_error = \(bind: error),
+                  lease_owner = NULL, lease_until = NULL, updated_at = \(bind: now)
+                WHERE id = \(bind: job.id) AND lease_owner = \(bind: owner)
+                """).run()
+        }
+    }
+
+    /// What one run did, for tests and the log.
+    struct Outcome: Sendable, Equatable {
+        var filled: [String]
+        var coverStored: Bool
+        var error: String?
+    }
+
+    /// Runs a claimed job: looks the ISBN up (cache first), stores the cover, fills empty fields.
+    static func run(_ job: Claim, app: Application, now: @Sendable () -> Date) async throws -> Outcome {
+        let db = app.db
+        let gate = app.writeGate
+        guard let title = try await Title.find(job.title_id, on: db), let raw = title.isbn13, let isbn = try? ISBN(raw) else {
+            return Outcome(filled: [], coverStored: false, error: nil)
+        }
+        let looked = try await LookupService.isbn(isbn, lookup: app.metadataLookup, now: now(), gate: gate, on: db)
+        guard let record = looked.result.record else {
+            if looked.result.isDefinitelyNotFound { return Outcome(filled: [], coverStored: false, error: nil) }
+            let why = looked.result.outcomes.compactMap(\.message).joined(separator: "; ")
+            return Outcome(filled: [], coverStored: false, error: why.isEmpty ? "no provider answered" : why)
+        }
+        // The cover: the title's own remote URL (to keep it offline), else the provider's.
+        var cover: (remote: String?, local: String)?
+        var coverError: String?
+        let remote = CoverStore.isRemote(title.coverURL) ? title.coverURL : ((title.coverURL ?? "").isEmpty ? record.coverURL : nil)
+        if let remote {
+            do {
+                let id = try await CoverStore.fetch(remote, fetcher: app.httpFetcher, now: now(), gate: gate, on: db)
+                cover = (CoverStore.isRemote(title.coverURL) ? title.coverURL : nil, CoverStore.localURL(id))
+            } catch {
+                coverError = "cover \(remote): \(error)"
+            }
+        }
+        let filled = try await fill(job.title_id, from: record, cover: cover, gate: gate, on: db)
+        return Outcome(filled: filled, coverStored: cover != nil, error: coverError)
+    }
+
+    /// Sets only the fields that are empty in the database at the moment of writing.
+    static func fill(_ titleID: UUID, from record: BookRecord, cover: (remote: String?, local: String)?, gate: WriteGate, on db: any Database) async throws -> [String] {
+        try await gate.transaction(on: db) { db in
+            if db.sql.dialect.name == "postgresql" {
+                try await db.sql.raw("SELECT id FROM titles WHERE id = \(bind: titleID) FOR UPDATE").run()
+            }
+            guard let t = try await Title.find(titleID, on: db) else { return [] }
+            var filled: [String] = []
+            func blank(_ s: String?) -> Bool { (s ?? "").trimmingCharacters(in: .whitespacesAndNewlines).isEmpty }
+            func set(_ name: String, _ current: String?, _ value: String?, _ apply: (String) -> Void) {
+                if blank(current), let value { apply(value); filled.append(name) }
+            }
+            set("subtitle", t.subtitle, record.subtitle) { t.subtitle = $0 }
+            set("publisher", t.publisher, record.publisher) { t.publisher = $0 }
+            set("publishedDate", t.publishedDate, record.publishedDate) { t.publishedDate = $0 }
+            set("language", t.language, record.language) { t.language = $0 }
+            set("description", t.summary, record.description) { t.summary = $0 }
+            if t.pageCount == nil, let pages = record.pageCount { t.pageCount = pages; filled.append("pageCount") }
+            if t.authors.isEmpty, let authors = record.authors { t.authors = Array(authors.prefix(20)); filled.append("authors") }
+            if let cover, blank(t.coverURL) || (cover.remote != nil && t.coverURL == cover.remote) {
+                t.coverURL = cover.local
+                filled.append("coverUrl")
+            }
+            guard !filled.isEmpty else { return [] }
+            if filled.contains("subtitle") || filled.contains("authors") { t.refreshDerived() }
+            try await t.update(on: db)
+            return filled
+        }
+    }
+
+    /// Claims and runs due jobs until none is left (or `limit` ran). Answers how many ran.
+    @discardableResult
+    static func drain(app: Application, owner: String, limit: Int = .max) async throws -> Int {
+        var ran = 0
+        while ran < limit, let job = try await claim(owner: owner, now: app.clock.now(), gate: app.writeGate, on: app.db) {
+            let outcome: Outcome
+            do {
+                outcome = try await run(job, app: app, now: { app.clock.now() })
+            } catch {
+                outcome = Outcome(filled: [], coverStored: false, error: String(describing: error))
+            }
+            try await finish(job, owner: owner, error: outcome.error, now: app.clock.now(), gate: app.writeGate, on: app.db)
+            if let error = outcome.error {
+                app.logger.info("enrichment of title \(job.title_id) will be retried: \(error)")
+            } else if !outcome.filled.isEmpty {
+                app.logger.info("enrichment of title \(job.title_id) filled \(outcome.filled.joined(separator: ", "))")
+            }
+            ran += 1
+        }
+        return ran
+    }
+
+    struct Progress: Content {
+        var pending: Int
+        var running: Int
+        var done: Int
+        var failed: Int
+    }
+
+    static func progress(library: UUID, on db: any Database) async throws -> Progress {
+        struct Row: Decodable { var state: String; var n: Int }
+        let rows = try await db.sql.raw("""
+            SELECT state, COUNT(*) AS n FROM enrichment_jobs WHERE library_id = \(bind: library) GROUP BY state
+            """).all(decoding: Row.self)
+        let count = { (s: State) in rows.first { $0.state == s.rawValue }?.n ?? 0 }
+        return Progress(pending: count(.pending), running: count(.running), done: count(.done), failed: count(.failed))
+    }
+}
+
+/// Runs enrichment jobs in the background of `shelfmark serve`: wakes when a job is queued, else
+/// polls every few seconds (other instances on the same PostgreSQL may have queued work).
+final class EnrichmentWorker: LifecycleHandler, @unchecked Sendable {
+    let owner = "\(ProcessInfo.processInfo.hostName)#\(ProcessInfo.processInfo.processIdentifier)#\(UUID().uuidString.prefix(8))"
+    private let nudged = NIOLockedValueBox(false)
+    private let task = NIOLockedValueBox<Task<Void, Never>?>(nil)
+    let pollInterval: Duration
+
+    init(pollInterval: Duration = .seconds(5)) {
+        self.pollInterval = pollInterval
+    }
+
+    func nudge() { nudged.withLockedValue { $0 = true } }
+
+    func didBootAsync(_ app: Application) async throws {
+        let owner = owner
+        let loop = Task { [self] in
+            while !Task.isCancelled {
+                do {
+                    try await Enrichment.drain(app: app, owner: owner, limit: 50)
+                } catch {
+                    if Task.isCancelled { break }
+                    app.logger.warning("enrichment worker: \(String(describing: error))")
+                }
+                // Sleep until nudged or the poll interval passes.
+                var waited: Duration = .zero
+                while waited < pollInterval, !Task.isCancelled, !nudged.withLockedValue({ let v = $0; $0 = false; return v }) {
+                    try? await Task.sleep(for: .milliseconds(100))
+                    waited += .milliseconds(100)
+                }
+            }
+        }
+        task.withLockedValue { $0 = loop }
+    }
+
+    func shutdownAsync(_ application: Application) async {
+        let running = task.withLockedValue { t -> Task<Void, Never>? in let r = t; t = nil; return r }
+        running?.cancel()
+        await running?.value
+    }
+}
+
+extension Application {
+    private struct EnrichmentWorkerKey: StorageKey { typealias Value = EnrichmentWorker }
+
+    /// The worker of this process, when it runs one (`serve`).
+    var enrichmentWorker: EnrichmentWorker? {
+        get { storage[EnrichmentWorkerKey.self] }
+        set { storage[EnrichmentWorkerKey.self] = newValue }
+    }
+
+    /// Starts the background worker (registered before boot).
+    func useEnrichmentWorker(_ worker: EnrichmentWorker = EnrichmentWorker()) {
+        enrichmentWorker = worker
+        lifecycle.use(worker)
+    }
+}

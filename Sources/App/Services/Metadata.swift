@@ -1,0 +1,167 @@
+import Fluent
+import Foundation
+import ShelfmarkCore
+import ShelfmarkLookup
+import SQLKit
+import Vapor
+
+/// Where the metadata providers are and how long to wait for them. Defaults: the real services,
+/// 10 s. `SHELFMARK_PROVIDERS_URL` points all of them at one replay server (tests, demos);
+/// `SHELFMARK_GOOGLE_BOOKS_URL`, `SHELFMARK_OPEN_LIBRARY_URL`, `SHELFMARK_COVERS_URL` one each.
+struct MetadataConfig: Sendable, Equatable {
+    var endpoints: ProviderEndpoints = .live
+    var timeout: Duration = .seconds(10)
+
+    static func fromEnvironment(_ env: [String: String] = ProcessInfo.processInfo.environment) throws -> MetadataConfig {
+        var config = MetadataConfig()
+        func url(_ key: String) throws -> String? {
+            guard let value = env[key], !value.isEmpty else { return nil }
+            guard value.hasPrefix("http://") || value.hasPrefix("https://"), URL(string: value)?.host != nil else {
+                throw AppError.invalid(key, "\(key) must be an http:// or https:// URL (got “\(value)”).")
+            }
+            return value
+        }
+        if let base = try url("SHELFMARK_PROVIDERS_URL") { config.endpoints = .replay(base) }
+        if let v = try url("SHELFMARK_GOOGLE_BOOKS_URL") { config.endpoints.googleBooks = v }
+        if let v = try url("SHELFMARK_OPEN_LIBRARY_URL") { config.endpoints.openLibrary = v }
+        if let v = try url("SHELFMARK_COVERS_URL") { config.endpoints.openLibraryCovers = v }
+        if let raw = env["SHELFMARK_LOOKUP_TIMEOUT"], !raw.isEmpty {
+            guard let seconds = Double(raw), seconds > 0, seconds <= 120 else {
+                throw AppError.invalid("SHELFMARK_LOOKUP_TIMEOUT", "SHELFMARK_LOOKUP_TIMEOUT is seconds between 0 and 120 (got “\(raw)”).")
+            }
+            config.timeout = .milliseconds(Int(seconds * 1000))
+        }
+        return config
+    }
+}
+
+extension Application {
+    private struct MetadataConfigKey: StorageKey { typealias Value = MetadataConfig }
+
+    var metadataConfig: MetadataConfig {
+        get { storage[MetadataConfigKey.self] ?? MetadataConfig() }
+        set { storage[MetadataConfigKey.self] = newValue }
+    }
+
+    var httpFetcher: HTTPFetcher { HTTPFetcher(client: http.client.shared) }
+
+    /// The providers in priority order, asked in parallel.
+    var metadataLookup: MetadataLookup {
+        let config = metadataConfig
+        return MetadataLookup(providers: config.endpoints.providers(http: httpFetcher), timeout: config.timeout)
+    }
+}
+
+/// A lookup answer with where it came from.
+struct CachedLookup: Sendable {
+    var result: LookupResult
+    var cached: Bool
+    var fetchedAt: Date
+}
+
+/// ISBN lookups through the database cache (positive for 30 days, a definite "not found" for one
+/// day; failures are not cached, so the next scan asks again).
+enum LookupService {
+    static let positiveAge: TimeInterval = 30 * 86_400
+    static let negativeAge: TimeInterval = 86_400
+
+    static func isbn(_ isbn: ISBN, lookup: MetadataLookup, now: Date, gate: WriteGate, on db: any Database) async throws -> CachedLookup {
+        if let hit = try await cached(isbn.isbn13, now: now, on: db) { return hit }
+        let result = await lookup.lookup(isbn)
+        if result.record != nil || result.isDefinitelyNotFound {
+            try await store(result, at: now, gate: gate, on: db)
+        }
+        return CachedLookup(result: result, cached: false, fetchedAt: now)
+    }
+
+    static func cached(_ isbn13: String, now: Date, on db: any Database) async throws -> CachedLookup? {
+        struct Row: Decodable { var found: Bool; var record: String?; var outcomes: String; var fetched_at: Date }
+        guard let row = try await db.sql.select().columns("found", "record", "outcomes", "fetched_at").from("lookup_cache")
+            .where("isbn13", .equal, isbn13).first(decoding: Row.self) else { return nil }
+        let age = now.timeIntervalSince(row.fetched_at)
+        guard age < (row.found ? positiveAge : negativeAge) else { return nil }
+        let decoder = JSONDecoder()
+        let record = try row.record.map { try decoder.decode(BookRecord.self, from: Data($0.utf8)) }
+        let outcomes = try decoder.decode([ProviderOutcome].self, from: Data(row.outcomes.utf8))
+        return CachedLookup(result: LookupResult(isbn13: isbn13, record: record, outcomes: outcomes), cached: true, fetchedAt: row.fetched_at)
+    }
+
+    static func store(_ result: LookupResult, at now: Date, gate: WriteGate, on db: any Database) async throws {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        let record = try result.record.map { String(decoding: try encoder.encode($0), as: UTF8.self) }
+        let outcomes = String(decoding: try encoder.encode(result.outcomes), as: UTF8.self)
+        try await gate.transaction(on: db) { db in
+            try await db.sql.raw("""
+                INSERT INTO lookup_cache (id, isbn13, found, record, outcomes, fetched_at)
+                VALUES (\(bind: UUID()), \(bind: result.isbn13), \(bind: result.record != nil), \(bind: record), \(bind: outcomes), \(bind: now))
+                ON CONFLICT (isbn13) DO UPDATE SET found = excluded.found, record = excluded.record,
+                  outcomes = excluded.outcomes, fetched_at = excluded.fetched_at
+                """).run()
+        }
+    }
+}
+
+/// Cover images kept in the database and served at `/api/v1/covers/{id}`.
+enum CoverStore {
+    static let maxBytes = 5 << 20
+    static func localURL(_ id: UUID) -> String { "/api/v1/covers/\(id.uuidString.lowercased())" }
+
+    static func isLocal(_ url: String?) -> Bool { url?.hasPrefix("/api/v1/covers/") ?? false }
+    static func isRemote(_ url: String?) -> Bool {
+        guard let url else { return false }
+        return url.hasPrefix("http://") || url.hasPrefix("https://")
+    }
+
+    /// The image type from its first bytes; `nil` for anything that is not a JPEG, PNG, GIF or WebP.
+    static func sniff(_ data: Data) -> String? {
+        let b = [UInt8](data.prefix(12))
+        if b.count >= 3, b[0] == 0xFF, b[1] == 0xD8, b[2] == 0xFF { return "image/jpeg" }
+        if b.count >= 8, b[0..<8] == [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A] { return "image/png" }
+        if b.count >= 6, b[0..<4] == [0x47, 0x49, 0x46, 0x38] { return "image/gif" }
+        if b.count >= 12, b[0..<4] == [0x52, 0x49, 0x46, 0x46], b[8..<12] == [0x57, 0x45, 0x42, 0x50] { return "image/webp" }
+        return nil
+    }
+
+    /// Stores an image (once per distinct content) and answers its id.
+    static func store(_ data: Data, sourceURL: String?, now: Date, gate: WriteGate, on db: any Database) async throws -> UUID {
+        guard let type = sniff(data) else {
+            throw AppError.invalid("cover", "The cover is not a JPEG, PNG, GIF or WebP image.")
+        }
+        let hash = SHA256.hash(data: data).map { String(format: "%02x", $0) }.joined()
+        return try await gate.transaction(on: db) { db in
+            struct Row: Decodable { var id: UUID }
+            if let existing = try await db.sql.select().column("id").from("covers").where("sha256", .equal, hash).first(decoding: Row.self) {
+                return existing.id
+            }
+            let id = UUID()
+            try await db.sql.insert(into: "covers")
+                .columns("id", "sha256", "content_type", "bytes", "source_url", "created_at")
+                .values(SQLBind(id), SQLBind(hash), SQLBind(type), SQLBind(data), SQLBind(sourceURL), SQLBind(now))
+                .run()
+            return id
+        }
+    }
+
+    /// Downloads a provider's cover and stores it. Placeholders (Open Library's 1×1 GIF) and
+    /// non-images are refused.
+    static func fetch(_ url: String, fetcher: HTTPFetcher, now: Date, gate: WriteGate, on db: any Database) async throws -> UUID {
+        let response = try await fetcher.get(url, accept: "image/*", maxBytes: maxBytes)
+        guard response.status == 200 else { throw ProviderFailure.httpStatus(response.status) }
+        guard sniff(response.body) != nil else { throw ProviderFailure.malformed("the cover is not an image") }
+        guard response.body.count >= 200 else { throw ProviderFailure.malformed("the cover is a placeholder") }
+        return try await store(response.body, sourceURL: url, now: now, gate: gate, on: db)
+    }
+
+    struct Image: Sendable {
+        var sha256: String
+        var contentType: String
+        var bytes: Data
+    }
+
+    static func load(_ id: UUID, on db: any Database) async throws -> Image? {
+        struct Row: Decodable { var sha256: String; var content_type: String; var bytes: Data }
+        return try await db.sql.select().columns("sha256", "content_type", "bytes").from("covers").where("id", .equal, id)
+            .first(decoding: Row.self).map { Image(sha256: $0.sha256, contentType: $0.content_type, bytes: $0.bytes) }
+    }
+}
