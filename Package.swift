@@ -70,6 +70,11 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .testTarget(
+            name: "ShelfmarkLookupTests",
+            dependencies: ["ShelfmarkLookup", "ShelfmarkReplay"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
             name: "AppTests",
             dependencies: [
                 "App",

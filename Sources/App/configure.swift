@@ -25,6 +25,10 @@ func configure(_ app: Application, storage: StorageConfig) throws {
     app.middleware.use(JSONErrorMiddleware())
     app.middleware.use(UserAuthenticator())
     app.routes.defaultMaxBodySize = "2mb"
+    // Providers and cover servers: an unreachable one fails after 3 s of connection attempts
+    // instead of the lookup's whole timeout, so an offline catalog answers quickly (A1, A6).
+    app.http.client.configuration.timeout.connect = .seconds(3)
+    app.http.client.configuration.redirectConfiguration = .follow(max: 5, allowCycles: false)
 
     app.asyncCommands.use(UserCommand(), as: "user")
     app.asyncCommands.use(SeedCommand(), as: "seed")

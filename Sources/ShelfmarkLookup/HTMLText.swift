@@ -41,6 +41,7 @@ public enum HTMLText {
             }
         }
         if inEntity { out.append("&\(entity)") }
+        if inTag { out.append("<" + tag) }  // a lone "<" was text, not a tag
         // Collapse runs of spaces and more than one blank line.
         var lines: [String] = []
         for line in out.split(separator: "\n", omittingEmptySubsequences: false) {

@@ -91,17 +91,30 @@ public struct MetadataLookup: Sendable {
     static func rank(_ lists: [(ProviderID, [BookRecord])], query: SearchQuery) -> [BookRecord] {
         struct Entry { var parts: [(ProviderID, BookRecord)]; var order: Int }
         var entries: [Entry] = []
-        var byISBN: [String: Int] = [:]
+        var byKey: [String: Int] = [:]
+        // The same book: the same ISBN, or the same title and first author (providers list
+        // different editions' ISBNs for one work).
+        func keys(_ r: BookRecord) -> [String] {
+            var k: [String] = []
+            if let isbn = r.isbn13 { k.append("isbn:" + isbn) }
+            if let title = r.title {
+                k.append("work:" + SearchText.fold(title) + "|" + SearchText.fold(r.authors?.first ?? ""))
+            }
+            return k
+        }
         var order = 0
         // Interleave providers so that each one's best comes early in the tie-break order.
         let longest = lists.map(\.1.count).max() ?? 0
         for position in 0..<longest {
             for (provider, list) in lists where position < list.count {
                 let record = list[position]
-                if let isbn = record.isbn13, let index = byISBN[isbn] {
+                let recordKeys = keys(record)
+                if let index = recordKeys.lazy.compactMap({ byKey[$0] }).first,
+                   !entries[index].parts.contains(where: { $0.0 == provider }) {
                     entries[index].parts.append((provider, record))
+                    for key in recordKeys where byKey[key] == nil { byKey[key] = index }
                 } else {
-                    if let isbn = record.isbn13 { byISBN[isbn] = entries.count }
+                    for key in recordKeys where byKey[key] == nil { byKey[key] = entries.count }
                     entries.append(Entry(parts: [(provider, record)], order: order))
                 }
                 order += 1

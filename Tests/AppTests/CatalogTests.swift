@@ -32,8 +32,8 @@ import Vapor
             #expect(empty.status == .unprocessableEntity)
             #expect(empty.errorField == "title")
             let missing = try await f.owner.post("\(f.lib)/titles", ["authors": ["A"]])
-            #expect(missing.status == .badRequest)
-            #expect(missing.errorCode == "missing_field")
+            #expect(missing.status == .unprocessableEntity)
+            #expect(missing.errorCode == "invalid")
             #expect(missing.errorField == "title")
             #expect(try await Title.query(on: app.db).count() == 0)
         }

@@ -62,7 +62,7 @@ enum LookupController {
         let availability = try await Availability.of(id, on: db)
         return ExistingTitleDTO(id: id, title: title.title, wishlist: title.wishlist, totalCopies: availability.total,
                                 availableCopies: availability.available,
-                                addCopiesUrl: "/api/v1/libraries/\(library.uuidString.lowercased())/titles/\(id.uuidString.lowercased())/copies")
+                                addCopiesUrl: "/api/v1/libraries/\(library.uuidString)/titles/\(id.uuidString)/copies")
     }
 
     @Sendable static func search(req: Request) async throws -> LookupSearchResponse {

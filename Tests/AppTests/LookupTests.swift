@@ -1,0 +1,286 @@
+@testable import App
+import Fluent
+import Foundation
+import ShelfmarkLookup
+import ShelfmarkReplay
+import SQLKit
+import Testing
+import Vapor
+
+/// A test app whose providers are a replay server of its own.
+private func withLookupApp(clock: AppClock = AppClock(), _ body: (Application, ReplayServer, Fixture) async throws -> Void) async throws {
+    let server = try await ReplayServer.start()
+    do {
+        try await withTestApp(clock: clock) { app in
+            app.metadataConfig = MetadataConfig(endpoints: .replay(server.baseURL), timeout: .seconds(2))
+            try await body(app, server, try await Fixture.make(app))
+        }
+    } catch {
+        await server.shutdown()
+        throw error
+    }
+    await server.shutdown()
+}
+
+private struct JobRow: Decodable {
+    var state: String
+    var attempts: Int
+    var run_after: Date
+    var last_error: String?
+}
+
+private func job(for titleID: String, on app: Application) async throws -> JobRow? {
+    try await app.db.sql.raw("SELECT state, attempts, run_after, last_error FROM enrichment_jobs WHERE title_id = \(bind: UUID(uuidString: titleID)!)")
+        .first(decoding: JobRow.self)
+}
+
+@Suite struct LookupAPITests {
+    @Test func lookupReturnsTheMergedRecordAndCachesIt() async throws {
+        try await withLookupApp { app, server, f in
+            let first = try await f.owner.post("/api/v1/lookup/isbn", ["isbn": "0-306-40615-2"])
+            #expect(first.status == .ok)
+            #expect(first["found"] as? Bool == true)
+            #expect(first["cached"] as? Bool == false)
+            let isbn = try #require(first["isbn"] as? [String: Any])
+            #expect(isbn["isbn13"] as? String == "9780306406157")
+            #expect(isbn["hyphenated"] as? String == "978-0-306-40615-7")
+            let record = try #require(first["record"] as? [String: Any])
+            #expect(record["title"] as? String == "Signals and Shelves")
+            #expect(record["publisher"] as? String == "Plenum Press")
+            #expect(record["pageCount"] as? Int == 312)
+            #expect((record["coverUrl"] as? String)?.hasPrefix(server.baseURL) == true)
+            let sources = try #require(record["fieldSources"] as? [[String: Any]])
+            #expect(sources.contains { $0["field"] as? String == "publisher" && $0["provider"] as? String == "open_library" })
+            #expect((first["sources"] as? [[String: Any]])?.count == 2)
+
+            // The second scan costs nothing: answered from the database, no provider asked.
+            let second = try await f.owner.post("/api/v1/lookup/isbn", ["isbn": "978-0306406157"])
+            #expect(second["cached"] as? Bool == true)
+            #expect((second["record"] as? [String: Any])?["title"] as? String == "Signals and Shelves")
+            #expect(await server.requests(.google) == 1)
+            #expect(await server.requests(.openlibrary) == 1)
+        }
+    }
+
+    @Test func aDefiniteNotFoundIsCachedButAFailureIsNot() async throws {
+        try await withLookupApp { app, server, f in
+            let unknown = try await f.owner.post("/api/v1/lookup/isbn", ["isbn": "9781111111113"])
+            #expect(unknown.status == .ok)
+            #expect(unknown["found"] as? Bool == false)
+            #expect(unknown.string("message").contains("No provider knows ISBN 978-1-111-11111-3"))
+            _ = try await f.owner.post("/api/v1/lookup/isbn", ["isbn": "9781111111113"])
+            #expect(await server.requests(.google) == 1)  // the negative answer was cached
+
+            await server.setAll(.init(fault: .unavailable))
+            let down = try await f.owner.post("/api/v1/lookup/isbn", ["isbn": "9780316030571"])
+            #expect(down.status == .ok)  // a soft "not found", never a 500
+            #expect(down["found"] as? Bool == false)
+            #expect(down.string("message").contains("could not answer"))
+            #expect(down.string("message").contains("503"))
+            await server.setAll(.init())
+            let up = try await f.owner.post("/api/v1/lookup/isbn", ["isbn": "9780316030571"])
+            #expect(up["found"] as? Bool == true)  // asked again: the failure was not cached
+            #expect(up["cached"] as? Bool == false)
+        }
+    }
+
+    @Test func invalidISBNsGetA422SayingWhatIsWrong() async throws {
+        try await withLookupApp { _, _, f in
+            let checksum = try await f.owner.post("/api/v1/lookup/isbn", ["isbn": "978-0-306-40615-8"])
+            #expect(checksum.status == .unprocessableEntity)
+            #expect(checksum.errorField == "isbn")
+            #expect(checksum.errorMessage?.contains("check digit") == true)
+            let length = try await f.owner.post("/api/v1/lookup/isbn", ["isbn": "12345"])
+            #expect(length.status == .unprocessableEntity)
+            #expect(length.errorMessage?.contains("10 or 13 digits") == true)
+            let ean = try await f.owner.post("/api/v1/lookup/isbn", ["isbn": "4006381333931"])
+            #expect(ean.status == .unprocessableEntity)
+            #expect(ean.errorMessage?.contains("978 or 979") == true)
+            let anonymous = try await Client(app: f.app).post("/api/v1/lookup/isbn", ["isbn": "9780306406157"])
+            #expect(anonymous.status == .unauthorized)
+        }
+    }
+
+    @Test func lookupSaysWhenTheLibraryAlreadyHasTheISBN() async throws {
+        try await withLookupApp { _, _, f in
+            let id = try await f.addTitle("Signals and Shelves", isbn: "9780306406157", copies: 2)
+            let reply = try await f.owner.post("/api/v1/lookup/isbn", ["isbn": "0306406152", "libraryId": f.libraryID])
+            let existing = try #require(reply["existing"] as? [String: Any])
+            #expect(existing["id"] as? String == id)
+            #expect(existing["totalCopies"] as? Int == 2)
+            #expect(existing["addCopiesUrl"] as? String == "\(f.lib)/titles/\(id)/copies")
+            let other = try await f.owner.post("/api/v1/lookup/isbn", ["isbn": "9780316030571", "libraryId": f.libraryID])
+            #expect(other["existing"] == nil)
+            let stranger = try await f.owner.post("/api/v1/lookup/isbn", ["isbn": "9780316030571", "libraryId": UUID().uuidString])
+            #expect(stranger.status == .notFound)
+        }
+    }
+
+    @Test func providerSearchReturnsRankedCandidates() async throws {
+        try await withLookupApp { _, server, f in
+            let reply = try await f.owner.get("/api/v1/lookup/search?q=children%20of%20time")
+            #expect(reply.status == .ok)
+            let candidates = try #require(reply["candidates"] as? [[String: Any]])
+            #expect(candidates.first?["title"] as? String == "Children of Time")
+            #expect(candidates.first?["authors"] as? [String] == ["Adrian Tchaikovsky"])
+            let fielded = try await f.owner.get("/api/v1/lookup/search?title=signals&author=okafor")
+            #expect((fielded["candidates"] as? [[String: Any]])?.first?["isbn13"] as? String == "9780306406157")
+            let empty = try await f.owner.get("/api/v1/lookup/search?q=")
+            #expect(empty.status == .unprocessableEntity)
+            #expect(empty.errorField == "q")
+            await server.setAll(.init(fault: .rateLimited))
+            let limited = try await f.owner.get("/api/v1/lookup/search?q=children")
+            #expect(limited.status == .ok)
+            #expect((limited["candidates"] as? [[String: Any]])?.isEmpty == true)
+            #expect(limited.string("message").contains("could not answer"))
+        }
+    }
+}
+
+@Suite struct EnrichmentTests {
+    @Test func addingByISBNAloneFillsTheRecordAndStoresTheCover() async throws {
+        try await withLookupApp { app, _, f in
+            let added = try await f.owner.post("\(f.lib)/titles", ["isbn": "978-0-306-40615-7", "copies": 1])
+            #expect(added.status == .created, "\(added.json)")
+            #expect(added.string("title") == "Signals and Shelves")
+            #expect(added["authors"] as? [String] == ["Maren Okafor", "Tomás Ruiz"])
+            #expect(added.string("publisher") == "Plenum Press")
+            let id = added.string("id")
+            // The cover still points at the provider until the background job stores it.
+            #expect(try await job(for: id, on: app)?.state == "pending")
+            #expect(try await Enrichment.drain(app: app, owner: "test") == 1)
+            let detail = try await f.owner.get("\(f.lib)/titles/\(id)")
+            let cover = detail.string("coverUrl")
+            #expect(cover.hasPrefix("/api/v1/covers/"))
+            #expect(try await job(for: id, on: app)?.state == "done")
+
+            // The app serves the cover itself, cacheably, without a session.
+            let image = try await Client(app: app).get(cover)
+            #expect(image.status == .ok)
+            #expect(image.headers.first(name: .contentType) == "image/png")
+            #expect(image.headers.first(name: .cacheControl)?.contains("immutable") == true)
+            #expect(Array(image.body.readableBytesView.prefix(4)) == [0x89, 0x50, 0x4E, 0x47])
+            let etag = try #require(image.headers.first(name: .eTag))
+            let again = try await Client(app: app).send(.GET, cover, headers: ["If-None-Match": etag])
+            #expect(again.status == .notModified)
+            #expect(try await Client(app: app).get("/api/v1/covers/\(UUID().uuidString)").status == .notFound)
+
+            // An unknown ISBN with no title: a clear 422, nothing created.
+            let unknown = try await f.owner.post("\(f.lib)/titles", ["isbn": "9781111111113"])
+            #expect(unknown.status == .unprocessableEntity)
+            #expect(unknown.errorField == "title")
+            #expect(unknown.errorMessage?.contains("no provider knows") == true)
+        }
+    }
+
+    @Test func enrichmentFillsOnlyEmptyFieldsAndNeverWhatTheUserTyped() async throws {
+        try await withLookupApp { app, _, f in
+            let id = try await f.addTitle("My own name for it", isbn: "9780306406157",
+                                          extra: ["description": "Typed by the librarian.", "pageCount": 99, "language": "ga"])
+            // The user edits while the job waits: their value must survive too.
+            _ = try await f.owner.patch("\(f.lib)/titles/\(id)", ["publishedDate": "1999"])
+            try await Enrichment.drain(app: app, owner: "test")
+            let t = try await f.owner.get("\(f.lib)/titles/\(id)")
+            #expect(t.string("title") == "My own name for it")
+            #expect(t.string("description") == "Typed by the librarian.")
+            #expect(t["pageCount"] as? Int == 99)
+            #expect(t.string("language") == "ga")
+            #expect(t.string("publishedDate") == "1999")
+            // Empty before: filled now.
+            #expect(t.string("subtitle") == "A Field Guide to Small Libraries")
+            #expect(t["authors"] as? [String] == ["Maren Okafor", "Tomás Ruiz"])
+            #expect(t.string("publisher") == "Plenum Press")
+            #expect(t.string("coverUrl").hasPrefix("/api/v1/covers/"))
+            // Filled authors are searchable.
+            let found = try await f.owner.get("\(f.lib)/titles?q=okafor")
+            #expect(found["total"] as? Int == 1)
+        }
+    }
+
+    @Test func failuresRetryWithBackoffAndSucceedLater() async throws {
+        let clock = TestClock()
+        try await withLookupApp(clock: clock.appClock) { app, server, f in
+            await server.setAll(.init(fault: .unavailable))
+            let id = try await f.addTitle("Use of Weapons", isbn: "9780316030571")
+            #expect(try await Enrichment.drain(app: app, owner: "test") == 1)
+            let failed = try #require(try await job(for: id, on: app))
+            #expect(failed.state == "pending")
+            #expect(failed.attempts == 1)
+            #expect(failed.last_error?.contains("503") == true)
+            #expect(failed.run_after > clock.now)
+            // Not due yet: nothing runs.
+            #expect(try await Enrichment.drain(app: app, owner: "test") == 0)
+            await server.setAll(.init())
+            clock.advance(days: 1)
+            #expect(try await Enrichment.drain(app: app, owner: "test") == 1)
+            #expect(try await job(for: id, on: app)?.state == "done")
+            let t = try await f.owner.get("\(f.lib)/titles/\(id)")
+            #expect(t.string("publisher") == "Orbit")
+            #expect(t["pageCount"] as? Int == 480)
+        }
+    }
+
+    @Test func aCrashedWorkersJobIsTakenOverWhenItsLeaseEnds() async throws {
+        let clock = TestClock()
+        try await withLookupApp(clock: clock.appClock) { app, _, f in
+            let id = try await f.addTitle("Signals", isbn: "9780306406157")
+            // A worker claims the job, then dies without finishing.
+            let claimed = try await Enrichment.claim(owner: "dead", now: clock.now, gate: app.writeGate, on: app.db)
+            #expect(claimed?.title_id.uuidString == id.uppercased())
+            #expect(try await Enrichment.drain(app: app, owner: "alive") == 0)  // leased: not taken
+            clock.advance(days: Enrichment.lease * 2 / 86_400)
+            #expect(try await Enrichment.drain(app: app, owner: "alive") == 1)
+            #expect(try await job(for: id, on: app)?.state == "done")
+            // The dead worker's late finish cannot undo the new owner's result.
+            try await Enrichment.finish(try #require(claimed), owner: "dead", error: "late", now: clock.now, gate: app.writeGate, on: app.db)
+            #expect(try await job(for: id, on: app)?.state == "done")
+        }
+    }
+
+    @Test func concurrentWorkersNeverClaimTheSameJob() async throws {
+        try await withLookupApp { app, _, f in
+            for i in 0..<24 {
+                try await f.addTitle("Book \(i)", isbn: String(ISBNTestData.valid13(seed: i)))
+            }
+            // A second instance on the same database when it is PostgreSQL (two app instances);
+            // SQLite belongs to one process, whose write queue is shared by its workers.
+            var instances = [app]
+            var second: Application?
+            if case .postgres = app.storageConfig {
+                let other = try await Application.make(.testing)
+                try App.configure(other, storage: app.storageConfig!)
+                instances.append(other)
+                second = other
+            }
+            let now = app.clock.now()
+            let claims = try await withThrowingTaskGroup(of: [UUID].self) { group in
+                for worker in 0..<6 {
+                    let instance = instances[worker % instances.count]
+                    group.addTask {
+                        var mine: [UUID] = []
+                        while let job = try await Enrichment.claim(owner: "w\(worker)", now: now, gate: instance.writeGate, on: instance.db) {
+                            mine.append(job.id)
+                        }
+                        return mine
+                    }
+                }
+                var all: [UUID] = []
+                for try await mine in group { all += mine }
+                return all
+            }
+            try await second?.asyncShutdown()
+            #expect(claims.count == 24)
+            #expect(Set(claims).count == 24)
+        }
+    }
+}
+
+enum ISBNTestData {
+    /// A valid ISBN-13 (978-1-…) made from a number, for bulk fixtures.
+    static func valid13(seed: Int) -> String {
+        let first12 = "9781" + String(format: "%08d", 40_000_000 + seed)
+        let digits = first12.compactMap(\.wholeNumberValue)
+        let sum = digits.enumerated().reduce(0) { $0 + $1.element * ($1.offset % 2 == 0 ? 1 : 3) }
+        return first12 + String((10 - sum % 10) % 10)
+    }
+}
