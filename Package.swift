@@ -34,6 +34,15 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        .systemLibrary(
+            name: "CImaging",
+            path: "Sources/CImaging"
+        ),
+        .target(
+            name: "ShelfmarkImaging",
+            dependencies: ["CImaging", "ShelfmarkCore"],
+            swiftSettings: swiftSettings
+        ),
         .target(
             name: "ShelfmarkReplay",
             dependencies: [
@@ -52,6 +61,7 @@ let package = Package(
             dependencies: [
                 "ShelfmarkCore",
                 "ShelfmarkLookup",
+                "ShelfmarkImaging",
                 .product(name: "Vapor", package: "vapor"),
                 .product(name: "Fluent", package: "fluent"),
                 .product(name: "FluentSQLiteDriver", package: "fluent-sqlite-driver"),
@@ -67,6 +77,11 @@ let package = Package(
         .testTarget(
             name: "ShelfmarkCoreTests",
             dependencies: ["ShelfmarkCore"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "ShelfmarkImagingTests",
+            dependencies: ["ShelfmarkImaging"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

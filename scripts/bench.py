@@ -2,7 +2,9 @@
 """make bench: release build, 100,000 seeded titles, then
   1. search latency, in-process (server side): p50/p99 over as-you-type prefixes,
   2. check-outs per second over HTTP with concurrent clients (wrk),
-  3. requests per second of a title read next to a trivial route, measured in the same run.
+  3. requests per second of a title read next to a trivial route, measured in the same run,
+  4. ISBN lookup with each provider 300 ms away (the replay server): a fresh lookup against the
+     slowest provider's own latency, and a cached lookup against GET /me, both measured here.
 Figures are medians over rounds; the read figure is a ratio against the trivial route."""
 import json, os, re, shutil, signal, statistics, subprocess, sys, tempfile, time, urllib.request
 
@@ -11,6 +13,8 @@ TITLES = int(os.environ.get("BENCH_TITLES", "100000"))
 ROUNDS = int(os.environ.get("BENCH_ROUNDS", "3"))
 DURATION = os.environ.get("BENCH_DURATION", "8s")
 PORT = int(os.environ.get("BENCH_PORT", "8199"))
+REPLAY_PORT = int(os.environ.get("BENCH_REPLAY_PORT", "8198"))
+PROVIDER_LATENCY_MS = 300
 BASE = f"http://127.0.0.1:{PORT}/api/v1"
 
 
@@ -42,10 +46,30 @@ def wrk(path, token, script=None, connections=32, env=None):
     return (total - bad) / secs, bad, out
 
 
+def isbn13(n):
+    """A valid ISBN-13 (978-1-…) from a number: distinct ISBNs that no cache has seen."""
+    first12 = f"9781{n:08d}"
+    total = sum(int(d) * (1 if i % 2 == 0 else 3) for i, d in enumerate(first12))
+    return first12 + str((10 - total % 10) % 10)
+
+
+def timed_ms(fn):
+    t = time.perf_counter()
+    fn()
+    return (time.perf_counter() - t) * 1000
+
+
+def pct(values, q):
+    v = sorted(values)
+    return v[min(len(v) - 1, int(round(q * (len(v) - 1))))]
+
+
 def main():
     print("== Building release (swift build -c release) ==", flush=True)
     sh("swift", "build", "-c", "release", "--product", "shelfmark", capture=False)
-    binary = os.path.join(sh("swift", "build", "-c", "release", "--show-bin-path").strip(), "shelfmark")
+    sh("swift", "build", "-c", "release", "--product", "shelfmark-replay", capture=False)
+    bin_path = sh("swift", "build", "-c", "release", "--show-bin-path").strip()
+    binary = os.path.join(bin_path, "shelfmark")
     data = os.path.join(ROOT, ".tmp", "bench")
     shutil.rmtree(data, ignore_errors=True)
     os.makedirs(data)
@@ -65,7 +89,11 @@ def main():
     print(f"   {len(rounds)} rounds × {rounds[0]['queries']} queries: p50 {search_p50:.2f} ms, p99 {search_p99:.2f} ms (medians over rounds)")
     print("   slowest prefixes (median): " + ", ".join(f"'{l['prefix']}' {l['median_ms']:.1f} ms" for l in slowest))
 
-    server = subprocess.Popen([binary, "serve", "--hostname", "127.0.0.1", "--port", str(PORT)], cwd=ROOT, env=env,
+    replay = subprocess.Popen([os.path.join(bin_path, "shelfmark-replay"), "--port", str(REPLAY_PORT), "--latency", str(PROVIDER_LATENCY_MS)],
+                              cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    replay_base = f"http://127.0.0.1:{REPLAY_PORT}"
+    server = subprocess.Popen([binary, "serve", "--hostname", "127.0.0.1", "--port", str(PORT)], cwd=ROOT,
+                              env=dict(env, SHELFMARK_PROVIDERS_URL=replay_base),
                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
         for _ in range(100):
@@ -112,9 +140,28 @@ end
             health.append(wrk("/api/v1/health", token)[0])
             print(f"   round {r + 1}: GET /me {trivial[-1]:.0f} rps, GET title {read[-1]:.0f} rps, GET /health {health[-1]:.0f} rps")
         ratio = statistics.median(read) / statistics.median(trivial)
+
+        print(f"== 4. ISBN lookup, each provider {PROVIDER_LATENCY_MS} ms away (replay server), sequential requests ==", flush=True)
+        # Baseline: one provider request straight to the replay server (its latency plus loopback).
+        direct = [timed_ms(lambda n=n: urllib.request.urlopen(f"{replay_base}/google/books/v1/volumes?q=isbn:{isbn13(n)}", timeout=30).read())
+                  for n in range(10)]
+        fresh = [timed_ms(lambda n=n: call("POST", "/lookup/isbn", {"isbn": isbn13(1000 + n)}, token)) for n in range(30)]
+        call("POST", "/lookup/isbn", {"isbn": "9780306406157"}, token)
+        cached_rounds, me_rounds = [], []
+        for r in range(ROUNDS):
+            cached_rounds.append(statistics.median(timed_ms(lambda: call("POST", "/lookup/isbn", {"isbn": "9780306406157"}, token)) for _ in range(300)))
+            me_rounds.append(statistics.median(timed_ms(lambda: call("GET", "/me", token=token)) for _ in range(300)))
+            print(f"   round {r + 1}: cached lookup p50 {cached_rounds[-1]:.2f} ms, GET /me p50 {me_rounds[-1]:.2f} ms")
+        provider_p50 = statistics.median(direct)
+        fresh_p50 = statistics.median(fresh)
+        cached_p50 = statistics.median(cached_rounds)
+        me_p50 = statistics.median(me_rounds)
+        print(f"   one provider request, direct: p50 {provider_p50:.0f} ms; fresh lookup (both providers): p50 {fresh_p50:.0f} ms, max {max(fresh):.0f} ms")
     finally:
         server.send_signal(signal.SIGINT)
         server.wait(timeout=30)
+        replay.terminate()
+        replay.wait(timeout=30)
 
     print()
     print("== Summary (medians) ==")
@@ -122,6 +169,9 @@ end
     print(f"check-outs over HTTP (SQLite):                 {checkouts:.0f} /s                target >= 1000 /s")
     print(f"title read vs trivial authenticated route:     {statistics.median(read):.0f} / {statistics.median(trivial):.0f} rps = {ratio:.0%}   target >= 50%")
     print(f"  (for reference, unauthenticated /health:     {statistics.median(health):.0f} rps)")
+    budget = 1.1 * PROVIDER_LATENCY_MS + 20
+    print(f"fresh ISBN lookup, providers {PROVIDER_LATENCY_MS} ms away:   p50 {fresh_p50:.0f} ms = {fresh_p50 / provider_p50:.2f} x one provider ({provider_p50:.0f} ms)   target <= {budget:.0f} ms")
+    print(f"cached ISBN lookup:                            p50 {cached_p50:.2f} ms (GET /me {me_p50:.2f} ms, {cached_p50 / me_p50:.1f} x)   target p50 <= 5 ms")
 
 
 if __name__ == "__main__":

@@ -33,6 +33,10 @@ while let arg = args.popFirst() {
     }
 }
 
+// Ctrl-C and `kill` end the server at once: it holds nothing worth a graceful shutdown.
+signal(SIGINT) { _ in _exit(0) }
+signal(SIGTERM) { _ in _exit(0) }
+
 do {
     let server = try await ReplayServer.start(port: port, behaviour: behaviour)
     FileHandle.standardOutput.write(Data("replay server listening on \(server.baseURL) (latency \(behaviour.latencyMs) ms, fault \(behaviour.fault.rawValue))\n".utf8))

@@ -2,9 +2,15 @@ import App
 import Foundation
 import Vapor
 
-if CommandLine.arguments.dropFirst().first == "isbn" {
+// Commands that need no database run before the application starts.
+switch CommandLine.arguments.dropFirst().first {
+case "isbn":
     ISBNCheck.run(Array(CommandLine.arguments.dropFirst(2)))
     exit(0)
+case "scan":
+    exit(ScanCheck.run(Array(CommandLine.arguments.dropFirst(2))))
+default:
+    break
 }
 
 var env = try Environment.detect()

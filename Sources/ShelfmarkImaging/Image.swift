@@ -1,0 +1,143 @@
+import CImaging
+import Foundation
+
+/// Why an upload is not an image we can read. Each case says what was wrong, for a 4xx answer.
+public enum ImageError: Error, Equatable, Sendable, CustomStringConvertible {
+    case empty
+    case tooLarge(bytes: Int, limit: Int)
+    case notAnImage
+    case truncated(String)
+    case tooManyPixels(width: Int, height: Int)
+    case undecodable(String)
+
+    public var description: String {
+        switch self {
+        case .empty: "The image is empty: send the bytes of a JPEG or PNG photo."
+        case .tooLarge(let bytes, let limit): "The image is \(bytes / 1_000_000) MB; the limit is \(limit / 1_000_000) MB."
+        case .notAnImage: "This is not an image: send a JPEG, PNG, GIF, WebP, BMP or TIFF file."
+        case .truncated(let format): "The \(format) file is cut short (the upload was incomplete): send the whole file."
+        case .tooManyPixels(let w, let h): "The image is \(w)×\(h) pixels; the limit is 50 megapixels."
+        case .undecodable(let format): "The \(format) file could not be decoded: it is damaged."
+        }
+    }
+}
+
+/// An owned leptonica image. Leptonica's own transforms do the pixel work (C speed).
+final class Pix: @unchecked Sendable {
+    private(set) var pointer: UnsafeMutablePointer<PIX>
+
+    init(_ pointer: UnsafeMutablePointer<PIX>) { self.pointer = pointer }
+
+    /// Wraps a result that may be NULL.
+    convenience init?(_ pointer: UnsafeMutablePointer<PIX>?) {
+        guard let pointer else { return nil }
+        self.init(pointer)
+    }
+
+    deinit {
+        var p: UnsafeMutablePointer<PIX>? = pointer
+        pixDestroy(&p)
+    }
+
+    var width: Int { Int(pixGetWidth(pointer)) }
+    var height: Int { Int(pixGetHeight(pointer)) }
+    var depth: Int { Int(pixGetDepth(pointer)) }
+
+    static let maxPixels = 50_000_000
+    static let quiet: Void = { _ = setMsgSeverity(Int32(L_SEVERITY_NONE)) }()
+
+    /// The magic numbers we accept and their names.
+    static func format(of data: Data) -> String? {
+        let b = [UInt8](data.prefix(12))
+        if b.count >= 3, b[0] == 0xFF, b[1] == 0xD8, b[2] == 0xFF { return "JPEG" }
+        if b.count >= 8, b[0..<8] == [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A] { return "PNG" }
+        if b.count >= 6, b[0..<4] == [0x47, 0x49, 0x46, 0x38] { return "GIF" }
+        if b.count >= 12, b[0..<4] == [0x52, 0x49, 0x46, 0x46], b[8..<12] == [0x57, 0x45, 0x42, 0x50] { return "WebP" }
+        if b.count >= 2, b[0] == 0x42, b[1] == 0x4D { return "BMP" }
+        if b.count >= 4, (b[0..<4] == [0x49, 0x49, 0x2A, 0x00] || b[0..<4] == [0x4D, 0x4D, 0x00, 0x2A]) { return "TIFF" }
+        return nil
+    }
+
+    /// Decodes a photo into 8-bit grey, refusing what is not a whole image of a sane size.
+    static func decodeGray(_ data: Data) throws(ImageError) -> Pix {
+        _ = quiet
+        guard !data.isEmpty else { throw .empty }
+        guard let format = format(of: data) else { throw .notAnImage }
+        // Decoders fill a cut-short file with grey and say nothing; check the end markers ourselves.
+        let tail = [UInt8](data.suffix(2048))
+        switch format {
+        case "JPEG":
+            guard tail.indices.dropLast().contains(where: { tail[$0] == 0xFF && tail[$0 + 1] == 0xD9 }) else { throw .truncated(format) }
+        case "PNG":
+            guard tail.count >= 8, String(decoding: tail.suffix(64), as: UTF8.self).contains("IEND") else { throw .truncated(format) }
+        default: break
+        }
+        var fmt: Int32 = 0, w: Int32 = 0, h: Int32 = 0, bps: Int32 = 0, spp: Int32 = 0, cmap: Int32 = 0
+        let header = data.withUnsafeBytes { raw in
+            pixReadHeaderMem(raw.bindMemory(to: UInt8.self).baseAddress, raw.count, &fmt, &w, &h, &bps, &spp, &cmap)
+        }
+        guard header == 0 else { throw .undecodable(format) }
+        guard Int(w) * Int(h) <= maxPixels, w > 0, h > 0 else { throw .tooManyPixels(width: Int(w), height: Int(h)) }
+        let decoded = data.withUnsafeBytes { raw in pixReadMem(raw.bindMemory(to: UInt8.self).baseAddress, raw.count) }
+        guard let pix = Pix(decoded) else { throw .undecodable(format) }
+        guard let gray = pix.gray() else { throw .undecodable(format) }
+        return gray
+    }
+
+    /// 8-bit grey from any depth (RGB by luminance, colour maps removed).
+    func gray() -> Pix? {
+        switch depth {
+        case 8 where pixGetColormap(pointer) == nil: return Pix(pixClone(pointer))
+        case 32: return Pix(pixConvertRGBToLuminance(pointer))
+        default: return Pix(pixConvertTo8(pointer, 0))
+        }
+    }
+
+    func scaled(_ factor: Double) -> Pix? {
+        Pix(pixScale(pointer, Float(factor), Float(factor)))
+    }
+
+    func rotated(degrees: Double) -> Pix? {
+        Pix(pixRotate(pointer, Float(degrees * .pi / 180), Int32(L_ROTATE_AREA_MAP), Int32(L_BRING_IN_WHITE), 0, 0))
+    }
+
+    func sharpened() -> Pix? { Pix(pixUnsharpMaskingGray(pointer, 2, 0.6)) }
+
+    /// Stretches local contrast (uneven light, glare).
+    func contrastNormalized() -> Pix? {
+        Pix(pixContrastNorm(nil, pointer, 32, 32, 40, 2, 2))
+    }
+
+    /// Black and white by local thresholds, back as 8-bit.
+    func binarized() -> Pix? {
+        var out: UnsafeMutablePointer<PIX>?
+        guard pixOtsuAdaptiveThreshold(pointer, 64, 64, 0, 0, 0.1, nil, &out) == 0, let bw = Pix(out) else { return nil }
+        return Pix(pixConvert1To8(nil, bw.pointer, 255, 0))
+    }
+
+    func cropped(x: Int, y: Int, width w: Int, height h: Int) -> Pix? {
+        guard let box = boxCreate(Int32(x), Int32(y), Int32(w), Int32(h)) else { return nil }
+        var b: UnsafeMutablePointer<BOX>? = box
+        defer { boxDestroy(&b) }
+        return Pix(pixClipRectangle(pointer, box, nil))
+    }
+
+    /// The pixels as packed rows of bytes (leptonica keeps 8-bit pixels in big-endian 32-bit words;
+    /// a byte-swapped copy has them in order, then each row is one copy).
+    func packedGray() -> [UInt8] {
+        precondition(depth == 8)
+        let w = width, h = height
+        guard let copy = Pix(pixCopy(nil, pointer)) else { return [] }
+        if 1.littleEndian == 1 { pixEndianByteSwap(copy.pointer) }
+        let stride = Int(pixGetWpl(copy.pointer)) * 4
+        guard let words = pixGetData(copy.pointer) else { return [] }
+        var out = [UInt8](repeating: 0, count: w * h)
+        out.withUnsafeMutableBytes { dst in
+            let src = UnsafeRawPointer(words)
+            for y in 0..<h {
+                (dst.baseAddress! + y * w).copyMemory(from: src + y * stride, byteCount: w)
+            }
+        }
+        return out
+    }
+}
