@@ -8,10 +8,12 @@ SWIFT ?= swift
 PG_DIR ?= $(CURDIR)/.tmp/pg-test
 PG_PORT ?= 55432
 
-# Debian packages each goal needs; installed only when missing.
-RUN_PACKAGES := ca-certificates
-TEST_PACKAGES := postgresql
-BENCH_PACKAGES := wrk postgresql
+# Debian packages each goal needs; installed only when missing. The imaging libraries (barcode
+# decoding, OCR, barcode and QR drawing) are linked into the binary, so every goal needs them.
+IMAGING_PACKAGES := libzbar-dev libleptonica-dev libtesseract-dev tesseract-ocr-eng libqrencode-dev libzint-dev zlib1g-dev
+RUN_PACKAGES := ca-certificates $(IMAGING_PACKAGES)
+TEST_PACKAGES := postgresql $(IMAGING_PACKAGES)
+BENCH_PACKAGES := wrk postgresql $(IMAGING_PACKAGES)
 
 define ensure_packages
 	@missing=""; for p in $(1); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
