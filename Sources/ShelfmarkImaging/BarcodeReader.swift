@@ -73,7 +73,7 @@ public struct BarcodeReader: Sendable {
     }
 
     public func read(_ data: Data) throws(ImageError) -> Result {
-        let gray = try Pix.decodeGray(data)
+        let gray = try Bitmap.decodeGray(data)
         return read(gray)
     }
 
@@ -88,7 +88,7 @@ public struct BarcodeReader: Sendable {
         var addOn: String?
     }
 
-    func read(_ original: Pix) -> Result {
+    func read(_ original: Bitmap) -> Result {
         let started = ContinuousClock.now
         let scanner = ZBarScanner(symbologies: symbologies)
         var evidence: [Read: Evidence] = [:]
@@ -96,9 +96,9 @@ public struct BarcodeReader: Sendable {
 
         // The working image: large photos are scaled down (bars stay several pixels wide).
         let longSide = max(original.width, original.height)
-        let base: Pix = longSide > 1400 ? (original.scaled(1400 / Double(longSide)) ?? original) : original
+        let base: Bitmap = longSide > 1400 ? (original.scaled(1400 / Double(longSide)) ?? original) : original
 
-        func scan(_ pix: Pix?) {
+        func scan(_ pix: Bitmap?) {
             guard let pix else { return }
             passes += 1
             for symbol in scanner.scan(pix) {
@@ -115,7 +115,7 @@ public struct BarcodeReader: Sendable {
             return accepted.isEmpty ? nil : accepted
         }
 
-        let variants: [() -> Pix?] = [
+        let variants: [() -> Bitmap?] = [
             { base },
             { base.sharpened() },
             { longSide < 900 ? base.scaled(2) : base.scaled(0.6) },
@@ -201,7 +201,7 @@ final class ZBarScanner {
 
     deinit { zbar_image_scanner_destroy(scanner) }
 
-    func scan(_ pix: Pix) -> [Symbol] {
+    func scan(_ pix: Bitmap) -> [Symbol] {
         guard pix.depth == 8 else { return pix.gray().map(scan) ?? [] }
         let width = pix.width, height = pix.height
         let bytes = pix.packedGray()

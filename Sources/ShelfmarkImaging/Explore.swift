@@ -3,22 +3,22 @@ import Foundation
 
 extension BarcodeReader {
     public static func explore(_ data: Data) throws -> [String] {
-        let gray = try Pix.decodeGray(data)
+        let gray = try Bitmap.decodeGray(data)
         let scanner = ZBarScanner(symbologies: [.ean13])
         var out: [String] = []
         for scale in [0.3, 0.4, 0.5, 0.6, 0.75, 1, 1.25, 1.5, 2, 2.5, 3] {
             guard let s = gray.scaled(scale) else { continue }
-            let ops: [(String, (Pix) -> Pix?)] = [
+            let ops: [(String, (Bitmap) -> Bitmap?)] = [
                 ("plain", { $0 }), ("sharp", { $0.sharpened() }),
-                ("sharp2", { Pix(pixUnsharpMaskingGray($0.pointer, 4, 1.0)) }),
+                ("sharp2", { Bitmap(pixUnsharpMaskingGray($0.pointer, 4, 1.0)) }),
                 ("cnorm", { $0.contrastNormalized() }), ("bin", { $0.binarized() }),
                 ("rot5", { $0.rotated(degrees: 5) }), ("rot-5", { $0.rotated(degrees: -5) }),
                 ("rot10", { $0.rotated(degrees: 10) }), ("rot-10", { $0.rotated(degrees: -10) }),
-                ("y.5", { Pix(pixScale($0.pointer, 1, 0.5)) }), ("y.25", { Pix(pixScale($0.pointer, 1, 0.25)) }),
-                ("y.25s", { Pix(pixScale($0.pointer, 1, 0.25)).flatMap { Pix(pixUnsharpMaskingGray($0.pointer, 3, 0.8)) } }),
-                ("y.5s", { Pix(pixScale($0.pointer, 1, 0.5)).flatMap { Pix(pixUnsharpMaskingGray($0.pointer, 3, 0.8)) } }),
-                ("y.125", { Pix(pixScale($0.pointer, 1, 0.125)) }),
-                ("li2x", { Pix(pixScaleGrayLI($0.pointer, 2, 1)) }),
+                ("y.5", { Bitmap(pixScale($0.pointer, 1, 0.5)) }), ("y.25", { Bitmap(pixScale($0.pointer, 1, 0.25)) }),
+                ("y.25s", { Bitmap(pixScale($0.pointer, 1, 0.25)).flatMap { Bitmap(pixUnsharpMaskingGray($0.pointer, 3, 0.8)) } }),
+                ("y.5s", { Bitmap(pixScale($0.pointer, 1, 0.5)).flatMap { Bitmap(pixUnsharpMaskingGray($0.pointer, 3, 0.8)) } }),
+                ("y.125", { Bitmap(pixScale($0.pointer, 1, 0.125)) }),
+                ("li2x", { Bitmap(pixScaleGrayLI($0.pointer, 2, 1)) }),
             ]
             for (name, op) in ops {
                 guard let p = op(s) else { continue }

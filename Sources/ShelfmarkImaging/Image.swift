@@ -23,7 +23,7 @@ public enum ImageError: Error, Equatable, Sendable, CustomStringConvertible {
 }
 
 /// An owned leptonica image. Leptonica's own transforms do the pixel work (C speed).
-final class Pix: @unchecked Sendable {
+final class Bitmap: @unchecked Sendable {
     private(set) var pointer: UnsafeMutablePointer<PIX>
 
     init(_ pointer: UnsafeMutablePointer<PIX>) { self.pointer = pointer }
@@ -59,7 +59,7 @@ final class Pix: @unchecked Sendable {
     }
 
     /// Decodes a photo into 8-bit grey, refusing what is not a whole image of a sane size.
-    static func decodeGray(_ data: Data) throws(ImageError) -> Pix {
+    static func decodeGray(_ data: Data) throws(ImageError) -> Bitmap {
         _ = quiet
         guard !data.isEmpty else { throw .empty }
         guard let format = format(of: data) else { throw .notAnImage }
@@ -76,50 +76,73 @@ final class Pix: @unchecked Sendable {
         let header = data.withUnsafeBytes { raw in
             pixReadHeaderMem(raw.bindMemory(to: UInt8.self).baseAddress, raw.count, &fmt, &w, &h, &bps, &spp, &cmap)
         }
-        guard header == 0 else { throw .undecodable(format) }
-        guard Int(w) * Int(h) <= maxPixels, w > 0, h > 0 else { throw .tooManyPixels(width: Int(w), height: Int(h)) }
+        guard header == 0, w > 0, h > 0, w <= 30_000, h <= 30_000 else { throw .undecodable(format) }
+        guard Int(w) * Int(h) <= maxPixels else { throw .tooManyPixels(width: Int(w), height: Int(h)) }
         let decoded = data.withUnsafeBytes { raw in pixReadMem(raw.bindMemory(to: UInt8.self).baseAddress, raw.count) }
-        guard let pix = Pix(decoded) else { throw .undecodable(format) }
+        guard let pix = Bitmap(decoded) else { throw .undecodable(format) }
         guard let gray = pix.gray() else { throw .undecodable(format) }
         return gray
     }
 
     /// 8-bit grey from any depth (RGB by luminance, colour maps removed).
-    func gray() -> Pix? {
+    func gray() -> Bitmap? {
         switch depth {
-        case 8 where pixGetColormap(pointer) == nil: return Pix(pixClone(pointer))
-        case 32: return Pix(pixConvertRGBToLuminance(pointer))
-        default: return Pix(pixConvertTo8(pointer, 0))
+        case 8 where pixGetColormap(pointer) == nil: return Bitmap(pixClone(pointer))
+        case 32: return Bitmap(pixConvertRGBToLuminance(pointer))
+        default: return Bitmap(pixConvertTo8(pointer, 0))
         }
     }
 
-    func scaled(_ factor: Double) -> Pix? {
-        Pix(pixScale(pointer, Float(factor), Float(factor)))
+    func scaled(_ factor: Double) -> Bitmap? {
+        Bitmap(pixScale(pointer, Float(factor), Float(factor)))
     }
 
-    func rotated(degrees: Double) -> Pix? {
-        Pix(pixRotate(pointer, Float(degrees * .pi / 180), Int32(L_ROTATE_AREA_MAP), Int32(L_BRING_IN_WHITE), 0, 0))
+    /// Rotated clockwise by any angle, on a canvas large enough that no corner is cut off.
+    func rotated(degrees: Double) -> Bitmap? {
+        let a = degrees * .pi / 180
+        let w = Double(width), h = Double(height)
+        let bw = Int32((abs(w * cos(a)) + abs(h * sin(a))).rounded(.up))
+        let bh = Int32((abs(w * sin(a)) + abs(h * cos(a))).rounded(.up))
+        return Bitmap(pixRotate(pointer, Float(a), Int32(L_ROTATE_AREA_MAP), Int32(L_BRING_IN_WHITE), bw, bh))
     }
 
-    func sharpened() -> Pix? { Pix(pixUnsharpMaskingGray(pointer, 2, 0.6)) }
+    /// A quarter turn clockwise (exact, no resampling).
+    func quarterTurned() -> Bitmap? { Bitmap(pixRotate90(pointer, 1)) }
+
+    func sharpened() -> Bitmap? { Bitmap(pixUnsharpMaskingGray(pointer, 2, 0.6)) }
 
     /// Stretches local contrast (uneven light, glare).
-    func contrastNormalized() -> Pix? {
-        Pix(pixContrastNorm(nil, pointer, 32, 32, 40, 2, 2))
+    func contrastNormalized() -> Bitmap? {
+        Bitmap(pixContrastNorm(nil, pointer, 32, 32, 40, 2, 2))
     }
 
     /// Black and white by local thresholds, back as 8-bit.
-    func binarized() -> Pix? {
+    func binarized() -> Bitmap? {
         var out: UnsafeMutablePointer<PIX>?
-        guard pixOtsuAdaptiveThreshold(pointer, 64, 64, 0, 0, 0.1, nil, &out) == 0, let bw = Pix(out) else { return nil }
-        return Pix(pixConvert1To8(nil, bw.pointer, 255, 0))
+        guard pixOtsuAdaptiveThreshold(pointer, 64, 64, 0, 0, 0.1, nil, &out) == 0, let bw = Bitmap(out) else { return nil }
+        return Bitmap(pixConvert1To8(nil, bw.pointer, 255, 0))
     }
 
-    func cropped(x: Int, y: Int, width w: Int, height h: Int) -> Pix? {
+    func cropped(x: Int, y: Int, width w: Int, height h: Int) -> Bitmap? {
         guard let box = boxCreate(Int32(x), Int32(y), Int32(w), Int32(h)) else { return nil }
         var b: UnsafeMutablePointer<BOX>? = box
         defer { boxDestroy(&b) }
-        return Pix(pixClipRectangle(pointer, box, nil))
+        return Bitmap(pixClipRectangle(pointer, box, nil))
+    }
+
+    /// An 8-bit grey image from packed rows of bytes (the inverse of `packedGray`).
+    static func fromGray(width: Int, height: Int, pixels: [UInt8]) -> Bitmap? {
+        guard pixels.count == width * height, let pix = Bitmap(pixCreate(Int32(width), Int32(height), 8)) else { return nil }
+        let stride = Int(pixGetWpl(pix.pointer)) * 4
+        guard let words = pixGetData(pix.pointer) else { return nil }
+        pixels.withUnsafeBytes { src in
+            let dst = UnsafeMutableRawPointer(words)
+            for y in 0..<height {
+                (dst + y * stride).copyMemory(from: src.baseAddress! + y * width, byteCount: width)
+            }
+        }
+        if 1.littleEndian == 1 { pixEndianByteSwap(pix.pointer) }
+        return pix
     }
 
     /// The pixels as packed rows of bytes (leptonica keeps 8-bit pixels in big-endian 32-bit words;
@@ -127,7 +150,7 @@ final class Pix: @unchecked Sendable {
     func packedGray() -> [UInt8] {
         precondition(depth == 8)
         let w = width, h = height
-        guard let copy = Pix(pixCopy(nil, pointer)) else { return [] }
+        guard let copy = Bitmap(pixCopy(nil, pointer)) else { return [] }
         if 1.littleEndian == 1 { pixEndianByteSwap(copy.pointer) }
         let stride = Int(pixGetWpl(copy.pointer)) * 4
         guard let words = pixGetData(copy.pointer) else { return [] }

@@ -1,10 +1,140 @@
+import CImaging
 import Foundation
-import ShelfmarkImaging
+@testable import ShelfmarkImaging
 import Testing
+
+/// Degradations a phone camera adds: what we draw must still read after them.
+enum Degrade {
+    static func bitmap(_ png: Data) throws -> Bitmap { try Bitmap.decodeGray(png) }
+
+    /// Blur: down to a fraction and back up (loses the sharp edges).
+    static func blur(_ p: Bitmap, _ factor: Double) -> Bitmap? { p.scaled(factor)?.scaled(1 / factor) }
+
+    /// Deterministic noise of ± amplitude on every pixel.
+    static func noise(_ p: Bitmap, amplitude: Int, seed: UInt64 = 42) -> Bitmap? {
+        var state = seed
+        var bytes = p.packedGray()
+        for i in bytes.indices {
+            state = state &* 6364136223846793005 &+ 1442695040888963407
+            let delta = Int((state >> 33) % UInt64(2 * amplitude + 1)) - amplitude
+            bytes[i] = UInt8(clamping: Int(bytes[i]) + delta)
+        }
+        return Bitmap.fromGray(width: p.width, height: p.height, pixels: bytes)
+    }
+
+    /// Low contrast, as under poor light: greys between 90 and 170.
+    static func lowContrast(_ p: Bitmap) -> Bitmap? {
+        let bytes = p.packedGray().map { UInt8(90 + Int($0) * 80 / 255) }
+        return Bitmap.fromGray(width: p.width, height: p.height, pixels: bytes)
+    }
+
+    /// Placed small, off-centre in a larger grey "photo".
+    static func embedded(_ p: Bitmap, canvas: (Int, Int), at origin: (Int, Int)) -> Bitmap? {
+        var canvasBytes = [UInt8](repeating: 160, count: canvas.0 * canvas.1)
+        let src = p.packedGray()
+        for y in 0..<p.height where y + origin.1 < canvas.1 {
+            for x in 0..<p.width where x + origin.0 < canvas.0 {
+                canvasBytes[(y + origin.1) * canvas.0 + x + origin.0] = src[y * p.width + x]
+            }
+        }
+        return Bitmap.fromGray(width: canvas.0, height: canvas.1, pixels: canvasBytes)
+    }
+}
 
 @Suite struct ImageInputTests {
     @Test func emptyAndNonImagesAreRefusedWithAReason() {
         #expect(throws: ImageError.empty) { try BarcodeReader().read(Data()) }
         #expect(throws: ImageError.notAnImage) { try BarcodeReader().read(Data("hello, world".utf8)) }
+        #expect(throws: ImageError.notAnImage) { try BarcodeReader().read(Data(repeating: 0, count: 5000)) }
+    }
+
+    @Test func truncatedFilesAreRefusedNotGuessed() throws {
+        let png = try BarcodeRenderer.render(.isbn, "9780306406157").png
+        #expect(throws: ImageError.truncated("PNG")) { try BarcodeReader().read(png.prefix(png.count / 2)) }
+        // A JPEG that stops half way (no end-of-image marker).
+        let jpegHead = Data([0xFF, 0xD8, 0xFF, 0xE0, 0x00, 0x10, 0x4A, 0x46, 0x49, 0x46, 0x00]) + Data(repeating: 0x55, count: 3000)
+        #expect(throws: ImageError.truncated("JPEG")) { try BarcodeReader().read(jpegHead) }
+        // A whole header with garbage after it.
+        var garbage = Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]) + Data(repeating: 7, count: 100)
+        garbage += Data("IEND".utf8) + Data(repeating: 0, count: 4)
+        #expect(throws: ImageError.undecodable("PNG")) { try BarcodeReader().read(garbage) }
+    }
+
+    @Test func anImageWithoutCodesReadsAsNothing() throws {
+        let flat = try #require(Bitmap.fromGray(width: 300, height: 200, pixels: [UInt8](repeating: 200, count: 60_000)))
+        let noisy = try #require(Degrade.noise(flat, amplitude: 60))
+        #expect(BarcodeReader().read(noisy).barcodes.isEmpty)
+    }
+}
+
+@Suite struct RoundTripTests {
+    @Test(arguments: ["9780306406157", "978-3-16-148410-0", "979-10-90636-07-1"])
+    func anISBNWeDrawReadsBackAsThatISBN(_ isbn: String) throws {
+        let out = try BarcodeRenderer.render(.isbn, isbn)
+        let result = try BarcodeReader().read(out.png)
+        let code = try #require(result.barcodes.first)
+        let digits = isbn.filter(\.isNumber)
+        #expect(code.symbology == .ean13)
+        #expect(code.text == digits)
+        #expect(code.isbn == digits)
+        #expect(out.svg.hasPrefix("<svg"))
+        #expect(out.svg.contains(">\(digits.prefix(1))<") || out.svg.contains(String(digits.dropFirst().prefix(6))))  // human-readable digits
+    }
+
+    @Test(arguments: ["C000042", "S12345", "Room 12/Shelf-B"])
+    func aCode128LabelReadsBack(_ text: String) throws {
+        let out = try BarcodeRenderer.render(.code128, text)
+        let code = try #require(try BarcodeReader().read(out.png).barcodes.first)
+        #expect(code.symbology == .code128)
+        #expect(code.text == text)
+        #expect(code.isbn == nil)
+        #expect(out.svg.contains(text.replacingOccurrences(of: "/", with: "/")))
+    }
+
+    @Test func aShelfQRCodeReadsBack() throws {
+        let text = "shelfmark:shelf:Room 12 — Fiction A–F"
+        let out = try BarcodeRenderer.render(.qr, text)
+        let code = try #require(try BarcodeReader().read(out.png).barcodes.first)
+        #expect(code.symbology == .qr)
+        #expect(code.text == text)
+        #expect(out.svg.contains("viewBox"))
+    }
+
+    @Test func degradedRendersStillReadAndNeverMisread() throws {
+        let isbn = "9780316452502"
+        let base = try Degrade.bitmap(try BarcodeRenderer.render(.isbn, isbn, scale: 2).png)
+        let variants: [(String, Bitmap?)] = [
+            ("rotated 7°", base.rotated(degrees: 7)),
+            ("rotated -12°", base.rotated(degrees: -12)),
+            ("rotated 90°", base.quarterTurned()),
+            ("upside down", base.quarterTurned()?.quarterTurned()),
+            ("rotated 35°", base.rotated(degrees: 35)),
+            ("blurred", Degrade.blur(base, 0.5)),
+            ("noisy", Degrade.noise(base, amplitude: 50)),
+            ("low contrast", Degrade.lowContrast(base)),
+            ("scaled down", base.scaled(0.7)),
+            ("small in a large photo", Degrade.embedded(base, canvas: (1600, 1200), at: (900, 700))),
+            ("blurred, noisy and tilted", Degrade.blur(base, 0.6).flatMap { Degrade.noise($0, amplitude: 30) }?.rotated(degrees: 4)),
+        ]
+        for (name, pix) in variants {
+            let p = try #require(pix, "\(name): degradation failed")
+            let codes = BarcodeReader().read(p).barcodes
+            #expect(codes.map(\.text) == [isbn], "\(name): read \(codes)")
+        }
+    }
+
+    @Test func theAddOnOfABookBarcodeIsReportedWithIt() throws {
+        // zint draws an EAN-13 with a 5-digit add-on from "ISBN+ADDON".
+        let out = try BarcodeRenderer.renderForTesting(addOnOf: "9780306406157", addOn: "51299")
+        let code = try #require(try BarcodeReader().read(out).barcodes.first)
+        #expect(code.text == "9780306406157")
+        #expect(code.addOn == "51299")
+    }
+
+    @Test func badInputToTheRendererIsRefused() {
+        #expect(throws: BarcodeRenderer.Failure.self) { try BarcodeRenderer.render(.isbn, "9780306406158") }
+        #expect(throws: BarcodeRenderer.Failure.self) { try BarcodeRenderer.render(.code128, "Bücher") }
+        #expect(throws: BarcodeRenderer.Failure.self) { try BarcodeRenderer.render(.qr, "") }
+        #expect(throws: BarcodeRenderer.Failure.tooLong(201)) { try BarcodeRenderer.render(.qr, String(repeating: "x", count: 201)) }
     }
 }
