@@ -240,7 +240,10 @@ final class ZBarScanner {
             addOns.append(text)
             return
         }
-        guard let symbology = Symbology(zbar: type), !text.isEmpty else { return }
-        found.append(Symbol(symbology: symbology, text: text, quality: max(1, quality), addOn: nil))
+        guard let symbology = Symbology(zbar: type) else { return }
+        // Spaces around a linear code's text carry no meaning on a label (Code 39 pads with them).
+        let trimmed = symbology.isLinear ? text.trimmingCharacters(in: .whitespaces) : text
+        guard !trimmed.isEmpty else { return }
+        found.append(Symbol(symbology: symbology, text: trimmed, quality: max(1, quality), addOn: nil))
     }
 }

@@ -145,6 +145,20 @@ final class Bitmap: @unchecked Sendable {
         return pix
     }
 
+    /// White image with lines of black text in leptonica's built-in bitmap font (test fixtures).
+    static func text(_ lines: [String], fontSize: Int32 = 8, width: Int = 1200) -> Bitmap? {
+        guard let font = bmfCreate(nil, fontSize) else { return nil }
+        var f: UnsafeMutablePointer<L_BMF>? = font
+        defer { bmfDestroy(&f) }
+        let lineHeight = Int(fontSize) * 8
+        guard let pix = Bitmap(pixCreate(Int32(width), Int32(lineHeight * (lines.count + 1)), 8)) else { return nil }
+        pixSetAll(pix.pointer)  // white
+        for (i, line) in lines.enumerated() {
+            pixSetTextline(pix.pointer, font, line, 0x0000_0000, 40, Int32(lineHeight * (i + 1)), nil, nil)
+        }
+        return pix
+    }
+
     /// The pixels as packed rows of bytes (leptonica keeps 8-bit pixels in big-endian 32-bit words;
     /// a byte-swapped copy has them in order, then each row is one copy).
     func packedGray() -> [UInt8] {

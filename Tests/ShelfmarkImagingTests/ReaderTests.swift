@@ -138,3 +138,19 @@ enum Degrade {
         #expect(throws: BarcodeRenderer.Failure.tooLong(201)) { try BarcodeRenderer.render(.qr, String(repeating: "x", count: 201)) }
     }
 }
+
+@Suite struct TextReaderTests {
+    @Test func printedISBNsAreFoundInTheTextOfAPhoto() throws {
+        let page = try #require(Bitmap.text([
+            "Signals and Shelves",
+            "Call us: +353 1 234 5678  Price 12.99",
+            "ISBN 978-0-306-40615-7",
+        ]))
+        let result = try TextReader.shared.read(page)
+        #expect(result.text.contains("Signals"))
+        #expect(result.isbns.map(\.isbn13) == ["9780306406157"])
+        // The phone number and the price are not ISBNs.
+        let noISBN = try TextReader.shared.read(try #require(Bitmap.text(["Call 0306 406152 today", "Only 9.99"])))
+        #expect(noISBN.isbns.isEmpty)
+    }
+}
