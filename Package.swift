@@ -94,6 +94,7 @@ let package = Package(
             dependencies: [
                 "App",
                 "ShelfmarkReplay",
+                "ShelfmarkImaging",
                 .product(name: "VaporTesting", package: "vapor"),
             ],
             swiftSettings: swiftSettings

@@ -8,5 +8,6 @@ func routes(_ app: Application) throws {
     TitlesController.register(api)
     CirculationController.register(api)
     LookupController.register(api)
+    ScanController.register(api)
     app.get { req in req.redirect(to: "/api/v1/openapi.json") }
 }

@@ -197,6 +197,8 @@ final class ZBarScanner {
             }
         }
         for t in types { zbar_image_scanner_set_config(scanner, t, ZBAR_CFG_ENABLE, 1) }
+        // QR payloads come back as raw bytes (zbar otherwise guesses Shift-JIS for UTF-8 text).
+        zbar_image_scanner_set_config(scanner, ZBAR_QRCODE, ZBAR_CFG_BINARY, 1)
     }
 
     deinit { zbar_image_scanner_destroy(scanner) }
@@ -226,7 +228,10 @@ final class ZBarScanner {
 
     private func collect(_ s: OpaquePointer, into found: inout [Symbol], addOns: inout [String]) {
         let type = zbar_symbol_get_type(s)
-        let text = zbar_symbol_get_data(s).map { String(cString: $0) } ?? ""
+        let length = Int(zbar_symbol_get_data_length(s))
+        let bytes = zbar_symbol_get_data(s).map { UnsafeRawPointer($0).withMemoryRebound(to: UInt8.self, capacity: length) { Array(UnsafeBufferPointer(start: $0, count: length)) } } ?? []
+        // UTF-8 when the bytes are UTF-8 (our QR codes and most others), else ISO 8859-1 (the QR default).
+        let text = String(validating: bytes, as: UTF8.self) ?? String(bytes.map { Character(Unicode.Scalar($0)) })
         let quality = Int(zbar_symbol_get_quality(s))
         if type == ZBAR_COMPOSITE, let components = zbar_symbol_get_components(s) {
             var c = zbar_symbol_set_first_symbol(components)

@@ -151,10 +151,10 @@ struct APIRoutes {
     }
 
     func on<R: AsyncResponseEncodable>(
-        _ method: HTTPMethod, _ path: PathComponent..., doc: RouteDoc,
+        _ method: HTTPMethod, _ path: PathComponent..., doc: RouteDoc, body: HTTPBodyStreamStrategy = .collect,
         use handler: @escaping @Sendable (Request) async throws -> R
     ) {
-        builder.on(method, path, use: handler)
+        builder.on(method, path, body: body, use: handler)
         registry.add(.init(method: method, path: prefix + path, doc: doc))
     }
 }

@@ -15,8 +15,8 @@ extension Request {
         return id
     }
 
-    func flag(_ name: String) throws -> Bool {
-        guard let raw = query[String.self, at: name] else { return false }
+    func flag(_ name: String, default absent: Bool = false) throws -> Bool {
+        guard let raw = query[String.self, at: name] else { return absent }
         switch raw.lowercased() {
         case "true", "1", "yes", "": return true
         case "false", "0", "no": return false

@@ -1,0 +1,132 @@
+@testable import App
+import Foundation
+@testable import ShelfmarkImaging
+import Testing
+import Vapor
+
+private func post(_ f: Fixture, _ path: String = "/api/v1/scan", body: Data, contentType: String) async throws -> Client.Reply {
+    var headers = HTTPHeaders()
+    headers.bearerAuthorization = .init(token: f.owner.token!)
+    headers.replaceOrAdd(name: .contentType, value: contentType)
+    let response = try await f.app.testing().sendRequest(.POST, path, headers: headers, body: ByteBuffer(data: body))
+    return Client.Reply(status: response.status, body: response.body, headers: response.headers)
+}
+
+private func multipart(_ data: Data, field: String, boundary: String = "shelfmark-boundary") -> (Data, String) {
+    var body = Data("--\(boundary)\r\nContent-Disposition: form-data; name=\"\(field)\"; filename=\"photo.png\"\r\nContent-Type: image/png\r\n\r\n".utf8)
+    body += data
+    body += Data("\r\n--\(boundary)--\r\n".utf8)
+    return (body, "multipart/form-data; boundary=\(boundary)")
+}
+
+@Suite struct ScanAPITests {
+    @Test func aBookBarcodePhotoAnswersItsISBN() async throws {
+        try await withTestApp { app in
+            let f = try await Fixture.make(app)
+            let png = try BarcodeRenderer.render(.isbn, "9780306406157").png
+            let raw = try await post(f, body: png, contentType: "image/png")
+            #expect(raw.status == .ok, "\(raw.json)")
+            #expect(raw["found"] as? Bool == true)
+            let isbn = try #require(raw["isbn"] as? [String: Any])
+            #expect(isbn["isbn13"] as? String == "9780306406157")
+            #expect(isbn["hyphenated"] as? String == "978-0-306-40615-7")
+            let code = try #require((raw["barcodes"] as? [[String: Any]])?.first)
+            #expect(code["symbology"] as? String == "EAN-13")
+            #expect(raw["ocr"] == nil)  // a code was found: no text recognition
+
+            let (form, type) = multipart(png, field: "image")
+            let viaForm = try await post(f, body: form, contentType: type)
+            #expect((viaForm["isbn"] as? [String: Any])?["isbn13"] as? String == "9780306406157")
+            let (wrongField, type2) = multipart(png, field: "picture")
+            let missing = try await post(f, body: wrongField, contentType: type2)
+            #expect(missing.status == .unprocessableEntity)
+            #expect(missing.errorField == "image")
+        }
+    }
+
+    @Test func withoutABarcodeTheTextIsReadForISBNs() async throws {
+        try await withTestApp { app in
+            let f = try await Fixture.make(app)
+            let page = try #require(Bitmap.text(["The back cover of a book", "ISBN 978-0-306-40615-7"]))
+            let png = PNG.gray(width: page.width, height: page.height, pixels: page.packedGray())
+            let reply = try await post(f, body: png, contentType: "image/png")
+            #expect(reply.status == .ok)
+            #expect((reply["barcodes"] as? [Any])?.isEmpty == true)
+            let ocr = try #require(reply["ocr"] as? [String: Any], "\(reply.json)")
+            #expect((ocr["text"] as? String)?.contains("back cover") == true)
+            #expect(((ocr["isbns"] as? [[String: Any]])?.first)?["isbn13"] as? String == "9780306406157")
+            #expect((reply["isbn"] as? [String: Any])?["isbn13"] as? String == "9780306406157")
+
+            let blank = PNG.gray(width: 200, height: 100, pixels: [UInt8](repeating: 255, count: 20_000))
+            let nothing = try await post(f, body: blank, contentType: "image/png")
+            #expect(nothing.status == .ok)
+            #expect(nothing["found"] as? Bool == false)
+            #expect(nothing.string("message").contains("closer"))
+            let noOCR = try await post(f, "/api/v1/scan?ocr=false", body: png, contentType: "image/png")
+            #expect(noOCR["ocr"] == nil)
+            #expect(noOCR["found"] as? Bool == false)
+        }
+    }
+
+    @Test func badUploadsGetAClear4xxNeverA500() async throws {
+        try await withTestApp { app in
+            let f = try await Fixture.make(app)
+            let png = try BarcodeRenderer.render(.isbn, "9780306406157").png
+            let empty = try await post(f, body: Data(), contentType: "image/jpeg")
+            #expect(empty.status == .badRequest)
+            #expect(empty.errorMessage?.contains("empty") == true)
+            let text = try await post(f, body: Data("not a photo at all".utf8), contentType: "image/jpeg")
+            #expect(text.status == .unsupportedMediaType)
+            #expect(text.errorMessage?.contains("not an image") == true)
+            let truncated = try await post(f, body: png.prefix(png.count / 2), contentType: "image/png")
+            #expect(truncated.status == .unprocessableEntity)
+            #expect(truncated.errorMessage?.contains("cut short") == true)
+            var jpeg = Data([0xFF, 0xD8, 0xFF, 0xE0]) + Data(repeating: 0x41, count: 4000)
+            let cutJPEG = try await post(f, body: jpeg, contentType: "image/jpeg")
+            #expect(cutJPEG.status == .unprocessableEntity)
+            jpeg += Data([0xFF, 0xD9])
+            let brokenJPEG = try await post(f, body: jpeg, contentType: "image/jpeg")
+            #expect(brokenJPEG.status == .unprocessableEntity)
+            let huge = try await post(f, body: Data(repeating: 0xFF, count: 50 << 20), contentType: "image/jpeg")
+            #expect(huge.status == .payloadTooLarge)
+            #expect(huge.errorCode == "too_large")
+            #expect(huge.errorMessage?.contains("10 MB") == true)
+        }
+    }
+
+    @Test func labelsCardsAndShelfCodesAreDrawnAndReadBack() async throws {
+        try await withTestApp { app in
+            let f = try await Fixture.make(app)
+            let titleID = try await f.addTitle("Momo", isbn: "9783522202602")
+            let detail = try await f.owner.get("\(f.lib)/titles/\(titleID)")
+            let copy = try #require((detail["copies"] as? [[String: Any]])?.first)
+            let copyID = try #require(copy["id"] as? String)
+            let barcode = try #require(copy["barcode"] as? String)
+
+            let svg = try await f.owner.get("\(f.lib)/copies/\(copyID)/barcode.svg")
+            #expect(svg.status == .ok)
+            #expect(svg.headers.first(name: .contentType)?.hasPrefix("image/svg+xml") == true)
+            #expect(String(buffer: svg.body).contains(barcode))
+            let png = try await f.owner.get("\(f.lib)/copies/\(copyID)/barcode.png")
+            #expect(try BarcodeReader().read(Data(buffer: png.body)).barcodes.first?.text == barcode)
+
+            let memberID = try await f.addMember("S12345", "Ada", "Lovelace")
+            let card = try await f.owner.get("\(f.lib)/members/\(memberID)/barcode.png")
+            #expect(try BarcodeReader().read(Data(buffer: card.body)).barcodes.first?.text == "S12345")
+
+            let book = try await f.owner.get("\(f.lib)/titles/\(titleID)/barcode.png")
+            #expect(try BarcodeReader().read(Data(buffer: book.body)).barcodes.first?.isbn == "9783522202602")
+            let noISBN = try await f.addTitle("Handwritten notes")
+            let missing = try await f.owner.get("\(f.lib)/titles/\(noISBN)/barcode.svg")
+            #expect(missing.status == .notFound)
+            #expect(missing.errorCode == "no_isbn")
+
+            let shelf = try await f.owner.get("\(f.lib)/shelves/qr.png?location=Fiction%20A%E2%80%93F")
+            let shelfCode = try BarcodeReader().read(Data(buffer: shelf.body)).barcodes.first
+            #expect(shelfCode?.text == "shelfmark:shelf:Fiction A–F", "\(String(describing: shelfCode)) \(shelf.status) \(shelf.json)")
+            let noShelf = try await f.owner.get("\(f.lib)/shelves/qr.svg")
+            #expect(noShelf.status == .unprocessableEntity)
+            #expect(noShelf.errorField == "location")
+        }
+    }
+}
