@@ -14,6 +14,9 @@ IMAGING_PACKAGES := libzbar-dev libleptonica-dev libtesseract-dev tesseract-ocr-
 RUN_PACKAGES := ca-certificates $(IMAGING_PACKAGES)
 TEST_PACKAGES := postgresql $(IMAGING_PACKAGES)
 BENCH_PACKAGES := wrk postgresql $(IMAGING_PACKAGES)
+BENCH_SCAN_PACKAGES := zbar-tools $(IMAGING_PACKAGES)
+# Third-party test material (barcode photos): checked when present next to the project.
+CORPUS ?= $(wildcard $(CURDIR)/../shared/corpora)
 
 define ensure_packages
 	@missing=""; for p in $(1); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
@@ -24,12 +27,13 @@ define ensure_packages
 	fi
 endef
 
-.PHONY: run build test test-sqlite test-postgres bench isbn-ranges clean help
+.PHONY: run build test test-sqlite test-postgres bench bench-scan isbn-ranges clean help
 
 help:
 	@echo "make run    build and start the server on SQLite (data in ./data), print the URL"
 	@echo "make test   run the whole suite on SQLite and on a private throwaway PostgreSQL"
-	@echo "make bench  release build, seed 100,000 titles, print search/check-out/read figures"
+	@echo "make bench  release build, seed 100,000 titles, print search/check-out/read/lookup figures"
+	@echo "make bench-scan   barcode decode rate and latency on the photo corpus (SHELFMARK_CORPUS)"
 	@echo "make isbn-ranges RANGES=RangeMessage.xml   regenerate the ISBN hyphenation table"
 
 build:
@@ -51,17 +55,21 @@ test:
 
 test-sqlite:
 	@echo "== Test suite on SQLite =="
-	SHELFMARK_TEST_DATABASE_URL= $(SWIFT) test --skip-build
+	SHELFMARK_CORPUS=$(CORPUS) SHELFMARK_TEST_DATABASE_URL= $(SWIFT) test --skip-build
 
 test-postgres:
 	@echo "== Test suite on PostgreSQL (private cluster in $(PG_DIR)) =="
 	@url=$$(scripts/pg-test-cluster.sh start $(PG_DIR) $(PG_PORT)) || exit 1; \
 	trap 'scripts/pg-test-cluster.sh stop $(PG_DIR)' EXIT; \
-	SHELFMARK_TEST_DATABASE_URL=$$url $(SWIFT) test --skip-build
+	SHELFMARK_CORPUS= SHELFMARK_TEST_DATABASE_URL=$$url $(SWIFT) test --skip-build
 
 bench:
 	$(call ensure_packages,$(BENCH_PACKAGES))
 	scripts/bench.py
+
+bench-scan:
+	$(call ensure_packages,$(BENCH_SCAN_PACKAGES))
+	SHELFMARK_CORPUS=$(CORPUS) scripts/bench-scan.py
 
 # Regenerate the ISBN hyphenation table from a newer RangeMessage.xml (https://www.isbn-international.org/range_file_generation).
 RANGES ?= ../shared/data/isbn/RangeMessage.xml

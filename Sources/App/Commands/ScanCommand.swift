@@ -8,10 +8,6 @@ import ShelfmarkImaging
 /// before starting the application. Exit status 1 when a file could not be read at all.
 public enum ScanCheck {
     public static func run(_ arguments: [String], print: (String) -> Void = { Swift.print($0) }) -> Int32 {
-        if arguments.first == "--explore" {
-            for f in arguments.dropFirst() { print(f); for l in (try? BarcodeReader.explore(Data(contentsOf: URL(fileURLWithPath: f)))) ?? [] { print("  " + l) } }
-            return 0
-        }
         var timing = false
         var files: [String] = []
         for arg in arguments {
