@@ -1,6 +1,7 @@
 @testable import App
 import Fluent
 import Foundation
+import ShelfmarkCore
 import ShelfmarkLookup
 import ShelfmarkReplay
 import SQLKit
@@ -282,5 +283,23 @@ enum ISBNTestData {
         let digits = first12.compactMap(\.wholeNumberValue)
         let sum = digits.enumerated().reduce(0) { $0 + $1.element * ($1.offset % 2 == 0 ? 1 : 3) }
         return first12 + String((10 - sum % 10) % 10)
+    }
+}
+
+@Suite struct LookupCommandTests {
+    @Test func lookupPrintsTheFullRecordWithItsSources() async throws {
+        try await withLookupApp { app, _, _ in
+            let looked = try await LookupService.isbn(try ISBN("9780306406157"), lookup: app.metadataLookup, now: app.clock.now(),
+                                                      gate: app.writeGate, on: app.db)
+            let lines = LookupCommand.lines(LookupController.response(try ISBN("9780306406157"), looked, existing: nil, now: app.clock.now()))
+            let text = lines.joined(separator: "\n")
+            #expect(lines.first == "ISBN           978-0-306-40615-7  (ISBN-10 0-306-40615-2)")
+            #expect(text.contains("Title          Signals and Shelves  [Google Books]"))
+            #expect(text.contains("Publisher      Plenum Press  [Open Library]"))
+            #expect(text.contains("Pages          312"))
+            #expect(text.contains("Description    Everything a volunteer needs"))
+            #expect(text.contains("Source         Google Books: found"))
+            #expect(text.contains("Cached         no"))
+        }
     }
 }

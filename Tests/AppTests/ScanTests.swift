@@ -130,3 +130,31 @@ private func multipart(_ data: Data, field: String, boundary: String = "shelfmar
         }
     }
 }
+
+@Suite struct ScanCommandTests {
+    @Test func scanPrintsOneTabSeparatedLinePerFile() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("scan-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let book = dir.appendingPathComponent("book.png").path
+        let card = dir.appendingPathComponent("card.png").path
+        let blank = dir.appendingPathComponent("blank.png").path
+        let notes = dir.appendingPathComponent("notes.txt").path
+        try BarcodeRenderer.render(.isbn, "9780306406157").png.write(to: URL(fileURLWithPath: book))
+        try BarcodeRenderer.render(.code128, "S12345").png.write(to: URL(fileURLWithPath: card))
+        try PNG.gray(width: 50, height: 50, pixels: [UInt8](repeating: 255, count: 2500)).write(to: URL(fileURLWithPath: blank))
+        try Data("hello".utf8).write(to: URL(fileURLWithPath: notes))
+        var lines: [String] = []
+        let status = ScanCheck.run([book, card, blank, notes, dir.appendingPathComponent("missing.png").path]) { lines.append($0) }
+        #expect(lines.count == 5)
+        #expect(lines[0] == "\(book)\tEAN-13\t9780306406157")
+        #expect(lines[1] == "\(card)\tCode 128\tS12345")
+        #expect(lines[2] == "\(blank)\tnone")
+        #expect(lines[3].hasPrefix("\(notes)\terror\tThis is not an image"))
+        #expect(lines[4].hasPrefix("\(dir.path)/missing.png\terror\tcannot read the file"))
+        #expect(status == 1)
+        var timed: [String] = []
+        _ = ScanCheck.run(["--timing", book]) { timed.append($0) }
+        #expect(timed.first?.split(separator: "\t").count == 4)
+    }
+}

@@ -60,6 +60,13 @@ enum Degrade {
         #expect(throws: ImageError.undecodable("PNG")) { try BarcodeReader().read(garbage) }
     }
 
+    @Test(arguments: [(1, 1), (3, 2), (2, 900), (900, 2)])
+    func tinyAndOddlyShapedImagesReadAsNothingWithoutCrashing(size: (Int, Int)) throws {
+        let png = PNG.gray(width: size.0, height: size.1, pixels: [UInt8](repeating: 128, count: size.0 * size.1))
+        #expect(try BarcodeReader().read(png).barcodes.isEmpty)
+        #expect(try TextReader.shared.read(png).isbns.isEmpty)
+    }
+
     @Test func anImageWithoutCodesReadsAsNothing() throws {
         let flat = try #require(Bitmap.fromGray(width: 300, height: 200, pixels: [UInt8](repeating: 200, count: 60_000)))
         let noisy = try #require(Degrade.noise(flat, amplitude: 60))
