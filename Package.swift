@@ -18,6 +18,7 @@ let package = Package(
         .package(url: "https://github.com/vapor/fluent-postgres-driver.git", from: "2.14.0"),
         .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
+        .package(url: "https://github.com/JohnSundell/Plot.git", from: "0.14.0"),
     ],
     targets: [
         .target(
@@ -62,6 +63,7 @@ let package = Package(
                 "ShelfmarkCore",
                 "ShelfmarkLookup",
                 "ShelfmarkImaging",
+                .product(name: "Plot", package: "Plot"),
                 .product(name: "Vapor", package: "vapor"),
                 .product(name: "Fluent", package: "fluent"),
                 .product(name: "FluentSQLiteDriver", package: "fluent-sqlite-driver"),

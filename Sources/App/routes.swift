@@ -9,5 +9,11 @@ func routes(_ app: Application) throws {
     CirculationController.register(api)
     LookupController.register(api)
     ScanController.register(api)
-    app.get { req in req.redirect(to: "/api/v1/openapi.json") }
+    // The web app: server-rendered pages, CSRF-checked forms, errors as pages in the user's language.
+    let web = app.routes.grouped(WebMiddleware())
+    SessionPages.register(web)
+    let lib = web.grouped("libraries", ":libraryID")
+    CatalogPages.register(lib)
+    CatalogPages.registerAdd(lib)
+    CirculationPages.register(lib)
 }

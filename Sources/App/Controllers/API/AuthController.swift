@@ -82,7 +82,7 @@ enum AuthController {
         return .noContent
     }
 
-    private static func setCookie(_ session: SessionDTO, on response: Response) {
+    static func setCookie(_ session: SessionDTO, on response: Response) {
         response.cookies[Credential.cookieName] = HTTPCookies.Value(
             string: session.token, expires: session.expiresAt, maxAge: Int(Credential.sessionLifetime),
             path: "/", isHTTPOnly: true, sameSite: .lax)

@@ -1,0 +1,102 @@
+// Progressive enhancement for Shelfmark's pages: every flow works without this file.
+// Plain ES module, no build step.
+
+// Controls that only matter without JavaScript.
+for (const el of document.querySelectorAll("[data-hide-with-js]")) el.hidden = true;
+
+// The language menu submits itself.
+for (const select of document.querySelectorAll("select[data-autosubmit]")) {
+  select.addEventListener("change", () => select.form.requestSubmit());
+}
+
+// Confirm destructive forms.
+for (const form of document.querySelectorAll("form[data-confirm]")) {
+  form.addEventListener("submit", (event) => {
+    if (!window.confirm(form.dataset.confirm)) event.preventDefault();
+  });
+}
+
+// Search as you type: fetch the same page with the query and swap the results in.
+const live = document.querySelector("input[data-live-search]");
+if (live) {
+  let timer;
+  let controller;
+  live.addEventListener("input", () => {
+    clearTimeout(timer);
+    timer = setTimeout(async () => {
+      controller?.abort();
+      controller = new AbortController();
+      const url = new URL(live.form.action, location.href);
+      for (const [key, value] of new FormData(live.form)) if (value) url.searchParams.set(key, value);
+      try {
+        const response = await fetch(url, { signal: controller.signal, headers: { Accept: "text/html" } });
+        const doc = new DOMParser().parseFromString(await response.text(), "text/html");
+        const fresh = doc.getElementById("results");
+        if (fresh) document.getElementById("results").replaceWith(fresh);
+        history.replaceState(null, "", url);
+      } catch (error) {
+        if (error.name !== "AbortError") console.warn("search failed", error);
+      }
+    }, 150);
+  });
+}
+
+// Share (Web Share API, else copy to the clipboard).
+for (const button of document.querySelectorAll("[data-share]")) {
+  button.hidden = false;
+  button.addEventListener("click", async () => {
+    const data = { title: button.dataset.share, text: button.dataset.shareText, url: location.href };
+    if (navigator.share) {
+      try { await navigator.share(data); } catch { /* cancelled */ }
+    } else if (navigator.clipboard) {
+      await navigator.clipboard.writeText(`${data.text} ${data.url}`);
+    }
+  });
+}
+
+// Camera scanning: BarcodeDetector where the browser has it, else frames sent to /api/v1/scan.
+const scanner = document.querySelector("[data-scanner]");
+if (scanner && navigator.mediaDevices?.getUserMedia) {
+  const start = scanner.querySelector("[data-scan-start]");
+  const video = scanner.querySelector("video");
+  const target = scanner.querySelector("[data-scan-target]");
+  start.hidden = false;
+  start.addEventListener("click", async () => {
+    let stream;
+    try {
+      stream = await navigator.mediaDevices.getUserMedia({ video: { facingMode: "environment" } });
+    } catch {
+      return; // no camera or permission refused: typing and photos still work
+    }
+    video.hidden = false;
+    video.srcObject = stream;
+    await video.play();
+    const detector = "BarcodeDetector" in window ? new window.BarcodeDetector({ formats: ["ean_13"] }) : null;
+    const canvas = document.createElement("canvas");
+    const stop = () => { for (const track of stream.getTracks()) track.stop(); video.hidden = true; };
+    const found = (isbn) => { stop(); target.value = isbn; target.form.requestSubmit(); };
+    const tick = async () => {
+      if (video.hidden) return;
+      try {
+        if (detector) {
+          const codes = await detector.detect(video);
+          const book = codes.find((c) => /^97[89]\d{10}$/.test(c.rawValue));
+          if (book) return found(book.rawValue);
+        } else {
+          canvas.width = video.videoWidth; canvas.height = video.videoHeight;
+          canvas.getContext("2d").drawImage(video, 0, 0);
+          const blob = await new Promise((resolve) => canvas.toBlob(resolve, "image/jpeg", 0.85));
+          const response = await fetch("/api/v1/scan?ocr=false", { method: "POST", body: blob, headers: { "Content-Type": "image/jpeg" } });
+          if (response.ok) {
+            const answer = await response.json();
+            if (answer.isbn) return found(answer.isbn.isbn13);
+          }
+        }
+      } catch (error) {
+        console.warn("scan failed", error);
+      }
+      setTimeout(tick, detector ? 150 : 600);
+    };
+    tick();
+  });
+}

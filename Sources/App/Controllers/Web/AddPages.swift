@@ -1,0 +1,210 @@
+import Fluent
+import Foundation
+import Plot
+import ShelfmarkCore
+import ShelfmarkImaging
+import ShelfmarkLookup
+import Vapor
+
+/// Adding books (A1–A3): scan or type an ISBN, confirm the looked-up record (or edit it first), or
+/// enter a book by hand; a known ISBN offers more copies instead (A2).
+extension CatalogPages {
+    static func registerAdd(_ lib: any RoutesBuilder) {
+        lib.on(.POST, "add", "photo", body: .collect(maxSize: ByteCount(value: ScanController.maxImageMB << 20)), use: photo)
+    }
+
+    /// The fields of the confirmation / manual form.
+    struct Draft: Sendable {
+        var isbn: String?
+        var title: String?
+        var subtitle: String?
+        var authors: String?
+        var publisher: String?
+        var publishedDate: String?
+        var pageCount: String?
+        var language: String?
+        var description: String?
+        var coverUrl: String?
+        var copies = "1"
+
+        init() {}
+
+        init(_ r: BookRecord) {
+            isbn = r.isbn13
+            title = r.title
+            subtitle = r.subtitle
+            authors = r.authors?.joined(separator: ", ")
+            publisher = r.publisher
+            publishedDate = r.publishedDate
+            pageCount = r.pageCount.map(String.init)
+            language = r.language
+            description = r.description
+            coverUrl = r.coverURL
+        }
+
+        init(form req: Request) {
+            isbn = req.formText("isbn")
+            title = req.formText("title")
+            subtitle = req.formText("subtitle")
+            authors = req.formText("authors")
+            publisher = req.formText("publisher")
+            publishedDate = req.formText("publishedDate")
+            pageCount = req.formText("pageCount")
+            language = req.formText("language")
+            description = req.formText("description")
+            coverUrl = req.formText("coverUrl")
+            copies = req.formText("copies") ?? "1"
+        }
+    }
+
+    @Sendable static func addForm(req: Request) async throws -> Response {
+        let ctx = try await req.library(.catalog)
+        let page = try await req.page(library: ctx)
+        let t = page.t
+        if req.query[String.self, at: "manual"] != nil {
+            return try await draftPage(page, draft: Draft(), intro: nil).encodeResponse(for: req)
+        }
+        guard let raw = req.query[String.self, at: "isbn"]?.trimmingCharacters(in: .whitespaces), !raw.isEmpty else {
+            return try await startPage(page, isbn: nil, error: nil).encodeResponse(for: req)
+        }
+        let isbn: ISBN
+        do {
+            isbn = try ISBN(raw)
+        } catch {
+            let response = try await startPage(page, isbn: raw, error: AppError.invalid("isbn", "Invalid ISBN: \(error.description).").message)
+                .encodeResponse(for: req)
+            response.status = .unprocessableEntity
+            return response
+        }
+        if let existing = try await LookupController.existingTitle(isbn.isbn13, library: ctx.libraryID, on: req.db) {
+            return try await existingPage(page, existing: existing).encodeResponse(for: req)
+        }
+        let looked = try await LookupService.isbn(isbn, lookup: req.application.metadataLookup, now: req.now,
+                                                  gate: req.application.writeGate, on: req.db)
+        if let record = looked.result.record {
+            return try await draftPage(page, draft: Draft(record), intro: t(.lookupFound)).encodeResponse(for: req)
+        }
+        var draft = Draft()
+        draft.isbn = isbn.isbn13
+        return try await draftPage(page, draft: draft, intro: t(.lookupNotFound)).encodeResponse(for: req)
+    }
+
+    static func startPage(_ page: PageContext, isbn: String?, error: String?) -> HTML {
+        let t = page.t
+        let base = page.library!.base
+        var shown = page
+        if let error { shown.flash = error; shown.flashIsError = true }
+        return Layout.page(shown, title: t(.addTitle)) {
+            H.el("h1", [:]) { Text(t(.addTitle)) }
+            H.el("section", ["class": "card scan", "data-scanner": base + "/add"]) {
+                H.el("p", [:]) { Text(t(.scanHint)) }
+                H.el("button", ["type": "button", "class": "button primary", "data-scan-start": "", "hidden": ""]) { Text("📷 " + t(.scanBarcode)) }
+                H.el("video", ["class": "viewfinder", "playsinline": "", "muted": "", "hidden": ""]) {}
+                H.el("form", ["method": "get", "action": base + "/add", "class": "inline-form"]) {
+                    H.field(t(.typeISBN), name: "isbn", value: isbn, required: true,
+                            extra: ["inputmode": "numeric", "autocomplete": "off", "pattern": "[0-9Xx\\- ]{10,20}", "data-scan-target": ""])
+                    H.button(t(.lookUp))
+                }
+                H.form(base + "/add/photo", csrf: page.csrf, attrs: ["enctype": "multipart/form-data", "class": "inline-form"]) {
+                    H.field(t(.takePhoto), name: "image", type: "file", extra: ["accept": "image/*", "capture": "environment"])
+                    H.button(t(.lookUp), kind: "quiet")
+                }
+            }
+            H.el("p", [:]) { H.link(t(.orEnterManually), base + "/add?manual=1") }
+        }
+    }
+
+    static func existingPage(_ page: PageContext, existing: ExistingTitleDTO) -> HTML {
+        let t = page.t
+        let base = page.library!.base
+        return Layout.page(page, title: t(.addTitle)) {
+            H.el("section", ["class": "card"]) {
+                H.el("h1", [:]) { Text(t.format(.alreadyInLibrary, existing.title)) }
+                H.el("p", [:]) { Text(t(.copiesAvailable, existing.availableCopies)) }
+                H.form(base + "/titles/" + existing.id.uuidString + "/copies", csrf: page.csrf) {
+                    H.field(t(.copiesField), name: "count", type: "number", value: "1", required: true, extra: ["min": "1", "max": "500"])
+                    H.button(t(.addMoreCopies))
+                }
+                H.el("p", [:]) { H.link(existing.title, base + "/titles/" + existing.id.uuidString) }
+            }
+        }
+    }
+
+    static func draftPage(_ page: PageContext, draft d: Draft, intro: String?) -> HTML {
+        let t = page.t
+        let base = page.library!.base
+        return Layout.page(page, title: t(.addTitle)) {
+            H.el("h1", [:]) { Text(t(.addTitle)) }
+            if let intro { H.el("p", [:]) { Text(intro) } }
+            H.form(base + "/add", csrf: page.csrf, attrs: ["class": "card book-form"]) {
+                if let url = d.coverUrl { cover(url, title: d.title ?? "", t: t, size: "large") }
+                H.field(t(.title), name: "title", value: d.title, required: true)
+                H.field(t(.subtitle), name: "subtitle", value: d.subtitle)
+                H.field(t(.authorsField), name: "authors", value: d.authors, hint: t(.authorsHint))
+                H.field(t(.isbn), name: "isbn", value: d.isbn, extra: ["inputmode": "numeric"])
+                H.field(t(.publisher), name: "publisher", value: d.publisher)
+                H.field(t(.publishedDate), name: "publishedDate", value: d.publishedDate)
+                H.field(t(.pageCount), name: "pageCount", type: "number", value: d.pageCount, extra: ["min": "1"])
+                H.field(t(.languageField), name: "language", value: d.language)
+                H.textarea(t(.description), name: "description", value: d.description, rows: 5)
+                H.field(t(.coverURL), name: "coverUrl", type: "url", value: d.coverUrl)
+                H.field(t(.copiesField), name: "copies", type: "number", value: d.copies, required: true, extra: ["min": "0", "max": "500"])
+                H.button(t(.confirmAdd))
+            }
+        }
+    }
+
+    @Sendable static func add(req: Request) async throws -> Response {
+        let ctx = try await req.library(.catalog)
+        let d = Draft(form: req)
+        let input = TitleCreate(
+            title: d.title ?? "", subtitle: d.subtitle,
+            authors: d.authors.map { $0.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty } },
+            isbn: d.isbn, publisher: d.publisher, publishedDate: d.publishedDate, pageCount: d.pageCount.flatMap { Int($0) },
+            language: d.language, description: d.description, coverUrl: d.coverUrl, notes: nil, favorite: nil, rating: nil,
+            series: nil, seriesNumber: nil, readingLevel: nil, categories: nil, copies: Int(d.copies) ?? 1, location: nil)
+        do {
+            let id = try await Catalog.create(input, wishlist: false, library: ctx, now: req.now, gate: req.application.writeGate, on: req.db)
+            req.application.enrichmentWorker?.nudge()
+            return req.seeOther("/libraries/\(ctx.libraryID.uuidString)/titles/\(id.uuidString)", flash: req.t.format(.added, d.title ?? ""))
+        } catch let error as AppError where error.code == "duplicate_isbn" {
+            let isbn = try ISBN(d.isbn ?? "").isbn13
+            guard let existing = try await LookupController.existingTitle(isbn, library: ctx.libraryID, on: req.db) else { throw error }
+            return try await existingPage(try await req.page(library: ctx), existing: existing).encodeResponse(for: req)
+        } catch let error as AppError where error.status == .unprocessableEntity || error.status == .badRequest {
+            let page = try await req.page(library: ctx, flash: error.message, error: true)
+            let response = try await draftPage(page, draft: d, intro: nil).encodeResponse(for: req)
+            response.status = .unprocessableEntity
+            return response
+        } catch let error as ISBN.Invalid {
+            let page = try await req.page(library: ctx, flash: "Invalid ISBN: \(error.description).", error: true)
+            let response = try await draftPage(page, draft: d, intro: nil).encodeResponse(for: req)
+            response.status = .unprocessableEntity
+            return response
+        }
+    }
+
+    /// Without JavaScript: a photo of the barcode is read here and leads to the lookup.
+    @Sendable static func photo(req: Request) async throws -> Response {
+        let ctx = try await req.library(.catalog)
+        struct Upload: Content { var image: File? }
+        let file = try? req.content.decode(Upload.self).image
+        let data = file.map { Data(buffer: $0.data) } ?? Data()
+        let page = try await req.page(library: ctx)
+        do {
+            let found = try await req.application.threadPool.runIfActive { () throws -> String? in
+                let result = try BarcodeReader().read(data)
+                if let isbn = result.barcodes.lazy.compactMap(\.isbn).first { return isbn }
+                return (try? TextReader.shared.read(data))?.isbns.first?.isbn13
+            }
+            if let isbn = found { return req.redirect(to: "/libraries/\(ctx.libraryID.uuidString)/add?isbn=\(isbn)") }
+            let response = try await startPage(page, isbn: nil, error: req.t(.lookupNotFound)).encodeResponse(for: req)
+            response.status = .unprocessableEntity
+            return response
+        } catch let error as ImageError {
+            let response = try await startPage(page, isbn: nil, error: error.description).encodeResponse(for: req)
+            response.status = .unprocessableEntity
+            return response
+        }
+    }
+}

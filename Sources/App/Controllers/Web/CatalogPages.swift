@@ -1,0 +1,312 @@
+import Fluent
+import Foundation
+import Plot
+import ShelfmarkCore
+import ShelfmarkLookup
+import Vapor
+
+/// The catalog (A5), a book's page (A4, A7) and adding books (A1–A3).
+enum CatalogPages {
+    static func register(_ lib: any RoutesBuilder) {
+        lib.get("catalog", use: list)
+        lib.get("titles", ":titleID", use: detail)
+        lib.post("titles", ":titleID", "favorite", use: toggleFavorite)
+        lib.post("titles", ":titleID", "notes", use: saveNotes)
+        lib.post("titles", ":titleID", "delete", use: delete)
+        lib.post("titles", ":titleID", "copies", use: addCopies)
+        lib.get("add", use: addForm)
+        lib.post("add", use: add)
+    }
+
+    // MARK: - Catalog list
+
+    @Sendable static func list(req: Request) async throws -> HTML {
+        let ctx = try await req.library(.read)
+        var filters = TitleQuery.Filters()
+        let q = req.query[String.self, at: "q"]?.trimmingCharacters(in: .whitespaces)
+        filters.query = q
+        let chip = req.query[String.self, at: "show"] ?? "all"
+        filters.favorites = chip == "favorites"
+        filters.onLoan = chip == "onloan"
+        filters.overdue = chip == "overdue"
+        filters.includeSections = true
+        filters.limit = 200
+        let grid = req.query[String.self, at: "view"] == "grid"
+        let result = try await TitleQuery.list(filters, libraryID: ctx.libraryID, now: req.now, on: req.db)
+        let page = try await req.page(library: ctx)
+        let t = page.t
+        let base = page.library!.base
+        func url(show: String? = nil, view: String? = nil) -> String {
+            var parts: [String] = []
+            if let q, !q.isEmpty { parts.append("q=" + (q.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")) }
+            let s = show ?? chip
+            if s != "all" { parts.append("show=" + s) }
+            let v = view ?? (grid ? "grid" : "list")
+            if v == "grid" { parts.append("view=grid") }
+            return base + "/catalog" + (parts.isEmpty ? "" : "?" + parts.joined(separator: "&"))
+        }
+        let searching = !(q ?? "").isEmpty
+        return Layout.page(page, title: t(.catalog)) {
+            H.el("h1", ["class": "visually-hidden"]) { Text(t(.catalog)) }
+            H.el("form", ["method": "get", "action": base + "/catalog", "role": "search", "class": "search"]) {
+                H.el("label", ["for": "f-q", "class": "visually-hidden"]) { Text(t(.search)) }
+                H.void("input", ["type": "search", "id": "f-q", "name": "q", "value": q, "placeholder": t(.searchPlaceholder),
+                                 "autocomplete": "off", "data-live-search": base + "/catalog"])
+                if chip != "all" { H.void("input", ["type": "hidden", "name": "show", "value": chip]) }
+                if grid { H.void("input", ["type": "hidden", "name": "view", "value": "grid"]) }
+                H.button(t(.search), kind: "quiet", attrs: ["data-hide-with-js": ""])
+            }
+            H.el("nav", ["class": "chips", "aria-label": t(.catalog)]) {
+                chipLink(t(.filterAll), url(show: "all"), current: chip == "all")
+                chipLink(t(.favoritesCount, result.favoritesCount), url(show: "favorites"), current: chip == "favorites")
+                chipLink(t(.filterOnLoan), url(show: "onloan"), current: chip == "onloan")
+                chipLink(t(.filterOverdue), url(show: "overdue"), current: chip == "overdue")
+                H.el("span", ["class": "spacer"]) {}
+                chipLink(t(.viewList), url(view: "list"), current: !grid)
+                chipLink(t(.viewGrid), url(view: "grid"), current: grid)
+            }
+            H.el("div", ["id": "results", "aria-live": "polite"]) {
+                H.el("p", ["class": "count"]) { Text(t(.titles, result.total)) }
+                if result.items.isEmpty {
+                    if searching {
+                        H.el("p", ["class": "empty"]) { Text(t.format(.noMatches, q ?? "")) }
+                    } else if chip == "all" {
+                        H.el("div", ["class": "empty card"]) {
+                            H.el("h2", [:]) { Text(t(.noTitlesYet)) }
+                            H.el("p", [:]) { Text(t(.noTitlesYetHint)) }
+                            H.link(t(.addTitle), base + "/add", cls: "button primary")
+                        }
+                    }
+                } else if grid {
+                    H.el("ul", ["class": "wall"]) {
+                        for item in result.items { H.el("li", [:]) { wallItem(item, base: base, t: t) } }
+                    }
+                } else if searching || result.order == .recent {
+                    H.el("ul", ["class": "titles"]) {
+                        for item in result.items { row(item, base: base, t: t) }
+                    }
+                } else {
+                    if let sections = result.sections, sections.count > 1 {
+                        H.el("nav", ["class": "az", "aria-label": t(.jumpTo)]) {
+                            for s in sections { H.link(s.letter, "#sec-" + (s.letter == "#" ? "num" : s.letter)) }
+                        }
+                    }
+                    for (letter, items) in grouped(result.items) {
+                        H.el("section", ["class": "az-section", "id": "sec-" + (letter == "#" ? "num" : letter)]) {
+                            H.el("h2", [:]) { Text(letter) }
+                            H.el("ul", ["class": "titles"]) {
+                                for item in items { row(item, base: base, t: t) }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    static func grouped(_ items: [TitleSummary]) -> [(String, [TitleSummary])] {
+        var out: [(String, [TitleSummary])] = []
+        for item in items {
+            if out.last?.0 == item.section { out[out.count - 1].1.append(item) } else { out.append((item.section, [item])) }
+        }
+        return out
+    }
+
+    static func chipLink(_ title: String, _ href: String, current: Bool) -> any Component {
+        H.el("a", ["href": href, "class": current ? "chip current" : "chip", "aria-current": current ? "true" : nil]) { Text(title) }
+    }
+
+    static func badge(_ a: Availability, overdue: Bool, t: Strings) -> any Component {
+        let cls = a.total == 0 ? "badge none" : (a.available > 0 ? "badge ok" : "badge out")
+        let label = a.available > 0 ? t(.copiesAvailable, a.available) : t(.allOut)
+        return H.el("span", ["class": overdue ? cls + " overdue" : cls, "title": label, "aria-label": label]) {
+            Text("\(t.number(a.available))/\(t.number(a.total))")
+        }
+    }
+
+    static func cover(_ url: String?, title: String, t: Strings, size: String = "thumb") -> any Component {
+        if let url, !url.isEmpty {
+            return H.void("img", ["class": "cover " + size, "src": url, "alt": t.format(.coverOf, title), "loading": "lazy"])
+        }
+        return H.el("span", ["class": "cover placeholder " + size, "aria-hidden": "true"]) { Text(String(title.prefix(1)).uppercased()) }
+    }
+
+    static func row(_ item: TitleSummary, base: String, t: Strings) -> any Component {
+        H.el("li", [:]) {
+            H.el("a", ["class": "title-row", "href": base + "/titles/" + item.id.uuidString]) {
+                cover(item.coverUrl, title: item.title, t: t)
+                H.el("span", ["class": "meta"]) {
+                    H.el("span", ["class": "name"]) { Text(item.title) }
+                    if !item.authors.isEmpty { H.el("span", ["class": "authors"]) { Text(item.authors.joined(separator: ", ")) } }
+                }
+                if item.favorite { H.el("span", ["class": "heart", "aria-label": t(.filterFavorites)]) { Text("♥") } }
+                badge(item.availability, overdue: item.overdue, t: t)
+            }
+        }
+    }
+
+    static func wallItem(_ item: TitleSummary, base: String, t: Strings) -> any Component {
+        H.el("a", ["class": "wall-item", "href": base + "/titles/" + item.id.uuidString]) {
+            cover(item.coverUrl, title: item.title, t: t, size: "large")
+            H.el("span", ["class": "name"]) { Text(item.title) }
+            badge(item.availability, overdue: item.overdue, t: t)
+        }
+    }
+
+    // MARK: - Detail
+
+    @Sendable static func detail(req: Request) async throws -> HTML {
+        let ctx = try await req.library(.read)
+        let d = try await TitleQuery.detail(try req.uuid("titleID"), libraryID: ctx.libraryID, now: req.now, on: req.db)
+        let page = try await req.page(library: ctx)
+        return detailPage(d, page: page, canEdit: ctx.role.may(.catalog), canLend: ctx.role.may(.circulate))
+    }
+
+    static func detailPage(_ d: TitleDetail, page: PageContext, canEdit: Bool, canLend: Bool) -> HTML {
+        let t = page.t
+        let base = page.library!.base
+        let here = base + "/titles/" + d.id.uuidString
+        return Layout.page(page, title: d.title) {
+            H.el("article", ["class": "book"]) {
+                H.el("div", ["class": "book-head"]) {
+                    cover(d.coverUrl, title: d.title, t: t, size: "large")
+                    H.el("div", [:]) {
+                        H.el("h1", [:]) { Text(d.title) }
+                        if let sub = d.subtitle { H.el("p", ["class": "subtitle"]) { Text(sub) } }
+                        if !d.authors.isEmpty { H.el("p", ["class": "authors"]) { Text(t.format(.by, d.authors.joined(separator: ", "))) } }
+                        H.el("p", [:]) {
+                            badge(d.availability, overdue: d.loans.contains { $0.overdue }, t: t)
+                            Text(" " + t(.copiesAvailable, d.availability.available))
+                        }
+                        if canEdit {
+                            H.form(here + "/favorite", csrf: page.csrf, attrs: ["class": "inline"]) {
+                                H.button(d.favorite ? "♥ " + t(.unfavorite) : "♡ " + t(.favorite), kind: "quiet",
+                                         attrs: ["aria-pressed": d.favorite ? "true" : "false"])
+                            }
+                        }
+                    }
+                }
+                H.el("div", ["class": "actions"]) {
+                    if canLend, d.availability.available > 0 {
+                        H.link(t(.checkOut), base + "/checkout?title=" + d.id.uuidString, cls: "button primary")
+                    }
+                    if canLend, !d.loans.isEmpty {
+                        H.link(t(.returnBook), base + "/return", cls: "button")
+                    }
+                    if let g = d.links["googleBooks"] { H.el("a", ["href": g, "class": "button quiet", "rel": "noopener", "target": "_blank"]) { Text(t(.viewOnGoogleBooks)) } }
+                    H.el("button", ["type": "button", "class": "button quiet", "data-share": d.title, "data-share-text": d.title + (d.authors.first.map { " — " + $0 } ?? ""), "hidden": ""]) { Text(t(.share)) }
+                }
+                H.el("dl", ["class": "facts"]) {
+                    fact(t(.isbn), d.isbnHyphenated)
+                    fact(t(.publisher), d.publisher)
+                    fact(t(.published), d.publishedDate)
+                    fact(t(.pages), d.pageCount.map { t.number($0) })
+                    fact(t(.languageField), d.language.map { Locale(identifier: t.lang.rawValue).localizedString(forLanguageCode: $0) ?? $0 })
+                    fact(t(.categories), d.categories.isEmpty ? nil : d.categories.map(\.name).joined(separator: ", "))
+                }
+                if let desc = d.description {
+                    H.el("section", [:]) {
+                        H.el("h2", [:]) { Text(t(.description)) }
+                        for para in desc.components(separatedBy: "\n\n") { H.el("p", [:]) { Text(para) } }
+                    }
+                }
+                if !d.loans.isEmpty {
+                    H.el("section", [:]) {
+                        H.el("h2", [:]) { Text(t(.currentLoans)) }
+                        H.el("ul", ["class": "loans"]) {
+                            for loan in d.loans {
+                                H.el("li", ["class": loan.overdue ? "overdue" : nil]) {
+                                    H.el("span", [:]) { Text("\(loan.memberName) (\(loan.memberCardId))") }
+                                    H.el("span", [:]) { Text(loan.overdue ? t(.daysOverdue, loan.daysOverdue) : t.format(.dueOn, t.date(loan.dueAt))) }
+                                }
+                            }
+                        }
+                    }
+                }
+                H.el("section", [:]) {
+                    H.el("h2", [:]) { Text(t(.copies)) }
+                    H.el("ul", ["class": "copies"]) {
+                        for copy in d.copies {
+                            H.el("li", [:]) {
+                                H.el("span", [:]) { Text(t.format(.copyNumber, t.number(copy.copyNumber)) + " · " + copy.barcode) }
+                                H.el("span", [:]) { Text(statusText(copy.status, t: t) + (copy.location.map { " · " + $0 } ?? "")) }
+                            }
+                        }
+                    }
+                    if canEdit {
+                        H.form(here + "/copies", csrf: page.csrf, attrs: ["class": "inline-form"]) {
+                            H.field(t(.copiesField), name: "count", type: "number", value: "1", extra: ["min": "1", "max": "500"])
+                            H.button(t(.addMoreCopies), kind: "quiet")
+                        }
+                    }
+                }
+                if canEdit {
+                    H.el("section", [:]) {
+                        H.form(here + "/notes", csrf: page.csrf) {
+                            H.textarea(t(.notes), name: "notes", value: d.notes)
+                            H.button(t(.saveNotes), kind: "quiet")
+                        }
+                    }
+                    H.el("section", ["class": "danger"]) {
+                        H.form(here + "/delete", csrf: page.csrf, attrs: ["data-confirm": t.format(.deleteConfirm, d.title)]) {
+                            H.button(t(.deleteTitle), kind: "danger")
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    static func statusText(_ s: CopyStatus, t: Strings) -> String {
+        switch s {
+        case .available: t(.statusAvailable)
+        case .onLoan: t(.statusOnLoan)
+        case .lost: t(.statusLost)
+        case .withdrawn: t(.statusWithdrawn)
+        }
+    }
+
+    static func fact(_ label: String, _ value: String?) -> any Component {
+        guard let value, !value.isEmpty else { return EmptyComponent() }
+        return ComponentGroup {
+            H.el("dt", [:]) { Text(label) }
+            H.el("dd", [:]) { Text(value) }
+        }
+    }
+
+    @Sendable static func toggleFavorite(req: Request) async throws -> Response {
+        let ctx = try await req.library(.catalog)
+        let id = try req.uuid("titleID")
+        let title = try await Catalog.find(id, library: ctx.libraryID, on: req.db)
+        var patch = TitlePatch()
+        patch.favorite = !title.favorite
+        try await Catalog.update(id, patch, library: ctx, now: req.now, gate: req.application.writeGate, on: req.db)
+        return req.seeOther("/libraries/\(ctx.libraryID.uuidString)/titles/\(id.uuidString)")
+    }
+
+    @Sendable static func saveNotes(req: Request) async throws -> Response {
+        let ctx = try await req.library(.catalog)
+        let id = try req.uuid("titleID")
+        var patch = TitlePatch()
+        patch.notes = req.formText("notes") ?? ""
+        try await Catalog.update(id, patch, library: ctx, now: req.now, gate: req.application.writeGate, on: req.db)
+        return req.seeOther("/libraries/\(ctx.libraryID.uuidString)/titles/\(id.uuidString)", flash: req.t(.notesSaved))
+    }
+
+    @Sendable static func delete(req: Request) async throws -> Response {
+        let ctx = try await req.library(.catalog)
+        let id = try req.uuid("titleID")
+        let title = try await Catalog.find(id, library: ctx.libraryID, on: req.db)
+        try await Catalog.delete(id, library: ctx, now: req.now, gate: req.application.writeGate, on: req.db)
+        return req.seeOther("/libraries/\(ctx.libraryID.uuidString)/catalog", flash: req.t.format(.deleted, title.title))
+    }
+
+    @Sendable static func addCopies(req: Request) async throws -> Response {
+        let ctx = try await req.library(.catalog)
+        let id = try req.uuid("titleID")
+        let count = req.formText("count").flatMap(Int.init) ?? 1
+        try await Catalog.addCopies(to: id, CopiesAdd(count: count, location: req.formText("location")), library: ctx, now: req.now,
+                                    gate: req.application.writeGate, on: req.db)
+        return req.seeOther("/libraries/\(ctx.libraryID.uuidString)/titles/\(id.uuidString)", flash: req.t(.copiesAdded))
+    }
+}

@@ -1,0 +1,339 @@
+import Fluent
+import Foundation
+import Plot
+import ShelfmarkCore
+import Vapor
+
+/// Members (B1), lending (B2), returns (B3) and the loans list (B4).
+enum CirculationPages {
+    static func register(_ lib: any RoutesBuilder) {
+        lib.get("members", use: members)
+        lib.post("members", use: addMember)
+        lib.get("members", ":memberID", use: member)
+        lib.get("checkout", use: checkoutForm)
+        lib.post("checkout", use: checkoutReview)
+        lib.post("checkout", "confirm", use: checkout)
+        lib.get("return", use: returnForm)
+        lib.post("return", use: giveBack)
+        lib.get("loans", use: loans)
+    }
+
+    // MARK: - Members
+
+    @Sendable static func members(req: Request) async throws -> HTML {
+        let ctx = try await req.library(.circulate)
+        return try await membersPage(req, ctx: ctx, error: nil, values: [:])
+    }
+
+    static func membersPage(_ req: Request, ctx: LibraryContext, error: String?, values: [String: String]) async throws -> HTML {
+        let q = req.query[String.self, at: "q"]?.trimmingCharacters(in: .whitespaces)
+        let list = try await Members.list(query: q, libraryID: ctx.libraryID, limit: 200, offset: 0, on: req.db)
+        let page = try await req.page(library: ctx, flash: error, error: error != nil)
+        let t = page.t
+        let base = page.library!.base
+        return Layout.page(page, title: t(.members)) {
+            H.el("h1", [:]) { Text(t(.members)) }
+            H.el("form", ["method": "get", "action": base + "/members", "role": "search", "class": "search"]) {
+                H.el("label", ["for": "f-mq", "class": "visually-hidden"]) { Text(t(.search)) }
+                H.void("input", ["type": "search", "id": "f-mq", "name": "q", "value": q, "placeholder": t(.searchMembers)])
+                H.button(t(.search), kind: "quiet")
+            }
+            if list.isEmpty {
+                H.el("p", ["class": "empty"]) { Text(q == nil ? t(.noMembers) : t.format(.noMatches, q ?? "")) }
+            } else {
+                H.el("ul", ["class": "members"]) {
+                    for m in list {
+                        H.el("li", [:]) {
+                            H.el("a", ["href": base + "/members/" + m.id.uuidString, "class": "member-row"]) {
+                                H.el("span", ["class": "name"]) { Text(m.name) }
+                                H.el("span", ["class": "card-id"]) { Text(m.cardId) }
+                                if m.activeLoans > 0 { H.el("span", ["class": "badge"]) { Text(t(.loansOut, m.activeLoans)) } }
+                            }
+                        }
+                    }
+                }
+            }
+            if ctx.role.may(.manageMembers) {
+                H.el("details", ["class": "card", "open": error != nil ? "" : nil]) {
+                    H.el("summary", [:]) { Text(t(.addMember)) }
+                    H.form(base + "/members", csrf: page.csrf) {
+                        H.field(t(.cardID), name: "cardId", value: values["cardId"], required: true, extra: ["autocomplete": "off"])
+                        H.field(t(.firstName), name: "firstName", value: values["firstName"], required: true)
+                        H.field(t(.lastName), name: "lastName", value: values["lastName"])
+                        H.field(t(.grade), name: "grade", value: values["grade"])
+                        H.field(t(.email), name: "email", type: "email", value: values["email"])
+                        H.button(t(.addMember))
+                    }
+                }
+            }
+        }
+    }
+
+    @Sendable static func addMember(req: Request) async throws -> Response {
+        let ctx = try await req.library(.manageMembers)
+        let values = ["cardId", "firstName", "lastName", "grade", "email"].reduce(into: [String: String]()) { $0[$1] = req.formText($1) ?? "" }
+        let input = MemberInput(cardId: values["cardId"]!, firstName: values["firstName"]!, lastName: req.formText("lastName"),
+                                grade: req.formText("grade"), email: req.formText("email"), notes: nil)
+        do {
+            let m = try await Members.create(input, library: ctx, now: req.now, gate: req.application.writeGate, on: req.db)
+            return req.seeOther("/libraries/\(ctx.libraryID.uuidString)/members", flash: req.t.format(.memberAdded, m.name))
+        } catch let error as AppError where error.status.code < 500 {
+            let response = try await membersPage(req, ctx: ctx, error: error.message, values: values).encodeResponse(for: req)
+            response.status = .unprocessableEntity
+            return response
+        }
+    }
+
+    @Sendable static func member(req: Request) async throws -> HTML {
+        let ctx = try await req.library(.circulate)
+        let d = try await Members.detail(try req.uuid("memberID"), libraryID: ctx.libraryID, now: req.now, on: req.db)
+        let page = try await req.page(library: ctx)
+        let t = page.t
+        let base = page.library!.base
+        return Layout.page(page, title: d.member.name) {
+            H.el("h1", [:]) { Text(d.member.name) }
+            H.el("p", ["class": "card-id"]) { Text(t(.cardID) + ": " + d.member.cardId + (d.member.grade.map { " · " + $0 } ?? "")) }
+            H.el("p", [:]) { H.link(t(.checkOut), base + "/checkout?card=" + (d.member.cardId.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""), cls: "button primary") }
+            H.el("h2", [:]) { Text(t(.currentLoans)) }
+            loanList(d.loans, base: base, t: t)
+            H.el("h2", [:]) { Text(t(.loanHistory)) }
+            if d.history.isEmpty {
+                H.el("p", ["class": "empty"]) { Text(t(.noLoans)) }
+            } else {
+                H.el("ul", ["class": "loans history"]) {
+                    for loan in d.history.prefix(100) {
+                        H.el("li", [:]) {
+                            H.el("span", [:]) { Text(loan.title) }
+                            H.el("span", [:]) { Text(t.date(loan.checkedOutAt) + " – " + (loan.returnedAt.map { t.date($0) } ?? "")) }
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    static func loanList(_ loans: [LoanDTO], base: String, t: Strings, showMember: Bool = false) -> any Component {
+        guard !loans.isEmpty else { return H.el("p", ["class": "empty"]) { Text(t(.noLoans)) } }
+        return H.el("ul", ["class": "loans"]) {
+            for loan in loans {
+                H.el("li", ["class": loan.overdue ? "overdue" : nil]) {
+                    H.el("span", [:]) {
+                        if let id = loan.titleId { H.link(loan.title, base + "/titles/" + id.uuidString) } else { Text(loan.title) }
+                        if showMember { H.el("span", ["class": "who"]) { Text(" · \(loan.memberName) (\(loan.memberCardId))") } }
+                    }
+                    H.el("span", ["class": "due"]) {
+                        Text(loan.overdue ? t(.daysOverdue, loan.daysOverdue) : t.format(.dueOn, t.date(loan.dueAt)))
+                    }
+                }
+            }
+        }
+    }
+
+    // MARK: - Lending
+
+    @Sendable static func checkoutForm(req: Request) async throws -> HTML {
+        let ctx = try await req.library(.circulate)
+        var values: [String: String] = [:]
+        values["card"] = req.query[String.self, at: "card"]
+        if let titleID = req.query[String.self, at: "title"].flatMap(UUID.init(uuidString:)),
+           let title = try? await Catalog.find(titleID, library: ctx.libraryID, on: req.db) {
+            values["titleId"] = titleID.uuidString
+            values["titleName"] = title.title
+        }
+        return try await checkoutPage(req, ctx: ctx, values: values, error: nil)
+    }
+
+    static func checkoutPage(_ req: Request, ctx: LibraryContext, values: [String: String], error: String?) async throws -> HTML {
+        let page = try await req.page(library: ctx, flash: error, error: error != nil)
+        let t = page.t
+        let base = page.library!.base
+        let defaultDays = ctx.policy.loanPeriodDays
+        let chosen = values["days"].flatMap(Int.init) ?? defaultDays
+        return Layout.page(page, title: t(.checkOutTitle)) {
+            H.el("h1", [:]) { Text(t(.checkOutTitle)) }
+            H.form(base + "/checkout", csrf: page.csrf, attrs: ["class": "card"]) {
+                H.field(t(.memberCard), name: "card", value: values["card"], hint: t(.memberCardHint), required: true,
+                        extra: ["autocomplete": "off", "autocapitalize": "characters", "data-scan-target": ""])
+                if let titleID = values["titleId"] {
+                    H.void("input", ["type": "hidden", "name": "titleId", "value": titleID])
+                    H.el("p", ["class": "chosen-book"]) { Text(t(.bookField) + ": " + (values["titleName"] ?? "")) }
+                } else {
+                    H.field(t(.bookField), name: "book", value: values["book"], hint: t(.bookHint), required: true,
+                            extra: ["autocomplete": "off", "data-scan-target": ""])
+                }
+                H.el("fieldset", ["class": "quick-picks"]) {
+                    H.el("legend", [:]) { Text(t(.dueDate)) }
+                    for days in Array(Set([7, 14, 21, 30, defaultDays])).sorted() {
+                        H.el("label", ["class": "pick"]) {
+                            H.void("input", ["type": "radio", "name": "days", "value": String(days), "checked": days == chosen && values["dueDate"] == nil ? "" : nil])
+                            Text(" " + t(.days, days))
+                        }
+                    }
+                    H.field(t(.dueDate), name: "dueDate", type: "date", value: values["dueDate"])
+                }
+                H.button(t(.checkOut))
+            }
+        }
+    }
+
+    /// Resolves what the librarian typed and shows a confirmation before anything is written.
+    @Sendable static func checkoutReview(req: Request) async throws -> Response {
+        let ctx = try await req.library(.circulate)
+        var values = ["card", "book", "titleId", "days", "dueDate"].reduce(into: [String: String]()) { if let v = req.formText($1) { $0[$1] = v } }
+        func fail(_ message: String) async throws -> Response {
+            if let id = values["titleId"].flatMap(UUID.init(uuidString:)), let title = try? await Catalog.find(id, library: ctx.libraryID, on: req.db) {
+                values["titleName"] = title.title
+            }
+            let response = try await checkoutPage(req, ctx: ctx, values: values, error: message).encodeResponse(for: req)
+            response.status = .unprocessableEntity
+            return response
+        }
+        guard let card = values["card"],
+              let member = try await Member.query(on: req.db).filter(\.$library.$id == ctx.libraryID).filter(\.$cardID == card).first() else {
+            return try await fail(AppError.notFound("Member").message.replacingOccurrences(of: "Member", with: "Member “\(values["card"] ?? "")”"))
+        }
+        var bookTitle: Title?
+        var input = CheckoutInput(memberId: try member.requireID(), cardId: nil, titleId: nil, copyBarcode: nil, isbn: nil, dueDate: nil, days: nil)
+        if let id = values["titleId"].flatMap(UUID.init(uuidString:)) {
+            bookTitle = try? await Catalog.find(id, library: ctx.libraryID, on: req.db)
+            input.titleId = id
+        } else if let book = values["book"] {
+            if let isbn = try? ISBN(book) {
+                bookTitle = try await Title.query(on: req.db).filter(\.$library.$id == ctx.libraryID).filter(\.$isbn13 == isbn.isbn13).first()
+                input.isbn = isbn.isbn13
+            } else if let copy = try await Copy.query(on: req.db).filter(\.$library.$id == ctx.libraryID).filter(\.$barcode == book).first() {
+                bookTitle = try await Title.find(copy.$title.id, on: req.db)
+                input.copyBarcode = book
+            }
+        }
+        guard let title = bookTitle else { return try await fail(AppError.notFound("Book “\(values["book"] ?? "")”").message) }
+        let due: Date
+        if let raw = values["dueDate"] {
+            guard let date = try? Date(raw, strategy: .iso8601.year().month().day()) else { return try await fail("“\(raw)” is not a date.") }
+            due = date
+            input.dueDate = date
+        } else {
+            let days = values["days"].flatMap(Int.init) ?? ctx.policy.loanPeriodDays
+            input.days = days
+            due = try ctx.policy.dueDate(from: req.now, days: days)
+        }
+        let page = try await req.page(library: ctx)
+        let t = page.t
+        let base = page.library!.base
+        return try await Layout.page(page, title: t(.checkOutTitle)) {
+            H.el("h1", [:]) { Text(t(.checkOutTitle)) }
+            H.el("section", ["class": "card confirm"]) {
+                CatalogPages.cover(title.coverURL, title: title.title, t: t, size: "large")
+                H.el("dl", ["class": "facts"]) {
+                    CatalogPages.fact(t(.bookField), title.title)
+                    CatalogPages.fact(t(.member), member.fullName + " (" + member.cardID + ")")
+                    CatalogPages.fact(t(.dueDate), t.date(due))
+                }
+                H.form(base + "/checkout/confirm", csrf: page.csrf) {
+                    H.void("input", ["type": "hidden", "name": "memberId", "value": input.memberId?.uuidString])
+                    H.void("input", ["type": "hidden", "name": "titleId", "value": input.titleId?.uuidString])
+                    H.void("input", ["type": "hidden", "name": "isbn", "value": input.isbn])
+                    H.void("input", ["type": "hidden", "name": "copyBarcode", "value": input.copyBarcode])
+                    H.void("input", ["type": "hidden", "name": "days", "value": input.days.map(String.init)])
+                    H.void("input", ["type": "hidden", "name": "dueDate", "value": values["dueDate"]])
+                    H.button(t(.confirmCheckout))
+                }
+            }
+        }.encodeResponse(for: req)
+    }
+
+    @Sendable static func checkout(req: Request) async throws -> Response {
+        let ctx = try await req.library(.circulate)
+        let input = CheckoutInput(
+            memberId: req.formText("memberId").flatMap(UUID.init(uuidString:)), cardId: nil,
+            titleId: req.formText("titleId").flatMap(UUID.init(uuidString:)), copyBarcode: req.formText("copyBarcode"),
+            isbn: req.formText("isbn"), dueDate: req.formText("dueDate").flatMap { try? Date($0, strategy: .iso8601.year().month().day()) },
+            days: req.formText("days").flatMap(Int.init))
+        do {
+            let loan = try await Circulation.checkout(input, library: ctx, now: req.now, gate: req.application.writeGate, on: req.db)
+            let t = req.t
+            return req.seeOther("/libraries/\(ctx.libraryID.uuidString)/checkout", flash: t.format(.checkedOut, loan.title, loan.memberName, t.date(loan.dueAt)))
+        } catch let error as CirculationError {
+            let response = try await checkoutPage(req, ctx: ctx, values: [:], error: error.appError.message).encodeResponse(for: req)
+            response.status = .conflict
+            return response
+        }
+    }
+
+    // MARK: - Returns
+
+    @Sendable static func returnForm(req: Request) async throws -> Response {
+        let ctx = try await req.library(.circulate)
+        let page = try await req.page(library: ctx)
+        let t = page.t
+        let base = page.library!.base
+        let barcode = req.query[String.self, at: "barcode"]?.trimmingCharacters(in: .whitespaces)
+        var loan: LoanDTO?
+        var notFound = false
+        if let barcode, !barcode.isEmpty {
+            if let copy = try await Copy.query(on: req.db).filter(\.$library.$id == ctx.libraryID).filter(\.$barcode == barcode).first(),
+               let open = try await Loan.query(on: req.db).filter(\.$copy.$id == copy.requireID()).filter(\.$returnedAt == nil).first() {
+                loan = try await Circulation.withBarcodes([open], now: req.now, on: req.db).first
+            } else {
+                notFound = true
+            }
+        }
+        var shown = page
+        if notFound { shown.flash = "No copy with barcode “\(barcode ?? "")” is on loan."; shown.flashIsError = true }
+        let html = Layout.page(shown, title: t(.returnTitle)) {
+            H.el("h1", [:]) { Text(t(.returnTitle)) }
+            if let loan {
+                H.el("section", ["class": "card confirm"]) {
+                    if loan.overdue {
+                        H.el("p", ["class": "warning", "role": "alert"]) { Text("⚠ " + t(.daysOverdue, loan.daysOverdue)) }
+                    }
+                    H.el("dl", ["class": "facts"]) {
+                        CatalogPages.fact(t(.bookField), loan.title)
+                        CatalogPages.fact(t(.borrowedBy), loan.memberName + " (" + loan.memberCardId + ")")
+                        CatalogPages.fact(t(.checkedOutOn), t.date(loan.checkedOutAt))
+                        CatalogPages.fact(t(.dueDate), t.date(loan.dueAt))
+                    }
+                    H.form(base + "/return", csrf: page.csrf) {
+                        H.void("input", ["type": "hidden", "name": "loanId", "value": loan.id.uuidString])
+                        H.button(t(.confirmReturn))
+                    }
+                }
+            } else {
+                H.el("form", ["method": "get", "action": base + "/return", "class": "card"]) {
+                    H.field(t(.copyBarcode), name: "barcode", value: barcode, hint: t(.copyBarcodeHint), required: true,
+                            extra: ["autocomplete": "off", "autocapitalize": "characters", "data-scan-target": ""])
+                    H.button(t(.returnBook))
+                }
+            }
+        }
+        let response = try await html.encodeResponse(for: req)
+        if notFound { response.status = .notFound }
+        return response
+    }
+
+    @Sendable static func giveBack(req: Request) async throws -> Response {
+        let ctx = try await req.library(.circulate)
+        let input = ReturnInput(loanId: req.formText("loanId").flatMap(UUID.init(uuidString:)), copyBarcode: req.formText("barcode"))
+        let loan = try await Circulation.giveBack(input, library: ctx, now: req.now, gate: req.application.writeGate, on: req.db)
+        return req.seeOther("/libraries/\(ctx.libraryID.uuidString)/return", flash: req.t.format(.returned, loan.title))
+    }
+
+    // MARK: - Loans
+
+    @Sendable static func loans(req: Request) async throws -> HTML {
+        let ctx = try await req.library(.circulate)
+        let overdueOnly = req.query[String.self, at: "show"] == "overdue"
+        let list = try await Circulation.activeLoans(libraryID: ctx.libraryID, overdueOnly: overdueOnly, now: req.now, limit: 500, offset: 0, on: req.db)
+        let page = try await req.page(library: ctx)
+        let t = page.t
+        let base = page.library!.base
+        return Layout.page(page, title: t(.loansTitle)) {
+            H.el("h1", [:]) { Text(t(.loansTitle)) }
+            H.el("nav", ["class": "chips"]) {
+                CatalogPages.chipLink(t(.filterAll), base + "/loans", current: !overdueOnly)
+                CatalogPages.chipLink(t(.filterOverdue), base + "/loans?show=overdue", current: overdueOnly)
+            }
+            loanList(list, base: base, t: t, showMember: true)
+        }
+    }
+}

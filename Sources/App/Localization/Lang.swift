@@ -1,0 +1,102 @@
+import Foundation
+import Vapor
+
+/// The languages of the web app (G5): English, German, Irish, Simplified Chinese.
+enum Lang: String, CaseIterable, Sendable {
+    case en
+    case de
+    case ga
+    case zh = "zh-Hans"
+
+    /// Each language's name in itself, for the language menu.
+    var nativeName: String {
+        switch self {
+        case .en: "English"
+        case .de: "Deutsch"
+        case .ga: "Gaeilge"
+        case .zh: "简体中文"
+        }
+    }
+
+    var locale: Locale { Locale(identifier: self == .zh ? "zh-Hans-CN" : (self == .ga ? "ga-IE" : (self == .de ? "de-DE" : "en-IE"))) }
+
+    static let cookieName = "shelfmark_lang"
+
+    /// The user's choice (cookie), else the browser's first supported `Accept-Language`, else English.
+    static func negotiate(cookie: String?, acceptLanguage: String?) -> Lang {
+        if let cookie, let lang = Lang(rawValue: cookie) { return lang }
+        let ranked = (acceptLanguage ?? "").split(separator: ",").enumerated().map { index, part -> (String, Double, Int) in
+            let pieces = part.split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces) }
+            let q = pieces.dropFirst().first { $0.hasPrefix("q=") }.flatMap { Double($0.dropFirst(2)) } ?? 1
+            return (pieces.first?.lowercased() ?? "", q, index)
+        }.sorted { $0.1 != $1.1 ? $0.1 > $1.1 : $0.2 < $1.2 }
+        for (tag, _, _) in ranked {
+            if tag.hasPrefix("zh") { return .zh }
+            if let lang = Lang(rawValue: String(tag.prefix(2))) { return lang }
+        }
+        return .en
+    }
+
+    /// CLDR plural category of `n` in this language.
+    func pluralCategory(_ n: Int) -> PluralCategory {
+        switch self {
+        case .en, .de: return n == 1 ? .one : .other
+        case .ga:
+            switch n {
+            case 1: return .one
+            case 2: return .two
+            case 3...6: return .few
+            case 7...10: return .many
+            default: return .other
+            }
+        case .zh: return .other
+        }
+    }
+}
+
+enum PluralCategory: Sendable { case one, two, few, many, other }
+
+extension Request {
+    var lang: Lang {
+        Lang.negotiate(cookie: cookies[Lang.cookieName]?.string, acceptLanguage: headers.first(name: .acceptLanguage))
+    }
+
+    var t: Strings { Strings(lang: lang) }
+}
+
+/// Looks up the interface text for one language. `t(.signIn)`, `t(.daysOverdue, 3)`,
+/// `t.format(.copiesOf, 2, 3)`.
+struct Strings: Sendable {
+    let lang: Lang
+
+    func callAsFunction(_ key: L) -> String {
+        let row = L.table[key]!
+        switch lang {
+        case .en: return row.en
+        case .de: return row.de
+        case .ga: return row.ga
+        case .zh: return row.zh
+        }
+    }
+
+    /// A counted phrase; `%d` in the chosen form is replaced by the number.
+    func callAsFunction(_ key: P, _ n: Int) -> String {
+        let forms = P.table[key]![lang]!
+        let category = lang.pluralCategory(n)
+        let form = forms[category] ?? forms[.other]!
+        return form.replacingOccurrences(of: "%d", with: number(n))
+    }
+
+    /// `%1`, `%2` … replaced by the arguments, in order.
+    func format(_ key: L, _ args: String...) -> String {
+        var text = self(key)
+        for (i, arg) in args.enumerated() { text = text.replacingOccurrences(of: "%\(i + 1)", with: arg) }
+        return text
+    }
+
+    func number(_ n: Int) -> String { n.formatted(.number.locale(lang.locale)) }
+
+    func date(_ d: Date) -> String {
+        d.formatted(Date.FormatStyle(date: .abbreviated, time: .omitted).locale(lang.locale))
+    }
+}

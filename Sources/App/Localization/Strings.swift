@@ -1,0 +1,245 @@
+/// Every user-visible string of the web app, in English, German, Irish and Simplified Chinese.
+/// A test checks that every key has all four, non-empty.
+enum L: String, CaseIterable, Sendable {
+    // Shell
+    case appName, skipToContent, navCatalog, navAdd, navCheckout, navReturn, navMembers, navLoans, navMore
+    case signOut, language, switchLibrary, yourLibraries
+    // Setup and sign-in
+    case setupTitle, setupIntro, username, password, passwordHint, yourName, libraryName, createLibrary
+    case signInTitle, signIn, signInIntro
+    // Catalog
+    case catalog, search, searchPlaceholder, filterAll, filterFavorites, filterOnLoan, filterOverdue
+    case viewList, viewGrid, available, allOut, noTitlesYet, noTitlesYetHint, noMatches, jumpTo, coverOf
+    // Book detail
+    case by, publisher, published, pages, languageField, isbn, copies, copyNumber, barcode, location, status
+    case statusAvailable, statusOnLoan, statusLost, statusWithdrawn
+    case currentLoans, dueOn, checkOut, returnBook, favorite, unfavorite, notes, saveNotes, notesSaved
+    case viewOnGoogleBooks, findOnAmazon, share, deleteTitle, deleteConfirm, deleted, description, categories
+    // Add
+    case addTitle, scanBarcode, scanHint, typeISBN, lookUp, orEnterManually, enterManually, title, subtitle
+    case authorsField, authorsHint, publishedDate, pageCount, coverURL, copiesField, confirmAdd, added
+    case lookupFound, lookupNotFound, alreadyInLibrary, addMoreCopies, copiesAdded, takePhoto
+    // Members
+    case members, addMember, cardID, firstName, lastName, grade, email, memberNotes, noMembers, save
+    case memberAdded, searchMembers, loanHistory, noLoans
+    // Circulation
+    case checkOutTitle, memberCard, memberCardHint, bookField, bookHint, dueDate, dueIn, confirmCheckout
+    case checkedOut, returnTitle, copyBarcode, copyBarcodeHint, confirmReturn, returned, borrowedBy
+    case checkedOutOn, loansTitle, overdue, onTime, member
+    // Errors
+    case errorTitle, notFoundTitle, notFoundText, forbiddenText, csrfText, tryAgain, backToCatalog, signInAgain
+}
+
+/// Counted phrases, one form per plural category the language has.
+enum P: String, CaseIterable, Sendable {
+    case titles, copiesAvailable, daysOverdue, loansOut, days, favoritesCount
+}
+
+extension L {
+    typealias Row = (en: String, de: String, ga: String, zh: String)
+
+    static let table: [L: Row] = [
+        .appName: ("Shelfmark", "Shelfmark", "Shelfmark", "Shelfmark"),
+        .skipToContent: ("Skip to content", "Zum Inhalt springen", "Léim go dtí an t-ábhar", "跳到内容"),
+        .navCatalog: ("Catalog", "Katalog", "Catalóg", "书目"),
+        .navAdd: ("Add", "Hinzufügen", "Cuir leis", "添加"),
+        .navCheckout: ("Lend", "Ausleihen", "Tabhair ar iasacht", "借出"),
+        .navReturn: ("Return", "Rückgabe", "Fill", "归还"),
+        .navMembers: ("Members", "Mitglieder", "Baill", "读者"),
+        .navLoans: ("Loans", "Ausleihen", "Iasachtaí", "借阅"),
+        .navMore: ("More", "Mehr", "Tuilleadh", "更多"),
+        .signOut: ("Sign out", "Abmelden", "Sínigh amach", "退出登录"),
+        .language: ("Language", "Sprache", "Teanga", "语言"),
+        .switchLibrary: ("Switch library", "Bibliothek wechseln", "Athraigh leabharlann", "切换图书馆"),
+        .yourLibraries: ("Your libraries", "Ihre Bibliotheken", "Do leabharlanna", "你的图书馆"),
+
+        .setupTitle: ("Welcome to Shelfmark", "Willkommen bei Shelfmark", "Fáilte go Shelfmark", "欢迎使用 Shelfmark"),
+        .setupIntro: ("Create your account and your first library. You can add staff and more libraries later.",
+                      "Legen Sie Ihr Konto und Ihre erste Bibliothek an. Mitarbeitende und weitere Bibliotheken können Sie später hinzufügen.",
+                      "Cruthaigh do chuntas agus do chéad leabharlann. Is féidir foireann agus tuilleadh leabharlanna a chur leis níos déanaí.",
+                      "创建你的账户和第一个图书馆。以后可以再添加工作人员和更多图书馆。"),
+        .username: ("Username", "Benutzername", "Ainm úsáideora", "用户名"),
+        .password: ("Password", "Passwort", "Pasfhocal", "密码"),
+        .passwordHint: ("At least 8 characters.", "Mindestens 8 Zeichen.", "8 gcarachtar ar a laghad.", "至少 8 个字符。"),
+        .yourName: ("Your name", "Ihr Name", "D'ainm", "你的名字"),
+        .libraryName: ("Library name", "Name der Bibliothek", "Ainm na leabharlainne", "图书馆名称"),
+        .createLibrary: ("Create library", "Bibliothek anlegen", "Cruthaigh leabharlann", "创建图书馆"),
+        .signInTitle: ("Sign in", "Anmelden", "Sínigh isteach", "登录"),
+        .signIn: ("Sign in", "Anmelden", "Sínigh isteach", "登录"),
+        .signInIntro: ("Sign in to your library.", "Melden Sie sich bei Ihrer Bibliothek an.", "Sínigh isteach i do leabharlann.", "登录你的图书馆。"),
+
+        .catalog: ("Catalog", "Katalog", "Catalóg", "书目"),
+        .search: ("Search", "Suchen", "Cuardaigh", "搜索"),
+        .searchPlaceholder: ("Title, author or ISBN", "Titel, Autor oder ISBN", "Teideal, údar nó ISBN", "书名、作者或 ISBN"),
+        .filterAll: ("All", "Alle", "Gach ceann", "全部"),
+        .filterFavorites: ("Favorites", "Favoriten", "Ceanáin", "收藏"),
+        .filterOnLoan: ("On loan", "Ausgeliehen", "Ar iasacht", "已借出"),
+        .filterOverdue: ("Overdue", "Überfällig", "Thar téarma", "逾期"),
+        .viewList: ("List", "Liste", "Liosta", "列表"),
+        .viewGrid: ("Covers", "Cover", "Clúdaigh", "封面"),
+        .available: ("Available", "Verfügbar", "Ar fáil", "可借"),
+        .allOut: ("All out", "Alle verliehen", "Iad uile amuigh", "全部借出"),
+        .noTitlesYet: ("No books yet", "Noch keine Bücher", "Níl aon leabhar fós", "还没有图书"),
+        .noTitlesYetHint: ("Scan a barcode or type an ISBN to add your first book.",
+                           "Scannen Sie einen Barcode oder geben Sie eine ISBN ein, um Ihr erstes Buch hinzuzufügen.",
+                           "Scanáil barrachód nó clóscríobh ISBN chun do chéad leabhar a chur leis.",
+                           "扫描条形码或输入 ISBN 来添加第一本书。"),
+        .noMatches: ("No books match “%1”.", "Keine Bücher passen zu „%1“.", "Níl aon leabhar a mheaitseálann “%1”.", "没有与“%1”匹配的图书。"),
+        .jumpTo: ("Jump to letter", "Zu Buchstabe springen", "Léim go litir", "跳到字母"),
+        .coverOf: ("Cover of %1", "Cover von %1", "Clúdach %1", "《%1》的封面"),
+
+        .by: ("by %1", "von %1", "le %1", "%1 著"),
+        .publisher: ("Publisher", "Verlag", "Foilsitheoir", "出版社"),
+        .published: ("Published", "Erschienen", "Foilsithe", "出版日期"),
+        .pages: ("Pages", "Seiten", "Leathanaigh", "页数"),
+        .languageField: ("Language", "Sprache", "Teanga", "语言"),
+        .isbn: ("ISBN", "ISBN", "ISBN", "ISBN"),
+        .copies: ("Copies", "Exemplare", "Cóipeanna", "副本"),
+        .copyNumber: ("Copy %1", "Exemplar %1", "Cóip %1", "副本 %1"),
+        .barcode: ("Barcode", "Barcode", "Barrachód", "条形码"),
+        .location: ("Shelf", "Regal", "Seilf", "书架"),
+        .status: ("Status", "Status", "Stádas", "状态"),
+        .statusAvailable: ("Available", "Verfügbar", "Ar fáil", "可借"),
+        .statusOnLoan: ("On loan", "Ausgeliehen", "Ar iasacht", "已借出"),
+        .statusLost: ("Lost", "Verloren", "Caillte", "遗失"),
+        .statusWithdrawn: ("Withdrawn", "Ausgesondert", "Tarraingthe siar", "已下架"),
+        .currentLoans: ("On loan now", "Derzeit ausgeliehen", "Ar iasacht anois", "当前借阅"),
+        .dueOn: ("Due %1", "Fällig am %1", "Le tabhairt ar ais %1", "%1 到期"),
+        .checkOut: ("Lend", "Ausleihen", "Tabhair ar iasacht", "借出"),
+        .returnBook: ("Return", "Zurückgeben", "Fill", "归还"),
+        .favorite: ("Add to favorites", "Zu Favoriten", "Cuir le ceanáin", "加入收藏"),
+        .unfavorite: ("Remove from favorites", "Aus Favoriten entfernen", "Bain de na ceanáin", "取消收藏"),
+        .notes: ("Notes", "Notizen", "Nótaí", "备注"),
+        .saveNotes: ("Save notes", "Notizen speichern", "Sábháil nótaí", "保存备注"),
+        .notesSaved: ("Notes saved.", "Notizen gespeichert.", "Sábháladh na nótaí.", "备注已保存。"),
+        .viewOnGoogleBooks: ("View on Google Books", "Bei Google Books ansehen", "Féach ar Google Books", "在 Google 图书上查看"),
+        .findOnAmazon: ("Find on Amazon", "Bei Amazon suchen", "Aimsigh ar Amazon", "在亚马逊上查找"),
+        .share: ("Share", "Teilen", "Comhroinn", "分享"),
+        .deleteTitle: ("Delete book", "Buch löschen", "Scrios an leabhar", "删除图书"),
+        .deleteConfirm: ("Delete “%1” and its copies? This cannot be undone.", "„%1“ und seine Exemplare löschen? Das kann nicht rückgängig gemacht werden.",
+                         "An bhfuil tú cinnte gur mian leat “%1” agus a chóipeanna a scriosadh? Ní féidir é seo a chealú.", "删除《%1》及其所有副本？此操作无法撤销。"),
+        .deleted: ("“%1” was deleted.", "„%1“ wurde gelöscht.", "Scriosadh “%1”.", "《%1》已删除。"),
+        .description: ("Description", "Beschreibung", "Cur síos", "简介"),
+        .categories: ("Categories", "Kategorien", "Catagóirí", "分类"),
+
+        .addTitle: ("Add a book", "Buch hinzufügen", "Cuir leabhar leis", "添加图书"),
+        .scanBarcode: ("Scan barcode", "Barcode scannen", "Scanáil barrachód", "扫描条形码"),
+        .scanHint: ("Point the camera at the barcode on the back cover.", "Richten Sie die Kamera auf den Barcode auf der Rückseite.",
+                    "Dírigh an ceamara ar an mbarrachód ar an gclúdach cúil.", "将摄像头对准封底的条形码。"),
+        .typeISBN: ("ISBN", "ISBN", "ISBN", "ISBN"),
+        .lookUp: ("Look up", "Nachschlagen", "Cuardaigh", "查找"),
+        .orEnterManually: ("No ISBN? Enter the book by hand.", "Keine ISBN? Buch von Hand erfassen.", "Gan ISBN? Cuir an leabhar isteach de láimh.", "没有 ISBN？手动录入。"),
+        .enterManually: ("Enter by hand", "Von Hand erfassen", "Cuir isteach de láimh", "手动录入"),
+        .title: ("Title", "Titel", "Teideal", "书名"),
+        .subtitle: ("Subtitle", "Untertitel", "Fotheideal", "副标题"),
+        .authorsField: ("Authors", "Autoren", "Údair", "作者"),
+        .authorsHint: ("Separate several authors with commas.", "Mehrere Autoren mit Kommas trennen.", "Scar údair le camóga.", "多位作者请用逗号分隔。"),
+        .publishedDate: ("Published", "Erscheinungsdatum", "Dáta foilsithe", "出版日期"),
+        .pageCount: ("Pages", "Seiten", "Leathanaigh", "页数"),
+        .coverURL: ("Cover image URL", "URL des Coverbilds", "URL an chlúdaigh", "封面图片网址"),
+        .copiesField: ("Number of copies", "Anzahl der Exemplare", "Líon na gcóipeanna", "副本数量"),
+        .confirmAdd: ("Add to catalog", "In den Katalog aufnehmen", "Cuir leis an gcatalóg", "加入书目"),
+        .added: ("“%1” was added.", "„%1“ wurde hinzugefügt.", "Cuireadh “%1” leis.", "《%1》已添加。"),
+        .lookupFound: ("Check the details, change anything you like, then add.", "Prüfen Sie die Angaben, ändern Sie nach Belieben und fügen Sie hinzu.",
+                       "Seiceáil na sonraí, athraigh aon rud is mian leat, agus cuir leis.", "核对信息，按需修改，然后添加。"),
+        .lookupNotFound: ("No details found for this ISBN. Enter them by hand.", "Zu dieser ISBN wurden keine Angaben gefunden. Bitte von Hand erfassen.",
+                          "Níor aimsíodh sonraí don ISBN seo. Cuir isteach de láimh iad.", "未找到此 ISBN 的信息，请手动录入。"),
+        .alreadyInLibrary: ("“%1” is already in your library.", "„%1“ ist bereits in Ihrer Bibliothek.", "Tá “%1” i do leabharlann cheana.", "《%1》已在你的图书馆中。"),
+        .addMoreCopies: ("Add more copies", "Weitere Exemplare hinzufügen", "Cuir tuilleadh cóipeanna leis", "添加更多副本"),
+        .copiesAdded: ("Copies added.", "Exemplare hinzugefügt.", "Cuireadh cóipeanna leis.", "副本已添加。"),
+        .takePhoto: ("Or take a photo of the barcode", "Oder ein Foto des Barcodes aufnehmen", "Nó tóg grianghraf den bharrachód", "或拍一张条形码照片"),
+
+        .members: ("Members", "Mitglieder", "Baill", "读者"),
+        .addMember: ("Add member", "Mitglied hinzufügen", "Cuir ball leis", "添加读者"),
+        .cardID: ("Card ID", "Ausweisnummer", "Uimhir an chárta", "借书证号"),
+        .firstName: ("First name", "Vorname", "Céadainm", "名"),
+        .lastName: ("Last name", "Nachname", "Sloinne", "姓"),
+        .grade: ("Class or grade", "Klasse", "Rang", "班级"),
+        .email: ("Email", "E-Mail", "Ríomhphost", "电子邮件"),
+        .memberNotes: ("Notes", "Notizen", "Nótaí", "备注"),
+        .noMembers: ("No members yet.", "Noch keine Mitglieder.", "Níl aon bhall fós.", "还没有读者。"),
+        .save: ("Save", "Speichern", "Sábháil", "保存"),
+        .memberAdded: ("%1 was added.", "%1 wurde hinzugefügt.", "Cuireadh %1 leis.", "已添加 %1。"),
+        .searchMembers: ("Card ID or name", "Ausweisnummer oder Name", "Uimhir chárta nó ainm", "借书证号或姓名"),
+        .loanHistory: ("History", "Verlauf", "Stair", "借阅历史"),
+        .noLoans: ("Nothing on loan.", "Nichts ausgeliehen.", "Níl aon rud ar iasacht.", "没有借阅。"),
+
+        .checkOutTitle: ("Lend a book", "Buch ausleihen", "Tabhair leabhar ar iasacht", "借出图书"),
+        .memberCard: ("Member", "Mitglied", "Ball", "读者"),
+        .memberCardHint: ("Scan or type the card ID.", "Ausweisnummer scannen oder eingeben.", "Scanáil nó clóscríobh uimhir an chárta.", "扫描或输入借书证号。"),
+        .bookField: ("Book", "Buch", "Leabhar", "图书"),
+        .bookHint: ("Copy barcode or ISBN.", "Exemplar-Barcode oder ISBN.", "Barrachód na cóipe nó ISBN.", "副本条形码或 ISBN。"),
+        .dueDate: ("Due date", "Rückgabedatum", "Dáta dlite", "到期日"),
+        .dueIn: ("In %1 days", "In %1 Tagen", "I gceann %1 lá", "%1 天后"),
+        .confirmCheckout: ("Lend", "Ausleihen", "Tabhair ar iasacht", "确认借出"),
+        .checkedOut: ("“%1” is lent to %2 until %3.", "„%1“ ist bis %3 an %2 ausgeliehen.", "Tá “%1” ar iasacht ag %2 go dtí %3.", "《%1》已借给 %2，%3 到期。"),
+        .returnTitle: ("Return a book", "Buch zurücknehmen", "Glac le leabhar ar ais", "归还图书"),
+        .copyBarcode: ("Copy barcode", "Exemplar-Barcode", "Barrachód na cóipe", "副本条形码"),
+        .copyBarcodeHint: ("Scan or type the barcode on the book.", "Barcode im Buch scannen oder eingeben.", "Scanáil nó clóscríobh an barrachód ar an leabhar.", "扫描或输入书上的条形码。"),
+        .confirmReturn: ("Return", "Zurücknehmen", "Fill", "确认归还"),
+        .returned: ("“%1” is back.", "„%1“ ist zurück.", "Tá “%1” ar ais.", "《%1》已归还。"),
+        .borrowedBy: ("Borrowed by", "Ausgeliehen von", "Ar iasacht ag", "借阅人"),
+        .checkedOutOn: ("Lent on", "Ausgeliehen am", "Tugtha ar iasacht ar", "借出日期"),
+        .loansTitle: ("Loans", "Ausleihen", "Iasachtaí", "借阅"),
+        .overdue: ("Overdue", "Überfällig", "Thar téarma", "逾期"),
+        .onTime: ("On time", "Pünktlich", "In am", "按时"),
+        .member: ("Member", "Mitglied", "Ball", "读者"),
+
+        .errorTitle: ("Something went wrong", "Etwas ist schiefgelaufen", "Chuaigh rud éigin amú", "出错了"),
+        .notFoundTitle: ("Not found", "Nicht gefunden", "Níor aimsíodh é", "未找到"),
+        .notFoundText: ("This page does not exist, or you have no access to it.", "Diese Seite gibt es nicht, oder Sie haben keinen Zugriff darauf.",
+                        "Níl an leathanach seo ann, nó níl rochtain agat air.", "此页面不存在，或你无权访问。"),
+        .forbiddenText: ("Your role in this library does not allow this. Ask the library's owner.",
+                         "Ihre Rolle in dieser Bibliothek erlaubt das nicht. Fragen Sie die Eigentümerin oder den Eigentümer der Bibliothek.",
+                         "Ní cheadaíonn do ról sa leabharlann seo é seo. Iarr ar úinéir na leabharlainne.",
+                         "你在此图书馆的角色不允许此操作。请联系图书馆所有者。"),
+        .csrfText: ("The form was out of date. It has been reloaded: please send it again.",
+                    "Das Formular war veraltet. Es wurde neu geladen: bitte erneut absenden.",
+                    "Bhí an fhoirm as dáta. Athlódáladh í: seol arís í, le do thoil.",
+                    "表单已过期，已重新加载，请再次提交。"),
+        .tryAgain: ("Please try again.", "Bitte versuchen Sie es erneut.", "Bain triail eile as, le do thoil.", "请重试。"),
+        .backToCatalog: ("Back to the catalog", "Zurück zum Katalog", "Ar ais go dtí an catalóg", "返回书目"),
+        .signInAgain: ("Please sign in.", "Bitte melden Sie sich an.", "Sínigh isteach, le do thoil.", "请登录。"),
+    ]
+}
+
+extension P {
+    static let table: [P: [Lang: [PluralCategory: String]]] = [
+        .titles: [
+            .en: [.one: "%d book", .other: "%d books"],
+            .de: [.one: "%d Buch", .other: "%d Bücher"],
+            .ga: [.one: "%d leabhar", .two: "%d leabhar", .few: "%d leabhar", .many: "%d leabhar", .other: "%d leabhar"],
+            .zh: [.other: "%d 本书"],
+        ],
+        .copiesAvailable: [
+            .en: [.one: "%d copy available", .other: "%d copies available"],
+            .de: [.one: "%d Exemplar verfügbar", .other: "%d Exemplare verfügbar"],
+            .ga: [.one: "%d chóip ar fáil", .two: "%d chóip ar fáil", .few: "%d chóip ar fáil", .many: "%d gcóip ar fáil", .other: "%d cóip ar fáil"],
+            .zh: [.other: "%d 本可借"],
+        ],
+        .daysOverdue: [
+            .en: [.one: "%d day overdue", .other: "%d days overdue"],
+            .de: [.one: "%d Tag überfällig", .other: "%d Tage überfällig"],
+            .ga: [.one: "%d lá thar téarma", .two: "%d lá thar téarma", .few: "%d lá thar téarma", .many: "%d lá thar téarma", .other: "%d lá thar téarma"],
+            .zh: [.other: "逾期 %d 天"],
+        ],
+        .loansOut: [
+            .en: [.one: "%d book on loan", .other: "%d books on loan"],
+            .de: [.one: "%d Buch ausgeliehen", .other: "%d Bücher ausgeliehen"],
+            .ga: [.one: "%d leabhar ar iasacht", .two: "%d leabhar ar iasacht", .few: "%d leabhar ar iasacht", .many: "%d leabhar ar iasacht", .other: "%d leabhar ar iasacht"],
+            .zh: [.other: "借出 %d 本"],
+        ],
+        .days: [
+            .en: [.one: "%d day", .other: "%d days"],
+            .de: [.one: "%d Tag", .other: "%d Tage"],
+            .ga: [.one: "%d lá", .two: "%d lá", .few: "%d lá", .many: "%d lá", .other: "%d lá"],
+            .zh: [.other: "%d 天"],
+        ],
+        .favoritesCount: [
+            .en: [.one: "Favorites (%d)", .other: "Favorites (%d)"],
+            .de: [.one: "Favoriten (%d)", .other: "Favoriten (%d)"],
+            .ga: [.one: "Ceanáin (%d)", .two: "Ceanáin (%d)", .few: "Ceanáin (%d)", .many: "Ceanáin (%d)", .other: "Ceanáin (%d)"],
+            .zh: [.other: "收藏（%d）"],
+        ],
+    ]
+}

@@ -1,0 +1,138 @@
+"""End-to-end flows in a real browser (Debian's Chromium via Playwright) at a phone viewport.
+Run by `make test-e2e` (and `make test`) against a server it starts on a fresh SQLite data
+directory, with the metadata providers pointed at the replay server. Screenshots go to
+.tmp/e2e/ (small JPEGs)."""
+import os, re, shutil, subprocess, sys, tempfile, time, urllib.request
+from playwright.sync_api import sync_playwright, expect
+
+PORT = int(os.environ.get("E2E_PORT", "18480"))
+REPLAY_PORT = PORT + 1
+BASE = f"http://127.0.0.1:{PORT}"
+BIN = os.environ.get("E2E_BIN") or subprocess.run(["swift", "build", "--show-bin-path"], text=True, capture_output=True).stdout.strip()
+OUT = os.environ.get("E2E_OUT", ".tmp/e2e")
+os.makedirs(OUT, exist_ok=True)
+errors = []
+
+
+def shot(page, name):
+    page.screenshot(path=f"{OUT}/{name}.jpg", type="jpeg", quality=60, full_page=False)
+
+
+def labelled(page):
+    """Every visible form control has a label (for=id, aria-label, or wrapping label)."""
+    missing = page.evaluate("""() => [...document.querySelectorAll('input:not([type=hidden]), select, textarea')]
+        .filter(el => !(el.labels && el.labels.length) && !el.getAttribute('aria-label'))
+        .map(el => el.name || el.id)""")
+    assert not missing, f"controls without a label on {page.url}: {missing}"
+
+
+def start_servers(data):
+    replay = subprocess.Popen([f"{BIN}/shelfmark-replay", "--port", str(REPLAY_PORT)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    env = dict(os.environ, SHELFMARK_DATA_DIR=data, SHELFMARK_PROVIDERS_URL=f"http://127.0.0.1:{REPLAY_PORT}", LOG_LEVEL="warning")
+    env.pop("DATABASE_URL", None)
+    server = subprocess.Popen([f"{BIN}/shelfmark", "serve", "--hostname", "127.0.0.1", "--port", str(PORT)], env=env,
+                              stdout=open(f"{OUT}/server.log", "w"), stderr=subprocess.STDOUT)
+    for _ in range(150):
+        try:
+            urllib.request.urlopen(BASE + "/api/v1/health", timeout=2)
+            return replay, server
+        except Exception:
+            time.sleep(0.2)
+    raise SystemExit("the server did not start; see " + OUT + "/server.log")
+
+
+def main():
+    data = tempfile.mkdtemp(prefix="shelfmark-e2e-")
+    replay, server = start_servers(data)
+    try:
+        run()
+    finally:
+        server.terminate(); replay.terminate()
+        server.wait(timeout=30); replay.wait(timeout=30)
+        shutil.rmtree(data, ignore_errors=True)
+
+
+def run():
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path="/usr/bin/chromium", args=["--no-sandbox"])
+        context = browser.new_context(viewport={"width": 390, "height": 844}, locale="en-GB")
+        page = context.new_page()
+        page.on("console", lambda m: errors.append(f"console {m.type}: {m.text}") if m.type == "error" else None)
+        page.on("pageerror", lambda e: errors.append(f"page error: {e}"))
+
+        # First-run setup
+        page.goto(BASE + "/")
+        expect(page).to_have_url(re.compile(r"/setup$"))
+        labelled(page)
+        page.get_by_label("Library name").fill("Room 12")
+        page.get_by_label("Your name").fill("Ms Byrne")
+        page.get_by_label("Username").fill("teacher")
+        page.get_by_label("Password", exact=True).fill("a long password")
+        shot(page, "01-setup")
+        page.get_by_role("button", name="Create library").click()
+        expect(page.get_by_role("heading", name="No books yet")).to_be_visible()
+        shot(page, "02-empty-catalog")
+        lib = re.search(r"/libraries/([^/]+)/", page.url).group(1)
+
+        # Add a book by ISBN: lookup, confirmation, add
+        page.get_by_role("link", name="Add").first.click()
+        labelled(page)
+        page.get_by_label("ISBN", exact=True).fill("978-0-306-40615-7")
+        page.get_by_role("button", name="Look up").first.click()
+        expect(page.get_by_label("Title", exact=True)).to_have_value("Signals and Shelves")
+        shot(page, "03-confirm-isbn")
+        page.get_by_role("button", name="Add to catalog").click()
+        expect(page.get_by_role("heading", name="Signals and Shelves")).to_be_visible()
+        shot(page, "04-book")
+
+        # Add a book by hand, with a title that must show as text
+        page.goto(f"{BASE}/libraries/{lib}/add?manual=1")
+        labelled(page)
+        page.get_by_label("Title", exact=True).fill("<script>alert(1)</script>")
+        page.get_by_label("Authors").fill("Anon")
+        page.get_by_role("button", name="Add to catalog").click()
+        expect(page.get_by_role("heading", name="<script>alert(1)</script>")).to_be_visible()
+
+        # A member
+        page.get_by_role("link", name="Members").first.click()
+        page.locator("summary", has_text="Add member").click()
+        labelled(page)
+        page.get_by_label("Card ID").fill("S12345")
+        page.get_by_label("First name").fill("Ada")
+        page.get_by_label("Last name").fill("Lovelace")
+        page.get_by_role("button", name="Add member").click()
+        expect(page.locator(".member-row", has_text="Ada Lovelace")).to_be_visible()
+        shot(page, "05-members")
+
+        # Check out with a due date in the past (an overdue loan), then return it
+        page.goto(f"{BASE}/libraries/{lib}/catalog")
+        page.get_by_role("link", name=re.compile("Signals and Shelves")).click()
+        page.get_by_role("link", name="Lend").first.click()
+        labelled(page)
+        page.get_by_label("Member").fill("S12345")
+        page.get_by_role("button", name="Lend").click()
+        shot(page, "06-checkout-confirm")
+        page.get_by_role("button", name="Lend").click()
+        expect(page.get_by_text(re.compile("is lent to Ada Lovelace"))).to_be_visible()
+        page.goto(f"{BASE}/libraries/{lib}/return?barcode=C000001")
+        shot(page, "07-return-confirm")
+        page.get_by_role("button", name="Return").first.click()
+        expect(page.get_by_text(re.compile("is back"))).to_be_visible()
+
+        # Search
+        page.goto(f"{BASE}/libraries/{lib}/catalog")
+        page.get_by_label("Search").fill("signa")
+        expect(page.locator("#results").get_by_text("Signals and Shelves")).to_be_visible()
+        shot(page, "08-search")
+
+        # German
+        page.get_by_label("Language").select_option("de")
+        expect(page.get_by_role("link", name="Katalog").first).to_be_visible()
+        shot(page, "09-german")
+        browser.close()
+    assert not errors, errors
+    print("e2e: all flows passed")
+
+
+if __name__ == "__main__":
+    main()
