@@ -12,7 +12,10 @@ PG_PORT ?= 55432
 # decoding, OCR, barcode and QR drawing) are linked into the binary, so every goal needs them.
 IMAGING_PACKAGES := libzbar-dev libleptonica-dev libtesseract-dev tesseract-ocr-eng libqrencode-dev libzint-dev zlib1g-dev
 RUN_PACKAGES := ca-certificates $(IMAGING_PACKAGES)
-TEST_PACKAGES := postgresql $(IMAGING_PACKAGES)
+TEST_PACKAGES := postgresql chromium $(IMAGING_PACKAGES)
+# Browser tests: Python Playwright in a venv of our own, driving Debian's Chromium (no browser download).
+VENV := $(CURDIR)/.tmp/venv
+PLAYWRIGHT_VERSION := 1.65.2
 BENCH_PACKAGES := wrk postgresql $(IMAGING_PACKAGES)
 BENCH_SCAN_PACKAGES := zbar-tools $(IMAGING_PACKAGES)
 # Third-party test material (barcode photos): checked when present next to the project.
@@ -27,7 +30,7 @@ define ensure_packages
 	fi
 endef
 
-.PHONY: run build test test-sqlite test-postgres bench bench-scan isbn-ranges clean help
+.PHONY: run build test test-sqlite test-postgres test-e2e bench bench-scan isbn-ranges clean help
 
 help:
 	@echo "make run    build and start the server on SQLite (data in ./data), print the URL"
@@ -52,6 +55,7 @@ test:
 	$(SWIFT) build --build-tests
 	$(MAKE) --no-print-directory test-sqlite
 	$(MAKE) --no-print-directory test-postgres
+	$(MAKE) --no-print-directory test-e2e
 
 test-sqlite:
 	@echo "== Test suite on SQLite =="
@@ -62,6 +66,15 @@ test-postgres:
 	@url=$$(scripts/pg-test-cluster.sh start $(PG_DIR) $(PG_PORT)) || exit 1; \
 	trap 'scripts/pg-test-cluster.sh stop $(PG_DIR)' EXIT; \
 	SHELFMARK_CORPUS= SHELFMARK_TEST_DATABASE_URL=$$url $(SWIFT) test --skip-build
+
+test-e2e:
+	@echo "== Browser tests (Playwright + Chromium, phone viewport; screenshots in .tmp/e2e) =="
+	$(call ensure_packages,chromium)
+	@test -x $(VENV)/bin/python || python3 -m venv $(VENV)
+	@$(VENV)/bin/python -c "import playwright" 2>/dev/null || $(VENV)/bin/pip install -q playwright==$(PLAYWRIGHT_VERSION)
+	$(SWIFT) build --product shelfmark
+	$(SWIFT) build --product shelfmark-replay
+	E2E_BIN=$$($(SWIFT) build --show-bin-path) E2E_OUT=$(CURDIR)/.tmp/e2e $(VENV)/bin/python Tests/e2e/flows.py
 
 bench:
 	$(call ensure_packages,$(BENCH_PACKAGES))

@@ -6,6 +6,7 @@ import Vapor
 public func configure(_ app: Application) async throws {
     try configure(app, storage: try StorageConfig.fromEnvironment())
     app.metadataConfig = try MetadataConfig.fromEnvironment()
+    app.clock = try AppClock.fromEnvironment()
     // The server runs the background enrichment worker (A6); one-off commands do not.
     let command = app.environment.arguments.dropFirst().first
     if command == nil || command == "serve" || command?.hasPrefix("-") == true {

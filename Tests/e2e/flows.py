@@ -1,7 +1,7 @@
 """End-to-end flows in a real browser (Debian's Chromium via Playwright) at a phone viewport.
 Run by `make test-e2e` (and `make test`) against a server it starts on a fresh SQLite data
 directory, with the metadata providers pointed at the replay server. Screenshots go to
-.tmp/e2e/ (small JPEGs)."""
+.tmp/e2e/ (phone-sized PNGs)."""
 import os, re, shutil, subprocess, sys, tempfile, time, urllib.request
 from playwright.sync_api import sync_playwright, expect
 
@@ -15,7 +15,7 @@ errors = []
 
 
 def shot(page, name):
-    page.screenshot(path=f"{OUT}/{name}.jpg", type="jpeg", quality=60, full_page=False)
+    page.screenshot(path=f"{OUT}/{name}.png", full_page=False)
 
 
 def labelled(page):
@@ -26,9 +26,10 @@ def labelled(page):
     assert not missing, f"controls without a label on {page.url}: {missing}"
 
 
-def start_servers(data):
+def start_servers(data, clock_offset_days=0):
     replay = subprocess.Popen([f"{BIN}/shelfmark-replay", "--port", str(REPLAY_PORT)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    env = dict(os.environ, SHELFMARK_DATA_DIR=data, SHELFMARK_PROVIDERS_URL=f"http://127.0.0.1:{REPLAY_PORT}", LOG_LEVEL="warning")
+    env = dict(os.environ, SHELFMARK_DATA_DIR=data, SHELFMARK_PROVIDERS_URL=f"http://127.0.0.1:{REPLAY_PORT}", LOG_LEVEL="warning",
+               SHELFMARK_CLOCK_OFFSET_DAYS=str(clock_offset_days))
     env.pop("DATABASE_URL", None)
     server = subprocess.Popen([f"{BIN}/shelfmark", "serve", "--hostname", "127.0.0.1", "--port", str(PORT)], env=env,
                               stdout=open(f"{OUT}/server.log", "w"), stderr=subprocess.STDOUT)
@@ -41,18 +42,32 @@ def start_servers(data):
     raise SystemExit("the server did not start; see " + OUT + "/server.log")
 
 
+class Servers:
+    """The app and the replay server; `restart(days)` runs the app that many days in the future."""
+    def __init__(self, data):
+        self.data = data
+        self.replay, self.server = start_servers(data)
+
+    def restart(self, clock_offset_days):
+        self.stop()
+        self.replay, self.server = start_servers(self.data, clock_offset_days)
+
+    def stop(self):
+        self.server.terminate(); self.replay.terminate()
+        self.server.wait(timeout=30); self.replay.wait(timeout=30)
+
+
 def main():
     data = tempfile.mkdtemp(prefix="shelfmark-e2e-")
-    replay, server = start_servers(data)
+    servers = Servers(data)
     try:
-        run()
+        run(servers)
     finally:
-        server.terminate(); replay.terminate()
-        server.wait(timeout=30); replay.wait(timeout=30)
+        servers.stop()
         shutil.rmtree(data, ignore_errors=True)
 
 
-def run():
+def run(servers):
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path="/usr/bin/chromium", args=["--no-sandbox"])
         context = browser.new_context(viewport={"width": 390, "height": 844}, locale="en-GB")
@@ -114,7 +129,15 @@ def run():
         shot(page, "06-checkout-confirm")
         page.get_by_role("button", name="Lend").click()
         expect(page.get_by_text(re.compile("is lent to Ada Lovelace"))).to_be_visible()
-        page.goto(f"{BASE}/libraries/{lib}/return?barcode=C000001")
+        # Twenty days later the 14-day loan is 6 days overdue.
+        servers.restart(clock_offset_days=20)
+        page.goto(f"{BASE}/libraries/{lib}/loans")
+        expect(page.locator("li.overdue", has_text="Signals and Shelves")).to_be_visible()
+        page.goto(f"{BASE}/libraries/{lib}/return")
+        labelled(page)
+        page.get_by_label("Copy barcode").fill("C000001")
+        page.get_by_role("button", name="Return").first.click()
+        expect(page.get_by_role("alert")).to_contain_text("6 days overdue")
         shot(page, "07-return-confirm")
         page.get_by_role("button", name="Return").first.click()
         expect(page.get_by_text(re.compile("is back"))).to_be_visible()

@@ -2,15 +2,33 @@ import Foundation
 import Plot
 import Vapor
 
-/// Small helpers over Plot's components, so that pages read as HTML does. Plot escapes all text
-/// and attribute values; nothing here builds HTML from strings.
+/// Small helpers over Plot's components, so that pages read as HTML does. Plot escapes text but
+/// writes attribute values as given, so every attribute goes through `H`, which escapes it; pages
+/// never build HTML from strings.
 enum H {
+    static func escapeAttribute(_ value: String) -> String {
+        var out = ""
+        out.reserveCapacity(value.count)
+        for ch in value {
+            switch ch {
+            case "&": out += "&amp;"
+            case "\"": out += "&quot;"
+            case "'": out += "&#39;"
+            case "<": out += "&lt;"
+            case ">": out += "&gt;"
+            default: out.append(ch)
+            }
+        }
+        return out
+    }
+
     /// `<name attrs…>content</name>`; attributes whose value is nil are left out, "" renders bare.
     static func el(_ name: String, _ attrs: Attrs = [:], @ComponentBuilder _ content: @escaping () -> any Component = { EmptyComponent() }) -> any Component {
         var c: any Component = Element(name: name) { content() }
         for (key, value) in attrs.pairs {
             guard let value else { continue }
-            c = value.isEmpty ? c.attribute(Attribute<Any>(name: key, value: nil, ignoreIfValueIsEmpty: false)) : c.attribute(named: key, value: value)
+            c = value.isEmpty ? c.attribute(Attribute<Any>(name: key, value: nil, ignoreIfValueIsEmpty: false))
+                : c.attribute(named: key, value: escapeAttribute(value))
         }
         return c
     }
@@ -19,7 +37,7 @@ enum H {
     static func void(_ name: String, _ attrs: Attrs) -> any Component {
         let attributes: [Attribute<Any>] = attrs.pairs.compactMap { key, value in
             guard let value else { return nil }
-            return Attribute<Any>(name: key, value: value.isEmpty ? nil : value, ignoreIfValueIsEmpty: false)
+            return Attribute<Any>(name: key, value: value.isEmpty ? nil : escapeAttribute(value), ignoreIfValueIsEmpty: false)
         }
         return Node<Any>.element(Element<Any>.selfClosed(named: name, attributes: attributes))
     }

@@ -30,7 +30,7 @@ enum Layout {
                 .meta(.charset(.utf8)),
                 .meta(.name("viewport"), .content("width=device-width, initial-scale=1, viewport-fit=cover")),
                 .meta(.name("color-scheme"), .content("light dark")),
-                .title(title == t(.appName) ? title : "\(title) · \(t(.appName))"),
+                .element(named: "title", text: title == t(.appName) ? title : "\(title) · \(t(.appName))"),
                 .stylesheet("/css/app.css"),
                 .link(.rel(.icon), .href("/icon.svg")),
                 .script(.attribute(named: "type", value: "module"), .src("/js/app.js"))
@@ -68,12 +68,12 @@ enum Layout {
                 }
                 if let library = ctx.library {
                     H.el("nav", ["class": "tabs", "aria-label": t(.appName)]) {
-                        tab(t(.navCatalog), library.base + "/catalog", icon: "📚", ctx)
-                        tab(t(.navAdd), library.base + "/add", icon: "➕", ctx)
-                        tab(t(.navCheckout), library.base + "/checkout", icon: "📤", ctx)
-                        tab(t(.navReturn), library.base + "/return", icon: "📥", ctx)
-                        tab(t(.navMembers), library.base + "/members", icon: "👥", ctx)
-                        tab(t(.navLoans), library.base + "/loans", icon: "⏰", ctx)
+                        tab(t(.navCatalog), library.base + "/catalog", icon: "M4 4h4v16H4zM10 4h4v16h-4zM16 5l3.5-1 3 15.5-3.5 1z", ctx)
+                        tab(t(.navAdd), library.base + "/add", icon: "M11 4h2v7h7v2h-7v7h-2v-7H4v-2h7z", ctx)
+                        tab(t(.navCheckout), library.base + "/checkout", icon: "M12 3l5 5h-3v6h-4V8H7zM4 15h2v4h12v-4h2v6H4z", ctx)
+                        tab(t(.navReturn), library.base + "/return", icon: "M12 16l-5-5h3V4h4v7h3zM4 15h2v4h12v-4h2v6H4z", ctx)
+                        tab(t(.navMembers), library.base + "/members", icon: "M9 11a4 4 0 1 0 0-8 4 4 0 0 0 0 8zm7 0a3 3 0 1 0 0-6 3 3 0 0 0 0 6zM2 20c0-4 3-6 7-6s7 2 7 6zm15-5.5c3 .3 5 2 5 5.5h-4c0-2-.3-3.8-1-5.5z", ctx)
+                        tab(t(.navLoans), library.base + "/loans", icon: "M12 2a10 10 0 1 0 0 20 10 10 0 0 0 0-20zm0 2a8 8 0 1 1 0 16 8 8 0 0 1 0-16zm-1 3v6l5 3 1-1.7-4-2.3V7z", ctx)
                     }
                 }
                 H.el("footer", ["class": "foot"]) {
@@ -95,7 +95,9 @@ enum Layout {
     private static func tab(_ title: String, _ href: String, icon: String, _ ctx: PageContext) -> any Component {
         let current = ctx.path.hasPrefix(href)
         return H.el("a", ["href": href, "class": current ? "tab current" : "tab", "aria-current": current ? "page" : nil]) {
-            H.el("span", ["class": "icon", "aria-hidden": "true"]) { Text(icon) }
+            H.el("span", ["class": "icon", "aria-hidden": "true"]) {
+                H.el("svg", ["viewBox": "0 0 24 24", "fill": "currentColor", "focusable": "false"]) { H.void("path", ["d": icon]) }
+            }
             H.el("span", [:]) { Text(title) }
         }
     }

@@ -278,12 +278,15 @@ enum CirculationPages {
                 notFound = true
             }
         }
+        var coverURL: String?
+        if let id = loan?.titleId { coverURL = try await Title.find(id, on: req.db)?.coverURL }
         var shown = page
         if notFound { shown.flash = "No copy with barcode “\(barcode ?? "")” is on loan."; shown.flashIsError = true }
         let html = Layout.page(shown, title: t(.returnTitle)) {
             H.el("h1", [:]) { Text(t(.returnTitle)) }
             if let loan {
                 H.el("section", ["class": "card confirm"]) {
+                    CatalogPages.cover(coverURL, title: loan.title, t: t, size: "large")
                     if loan.overdue {
                         H.el("p", ["class": "warning", "role": "alert"]) { Text("⚠ " + t(.daysOverdue, loan.daysOverdue)) }
                     }

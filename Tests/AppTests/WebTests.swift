@@ -1,0 +1,168 @@
+@testable import App
+import Foundation
+import Testing
+import Vapor
+import VaporTesting
+
+/// A browser-like client for the web pages: keeps cookies, sends forms with the CSRF token.
+private struct Browser {
+    let app: Application
+    var cookies: [String: String] = [:]
+    var language: String?
+
+    struct Page {
+        var status: HTTPStatus
+        var html: String
+        var location: String?
+        var setCookies: [String] = []
+    }
+
+    mutating func get(_ path: String) async throws -> Page {
+        try await send(.GET, path, form: nil)
+    }
+
+    mutating func post(_ path: String, _ form: [String: String], csrf: Bool = true) async throws -> Page {
+        var fields = form
+        if csrf, fields["_csrf"] == nil { fields["_csrf"] = cookies["shelfmark_csrf"] ?? "" }
+        return try await send(.POST, path, form: fields)
+    }
+
+    private mutating func send(_ method: HTTPMethod, _ path: String, form: [String: String]?) async throws -> Page {
+        var headers = HTTPHeaders()
+        if !cookies.isEmpty { headers.add(name: .cookie, value: cookies.map { "\($0.key)=\($0.value)" }.joined(separator: "; ")) }
+        if let language { headers.add(name: .acceptLanguage, value: language) }
+        var body: ByteBuffer?
+        if let form {
+            headers.contentType = .urlEncodedForm
+            let encoded = form.map { "\($0.key)=\($0.value.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")" }.joined(separator: "&")
+            body = ByteBuffer(string: encoded)
+        }
+        let response = try await app.testing().sendRequest(method, path, headers: headers, body: body)
+        for cookie in response.headers[.setCookie] {
+            let pair = cookie.split(separator: ";").first.map(String.init) ?? ""
+            let parts = pair.split(separator: "=", maxSplits: 1).map(String.init)
+            if parts.count == 2 { cookies[parts[0]] = parts[1] }
+        }
+        return Page(status: response.status, html: String(buffer: response.body), location: response.headers.first(name: .location),
+                    setCookies: response.headers[.setCookie])
+    }
+
+    /// First run: setup through the form, signed in afterwards.
+    mutating func setUp() async throws -> String {
+        _ = try await get("/setup")
+        let done = try await post("/setup", ["libraryName": "Room 12", "username": "teacher", "password": "a long password"])
+        #expect(done.status == .seeOther, "\(done.html.prefix(500))")
+        return try #require(done.location)
+    }
+}
+
+@Suite struct WebTests {
+    @Test func everyStringHasFourLanguagesAndEveryPluralItsForms() {
+        for key in L.allCases {
+            let row = L.table[key]
+            #expect(row != nil, "\(key) has no translations")
+            if let row { #expect(![row.en, row.de, row.ga, row.zh].contains(""), "\(key) has an empty translation") }
+        }
+        for key in P.allCases {
+            for lang in Lang.allCases {
+                let forms = P.table[key]?[lang] ?? [:]
+                #expect(forms[.other] != nil, "\(key) in \(lang) has no 'other' form")
+                for n in [0, 1, 2, 3, 7, 11] {
+                    let category = lang.pluralCategory(n)
+                    #expect(forms[category] != nil || category == .other, "\(key) in \(lang) lacks the \(category) form")
+                }
+            }
+        }
+        #expect(Strings(lang: .en)(.daysOverdue, 1) == "1 day overdue")
+        #expect(Strings(lang: .en)(.daysOverdue, 6) == "6 days overdue")
+        #expect(Strings(lang: .de)(.daysOverdue, 6) == "6 Tage überfällig")
+        #expect(Strings(lang: .zh)(.daysOverdue, 6) == "逾期 6 天")
+        #expect(Strings(lang: .de).number(12345) == "12.345")
+    }
+
+    @Test func theLanguageComesFromTheChoiceElseTheBrowser() {
+        #expect(Lang.negotiate(cookie: nil, acceptLanguage: "de-DE,de;q=0.9,en;q=0.8") == .de)
+        #expect(Lang.negotiate(cookie: nil, acceptLanguage: "fr-FR, zh-CN;q=0.8, en;q=0.5") == .zh)
+        #expect(Lang.negotiate(cookie: nil, acceptLanguage: "en;q=0.2, ga;q=0.9") == .ga)
+        #expect(Lang.negotiate(cookie: nil, acceptLanguage: "fr") == .en)
+        #expect(Lang.negotiate(cookie: "zh-Hans", acceptLanguage: "de") == .zh)
+        #expect(Lang.negotiate(cookie: "xx", acceptLanguage: nil) == .en)
+    }
+
+    @Test func pagesAreInTheUsersLanguageWithHtmlLang() async throws {
+        try await withTestApp { app in
+            var browser = Browser(app: app, language: "ga-IE,ga;q=0.9")
+            let setup = try await browser.get("/setup")
+            #expect(setup.html.contains("<html lang=\"ga\">"))
+            #expect(setup.html.contains("Fáilte go Shelfmark"))
+            let catalog = try await browser.setUp()
+            _ = try await browser.post("/language", ["lang": "de", "back": catalog])
+            let german = try await browser.get(catalog)
+            #expect(german.html.contains("<html lang=\"de\">"))
+            #expect(german.html.contains("Noch keine Bücher"))
+        }
+    }
+
+    @Test func formsWithoutTheCSRFTokenAreRefused() async throws {
+        try await withTestApp { app in
+            var browser = Browser(app: app)
+            _ = try await browser.get("/setup")
+            let forged = try await browser.post("/setup", ["libraryName": "X", "username": "evil", "password": "a long password"], csrf: false)
+            #expect(forged.status == .forbidden)
+            #expect(forged.html.contains("The form was out of date"))
+            let wrong = try await browser.post("/setup", ["libraryName": "X", "username": "evil", "password": "a long password", "_csrf": "guess"])
+            #expect(wrong.status == .forbidden)
+            #expect(try await Accounts.needsSetup(on: app.db))
+            let catalog = try await browser.setUp()
+            #expect(catalog.hasSuffix("/catalog"))
+            var other = Browser(app: app)
+            let forgedLogin = try await other.post("/login", ["username": "teacher", "password": "a long password", "_csrf": "x"])
+            #expect(forgedLogin.status == .forbidden)
+            // The session cookie is HttpOnly and SameSite.
+            _ = try await other.get("/login")
+            let login = try await other.post("/login", ["username": "teacher", "password": "a long password"])
+            let session = try #require(login.setCookies.first { $0.hasPrefix("shelfmark_session=") })
+            #expect(session.contains("HttpOnly"))
+            #expect(session.lowercased().contains("samesite=lax"))
+        }
+    }
+
+    @Test func titlesAreEscapedNeverExecuted() async throws {
+        try await withTestApp { app in
+            var browser = Browser(app: app)
+            let catalog = try await browser.setUp()
+            let base = catalog.replacingOccurrences(of: "/catalog", with: "")
+            let added = try await browser.post(base + "/add", ["title": "<script>alert(1)</script>", "authors": "A & B", "copies": "1"])
+            #expect(added.status == .seeOther)
+            let page = try await browser.get(try #require(added.location))
+            #expect(page.html.contains("&lt;script&gt;alert(1)&lt;/script&gt;"))
+            #expect(!page.html.contains("<script>alert(1)"))
+            // Attribute values are escaped too: a quote cannot end an attribute early.
+            let quoted = try await browser.post(base + "/add", ["title": "Say \"hi\" onmouseover=\"alert(1)", "copies": "1"])
+            let quotedPage = try await browser.get(try #require(quoted.location))
+            #expect(quotedPage.html.contains("data-share=\"Say &quot;hi&quot; onmouseover=&quot;alert(1)\""))
+            #expect(!quotedPage.html.contains("data-share=\"Say \"hi"))
+            let list = try await browser.get(catalog)
+            #expect(list.html.contains("&lt;script&gt;alert(1)&lt;/script&gt;"))
+        }
+    }
+
+    @Test func signedOutVisitorsAreSentToSignInAndBack() async throws {
+        try await withTestApp { app in
+            var browser = Browser(app: app)
+            let catalog = try await browser.setUp()
+            var stranger = Browser(app: app)
+            let page = try await stranger.get(catalog)
+            #expect(page.status == .seeOther)
+            #expect(page.location?.hasPrefix("/login?next=") == true)
+            _ = try await stranger.get("/login")
+            let wrong = try await stranger.post("/login?next=" + catalog, ["username": "teacher", "password": "wrong password"])
+            #expect(wrong.status == .unauthorized)
+            let right = try await stranger.post("/login?next=" + catalog, ["username": "teacher", "password": "a long password"])
+            #expect(right.location == catalog)
+            let missing = try await stranger.get(catalog.replacingOccurrences(of: "/catalog", with: "/titles/\(UUID().uuidString)"))
+            #expect(missing.status == .notFound)
+            #expect(missing.html.contains("This page does not exist"))
+        }
+    }
+}
