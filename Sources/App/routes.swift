@@ -16,4 +16,7 @@ func routes(_ app: Application) throws {
     CatalogPages.register(lib)
     CatalogPages.registerAdd(lib)
     CirculationPages.register(lib)
+    WishlistPages.register(lib)
+    MorePages.register(lib)
+    EditPages.register(lib)
 }

@@ -165,4 +165,39 @@ private struct Browser {
             #expect(missing.html.contains("This page does not exist"))
         }
     }
+
+    @Test func lendByTitleWordsEditABookAndDeleteAMemberWithLoans() async throws {
+        try await withTestApp { app in
+            var browser = Browser(app: app)
+            let catalog = try await browser.setUp()
+            let base = catalog.replacingOccurrences(of: "/catalog", with: "")
+            _ = try await browser.post(base + "/add", ["title": "Momo", "authors": "Michael Ende", "copies": "1"])
+            _ = try await browser.post(base + "/add", ["title": "Momo and the Grey Men", "copies": "1"])
+            _ = try await browser.post(base + "/members", ["cardId": "S1", "firstName": "Ada"])
+            // Two books match "momo": the librarian chooses.
+            let choose = try await browser.post(base + "/checkout", ["card": "S1", "book": "momo", "days": "14"])
+            #expect(choose.html.contains("Which book?"))
+            let review = try await browser.post(base + "/checkout", ["card": "S1", "book": "grey men", "days": "14"])
+            #expect(review.html.contains("Momo and the Grey Men"))
+            let memberID = try #require(review.html.range(of: #"name="memberId" value="([0-9A-F-]+)""#, options: .regularExpression)
+                .map { String(review.html[$0]).components(separatedBy: "value=\"")[1].dropLast() }.map(String.init))
+            let titleID = try #require(review.html.range(of: #"name="titleId" value="([0-9A-F-]+)""#, options: .regularExpression)
+                .map { String(review.html[$0]).components(separatedBy: "value=\"")[1].dropLast() }.map(String.init))
+            let lent = try await browser.post(base + "/checkout/confirm", ["memberId": memberID, "titleId": titleID, "days": "14"])
+            #expect(lent.status == .seeOther)
+            // Fewer copies than are on loan: refused with the reason, on the form.
+            let edit = try await browser.post(base + "/titles/\(titleID)/edit", ["title": "Momo and the Grey Men", "totalCopies": "0"])
+            #expect(edit.status == .unprocessableEntity)
+            #expect(edit.html.contains("on loan"))
+            let renamed = try await browser.post(base + "/titles/\(titleID)/edit", ["title": "Momo (2nd ed.)", "authors": "Michael Ende", "totalCopies": "2"])
+            #expect(renamed.status == .seeOther)
+            #expect(try await browser.get(base + "/titles/\(titleID)").html.contains("Momo (2nd ed.)"))
+            // Deleting a member with a loan out needs the confirmation; then the book is back.
+            let refused = try await browser.post(base + "/members/\(memberID)/delete", [:])
+            #expect(refused.status == .conflict)
+            let deleted = try await browser.post(base + "/members/\(memberID)/delete", ["confirm": "true"])
+            #expect(deleted.status == .seeOther)
+            #expect(try await browser.get(base + "/titles/\(titleID)").html.contains("2/2"))
+        }
+    }
 }

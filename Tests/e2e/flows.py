@@ -142,16 +142,37 @@ def run(servers):
         page.get_by_role("button", name="Return").first.click()
         expect(page.get_by_text(re.compile("is back"))).to_be_visible()
 
+        # Wishlist: find at the providers, add, then acquire with two copies
+        page.get_by_role("link", name="More").click()
+        page.get_by_role("link", name="Wishlist").click()
+        labelled(page)
+        page.get_by_label("Find a book").fill("children of time")
+        page.get_by_role("button", name="Find a book").click()
+        page.get_by_role("button", name="Add to wishlist: Children of Time").click()
+        expect(page.get_by_text("“Children of Time” is on the wishlist.")).to_be_visible()
+        shot(page, "08-wishlist")
+        page.locator(".wish", has_text="Children of Time").get_by_label("Number of copies").fill("2")
+        page.locator(".wish", has_text="Children of Time").get_by_role("button", name="Acquired").click()
+        expect(page.get_by_text("“Children of Time” is now in the catalog.")).to_be_visible()
+        expect(page.get_by_text("2 copies available").first).to_be_visible()
+
+        # Overview and activity
+        page.goto(f"{BASE}/libraries/{lib}/dashboard")
+        expect(page.locator(".stat", has_text="Books")).to_contain_text("3")
+        page.goto(f"{BASE}/libraries/{lib}/activity")
+        labelled(page)
+        shot(page, "09-activity")
+
         # Search
         page.goto(f"{BASE}/libraries/{lib}/catalog")
         page.get_by_label("Search").fill("signa")
         expect(page.locator("#results").get_by_text("Signals and Shelves")).to_be_visible()
-        shot(page, "08-search")
+        shot(page, "10-search")
 
         # German
         page.get_by_label("Language").select_option("de")
         expect(page.get_by_role("link", name="Katalog").first).to_be_visible()
-        shot(page, "09-german")
+        shot(page, "11-german")
         browser.close()
     assert not errors, errors
     print("e2e: all flows passed")

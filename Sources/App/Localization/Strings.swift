@@ -26,6 +26,14 @@ enum L: String, CaseIterable, Sendable {
     case checkOutTitle, memberCard, memberCardHint, bookField, bookHint, dueDate, dueIn, confirmCheckout
     case checkedOut, returnTitle, copyBarcode, copyBarcodeHint, confirmReturn, returned, borrowedBy
     case checkedOutOn, loansTitle, overdue, onTime, member
+    // Wishlist
+    case wishlist, wishlistEmpty, searchProviders, searchProvidersHint, addToWishlist, addedToWishlist, acquire, acquired
+    case shareText, removeFromWishlist, removed, providerResults
+    // More: dashboard, activity, settings, staff, libraries
+    case more, dashboard, activity, settings, staff, titlesStat, copiesStat, onLoanStat, overdueStat, membersStat, wishlistStat
+    case recentActivity, lastAdded, allTypes, loanPeriod, maxRenewals, publicCatalog, settingsSaved, addStaff, role
+    case roleOwner, roleLibrarian, roleVolunteer, roleViewer, staffAdded, newLibrary, libraryCreated, editTitle, titleSaved
+    case editMember, deleteMember, deleteMemberConfirm, memberDeleted, memberSaved, chooseBook
     // Errors
     case errorTitle, notFoundTitle, notFoundText, forbiddenText, csrfText, tryAgain, backToCatalog, signInAgain
 }
@@ -43,10 +51,10 @@ extension L {
         .skipToContent: ("Skip to content", "Zum Inhalt springen", "Léim go dtí an t-ábhar", "跳到内容"),
         .navCatalog: ("Catalog", "Katalog", "Catalóg", "书目"),
         .navAdd: ("Add", "Hinzufügen", "Cuir leis", "添加"),
-        .navCheckout: ("Lend", "Ausleihen", "Tabhair ar iasacht", "借出"),
+        .navCheckout: ("Lend", "Verleihen", "Tabhair ar iasacht", "借出"),
         .navReturn: ("Return", "Rückgabe", "Fill", "归还"),
         .navMembers: ("Members", "Mitglieder", "Baill", "读者"),
-        .navLoans: ("Loans", "Ausleihen", "Iasachtaí", "借阅"),
+        .navLoans: ("Loans", "Leihliste", "Iasachtaí", "借阅"),
         .navMore: ("More", "Mehr", "Tuilleadh", "更多"),
         .signOut: ("Sign out", "Abmelden", "Sínigh amach", "退出登录"),
         .language: ("Language", "Sprache", "Teanga", "语言"),
@@ -105,7 +113,7 @@ extension L {
         .statusWithdrawn: ("Withdrawn", "Ausgesondert", "Tarraingthe siar", "已下架"),
         .currentLoans: ("On loan now", "Derzeit ausgeliehen", "Ar iasacht anois", "当前借阅"),
         .dueOn: ("Due %1", "Fällig am %1", "Le tabhairt ar ais %1", "%1 到期"),
-        .checkOut: ("Lend", "Ausleihen", "Tabhair ar iasacht", "借出"),
+        .checkOut: ("Lend", "Verleihen", "Tabhair ar iasacht", "借出"),
         .returnBook: ("Return", "Zurückgeben", "Fill", "归还"),
         .favorite: ("Add to favorites", "Zu Favoriten", "Cuir le ceanáin", "加入收藏"),
         .unfavorite: ("Remove from favorites", "Aus Favoriten entfernen", "Bain de na ceanáin", "取消收藏"),
@@ -164,14 +172,14 @@ extension L {
         .loanHistory: ("History", "Verlauf", "Stair", "借阅历史"),
         .noLoans: ("Nothing on loan.", "Nichts ausgeliehen.", "Níl aon rud ar iasacht.", "没有借阅。"),
 
-        .checkOutTitle: ("Lend a book", "Buch ausleihen", "Tabhair leabhar ar iasacht", "借出图书"),
+        .checkOutTitle: ("Lend a book", "Buch verleihen", "Tabhair leabhar ar iasacht", "借出图书"),
         .memberCard: ("Member", "Mitglied", "Ball", "读者"),
         .memberCardHint: ("Scan or type the card ID.", "Ausweisnummer scannen oder eingeben.", "Scanáil nó clóscríobh uimhir an chárta.", "扫描或输入借书证号。"),
         .bookField: ("Book", "Buch", "Leabhar", "图书"),
-        .bookHint: ("Copy barcode or ISBN.", "Exemplar-Barcode oder ISBN.", "Barrachód na cóipe nó ISBN.", "副本条形码或 ISBN。"),
+        .bookHint: ("Copy barcode, ISBN, or words from the title.", "Exemplar-Barcode, ISBN oder Wörter aus dem Titel.", "Barrachód na cóipe, ISBN, nó focail as an teideal.", "副本条形码、ISBN 或书名中的词。"),
         .dueDate: ("Due date", "Rückgabedatum", "Dáta dlite", "到期日"),
         .dueIn: ("In %1 days", "In %1 Tagen", "I gceann %1 lá", "%1 天后"),
-        .confirmCheckout: ("Lend", "Ausleihen", "Tabhair ar iasacht", "确认借出"),
+        .confirmCheckout: ("Lend", "Verleihen", "Tabhair ar iasacht", "确认借出"),
         .checkedOut: ("“%1” is lent to %2 until %3.", "„%1“ ist bis %3 an %2 ausgeliehen.", "Tá “%1” ar iasacht ag %2 go dtí %3.", "《%1》已借给 %2，%3 到期。"),
         .returnTitle: ("Return a book", "Buch zurücknehmen", "Glac le leabhar ar ais", "归还图书"),
         .copyBarcode: ("Copy barcode", "Exemplar-Barcode", "Barrachód na cóipe", "副本条形码"),
@@ -184,6 +192,56 @@ extension L {
         .overdue: ("Overdue", "Überfällig", "Thar téarma", "逾期"),
         .onTime: ("On time", "Pünktlich", "In am", "按时"),
         .member: ("Member", "Mitglied", "Ball", "读者"),
+
+        .wishlist: ("Wishlist", "Wunschliste", "Liosta mianta", "心愿单"),
+        .wishlistEmpty: ("Nothing on the wishlist yet.", "Noch nichts auf der Wunschliste.", "Níl aon rud ar an liosta mianta fós.", "心愿单还是空的。"),
+        .searchProviders: ("Find a book", "Buch finden", "Aimsigh leabhar", "查找图书"),
+        .searchProvidersHint: ("Title, author, or both.", "Titel, Autor oder beides.", "Teideal, údar, nó an dá cheann.", "书名、作者或两者。"),
+        .addToWishlist: ("Add to wishlist", "Auf die Wunschliste", "Cuir leis an liosta mianta", "加入心愿单"),
+        .addedToWishlist: ("“%1” is on the wishlist.", "„%1“ steht auf der Wunschliste.", "Tá “%1” ar an liosta mianta.", "《%1》已加入心愿单。"),
+        .acquire: ("Acquired", "Angeschafft", "Faighte", "已购入"),
+        .acquired: ("“%1” is now in the catalog.", "„%1“ ist jetzt im Katalog.", "Tá “%1” sa chatalóg anois.", "《%1》已加入书目。"),
+        .shareText: ("Check out this book: \"%1\" by %2", "Schau dir dieses Buch an: „%1“ von %2", "Féach ar an leabhar seo: “%1” le %2", "看看这本书：《%1》，作者 %2"),
+        .removeFromWishlist: ("Remove", "Entfernen", "Bain", "移除"),
+        .removed: ("“%1” was removed.", "„%1“ wurde entfernt.", "Baineadh “%1”.", "《%1》已移除。"),
+        .providerResults: ("From Google Books and Open Library", "Von Google Books und Open Library", "Ó Google Books agus Open Library", "来自 Google 图书和 Open Library"),
+        .more: ("More", "Mehr", "Tuilleadh", "更多"),
+        .dashboard: ("Overview", "Übersicht", "Forbhreathnú", "概览"),
+        .activity: ("Activity", "Aktivität", "Gníomhaíocht", "动态"),
+        .settings: ("Settings", "Einstellungen", "Socruithe", "设置"),
+        .staff: ("Staff", "Mitarbeitende", "Foireann", "工作人员"),
+        .titlesStat: ("Books", "Bücher", "Leabhair", "图书"),
+        .copiesStat: ("Copies", "Exemplare", "Cóipeanna", "副本"),
+        .onLoanStat: ("On loan", "Ausgeliehen", "Ar iasacht", "借出中"),
+        .overdueStat: ("Overdue", "Überfällig", "Thar téarma", "逾期"),
+        .membersStat: ("Members", "Mitglieder", "Baill", "读者"),
+        .wishlistStat: ("Wishlist", "Wunschliste", "Liosta mianta", "心愿单"),
+        .recentActivity: ("Recent activity", "Letzte Aktivität", "Gníomhaíocht le déanaí", "最近动态"),
+        .lastAdded: ("Newest books", "Neueste Bücher", "Na leabhair is nua", "最新图书"),
+        .allTypes: ("All", "Alle", "Gach cineál", "全部"),
+        .loanPeriod: ("Loan period (days)", "Leihfrist (Tage)", "Tréimhse iasachta (laethanta)", "借期（天）"),
+        .maxRenewals: ("Renewals allowed", "Erlaubte Verlängerungen", "Athnuachain ceadaithe", "可续借次数"),
+        .publicCatalog: ("Public catalog (without member data)", "Öffentlicher Katalog (ohne Mitgliederdaten)", "Catalóg phoiblí (gan sonraí ball)", "公开书目（不含读者信息）"),
+        .settingsSaved: ("Settings saved.", "Einstellungen gespeichert.", "Sábháladh na socruithe.", "设置已保存。"),
+        .addStaff: ("Add staff", "Mitarbeitende hinzufügen", "Cuir foireann leis", "添加工作人员"),
+        .role: ("Role", "Rolle", "Ról", "角色"),
+        .roleOwner: ("Owner", "Eigentümer", "Úinéir", "所有者"),
+        .roleLibrarian: ("Librarian", "Bibliothekar", "Leabharlannaí", "图书管理员"),
+        .roleVolunteer: ("Volunteer", "Ehrenamtlich", "Oibrí deonach", "志愿者"),
+        .roleViewer: ("Viewer", "Nur lesen", "Breathnóir", "只读"),
+        .staffAdded: ("%1 can now sign in.", "%1 kann sich jetzt anmelden.", "Is féidir le %1 síniú isteach anois.", "%1 现在可以登录了。"),
+        .newLibrary: ("New library", "Neue Bibliothek", "Leabharlann nua", "新建图书馆"),
+        .libraryCreated: ("Library “%1” created.", "Bibliothek „%1“ angelegt.", "Cruthaíodh an leabharlann “%1”.", "图书馆“%1”已创建。"),
+        .editTitle: ("Edit", "Bearbeiten", "Cuir in eagar", "编辑"),
+        .titleSaved: ("Changes saved.", "Änderungen gespeichert.", "Sábháladh na hathruithe.", "更改已保存。"),
+        .editMember: ("Edit member", "Mitglied bearbeiten", "Cuir ball in eagar", "编辑读者"),
+        .deleteMember: ("Delete member", "Mitglied löschen", "Scrios ball", "删除读者"),
+        .deleteMemberConfirm: ("Delete %1? Books still on loan are returned; the history is kept.", "%1 löschen? Noch ausgeliehene Bücher werden zurückgebucht; der Verlauf bleibt erhalten.",
+                               "An bhfuil tú cinnte gur mian leat %1 a scriosadh? Filltear leabhair atá fós ar iasacht; coinnítear an stair.",
+                               "删除 %1？仍在借阅的图书将被归还，借阅历史会保留。"),
+        .memberDeleted: ("%1 was deleted.", "%1 wurde gelöscht.", "Scriosadh %1.", "%1 已删除。"),
+        .memberSaved: ("Member saved.", "Mitglied gespeichert.", "Sábháladh an ball.", "读者信息已保存。"),
+        .chooseBook: ("Which book?", "Welches Buch?", "Cén leabhar?", "哪一本书？"),
 
         .errorTitle: ("Something went wrong", "Etwas ist schiefgelaufen", "Chuaigh rud éigin amú", "出错了"),
         .notFoundTitle: ("Not found", "Nicht gefunden", "Níor aimsíodh é", "未找到"),

@@ -46,8 +46,8 @@ enum H {
 
     /// A labelled form field: every control has a `<label for>` (tested).
     static func field(_ label: String, name: String, type: String = "text", value: String? = nil, hint: String? = nil,
-                      required: Bool = false, extra: Attrs = [:]) -> any Component {
-        let id = "f-" + name
+                      required: Bool = false, id customID: String? = nil, extra: Attrs = [:]) -> any Component {
+        let id = customID ?? "f-" + name
         var attrs: [(String, String?)] = [("type", type), ("id", id), ("name", name), ("value", value)]
         if required { attrs.append(("required", "")) }
         if hint != nil { attrs.append(("aria-describedby", id + "-hint")) }

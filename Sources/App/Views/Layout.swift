@@ -56,7 +56,10 @@ enum Layout {
                             H.el("span", ["class": "library-name"]) { Text(library.name) }
                         }
                     }
-                    if ctx.user != nil {
+                    if let library = ctx.library {
+                        H.el("a", ["class": "more-link", "href": library.base + "/more"]) { Text(t(.more)) }
+                    }
+                    if ctx.user != nil, ctx.library == nil {
                         H.form("/logout", csrf: ctx.csrf, attrs: ["class": "inline"]) { H.button(t(.signOut), kind: "quiet") }
                     }
                 }

@@ -194,6 +194,7 @@ enum CatalogPages {
                         H.link(t(.returnBook), base + "/return", cls: "button")
                     }
                     if let g = d.links["googleBooks"] { H.el("a", ["href": g, "class": "button quiet", "rel": "noopener", "target": "_blank"]) { Text(t(.viewOnGoogleBooks)) } }
+                    if canEdit { H.link(t(.editTitle), here + "/edit", cls: "button quiet") }
                     H.el("button", ["type": "button", "class": "button quiet", "data-share": d.title, "data-share-text": d.title + (d.authors.first.map { " — " + $0 } ?? ""), "hidden": ""]) { Text(t(.share)) }
                 }
                 H.el("dl", ["class": "facts"]) {
@@ -230,6 +231,10 @@ enum CatalogPages {
                             H.el("li", [:]) {
                                 H.el("span", [:]) { Text(t.format(.copyNumber, t.number(copy.copyNumber)) + " · " + copy.barcode) }
                                 H.el("span", [:]) { Text(statusText(copy.status, t: t) + (copy.location.map { " · " + $0 } ?? "")) }
+                                H.el("a", ["href": base + "/copies/" + copy.id.uuidString + "/barcode.svg", "class": "label-link"]) {
+                                    H.void("img", ["src": base + "/copies/" + copy.id.uuidString + "/barcode.svg", "alt": t(.barcode) + " " + copy.barcode,
+                                                   "class": "label", "loading": "lazy"])
+                                }
                             }
                         }
                     }

@@ -93,7 +93,11 @@ enum CirculationPages {
         return Layout.page(page, title: d.member.name) {
             H.el("h1", [:]) { Text(d.member.name) }
             H.el("p", ["class": "card-id"]) { Text(t(.cardID) + ": " + d.member.cardId + (d.member.grade.map { " · " + $0 } ?? "")) }
-            H.el("p", [:]) { H.link(t(.checkOut), base + "/checkout?card=" + (d.member.cardId.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""), cls: "button primary") }
+            H.el("div", ["class": "actions"]) {
+                H.link(t(.checkOut), base + "/checkout?card=" + (d.member.cardId.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""), cls: "button primary")
+                if ctx.role.may(.manageMembers) { H.link(t(.editMember), base + "/members/" + d.member.id.uuidString + "/edit", cls: "button quiet") }
+            }
+            H.void("img", ["src": base + "/members/" + d.member.id.uuidString + "/barcode.svg", "alt": t(.cardID) + " " + d.member.cardId, "class": "member-card"])
             H.el("h2", [:]) { Text(t(.currentLoans)) }
             loanList(d.loans, base: base, t: t)
             H.el("h2", [:]) { Text(t(.loanHistory)) }
@@ -206,6 +210,19 @@ enum CirculationPages {
                 input.copyBarcode = book
             }
         }
+        if bookTitle == nil, let text = values["book"] {
+            // Neither an ISBN nor a copy barcode: search the catalog by title or author.
+            var filters = TitleQuery.Filters()
+            filters.query = text
+            filters.limit = 20
+            let matches = try await TitleQuery.list(filters, libraryID: ctx.libraryID, now: req.now, on: req.db).items
+            if matches.count == 1, let only = matches.first {
+                bookTitle = try? await Catalog.find(only.id, library: ctx.libraryID, on: req.db)
+                input.titleId = only.id
+            } else if matches.count > 1 {
+                return try await chooser(req, ctx: ctx, matches: matches, values: values).encodeResponse(for: req)
+            }
+        }
         guard let title = bookTitle else { return try await fail(AppError.notFound("Book “\(values["book"] ?? "")”").message) }
         let due: Date
         if let raw = values["dueDate"] {
@@ -240,6 +257,35 @@ enum CirculationPages {
                 }
             }
         }.encodeResponse(for: req)
+    }
+
+    /// Several books match what was typed: pick one, then the usual confirmation.
+    static func chooser(_ req: Request, ctx: LibraryContext, matches: [TitleSummary], values: [String: String]) async throws -> HTML {
+        let page = try await req.page(library: ctx)
+        let t = page.t
+        let base = page.library!.base
+        return Layout.page(page, title: t(.checkOutTitle)) {
+            H.el("h1", [:]) { Text(t(.chooseBook)) }
+            H.el("ul", ["class": "titles"]) {
+                for item in matches {
+                    H.el("li", ["class": "title-row"]) {
+                        CatalogPages.cover(item.coverUrl, title: item.title, t: t)
+                        H.el("span", ["class": "meta"]) {
+                            H.el("span", ["class": "name"]) { Text(item.title) }
+                            H.el("span", ["class": "authors"]) { Text(item.authors.joined(separator: ", ")) }
+                        }
+                        CatalogPages.badge(item.availability, overdue: item.overdue, t: t)
+                        H.form(base + "/checkout", csrf: page.csrf, attrs: ["class": "inline"]) {
+                            for (name, value) in [("card", values["card"]), ("days", values["days"]), ("dueDate", values["dueDate"]), ("titleId", item.id.uuidString)] {
+                                if let value { H.void("input", ["type": "hidden", "name": name, "value": value]) }
+                            }
+                            H.button(t(.checkOut), kind: "quiet", attrs: ["aria-label": t(.checkOut) + ": " + item.title,
+                                                                          "disabled": item.availability.available == 0 ? "" : nil])
+                        }
+                    }
+                }
+            }
+        }
     }
 
     @Sendable static func checkout(req: Request) async throws -> Response {

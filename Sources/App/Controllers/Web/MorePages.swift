@@ -1,0 +1,247 @@
+import Fluent
+import Foundation
+import Plot
+import ShelfmarkCore
+import Vapor
+
+/// The overview (G6), the activity log (D1), and the library's settings, staff and new libraries
+/// (G1, G2), reached from "More".
+enum MorePages {
+    static func register(_ lib: any RoutesBuilder) {
+        lib.get("more", use: more)
+        lib.get("dashboard", use: dashboard)
+        lib.get("activity", use: activity)
+        lib.get("settings", use: settings)
+        lib.post("settings", use: saveSettings)
+        lib.post("staff", use: addStaff)
+        lib.post("libraries", use: createLibrary)
+    }
+
+    @Sendable static func more(req: Request) async throws -> HTML {
+        let ctx = try await req.library(.read)
+        let page = try await req.page(library: ctx)
+        let t = page.t
+        let base = page.library!.base
+        return Layout.page(page, title: t(.more)) {
+            H.el("h1", [:]) { Text(t(.more)) }
+            H.el("ul", ["class": "menu"]) {
+                H.el("li", [:]) { H.link(t(.dashboard), base + "/dashboard") }
+                H.el("li", [:]) { H.link(t(.wishlist), base + "/wishlist") }
+                H.el("li", [:]) { H.link(t(.activity), base + "/activity") }
+                if ctx.role.may(.administer) { H.el("li", [:]) { H.link(t(.settings), base + "/settings") } }
+            }
+            if page.libraries.count > 1 {
+                H.el("h2", [:]) { Text(t(.switchLibrary)) }
+                H.el("ul", ["class": "menu"]) {
+                    for other in page.libraries where other.id != ctx.libraryID {
+                        H.el("li", [:]) { H.link(other.name, other.base + "/catalog") }
+                    }
+                }
+            }
+            H.form("/logout", csrf: page.csrf) { H.button(t(.signOut), kind: "quiet") }
+        }
+    }
+
+    @Sendable static func dashboard(req: Request) async throws -> HTML {
+        let ctx = try await req.library(.read)
+        let d = try await DashboardQuery.load(libraryID: ctx.libraryID, now: req.now, on: req.db)
+        let page = try await req.page(library: ctx)
+        let t = page.t
+        let base = page.library!.base
+        return Layout.page(page, title: t(.dashboard)) {
+            H.el("h1", [:]) { Text(t(.dashboard)) }
+            H.el("ul", ["class": "stats"]) {
+                stat(t(.titlesStat), d.titles, base + "/catalog", t)
+                stat(t(.copiesStat), d.copies, base + "/catalog", t)
+                stat(t(.onLoanStat), d.onLoan, base + "/loans", t)
+                stat(t(.overdueStat), d.overdue, base + "/loans?show=overdue", t, alarm: d.overdue > 0)
+                stat(t(.membersStat), d.members, base + "/members", t)
+                stat(t(.wishlistStat), d.wishlist, base + "/wishlist", t)
+            }
+            if !d.lastAdded.isEmpty {
+                H.el("h2", [:]) { Text(t(.lastAdded)) }
+                H.el("ul", ["class": "titles"]) {
+                    for item in d.lastAdded { CatalogPages.row(item, base: base, t: t) }
+                }
+            }
+            H.el("h2", [:]) { Text(t(.recentActivity)) }
+            activityList(d.recentActivity, base: base, t: t)
+        }
+    }
+
+    static func stat(_ label: String, _ n: Int, _ href: String, _ t: Strings, alarm: Bool = false) -> any Component {
+        H.el("li", [:]) {
+            H.el("a", ["href": href, "class": alarm ? "stat alarm" : "stat"]) {
+                H.el("strong", [:]) { Text(t.number(n)) }
+                H.el("span", [:]) { Text(label) }
+            }
+        }
+    }
+
+    /// Each activity type's icon, colour class and name (D1).
+    static func describe(_ type: String, _ t: Strings) -> (icon: String, tone: String, name: String) {
+        switch ActivityType(rawValue: type) {
+        case .checkout: ("↗", "lend", t(.checkOut))
+        case .returnBook: ("↙", "return", t(.returnBook))
+        case .renew: ("↻", "lend", t(.checkOut))
+        case .addBook, .addCopy: ("＋", "add", t(.navAdd))
+        case .editBook, .editCategory, .editMember: ("✎", "edit", t(.editTitle))
+        case .deleteBook, .deleteMember, .removeCopy, .deleteWishlist: ("✕", "delete", t(.deleteTitle))
+        case .addWishlist: ("☆", "wish", t(.wishlist))
+        case .fulfillWishlist: ("★", "wish", t(.acquire))
+        case .addMember: ("👤", "member", t(.addMember))
+        default: ("•", "other", type)
+        }
+    }
+
+    static func activityList(_ items: [ActivityDTO], base: String, t: Strings) -> any Component {
+        guard !items.isEmpty else { return H.el("p", ["class": "empty"]) { Text("—") } }
+        return H.el("ul", ["class": "activity"]) {
+            for a in items {
+                let d = describe(a.type, t)
+                H.el("li", ["class": "tone-" + d.tone]) {
+                    H.el("span", ["class": "act-icon", "aria-hidden": "true"]) { Text(d.icon) }
+                    H.el("span", ["class": "meta"]) {
+                        H.el("span", ["class": "name"]) {
+                            Text(d.name + (a.title.map { ": " + $0 } ?? ""))
+                        }
+                        H.el("span", ["class": "authors"]) {
+                            Text([t.date(a.at), a.memberCardId, a.info, a.actor].compactMap { $0 }.joined(separator: " · "))
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    @Sendable static func activity(req: Request) async throws -> HTML {
+        let ctx = try await req.library(.read)
+        let type = req.query[String.self, at: "type"].flatMap(ActivityType.init(rawValue:))
+        let items = try await ActivityLog.list(libraryID: ctx.libraryID, type: type, limit: 200, offset: 0, on: req.db)
+        let page = try await req.page(library: ctx)
+        let t = page.t
+        let base = page.library!.base
+        return Layout.page(page, title: t(.activity)) {
+            H.el("h1", [:]) { Text(t(.activity)) }
+            H.el("nav", ["class": "chips"]) {
+                CatalogPages.chipLink(t(.allTypes), base + "/activity", current: type == nil)
+                for kind in [ActivityType.checkout, .returnBook, .addBook, .addCopy, .addWishlist, .fulfillWishlist, .deleteBook, .addMember, .deleteMember, .importBooks] {
+                    CatalogPages.chipLink(kind == .importBooks ? "import" : describe(kind.rawValue, t).name + (kind == .addCopy ? " (+)" : ""),
+                                          base + "/activity?type=" + kind.rawValue, current: type == kind)
+                }
+            }
+            activityList(items, base: base, t: t)
+        }
+    }
+
+    // MARK: - Settings, staff, libraries
+
+    @Sendable static func settings(req: Request) async throws -> HTML {
+        let ctx = try await req.library(.administer)
+        return try await settingsPage(req, ctx: ctx, error: nil)
+    }
+
+    static func settingsPage(_ req: Request, ctx: LibraryContext, error: String?) async throws -> HTML {
+        guard let library = try await Library.find(ctx.libraryID, on: req.db) else { throw AppError.notFound("Library") }
+        let staff = try await Accounts.staff(of: ctx.libraryID, on: req.db)
+        let page = try await req.page(library: ctx, flash: error, error: error != nil)
+        let t = page.t
+        let base = page.library!.base
+        return Layout.page(page, title: t(.settings)) {
+            H.el("h1", [:]) { Text(t(.settings)) }
+            H.form(base + "/settings", csrf: page.csrf, attrs: ["class": "card"]) {
+                H.field(t(.libraryName), name: "name", value: library.name, required: true)
+                H.field(t(.loanPeriod), name: "loanPeriodDays", type: "number", value: String(library.loanPeriodDays), required: true, extra: ["min": "1", "max": "365"])
+                H.field(t(.maxRenewals), name: "maxRenewals", type: "number", value: String(library.maxRenewals), required: true, extra: ["min": "0", "max": "20"])
+                H.el("div", ["class": "field"]) {
+                    H.el("label", ["class": "pick"]) {
+                        H.void("input", ["type": "checkbox", "name": "publicCatalog", "value": "true", "checked": library.publicCatalog ? "" : nil])
+                        Text(" " + t(.publicCatalog))
+                    }
+                }
+                H.button(t(.save))
+            }
+            H.el("h2", [:]) { Text(t(.staff)) }
+            H.el("ul", ["class": "members"]) {
+                for s in staff {
+                    H.el("li", ["class": "member-row"]) {
+                        H.el("span", ["class": "name"]) { Text(s.displayName) }
+                        H.el("span", ["class": "card-id"]) { Text(s.username + " · " + roleName(s.role, t)) }
+                    }
+                }
+            }
+            H.el("details", ["class": "card"]) {
+                H.el("summary", [:]) { Text(t(.addStaff)) }
+                H.form(base + "/staff", csrf: page.csrf) {
+                    H.field(t(.username), name: "username", required: true, extra: ["autocomplete": "off", "autocapitalize": "none"])
+                    H.field(t(.yourName), name: "displayName")
+                    H.field(t(.password), name: "password", type: "password", hint: t(.passwordHint), extra: ["autocomplete": "new-password"])
+                    H.el("div", ["class": "field"]) {
+                        H.el("label", ["for": "f-role"]) { Text(t(.role)) }
+                        H.el("select", ["id": "f-role", "name": "role"]) {
+                            for role in [Role.librarian, .volunteer, .viewer, .owner] {
+                                H.el("option", ["value": role.rawValue]) { Text(roleName(role, t)) }
+                            }
+                        }
+                    }
+                    H.button(t(.addStaff))
+                }
+            }
+            H.el("details", ["class": "card"]) {
+                H.el("summary", [:]) { Text(t(.newLibrary)) }
+                H.form(base + "/libraries", csrf: page.csrf) {
+                    H.field(t(.libraryName), name: "name", required: true, id: "f-new-library")
+                    H.button(t(.newLibrary))
+                }
+            }
+        }
+    }
+
+    static func roleName(_ role: Role, _ t: Strings) -> String {
+        switch role {
+        case .owner: t(.roleOwner)
+        case .librarian: t(.roleLibrarian)
+        case .volunteer: t(.roleVolunteer)
+        case .viewer: t(.roleViewer)
+        }
+    }
+
+    static func refusal(_ req: Request, ctx: LibraryContext, _ body: () async throws -> Response) async throws -> Response {
+        do {
+            return try await body()
+        } catch let error as AppError where error.status.code < 500 && error.status != .notFound && error.status != .forbidden {
+            let response = try await settingsPage(req, ctx: ctx, error: error.message).encodeResponse(for: req)
+            response.status = .unprocessableEntity
+            return response
+        }
+    }
+
+    @Sendable static func saveSettings(req: Request) async throws -> Response {
+        let ctx = try await req.library(.administer)
+        return try await refusal(req, ctx: ctx) {
+            let patch = LibraryPatch(name: req.formText("name"), loanPeriodDays: req.formText("loanPeriodDays").flatMap(Int.init),
+                                     maxRenewals: req.formText("maxRenewals").flatMap(Int.init), publicCatalog: req.formText("publicCatalog") == "true")
+            _ = try await Accounts.updateLibrary(patch, library: ctx, now: req.now, gate: req.application.writeGate, on: req.db)
+            return req.seeOther("/libraries/\(ctx.libraryID.uuidString)/settings", flash: req.t(.settingsSaved))
+        }
+    }
+
+    @Sendable static func addStaff(req: Request) async throws -> Response {
+        let ctx = try await req.library(.administer)
+        return try await refusal(req, ctx: ctx) {
+            let input = StaffInput(username: req.formText("username") ?? "", role: req.formText("role").flatMap(Role.init(rawValue:)) ?? .viewer,
+                                   password: req.formText("password"), displayName: req.formText("displayName"))
+            let added = try await Accounts.addStaff(input, library: ctx, now: req.now, hasher: req.password, gate: req.application.writeGate, on: req.db)
+            return req.seeOther("/libraries/\(ctx.libraryID.uuidString)/settings", flash: req.t.format(.staffAdded, added.displayName))
+        }
+    }
+
+    @Sendable static func createLibrary(req: Request) async throws -> Response {
+        let ctx = try await req.library(.read)
+        return try await refusal(req, ctx: ctx) {
+            let created = try await Accounts.createLibrary(LibraryInput(name: req.formText("name") ?? "", loanPeriodDays: nil, maxRenewals: nil, publicCatalog: nil),
+                                                           user: ctx.user, gate: req.application.writeGate, on: req.db)
+            return req.seeOther("/libraries/\(created.id.uuidString)/catalog", flash: req.t.format(.libraryCreated, created.name))
+        }
+    }
+}
