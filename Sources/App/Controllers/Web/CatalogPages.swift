@@ -231,8 +231,8 @@ enum CatalogPages {
                             H.el("li", [:]) {
                                 H.el("span", [:]) { Text(t.format(.copyNumber, t.number(copy.copyNumber)) + " · " + copy.barcode) }
                                 H.el("span", [:]) { Text(statusText(copy.status, t: t) + (copy.location.map { " · " + $0 } ?? "")) }
-                                H.el("a", ["href": base + "/copies/" + copy.id.uuidString + "/barcode.svg", "class": "label-link"]) {
-                                    H.void("img", ["src": base + "/copies/" + copy.id.uuidString + "/barcode.svg", "alt": t(.barcode) + " " + copy.barcode,
+                                H.el("a", ["href": "/api/v1" + base + "/copies/" + copy.id.uuidString + "/barcode.svg", "class": "label-link"]) {
+                                    H.void("img", ["src": "/api/v1" + base + "/copies/" + copy.id.uuidString + "/barcode.svg", "alt": t(.barcode) + " " + copy.barcode,
                                                    "class": "label", "loading": "lazy"])
                                 }
                             }

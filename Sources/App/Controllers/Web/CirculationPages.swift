@@ -97,7 +97,7 @@ enum CirculationPages {
                 H.link(t(.checkOut), base + "/checkout?card=" + (d.member.cardId.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""), cls: "button primary")
                 if ctx.role.may(.manageMembers) { H.link(t(.editMember), base + "/members/" + d.member.id.uuidString + "/edit", cls: "button quiet") }
             }
-            H.void("img", ["src": base + "/members/" + d.member.id.uuidString + "/barcode.svg", "alt": t(.cardID) + " " + d.member.cardId, "class": "member-card"])
+            H.void("img", ["src": "/api/v1" + base + "/members/" + d.member.id.uuidString + "/barcode.svg", "alt": t(.cardID) + " " + d.member.cardId, "class": "member-card"])
             H.el("h2", [:]) { Text(t(.currentLoans)) }
             loanList(d.loans, base: base, t: t)
             H.el("h2", [:]) { Text(t(.loanHistory)) }
