@@ -46,7 +46,7 @@ build:
 run: build
 	@echo ""
 	@echo "  Shelfmark is starting at http://$(HOST):$(PORT)  (data: ./data/shelfmark.sqlite)"
-	@echo "  API description: http://$(HOST):$(PORT)/api/v1/openapi.json — first run: POST /api/v1/setup"
+	@echo "  Open it in a browser; the first visit sets up your library. API: http://$(HOST):$(PORT)/api/v1/openapi.json"
 	@echo ""
 	$$($(SWIFT) build --show-bin-path)/shelfmark serve --hostname $(HOST) --port $(PORT)
 

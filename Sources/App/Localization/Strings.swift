@@ -34,6 +34,10 @@ enum L: String, CaseIterable, Sendable {
     case recentActivity, lastAdded, allTypes, loanPeriod, maxRenewals, publicCatalog, settingsSaved, addStaff, role
     case roleOwner, roleLibrarian, roleVolunteer, roleViewer, staffAdded, newLibrary, libraryCreated, editTitle, titleSaved
     case editMember, deleteMember, deleteMemberConfirm, memberDeleted, memberSaved, chooseBook
+    // Activity types (D1)
+    case actCheckout, actReturn, actRenew, actAddBook, actEditBook, actAddCopy, actRemoveCopy, actDeleteBook, actAddWishlist
+    case actFulfillWishlist, actDeleteWishlist, actImport, actAddMember, actEditMember, actDeleteMember, actAddCategory
+    case actEditCategory, actDeleteCategory, actEditLibrary, actAddStaff, actRemoveStaff
     // Errors
     case errorTitle, notFoundTitle, notFoundText, forbiddenText, csrfText, tryAgain, backToCatalog, signInAgain
 }
@@ -242,6 +246,28 @@ extension L {
         .memberDeleted: ("%1 was deleted.", "%1 wurde gelöscht.", "Scriosadh %1.", "%1 已删除。"),
         .memberSaved: ("Member saved.", "Mitglied gespeichert.", "Sábháladh an ball.", "读者信息已保存。"),
         .chooseBook: ("Which book?", "Welches Buch?", "Cén leabhar?", "哪一本书？"),
+
+        .actCheckout: ("Lent", "Verliehen", "Tugtha ar iasacht", "借出"),
+        .actReturn: ("Returned", "Zurückgegeben", "Fillte", "归还"),
+        .actRenew: ("Renewed", "Verlängert", "Athnuaite", "续借"),
+        .actAddBook: ("Book added", "Buch hinzugefügt", "Leabhar curtha leis", "新增图书"),
+        .actEditBook: ("Book edited", "Buch bearbeitet", "Leabhar curtha in eagar", "编辑图书"),
+        .actAddCopy: ("Copies added", "Exemplare hinzugefügt", "Cóipeanna curtha leis", "新增副本"),
+        .actRemoveCopy: ("Copy removed", "Exemplar entfernt", "Cóip bainte", "移除副本"),
+        .actDeleteBook: ("Book deleted", "Buch gelöscht", "Leabhar scriosta", "删除图书"),
+        .actAddWishlist: ("Wished for", "Gewünscht", "Ar an liosta mianta", "加入心愿单"),
+        .actFulfillWishlist: ("Wish acquired", "Wunsch angeschafft", "Mian faighte", "心愿已购入"),
+        .actDeleteWishlist: ("Wish removed", "Wunsch entfernt", "Mian bainte", "移除心愿"),
+        .actImport: ("Imported", "Importiert", "Iompórtáilte", "导入"),
+        .actAddMember: ("Member added", "Mitglied hinzugefügt", "Ball curtha leis", "新增读者"),
+        .actEditMember: ("Member edited", "Mitglied bearbeitet", "Ball curtha in eagar", "编辑读者"),
+        .actDeleteMember: ("Member deleted", "Mitglied gelöscht", "Ball scriosta", "删除读者"),
+        .actAddCategory: ("Category added", "Kategorie hinzugefügt", "Catagóir curtha leis", "新增分类"),
+        .actEditCategory: ("Category renamed", "Kategorie umbenannt", "Catagóir athainmnithe", "重命名分类"),
+        .actDeleteCategory: ("Category deleted", "Kategorie gelöscht", "Catagóir scriosta", "删除分类"),
+        .actEditLibrary: ("Settings changed", "Einstellungen geändert", "Socruithe athraithe", "更改设置"),
+        .actAddStaff: ("Staff added", "Mitarbeitende hinzugefügt", "Foireann curtha leis", "新增工作人员"),
+        .actRemoveStaff: ("Staff removed", "Mitarbeitende entfernt", "Foireann bainte", "移除工作人员"),
 
         .errorTitle: ("Something went wrong", "Etwas ist schiefgelaufen", "Chuaigh rud éigin amú", "出错了"),
         .notFoundTitle: ("Not found", "Nicht gefunden", "Níor aimsíodh é", "未找到"),

@@ -80,17 +80,29 @@ enum MorePages {
 
     /// Each activity type's icon, colour class and name (D1).
     static func describe(_ type: String, _ t: Strings) -> (icon: String, tone: String, name: String) {
-        switch ActivityType(rawValue: type) {
-        case .checkout: ("↗", "lend", t(.checkOut))
-        case .returnBook: ("↙", "return", t(.returnBook))
-        case .renew: ("↻", "lend", t(.checkOut))
-        case .addBook, .addCopy: ("＋", "add", t(.navAdd))
-        case .editBook, .editCategory, .editMember: ("✎", "edit", t(.editTitle))
-        case .deleteBook, .deleteMember, .removeCopy, .deleteWishlist: ("✕", "delete", t(.deleteTitle))
-        case .addWishlist: ("☆", "wish", t(.wishlist))
-        case .fulfillWishlist: ("★", "wish", t(.acquire))
-        case .addMember: ("👤", "member", t(.addMember))
-        default: ("•", "other", type)
+        guard let kind = ActivityType(rawValue: type) else { return ("•", "other", type) }
+        switch kind {
+        case .checkout: return ("↗", "lend", t(.actCheckout))
+        case .returnBook: return ("↙", "return", t(.actReturn))
+        case .renew: return ("↻", "lend", t(.actRenew))
+        case .addBook: return ("+", "add", t(.actAddBook))
+        case .addCopy: return ("+", "add", t(.actAddCopy))
+        case .editBook: return ("✎", "edit", t(.actEditBook))
+        case .removeCopy: return ("−", "delete", t(.actRemoveCopy))
+        case .deleteBook: return ("✕", "delete", t(.actDeleteBook))
+        case .addWishlist: return ("☆", "wish", t(.actAddWishlist))
+        case .fulfillWishlist: return ("★", "wish", t(.actFulfillWishlist))
+        case .deleteWishlist: return ("✕", "delete", t(.actDeleteWishlist))
+        case .importBooks: return ("⇣", "add", t(.actImport))
+        case .addMember: return ("+", "member", t(.actAddMember))
+        case .editMember: return ("✎", "member", t(.actEditMember))
+        case .deleteMember: return ("✕", "delete", t(.actDeleteMember))
+        case .addCategory: return ("#", "edit", t(.actAddCategory))
+        case .editCategory: return ("#", "edit", t(.actEditCategory))
+        case .deleteCategory: return ("#", "delete", t(.actDeleteCategory))
+        case .editLibrary: return ("⚙", "edit", t(.actEditLibrary))
+        case .addStaff: return ("+", "member", t(.actAddStaff))
+        case .removeStaff: return ("−", "delete", t(.actRemoveStaff))
         }
     }
 
@@ -125,9 +137,9 @@ enum MorePages {
             H.el("h1", [:]) { Text(t(.activity)) }
             H.el("nav", ["class": "chips"]) {
                 CatalogPages.chipLink(t(.allTypes), base + "/activity", current: type == nil)
-                for kind in [ActivityType.checkout, .returnBook, .addBook, .addCopy, .addWishlist, .fulfillWishlist, .deleteBook, .addMember, .deleteMember, .importBooks] {
-                    CatalogPages.chipLink(kind == .importBooks ? "import" : describe(kind.rawValue, t).name + (kind == .addCopy ? " (+)" : ""),
-                                          base + "/activity?type=" + kind.rawValue, current: type == kind)
+                for kind in [ActivityType.checkout, .returnBook, .addBook, .addCopy, .addWishlist, .fulfillWishlist, .deleteBook, .importBooks,
+                             .addMember, .deleteMember] {
+                    CatalogPages.chipLink(describe(kind.rawValue, t).name, base + "/activity?type=" + kind.rawValue, current: type == kind)
                 }
             }
             activityList(items, base: base, t: t)
