@@ -100,6 +100,15 @@ def run(servers):
         expect(page.get_by_role("heading", name="Signals and Shelves")).to_be_visible()
         shot(page, "04-book")
 
+        # Edit it: a category and a rating
+        page.get_by_role("link", name="Edit").click()
+        labelled(page)
+        page.get_by_label("Categories").fill("Non-fiction")
+        page.get_by_label("Rating").fill("4")
+        page.get_by_role("button", name="Save").click()
+        expect(page.get_by_text("Changes saved.")).to_be_visible()
+        expect(page.locator(".rating")).to_have_text("★★★★☆")
+
         # Add a book by hand, with a title that must show as text
         page.goto(f"{BASE}/libraries/{lib}/add?manual=1")
         labelled(page)
@@ -162,6 +171,11 @@ def run(servers):
         page.goto(f"{BASE}/libraries/{lib}/activity")
         labelled(page)
         shot(page, "09-activity")
+
+        # Category filter
+        page.goto(f"{BASE}/libraries/{lib}/catalog")
+        page.get_by_role("link", name="Non-fiction (1)").click()
+        expect(page.locator("#results")).to_contain_text("1 book")
 
         # Search
         page.goto(f"{BASE}/libraries/{lib}/catalog")

@@ -14,7 +14,7 @@ enum L: String, CaseIterable, Sendable {
     case by, publisher, published, pages, languageField, isbn, copies, copyNumber, barcode, location, status
     case statusAvailable, statusOnLoan, statusLost, statusWithdrawn
     case currentLoans, dueOn, checkOut, returnBook, favorite, unfavorite, notes, saveNotes, notesSaved
-    case viewOnGoogleBooks, findOnAmazon, share, deleteTitle, deleteConfirm, deleted, description, categories
+    case viewOnGoogleBooks, findOnAmazon, share, deleteTitle, deleteConfirm, deleted, description, categories, rating
     // Add
     case addTitle, scanBarcode, scanHint, typeISBN, lookUp, orEnterManually, enterManually, title, subtitle
     case authorsField, authorsHint, publishedDate, pageCount, coverURL, copiesField, confirmAdd, added
@@ -133,6 +133,7 @@ extension L {
         .deleted: ("“%1” was deleted.", "„%1“ wurde gelöscht.", "Scriosadh “%1”.", "《%1》已删除。"),
         .description: ("Description", "Beschreibung", "Cur síos", "简介"),
         .categories: ("Categories", "Kategorien", "Catagóirí", "分类"),
+        .rating: ("Rating", "Bewertung", "Rátáil", "评分"),
 
         .addTitle: ("Add a book", "Buch hinzufügen", "Cuir leabhar leis", "添加图书"),
         .scanBarcode: ("Scan barcode", "Barcode scannen", "Scanáil barrachód", "扫描条形码"),

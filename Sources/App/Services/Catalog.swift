@@ -214,6 +214,18 @@ enum Catalog {
 
     // MARK: - Helpers
 
+    /// The library's categories A–Z with how many titles each has (A8).
+    static func categories(libraryID: UUID, on db: any Database) async throws -> [CategoryDTO] {
+        let rows = try await db.sql.raw("""
+            SELECT c.id, c.name, COUNT(tc.id) AS n FROM categories c LEFT JOIN title_categories tc ON tc.category_id = c.id
+            WHERE c.library_id = \(bind: libraryID) GROUP BY c.id, c.name ORDER BY c.name
+            """).all()
+        return try rows.map {
+            CategoryDTO(id: try $0.decode(column: "id", as: UUID.self), name: try $0.decode(column: "name", as: String.self),
+                        titleCount: try $0.decode(column: "n", as: Int.self))
+        }
+    }
+
     static func find(_ titleID: UUID, library: UUID, on db: any Database) async throws -> Title {
         guard let title = try await Title.query(on: db).filter(\.$id == titleID).filter(\.$library.$id == library).first() else {
             throw AppError.notFound("Title")

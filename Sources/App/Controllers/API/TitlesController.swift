@@ -207,14 +207,7 @@ enum TitlesController {
 
     @Sendable static func categories(req: Request) async throws -> [CategoryDTO] {
         let ctx = try await req.library(.read)
-        let rows = try await req.sql.raw("""
-            SELECT c.id, c.name, COUNT(tc.id) AS n FROM categories c LEFT JOIN title_categories tc ON tc.category_id = c.id
-            WHERE c.library_id = \(bind: ctx.libraryID) GROUP BY c.id, c.name ORDER BY c.name
-            """).all()
-        return try rows.map {
-            CategoryDTO(id: try $0.decode(column: "id", as: UUID.self), name: try $0.decode(column: "name", as: String.self),
-                        titleCount: try $0.decode(column: "n", as: Int.self))
-        }
+        return try await Catalog.categories(libraryID: ctx.libraryID, on: req.db)
     }
 
     @Sendable static func createCategory(req: Request) async throws -> Response {

@@ -29,10 +29,12 @@ enum CatalogPages {
         filters.favorites = chip == "favorites"
         filters.onLoan = chip == "onloan"
         filters.overdue = chip == "overdue"
+        if chip.hasPrefix("cat-") { filters.categoryID = UUID(uuidString: String(chip.dropFirst(4))) }
         filters.includeSections = true
         filters.limit = 200
         let grid = req.query[String.self, at: "view"] == "grid"
         let result = try await TitleQuery.list(filters, libraryID: ctx.libraryID, now: req.now, on: req.db)
+        let categories = try await Catalog.categories(libraryID: ctx.libraryID, on: req.db).filter { $0.titleCount > 0 }
         let page = try await req.page(library: ctx)
         let t = page.t
         let base = page.library!.base
@@ -61,6 +63,11 @@ enum CatalogPages {
                 chipLink(t(.favoritesCount, result.favoritesCount), url(show: "favorites"), current: chip == "favorites")
                 chipLink(t(.filterOnLoan), url(show: "onloan"), current: chip == "onloan")
                 chipLink(t(.filterOverdue), url(show: "overdue"), current: chip == "overdue")
+                chipLink(t(.wishlist), base + "/wishlist", current: false)
+                for category in categories {
+                    chipLink(category.name + " (" + t.number(category.titleCount) + ")", url(show: "cat-" + category.id.uuidString),
+                             current: chip == "cat-" + category.id.uuidString)
+                }
                 H.el("span", ["class": "spacer"]) {}
                 chipLink(t(.viewList), url(view: "list"), current: !grid)
                 chipLink(t(.viewGrid), url(view: "grid"), current: grid)
@@ -174,6 +181,11 @@ enum CatalogPages {
                         H.el("h1", [:]) { Text(d.title) }
                         if let sub = d.subtitle { H.el("p", ["class": "subtitle"]) { Text(sub) } }
                         if !d.authors.isEmpty { H.el("p", ["class": "authors"]) { Text(t.format(.by, d.authors.joined(separator: ", "))) } }
+                        if let rating = d.rating {
+                            H.el("p", ["class": "rating", "aria-label": t(.rating) + ": " + String(format: "%.1f", rating) + "/5"]) {
+                                Text(String(repeating: "★", count: Int(rating.rounded())) + String(repeating: "☆", count: max(0, 5 - Int(rating.rounded()))))
+                            }
+                        }
                         H.el("p", [:]) {
                             badge(d.availability, overdue: d.loans.contains { $0.overdue }, t: t)
                             Text(" " + t(.copiesAvailable, d.availability.available))

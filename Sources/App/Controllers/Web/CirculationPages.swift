@@ -99,7 +99,7 @@ enum CirculationPages {
             }
             H.void("img", ["src": "/api/v1" + base + "/members/" + d.member.id.uuidString + "/barcode.svg", "alt": t(.cardID) + " " + d.member.cardId, "class": "member-card"])
             H.el("h2", [:]) { Text(t(.currentLoans)) }
-            loanList(d.loans, base: base, t: t)
+            loanList(d.loans, base: base, t: t, pickToReturn: true)
             H.el("h2", [:]) { Text(t(.loanHistory)) }
             if d.history.isEmpty {
                 H.el("p", ["class": "empty"]) { Text(t(.noLoans)) }
@@ -116,7 +116,7 @@ enum CirculationPages {
         }
     }
 
-    static func loanList(_ loans: [LoanDTO], base: String, t: Strings, showMember: Bool = false) -> any Component {
+    static func loanList(_ loans: [LoanDTO], base: String, t: Strings, showMember: Bool = false, pickToReturn: Bool = false) -> any Component {
         guard !loans.isEmpty else { return H.el("p", ["class": "empty"]) { Text(t(.noLoans)) } }
         return H.el("ul", ["class": "loans"]) {
             for loan in loans {
@@ -127,6 +127,11 @@ enum CirculationPages {
                     }
                     H.el("span", ["class": "due"]) {
                         Text(loan.overdue ? t(.daysOverdue, loan.daysOverdue) : t.format(.dueOn, t.date(loan.dueAt)))
+                    }
+                    if pickToReturn, let barcode = loan.copyBarcode {
+                        // Pick a loan to return: the same confirmation as scanning its barcode.
+                        H.el("a", ["class": "button quiet", "href": base + "/return?barcode=" + (barcode.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""),
+                                   "aria-label": t(.returnBook) + ": " + loan.title]) { Text(t(.returnBook)) }
                     }
                 }
             }
@@ -382,7 +387,7 @@ enum CirculationPages {
                 CatalogPages.chipLink(t(.filterAll), base + "/loans", current: !overdueOnly)
                 CatalogPages.chipLink(t(.filterOverdue), base + "/loans?show=overdue", current: overdueOnly)
             }
-            loanList(list, base: base, t: t, showMember: true)
+            loanList(list, base: base, t: t, showMember: true, pickToReturn: true)
         }
     }
 }

@@ -36,6 +36,8 @@ enum EditPages {
                 H.field(t(.publishedDate), name: "publishedDate", value: d.publishedDate)
                 H.field(t(.pageCount), name: "pageCount", type: "number", value: d.pageCount.map(String.init), extra: ["min": "1"])
                 H.field(t(.languageField), name: "language", value: d.language)
+                H.field(t(.rating), name: "rating", type: "number", value: d.rating.map { String(format: "%g", $0) },
+                        extra: ["min": "0", "max": "5", "step": "0.5"])
                 H.field(t(.categories), name: "categories", value: d.categories.map(\.name).joined(separator: ", "), hint: t(.authorsHint))
                 H.textarea(t(.description), name: "description", value: d.description, rows: 6)
                 H.field(t(.coverURL), name: "coverUrl", value: d.coverUrl)
@@ -67,6 +69,7 @@ enum EditPages {
         patch.description = req.formText("description") ?? ""
         patch.coverUrl = req.formText("coverUrl") ?? ""
         patch.categories = list("categories")
+        patch.rating = req.formText("rating").flatMap(Double.init)
         patch.totalCopies = req.formText("totalCopies").flatMap(Int.init)
         do {
             try await Catalog.update(id, patch, library: ctx, now: req.now, gate: req.application.writeGate, on: req.db)
