@@ -9,13 +9,6 @@ for (const select of document.querySelectorAll("select[data-autosubmit]")) {
   select.addEventListener("change", () => select.form.requestSubmit());
 }
 
-// Confirm destructive forms.
-for (const form of document.querySelectorAll("form[data-confirm]")) {
-  form.addEventListener("submit", (event) => {
-    if (!window.confirm(form.dataset.confirm)) event.preventDefault();
-  });
-}
-
 // Search as you type: fetch the same page with the query and swap the results in.
 const live = document.querySelector("input[data-live-search]");
 if (live) {

@@ -198,6 +198,13 @@ private struct Browser {
             let deleted = try await browser.post(base + "/members/\(memberID)/delete", ["confirm": "true"])
             #expect(deleted.status == .seeOther)
             #expect(try await browser.get(base + "/titles/\(titleID)").html.contains("2/2"))
+            // Deleting a book needs its confirmation box too.
+            let unconfirmed = try await browser.post(base + "/titles/\(titleID)/delete", [:])
+            #expect(unconfirmed.status == .conflict)
+            #expect(try await browser.get(base + "/titles/\(titleID)").status == .ok)
+            let gone = try await browser.post(base + "/titles/\(titleID)/delete", ["confirm": "true"])
+            #expect(gone.status == .seeOther)
+            #expect(try await browser.get(base + "/titles/\(titleID)").status == .notFound)
         }
     }
 }

@@ -265,7 +265,12 @@ enum CatalogPages {
                         }
                     }
                     H.el("section", ["class": "danger"]) {
-                        H.form(here + "/delete", csrf: page.csrf, attrs: ["data-confirm": t.format(.deleteConfirm, d.title)]) {
+                        H.form(here + "/delete", csrf: page.csrf) {
+                            // The box is the confirmation, with or without JavaScript.
+                            H.el("label", ["class": "pick"]) {
+                                H.void("input", ["type": "checkbox", "name": "confirm", "value": "true", "required": ""])
+                                Text(" " + t.format(.deleteConfirm, d.title))
+                            }
                             H.button(t(.deleteTitle), kind: "danger")
                         }
                     }
@@ -314,6 +319,9 @@ enum CatalogPages {
         let ctx = try await req.library(.catalog)
         let id = try req.uuid("titleID")
         let title = try await Catalog.find(id, library: ctx.libraryID, on: req.db)
+        guard req.formText("confirm") == "true" else {
+            throw AppError(status: .conflict, code: "confirmation_required", message: req.t.format(.deleteConfirm, title.title))
+        }
         try await Catalog.delete(id, library: ctx, now: req.now, gate: req.application.writeGate, on: req.db)
         return req.seeOther("/libraries/\(ctx.libraryID.uuidString)/catalog", flash: req.t.format(.deleted, title.title))
     }

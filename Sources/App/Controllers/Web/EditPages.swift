@@ -107,7 +107,7 @@ enum EditPages {
                 H.button(t(.save))
             }
             H.el("section", ["class": "danger"]) {
-                H.form(here + "/delete", csrf: page.csrf, attrs: ["data-confirm": t.format(.deleteMemberConfirm, m.name)]) {
+                H.form(here + "/delete", csrf: page.csrf) {
                     if loansOut > 0 {
                         H.el("p", ["class": "warning"]) { Text(t(.loansOut, loansOut)) }
                     }
