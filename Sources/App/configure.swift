@@ -36,6 +36,8 @@ func configure(_ app: Application, storage: StorageConfig) throws {
     app.asyncCommands.use(SeedCommand(), as: "seed")
     app.asyncCommands.use(BenchSearchCommand(), as: "bench-search")
     app.asyncCommands.use(LookupCommand(), as: "lookup")
+    app.asyncCommands.use(ImportCommand(), as: "import")
+    app.asyncCommands.use(ExportCommand(), as: "export")
     try routes(app)
 }
 

@@ -9,6 +9,7 @@ func routes(_ app: Application) throws {
     CirculationController.register(api)
     LookupController.register(api)
     ScanController.register(api)
+    ExchangeController.register(api)
     // The web app: server-rendered pages, CSRF-checked forms, errors as pages in the user's language.
     let web = app.routes.grouped(WebMiddleware())
     SessionPages.register(web)

@@ -265,7 +265,7 @@ enum Catalog {
         title.refreshDerived()
     }
 
-    private static func categoryNames(_ names: [String]) throws -> [String] {
+    static func categoryNames(_ names: [String]) throws -> [String] {
         var seen = Set<String>()
         return try names.enumerated().compactMap { index, raw in
             guard let name = try Check.optional(raw, field: "categories.\(index)", max: 100), seen.insert(name).inserted else { return nil }
@@ -274,7 +274,7 @@ enum Catalog {
     }
 
     /// Links a title to exactly these categories, creating categories that do not exist yet.
-    private static func setCategories(_ names: [String], titleID: UUID, library: UUID, on db: any Database) async throws {
+    static func setCategories(_ names: [String], titleID: UUID, library: UUID, on db: any Database) async throws {
         try await TitleCategory.query(on: db).filter(\.$title.$id == titleID).delete()
         guard !names.isEmpty else { return }
         let existing = try await Category.query(on: db).filter(\.$library.$id == library).filter(\.$name ~~ names).all()

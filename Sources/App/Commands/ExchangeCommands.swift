@@ -1,0 +1,109 @@
+import Fluent
+import Foundation
+import ShelfmarkCore
+import Vapor
+
+/// The library a command works on: by name, created when `create` and missing (a fresh data
+/// directory needs no account: `user create --library NAME` can join it later).
+enum CommandLibrary {
+    static func context(named name: String?, create: Bool, app: Application) async throws -> LibraryContext {
+        let libraries = try await Library.query(on: app.db).all()
+        let library: Library
+        if let name {
+            if let found = libraries.first(where: { $0.name == name }) {
+                library = found
+            } else if create {
+                let new = Library(name: name)
+                try await app.writeGate.transaction(on: app.db) { db in try await new.create(on: db) }
+                library = new
+            } else {
+                throw CLIError("No library named “\(name)”. Libraries: \(libraries.map(\.name).joined(separator: ", ")).")
+            }
+        } else if libraries.count == 1, let only = libraries.first {
+            library = only
+        } else if libraries.isEmpty {
+            throw CLIError("There is no library yet: name one with --library NAME.")
+        } else {
+            throw CLIError("Say which library with --library NAME (one of: \(libraries.map(\.name).joined(separator: ", "))).")
+        }
+        return LibraryContext(libraryID: try library.requireID(), name: library.name,
+                              policy: LoanPolicy(loanPeriodDays: library.loanPeriodDays, maxRenewals: library.maxRenewals), role: .owner,
+                              user: AuthenticatedUser(id: UUID(), username: "command line", displayName: "Command line"))
+    }
+}
+
+/// `shelfmark import FILE [--format F] [--library NAME] [--existing skip|copies]`: imports and prints the report.
+struct ImportCommand: AsyncCommand {
+    struct Signature: CommandSignature {
+        @Argument(name: "file", help: "The file to import")
+        var file: String
+        @Option(name: "format", help: "csv, wishlist-csv, goodreads, librarything, storygraph, libib, calibre, generic, isbn-list (default: detect)")
+        var format: String?
+        @Option(name: "library", short: "l", help: "The library (created when it does not exist)")
+        var library: String?
+        @Option(name: "existing", help: "An ISBN the library has: skip (default) or copies")
+        var existing: String?
+    }
+
+    var help: String { "Import books from a file (Goodreads, LibraryThing, CSV, ISBN list …) and print the report." }
+
+    func run(using context: CommandContext, signature: Signature) async throws {
+        let app = context.application
+        let data: Data
+        do { data = try Data(contentsOf: URL(fileURLWithPath: signature.file)) } catch { throw CLIError("Cannot read \(signature.file): \(error.localizedDescription)") }
+        let format = try signature.format.map { raw in
+            guard let f = ImportFormat(rawValue: raw) else { throw CLIError("Unknown format “\(raw)”: use one of \(ImportFormat.allCases.map(\.rawValue).joined(separator: ", ")).") }
+            return f
+        }
+        let existing = try signature.existing.map { raw in
+            guard let p = ExistingISBNPolicy(rawValue: raw) else { throw CLIError("--existing is skip or copies, got “\(raw)”.") }
+            return p
+        } ?? .skip
+        let ctx = try await CommandLibrary.context(named: signature.library, create: true, app: app)
+        let report: ImportReport
+        do {
+            report = try await Importer.run(data, format: format, existing: existing, library: ctx, app: app, now: app.clock.now())
+        } catch let error as AppError {
+            throw CLIError(error.message)
+        }
+        context.console.print("Imported \(signature.file) into “\(ctx.name)” (\(report.format), \(report.encoding)):")
+        context.console.print("  rows read       \(report.rowsRead)")
+        context.console.print("  titles created  \(report.titlesCreated)")
+        context.console.print("  copies added    \(report.copiesAdded)")
+        context.console.print("  skipped         \(report.skipped.count)")
+        context.console.print("  failed          \(report.failed.count)")
+        for note in report.skipped { context.console.print("  line \(note.line): skipped: \(note.reason)") }
+        for note in report.failed { context.console.print("  line \(note.line): failed: \(note.reason)") }
+        if let stopped = report.stoppedAt { context.console.print("  stopped: \(stopped)") }
+    }
+}
+
+/// `shelfmark export --format csv|wishlist-csv [--library NAME] [--output FILE]`.
+struct ExportCommand: AsyncCommand {
+    struct Signature: CommandSignature {
+        @Option(name: "format", help: "csv (library_catalog.csv) or wishlist-csv (library_wishlist.csv)")
+        var format: String?
+        @Option(name: "library", short: "l", help: "The library")
+        var library: String?
+        @Option(name: "output", short: "o", help: "Write to this file instead of standard output")
+        var output: String?
+    }
+
+    var help: String { "Export the catalog or the wishlist as CSV." }
+
+    func run(using context: CommandContext, signature: Signature) async throws {
+        let app = context.application
+        let ctx = try await CommandLibrary.context(named: signature.library, create: false, app: app)
+        let csv: String
+        switch signature.format ?? "csv" {
+        case "csv": csv = try await Exporter.catalogCSV(libraryID: ctx.libraryID, on: app.db)
+        case "wishlist-csv": csv = try await Exporter.wishlistCSV(libraryID: ctx.libraryID, on: app.db)
+        case let other: throw CLIError("--format is csv or wishlist-csv, got “\(other)”.")
+        }
+        if let path = signature.output {
+            do { try Data(csv.utf8).write(to: URL(fileURLWithPath: path)) } catch { throw CLIError("Cannot write \(path): \(error.localizedDescription)") }
+        } else {
+            FileHandle.standardOutput.write(Data(csv.utf8))
+        }
+    }
+}

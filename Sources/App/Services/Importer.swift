@@ -1,0 +1,217 @@
+import Fluent
+import Foundation
+import ShelfmarkCore
+import ShelfmarkLookup
+import SQLKit
+import Vapor
+
+/// What to do with a row whose ISBN the library already has (F1, F3).
+enum ExistingISBNPolicy: String, Codable, Sendable, CaseIterable {
+    /// Leave the existing title alone; the row is reported as skipped.
+    case skip
+    /// Add the row's copies to the existing title.
+    case copies
+}
+
+struct ImportRowNote: Content {
+    /// The line of the file the row starts on (the header is line 1).
+    var line: Int
+    var title: String?
+    var reason: String
+}
+
+/// The import report: what landed, what was skipped and why, what failed and why, by line.
+struct ImportReport: Content {
+    var format: String
+    var encoding: String
+    var rowsRead: Int
+    var titlesCreated: Int
+    var copiesAdded: Int
+    var skipped: [ImportRowNote]
+    var failed: [ImportRowNote]
+    /// Set when the file itself is malformed: reading stopped there; the rows before it were imported.
+    var stoppedAt: String?
+}
+
+/// Imports a file into a library (F1–F3): rows land in batches, one transaction each, so a row is
+/// either wholly in or reported; metadata and covers follow through the enrichment jobs.
+enum Importer {
+    static let batchSize = 500
+
+    enum Failure: Error, CustomStringConvertible {
+        case unknownFormat
+        case header(String)
+        case empty
+
+        var description: String {
+            switch self {
+            case .unknownFormat:
+                "The file's format was not recognised from its header. Name it with `format` (\(ImportFormat.allCases.map(\.rawValue).joined(separator: ", ")))."
+            case .header(let why): why
+            case .empty: "The file is empty."
+            }
+        }
+    }
+
+    static func run(_ data: Data, format requested: ImportFormat?, existing policy: ExistingISBNPolicy, library ctx: LibraryContext,
+                    app: Application, now: Date) async throws -> ImportReport {
+        guard !data.isEmpty else { throw AppError.invalid("file", Failure.empty.description) }
+        let (text, encoding) = TextDecoding.decode(data)
+        var reader = CSVReader(text, separator: CSVReader.guessSeparator(text))
+        guard let header = reader.next() else {
+            if let failure = reader.failure { throw AppError.invalid("file", failure.description) }
+            throw AppError.invalid("file", Failure.empty.description)
+        }
+        let firstLines = text.split(whereSeparator: \.isNewline).prefix(5).map(String.init)
+        guard let format = requested ?? ImportFormat.detect(header: header.fields, firstLines: Array(firstLines.dropFirst())) else {
+            throw AppError.invalid("format", Failure.unknownFormat.description)
+        }
+        var report = ImportReport(format: format.displayName, encoding: encoding.rawValue, rowsRead: 0, titlesCreated: 0, copiesAdded: 0,
+                                  skipped: [], failed: [], stoppedAt: nil)
+
+        // Rows as records; a list of ISBNs has no header: its first line is a row too.
+        var pending: [ImportRecord] = []
+        let mapper: ImportMapper?
+        if format == .isbnList {
+            mapper = nil
+            report.rowsRead += 1
+            if let first = header.fields.first, let record = isbnRecord(first, line: header.line, report: &report) { pending.append(record) }
+        } else {
+            do {
+                mapper = try ImportMapper(format: format, header: header.fields)
+            } catch {
+                throw AppError.invalid("file", "Line 1: \(error.description)")
+            }
+        }
+        while let row = reader.next() {
+            if row.fields.allSatisfy({ $0.trimmingCharacters(in: .whitespaces).isEmpty }) { continue }
+            report.rowsRead += 1
+            if let mapper {
+                do {
+                    pending.append(try mapper.record(row))
+                } catch {
+                    report.failed.append(ImportRowNote(line: row.line, title: nil, reason: error.description))
+                }
+            } else if let first = row.fields.first, let record = isbnRecord(first, line: row.line, report: &report) {
+                pending.append(record)
+            }
+            if pending.count >= batchSize {
+                try await commit(&pending, format: format, policy: policy, report: &report, library: ctx, app: app, now: now)
+            }
+        }
+        if let failure = reader.failure { report.stoppedAt = failure.description }
+        try await commit(&pending, format: format, policy: policy, report: &report, library: ctx, app: app, now: now)
+        let summary = "\(report.titlesCreated) titles, \(report.copiesAdded) copies from \(format.displayName)"
+        try await app.writeGate.transaction(on: app.db) { db in
+            try await ActivityLog.record(.init(type: .importBooks, info: summary), library: ctx, at: now, on: db)
+        }
+        app.enrichmentWorker?.nudge()
+        return report
+    }
+
+    private static func isbnRecord(_ raw: String, line: Int, report: inout ImportReport) -> ImportRecord? {
+        let trimmed = raw.trimmingCharacters(in: .whitespaces)
+        guard !trimmed.isEmpty else { return nil }
+        do {
+            var r = ImportRecord(line: line)
+            r.isbn = try ISBN(trimmed).isbn13
+            return r
+        } catch {
+            report.failed.append(ImportRowNote(line: line, title: nil, reason: "“\(trimmed)” is not an ISBN: \(error.description)"))
+            return nil
+        }
+    }
+
+    /// Writes one batch in one transaction. Rows with only an ISBN get their title from the lookup
+    /// (cache first) before the transaction starts.
+    private static func commit(_ records: inout [ImportRecord], format: ImportFormat, policy: ExistingISBNPolicy,
+                               report: inout ImportReport, library ctx: LibraryContext, app: Application, now: Date) async throws {
+        guard !records.isEmpty else { return }
+        defer { records.removeAll(keepingCapacity: true) }
+        var batch: [ImportRecord] = []
+        for var r in records {
+            if r.title == nil, let raw = r.isbn, let isbn = try? ISBN(raw) {
+                let looked = try await LookupService.isbn(isbn, lookup: app.metadataLookup, now: now, gate: app.writeGate, on: app.db)
+                guard let found = looked.result.record else {
+                    report.failed.append(ImportRowNote(line: r.line, title: nil,
+                                                       reason: "ISBN \(isbn.hyphenated): no title in the file and none found at the book providers"))
+                    continue
+                }
+                r.title = found.title
+                if r.authors.isEmpty { r.authors = found.authors ?? [] }
+                r.publisher = r.publisher ?? found.publisher
+                r.publishedDate = r.publishedDate ?? found.publishedDate
+                r.pageCount = r.pageCount ?? found.pageCount
+                r.language = r.language ?? found.language
+                r.description = r.description ?? found.description
+                r.coverURL = found.coverURL
+            }
+            batch.append(r)
+        }
+        let rows = batch
+        let isbns = rows.compactMap(\.isbn)
+        let outcome = try await app.writeGate.transaction(on: app.db) { db -> (created: Int, copies: Int, skipped: [ImportRowNote], failed: [ImportRowNote]) in
+            var inLibrary: [String: UUID] = [:]
+            if !isbns.isEmpty {
+                let existing = try await Title.query(on: db).filter(\.$library.$id == ctx.libraryID).filter(\.$isbn13 ~~ isbns).all()
+                for t in existing { if let i = t.isbn13, let id = t.id { inLibrary[i] = id } }
+            }
+            var created = 0, copies = 0
+            var skipped: [ImportRowNote] = [], failed: [ImportRowNote] = []
+            var seenHere: [String: UUID] = [:]  // the same ISBN twice in one batch (earlier batches are in `inLibrary`)
+            for r in rows {
+                let title = r.title ?? ""
+                if let isbn = r.isbn, let existingID = inLibrary[isbn] ?? seenHere[isbn] {
+                    if policy == .copies, !r.wishlist {
+                        let n = r.totalCopies ?? 1
+                        try await Catalog.addCopies(n, titleID: existingID, location: nil, library: ctx.libraryID, on: db)
+                        copies += n
+                    } else {
+                        skipped.append(ImportRowNote(line: r.line, title: title, reason: "ISBN \(isbn) is already in the library"))
+                    }
+                    continue
+                }
+                let t = Title()
+                t.$library.id = ctx.libraryID
+                t.isbn13 = r.isbn
+                do {
+                    t.title = try Check.required(title, field: "Title")
+                    t.authors = try Check.authors(Array(r.authors.prefix(20)))
+                    t.subtitle = try Check.optional(r.subtitle, field: "Subtitle", max: 500)
+                    t.publisher = try Check.optional(r.publisher, field: "Publisher", max: 300)
+                    t.publishedDate = try Check.optional(r.publishedDate, field: "Published Date", max: 50)
+                    t.language = try Check.optional(r.language, field: "Language", max: 50)
+                    t.summary = try Check.optional(r.description, field: "Description", max: 20_000)
+                    t.notes = try Check.optional(r.notes, field: "Notes", max: 10_000)
+                    t.coverURL = try Check.optional(r.coverURL, field: "Cover", max: 2_000)
+                } catch {
+                    failed.append(ImportRowNote(line: r.line, title: title, reason: JSONErrorMiddleware.appError(for: error).message))
+                    continue
+                }
+                t.pageCount = r.pageCount
+                t.rating = r.rating
+                t.favorite = false
+                t.wishlist = r.wishlist
+                t.refreshDerived()
+                try await t.create(on: db)
+                let id = try t.requireID()
+                created += 1
+                if let isbn = r.isbn { seenHere[isbn] = id }
+                if !r.categories.isEmpty, let names = try? Catalog.categoryNames(Array(r.categories.prefix(20))) {
+                    try await Catalog.setCategories(names, titleID: id, library: ctx.libraryID, on: db)
+                }
+                if !r.wishlist {
+                    let n = r.totalCopies ?? 1
+                    try await Catalog.addCopies(n, titleID: id, location: nil, library: ctx.libraryID, on: db)
+                    copies += n
+                }
+                if Enrichment.needed(t) { try await Enrichment.enqueue(titleID: id, libraryID: ctx.libraryID, now: now, on: db) }
+            }
+            return (created, copies, skipped, failed)
+        }
+        report.titlesCreated += outcome.created
+        report.copiesAdded += outcome.copies
+        report.skipped += outcome.skipped
+        report.failed += outcome.failed
+    }
+}

@@ -1,0 +1,267 @@
+import Foundation
+
+/// One book read from an import file, in Shelfmark's terms. Only what the file had is set.
+public struct ImportRecord: Sendable, Equatable {
+    /// The line of the file the record starts on, for the report.
+    public var line: Int
+    public var title: String?
+    public var subtitle: String?
+    public var authors: [String] = []
+    public var isbn: String?
+    public var publisher: String?
+    public var publishedDate: String?
+    public var pageCount: Int?
+    public var language: String?
+    public var description: String?
+    public var notes: String?
+    public var coverURL: String?
+    /// Shelves and tags become categories.
+    public var categories: [String] = []
+    /// 0–5.
+    public var rating: Double?
+    public var totalCopies: Int?
+    public var availableCopies: Int?
+    public var wishlist = false
+
+    public init(line: Int) { self.line = line }
+}
+
+/// The files Shelfmark reads (F1–F3).
+public enum ImportFormat: String, Sendable, CaseIterable, Codable {
+    case shelfmarkCatalog = "csv"
+    case shelfmarkWishlist = "wishlist-csv"
+    case goodreads
+    case libraryThing = "librarything"
+    case storyGraph = "storygraph"
+    case libib
+    case calibre
+    case generic
+    case isbnList = "isbn-list"
+
+    public var displayName: String {
+        switch self {
+        case .shelfmarkCatalog: "Shelfmark catalog CSV"
+        case .shelfmarkWishlist: "Shelfmark wishlist CSV"
+        case .goodreads: "Goodreads export"
+        case .libraryThing: "LibraryThing export"
+        case .storyGraph: "StoryGraph export"
+        case .libib: "Libib export"
+        case .calibre: "Calibre CSV"
+        case .generic: "CSV with isbn, title, author"
+        case .isbnList: "list of ISBNs"
+        }
+    }
+
+    /// The catalog CSV's columns, in order (F1).
+    public static let catalogColumns = ["ISBN", "Title", "Author", "Total Copies", "Available Copies", "Language", "Publisher",
+                                        "Published Date", "Page Count", "Notes"]
+    public static let wishlistColumns = ["Title", "Author", "ISBN"]
+
+    /// Recognises a file by its header line (or, for a list of ISBNs, its first lines).
+    public static func detect(header: [String], firstLines: [String] = []) -> ImportFormat? {
+        let h = Set(header.map { $0.trimmingCharacters(in: .whitespaces).lowercased() })
+        if h.isSuperset(of: ["book id", "title", "author", "my rating", "exclusive shelf"]) { return .goodreads }
+        if h.isSuperset(of: ["book id", "title", "primary author"]) { return .libraryThing }
+        if h.isSuperset(of: ["title", "authors", "isbn/uid", "read status"]) { return .storyGraph }
+        if h.isSuperset(of: ["item_type", "title", "creators", "ean_isbn13"]) { return .libib }
+        if h.isSuperset(of: ["title", "authors", "author_sort"]) || h.isSuperset(of: ["title", "authors", "title_sort"]) { return .calibre }
+        if h.isSuperset(of: ["title", "author", "total copies", "available copies"]) { return .shelfmarkCatalog }
+        if h == ["title", "author", "isbn"] { return .shelfmarkWishlist }
+        if h.contains("title") && (h.contains("isbn") || h.contains("author") || h.contains("authors")) { return .generic }
+        let candidates = ([header.joined(separator: ",")] + firstLines).map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+        if !candidates.isEmpty, candidates.allSatisfy({ (try? ISBN($0)) != nil }) { return .isbnList }
+        return nil
+    }
+
+    /// The columns a file of this format must have (F1: a catalog needs these four).
+    public var requiredColumns: [String] {
+        switch self {
+        case .shelfmarkCatalog: ["title", "author", "total copies", "available copies"]
+        case .shelfmarkWishlist: ["title"]
+        case .goodreads, .libraryThing, .storyGraph, .libib, .calibre, .generic: ["title"]
+        case .isbnList: []
+        }
+    }
+}
+
+/// Turns a row of a recognised CSV into an `ImportRecord`, or says what is wrong with it.
+public struct ImportMapper: Sendable {
+    public let format: ImportFormat
+    private let columns: [String: Int]
+
+    public enum RowError: Error, Equatable, Sendable, CustomStringConvertible {
+        case missing(column: String)
+        case invalid(column: String, value: String, reason: String)
+        case wrongFieldCount(expected: Int, found: Int)
+
+        public var description: String {
+            switch self {
+            case .missing(let c): "“\(c)” is empty; it is required"
+            case .invalid(let c, let v, let r): "“\(c)” is “\(v)”: \(r)"
+            case .wrongFieldCount(let e, let f): "\(f) fields where the header has \(e)"
+            }
+        }
+    }
+
+    public enum HeaderError: Error, Equatable, Sendable, CustomStringConvertible {
+        case missingColumns([String])
+        public var description: String {
+            switch self {
+            case .missingColumns(let c): "The header lacks the column\(c.count == 1 ? "" : "s") \(c.map { "“\($0)”" }.joined(separator: ", "))."
+            }
+        }
+    }
+
+    public let headerCount: Int
+
+    public init(format: ImportFormat, header: [String]) throws(HeaderError) {
+        self.format = format
+        var map: [String: Int] = [:]
+        for (i, name) in header.enumerated() {
+            let key = name.trimmingCharacters(in: .whitespaces).lowercased()
+            if map[key] == nil { map[key] = i }
+        }
+        columns = map
+        headerCount = header.count
+        let missing = format.requiredColumns.filter { map[$0] == nil }
+        guard missing.isEmpty else { throw .missingColumns(missing) }
+    }
+
+    public func record(_ row: CSVReader.Row) throws(RowError) -> ImportRecord {
+        if row.fields.count > headerCount, row.fields[headerCount...].contains(where: { !$0.isEmpty }) {
+            throw .wrongFieldCount(expected: headerCount, found: row.fields.count)
+        }
+        func value(_ column: String) -> String? {
+            guard let i = columns[column], i < row.fields.count else { return nil }
+            let v = row.fields[i].trimmingCharacters(in: .whitespacesAndNewlines)
+            return v.isEmpty ? nil : v
+        }
+        func integer(_ column: String) throws(RowError) -> Int? {
+            guard let raw = value(column) else { return nil }
+            guard let n = Int(raw), n >= 0 else { throw .invalid(column: column, value: raw, reason: "not a whole number ≥ 0") }
+            return n
+        }
+        func list(_ column: String, separators: Set<Character> = [",", ";"]) -> [String] {
+            (value(column) ?? "").split(whereSeparator: { separators.contains($0) }).map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+        }
+        var r = ImportRecord(line: row.line)
+        switch format {
+        case .shelfmarkCatalog, .shelfmarkWishlist, .generic:
+            r.title = value("title")
+            r.authors = list("author", separators: [";"]).isEmpty ? list("authors", separators: [";"]) : list("author", separators: [";"])
+            if r.authors.count == 1, let one = r.authors.first, one.contains(","), !Self.looksLikeSurnameFirst(one) {
+                r.authors = one.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+            }
+            r.isbn = value("isbn")
+            r.language = value("language")
+            r.publisher = value("publisher")
+            r.publishedDate = value("published date")
+            r.pageCount = try integer("page count")
+            r.notes = value("notes")
+            r.categories = list("category") + list("genre") + list("categories")
+            r.totalCopies = try integer("total copies")
+            r.availableCopies = try integer("available copies")
+            r.wishlist = format == .shelfmarkWishlist
+            if format == .shelfmarkCatalog {
+                guard r.authors.isEmpty == false else { throw .missing(column: "Author") }
+                guard r.totalCopies != nil else { throw .missing(column: "Total Copies") }
+                guard let available = r.availableCopies else { throw .missing(column: "Available Copies") }
+                if available > r.totalCopies! {
+                    throw .invalid(column: "Available Copies", value: String(available), reason: "more than the \(r.totalCopies!) copies in total")
+                }
+            }
+        case .goodreads:
+            r.title = value("title")
+            r.authors = [value("author")].compactMap { $0 } + list("additional authors")
+            r.isbn = Self.unwrapExcel(value("isbn13")) ?? Self.unwrapExcel(value("isbn"))
+            r.publisher = value("publisher")
+            r.publishedDate = value("year published") ?? value("original publication year")
+            r.pageCount = try integer("number of pages")
+            if let stars = value("my rating"), let n = Double(stars), n > 0 { r.rating = n }
+            r.categories = list("bookshelves").filter { !["read", "currently-reading", "to-read"].contains($0) }
+            r.notes = value("private notes") ?? value("my review")
+            r.totalCopies = try integer("owned copies").flatMap { $0 > 0 ? $0 : nil }
+            r.wishlist = value("exclusive shelf") == "to-read" && (r.totalCopies ?? 0) == 0
+        case .libraryThing:
+            r.title = value("title")
+            r.authors = [value("primary author")].compactMap { $0 }.map(Self.surnameFirstToNatural) + list("secondary author").map(Self.surnameFirstToNatural)
+            r.isbn = value("isbn").map { $0.trimmingCharacters(in: CharacterSet(charactersIn: "[] ")) }
+            if r.isbn == nil { r.isbn = list("isbns").first }
+            r.publishedDate = value("date")
+            r.publisher = value("publication").map { $0.components(separatedBy: " (").first ?? $0 }
+            r.pageCount = try integer("page count")
+            if let stars = value("rating"), let n = Double(stars), n > 0 { r.rating = n }
+            r.description = value("summary")
+            r.notes = value("private comment") ?? value("comment")
+            r.categories = list("tags") + list("collections").filter { $0 != "Your library" && $0 != "Wishlist" }
+            r.language = value("languages")
+            r.totalCopies = try integer("copies")
+            r.wishlist = (value("collections") ?? "").contains("Wishlist")
+        case .storyGraph:
+            r.title = value("title")
+            r.authors = list("authors")
+            r.isbn = value("isbn/uid")
+            if let stars = value("star rating"), let n = Double(stars), n > 0 { r.rating = n }
+            r.notes = value("review")
+            r.categories = list("tags")
+            r.wishlist = value("read status") == "to-read" && value("owned?") != "Yes"
+        case .libib:
+            r.title = value("title")
+            r.authors = list("creators")
+            r.isbn = value("ean_isbn13") ?? value("upc_isbn10")
+            r.description = value("description")
+            r.publisher = value("publisher")
+            r.publishedDate = value("publish_date")
+            r.pageCount = try integer("length")
+            r.notes = value("notes")
+            r.categories = list("tags") + list("group")
+            if let stars = value("rating"), let n = Double(stars), n > 0 { r.rating = n }
+            r.totalCopies = try integer("copies")
+        case .calibre:
+            r.title = value("title")
+            r.authors = (value("authors") ?? "").components(separatedBy: " & ").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+            r.isbn = value("isbn")
+            r.publisher = value("publisher")
+            r.publishedDate = value("pubdate").map { String($0.prefix(10)) }
+            r.description = value("comments")
+            r.language = value("languages")
+            // Calibre stores ratings 0–10 (half stars as whole numbers).
+            if let raw = value("rating"), let n = Double(raw), n > 0 { r.rating = n > 5 ? n / 2 : n }
+            r.categories = list("tags")
+        case .isbnList:
+            break
+        }
+        if let raw = r.isbn {
+            do {
+                r.isbn = try ISBN(raw).isbn13
+            } catch {
+                throw .invalid(column: "ISBN", value: raw, reason: error.description)
+            }
+        }
+        if let rating = r.rating, !(0...5).contains(rating) {
+            throw .invalid(column: "Rating", value: String(rating), reason: "ratings are from 0 to 5")
+        }
+        guard r.title != nil || (r.isbn != nil && format != .shelfmarkCatalog) else { throw .missing(column: "Title") }
+        return r
+    }
+
+    /// Goodreads writes ISBNs as Excel formulas: `="9780439023481"`, and `=""` for none.
+    static func unwrapExcel(_ raw: String?) -> String? {
+        guard var v = raw else { return nil }
+        if v.hasPrefix("=") { v.removeFirst() }
+        v = v.trimmingCharacters(in: CharacterSet(charactersIn: "\""))
+        return v.isEmpty ? nil : v
+    }
+
+    /// "Ende, Michael" → "Michael Ende" (LibraryThing's primary author).
+    static func surnameFirstToNatural(_ name: String) -> String {
+        let parts = name.split(separator: ",", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
+        return parts.count == 2 && !parts[1].isEmpty ? parts[1] + " " + parts[0] : name
+    }
+
+    /// "Ende, Michael" (one author, surname first) rather than "Michael Ende, Ann Smith" (two).
+    static func looksLikeSurnameFirst(_ value: String) -> Bool {
+        let parts = value.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+        return parts.count == 2 && !parts[0].contains(" ") && !parts[1].contains(" ")
+    }
+}

@@ -1,0 +1,129 @@
+import Foundation
+@testable import ShelfmarkCore
+import Testing
+
+@Suite struct CSVTests {
+    @Test func quotesCommasLineBreaksAndCRLF() {
+        let text = "\u{FEFF}Title,Notes\r\n\"Momo, a novel\",\"She said \"\"hi\"\"\r\nand left\"\r\nPlain,\r\n"
+        var reader = CSVReader(text)
+        #expect(reader.next() == .init(line: 1, fields: ["Title", "Notes"]))
+        #expect(reader.next() == .init(line: 2, fields: ["Momo, a novel", "She said \"hi\"\r\nand left"]))
+        #expect(reader.next() == .init(line: 4, fields: ["Plain", ""]))
+        #expect(reader.next() == nil)
+        #expect(reader.failure == nil)
+        var lf = CSVReader("a,b\nc,d")
+        #expect(lf.next()?.fields == ["a", "b"])
+        #expect(lf.next()?.fields == ["c", "d"])
+        #expect(lf.next() == nil)
+    }
+
+    @Test func malformedQuotesNameTheLineAndColumn() {
+        var open = CSVReader("Title,Author\n\"Momo,Ende\nNext,Row\n")
+        _ = open.next()
+        #expect(open.next() == nil)
+        #expect(open.failure == .unterminatedQuote(line: 2, column: 1))
+        #expect(open.failure?.description.contains("Line 2, column 1") == true)
+        var stray = CSVReader("Title,Author\nMo\"mo,Ende\n")
+        _ = stray.next()
+        #expect(stray.next() == nil)
+        #expect(stray.failure == .strayQuote(line: 2, column: 1))
+    }
+
+    @Test func writerQuotesOnlyWhatNeedsIt() {
+        #expect(CSVWriter.line(["Momo", "Ende, Michael", "say \"hi\"", "two\nlines"]) == "Momo,\"Ende, Michael\",\"say \"\"hi\"\"\",\"two\nlines\"\r\n")
+        // What we write, we read back.
+        let fields = ["a,b", "\"q\"", "x\r\ny", ""]
+        var reader = CSVReader(CSVWriter.line(fields))
+        #expect(reader.next()?.fields == fields)
+    }
+
+    @Test func separatorsAndEncodingsAreDetected() {
+        #expect(CSVReader.guessSeparator("Book Id\tTitle\tPrimary Author\n1\tx\ty") == "\t")
+        #expect(CSVReader.guessSeparator("isbn,title,author") == ",")
+        let latin1 = Data([0x4D, 0xFC, 0x6C, 0x6C, 0x65, 0x72, 0x20, 0x93, 0x71, 0x94])  // Müller “q” in Windows-1252
+        let decoded = TextDecoding.decode(latin1)
+        #expect(decoded.text == "Müller \u{201C}q\u{201D}")
+        #expect(decoded.encoding == .windows1252)
+        #expect(TextDecoding.decode(Data([0xEF, 0xBB, 0xBF, 0x41])).encoding == .utf8BOM)
+        #expect(TextDecoding.decode(Data("Éire".utf8)) == ("Éire", .utf8))
+    }
+}
+
+@Suite struct ImportFormatTests {
+    func records(_ text: String, format expected: ImportFormat) throws -> [Result<ImportRecord, ImportMapper.RowError>] {
+        var reader = CSVReader(text, separator: CSVReader.guessSeparator(text))
+        let first = reader.next()
+        let header = try #require(first)
+        #expect(ImportFormat.detect(header: header.fields) == expected)
+        let mapper = try ImportMapper(format: expected, header: header.fields)
+        var out: [Result<ImportRecord, ImportMapper.RowError>] = []
+        while let row = reader.next() {
+            do { out.append(.success(try mapper.record(row))) } catch { out.append(.failure(error)) }
+        }
+        return out
+    }
+
+    @Test func goodreadsISBNsRatingsAndShelves() throws {
+        let csv = #"""
+            Book Id,Title,Author,Author l-f,Additional Authors,ISBN,ISBN13,My Rating,Average Rating,Publisher,Binding,Number of Pages,Year Published,Original Publication Year,Date Read,Date Added,Bookshelves,Bookshelves with positions,Exclusive Shelf,My Review,Spoiler,Private Notes,Read Count,Owned Copies
+            2767052,"The Hunger Games (The Hunger Games, #1)",Suzanne Collins,"Collins, Suzanne",,"=""0439023483""","=""9780439023481""",5,4.33,Scholastic Press,Hardcover,374,2008,2008,2021/03/02,2020/12/24,"young-adult, dystopia","young-adult (#3), dystopia (#1)",read,,,,1,2
+            1,Wishful Thinking,Ann Author,"Author, Ann",,"=""""","=""""",0,3.9,,Paperback,,,,,2021/01/01,to-read,to-read (#1),to-read,,,,0,0
+            """#
+        let rows = try records(csv, format: .goodreads)
+        let hunger = try #require(try rows[0].get())
+        #expect(hunger.isbn == "9780439023481")
+        #expect(hunger.rating == 5)
+        #expect(hunger.categories == ["young-adult", "dystopia"])
+        #expect(hunger.totalCopies == 2)
+        #expect(hunger.pageCount == 374)
+        #expect(hunger.authors == ["Suzanne Collins"])
+        let wish = try #require(try rows[1].get())
+        #expect(wish.isbn == nil)
+        #expect(wish.rating == nil)
+        #expect(wish.wishlist)
+    }
+
+    @Test func libraryThingTabSeparatedWithBracketedISBN() throws {
+        let tsv = "Book Id\tTitle\tSort Character\tPrimary Author\tPrimary Author Role\tSecondary Author\tSecondary Author Roles\tPublication\tDate\tReview\tRating\tComment\tPrivate Comment\tSummary\tMedia\tPage Count\tTags\tCollections\tLanguages\tISBN\tISBNs\tCopies\n"
+            + "1\tMomo\t1\tEnde, Michael\tAuthor\t\t\tThienemann (1973)\t1973\t\t4.5\t\t\t\tBook\t304\tfantasy, german\tYour library\tGerman\t[3522202600]\t3522202600\t1\n"
+        let rows = try records(tsv, format: .libraryThing)
+        let momo = try #require(try rows[0].get())
+        #expect(momo.authors == ["Michael Ende"])
+        #expect(momo.isbn == "9783522202602")
+        #expect(momo.publisher == "Thienemann")
+        #expect(momo.rating == 4.5)
+        #expect(momo.categories == ["fantasy", "german"])
+        #expect(momo.language == "German")
+    }
+
+    @Test func theCatalogCSVNeedsItsFourColumnsAndSaneCopies() throws {
+        let csv = #"""
+            ISBN,Title,Author,Total Copies,Available Copies,Language,Publisher,Published Date,Page Count,Notes
+            9780306406157,Signals,Maren Okafor,2,1,en,Plenum,2019,312,"shelf B, top"
+            ,No Author,,1,1,,,,,
+            ,Too Many,Someone,1,3,,,,,
+            978-0-306-40615-8,Bad ISBN,Someone,1,1,,,,,
+            ,Bad Count,Someone,two,1,,,,,
+            """#
+        let rows = try records(csv, format: .shelfmarkCatalog)
+        #expect(try rows[0].get().notes == "shelf B, top")
+        #expect(try rows[0].get().totalCopies == 2)
+        #expect(throws: ImportMapper.RowError.missing(column: "Author")) { try rows[1].get() }
+        #expect(throws: ImportMapper.RowError.self) { try rows[2].get() }
+        #expect(throws: ImportMapper.RowError.invalid(column: "ISBN", value: "978-0-306-40615-8", reason: "the check digit does not match: a digit is mistyped")) { try rows[3].get() }
+        #expect(throws: ImportMapper.RowError.invalid(column: "total copies", value: "two", reason: "not a whole number ≥ 0")) { try rows[4].get() }
+        #expect(throws: ImportMapper.HeaderError.missingColumns(["total copies", "available copies"])) {
+            try ImportMapper(format: .shelfmarkCatalog, header: ["ISBN", "Title", "Author"])
+        }
+    }
+
+    @Test func otherAppsAreRecognisedByTheirHeaders() {
+        #expect(ImportFormat.detect(header: ["Title", "Authors", "Contributors", "ISBN/UID", "Format", "Read Status", "Star Rating"]) == .storyGraph)
+        #expect(ImportFormat.detect(header: ["item_type", "title", "creators", "first_name", "ean_isbn13", "upc_isbn10"]) == .libib)
+        #expect(ImportFormat.detect(header: ["author_sort", "authors", "comments", "isbn", "title", "title_sort"]) == .calibre)
+        #expect(ImportFormat.detect(header: ["isbn", "title", "author", "category", "genre"]) == .generic)
+        #expect(ImportFormat.detect(header: ["Title", "Author", "ISBN"]) == .shelfmarkWishlist)
+        #expect(ImportFormat.detect(header: ["9780306406157"], firstLines: ["0-316-03057-0"]) == .isbnList)
+        #expect(ImportFormat.detect(header: ["name", "price"]) == nil)
+    }
+}
