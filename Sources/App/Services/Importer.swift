@@ -106,6 +106,8 @@ enum Importer {
             try await ActivityLog.record(.init(type: .importBooks, info: summary), library: ctx, at: now, on: db)
         }
         app.enrichmentWorker?.nudge()
+        report.failed.sort { $0.line < $1.line }
+        report.skipped.sort { $0.line < $1.line }
         return report
     }
 

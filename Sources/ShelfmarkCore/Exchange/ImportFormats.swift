@@ -69,7 +69,9 @@ public enum ImportFormat: String, Sendable, CaseIterable, Codable {
         if h == ["title", "author", "isbn"] { return .shelfmarkWishlist }
         if h.contains("title") && (h.contains("isbn") || h.contains("author") || h.contains("authors")) { return .generic }
         let candidates = ([header.joined(separator: ",")] + firstLines).map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
-        if !candidates.isEmpty, candidates.allSatisfy({ (try? ISBN($0)) != nil }) { return .isbnList }
+        // A list of ISBNs: the first line is one, and so are most of the next (a bad line is a row to report).
+        if let first = candidates.first, (try? ISBN(first)) != nil,
+           candidates.filter({ (try? ISBN($0)) != nil }).count * 2 > candidates.count { return .isbnList }
         return nil
     }
 

@@ -1,0 +1,148 @@
+@testable import App
+import Fluent
+import Foundation
+import ShelfmarkReplay
+import Testing
+import Vapor
+
+private func upload(_ f: Fixture, _ body: String, query: String = "", encoding: String.Encoding = .utf8) async throws -> Client.Reply {
+    var headers = HTTPHeaders()
+    headers.bearerAuthorization = .init(token: f.owner.token!)
+    headers.replaceOrAdd(name: .contentType, value: "text/csv")
+    let data = body.data(using: encoding)!
+    let response = try await f.app.testing().sendRequest(.POST, "\(f.lib)/import\(query)", headers: headers, body: ByteBuffer(data: data))
+    return Client.Reply(status: response.status, body: response.body, headers: response.headers)
+}
+
+private func notes(_ reply: Client.Reply, _ key: String) -> [(Int, String)] {
+    (reply[key] as? [[String: Any]] ?? []).map { ($0["line"] as? Int ?? 0, $0["reason"] as? String ?? "") }
+}
+
+@Suite struct ImportAPITests {
+    static let catalog = #"""
+        ISBN,Title,Author,Total Copies,Available Copies,Language,Publisher,Published Date,Page Count,Notes
+        9780306406157,Signals and Shelves,Maren Okafor,2,2,en,Plenum Press,2019,312,"Shelf B, top"
+        ,No Author Here,,1,1,,,,,
+        9780316030571,Use of Weapons,Iain M. Banks,1,1,en,Orbit,2008,480,
+        978-0-306-40615-8,Bad ISBN,Someone,1,1,,,,,
+        ,"Momo",Michael Ende,3,3,de,Thienemann,1973,304,"two
+        lines"
+        """#
+
+    @Test func goodRowsLandBadRowsAreReportedByLine() async throws {
+        try await withTestApp { app in
+            let f = try await Fixture.make(app)
+            let reply = try await upload(f, Self.catalog)
+            #expect(reply.status == .ok, "\(reply.json)")
+            #expect(reply["titlesCreated"] as? Int == 3)
+            #expect(reply["copiesAdded"] as? Int == 6)
+            #expect(reply["rowsRead"] as? Int == 5)
+            let failed = notes(reply, "failed")
+            #expect(failed.map(\.0) == [3, 5])
+            #expect(failed[0].1.contains("Author"))
+            #expect(failed[1].1.contains("check digit"))
+            let list = try await f.owner.get("\(f.lib)/titles?limit=50")
+            #expect((list["items"] as? [[String: Any]])?.compactMap { $0["title"] as? String } == ["Momo", "Signals and Shelves", "Use of Weapons"])
+            let momo = try #require((list["items"] as? [[String: Any]])?.first)
+            let detail = try await f.owner.get("\(f.lib)/titles/\(momo["id"] as! String)")
+            #expect(detail.string("notes") == "two\nlines")
+            #expect((detail["copies"] as? [Any])?.count == 3)
+            let activity = try await f.owner.get("\(f.lib)/activity?type=import")
+            #expect(activity.array.first?["info"] as? String == "3 titles, 6 copies from Shelfmark catalog CSV")
+
+            // Again: existing ISBNs are skipped, or get their copies added.
+            let again = try await upload(f, Self.catalog)
+            #expect(notes(again, "skipped").map(\.0) == [2, 4])
+            let copies = try await upload(f, Self.catalog, query: "?existing=copies")
+            #expect(copies["copiesAdded"] as? Int == 3 + 3)  // 2 + 1 onto existing titles, and a second Momo (no ISBN) with 3
+        }
+    }
+
+    @Test func aMalformedFileStopsAtTheLineAndKeepsExactlyTheRowsBefore() async throws {
+        try await withTestApp { app in
+            let f = try await Fixture.make(app)
+            let broken = "isbn,title,author\n9780306406157,Signals,Okafor\n,\"Unclosed,Nobody\n,Never,Read\n"
+            let reply = try await upload(f, broken)
+            #expect(reply.status == .ok)
+            #expect(reply["titlesCreated"] as? Int == 1)
+            #expect((reply["stoppedAt"] as? String)?.contains("Line 3, column 2") == true)
+            #expect(try await Title.query(on: app.db).count() == 1)
+
+            let garbage = try await upload(f, "\u{1}\u{2}binary\u{0}junk")
+            #expect(garbage.status == .unprocessableEntity)
+            #expect(garbage.errorField == "format")
+            let unknown = try await upload(f, "isbn,title\n", query: "?format=exotic")
+            #expect(unknown.status == .unprocessableEntity)
+            #expect(unknown.errorMessage?.contains("goodreads") == true)
+            let missingColumns = try await upload(f, "ISBN,Title,Author\n1,2,3\n", query: "?format=csv")
+            #expect(missingColumns.status == .unprocessableEntity)
+            #expect(missingColumns.errorMessage?.contains("Line 1") == true)
+            #expect(try await Title.query(on: app.db).count() == 1)
+        }
+    }
+
+    @Test func goodreadsAndLatin1LibraryThingKeepTheirData() async throws {
+        try await withTestApp { app in
+            let f = try await Fixture.make(app)
+            let goodreads = #"""
+                Book Id,Title,Author,Author l-f,Additional Authors,ISBN,ISBN13,My Rating,Average Rating,Publisher,Binding,Number of Pages,Year Published,Original Publication Year,Date Read,Date Added,Bookshelves,Bookshelves with positions,Exclusive Shelf,My Review,Spoiler,Private Notes,Read Count,Owned Copies
+                2767052,"The Hunger Games (The Hunger Games, #1)",Suzanne Collins,"Collins, Suzanne",,"=""0439023483""","=""9780439023481""",5,4.33,Scholastic Press,Hardcover,374,2008,2008,2021/03/02,2020/12/24,"young-adult, dystopia","young-adult (#3), dystopia (#1)",read,,,,1,1
+                """#
+            let g = try await upload(f, goodreads)
+            #expect(g.string("format") == "Goodreads export")
+            let list = try await f.owner.get("\(f.lib)/titles?q=hunger")
+            let item = try #require((list["items"] as? [[String: Any]])?.first)
+            #expect(item["isbn13"] as? String == "9780439023481")
+            #expect(item["rating"] as? Double == 5)
+            let detail = try await f.owner.get("\(f.lib)/titles/\(item["id"] as! String)")
+            #expect(Set((detail["categories"] as? [[String: Any]])?.compactMap { $0["name"] as? String } ?? []) == ["young-adult", "dystopia"])
+
+            let tsv = "Book Id\tTitle\tPrimary Author\tISBN\tTags\tCopies\n1\tDie unendliche Geschichte\tEnde, Michael\t[3522128001]\tMärchen\t1\n"
+            let lt = try await upload(f, tsv, encoding: .isoLatin1)
+            #expect(lt.string("format") == "LibraryThing export")
+            #expect(lt.string("encoding") == "Windows-1252")
+            let ende = try await f.owner.get("\(f.lib)/titles?q=unendliche")
+            let book = try #require((ende["items"] as? [[String: Any]])?.first)
+            #expect(book["authors"] as? [String] == ["Michael Ende"])
+            let categories = try await f.owner.get("\(f.lib)/categories")
+            #expect(categories.array.contains { $0["name"] as? String == "Märchen" })
+        }
+    }
+
+    @Test func exportThenImportIsTheSameCatalog() async throws {
+        try await withTestApp { app in
+            let f = try await Fixture.make(app)
+            _ = try await upload(f, Self.catalog)
+            let exported = try await f.owner.get("\(f.lib)/export?format=csv")
+            #expect(exported.headers.first(name: .contentDisposition)?.contains("library_catalog.csv") == true)
+            let csv = String(buffer: exported.body)
+            #expect(csv.hasPrefix("ISBN,Title,Author,Total Copies,Available Copies,Language,Publisher,Published Date,Page Count,Notes\r\n"))
+            let other = try await f.owner.post("/api/v1/libraries", ["name": "Annex"])
+            let annex = Fixture(app: app, owner: f.owner, libraryID: other.string("id"))
+            let reimport = try await upload(annex, csv)
+            #expect(reimport["titlesCreated"] as? Int == 3)
+            #expect(notes(reimport, "failed").isEmpty)
+            let again = String(buffer: try await f.owner.get("\(annex.lib)/export?format=csv").body)
+            #expect(again == csv)
+        }
+    }
+
+    @Test func aListOfISBNsIsLookedUp() async throws {
+        let server = try await ReplayServer.start()
+        do {
+            try await withTestApp { app in
+                app.metadataConfig = MetadataConfig(endpoints: .replay(server.baseURL), timeout: .seconds(2))
+                let f = try await Fixture.make(app)
+                let reply = try await upload(f, "9780306406157\n0-316-03057-0\n9781111111113\nnot an isbn\n")
+                #expect(reply["titlesCreated"] as? Int == 2)
+                #expect(notes(reply, "failed").map(\.0) == [3, 4])
+                let list = try await f.owner.get("\(f.lib)/titles")
+                #expect((list["items"] as? [[String: Any]])?.compactMap { $0["title"] as? String } == ["Signals and Shelves", "Use of Weapons"])
+            }
+        } catch {
+            await server.shutdown()
+            throw error
+        }
+        await server.shutdown()
+    }
+}
