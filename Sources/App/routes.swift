@@ -20,4 +20,5 @@ func routes(_ app: Application) throws {
     WishlistPages.register(lib)
     MorePages.register(lib)
     EditPages.register(lib)
+    ExchangePages.register(lib)
 }

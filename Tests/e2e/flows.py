@@ -172,6 +172,17 @@ def run(servers):
         labelled(page)
         shot(page, "09-activity")
 
+        # Import a small CSV from the Import & Export page; the report names the bad line
+        page.goto(f"{BASE}/libraries/{lib}/more")
+        page.get_by_role("link", name="Import & export").click()
+        labelled(page)
+        csv = "isbn,title,author,category,genre\n,The Little Prince,Antoine de Saint-Exupéry,Classics,\n978-0-306-40615-8,Bad,X,,\n"
+        page.get_by_label("File to import").set_input_files(files=[{"name": "books.csv", "mimeType": "text/csv", "buffer": csv.encode()}])
+        page.get_by_role("button", name="Import", exact=True).click()
+        expect(page.get_by_text("Import finished")).to_be_visible()
+        expect(page.get_by_text(re.compile("Line 3: .*check digit"))).to_be_visible()
+        shot(page, "10-import")
+
         # Category filter
         page.goto(f"{BASE}/libraries/{lib}/catalog")
         page.get_by_role("link", name="Non-fiction (1)").click()
@@ -181,12 +192,12 @@ def run(servers):
         page.goto(f"{BASE}/libraries/{lib}/catalog")
         page.get_by_label("Search").fill("signa")
         expect(page.locator("#results").get_by_text("Signals and Shelves")).to_be_visible()
-        shot(page, "10-search")
+        shot(page, "11-search")
 
         # German
         page.get_by_label("Language").select_option("de")
         expect(page.get_by_role("link", name="Katalog").first).to_be_visible()
-        shot(page, "11-german")
+        shot(page, "12-german")
         browser.close()
     assert not errors, errors
     print("e2e: all flows passed")

@@ -38,6 +38,9 @@ enum L: String, CaseIterable, Sendable {
     case actCheckout, actReturn, actRenew, actAddBook, actEditBook, actAddCopy, actRemoveCopy, actDeleteBook, actAddWishlist
     case actFulfillWishlist, actDeleteWishlist, actImport, actAddMember, actEditMember, actDeleteMember, actAddCategory
     case actEditCategory, actDeleteCategory, actEditLibrary, actAddStaff, actRemoveStaff
+    // Import & export (F1–F3)
+    case importExport, importFile, importFileHint, formatField, detectFormat, existingSkip, existingCopies, importButton
+    case importDone, rowsRead, titlesCreated, copiesAddedLabel, skippedRows, failedRows, lineLabel, stoppedAt, exportCatalog, exportWishlist
     // Errors
     case errorTitle, notFoundTitle, notFoundText, forbiddenText, csrfText, tryAgain, backToCatalog, signInAgain
 }
@@ -269,6 +272,29 @@ extension L {
         .actEditLibrary: ("Settings changed", "Einstellungen geändert", "Socruithe athraithe", "更改设置"),
         .actAddStaff: ("Staff added", "Mitarbeitende hinzugefügt", "Foireann curtha leis", "新增工作人员"),
         .actRemoveStaff: ("Staff removed", "Mitarbeitende entfernt", "Foireann bainte", "移除工作人员"),
+
+        .importExport: ("Import & export", "Import & Export", "Iompórtáil & easpórtáil", "导入与导出"),
+        .importFile: ("File to import", "Zu importierende Datei", "Comhad le hiompórtáil", "要导入的文件"),
+        .importFileHint: ("A Shelfmark CSV, a Goodreads, LibraryThing, StoryGraph, Libib or Calibre export, or a list of ISBNs.",
+                          "Eine Shelfmark-CSV, ein Export aus Goodreads, LibraryThing, StoryGraph, Libib oder Calibre oder eine ISBN-Liste.",
+                          "CSV Shelfmark, easpórtáil ó Goodreads, LibraryThing, StoryGraph, Libib nó Calibre, nó liosta ISBNanna.",
+                          "Shelfmark CSV、Goodreads/LibraryThing/StoryGraph/Libib/Calibre 导出文件，或 ISBN 列表。"),
+        .formatField: ("Format", "Format", "Formáid", "格式"),
+        .detectFormat: ("Recognise automatically", "Automatisch erkennen", "Aithin go huathoibríoch", "自动识别"),
+        .existingSkip: ("Skip books already in the library", "Vorhandene Bücher überspringen", "Scipeáil leabhair atá sa leabharlann cheana", "跳过馆内已有的图书"),
+        .existingCopies: ("Add their copies to books already in the library", "Exemplare zu vorhandenen Büchern hinzufügen",
+                          "Cuir a gcóipeanna le leabhair atá sa leabharlann cheana", "为馆内已有的图书添加副本"),
+        .importButton: ("Import", "Importieren", "Iompórtáil", "导入"),
+        .importDone: ("Import finished", "Import abgeschlossen", "Iompórtáil críochnaithe", "导入完成"),
+        .rowsRead: ("Rows read", "Gelesene Zeilen", "Rónna léite", "读取行数"),
+        .titlesCreated: ("Books added", "Hinzugefügte Bücher", "Leabhair curtha leis", "新增图书"),
+        .copiesAddedLabel: ("Copies added", "Hinzugefügte Exemplare", "Cóipeanna curtha leis", "新增副本"),
+        .skippedRows: ("Skipped", "Übersprungen", "Scipeáilte", "跳过"),
+        .failedRows: ("Not imported", "Nicht importiert", "Níor iompórtáladh", "未导入"),
+        .lineLabel: ("Line %1", "Zeile %1", "Líne %1", "第 %1 行"),
+        .stoppedAt: ("Reading stopped: %1", "Lesen abgebrochen: %1", "Stopadh an léamh: %1", "读取中止：%1"),
+        .exportCatalog: ("Download the catalog (CSV)", "Katalog herunterladen (CSV)", "Íoslódáil an catalóg (CSV)", "下载书目（CSV）"),
+        .exportWishlist: ("Download the wishlist (CSV)", "Wunschliste herunterladen (CSV)", "Íoslódáil an liosta mianta (CSV)", "下载心愿单（CSV）"),
 
         .errorTitle: ("Something went wrong", "Etwas ist schiefgelaufen", "Chuaigh rud éigin amú", "出错了"),
         .notFoundTitle: ("Not found", "Nicht gefunden", "Níor aimsíodh é", "未找到"),

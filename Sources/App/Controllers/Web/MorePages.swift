@@ -28,6 +28,7 @@ enum MorePages {
                 H.el("li", [:]) { H.link(t(.dashboard), base + "/dashboard") }
                 H.el("li", [:]) { H.link(t(.wishlist), base + "/wishlist") }
                 H.el("li", [:]) { H.link(t(.activity), base + "/activity") }
+                if ctx.role.may(.catalog) { H.el("li", [:]) { H.link(t(.importExport), base + "/exchange") } }
                 if ctx.role.may(.administer) { H.el("li", [:]) { H.link(t(.settings), base + "/settings") } }
             }
             if page.libraries.count > 1 {
