@@ -24,6 +24,22 @@ import Vapor
         }
     }
 
+    @Test func theFirstOwnerAdoptsLibrariesMadeOnTheCommandLine() async throws {
+        try await withTestApp { app in
+            // setup: `shelfmark import --library Home` on a fresh data directory, before anyone signed up
+            let home = Library(name: "Home")
+            try await home.create(on: app.db)
+            // MUT
+            let setup = try await Client(app: app).post("/api/v1/setup", ["username": "owner", "password": "correct horse", "libraryName": "Home"])
+            // validate: no second “Home”; the owner sees the library the command line made
+            #expect(setup.status == .created || setup.status == .ok, "\(setup.json)")
+            #expect(try await Library.query(on: app.db).count() == 1)
+            let membership = try #require(try await Membership.query(on: app.db).first())
+            #expect(membership.$library.id == home.id)
+            #expect(membership.role == .owner)
+        }
+    }
+
     @Test func passwordsAreHashedWithBcryptAndValidated() async throws {
         try await withTestApp { app in
             let short = try await Client(app: app).post("/api/v1/setup", ["username": "owner", "password": "short"])

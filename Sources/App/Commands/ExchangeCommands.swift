@@ -107,3 +107,66 @@ struct ExportCommand: AsyncCommand {
         }
     }
 }
+
+/// `shelfmark backup [--library NAME] [--output FILE]`: one timestamped file with the whole library.
+struct BackupCommand: AsyncCommand {
+    struct Signature: CommandSignature {
+        @Option(name: "library", short: "l", help: "The library")
+        var library: String?
+        @Option(name: "output", short: "o", help: "The file (default: shelfmark-backup-<library>-<time>.json here)")
+        var output: String?
+    }
+
+    var help: String { "Write a backup of a library (everything, cover images included) to one file." }
+
+    func run(using context: CommandContext, signature: Signature) async throws {
+        let app = context.application
+        let ctx = try await CommandLibrary.context(named: signature.library, create: false, app: app)
+        let now = app.clock.now()
+        let backup = try await Backup.make(libraryID: ctx.libraryID, includeCovers: true, now: now, on: app.db)
+        let path = signature.output ?? ExchangeController.backupFileName(ctx.name, at: now)
+        do { try Backup.encode(backup).write(to: URL(fileURLWithPath: path)) } catch { throw CLIError("Cannot write \(path): \(error.localizedDescription)") }
+        context.console.print("Wrote \(path): \(backup.titles.count) titles, \(backup.copies.count) copies, \(backup.members.count) members, \(backup.loans.count) loans, \(backup.covers?.count ?? 0) covers.")
+    }
+}
+
+/// `shelfmark restore FILE [--library NAME] [--replace]`: a backup into a new library (named as in the
+/// backup, or NAME), or with `--replace` over the existing library NAME (its data is deleted first).
+struct RestoreCommand: AsyncCommand {
+    struct Signature: CommandSignature {
+        @Argument(name: "file", help: "The backup file")
+        var file: String
+        @Option(name: "library", short: "l", help: "The library to create (or, with --replace, to overwrite)")
+        var library: String?
+        @Flag(name: "replace", help: "Overwrite the existing library NAME (its current data is deleted)")
+        var replace: Bool
+    }
+
+    var help: String { "Restore a backup into a new library, or over an existing one with --replace." }
+
+    func run(using context: CommandContext, signature: Signature) async throws {
+        let app = context.application
+        let data: Data
+        do { data = try Data(contentsOf: URL(fileURLWithPath: signature.file)) } catch { throw CLIError("Cannot read \(signature.file): \(error.localizedDescription)") }
+        let backup: LibraryBackup
+        do { backup = try Backup.decode(data) } catch let error as AppError { throw CLIError(error.message) }
+        let name = signature.library ?? backup.library.name
+        let existing = try await Library.query(on: app.db).filter(\.$name == name).first()
+        if signature.replace {
+            guard let existing else { throw CLIError("No library named “\(name)” to replace.") }
+            let id = try existing.requireID()
+            try await app.writeGate.transaction(on: app.db) { db in
+                try await Backup.eraseData(libraryID: id, on: db)
+                try await Backup.restore(backup, into: id, on: db)
+            }
+        } else {
+            guard existing == nil else { throw CLIError("A library named “\(name)” exists: name another with --library, or overwrite it with --replace.") }
+            let library = Library(name: name)
+            try await app.writeGate.transaction(on: app.db) { db in
+                try await library.create(on: db)
+                try await Backup.restore(backup, into: try library.requireID(), on: db)
+            }
+        }
+        context.console.print("Restored “\(name)”: \(backup.titles.count) titles, \(backup.copies.count) copies, \(backup.members.count) members, \(backup.loans.count) loans.")
+    }
+}

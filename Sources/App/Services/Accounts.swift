@@ -25,6 +25,15 @@ enum Accounts {
             }
             let user = User(username: username, displayName: displayName, passwordHash: hash)
             try await user.create(on: db)
+            // Libraries made on the command line before anyone signed up (`import --library`,
+            // `restore`) have no staff yet: the first owner gets them all.
+            let ownerless = try await Library.query(on: db).all()
+            for existing in ownerless {
+                try await Membership(userID: user.id!, libraryID: existing.id!, role: .owner).create(on: db)
+            }
+            if let same = ownerless.first(where: { $0.name == libraryName }) ?? (input.libraryName == nil ? ownerless.first : nil) {
+                return (user, same)
+            }
             let library = Library(name: libraryName)
             try await library.create(on: db)
             try await Membership(userID: user.id!, libraryID: library.id!, role: .owner).create(on: db)

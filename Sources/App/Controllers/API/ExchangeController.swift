@@ -18,8 +18,23 @@ enum ExchangeController {
             ],
             response: ImportReport.self), body: .collect(maxSize: ByteCount(value: maxImportMB << 20)), use: importFile)
         lib.on(.GET, "export", doc: .init(
-            summary: "Export as CSV: `format=csv` (library_catalog.csv) or `format=wishlist-csv` (library_wishlist.csv)", tag: "Import & export",
-            query: [.init(name: "format", description: "`csv` (default) or `wishlist-csv`.")]), use: export)
+            summary: "Export: `format=csv` (library_catalog.csv), `wishlist-csv` (library_wishlist.csv) or `json` (the whole library, without cover images)",
+            tag: "Import & export",
+            query: [.init(name: "format", description: "`csv` (default), `wishlist-csv` or `json`.")]), use: export)
+        lib.on(.GET, "backup", doc: .init(
+            summary: "A timestamped backup file of the whole library, cover images included (F5)", tag: "Import & export"), use: backup)
+        lib.on(.POST, "restore", doc: .init(
+            summary: "Restore a backup over this library: everything it holds is replaced. Needs `confirm=true` (F5)", tag: "Import & export",
+            query: [.init(name: "confirm", kind: .boolean, description: "Must be true: the library's current data is deleted.")],
+            status: .noContent), body: .collect(maxSize: ByteCount(value: maxImportMB << 20)), use: restoreOver)
+        lib.on(.POST, "erase", doc: .init(
+            summary: "Delete all of the library's data (books, copies, members, loans, activity, categories); settings and staff stay. Needs `confirm=true` (F6)",
+            tag: "Import & export",
+            query: [.init(name: "confirm", kind: .boolean, description: "Must be true.")], status: .noContent), use: erase)
+        api.on(.POST, "libraries", "restore", doc: .init(
+            summary: "Restore a backup as a new library you own (F5); `name` renames it", tag: "Import & export",
+            query: [.init(name: "name", description: "The new library's name (default: the backup's).")],
+            response: LibraryDTO.self, status: .created), body: .collect(maxSize: ByteCount(value: maxImportMB << 20)), use: restoreNew)
     }
 
     struct Upload: Content { var file: File? }
@@ -55,11 +70,91 @@ enum ExchangeController {
         switch format {
         case "csv": (csv, name) = (try await Exporter.catalogCSV(libraryID: ctx.libraryID, on: req.db), "library_catalog.csv")
         case "wishlist-csv": (csv, name) = (try await Exporter.wishlistCSV(libraryID: ctx.libraryID, on: req.db), "library_wishlist.csv")
-        default: throw AppError.invalid("format", "Export `format` is `csv` or `wishlist-csv`, got “\(format)”.")
+        case "json":
+            let data = try Backup.encode(try await Backup.make(libraryID: ctx.libraryID, includeCovers: false, now: req.now, on: req.db))
+            return download(data, type: "application/json", name: "library.json")
+        default: throw AppError.invalid("format", "Export `format` is `csv`, `wishlist-csv` or `json`, got “\(format)”.")
         }
+        return download(Data(csv.utf8), type: "text/csv; charset=utf-8", name: name)
+    }
+
+    static func download(_ data: Data, type: String, name: String) -> Response {
         var headers = HTTPHeaders()
-        headers.replaceOrAdd(name: .contentType, value: "text/csv; charset=utf-8")
+        headers.replaceOrAdd(name: .contentType, value: type)
         headers.replaceOrAdd(name: .contentDisposition, value: "attachment; filename=\"\(name)\"")
-        return Response(status: .ok, headers: headers, body: .init(string: csv))
+        return Response(status: .ok, headers: headers, body: .init(data: data))
+    }
+
+    static func backupFileName(_ library: String, at date: Date) -> String {
+        let slug = SearchText.fold(library).split(whereSeparator: { !$0.isLetter && !$0.isNumber }).joined(separator: "-")
+        let stamp = date.formatted(Date.VerbatimFormatStyle(format: "\(year: .defaultDigits)\(month: .twoDigits)\(day: .twoDigits)-\(hour: .twoDigits(clock: .twentyFourHour, hourCycle: .zeroBased))\(minute: .twoDigits)\(second: .twoDigits)",
+                                                             timeZone: .gmt, calendar: Calendar(identifier: .gregorian)))
+        return "shelfmark-backup-\(slug.isEmpty ? "library" : slug)-\(stamp).json"
+    }
+
+    @Sendable static func backup(req: Request) async throws -> Response {
+        let ctx = try await req.library(.administer)
+        let data = try Backup.encode(try await Backup.make(libraryID: ctx.libraryID, includeCovers: true, now: req.now, on: req.db))
+        return download(data, type: "application/json", name: backupFileName(ctx.name, at: req.now))
+    }
+
+    static func body(_ req: Request) throws -> Data {
+        if req.headers.contentType?.type == "multipart" {
+            guard let file = try req.content.decode(Upload.self).file else { throw AppError.invalid("file", "The form has no file: send it in a field named `file`.") }
+            return Data(buffer: file.data)
+        }
+        guard let buffer = req.body.data, buffer.readableBytes > 0 else { throw AppError.invalid("file", "Send the backup file as the body.") }
+        return Data(buffer: buffer)
+    }
+
+    @Sendable static func restoreOver(req: Request) async throws -> HTTPStatus {
+        let ctx = try await req.library(.administer)
+        guard try req.flag("confirm") else {
+            throw AppError(status: .conflict, code: "confirmation_required",
+                           message: "Restoring replaces everything “\(ctx.name)” holds. Send `confirm=true` to go ahead.")
+        }
+        let backup = try Backup.decode(try body(req))
+        try await req.application.writeGate.transaction(on: req.db) { db in
+            try await Backup.eraseData(libraryID: ctx.libraryID, on: db)
+            try await Backup.restore(backup, into: ctx.libraryID, on: db)
+        }
+        return .noContent
+    }
+
+    @Sendable static func restoreNew(req: Request) async throws -> Response {
+        let user = try req.user
+        let backup = try Backup.decode(try body(req))
+        let name = req.query[String.self, at: "name"].flatMap { $0.isEmpty ? nil : $0 } ?? backup.library.name
+        let created = try await Accounts.createLibrary(LibraryInput(name: name, loanPeriodDays: nil, maxRenewals: nil, publicCatalog: nil),
+                                                       user: user, gate: req.application.writeGate, on: req.db)
+        do {
+            try await req.application.writeGate.transaction(on: req.db) { db in
+                try await Backup.restore(backup, into: created.id, on: db)
+            }
+        } catch {
+            // Leave nothing behind: the new library goes again.
+            try? await req.application.writeGate.transaction(on: req.db) { db in
+                try await db.sql.raw("DELETE FROM memberships WHERE library_id = \(bind: created.id)").run()
+                try await db.sql.raw("DELETE FROM libraries WHERE id = \(bind: created.id)").run()
+            }
+            throw error
+        }
+        var dto = created
+        dto.loanPeriodDays = backup.library.loan_period_days
+        dto.maxRenewals = backup.library.max_renewals
+        dto.publicCatalog = backup.library.public_catalog
+        return try await req.created(dto)
+    }
+
+    @Sendable static func erase(req: Request) async throws -> HTTPStatus {
+        let ctx = try await req.library(.administer)
+        guard try req.flag("confirm") else {
+            throw AppError(status: .conflict, code: "confirmation_required",
+                           message: "This deletes every book, copy, member, loan and activity of “\(ctx.name)”. Send `confirm=true` to go ahead.")
+        }
+        try await req.application.writeGate.transaction(on: req.db) { db in
+            try await Backup.eraseData(libraryID: ctx.libraryID, on: db)
+        }
+        return .noContent
     }
 }

@@ -1,0 +1,300 @@
+import Fluent
+import Foundation
+import ShelfmarkCore
+import SQLKit
+
+/// A whole library in one JSON document (F4 full export, F5 backup): settings, categories, titles,
+/// copies, members, loans (history included), the activity log and, in a backup, the cover images.
+/// Rows are the tables' own columns, so a restore writes back exactly what was read.
+struct LibraryBackup: Codable, Sendable, Equatable {
+    static let currentVersion = 1
+
+    var format = "shelfmark-library"
+    var version = LibraryBackup.currentVersion
+    var createdAt: Date
+    var library: LibraryRow
+    var categories: [CategoryRow]
+    var titleCategories: [TitleCategoryRow]
+    var titles: [TitleRow]
+    var copies: [CopyRow]
+    var members: [MemberRow]
+    var loans: [LoanRow]
+    var activities: [ActivityRow]
+    var covers: [CoverRow]?
+
+    struct LibraryRow: Codable, Sendable, Equatable {
+        var name: String
+        var loan_period_days: Int
+        var max_renewals: Int
+        var public_catalog: Bool
+        var next_accession: Int
+    }
+
+    struct CategoryRow: Codable, Sendable, Equatable {
+        var id: UUID
+        var name: String
+        var created_at: Date?
+    }
+
+    struct TitleCategoryRow: Codable, Sendable, Equatable {
+        var title_id: UUID
+        var category_id: UUID
+    }
+
+    struct TitleRow: Codable, Sendable, Equatable {
+        var id: UUID
+        var isbn13: String?
+        var title: String
+        var subtitle: String?
+        var authors: [String]
+        var publisher: String?
+        var published_date: String?
+        var page_count: Int?
+        var language: String?
+        var description: String?
+        var cover_url: String?
+        var notes: String?
+        var favorite: Bool
+        var rating: Double?
+        var wishlist: Bool
+        var series: String?
+        var series_number: String?
+        var reading_level: String?
+        var sort_key: String
+        var section: String
+        var search_text: String
+        var created_at: Date?
+        var updated_at: Date?
+    }
+
+    struct CopyRow: Codable, Sendable, Equatable {
+        var id: UUID
+        var title_id: UUID
+        var copy_number: Int
+        var barcode: String
+        var location: String?
+        var condition: String?
+        var status: String
+        var created_at: Date?
+        var updated_at: Date?
+    }
+
+    struct MemberRow: Codable, Sendable, Equatable {
+        var id: UUID
+        var card_id: String
+        var first_name: String
+        var last_name: String
+        var grade: String?
+        var email: String?
+        var notes: String?
+        var search_text: String
+        var created_at: Date?
+        var updated_at: Date?
+    }
+
+    struct LoanRow: Codable, Sendable, Equatable {
+        var id: UUID
+        var copy_id: UUID?
+        var title_id: UUID?
+        var member_id: UUID?
+        var title_text: String
+        var member_card_id: String
+        var member_name: String
+        var checked_out_at: Date
+        var due_at: Date
+        var returned_at: Date?
+        var renewals: Int
+        var checked_out_by: String
+    }
+
+    struct ActivityRow: Codable, Sendable, Equatable {
+        var id: UUID
+        var at: Date
+        var type: String
+        var title_id: UUID?
+        var title_text: String?
+        var author_text: String?
+        var member_card_id: String?
+        var info: String?
+        var actor: String
+    }
+
+    struct CoverRow: Codable, Sendable, Equatable {
+        var id: UUID
+        var sha256: String
+        var content_type: String
+        /// Base64 in JSON (Data's default encoding).
+        var bytes: Data
+        var source_url: String?
+        var created_at: Date?
+    }
+}
+
+enum Backup {
+    static func make(libraryID: UUID, includeCovers: Bool, now: Date, on db: any Database) async throws -> LibraryBackup {
+        let sql = db.sql
+        guard let library = try await sql.select().columns("name", "loan_period_days", "max_renewals", "public_catalog", "next_accession")
+            .from("libraries").where("id", .equal, libraryID).first(decoding: LibraryBackup.LibraryRow.self) else {
+            throw AppError.notFound("Library")
+        }
+        func rows<T: Decodable>(_ table: String, _ type: T.Type, order: String = "id") async throws -> [T] {
+            try await sql.select().column("*").from(table).where("library_id", .equal, libraryID).orderBy(order).all(decoding: T.self)
+        }
+        let titles = try await rows("titles", LibraryBackup.TitleRow.self)
+        let titleCategories = try await sql.raw("""
+            SELECT tc.title_id, tc.category_id FROM title_categories tc JOIN titles t ON t.id = tc.title_id
+            WHERE t.library_id = \(bind: libraryID) ORDER BY tc.title_id, tc.category_id
+            """).all(decoding: LibraryBackup.TitleCategoryRow.self)
+        var covers: [LibraryBackup.CoverRow]?
+        if includeCovers {
+            let ids = titles.compactMap { $0.cover_url.flatMap(coverID) }
+            covers = ids.isEmpty ? [] : try await sql.select().column("*").from("covers").where("id", .in, Array(Set(ids)))
+                .orderBy("id").all(decoding: LibraryBackup.CoverRow.self)
+        }
+        return LibraryBackup(
+            createdAt: now, library: library,
+            categories: try await rows("categories", LibraryBackup.CategoryRow.self),
+            titleCategories: titleCategories, titles: titles,
+            copies: try await rows("copies", LibraryBackup.CopyRow.self),
+            members: try await rows("members", LibraryBackup.MemberRow.self),
+            loans: try await rows("loans", LibraryBackup.LoanRow.self),
+            activities: try await rows("activities", LibraryBackup.ActivityRow.self),
+            covers: covers)
+    }
+
+    /// The id in a stored cover's URL.
+    static func coverID(_ url: String) -> UUID? {
+        guard CoverStore.isLocal(url) else { return nil }
+        return UUID(uuidString: String(url.dropFirst("/api/v1/covers/".count)))
+    }
+
+    static func decode(_ data: Data) throws -> LibraryBackup {
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .iso8601withFractions
+        do {
+            let backup = try decoder.decode(LibraryBackup.self, from: data)
+            guard backup.format == "shelfmark-library" else { throw AppError.invalid("file", "This is not a Shelfmark library backup.") }
+            guard backup.version <= LibraryBackup.currentVersion else {
+                throw AppError.invalid("file", "This backup was written by a newer Shelfmark (format \(backup.version)); update Shelfmark to restore it.")
+            }
+            return backup
+        } catch let error as DecodingError {
+            throw AppError.invalid("file", "This is not a readable Shelfmark backup (\(String(describing: error).prefix(200))).")
+        }
+    }
+
+    static func encode(_ backup: LibraryBackup) throws -> Data {
+        let encoder = JSONEncoder()
+        encoder.dateEncodingStrategy = .iso8601withFractions
+        encoder.outputFormatting = [.sortedKeys]
+        return try encoder.encode(backup)
+    }
+
+    /// Deletes everything a library holds (F6): titles, copies, members, loans, activity, categories,
+    /// jobs. The library itself, its settings and its staff stay.
+    static func eraseData(libraryID: UUID, on db: any Database) async throws {
+        let sql = db.sql
+        try await sql.raw("DELETE FROM enrichment_jobs WHERE library_id = \(bind: libraryID)").run()
+        try await sql.raw("DELETE FROM loans WHERE library_id = \(bind: libraryID)").run()
+        try await sql.raw("DELETE FROM activities WHERE library_id = \(bind: libraryID)").run()
+        try await sql.raw("DELETE FROM title_categories WHERE title_id IN (SELECT id FROM titles WHERE library_id = \(bind: libraryID))").run()
+        try await sql.raw("DELETE FROM copies WHERE library_id = \(bind: libraryID)").run()
+        try await sql.raw("DELETE FROM titles WHERE library_id = \(bind: libraryID)").run()
+        try await sql.raw("DELETE FROM members WHERE library_id = \(bind: libraryID)").run()
+        try await sql.raw("DELETE FROM categories WHERE library_id = \(bind: libraryID)").run()
+    }
+
+    /// Writes a backup into `libraryID` (which must hold no data: new, or just erased). Every row gets
+    /// a new id (the original library may still exist in this database); references follow.
+    static func restore(_ b: LibraryBackup, into libraryID: UUID, on db: any Database) async throws {
+        let sql = db.sql
+        var ids: [UUID: UUID] = [:]
+        func map(_ id: UUID) -> UUID {
+            if let known = ids[id] { return known }
+            let new = UUID()
+            ids[id] = new
+            return new
+        }
+        func map(_ id: UUID?) -> UUID? { id.map { map($0) } }
+        // Covers are shared and deduplicated by content: reuse one already stored.
+        var coverURLs: [String: String] = [:]
+        for cover in b.covers ?? [] {
+            struct Row: Decodable { var id: UUID }
+            let existing = try await sql.select().column("id").from("covers").where("sha256", .equal, cover.sha256).first(decoding: Row.self)
+            let id = existing?.id ?? UUID()
+            if existing == nil {
+                var row = cover
+                row.id = id
+                try await sql.insert(into: "covers").model(row, nilEncodingStrategy: .asNil).run()
+            }
+            coverURLs[CoverStore.localURL(cover.id)] = CoverStore.localURL(id)
+        }
+        struct Settings: Encodable { var loan_period_days: Int; var max_renewals: Int; var public_catalog: Bool; var next_accession: Int }
+        try await sql.update("libraries").set(model: Settings(loan_period_days: b.library.loan_period_days, max_renewals: b.library.max_renewals,
+                                                               public_catalog: b.library.public_catalog, next_accession: b.library.next_accession))
+            .where("id", .equal, libraryID).run()
+
+        struct InLibrary<Row: Encodable>: Encodable {
+            var row: Row
+            var libraryID: UUID
+            func encode(to encoder: any Encoder) throws {
+                try row.encode(to: encoder)
+                var c = encoder.container(keyedBy: Key.self)
+                try c.encode(libraryID, forKey: .library_id)
+            }
+            enum Key: String, CodingKey { case library_id }
+        }
+        func insert<Row: Encodable>(_ table: String, _ rows: [Row]) async throws {
+            for chunk in stride(from: 0, to: rows.count, by: 200).map({ Array(rows[$0..<min($0 + 200, rows.count)]) }) where !chunk.isEmpty {
+                try await sql.insert(into: table).models(chunk.map { InLibrary(row: $0, libraryID: libraryID) }, nilEncodingStrategy: .asNil).run()
+            }
+        }
+        try await insert("categories", b.categories.map { var r = $0; r.id = map(r.id); return r })
+        try await insert("titles", b.titles.map { t in
+            var r = t
+            r.id = map(r.id)
+            if let url = r.cover_url, let local = coverURLs[url] { r.cover_url = local }
+            return r
+        })
+        for chunk in stride(from: 0, to: b.titleCategories.count, by: 200).map({ Array(b.titleCategories[$0..<min($0 + 200, b.titleCategories.count)]) }) {
+            struct Link: Encodable { var id: UUID; var title_id: UUID; var category_id: UUID }
+            try await sql.insert(into: "title_categories").models(chunk.map { Link(id: UUID(), title_id: map($0.title_id), category_id: map($0.category_id)) }).run()
+        }
+        try await insert("copies", b.copies.map { var r = $0; r.id = map(r.id); r.title_id = map(r.title_id); return r })
+        try await insert("members", b.members.map { var r = $0; r.id = map(r.id); return r })
+        try await insert("loans", b.loans.map { l in
+            var r = l
+            r.id = map(r.id); r.copy_id = map(r.copy_id); r.title_id = map(r.title_id); r.member_id = map(r.member_id)
+            return r
+        })
+        try await insert("activities", b.activities.map { var r = $0; r.id = map(r.id); r.title_id = map(r.title_id); return r })
+    }
+}
+
+extension JSONEncoder.DateEncodingStrategy {
+    /// ISO 8601 with milliseconds, so a restore keeps times to the millisecond.
+    static var iso8601withFractions: JSONEncoder.DateEncodingStrategy {
+        .custom { date, encoder in
+            // Rounded to the millisecond (a date read back from the database is a float a hair below
+            // what was written; the formatter would truncate it to the millisecond before).
+            let ms = (date.timeIntervalSince1970 * 1000).rounded()
+            let seconds = Date(timeIntervalSince1970: (ms / 1000).rounded(.down))
+            let millis = Int(ms - (ms / 1000).rounded(.down) * 1000)
+            let base = seconds.formatted(Date.ISO8601FormatStyle())  // 2026-11-22T12:00:00Z
+            var c = encoder.singleValueContainer()
+            try c.encode(String(base.dropLast()) + String(format: ".%03dZ", millis))
+        }
+    }
+}
+
+extension JSONDecoder.DateDecodingStrategy {
+    static var iso8601withFractions: JSONDecoder.DateDecodingStrategy {
+        .custom { decoder in
+            let c = try decoder.singleValueContainer()
+            let text = try c.decode(String.self)
+            if let d = try? Date(text, strategy: Date.ISO8601FormatStyle(includingFractionalSeconds: true)) { return d }
+            if let d = try? Date(text, strategy: .iso8601) { return d }
+            throw DecodingError.dataCorruptedError(in: c, debugDescription: "“\(text)” is not an ISO 8601 date")
+        }
+    }
+}
