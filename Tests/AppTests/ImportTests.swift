@@ -1,6 +1,7 @@
 @testable import App
 import Fluent
 import Foundation
+import ShelfmarkCore
 import ShelfmarkReplay
 import Testing
 import Vapor
@@ -10,6 +11,14 @@ private func upload(_ f: Fixture, _ body: String, query: String = "", encoding: 
     headers.bearerAuthorization = .init(token: f.owner.token!)
     headers.replaceOrAdd(name: .contentType, value: "text/csv")
     let data = body.data(using: encoding)!
+    let response = try await f.app.testing().sendRequest(.POST, "\(f.lib)/import\(query)", headers: headers, body: ByteBuffer(data: data))
+    return Client.Reply(status: response.status, body: response.body, headers: response.headers)
+}
+
+private func uploadData(_ f: Fixture, _ data: Data, query: String = "") async throws -> Client.Reply {
+    var headers = HTTPHeaders()
+    headers.bearerAuthorization = .init(token: f.owner.token!)
+    headers.replaceOrAdd(name: .contentType, value: "application/octet-stream")
     let response = try await f.app.testing().sendRequest(.POST, "\(f.lib)/import\(query)", headers: headers, body: ByteBuffer(data: data))
     return Client.Reply(status: response.status, body: response.body, headers: response.headers)
 }
@@ -124,6 +133,79 @@ private func notes(_ reply: Client.Reply, _ key: String) -> [(Int, String)] {
             #expect(notes(reimport, "failed").isEmpty)
             let again = String(buffer: try await f.owner.get("\(annex.lib)/export?format=csv").body)
             #expect(again == csv)
+        }
+    }
+
+    /// F4: MARC 21 and MARCXML exports load back as the same catalog (record for record, apart from
+    /// the control number and the copies' barcodes, which belong to the library that made them).
+    @Test(arguments: ["marc", "marcxml"])
+    func marcExportThenImportIsTheSameCatalog(format: String) async throws {
+        try await withTestApp { app in
+            // setup
+            let f = try await Fixture.make(app)
+            _ = try await upload(f, Self.catalog)
+            try await f.addTitle("Momo", authors: ["Michael Ende"], isbn: "9783522202602", copies: 2,
+                                 extra: ["subtitle": "oder Die seltsame Geschichte", "categories": ["Fantasy", "Kinderbuch"], "series": "Ende",
+                                         "seriesNumber": "1", "description": "Zeit & <Diebe>", "language": "de", "publisher": "Thienemann",
+                                         "publishedDate": "1973", "pageCount": 304, "notes": "Shelf B"])
+            try await f.addTitle("Homer alone", authors: ["Homer"], copies: 1)
+            // MUT
+            let exported = try await f.owner.get("\(f.lib)/export?format=\(format)")
+            #expect(exported.status == .ok)
+            let other = try await f.owner.post("/api/v1/libraries", ["name": "Annex"])
+            let annex = Fixture(app: app, owner: f.owner, libraryID: other.string("id"))
+            let reimport = try await uploadData(annex, Data(buffer: exported.body))
+            // validate
+            #expect(reimport.status == .ok, "\(reimport.json)")
+            #expect(reimport["titlesCreated"] as? Int == 5, "\(reimport.json)")
+            #expect(notes(reimport, "failed").isEmpty)
+            #expect(reimport["unit"] as? String == (format == "marc" ? "record" : "line"))
+            func records(_ body: ByteBuffer) -> [MARCRecord] {
+                let data = Data(buffer: body)
+                let all = format == "marc" ? MARC21Reader(data).compactMap { try? $0.result.get() }
+                    : MARCXMLReader.read(data).records.compactMap { try? $0.result.get() }
+                // Two titles named "Momo": equal sort keys, so their order is the ids' — compare as sets.
+                return all.map { var r = $0; r.fields.removeAll { $0.tag == "001" || $0.tag == "852" }; return r }
+                    .sorted { String(describing: $0) < String(describing: $1) }
+            }
+            let again = try await f.owner.get("\(annex.lib)/export?format=\(format)")
+            #expect(records(again.body) == records(exported.body))
+            #expect(records(exported.body).count == 5)
+            func lines(_ lib: String) async throws -> [String] {
+                String(buffer: try await f.owner.get("\(lib)/export?format=csv").body).components(separatedBy: "\r\n").sorted()
+            }
+            #expect(try await lines(annex.lib) == lines(f.lib))
+        }
+    }
+
+    @Test func libraryThingJSONAndBrokenMARCAreReportedByRecord() async throws {
+        try await withTestApp { app in
+            let f = try await Fixture.make(app)
+            let json = """
+                {"7": {"books_id": "7", "title": "Momo", "authors": [{"lf": "Ende, Michael", "fl": "Michael Ende"}],
+                       "isbn": {"0": "3522128001", "2": "9783522128001"}, "tags": ["fantasy"], "rating": "4", "copies": "2"},
+                 "8": {"books_id": "8", "title": "Bad", "isbn": ["12345"]}}
+                """
+            let lt = try await upload(f, json)
+            #expect(lt["format"] as? String == "LibraryThing JSON export")
+            #expect(lt["titlesCreated"] as? Int == 1)
+            #expect(lt["copiesAdded"] as? Int == 2)
+            #expect(notes(lt, "failed").map(\.0) == [2])
+            let momo = try await f.owner.get("\(f.lib)/titles?q=momo")
+            let item = try #require((momo["items"] as? [[String: Any]])?.first)
+            #expect(item["isbn13"] as? String == "9783522128001")
+            #expect(item["rating"] as? Double == 4)
+
+            // Three records, the middle one broken: two land, the report names record 2.
+            var good = MARCRecord(fields: [.data("245", "0", "0", [.init("a", "First")])])
+            let one = MARC21Writer.data(good)
+            good.fields = [.data("245", "0", "0", [.init("a", "Third")])]
+            var broken = Array(MARC21Writer.data(good))
+            broken.replaceSubrange(12..<17, with: Array("99999".utf8))
+            let marc = try await uploadData(f, one + Data(broken) + MARC21Writer.data(good))
+            #expect(marc["titlesCreated"] as? Int == 2)
+            #expect(notes(marc, "failed").map(\.0) == [2])
+            #expect(notes(marc, "failed").first?.1.contains("leader") == true)
         }
     }
 

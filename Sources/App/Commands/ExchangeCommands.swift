@@ -37,7 +37,7 @@ struct ImportCommand: AsyncCommand {
     struct Signature: CommandSignature {
         @Argument(name: "file", help: "The file to import")
         var file: String
-        @Option(name: "format", help: "csv, wishlist-csv, goodreads, librarything, storygraph, libib, calibre, generic, isbn-list (default: detect)")
+        @Option(name: "format", help: "csv, wishlist-csv, goodreads, librarything, librarything-json, storygraph, libib, calibre, generic, isbn-list, marc, marcxml (default: detect)")
         var format: String?
         @Option(name: "library", short: "l", help: "The library (created when it does not exist)")
         var library: String?
@@ -72,16 +72,16 @@ struct ImportCommand: AsyncCommand {
         context.console.print("  copies added    \(report.copiesAdded)")
         context.console.print("  skipped         \(report.skipped.count)")
         context.console.print("  failed          \(report.failed.count)")
-        for note in report.skipped { context.console.print("  line \(note.line): skipped: \(note.reason)") }
-        for note in report.failed { context.console.print("  line \(note.line): failed: \(note.reason)") }
+        for note in report.skipped { context.console.print("  \(report.unit.rawValue) \(note.line): skipped: \(note.reason)") }
+        for note in report.failed { context.console.print("  \(report.unit.rawValue) \(note.line): failed: \(note.reason)") }
         if let stopped = report.stoppedAt { context.console.print("  stopped: \(stopped)") }
     }
 }
 
-/// `shelfmark export --format csv|wishlist-csv [--library NAME] [--output FILE]`.
+/// `shelfmark export --format csv|wishlist-csv|json|marc|marcxml [--library NAME] [--output FILE]`.
 struct ExportCommand: AsyncCommand {
     struct Signature: CommandSignature {
-        @Option(name: "format", help: "csv (library_catalog.csv) or wishlist-csv (library_wishlist.csv)")
+        @Option(name: "format", help: "csv (default), wishlist-csv, json, marc or marcxml")
         var format: String?
         @Option(name: "library", short: "l", help: "The library")
         var library: String?
@@ -89,21 +89,18 @@ struct ExportCommand: AsyncCommand {
         var output: String?
     }
 
-    var help: String { "Export the catalog or the wishlist as CSV." }
+    var help: String { "Export the catalog (CSV, MARC 21, MARCXML), the wishlist (CSV) or the whole library (JSON)." }
 
     func run(using context: CommandContext, signature: Signature) async throws {
         let app = context.application
         let ctx = try await CommandLibrary.context(named: signature.library, create: false, app: app)
-        let csv: String
-        switch signature.format ?? "csv" {
-        case "csv": csv = try await Exporter.catalogCSV(libraryID: ctx.libraryID, on: app.db)
-        case "wishlist-csv": csv = try await Exporter.wishlistCSV(libraryID: ctx.libraryID, on: app.db)
-        case let other: throw CLIError("--format is csv or wishlist-csv, got “\(other)”.")
-        }
+        let raw = signature.format ?? "csv"
+        guard let format = ExportFormat(rawValue: raw) else { throw CLIError("--format is one of \(ExportFormat.list); got “\(raw)”.") }
+        let data = try await Exporter.export(format, libraryID: ctx.libraryID, now: app.clock.now(), on: app.db)
         if let path = signature.output {
-            do { try Data(csv.utf8).write(to: URL(fileURLWithPath: path)) } catch { throw CLIError("Cannot write \(path): \(error.localizedDescription)") }
+            do { try data.write(to: URL(fileURLWithPath: path)) } catch { throw CLIError("Cannot write \(path): \(error.localizedDescription)") }
         } else {
-            FileHandle.standardOutput.write(Data(csv.utf8))
+            FileHandle.standardOutput.write(data)
         }
     }
 }

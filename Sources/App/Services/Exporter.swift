@@ -3,8 +3,101 @@ import Foundation
 import ShelfmarkCore
 import SQLKit
 
-/// Exports (F2, F4): the catalog and the wishlist as the seed's CSV formats.
+/// What a library can be exported as (F2, F4).
+enum ExportFormat: String, CaseIterable, Sendable {
+    case csv
+    case wishlistCSV = "wishlist-csv"
+    case json
+    case marc
+    case marcXML = "marcxml"
+
+    var fileName: String {
+        switch self {
+        case .csv: "library_catalog.csv"
+        case .wishlistCSV: "library_wishlist.csv"
+        case .json: "library.json"
+        case .marc: "library.mrc"
+        case .marcXML: "library.xml"
+        }
+    }
+
+    var contentType: String {
+        switch self {
+        case .csv, .wishlistCSV: "text/csv; charset=utf-8"
+        case .json: "application/json"
+        case .marc: "application/marc"
+        case .marcXML: "application/marcxml+xml; charset=utf-8"
+        }
+    }
+
+    static var list: String { allCases.map(\.rawValue).joined(separator: ", ") }
+}
+
+/// Exports (F2, F4): the catalog and the wishlist as the seed's CSV formats, the whole library as
+/// JSON, the catalog as MARC 21 and MARCXML.
 enum Exporter {
+    static func export(_ format: ExportFormat, libraryID: UUID, now: Date, on db: any Database) async throws -> Data {
+        switch format {
+        case .csv: return Data(try await catalogCSV(libraryID: libraryID, on: db).utf8)
+        case .wishlistCSV: return Data(try await wishlistCSV(libraryID: libraryID, on: db).utf8)
+        case .json: return try Backup.encode(try await Backup.make(libraryID: libraryID, includeCovers: false, now: now, on: db))
+        case .marc:
+            var out = Data()
+            for title in try await marcTitles(libraryID: libraryID, on: db) { out.append(MARC21Writer.data(MARCMapping.record(title))) }
+            return out
+        case .marcXML:
+            var out = MARCXML.header()
+            for title in try await marcTitles(libraryID: libraryID, on: db) { out += MARCXML.record(MARCMapping.record(title)) }
+            return Data((out + MARCXML.footer).utf8)
+        }
+    }
+
+    /// The catalog (not the wishlist) with categories and countable copies, A–Z.
+    static func marcTitles(libraryID: UUID, on db: any Database) async throws -> [MARCExportTitle] {
+        struct Row: Decodable {
+            var id: UUID; var isbn13: String?; var title: String; var subtitle: String?; var authors: [String]; var publisher: String?
+            var published_date: String?; var page_count: Int?; var language: String?; var description: String?; var notes: String?
+            var series: String?; var series_number: String?; var cover_url: String?
+        }
+        struct CategoryRow: Decodable { var title_id: UUID; var name: String }
+        struct CopyRow: Decodable { var title_id: UUID; var barcode: String; var location: String? }
+        let sql = db.sql
+        let rows = try await sql.raw("""
+            SELECT id, isbn13, title, subtitle, authors, publisher, published_date, page_count, language, description, notes,
+              series, series_number, cover_url
+            FROM titles WHERE library_id = \(bind: libraryID) AND wishlist = \(bind: false) ORDER BY sort_key, id
+            """).all(decoding: Row.self)
+        var categories: [UUID: [String]] = [:]
+        for c in try await sql.raw("""
+            SELECT tc.title_id, c.name FROM title_categories tc JOIN categories c ON c.id = tc.category_id
+            WHERE c.library_id = \(bind: libraryID) ORDER BY c.name
+            """).all(decoding: CategoryRow.self) { categories[c.title_id, default: []].append(c.name) }
+        var copies: [UUID: [MARCExportTitle.Copy]] = [:]
+        for c in try await sql.raw("""
+            SELECT title_id, barcode, location FROM copies WHERE library_id = \(bind: libraryID) AND status IN ('available', 'on_loan')
+            ORDER BY copy_number
+            """).all(decoding: CopyRow.self) { copies[c.title_id, default: []].append(.init(barcode: c.barcode, location: c.location)) }
+        return rows.map { r in
+            var t = MARCExportTitle(controlNumber: r.id.uuidString.lowercased(), title: r.title)
+            t.isbn13 = r.isbn13
+            t.subtitle = r.subtitle
+            t.authors = r.authors
+            t.publisher = r.publisher
+            t.publishedDate = r.published_date
+            t.pageCount = r.page_count
+            t.language = r.language
+            t.description = r.description
+            t.notes = r.notes
+            t.series = r.series
+            t.seriesNumber = r.series_number
+            // A cover stored here means nothing to another system.
+            t.coverURL = r.cover_url.flatMap { CoverStore.isLocal($0) ? nil : $0 }
+            t.categories = categories[r.id] ?? []
+            t.copies = copies[r.id] ?? []
+            return t
+        }
+    }
+
     /// `library_catalog.csv`: ISBN, Title, Author, Total Copies, Available Copies, Language, Publisher,
     /// Published Date, Page Count, Notes — A–Z by title. Lost and withdrawn copies are not counted.
     static func catalogCSV(libraryID: UUID, on db: any Database) async throws -> String {

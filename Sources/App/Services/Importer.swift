@@ -14,7 +14,7 @@ enum ExistingISBNPolicy: String, Codable, Sendable, CaseIterable {
 }
 
 struct ImportRowNote: Content {
-    /// The line of the file the row starts on (the header is line 1).
+    /// The line of the file the row starts on (the header is line 1), or the record's number (see `ImportReport.unit`).
     var line: Int
     var title: String?
     var reason: String
@@ -31,6 +31,10 @@ struct ImportReport: Content {
     var failed: [ImportRowNote]
     /// Set when the file itself is malformed: reading stopped there; the rows before it were imported.
     var stoppedAt: String?
+    /// What `line` counts in the notes: lines of the file (CSV, MARCXML) or records (MARC, JSON).
+    var unit: Unit
+
+    enum Unit: String, Codable, Sendable { case line, record }
 }
 
 /// Imports a file into a library (F1–F3): rows land in batches, one transaction each, so a row is
@@ -56,7 +60,32 @@ enum Importer {
     static func run(_ data: Data, format requested: ImportFormat?, existing policy: ExistingISBNPolicy, library ctx: LibraryContext,
                     app: Application, now: Date) async throws -> ImportReport {
         guard !data.isEmpty else { throw AppError.invalid("file", Failure.empty.description) }
+        if requested == .marc || (requested == nil && MARC21Reader.looksLikeMARC(data)) {
+            let items = MARC21Reader(data).map { ReadItem(line: $0.number, marc: $0.result) }
+            guard !items.isEmpty else { throw AppError.invalid("file", "The file holds no MARC records.") }
+            return try await runRecords(items, format: .marc, encoding: "MARC 21", stoppedAt: nil, policy: policy, library: ctx, app: app, now: now)
+        }
         let (text, encoding) = TextDecoding.decode(data)
+        let head = text.drop { $0.isWhitespace }
+        if requested == .marcXML || (requested == nil && MARCXML.looksLikeMARCXML(head)) {
+            let (records, failure) = MARCXMLReader.read(data)
+            guard !records.isEmpty else { throw AppError.invalid("file", "The MARCXML cannot be read: \(failure?.description ?? "no records")") }
+            let items = records.map { ReadItem(line: $0.line, marc: $0.result) }
+            return try await runRecords(items, format: .marcXML, encoding: encoding.rawValue, stoppedAt: failure?.description,
+                                        policy: policy, library: ctx, app: app, now: now)
+        }
+        if requested == .libraryThingJSON || (requested == nil && LibraryThingJSON.looksLikeLibraryThing(head)) {
+            let books: [LibraryThingJSON.Item]
+            do { books = try LibraryThingJSON.read(Data(text.utf8)) } catch { throw AppError.invalid("file", error.description) }
+            let items = books.map { book in
+                switch book.result {
+                case .success(let r): ReadItem(line: book.number, record: r, failure: nil)
+                case .failure(let e): ReadItem(line: book.number, record: nil, failure: e.description)
+                }
+            }
+            return try await runRecords(items, format: .libraryThingJSON, encoding: encoding.rawValue, stoppedAt: nil,
+                                        policy: policy, library: ctx, app: app, now: now)
+        }
         var reader = CSVReader(text, separator: CSVReader.guessSeparator(text))
         guard let header = reader.next() else {
             if let failure = reader.failure { throw AppError.invalid("file", failure.description) }
@@ -67,7 +96,7 @@ enum Importer {
             throw AppError.invalid("format", Failure.unknownFormat.description)
         }
         var report = ImportReport(format: format.displayName, encoding: encoding.rawValue, rowsRead: 0, titlesCreated: 0, copiesAdded: 0,
-                                  skipped: [], failed: [], stoppedAt: nil)
+                                  skipped: [], failed: [], stoppedAt: nil, unit: .line)
 
         // Rows as records; a list of ISBNs has no header: its first line is a row too.
         var pending: [ImportRecord] = []
@@ -101,6 +130,11 @@ enum Importer {
         }
         if let failure = reader.failure { report.stoppedAt = failure.description }
         try await commit(&pending, format: format, policy: policy, report: &report, library: ctx, app: app, now: now)
+        return try await finish(report, format: format, library: ctx, app: app, now: now)
+    }
+
+    private static func finish(_ report: ImportReport, format: ImportFormat, library ctx: LibraryContext, app: Application, now: Date) async throws -> ImportReport {
+        var report = report
         let summary = "\(report.titlesCreated) titles, \(report.copiesAdded) copies from \(format.displayName)"
         try await app.writeGate.transaction(on: app.db) { db in
             try await ActivityLog.record(.init(type: .importBooks, info: summary), library: ctx, at: now, on: db)
@@ -109,6 +143,49 @@ enum Importer {
         report.failed.sort { $0.line < $1.line }
         report.skipped.sort { $0.line < $1.line }
         return report
+    }
+
+    /// Formats read whole (MARC, MARCXML, LibraryThing JSON): each item is a record or why it is not;
+    /// `line` is the record's number (MARC, JSON) or the line it starts on (MARCXML).
+    struct ReadItem {
+        var line: Int
+        var record: ImportRecord?
+        var failure: String?
+
+        init(line: Int, record: ImportRecord?, failure: String?) {
+            self.line = line
+            self.record = record
+            self.failure = failure
+        }
+
+        init(line: Int, marc: Result<MARCRecord, MARCError>) {
+            self.line = line
+            do throws(MARCError) {
+                record = try MARCMapping.importRecord(try marc.get(), line: line)
+            } catch {
+                failure = "cannot be read: \(error.description)"
+            }
+        }
+    }
+
+    private static func runRecords(_ items: [ReadItem], format: ImportFormat, encoding: String, stoppedAt: String?,
+                                   policy: ExistingISBNPolicy, library ctx: LibraryContext, app: Application, now: Date) async throws -> ImportReport {
+        var report = ImportReport(format: format.displayName, encoding: encoding, rowsRead: 0, titlesCreated: 0, copiesAdded: 0,
+                                  skipped: [], failed: [], stoppedAt: stoppedAt, unit: format == .marcXML ? .line : .record)
+        var pending: [ImportRecord] = []
+        for item in items {
+            report.rowsRead += 1
+            if let record = item.record {
+                pending.append(record)
+            } else {
+                report.failed.append(ImportRowNote(line: item.line, title: nil, reason: item.failure ?? "cannot be read"))
+            }
+            if pending.count >= batchSize {
+                try await commit(&pending, format: format, policy: policy, report: &report, library: ctx, app: app, now: now)
+            }
+        }
+        try await commit(&pending, format: format, policy: policy, report: &report, library: ctx, app: app, now: now)
+        return try await finish(report, format: format, library: ctx, app: app, now: now)
     }
 
     private static func isbnRecord(_ raw: String, line: Int, report: inout ImportReport) -> ImportRecord? {
@@ -192,6 +269,8 @@ enum Importer {
                 }
                 t.pageCount = r.pageCount
                 t.rating = r.rating
+                t.series = r.series.map { String($0.prefix(300)) }
+                t.seriesNumber = r.seriesNumber.map { String($0.prefix(50)) }
                 t.favorite = false
                 t.wishlist = r.wishlist
                 t.refreshDerived()

@@ -22,6 +22,8 @@ public struct ImportRecord: Sendable, Equatable {
     public var totalCopies: Int?
     public var availableCopies: Int?
     public var wishlist = false
+    public var series: String?
+    public var seriesNumber: String?
 
     public init(line: Int) { self.line = line }
 }
@@ -37,6 +39,9 @@ public enum ImportFormat: String, Sendable, CaseIterable, Codable {
     case calibre
     case generic
     case isbnList = "isbn-list"
+    case marc
+    case marcXML = "marcxml"
+    case libraryThingJSON = "librarything-json"
 
     public var displayName: String {
         switch self {
@@ -49,6 +54,9 @@ public enum ImportFormat: String, Sendable, CaseIterable, Codable {
         case .calibre: "Calibre CSV"
         case .generic: "CSV with isbn, title, author"
         case .isbnList: "list of ISBNs"
+        case .marc: "MARC 21"
+        case .marcXML: "MARCXML"
+        case .libraryThingJSON: "LibraryThing JSON export"
         }
     }
 
@@ -81,7 +89,7 @@ public enum ImportFormat: String, Sendable, CaseIterable, Codable {
         case .shelfmarkCatalog: ["title", "author", "total copies", "available copies"]
         case .shelfmarkWishlist: ["title"]
         case .goodreads, .libraryThing, .storyGraph, .libib, .calibre, .generic: ["title"]
-        case .isbnList: []
+        case .isbnList, .marc, .marcXML, .libraryThingJSON: []
         }
     }
 }
@@ -230,7 +238,7 @@ public struct ImportMapper: Sendable {
             // Calibre stores ratings 0–10 (half stars as whole numbers).
             if let raw = value("rating"), let n = Double(raw), n > 0 { r.rating = n > 5 ? n / 2 : n }
             r.categories = list("tags")
-        case .isbnList:
+        case .isbnList, .marc, .marcXML, .libraryThingJSON:
             break
         }
         if let raw = r.isbn {

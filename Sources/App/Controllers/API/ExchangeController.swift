@@ -18,9 +18,9 @@ enum ExchangeController {
             ],
             response: ImportReport.self), body: .collect(maxSize: ByteCount(value: maxImportMB << 20)), use: importFile)
         lib.on(.GET, "export", doc: .init(
-            summary: "Export: `format=csv` (library_catalog.csv), `wishlist-csv` (library_wishlist.csv) or `json` (the whole library, without cover images)",
+            summary: "Export: `format=csv` (library_catalog.csv), `wishlist-csv` (library_wishlist.csv), `json` (the whole library, without cover images), `marc` (MARC 21, UTF-8) or `marcxml`",
             tag: "Import & export",
-            query: [.init(name: "format", description: "`csv` (default), `wishlist-csv` or `json`.")]), use: export)
+            query: [.init(name: "format", description: "`csv` (default), `wishlist-csv`, `json`, `marc` or `marcxml`.")]), use: export)
         lib.on(.GET, "backup", doc: .init(
             summary: "A timestamped backup file of the whole library, cover images included (F5)", tag: "Import & export"), use: backup)
         lib.on(.POST, "restore", doc: .init(
@@ -65,17 +65,12 @@ enum ExchangeController {
 
     @Sendable static func export(req: Request) async throws -> Response {
         let ctx = try await req.library(.read)
-        let format = req.query[String.self, at: "format"] ?? "csv"
-        let (csv, name): (String, String)
-        switch format {
-        case "csv": (csv, name) = (try await Exporter.catalogCSV(libraryID: ctx.libraryID, on: req.db), "library_catalog.csv")
-        case "wishlist-csv": (csv, name) = (try await Exporter.wishlistCSV(libraryID: ctx.libraryID, on: req.db), "library_wishlist.csv")
-        case "json":
-            let data = try Backup.encode(try await Backup.make(libraryID: ctx.libraryID, includeCovers: false, now: req.now, on: req.db))
-            return download(data, type: "application/json", name: "library.json")
-        default: throw AppError.invalid("format", "Export `format` is `csv`, `wishlist-csv` or `json`, got “\(format)”.")
+        let raw = req.query[String.self, at: "format"] ?? "csv"
+        guard let format = ExportFormat(rawValue: raw) else {
+            throw AppError.invalid("format", "Export `format` is one of \(ExportFormat.list); got “\(raw)”.")
         }
-        return download(Data(csv.utf8), type: "text/csv; charset=utf-8", name: name)
+        let data = try await Exporter.export(format, libraryID: ctx.libraryID, now: req.now, on: req.db)
+        return download(data, type: format.contentType, name: format.fileName)
     }
 
     static func download(_ data: Data, type: String, name: String) -> Response {
