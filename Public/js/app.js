@@ -93,3 +93,21 @@ if (scanner && navigator.mediaDevices?.getUserMedia) {
     tick();
   });
 }
+
+// Import & Export: while covers and details are being added, refresh the progress line every few seconds.
+const progress = document.querySelector("[data-refresh]");
+if (progress) {
+  const url = progress.dataset.refresh;
+  const tick = async () => {
+    try {
+      const response = await fetch(url, { headers: { Accept: "text/html" } });
+      if (!response.ok) return;
+      const next = new DOMParser().parseFromString(await response.text(), "text/html").getElementById("enrichment-progress");
+      const current = document.getElementById("enrichment-progress");
+      if (!current) return;
+      if (next) current.replaceWith(next); else current.remove();
+      if (next && next.dataset.refresh) setTimeout(tick, 4000);
+    } catch { /* offline for a moment: the next page load shows the state */ }
+  };
+  setTimeout(tick, 4000);
+}

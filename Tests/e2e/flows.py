@@ -183,6 +183,24 @@ def run(servers):
         expect(page.get_by_text(re.compile("Line 3: .*check digit"))).to_be_visible()
         shot(page, "10-import")
 
+        # Back up the library, restore the file as a new library, then delete that copy's data
+        with page.expect_download() as download:
+            page.get_by_role("link", name="Download a backup").click()
+        backup_path = os.path.join(OUT, "backup.json")
+        download.value.save_as(backup_path)
+        assert download.value.suggested_filename.startswith("shelfmark-backup-room-12-"), download.value.suggested_filename
+        page.get_by_label("Backup file").set_input_files(backup_path)
+        page.get_by_label("Restore as a new library named").fill("Room 12 copy")
+        page.get_by_role("button", name="Restore").click()
+        expect(page.get_by_text("Restored “Room 12 copy”.")).to_be_visible()
+        expect(page.locator("#results")).to_contain_text("The Little Prince")
+        copy_url = page.url
+        page.goto(copy_url.replace("/catalog", "/exchange"))
+        page.get_by_label(re.compile("Yes, delete every book")).check()
+        page.get_by_role("button", name="Delete all data").click()
+        expect(page.get_by_text("All of the library's data was deleted.")).to_be_visible()
+        shot(page, "10b-erased")
+
         # Category filter
         page.goto(f"{BASE}/libraries/{lib}/catalog")
         page.get_by_role("link", name="Non-fiction (1)").click()

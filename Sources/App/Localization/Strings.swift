@@ -41,6 +41,9 @@ enum L: String, CaseIterable, Sendable {
     // Import & export (F1–F3)
     case importExport, importFile, importFileHint, formatField, detectFormat, existingSkip, existingCopies, importButton
     case importDone, rowsRead, titlesCreated, copiesAddedLabel, skippedRows, failedRows, lineLabel, stoppedAt, exportCatalog, exportWishlist
+    case recordLabel, importIntoNew, importIntoNewHint, exportHeading, exportJSON, exportMARC, exportMARCXML, enrichmentProgress, enrichmentDone
+    case backupHeading, backupDownload, backupHint, restoreFile, restoreAsNew, restoreAsNewHint, restoreReplace, restoreButton, restored
+    case eraseHeading, eraseConfirm, eraseButton, erased
     // Errors
     case errorTitle, notFoundTitle, notFoundText, forbiddenText, csrfText, tryAgain, backToCatalog, signInAgain
 }
@@ -275,10 +278,10 @@ extension L {
 
         .importExport: ("Import & export", "Import & Export", "Iompórtáil & easpórtáil", "导入与导出"),
         .importFile: ("File to import", "Zu importierende Datei", "Comhad le hiompórtáil", "要导入的文件"),
-        .importFileHint: ("A Shelfmark CSV, a Goodreads, LibraryThing, StoryGraph, Libib or Calibre export, or a list of ISBNs.",
-                          "Eine Shelfmark-CSV, ein Export aus Goodreads, LibraryThing, StoryGraph, Libib oder Calibre oder eine ISBN-Liste.",
-                          "CSV Shelfmark, easpórtáil ó Goodreads, LibraryThing, StoryGraph, Libib nó Calibre, nó liosta ISBNanna.",
-                          "Shelfmark CSV、Goodreads/LibraryThing/StoryGraph/Libib/Calibre 导出文件，或 ISBN 列表。"),
+        .importFileHint: ("A Shelfmark CSV, a Goodreads, LibraryThing, StoryGraph, Libib or Calibre export, MARC 21 or MARCXML, or a list of ISBNs.",
+                          "Eine Shelfmark-CSV, ein Export aus Goodreads, LibraryThing, StoryGraph, Libib oder Calibre, MARC 21 oder MARCXML oder eine ISBN-Liste.",
+                          "CSV Shelfmark, easpórtáil ó Goodreads, LibraryThing, StoryGraph, Libib nó Calibre, MARC 21 nó MARCXML, nó liosta ISBNanna.",
+                          "Shelfmark CSV、Goodreads/LibraryThing/StoryGraph/Libib/Calibre 导出文件、MARC 21 或 MARCXML，或 ISBN 列表。"),
         .formatField: ("Format", "Format", "Formáid", "格式"),
         .detectFormat: ("Recognise automatically", "Automatisch erkennen", "Aithin go huathoibríoch", "自动识别"),
         .existingSkip: ("Skip books already in the library", "Vorhandene Bücher überspringen", "Scipeáil leabhair atá sa leabharlann cheana", "跳过馆内已有的图书"),
@@ -295,6 +298,40 @@ extension L {
         .stoppedAt: ("Reading stopped: %1", "Lesen abgebrochen: %1", "Stopadh an léamh: %1", "读取中止：%1"),
         .exportCatalog: ("Download the catalog (CSV)", "Katalog herunterladen (CSV)", "Íoslódáil an catalóg (CSV)", "下载书目（CSV）"),
         .exportWishlist: ("Download the wishlist (CSV)", "Wunschliste herunterladen (CSV)", "Íoslódáil an liosta mianta (CSV)", "下载心愿单（CSV）"),
+        .recordLabel: ("Record %1", "Datensatz %1", "Taifead %1", "第 %1 条记录"),
+        .importIntoNew: ("Into a new library named", "In eine neue Bibliothek namens", "Isteach i leabharlann nua darb ainm", "导入到新图书馆，名称"),
+        .importIntoNewHint: ("Leave empty to import into this library.", "Leer lassen, um in diese Bibliothek zu importieren.",
+                             "Fág folamh le hiompórtáil isteach sa leabharlann seo.", "留空则导入到本图书馆。"),
+        .exportHeading: ("Export", "Export", "Easpórtáil", "导出"),
+        .exportJSON: ("The whole library (JSON)", "Die ganze Bibliothek (JSON)", "An leabharlann ar fad (JSON)", "整个图书馆（JSON）"),
+        .exportMARC: ("The catalog as MARC 21", "Katalog als MARC 21", "An catalóg mar MARC 21", "书目（MARC 21）"),
+        .exportMARCXML: ("The catalog as MARCXML", "Katalog als MARCXML", "An catalóg mar MARCXML", "书目（MARCXML）"),
+        .enrichmentProgress: ("Covers and details are being added: %1 books waiting, %2 done.",
+                              "Cover und Angaben werden ergänzt: %1 Bücher warten, %2 fertig.",
+                              "Tá clúdaigh agus sonraí á gcur leis: %1 leabhar ag fanacht, %2 déanta.",
+                              "正在补充封面和详细信息：%1 本等待中，%2 本已完成。"),
+        .enrichmentDone: ("Covers and details: all %1 books done.", "Cover und Angaben: alle %1 Bücher fertig.",
+                          "Clúdaigh agus sonraí: gach ceann de na %1 leabhar déanta.", "封面和详细信息：%1 本全部完成。"),
+        .backupHeading: ("Backup", "Sicherung", "Cúltaca", "备份"),
+        .backupDownload: ("Download a backup", "Sicherung herunterladen", "Íoslódáil cúltaca", "下载备份"),
+        .backupHint: ("One file with everything: books, covers, copies, members, loans and activity.",
+                      "Eine Datei mit allem: Bücher, Cover, Exemplare, Mitglieder, Ausleihen und Aktivität.",
+                      "Comhad amháin leis an iomlán: leabhair, clúdaigh, cóipeanna, baill, iasachtaí agus gníomhaíocht.",
+                      "一个文件包含全部内容：图书、封面、副本、读者、借阅和动态。"),
+        .restoreFile: ("Backup file", "Sicherungsdatei", "Comhad cúltaca", "备份文件"),
+        .restoreAsNew: ("Restore as a new library named", "Als neue Bibliothek wiederherstellen namens", "Athchóirigh mar leabharlann nua darb ainm", "恢复为新图书馆，名称"),
+        .restoreAsNewHint: ("Empty: the name in the backup.", "Leer: der Name aus der Sicherung.", "Folamh: an t-ainm sa chúltaca.", "留空：使用备份中的名称。"),
+        .restoreReplace: ("Instead, replace everything in “%1” with the backup", "Stattdessen alles in „%1“ durch die Sicherung ersetzen",
+                          "Ina áit sin, cuir an cúltaca in ionad gach rud in “%1”", "改为用备份替换“%1”中的全部内容"),
+        .restoreButton: ("Restore", "Wiederherstellen", "Athchóirigh", "恢复"),
+        .restored: ("Restored “%1”.", "„%1“ wiederhergestellt.", "Athchóiríodh “%1”.", "已恢复“%1”。"),
+        .eraseHeading: ("Delete all data", "Alle Daten löschen", "Scrios na sonraí go léir", "删除全部数据"),
+        .eraseConfirm: ("Yes, delete every book, copy, member, loan and activity of “%1”. Settings and staff stay.",
+                        "Ja, alle Bücher, Exemplare, Mitglieder, Ausleihen und Aktivitäten von „%1“ löschen. Einstellungen und Mitarbeitende bleiben.",
+                        "Sea, scrios gach leabhar, cóip, ball, iasacht agus gníomhaíocht de “%1”. Fanann na socruithe agus an fhoireann.",
+                        "是的，删除“%1”的所有图书、副本、读者、借阅和动态。设置和工作人员保留。"),
+        .eraseButton: ("Delete all data", "Alle Daten löschen", "Scrios na sonraí go léir", "删除全部数据"),
+        .erased: ("All of the library's data was deleted.", "Alle Daten der Bibliothek wurden gelöscht.", "Scriosadh sonraí uile na leabharlainne.", "图书馆的全部数据已删除。"),
 
         .errorTitle: ("Something went wrong", "Etwas ist schiefgelaufen", "Chuaigh rud éigin amú", "出错了"),
         .notFoundTitle: ("Not found", "Nicht gefunden", "Níor aimsíodh é", "未找到"),

@@ -204,6 +204,36 @@ enum Backup {
         try await sql.raw("DELETE FROM categories WHERE library_id = \(bind: libraryID)").run()
     }
 
+    /// Replaces everything `libraryID` holds with the backup, in one transaction.
+    static func restore(_ backup: LibraryBackup, over libraryID: UUID, gate: WriteGate, on db: any Database) async throws {
+        try await gate.transaction(on: db) { db in
+            try await eraseData(libraryID: libraryID, on: db)
+            try await restore(backup, into: libraryID, on: db)
+        }
+    }
+
+    /// Creates a library owned by `user` (named `name`, else as in the backup) holding the backup.
+    /// On failure nothing is left behind.
+    static func restoreAsNew(_ backup: LibraryBackup, name: String?, user: AuthenticatedUser, gate: WriteGate, on db: any Database) async throws -> LibraryDTO {
+        let name = name.flatMap { $0.trimmingCharacters(in: .whitespaces).isEmpty ? nil : $0 } ?? backup.library.name
+        let created = try await Accounts.createLibrary(LibraryInput(name: name, loanPeriodDays: nil, maxRenewals: nil, publicCatalog: nil),
+                                                       user: user, gate: gate, on: db)
+        do {
+            try await gate.transaction(on: db) { db in try await restore(backup, into: created.id, on: db) }
+        } catch {
+            try? await gate.transaction(on: db) { db in
+                try await db.sql.raw("DELETE FROM memberships WHERE library_id = \(bind: created.id)").run()
+                try await db.sql.raw("DELETE FROM libraries WHERE id = \(bind: created.id)").run()
+            }
+            throw error
+        }
+        var dto = created
+        dto.loanPeriodDays = backup.library.loan_period_days
+        dto.maxRenewals = backup.library.max_renewals
+        dto.publicCatalog = backup.library.public_catalog
+        return dto
+    }
+
     /// Writes a backup into `libraryID` (which must hold no data: new, or just erased). Every row gets
     /// a new id (the original library may still exist in this database); references follow.
     static func restore(_ b: LibraryBackup, into libraryID: UUID, on db: any Database) async throws {

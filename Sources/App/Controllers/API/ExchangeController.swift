@@ -108,36 +108,15 @@ enum ExchangeController {
             throw AppError(status: .conflict, code: "confirmation_required",
                            message: "Restoring replaces everything “\(ctx.name)” holds. Send `confirm=true` to go ahead.")
         }
-        let backup = try Backup.decode(try body(req))
-        try await req.application.writeGate.transaction(on: req.db) { db in
-            try await Backup.eraseData(libraryID: ctx.libraryID, on: db)
-            try await Backup.restore(backup, into: ctx.libraryID, on: db)
-        }
+        try await Backup.restore(try Backup.decode(try body(req)), over: ctx.libraryID, gate: req.application.writeGate, on: req.db)
         return .noContent
     }
 
     @Sendable static func restoreNew(req: Request) async throws -> Response {
         let user = try req.user
         let backup = try Backup.decode(try body(req))
-        let name = req.query[String.self, at: "name"].flatMap { $0.isEmpty ? nil : $0 } ?? backup.library.name
-        let created = try await Accounts.createLibrary(LibraryInput(name: name, loanPeriodDays: nil, maxRenewals: nil, publicCatalog: nil),
-                                                       user: user, gate: req.application.writeGate, on: req.db)
-        do {
-            try await req.application.writeGate.transaction(on: req.db) { db in
-                try await Backup.restore(backup, into: created.id, on: db)
-            }
-        } catch {
-            // Leave nothing behind: the new library goes again.
-            try? await req.application.writeGate.transaction(on: req.db) { db in
-                try await db.sql.raw("DELETE FROM memberships WHERE library_id = \(bind: created.id)").run()
-                try await db.sql.raw("DELETE FROM libraries WHERE id = \(bind: created.id)").run()
-            }
-            throw error
-        }
-        var dto = created
-        dto.loanPeriodDays = backup.library.loan_period_days
-        dto.maxRenewals = backup.library.max_renewals
-        dto.publicCatalog = backup.library.public_catalog
+        let dto = try await Backup.restoreAsNew(backup, name: req.query[String.self, at: "name"], user: user,
+                                                gate: req.application.writeGate, on: req.db)
         return try await req.created(dto)
     }
 

@@ -4,11 +4,15 @@ import Plot
 import ShelfmarkCore
 import Vapor
 
-/// The Import & Export page (F1–F3): upload a file, read the report; download CSV exports.
+/// The Import & Export page (F1–F6): upload a file (into this or a new library) and read the report,
+/// watch covers and details arrive, download exports and backups, restore a backup, erase the data.
 enum ExchangePages {
     static func register(_ lib: any RoutesBuilder) {
         lib.get("exchange", use: page)
-        lib.on(.POST, "exchange", body: .collect(maxSize: ByteCount(value: ExchangeController.maxImportMB << 20)), use: importFile)
+        let upload = ByteCount(value: ExchangeController.maxImportMB << 20)
+        lib.on(.POST, "exchange", body: .collect(maxSize: upload), use: importFile)
+        lib.on(.POST, "exchange", "restore", body: .collect(maxSize: upload), use: restore)
+        lib.post("exchange", "erase", use: erase)
     }
 
     @Sendable static func page(req: Request) async throws -> HTML {
@@ -18,6 +22,7 @@ enum ExchangePages {
 
     static func render(_ req: Request, ctx: LibraryContext, report: ImportReport?, error: String?) async throws -> HTML {
         let page = try await req.page(library: ctx, flash: error, error: error != nil)
+        let progress = try await Enrichment.progress(library: ctx.libraryID, on: req.db)
         let t = page.t
         let base = page.library!.base
         return Layout.page(page, title: t(.importExport)) {
@@ -36,10 +41,10 @@ enum ExchangePages {
                     if !report.failed.isEmpty || !report.skipped.isEmpty {
                         H.el("ul", ["class": "loans"]) {
                             for note in report.failed {
-                                H.el("li", ["class": "overdue"]) { Text(t.format(.lineLabel, String(note.line)) + ": " + note.reason) }
+                                H.el("li", ["class": "overdue"]) { Text(t.format(report.unit == .record ? .recordLabel : .lineLabel, String(note.line)) + ": " + note.reason) }
                             }
                             for note in report.skipped {
-                                H.el("li", [:]) { Text(t.format(.lineLabel, String(note.line)) + ": " + note.reason) }
+                                H.el("li", [:]) { Text(t.format(report.unit == .record ? .recordLabel : .lineLabel, String(note.line)) + ": " + note.reason) }
                             }
                         }
                     }
@@ -47,7 +52,7 @@ enum ExchangePages {
             }
             H.form(base + "/exchange", csrf: page.csrf, attrs: ["enctype": "multipart/form-data", "class": "card"]) {
                 H.field(t(.importFile), name: "file", type: "file", hint: t(.importFileHint), required: true,
-                        extra: ["accept": ".csv,.tsv,.txt,text/csv,text/plain"])
+                        extra: ["accept": ".csv,.tsv,.txt,.json,.mrc,.marc,.dat,.xml,text/csv,text/plain,application/json,application/marc,application/xml"])
                 H.el("div", ["class": "field"]) {
                     H.el("label", ["for": "f-format"]) { Text(t(.formatField)) }
                     H.el("select", ["id": "f-format", "name": "format"]) {
@@ -66,22 +71,97 @@ enum ExchangePages {
                         Text(" " + t(.existingCopies))
                     }
                 }
+                H.field(t(.importIntoNew), name: "newLibrary", hint: t(.importIntoNewHint))
                 H.button(t(.importButton))
             }
+            if progress.pending + progress.running > 0 {
+                H.el("p", ["class": "card", "id": "enrichment-progress", "aria-live": "polite", "data-refresh": base + "/exchange"]) {
+                    Text(t.format(.enrichmentProgress, t.number(progress.pending + progress.running), t.number(progress.done)))
+                }
+            } else if progress.done > 0 {
+                H.el("p", ["class": "muted", "id": "enrichment-progress"]) { Text(t.format(.enrichmentDone, t.number(progress.done))) }
+            }
+            H.el("h2", [:]) { Text(t(.exportHeading)) }
             H.el("ul", ["class": "menu"]) {
                 H.el("li", [:]) { H.link(t(.exportCatalog), "/api/v1" + base + "/export?format=csv") }
                 H.el("li", [:]) { H.link(t(.exportWishlist), "/api/v1" + base + "/export?format=wishlist-csv") }
+                H.el("li", [:]) { H.link(t(.exportJSON), "/api/v1" + base + "/export?format=json") }
+                H.el("li", [:]) { H.link(t(.exportMARC), "/api/v1" + base + "/export?format=marc") }
+                H.el("li", [:]) { H.link(t(.exportMARCXML), "/api/v1" + base + "/export?format=marcxml") }
+            }
+            if ctx.role.may(.administer) {
+                H.el("h2", [:]) { Text(t(.backupHeading)) }
+                H.el("p", ["class": "muted"]) { Text(t(.backupHint)) }
+                H.el("ul", ["class": "menu"]) {
+                    H.el("li", [:]) { H.link(t(.backupDownload), "/api/v1" + base + "/backup") }
+                }
+                H.form(base + "/exchange/restore", csrf: page.csrf, attrs: ["enctype": "multipart/form-data", "class": "card"]) {
+                    H.field(t(.restoreFile), name: "backup", type: "file", required: true, extra: ["accept": ".json,application/json"])
+                    H.field(t(.restoreAsNew), name: "name", hint: t(.restoreAsNewHint))
+                    H.el("label", ["class": "pick"]) {
+                        H.void("input", ["type": "checkbox", "name": "replace", "value": "true"])
+                        Text(" " + t.format(.restoreReplace, ctx.name))
+                    }
+                    H.button(t(.restoreButton), kind: "quiet")
+                }
+                H.el("section", ["class": "danger"]) {
+                    H.el("h2", [:]) { Text(t(.eraseHeading)) }
+                    H.form(base + "/exchange/erase", csrf: page.csrf) {
+                        H.el("label", ["class": "pick"]) {
+                            H.void("input", ["type": "checkbox", "name": "confirm", "value": "true", "required": ""])
+                            Text(" " + t.format(.eraseConfirm, ctx.name))
+                        }
+                        H.button(t(.eraseButton), kind: "danger")
+                    }
+                }
             }
         }
     }
 
+    static func uploadedFile(_ req: Request, field: String = "file") -> Data {
+        (try? req.content.get(File.self, at: field)).map { Data(buffer: $0.data) } ?? Data()
+    }
+
+    @Sendable static func restore(req: Request) async throws -> Response {
+        let ctx = try await req.library(.administer)
+        do {
+            let backup = try Backup.decode(uploadedFile(req, field: "backup"))
+            if req.formText("replace") == "true" {
+                try await Backup.restore(backup, over: ctx.libraryID, gate: req.application.writeGate, on: req.db)
+                return req.seeOther("/libraries/\(ctx.libraryID.uuidString)/catalog", flash: req.t.format(.restored, ctx.name))
+            }
+            let created = try await Backup.restoreAsNew(backup, name: req.formText("name"), user: try req.user,
+                                                        gate: req.application.writeGate, on: req.db)
+            return req.seeOther("/libraries/\(created.id.uuidString)/catalog", flash: req.t.format(.restored, created.name))
+        } catch let error as AppError where error.status.code < 500 {
+            let response = try await render(req, ctx: ctx, report: nil, error: error.message).encodeResponse(for: req)
+            response.status = .unprocessableEntity
+            return response
+        }
+    }
+
+    @Sendable static func erase(req: Request) async throws -> Response {
+        let ctx = try await req.library(.administer)
+        guard req.formText("confirm") == "true" else {
+            throw AppError(status: .conflict, code: "confirmation_required", message: req.t.format(.eraseConfirm, ctx.name))
+        }
+        try await req.application.writeGate.transaction(on: req.db) { db in try await Backup.eraseData(libraryID: ctx.libraryID, on: db) }
+        return req.seeOther("/libraries/\(ctx.libraryID.uuidString)/exchange", flash: req.t(.erased))
+    }
+
     @Sendable static func importFile(req: Request) async throws -> Response {
-        let ctx = try await req.library(.catalog)
-        struct Upload: Content { var file: File? }
-        let data = (try? req.content.decode(Upload.self).file).flatMap { $0 }.map { Data(buffer: $0.data) } ?? Data()
+        var ctx = try await req.library(.catalog)
+        let data = uploadedFile(req)
         let format = req.formText("format").flatMap(ImportFormat.init(rawValue:))
         let existing = req.formText("existing").flatMap(ExistingISBNPolicy.init(rawValue:)) ?? .skip
         do {
+            if let name = req.formText("newLibrary") {
+                // F3: import as a new library — made first, then shown with the report.
+                guard !data.isEmpty else { throw AppError.invalid("file", Importer.Failure.empty.description) }
+                let created = try await Accounts.createLibrary(LibraryInput(name: name, loanPeriodDays: nil, maxRenewals: nil, publicCatalog: nil),
+                                                               user: try req.user, gate: req.application.writeGate, on: req.db)
+                ctx = try await req.library(.catalog, id: created.id)
+            }
             let report = try await Importer.run(data, format: format, existing: existing, library: ctx, app: req.application, now: req.now)
             return try await render(req, ctx: ctx, report: report, error: nil).encodeResponse(for: req)
         } catch let error as AppError where error.status.code < 500 {

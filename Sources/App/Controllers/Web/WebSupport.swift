@@ -44,6 +44,10 @@ struct WebMiddleware: AsyncMiddleware {
         let response: Response
         do {
             if req.method == .POST {
+                // Uploads larger than one buffer arrive as a stream: collect them so the token can be read.
+                if req.body.data == nil {
+                    _ = try await req.body.collect(max: ExchangeController.maxImportMB << 20).get()
+                }
                 let sent = try? req.content.get(String.self, at: CSRF.field)
                 guard let sent, let cookie = req.cookies[CSRF.cookie]?.string, !cookie.isEmpty, sent == cookie else {
                     throw WebError.csrf
