@@ -230,69 +230,182 @@ enum Importer {
         let rows = batch
         let isbns = rows.compactMap(\.isbn)
         let outcome = try await app.writeGate.transaction(on: app.db) { db -> (created: Int, copies: Int, skipped: [ImportRowNote], failed: [ImportRowNote]) in
+            let sql = db.sql
             var inLibrary: [String: UUID] = [:]
             if !isbns.isEmpty {
-                let existing = try await Title.query(on: db).filter(\.$library.$id == ctx.libraryID).filter(\.$isbn13 ~~ isbns).all()
-                for t in existing { if let i = t.isbn13, let id = t.id { inLibrary[i] = id } }
+                struct Existing: Decodable { var id: UUID; var isbn13: String }
+                for t in try await sql.select().columns("id", "isbn13").from("titles")
+                    .where("library_id", .equal, ctx.libraryID).where("isbn13", .in, isbns).all(decoding: Existing.self) {
+                    inLibrary[t.isbn13] = t.id
+                }
             }
             var created = 0, copies = 0
             var skipped: [ImportRowNote] = [], failed: [ImportRowNote] = []
             var seenHere: [String: UUID] = [:]  // the same ISBN twice in one batch (earlier batches are in `inLibrary`)
+            var titles: [TitleInsert] = []
+            var copyCounts: [(UUID, Int)] = []
+            var categories: [(UUID, [String])] = []
+            var jobs: [JobInsert] = []
             for r in rows {
                 let title = r.title ?? ""
                 if let isbn = r.isbn, let existingID = inLibrary[isbn] ?? seenHere[isbn] {
                     if policy == .copies, !r.wishlist {
                         let n = r.totalCopies ?? 1
-                        try await Catalog.addCopies(n, titleID: existingID, location: nil, library: ctx.libraryID, on: db)
+                        if let pending = copyCounts.firstIndex(where: { $0.0 == existingID }) {
+                            copyCounts[pending].1 += n
+                        } else {
+                            try await Catalog.addCopies(n, titleID: existingID, location: nil, library: ctx.libraryID, on: db)
+                        }
                         copies += n
                     } else {
                         skipped.append(ImportRowNote(line: r.line, title: title, reason: "ISBN \(isbn) is already in the library"))
                     }
                     continue
                 }
-                let t = Title()
-                t.$library.id = ctx.libraryID
-                t.isbn13 = r.isbn
+                let row: TitleInsert
                 do {
-                    t.title = try Check.required(title, field: "Title")
-                    t.authors = try Check.authors(Array(r.authors.prefix(20)))
-                    t.subtitle = try Check.optional(r.subtitle, field: "Subtitle", max: 500)
-                    t.publisher = try Check.optional(r.publisher, field: "Publisher", max: 300)
-                    t.publishedDate = try Check.optional(r.publishedDate, field: "Published Date", max: 50)
-                    t.language = try Check.optional(r.language, field: "Language", max: 50)
-                    t.summary = try Check.optional(r.description, field: "Description", max: 20_000)
-                    t.notes = try Check.optional(r.notes, field: "Notes", max: 10_000)
-                    t.coverURL = try Check.optional(r.coverURL, field: "Cover", max: 2_000)
+                    row = try TitleInsert(r, library: ctx.libraryID, now: now)
                 } catch {
                     failed.append(ImportRowNote(line: r.line, title: title, reason: JSONErrorMiddleware.appError(for: error).message))
                     continue
                 }
-                t.pageCount = r.pageCount
-                t.rating = r.rating
-                t.series = r.series.map { String($0.prefix(300)) }
-                t.seriesNumber = r.seriesNumber.map { String($0.prefix(50)) }
-                t.favorite = false
-                t.wishlist = r.wishlist
-                t.refreshDerived()
-                try await t.create(on: db)
-                let id = try t.requireID()
+                titles.append(row)
                 created += 1
-                if let isbn = r.isbn { seenHere[isbn] = id }
-                if !r.categories.isEmpty, let names = try? Catalog.categoryNames(Array(r.categories.prefix(20))) {
-                    try await Catalog.setCategories(names, titleID: id, library: ctx.libraryID, on: db)
-                }
+                if let isbn = r.isbn { seenHere[isbn] = row.id }
+                if !r.categories.isEmpty, let names = try? Catalog.categoryNames(Array(r.categories.prefix(20))) { categories.append((row.id, names)) }
                 if !r.wishlist {
                     let n = r.totalCopies ?? 1
-                    try await Catalog.addCopies(n, titleID: id, location: nil, library: ctx.libraryID, on: db)
+                    if n > 0 { copyCounts.append((row.id, n)) }
                     copies += n
                 }
-                if Enrichment.needed(t) { try await Enrichment.enqueue(titleID: id, libraryID: ctx.libraryID, now: now, on: db) }
+                if row.needsEnrichment {
+                    jobs.append(JobInsert(id: UUID(), library_id: ctx.libraryID, title_id: row.id, state: "pending", attempts: 0,
+                                          run_after: now, created_at: now, updated_at: now))
+                }
             }
+            // Many rows per statement: the titles, then their copies with consecutive accession numbers, then the jobs.
+            for chunk in titles.chunked(200) { try await sql.insert(into: "titles").models(chunk, nilEncodingStrategy: .asNil).run() }
+            let copyTotal = copyCounts.reduce(0) { $0 + $1.1 }
+            if copyTotal > 0 {
+                var accession = try await Catalog.allocateAccessions(copyTotal, library: ctx.libraryID, on: db)
+                var copyRows: [CopyInsert] = []
+                copyRows.reserveCapacity(copyTotal)
+                for (titleID, n) in copyCounts {
+                    for i in 0..<n {
+                        copyRows.append(CopyInsert(id: UUID(), library_id: ctx.libraryID, title_id: titleID, copy_number: i + 1,
+                                                   barcode: Copy.barcode(accession: accession), status: CopyStatus.available.rawValue,
+                                                   created_at: now, updated_at: now))
+                        accession += 1
+                    }
+                }
+                for chunk in copyRows.chunked(500) { try await sql.insert(into: "copies").models(chunk).run() }
+            }
+            for (titleID, names) in categories {
+                try await Catalog.setCategories(names, titleID: titleID, library: ctx.libraryID, on: db)
+            }
+            for chunk in jobs.chunked(500) { try await sql.insert(into: "enrichment_jobs").models(chunk).run() }
             return (created, copies, skipped, failed)
         }
         report.titlesCreated += outcome.created
         report.copiesAdded += outcome.copies
         report.skipped += outcome.skipped
         report.failed += outcome.failed
+    }
+}
+
+/// A title row as the import writes it: checked like any other write, derived columns computed here.
+private struct TitleInsert: Encodable {
+    var id: UUID
+    var library_id: UUID
+    var isbn13: String?
+    var title: String
+    var subtitle: String?
+    var authors: [String]
+    var publisher: String?
+    var published_date: String?
+    var page_count: Int?
+    var language: String?
+    var description: String?
+    var cover_url: String?
+    var notes: String?
+    var favorite: Bool
+    var rating: Double?
+    var wishlist: Bool
+    var series: String?
+    var series_number: String?
+    var sort_key: String
+    var section: String
+    var search_text: String
+    var created_at: Date
+    var updated_at: Date
+
+    init(_ r: ImportRecord, library: UUID, now: Date) throws {
+        id = UUID()
+        library_id = library
+        isbn13 = r.isbn
+        title = try Check.required(r.title ?? "", field: "Title")
+        authors = try Check.authors(Array(r.authors.prefix(20)))
+        subtitle = try Check.optional(r.subtitle, field: "Subtitle", max: 500)
+        publisher = try Check.optional(r.publisher, field: "Publisher", max: 300)
+        published_date = try Check.optional(r.publishedDate, field: "Published Date", max: 50)
+        language = try Check.optional(r.language, field: "Language", max: 50)
+        description = try Check.optional(r.description, field: "Description", max: 20_000)
+        notes = try Check.optional(r.notes, field: "Notes", max: 10_000)
+        cover_url = try Check.optional(r.coverURL, field: "Cover", max: 2_000)
+        page_count = r.pageCount
+        rating = r.rating
+        favorite = false
+        wishlist = r.wishlist
+        series = try Check.optional(r.series, field: "Series", max: 300)
+        series_number = try Check.optional(r.seriesNumber, field: "Series number", max: 50)
+        created_at = now
+        updated_at = now
+        // The same derived columns as `Title.refreshDerived`.
+        let t = Title()
+        t.title = title
+        t.subtitle = subtitle
+        t.authors = authors
+        t.series = series
+        t.isbn13 = isbn13
+        t.refreshDerived()
+        sort_key = t.sortKey
+        section = t.section
+        search_text = t.searchText
+    }
+
+    /// As `Enrichment.needed`: an ISBN and something missing.
+    var needsEnrichment: Bool {
+        guard isbn13 != nil else { return false }
+        let blank: (String?) -> Bool = { ($0 ?? "").trimmingCharacters(in: .whitespaces).isEmpty }
+        return blank(description) || blank(cover_url) || CoverStore.isRemote(cover_url) || blank(publisher)
+            || blank(published_date) || page_count == nil || blank(language) || authors.isEmpty
+    }
+}
+
+private struct CopyInsert: Encodable {
+    var id: UUID
+    var library_id: UUID
+    var title_id: UUID
+    var copy_number: Int
+    var barcode: String
+    var status: String
+    var created_at: Date
+    var updated_at: Date
+}
+
+private struct JobInsert: Encodable {
+    var id: UUID
+    var library_id: UUID
+    var title_id: UUID
+    var state: String
+    var attempts: Int
+    var run_after: Date
+    var created_at: Date
+    var updated_at: Date
+}
+
+extension Array {
+    func chunked(_ size: Int) -> [[Element]] {
+        stride(from: 0, to: count, by: size).map { Array(self[$0..<Swift.min($0 + size, count)]) }
     }
 }
