@@ -45,6 +45,10 @@ struct ImportCommand: AsyncCommand {
         var existing: String?
     }
 
+    static func seconds(_ d: Duration) -> Double {
+        Double(d.components.seconds) + Double(d.components.attoseconds) / 1e18
+    }
+
     var help: String { "Import books from a file (Goodreads, LibraryThing, CSV, ISBN list …) and print the report." }
 
     func run(using context: CommandContext, signature: Signature) async throws {
@@ -61,17 +65,20 @@ struct ImportCommand: AsyncCommand {
         } ?? .skip
         let ctx = try await CommandLibrary.context(named: signature.library, create: true, app: app)
         let report: ImportReport
+        let started = ContinuousClock.now
         do {
             report = try await Importer.run(data, format: format, existing: existing, library: ctx, app: app, now: app.clock.now())
         } catch let error as AppError {
             throw CLIError(error.message)
         }
+        let seconds = Self.seconds(ContinuousClock.now - started)
         context.console.print("Imported \(signature.file) into “\(ctx.name)” (\(report.format), \(report.encoding)):")
         context.console.print("  rows read       \(report.rowsRead)")
         context.console.print("  titles created  \(report.titlesCreated)")
         context.console.print("  copies added    \(report.copiesAdded)")
         context.console.print("  skipped         \(report.skipped.count)")
         context.console.print("  failed          \(report.failed.count)")
+        context.console.print("  time            \(String(format: "%.3f", seconds)) s (\(Int(Double(report.rowsRead) / max(seconds, 0.000_001))) rows/s)")
         for note in report.skipped { context.console.print("  \(report.unit.rawValue) \(note.line): skipped: \(note.reason)") }
         for note in report.failed { context.console.print("  \(report.unit.rawValue) \(note.line): failed: \(note.reason)") }
         if let stopped = report.stoppedAt { context.console.print("  stopped: \(stopped)") }
@@ -96,9 +103,12 @@ struct ExportCommand: AsyncCommand {
         let ctx = try await CommandLibrary.context(named: signature.library, create: false, app: app)
         let raw = signature.format ?? "csv"
         guard let format = ExportFormat(rawValue: raw) else { throw CLIError("--format is one of \(ExportFormat.list); got “\(raw)”.") }
+        let started = ContinuousClock.now
         let data = try await Exporter.export(format, libraryID: ctx.libraryID, now: app.clock.now(), on: app.db)
         if let path = signature.output {
             do { try data.write(to: URL(fileURLWithPath: path)) } catch { throw CLIError("Cannot write \(path): \(error.localizedDescription)") }
+            let seconds = ImportCommand.seconds(ContinuousClock.now - started)
+            context.console.print("Wrote \(path) (\(format.fileName), \(data.count) bytes) in \(String(format: "%.3f", seconds)) s")
         } else {
             FileHandle.standardOutput.write(data)
         }

@@ -91,7 +91,7 @@ enum Importer {
             if let failure = reader.failure { throw AppError.invalid("file", failure.description) }
             throw AppError.invalid("file", Failure.empty.description)
         }
-        let firstLines = text.split(whereSeparator: \.isNewline).prefix(5).map(String.init)
+        let firstLines = text.prefix(8_192).split(whereSeparator: \.isNewline).prefix(5).map(String.init)
         guard let format = requested ?? ImportFormat.detect(header: header.fields, firstLines: Array(firstLines.dropFirst())) else {
             throw AppError.invalid("format", Failure.unknownFormat.description)
         }

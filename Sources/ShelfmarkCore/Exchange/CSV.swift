@@ -26,89 +26,95 @@ public struct CSVReader: Sequence, IteratorProtocol {
         }
     }
 
-    private let scalars: [Unicode.Scalar]
+    /// The text as UTF-8: separators, quotes and line breaks are ASCII, and no byte of a multi-byte
+    /// UTF-8 sequence is ASCII, so the bytes can be split directly (one byte per byte of text).
+    private let bytes: [UInt8]
     private var index = 0
     private var line = 1
     public let separator: Unicode.Scalar
+    private let sep: UInt8
     public private(set) var failure: Failure?
 
     public init(_ text: String, separator: Unicode.Scalar = ",") {
-        var s = Array(text.unicodeScalars)
-        if s.first == "\u{FEFF}" { s.removeFirst() }
-        scalars = s
+        var b = Array(text.utf8)
+        if b.starts(with: [0xEF, 0xBB, 0xBF]) { b.removeFirst(3) }
+        bytes = b
         self.separator = separator
+        sep = separator.isASCII ? UInt8(separator.value) : UInt8(ascii: ",")
     }
+
+    private static let quote = UInt8(ascii: "\""), cr = UInt8(ascii: "\r"), lf = UInt8(ascii: "\n")
+    private static let space = UInt8(ascii: " "), tab = UInt8(ascii: "\t")
 
     /// The next record, or nil at the end (or after a failure, which `failure` then holds).
     public mutating func next() -> Row? {
-        guard failure == nil, index < scalars.count else { return nil }
+        guard failure == nil, index < bytes.count else { return nil }
         let startLine = line
         var fields: [String] = []
-        var field = String.UnicodeScalarView()
         var column = 1
-        var quoted = false
-        var afterQuote = false
-        var fieldStartLine = line
-        while index < scalars.count {
-            let c = scalars[index]
-            if quoted {
+        while true {
+            // One field, starting at `index`.
+            if index < bytes.count, bytes[index] == Self.quote {
+                let fieldStartLine = line
                 index += 1
-                if c == "\"" {
-                    if index < scalars.count, scalars[index] == "\"" {
-                        field.append("\"")
-                        index += 1
+                var value: [UInt8] = []
+                var closed = false
+                while index < bytes.count {
+                    let c = bytes[index]
+                    index += 1
+                    if c == Self.quote {
+                        if index < bytes.count, bytes[index] == Self.quote {
+                            value.append(Self.quote)
+                            index += 1
+                        } else {
+                            closed = true
+                            break
+                        }
                     } else {
-                        quoted = false
-                        afterQuote = true
+                        if c == Self.lf { line += 1 }
+                        value.append(c)
                     }
-                } else {
-                    if c == "\n" { line += 1 }
-                    field.append(c)
                 }
-                continue
+                guard closed else {
+                    failure = .unterminatedQuote(line: fieldStartLine, column: column)
+                    return nil
+                }
+                // Spaces after a closing quote are tolerated; anything else is malformed.
+                while index < bytes.count, bytes[index] == Self.space || (bytes[index] == Self.tab && sep != Self.tab) { index += 1 }
+                fields.append(String(decoding: value, as: UTF8.self))
+                if index < bytes.count, bytes[index] != sep, bytes[index] != Self.cr, bytes[index] != Self.lf {
+                    failure = .strayQuote(line: line, column: column)
+                    return nil
+                }
+            } else {
+                let start = index
+                while index < bytes.count {
+                    let c = bytes[index]
+                    if c == sep || c == Self.cr || c == Self.lf { break }
+                    if c == Self.quote {
+                        failure = .strayQuote(line: line, column: column)
+                        return nil
+                    }
+                    index += 1
+                }
+                fields.append(String(decoding: bytes[start..<index], as: UTF8.self))
             }
-            if c == separator {
-                fields.append(String(field))
-                field = String.UnicodeScalarView()
-                afterQuote = false
-                column += 1
-                index += 1
-                continue
-            }
-            if c == "\r" || c == "\n" {
-                index += 1
-                if c == "\r", index < scalars.count, scalars[index] == "\n" { index += 1 }
-                line += 1
-                fields.append(String(field))
+            // After a field: a separator, a line end, or the end of the text.
+            if index >= bytes.count {
+                // A final line break leaves nothing behind; a last line without one is a record.
+                if fields == [""] { return nil }
                 return Row(line: startLine, fields: fields)
             }
-            if c == "\"" {
-                if field.isEmpty, !afterQuote {
-                    quoted = true
-                    fieldStartLine = line
-                    index += 1
-                    continue
-                }
-                failure = .strayQuote(line: line, column: column)
-                return nil
-            }
-            if afterQuote {
-                // Spaces after a closing quote are tolerated; anything else is malformed.
-                if c == " " || c == "\t" { index += 1; continue }
-                failure = .strayQuote(line: line, column: column)
-                return nil
-            }
-            field.append(c)
+            let c = bytes[index]
             index += 1
+            if c == sep {
+                column += 1
+                continue
+            }
+            if c == Self.cr, index < bytes.count, bytes[index] == Self.lf { index += 1 }
+            line += 1
+            return Row(line: startLine, fields: fields)
         }
-        if quoted {
-            failure = .unterminatedQuote(line: fieldStartLine, column: column)
-            return nil
-        }
-        fields.append(String(field))
-        // A final line break leaves nothing behind; a last line without one is a record.
-        if fields == [""] { return nil }
-        return Row(line: startLine, fields: fields)
     }
 
     /// A tab-separated file is one whose first line has more tabs than commas.

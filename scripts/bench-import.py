@@ -1,0 +1,103 @@
+#!/usr/bin/env python3
+"""Import and export speed (issue: import, export, backup), on SQLite with a release build.
+
+Writes a 100,000-row catalog CSV (the F1 columns), imports it with `shelfmark import` into a fresh
+data directory, and exports the library again with `shelfmark export --format csv`. Three rounds,
+medians. The figures are the commands' own timings of the import (file in memory → rows visible)
+and of the export (query → file written); peak memory is the whole process's maximum resident set
+(/usr/bin/time), next to the same command on a 1,000-row file as the baseline of that run.
+"""
+import os, random, re, shutil, statistics, subprocess, sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROWS = int(os.environ.get("BENCH_IMPORT_ROWS", "100000"))
+ROUNDS = int(os.environ.get("BENCH_ROUNDS", "3"))
+
+
+def isbn13(n):
+    body = f"978{n:09d}"
+    s = sum(int(d) * (1 if i % 2 == 0 else 3) for i, d in enumerate(body))
+    return body + str((10 - s % 10) % 10)
+
+
+WORDS = ("river shelf lantern quiet garden winter signal paper harbor meadow copper orbit violet "
+         "thunder island velvet compass marble falcon ember willow canyon").split()
+
+
+def write_catalog(path, rows, seed=7):
+    rnd = random.Random(seed)
+    with open(path, "w", encoding="utf-8", newline="") as f:
+        f.write("ISBN,Title,Author,Total Copies,Available Copies,Language,Publisher,Published Date,Page Count,Notes\r\n")
+        for i in range(rows):
+            title = " ".join(rnd.choice(WORDS).capitalize() for _ in range(rnd.randint(1, 4)))
+            author = f"{rnd.choice(WORDS).capitalize()} {rnd.choice(WORDS).capitalize()}"
+            copies = rnd.randint(1, 3)
+            notes = '"Shelf ' + rnd.choice("ABCDEFG") + ', row ' + str(rnd.randint(1, 9)) + '"' if i % 5 == 0 else ""
+            f.write(f"{isbn13(i)},{title} {i},{author},{copies},{copies},en,{rnd.choice(WORDS).capitalize()} Press,"
+                    f"{rnd.randint(1950, 2025)},{rnd.randint(40, 900)},{notes}\r\n")
+
+
+def run(binary, args, env):
+    """Runs the command under /usr/bin/time; returns (stdout, peak RSS in MB)."""
+    r = subprocess.run(["/usr/bin/time", "-f", "PEAK_KB %M", binary] + args, cwd=ROOT, env=env, text=True, capture_output=True)
+    if r.returncode != 0:
+        sys.exit(f"{' '.join(args)} failed:\n{r.stdout}\n{r.stderr}")
+    peak = int(re.search(r"PEAK_KB (\d+)", r.stderr).group(1)) / 1024
+    return r.stdout, peak
+
+
+def main():
+    build = os.environ.get("BENCH_SKIP_BUILD") != "1"
+    if build:
+        print("== Building release (swift build -c release) ==", flush=True)
+        subprocess.run(["swift", "build", "-c", "release", "--product", "shelfmark"], cwd=ROOT, check=True)
+    bin_path = subprocess.run(["swift", "build", "-c", "release", "--show-bin-path"], cwd=ROOT, text=True, capture_output=True).stdout.strip()
+    binary = os.path.join(bin_path, "shelfmark")
+    work = os.path.join(ROOT, ".tmp", "bench-import")
+    shutil.rmtree(work, ignore_errors=True)
+    os.makedirs(work)
+    big = os.path.join(work, "catalog-big.csv")
+    small = os.path.join(work, "catalog-small.csv")
+    write_catalog(big, ROWS)
+    write_catalog(small, 1000, seed=8)
+    print(f"== Import and export: {ROWS:,} rows ({os.path.getsize(big) / 1e6:.1f} MB), SQLite, {ROUNDS} rounds ==", flush=True)
+
+    imports, exports, peaks, small_peaks, export_peaks = [], [], [], [], []
+    for r in range(ROUNDS):
+        data = os.path.join(work, f"data-{r}")
+        env = dict(os.environ, SHELFMARK_DATA_DIR=data, LOG_LEVEL="error")
+        env.pop("DATABASE_URL", None)
+        out, small_peak = run(binary, ["import", small, "--library", "Baseline"], env)
+        out, peak = run(binary, ["import", big, "--library", "Bench import"], env)
+        rows = int(re.search(r"rows read\s+(\d+)", out).group(1))
+        created = int(re.search(r"titles created\s+(\d+)", out).group(1))
+        seconds = float(re.search(r"time\s+([\d.]+) s", out).group(1))
+        if rows != ROWS or created != ROWS:
+            sys.exit(f"expected {ROWS} rows imported, got {rows} read / {created} created:\n{out}")
+        exported = os.path.join(work, f"export-{r}.csv")
+        out, export_peak = run(binary, ["export", "--format", "csv", "--library", "Bench import", "--output", exported], env)
+        export_seconds = float(re.search(r"in ([\d.]+) s", out).group(1))
+        with open(exported, encoding="utf-8") as f:
+            exported_rows = sum(1 for _ in f) - 1
+        if exported_rows < ROWS:
+            sys.exit(f"export has {exported_rows} lines, expected at least {ROWS}")
+        imports.append(ROWS / seconds)
+        exports.append(ROWS / export_seconds)
+        peaks.append(peak)
+        small_peaks.append(small_peak)
+        export_peaks.append(export_peak)
+        print(f"   round {r + 1}: import {seconds:.2f} s = {ROWS / seconds:,.0f} rows/s, peak {peak:.0f} MB "
+              f"(1,000-row import: {small_peak:.0f} MB); export {export_seconds:.2f} s = {ROWS / export_seconds:,.0f} rows/s, peak {export_peak:.0f} MB",
+              flush=True)
+        shutil.rmtree(data, ignore_errors=True)
+
+    print()
+    print("== Summary (medians) ==")
+    print(f"import of {ROWS:,} catalog rows (SQLite, to first visibility): {statistics.median(imports):,.0f} rows/s   target >= 50,000 rows/s")
+    print(f"  peak memory {statistics.median(peaks):.0f} MB vs {statistics.median(small_peaks):.0f} MB for 1,000 rows "
+          f"({statistics.median(peaks) / statistics.median(small_peaks):.2f} x)   target < 150 MB")
+    print(f"export of the same library to CSV: {statistics.median(exports):,.0f} rows/s, peak {statistics.median(export_peaks):.0f} MB   target >= 200,000 rows/s")
+
+
+if __name__ == "__main__":
+    main()
