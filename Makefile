@@ -16,7 +16,7 @@ TEST_PACKAGES := postgresql chromium $(IMAGING_PACKAGES)
 # Browser tests: Python Playwright in a venv of our own, driving Debian's Chromium (no browser download).
 VENV := $(CURDIR)/.tmp/venv
 PLAYWRIGHT_VERSION := 1.65.2
-BENCH_PACKAGES := wrk postgresql $(IMAGING_PACKAGES)
+BENCH_PACKAGES := wrk time postgresql $(IMAGING_PACKAGES)
 BENCH_SCAN_PACKAGES := zbar-tools $(IMAGING_PACKAGES)
 # Third-party test material (barcode photos): checked when present next to the project.
 CORPUS ?= $(wildcard $(CURDIR)/../shared/corpora)
@@ -35,7 +35,7 @@ endef
 help:
 	@echo "make run    build and start the server on SQLite (data in ./data), print the URL"
 	@echo "make test   run the whole suite on SQLite and on a private throwaway PostgreSQL"
-	@echo "make bench  release build, seed 100,000 titles, print search/check-out/read/lookup figures"
+	@echo "make bench  release build, seed 100,000 titles, print search/check-out/read/lookup and import/export figures"
 	@echo "make bench-scan   barcode decode rate and latency on the photo corpus (SHELFMARK_CORPUS)"
 	@echo "make isbn-ranges RANGES=RangeMessage.xml   regenerate the ISBN hyphenation table"
 
@@ -79,6 +79,7 @@ test-e2e:
 bench:
 	$(call ensure_packages,$(BENCH_PACKAGES))
 	scripts/bench.py
+	BENCH_SKIP_BUILD=1 scripts/bench-import.py
 
 bench-scan:
 	$(call ensure_packages,$(BENCH_SCAN_PACKAGES))

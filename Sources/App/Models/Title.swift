@@ -38,11 +38,16 @@ final class Title: Model, @unchecked Sendable {
 
     /// Recomputes the derived columns: sort key, A–Z section and the folded text the search index reads.
     func refreshDerived() {
-        sortKey = SearchText.sortKey(title)
-        section = SearchText.section(forSortKey: sortKey)
+        (sortKey, section, searchText) = Self.derived(title: title, subtitle: subtitle, authors: authors, series: series, isbn13: isbn13)
+    }
+
+    static func derived(title: String, subtitle: String?, authors: [String], series: String?, isbn13: String?)
+        -> (sortKey: String, section: String, searchText: String) {
+        let sortKey = SearchText.sortKey(title)
         var isbnForms: [String?] = [isbn13]
         if let isbn13, let isbn = try? ISBN(isbn13) { isbnForms.append(isbn.isbn10) }
-        searchText = SearchText.document([title, subtitle, authors.joined(separator: " "), series] + isbnForms)
+        return (sortKey, SearchText.section(forSortKey: sortKey),
+                SearchText.document([title, subtitle, authors.joined(separator: " "), series] + isbnForms))
     }
 
     var authorLine: String { authors.joined(separator: ", ") }

@@ -40,7 +40,7 @@ struct ImportReport: Content {
 /// Imports a file into a library (F1–F3): rows land in batches, one transaction each, so a row is
 /// either wholly in or reported; metadata and covers follow through the enrichment jobs.
 enum Importer {
-    static let batchSize = 500
+    static let batchSize = 2_000
 
     enum Failure: Error, CustomStringConvertible {
         case unknownFormat
@@ -100,6 +100,7 @@ enum Importer {
 
         // Rows as records; a list of ISBNs has no header: its first line is a row too.
         var pending: [ImportRecord] = []
+        var pipeline = Pipeline(format: format, policy: policy, library: ctx, app: app, now: now)
         let mapper: ImportMapper?
         if format == .isbnList {
             mapper = nil
@@ -125,11 +126,12 @@ enum Importer {
                 pending.append(record)
             }
             if pending.count >= batchSize {
-                try await commit(&pending, format: format, policy: policy, report: &report, library: ctx, app: app, now: now)
+                try await pipeline.submit(&pending, into: &report)
             }
         }
         if let failure = reader.failure { report.stoppedAt = failure.description }
-        try await commit(&pending, format: format, policy: policy, report: &report, library: ctx, app: app, now: now)
+        try await pipeline.submit(&pending, into: &report)
+        try await pipeline.drain(into: &report)
         return try await finish(report, format: format, library: ctx, app: app, now: now)
     }
 
@@ -173,6 +175,7 @@ enum Importer {
         var report = ImportReport(format: format.displayName, encoding: encoding, rowsRead: 0, titlesCreated: 0, copiesAdded: 0,
                                   skipped: [], failed: [], stoppedAt: stoppedAt, unit: format == .marcXML ? .line : .record)
         var pending: [ImportRecord] = []
+        var pipeline = Pipeline(format: format, policy: policy, library: ctx, app: app, now: now)
         for item in items {
             report.rowsRead += 1
             if let record = item.record {
@@ -181,10 +184,11 @@ enum Importer {
                 report.failed.append(ImportRowNote(line: item.line, title: nil, reason: item.failure ?? "cannot be read"))
             }
             if pending.count >= batchSize {
-                try await commit(&pending, format: format, policy: policy, report: &report, library: ctx, app: app, now: now)
+                try await pipeline.submit(&pending, into: &report)
             }
         }
-        try await commit(&pending, format: format, policy: policy, report: &report, library: ctx, app: app, now: now)
+        try await pipeline.submit(&pending, into: &report)
+        try await pipeline.drain(into: &report)
         return try await finish(report, format: format, library: ctx, app: app, now: now)
     }
 
@@ -203,16 +207,16 @@ enum Importer {
 
     /// Writes one batch in one transaction. Rows with only an ISBN get their title from the lookup
     /// (cache first) before the transaction starts.
-    private static func commit(_ records: inout [ImportRecord], format: ImportFormat, policy: ExistingISBNPolicy,
-                               report: inout ImportReport, library ctx: LibraryContext, app: Application, now: Date) async throws {
-        guard !records.isEmpty else { return }
-        defer { records.removeAll(keepingCapacity: true) }
+    private static func commit(_ records: [ImportRecord], format: ImportFormat, policy: ExistingISBNPolicy,
+                               library ctx: LibraryContext, app: Application, now: Date) async throws -> BatchOutcome {
+        var lookupFailures: [ImportRowNote] = []
+        guard !records.isEmpty else { return BatchOutcome() }
         var batch: [ImportRecord] = []
         for var r in records {
             if r.title == nil, let raw = r.isbn, let isbn = try? ISBN(raw) {
                 let looked = try await LookupService.isbn(isbn, lookup: app.metadataLookup, now: now, gate: app.writeGate, on: app.db)
                 guard let found = looked.result.record else {
-                    report.failed.append(ImportRowNote(line: r.line, title: nil,
+                    lookupFailures.append(ImportRowNote(line: r.line, title: nil,
                                                        reason: "ISBN \(isbn.hyphenated): no title in the file and none found at the book providers"))
                     continue
                 }
@@ -246,6 +250,7 @@ enum Importer {
             var copyCounts: [(UUID, Int)] = []
             var categories: [(UUID, [String])] = []
             var jobs: [JobInsert] = []
+            var ids = UUIDSource()
             for r in rows {
                 let title = r.title ?? ""
                 if let isbn = r.isbn, let existingID = inLibrary[isbn] ?? seenHere[isbn] {
@@ -264,7 +269,7 @@ enum Importer {
                 }
                 let row: TitleInsert
                 do {
-                    row = try TitleInsert(r, library: ctx.libraryID, now: now)
+                    row = try TitleInsert(r, id: ids.next(), library: ctx.libraryID, now: now)
                 } catch {
                     failed.append(ImportRowNote(line: r.line, title: title, reason: JSONErrorMiddleware.appError(for: error).message))
                     continue
@@ -279,7 +284,7 @@ enum Importer {
                     copies += n
                 }
                 if row.needsEnrichment {
-                    jobs.append(JobInsert(id: UUID(), library_id: ctx.libraryID, title_id: row.id, state: "pending", attempts: 0,
+                    jobs.append(JobInsert(id: ids.next(), library_id: ctx.libraryID, title_id: row.id, state: "pending", attempts: 0,
                                           run_after: now, created_at: now, updated_at: now))
                 }
             }
@@ -292,7 +297,7 @@ enum Importer {
                 copyRows.reserveCapacity(copyTotal)
                 for (titleID, n) in copyCounts {
                     for i in 0..<n {
-                        copyRows.append(CopyInsert(id: UUID(), library_id: ctx.libraryID, title_id: titleID, copy_number: i + 1,
+                        copyRows.append(CopyInsert(id: ids.next(), library_id: ctx.libraryID, title_id: titleID, copy_number: i + 1,
                                                    barcode: Copy.barcode(accession: accession), status: CopyStatus.available.rawValue,
                                                    created_at: now, updated_at: now))
                         accession += 1
@@ -306,10 +311,48 @@ enum Importer {
             for chunk in jobs.chunked(500) { try await sql.insert(into: "enrichment_jobs").models(chunk).run() }
             return (created, copies, skipped, failed)
         }
-        report.titlesCreated += outcome.created
-        report.copiesAdded += outcome.copies
-        report.skipped += outcome.skipped
-        report.failed += outcome.failed
+        return BatchOutcome(created: outcome.created, copies: outcome.copies, skipped: outcome.skipped, failed: lookupFailures + outcome.failed)
+    }
+
+    struct BatchOutcome: Sendable {
+        var created = 0
+        var copies = 0
+        var skipped: [ImportRowNote] = []
+        var failed: [ImportRowNote] = []
+    }
+
+    /// Writes batches one after another while the caller reads and maps the next one (two cores: one
+    /// parses, one writes). At most one batch is in flight, so batches land in file order.
+    struct Pipeline {
+        let format: ImportFormat
+        let policy: ExistingISBNPolicy
+        let library: LibraryContext
+        let app: Application
+        let now: Date
+        private var inFlight: Task<BatchOutcome, any Error>?
+
+        init(format: ImportFormat, policy: ExistingISBNPolicy, library: LibraryContext, app: Application, now: Date) {
+            (self.format, self.policy, self.library, self.app, self.now) = (format, policy, library, app, now)
+        }
+
+        mutating func submit(_ records: inout [ImportRecord], into report: inout ImportReport) async throws {
+            try await drain(into: &report)
+            guard !records.isEmpty else { return }
+            let batch = records
+            records.removeAll(keepingCapacity: true)
+            let (format, policy, library, app, now) = (format, policy, library, app, now)
+            inFlight = Task { try await Importer.commit(batch, format: format, policy: policy, library: library, app: app, now: now) }
+        }
+
+        mutating func drain(into report: inout ImportReport) async throws {
+            guard let task = inFlight else { return }
+            inFlight = nil
+            let outcome = try await task.value
+            report.titlesCreated += outcome.created
+            report.copiesAdded += outcome.copies
+            report.skipped += outcome.skipped
+            report.failed += outcome.failed
+        }
     }
 }
 
@@ -339,8 +382,8 @@ private struct TitleInsert: Encodable {
     var created_at: Date
     var updated_at: Date
 
-    init(_ r: ImportRecord, library: UUID, now: Date) throws {
-        id = UUID()
+    init(_ r: ImportRecord, id: UUID, library: UUID, now: Date) throws {
+        self.id = id
         library_id = library
         isbn13 = r.isbn
         title = try Check.required(r.title ?? "", field: "Title")
@@ -360,17 +403,7 @@ private struct TitleInsert: Encodable {
         series_number = try Check.optional(r.seriesNumber, field: "Series number", max: 50)
         created_at = now
         updated_at = now
-        // The same derived columns as `Title.refreshDerived`.
-        let t = Title()
-        t.title = title
-        t.subtitle = subtitle
-        t.authors = authors
-        t.series = series
-        t.isbn13 = isbn13
-        t.refreshDerived()
-        sort_key = t.sortKey
-        section = t.section
-        search_text = t.searchText
+        (sort_key, section, search_text) = Title.derived(title: title, subtitle: subtitle, authors: authors, series: series, isbn13: isbn13)
     }
 
     /// As `Enrichment.needed`: an ISBN and something missing.

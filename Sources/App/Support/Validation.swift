@@ -1,4 +1,5 @@
 import Foundation
+import ShelfmarkCore
 
 /// Input cleaning shared by every write: trimmed text, empty meaning absent, bounded lengths.
 enum Check {
@@ -10,8 +11,8 @@ enum Check {
     }
 
     static func optional(_ value: String?, field: String, max: Int = 10_000) throws -> String? {
-        guard let text = value?.trimmingCharacters(in: .whitespacesAndNewlines), !text.isEmpty else { return nil }
-        guard text.count <= max else {
+        guard let text = value?.trimmed, !text.isEmpty else { return nil }
+        guard text.utf8.count <= max || text.count <= max else {
             throw AppError.invalid(field, "`\(field)` is too long: at most \(max) characters, got \(text.count).")
         }
         return text

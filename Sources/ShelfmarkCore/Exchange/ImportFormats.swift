@@ -143,7 +143,7 @@ public struct ImportMapper: Sendable {
         }
         func value(_ column: String) -> String? {
             guard let i = columns[column], i < row.fields.count else { return nil }
-            let v = row.fields[i].trimmingCharacters(in: .whitespacesAndNewlines)
+            let v = row.fields[i].trimmed
             return v.isEmpty ? nil : v
         }
         func integer(_ column: String) throws(RowError) -> Int? {
@@ -152,7 +152,7 @@ public struct ImportMapper: Sendable {
             return n
         }
         func list(_ column: String, separators: Set<Character> = [",", ";"]) -> [String] {
-            (value(column) ?? "").split(whereSeparator: { separators.contains($0) }).map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+            (value(column) ?? "").split(whereSeparator: { separators.contains($0) }).map { String($0).trimmed }.filter { !$0.isEmpty }
         }
         var r = ImportRecord(line: row.line)
         switch format {

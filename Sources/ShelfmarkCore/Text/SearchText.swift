@@ -5,6 +5,10 @@ import Foundation
 public enum SearchText {
     /// Lower-cases and strips diacritics: "Éamonn Ó Súilleabháin" → "eamonn o suilleabhain".
     public static func fold(_ text: String) -> String {
+        // Plain ASCII (most titles and names): folding is lower-casing.
+        if text.utf8.allSatisfy({ $0 < 0x80 }) {
+            return String(decoding: text.utf8.map { (0x41...0x5A).contains($0) ? $0 | 0x20 : $0 }, as: UTF8.self)
+        }
         let folded = text.folding(options: [.caseInsensitive, .diacriticInsensitive, .widthInsensitive], locale: nil)
         // Letters that folding leaves alone but people type without their stroke or ligature.
         var out = ""
@@ -31,7 +35,10 @@ public enum SearchText {
         var result: [String] = []
         var current = ""
         for scalar in fold(text).unicodeScalars {
-            if CharacterSet.alphanumerics.contains(scalar) {
+            let isWordScalar = scalar.isASCII
+                ? (("a"..."z").contains(scalar) || ("0"..."9").contains(scalar) || ("A"..."Z").contains(scalar))
+                : CharacterSet.alphanumerics.contains(scalar)
+            if isWordScalar {
                 current.unicodeScalars.append(scalar)
             } else if !current.isEmpty {
                 result.append(current)
@@ -61,5 +68,19 @@ public enum SearchText {
     public static func section(forSortKey key: String) -> String {
         guard let first = key.unicodeScalars.first, ("a"..."z").contains(first) else { return "#" }
         return String(first).uppercased()
+    }
+}
+
+extension String {
+    /// The text without leading and trailing white space and line breaks, like
+    /// `trimmingCharacters(in: .whitespacesAndNewlines)` but without work when there is none.
+    public var trimmed: String {
+        let s = unicodeScalars
+        guard let first = s.first, let last = s.last else { return self }
+        if !first.properties.isWhitespace && !last.properties.isWhitespace { return self }
+        var start = s.startIndex, end = s.endIndex
+        while start < end, s[start].properties.isWhitespace { start = s.index(after: start) }
+        while end > start, s[s.index(before: end)].properties.isWhitespace { end = s.index(before: end) }
+        return String(s[start..<end])
     }
 }
