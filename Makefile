@@ -16,7 +16,7 @@ TEST_PACKAGES := postgresql chromium $(IMAGING_PACKAGES)
 # Browser tests: Python Playwright in a venv of our own, driving Debian's Chromium (no browser download).
 VENV := $(CURDIR)/.tmp/venv
 PLAYWRIGHT_VERSION := 1.65.2
-BENCH_PACKAGES := wrk time postgresql $(IMAGING_PACKAGES)
+BENCH_PACKAGES := wrk time sqlite3 postgresql $(IMAGING_PACKAGES)
 BENCH_SCAN_PACKAGES := zbar-tools $(IMAGING_PACKAGES)
 # Third-party test material (barcode photos): checked when present next to the project.
 CORPUS ?= $(wildcard $(CURDIR)/../shared/corpora)

@@ -46,6 +46,45 @@ def run(binary, args, env):
     return r.stdout, peak
 
 
+FLOOR_IMPORT = """
+PRAGMA cache_size=-16000;
+PRAGMA temp_store=MEMORY;
+CREATE TEMP TABLE idmap AS SELECT id AS old, lower(hex(randomblob(16))) AS new FROM titles WHERE library_id = '{lib}';
+CREATE INDEX temp.idmap_old ON idmap(old);
+BEGIN;
+INSERT INTO titles (id, library_id, isbn13, title, subtitle, authors, publisher, published_date, page_count, language, description,
+  cover_url, notes, favorite, rating, wishlist, series, series_number, reading_level, sort_key, section, search_text, created_at, updated_at)
+SELECT m.new, 'floor', isbn13, title, subtitle, authors, publisher, published_date, page_count, language, description, cover_url, notes,
+  favorite, rating, wishlist, series, series_number, reading_level, sort_key, section, search_text, created_at, updated_at
+FROM titles JOIN idmap m ON m.old = titles.id;
+INSERT INTO copies (id, library_id, title_id, copy_number, barcode, location, condition, status, created_at, updated_at)
+SELECT lower(hex(randomblob(16))), 'floor', m.new, copy_number, barcode || '-floor', location, condition, status, created_at, updated_at
+FROM copies JOIN idmap m ON m.old = copies.title_id;
+INSERT INTO enrichment_jobs (id, library_id, title_id, state, attempts, run_after, created_at, updated_at)
+SELECT lower(hex(randomblob(16))), 'floor', m.new, state, attempts, run_after, created_at, updated_at
+FROM enrichment_jobs JOIN idmap m ON m.old = enrichment_jobs.title_id;
+COMMIT;
+"""
+
+FLOOR_EXPORT = """
+SELECT t.isbn13, t.title, t.authors, t.language, t.publisher, t.published_date, t.page_count, t.notes,
+  COALESCE(SUM(CASE WHEN c.status IN ('available', 'on_loan') THEN 1 ELSE 0 END), 0),
+  COALESCE(SUM(CASE WHEN c.status = 'available' THEN 1 ELSE 0 END), 0)
+FROM titles t LEFT JOIN copies c ON c.title_id = t.id
+WHERE t.library_id = '{lib}' AND t.wishlist = 0 GROUP BY t.id ORDER BY t.sort_key, t.id;
+"""
+
+
+def sqlite_seconds(db, script):
+    """The same database work done by the sqlite3 shell (no Swift, one statement per table): the floor."""
+    import time
+    t0 = time.perf_counter()
+    r = subprocess.run(["sqlite3", "-batch", db], input=script, text=True, capture_output=True)
+    if r.returncode != 0:
+        sys.exit(f"sqlite3 failed: {r.stderr}")
+    return time.perf_counter() - t0
+
+
 def main():
     build = os.environ.get("BENCH_SKIP_BUILD") != "1"
     if build:
@@ -62,7 +101,7 @@ def main():
     write_catalog(small, 1000, seed=8)
     print(f"== Import and export: {ROWS:,} rows ({os.path.getsize(big) / 1e6:.1f} MB), SQLite, {ROUNDS} rounds ==", flush=True)
 
-    imports, exports, peaks, small_peaks, export_peaks = [], [], [], [], []
+    imports, exports, peaks, small_peaks, export_peaks, floor_imports, floor_exports = [], [], [], [], [], [], []
     for r in range(ROUNDS):
         data = os.path.join(work, f"data-{r}")
         env = dict(os.environ, SHELFMARK_DATA_DIR=data, LOG_LEVEL="error")
@@ -81,22 +120,32 @@ def main():
             exported_rows = sum(1 for _ in f) - 1
         if exported_rows < ROWS:
             sys.exit(f"export has {exported_rows} lines, expected at least {ROWS}")
+        db = os.path.join(data, "shelfmark.sqlite")
+        lib = subprocess.run(["sqlite3", db, "SELECT id FROM libraries WHERE name = 'Bench import'"], text=True, capture_output=True).stdout.strip()
+        floor_export = sqlite_seconds(db, FLOOR_EXPORT.format(lib=lib))
+        floor_import = sqlite_seconds(db, FLOOR_IMPORT.format(lib=lib))
+        floor_imports.append(ROWS / floor_import)
+        floor_exports.append(ROWS / floor_export)
         imports.append(ROWS / seconds)
         exports.append(ROWS / export_seconds)
         peaks.append(peak)
         small_peaks.append(small_peak)
         export_peaks.append(export_peak)
         print(f"   round {r + 1}: import {seconds:.2f} s = {ROWS / seconds:,.0f} rows/s, peak {peak:.0f} MB "
-              f"(1,000-row import: {small_peak:.0f} MB); export {export_seconds:.2f} s = {ROWS / export_seconds:,.0f} rows/s, peak {export_peak:.0f} MB",
-              flush=True)
+              f"(1,000-row import: {small_peak:.0f} MB); export {export_seconds:.2f} s = {ROWS / export_seconds:,.0f} rows/s, peak {export_peak:.0f} MB; "
+              f"sqlite3 shell floor: insert {ROWS / floor_import:,.0f} rows/s, export query {ROWS / floor_export:,.0f} rows/s", flush=True)
         shutil.rmtree(data, ignore_errors=True)
 
     print()
     print("== Summary (medians) ==")
     print(f"import of {ROWS:,} catalog rows (SQLite, to first visibility): {statistics.median(imports):,.0f} rows/s   target >= 50,000 rows/s")
+    print(f"  floor: the same rows inserted by the sqlite3 shell (INSERT … SELECT, one statement per table): {statistics.median(floor_imports):,.0f} rows/s"
+          f" -> Shelfmark at {statistics.median(imports) / statistics.median(floor_imports):.2f} x the floor")
     print(f"  peak memory {statistics.median(peaks):.0f} MB vs {statistics.median(small_peaks):.0f} MB for 1,000 rows "
           f"({statistics.median(peaks) / statistics.median(small_peaks):.2f} x)   target < 150 MB")
     print(f"export of the same library to CSV: {statistics.median(exports):,.0f} rows/s, peak {statistics.median(export_peaks):.0f} MB   target >= 200,000 rows/s")
+    print(f"  floor: the export query alone in the sqlite3 shell: {statistics.median(floor_exports):,.0f} rows/s"
+          f" -> Shelfmark at {statistics.median(exports) / statistics.median(floor_exports):.2f} x the floor")
 
 
 if __name__ == "__main__":

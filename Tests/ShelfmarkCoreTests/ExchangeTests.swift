@@ -40,6 +40,8 @@ import Testing
     @Test func separatorsAndEncodingsAreDetected() {
         #expect(CSVReader.guessSeparator("Book Id\tTitle\tPrimary Author\n1\tx\ty") == "\t")
         #expect(CSVReader.guessSeparator("isbn,title,author") == ",")
+        // Only the first line counts, also when lines end in CRLF (one Character, "\r\n").
+        #expect(CSVReader.guessSeparator("isbn,title,author\r\n1\t2\t3\t4\t5\r\n") == ",")
         let latin1 = Data([0x4D, 0xFC, 0x6C, 0x6C, 0x65, 0x72, 0x20, 0x93, 0x71, 0x94])  // Müller “q” in Windows-1252
         let decoded = TextDecoding.decode(latin1)
         #expect(decoded.text == "Müller \u{201C}q\u{201D}")

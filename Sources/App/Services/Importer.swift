@@ -207,13 +207,41 @@ enum Importer {
 
     /// Writes one batch in one transaction. Rows with only an ISBN get their title from the lookup
     /// (cache first) before the transaction starts.
-    private static func commit(_ records: [ImportRecord], format: ImportFormat, policy: ExistingISBNPolicy,
+    /// A record with its title row already checked and derived (done while the previous batch is
+    /// written); nil for a record that has only an ISBN and needs the lookup first.
+    struct Prepared: Sendable {
+        var record: ImportRecord
+        var insert: Result<TitleInsert, PrepareFailure>?
+
+        init(_ record: ImportRecord, library: UUID, now: Date, ids: inout UUIDSource) {
+            self.record = record
+            insert = record.title == nil ? nil : Self.make(record, library: library, now: now, ids: &ids)
+        }
+
+        static func make(_ r: ImportRecord, library: UUID, now: Date, ids: inout UUIDSource) -> Result<TitleInsert, PrepareFailure> {
+            do { return .success(try TitleInsert(r, id: ids.next(), library: library, now: now)) } catch {
+                return .failure(PrepareFailure(message: JSONErrorMiddleware.appError(for: error).message))
+            }
+        }
+    }
+
+    struct PrepareFailure: Error, Sendable { var message: String }
+
+    /// Writes one batch in one transaction. Rows with only an ISBN get their title from the lookup
+    /// (cache first) before the transaction starts.
+    private static func commit(_ records: [Prepared], format: ImportFormat, policy: ExistingISBNPolicy,
                                library ctx: LibraryContext, app: Application, now: Date) async throws -> BatchOutcome {
         var lookupFailures: [ImportRowNote] = []
         guard !records.isEmpty else { return BatchOutcome() }
-        var batch: [ImportRecord] = []
-        for var r in records {
-            if r.title == nil, let raw = r.isbn, let isbn = try? ISBN(raw) {
+        var batch: [Prepared] = []
+        var ids = UUIDSource()
+        for var p in records {
+            if p.insert == nil {
+                var r = p.record
+                guard let raw = r.isbn, let isbn = try? ISBN(raw) else {
+                    lookupFailures.append(ImportRowNote(line: r.line, title: nil, reason: "“Title” is empty; it is required"))
+                    continue
+                }
                 let looked = try await LookupService.isbn(isbn, lookup: app.metadataLookup, now: now, gate: app.writeGate, on: app.db)
                 guard let found = looked.result.record else {
                     lookupFailures.append(ImportRowNote(line: r.line, title: nil,
@@ -228,11 +256,12 @@ enum Importer {
                 r.language = r.language ?? found.language
                 r.description = r.description ?? found.description
                 r.coverURL = found.coverURL
+                p = Prepared(r, library: ctx.libraryID, now: now, ids: &ids)
             }
-            batch.append(r)
+            batch.append(p)
         }
         let rows = batch
-        let isbns = rows.compactMap(\.isbn)
+        let isbns = rows.compactMap(\.record.isbn)
         let outcome = try await app.writeGate.transaction(on: app.db) { db -> (created: Int, copies: Int, skipped: [ImportRowNote], failed: [ImportRowNote]) in
             let sql = db.sql
             var inLibrary: [String: UUID] = [:]
@@ -251,7 +280,8 @@ enum Importer {
             var categories: [(UUID, [String])] = []
             var jobs: [JobInsert] = []
             var ids = UUIDSource()
-            for r in rows {
+            for p in rows {
+                let r = p.record
                 let title = r.title ?? ""
                 if let isbn = r.isbn, let existingID = inLibrary[isbn] ?? seenHere[isbn] {
                     if policy == .copies, !r.wishlist {
@@ -268,11 +298,13 @@ enum Importer {
                     continue
                 }
                 let row: TitleInsert
-                do {
-                    row = try TitleInsert(r, id: ids.next(), library: ctx.libraryID, now: now)
-                } catch {
-                    failed.append(ImportRowNote(line: r.line, title: title, reason: JSONErrorMiddleware.appError(for: error).message))
+                switch p.insert {
+                case .success(let insert)?: row = insert
+                case .failure(let failure)?:
+                    failed.append(ImportRowNote(line: r.line, title: title, reason: failure.message))
                     continue
+                case nil:
+                    continue  // not reached: records without a title were looked up above
                 }
                 titles.append(row)
                 created += 1
@@ -289,7 +321,7 @@ enum Importer {
                 }
             }
             // Many rows per statement: the titles, then their copies with consecutive accession numbers, then the jobs.
-            for chunk in titles.chunked(200) { try await sql.insert(into: "titles").models(chunk, nilEncodingStrategy: .asNil).run() }
+            try await BulkInsert.run("titles", columns: TitleInsert.columns, rows: titles.map(\.values), on: db)
             let copyTotal = copyCounts.reduce(0) { $0 + $1.1 }
             if copyTotal > 0 {
                 var accession = try await Catalog.allocateAccessions(copyTotal, library: ctx.libraryID, on: db)
@@ -303,12 +335,12 @@ enum Importer {
                         accession += 1
                     }
                 }
-                for chunk in copyRows.chunked(500) { try await sql.insert(into: "copies").models(chunk).run() }
+                try await BulkInsert.run("copies", columns: CopyInsert.columns, rows: copyRows.map(\.values), on: db)
             }
             for (titleID, names) in categories {
                 try await Catalog.setCategories(names, titleID: titleID, library: ctx.libraryID, on: db)
             }
-            for chunk in jobs.chunked(500) { try await sql.insert(into: "enrichment_jobs").models(chunk).run() }
+            try await BulkInsert.run("enrichment_jobs", columns: JobInsert.columns, rows: jobs.map(\.values), on: db)
             return (created, copies, skipped, failed)
         }
         return BatchOutcome(created: outcome.created, copies: outcome.copies, skipped: outcome.skipped, failed: lookupFailures + outcome.failed)
@@ -338,9 +370,10 @@ enum Importer {
         mutating func submit(_ records: inout [ImportRecord], into report: inout ImportReport) async throws {
             try await drain(into: &report)
             guard !records.isEmpty else { return }
-            let batch = records
-            records.removeAll(keepingCapacity: true)
             let (format, policy, library, app, now) = (format, policy, library, app, now)
+            var ids = UUIDSource()
+            let batch = records.map { Prepared($0, library: library.libraryID, now: now, ids: &ids) }
+            records.removeAll(keepingCapacity: true)
             inFlight = Task { try await Importer.commit(batch, format: format, policy: policy, library: library, app: app, now: now) }
         }
 
@@ -357,7 +390,17 @@ enum Importer {
 }
 
 /// A title row as the import writes it: checked like any other write, derived columns computed here.
-private struct TitleInsert: Encodable {
+struct TitleInsert: Sendable {
+    static let columns = ["id", "library_id", "isbn13", "title", "subtitle", "authors", "publisher", "published_date", "page_count", "language",
+                          "description", "cover_url", "notes", "favorite", "rating", "wishlist", "series", "series_number", "sort_key", "section",
+                          "search_text", "created_at", "updated_at"]
+    var values: [BulkInsert.Value] {
+        [.uuid(id), .uuid(library_id), .text(isbn13), .text(title), .text(subtitle), .strings(authors), .text(publisher), .text(published_date),
+         .integer(page_count), .text(language), .text(description), .text(cover_url), .text(notes), .bool(favorite), .real(rating),
+         .bool(wishlist), .text(series), .text(series_number), .text(sort_key), .text(section), .text(search_text), .date(created_at),
+         .date(updated_at)]
+    }
+
     var id: UUID
     var library_id: UUID
     var isbn13: String?
@@ -415,7 +458,12 @@ private struct TitleInsert: Encodable {
     }
 }
 
-private struct CopyInsert: Encodable {
+private struct CopyInsert {
+    static let columns = ["id", "library_id", "title_id", "copy_number", "barcode", "status", "created_at", "updated_at"]
+    var values: [BulkInsert.Value] {
+        [.uuid(id), .uuid(library_id), .uuid(title_id), .integer(copy_number), .text(barcode), .text(status), .date(created_at), .date(updated_at)]
+    }
+
     var id: UUID
     var library_id: UUID
     var title_id: UUID
@@ -426,7 +474,12 @@ private struct CopyInsert: Encodable {
     var updated_at: Date
 }
 
-private struct JobInsert: Encodable {
+private struct JobInsert {
+    static let columns = ["id", "library_id", "title_id", "state", "attempts", "run_after", "created_at", "updated_at"]
+    var values: [BulkInsert.Value] {
+        [.uuid(id), .uuid(library_id), .uuid(title_id), .text(state), .integer(attempts), .date(run_after), .date(created_at), .date(updated_at)]
+    }
+
     var id: UUID
     var library_id: UUID
     var title_id: UUID

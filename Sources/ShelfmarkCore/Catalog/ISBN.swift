@@ -24,7 +24,16 @@ public struct ISBN: Hashable, Sendable, CustomStringConvertible {
     }
 
     public init(_ input: String) throws(Invalid) {
-        var text = input.trimmingCharacters(in: .whitespacesAndNewlines).uppercased()
+        // The common case first: thirteen plain digits, as stored and as most files carry them.
+        let utf8 = input.utf8
+        if utf8.count == 13, utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) {
+            let digits = utf8.map { $0 - 0x30 }
+            guard digits.starts(with: [9, 7, 8]) || digits.starts(with: [9, 7, 9]) else { throw .notABookEAN }
+            guard ISBN.check13(Array(digits[0..<12])) == digits[12] else { throw .badChecksum }
+            isbn13 = input
+            return
+        }
+        var text = input.trimmed.uppercased()
         for prefix in ["ISBN-13:", "ISBN-10:", "ISBN13:", "ISBN10:", "ISBN:", "ISBN"] where text.hasPrefix(prefix) {
             text = String(text.dropFirst(prefix.count))
             break

@@ -119,10 +119,11 @@ public struct CSVReader: Sequence, IteratorProtocol {
 
     /// A tab-separated file is one whose first line has more tabs than commas.
     public static func guessSeparator(_ text: String) -> Unicode.Scalar {
-        let firstLine = text.prefix { $0 != "\n" && $0 != "\r" }
-        let tabs = firstLine.filter { $0 == "\t" }.count
-        let commas = firstLine.filter { $0 == "," }.count
-        let semicolons = firstLine.filter { $0 == ";" }.count
+        // Bytes, not Characters: "\r\n" is one Character and matches neither line end.
+        let firstLine = text.utf8.prefix { $0 != UInt8(ascii: "\n") && $0 != UInt8(ascii: "\r") }
+        let tabs = firstLine.filter { $0 == UInt8(ascii: "\t") }.count
+        let commas = firstLine.filter { $0 == UInt8(ascii: ",") }.count
+        let semicolons = firstLine.filter { $0 == UInt8(ascii: ";") }.count
         if tabs > commas && tabs >= semicolons { return "\t" }
         if semicolons > commas { return ";" }
         return ","
