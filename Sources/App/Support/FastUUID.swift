@@ -1,19 +1,37 @@
 import Foundation
 
-/// Random (version 4) UUIDs for bulk writes. Foundation's `UUID()` opens, reads and closes
-/// /dev/urandom for every id on Linux; an import of 100,000 rows needs 300,000 ids, so these come
-/// from the standard library's system generator (getrandom, no file) instead.
+/// Ids for bulk writes: time-ordered UUIDs (version 7, RFC 9562) from the standard library's system
+/// generator. Two reasons. Foundation's `UUID()` opens, reads and closes /dev/urandom for every id
+/// on Linux, and an import of 100,000 rows needs 400,000 ids. And random ids scatter inserts over
+/// every page of each index that holds them (primary keys, `copies.title_id`, …); ids that grow with
+/// time append at the end of those indexes, so a batch touches a few pages instead of thousands.
+/// Within one millisecond a 12-bit counter keeps them increasing.
 struct UUIDSource {
     private var generator = SystemRandomNumberGenerator()
+    private var lastMillis: UInt64 = 0
+    private var sequence: UInt64 = 0
 
     mutating func next() -> UUID {
-        let high = generator.next() as UInt64, low = generator.next() as UInt64
+        var millis = UInt64(max(0, Date().timeIntervalSince1970 * 1000))
+        if millis <= lastMillis {
+            millis = lastMillis
+            sequence += 1
+            if sequence > 0xFFF {
+                millis += 1
+                sequence = 0
+            }
+        } else {
+            sequence = generator.next() & 0x3FF  // a random start leaves room to count up
+        }
+        lastMillis = millis
+        let random = generator.next() as UInt64
         var b: uuid_t = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
         withUnsafeMutableBytes(of: &b) { raw in
-            raw.storeBytes(of: high, toByteOffset: 0, as: UInt64.self)
-            raw.storeBytes(of: low, toByteOffset: 8, as: UInt64.self)
-            raw[6] = (raw[6] & 0x0F) | 0x40  // version 4
-            raw[8] = (raw[8] & 0x3F) | 0x80  // RFC 4122 variant
+            for i in 0..<6 { raw[i] = UInt8(truncatingIfNeeded: millis >> (8 * (5 - UInt64(i)))) }
+            raw[6] = 0x70 | UInt8(truncatingIfNeeded: sequence >> 8)  // version 7, counter high bits
+            raw[7] = UInt8(truncatingIfNeeded: sequence)
+            for i in 8..<16 { raw[i] = UInt8(truncatingIfNeeded: random >> (8 * UInt64(i - 8))) }
+            raw[8] = (raw[8] & 0x3F) | 0x80  // RFC 9562 variant
         }
         return UUID(uuid: b)
     }

@@ -108,14 +108,8 @@ struct WriteGate: Sendable {
                 let loop = ObjectIdentifier(connection.eventLoop)
                 if !tunedLoops.withLockedValue({ $0.contains(loop) }) {
                     try await connection.sql.raw("PRAGMA synchronous = NORMAL").run()
-                    // 16 MB of page cache for the writer (default 2 MB): a batch of imported titles touches
-                    // pages of six indexes and the search index, and must not spill them mid-transaction.
-                    try await connection.sql.raw("PRAGMA cache_size = -16000").run()
                     // Statement journals (multi-row writes with triggers) in memory, not in /var/tmp files.
                     try await connection.sql.raw("PRAGMA temp_store = MEMORY").run()
-                    // Checkpoint the log every ~40 MB rather than every 4 MB: a page changed by several
-                    // batches in a row is copied back to the database once, not once per batch.
-                    try await connection.sql.raw("PRAGMA wal_autocheckpoint = 10000").run()
                     tunedLoops.withLockedValue { _ = $0.insert(loop) }
                 }
                 return try await body(connection)
