@@ -228,3 +228,21 @@ private func notes(_ reply: Client.Reply, _ key: String) -> [(Int, String)] {
         await server.shutdown()
     }
 }
+
+@Suite struct UUIDSourceTests {
+    /// Bulk ids: version 7, RFC 9562 variant, unique, and increasing as text (how SQLite stores and
+    /// orders them), also when thousands are made in one millisecond.
+    @Test func idsAreTimeOrderedUniqueVersion7() {
+        var source = UUIDSource()
+        let ids = (0..<20_000).map { _ in source.next() }
+        #expect(Set(ids).count == ids.count)
+        #expect(ids.map(\.uuidString) == ids.map(\.uuidString).sorted())
+        for id in ids.prefix(100) {
+            let bytes = withUnsafeBytes(of: id.uuid) { Array($0) }
+            #expect(bytes[6] >> 4 == 7)
+            #expect(bytes[8] >> 6 == 0b10)
+        }
+        let millis = withUnsafeBytes(of: ids[0].uuid) { raw in (0..<6).reduce(UInt64(0)) { $0 << 8 | UInt64(raw[$1]) } }
+        #expect(abs(Double(millis) / 1000 - Date().timeIntervalSince1970) < 60)
+    }
+}
