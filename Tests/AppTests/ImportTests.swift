@@ -246,3 +246,32 @@ private func notes(_ reply: Client.Reply, _ key: String) -> [(Int, String)] {
         #expect(abs(Double(millis) / 1000 - Date().timeIntervalSince1970) < 60)
     }
 }
+
+@Suite struct StreamedImportTests {
+    /// A file over a megabyte is read in pieces: every row arrives, line numbers stay right, and a
+    /// broken row after the first piece is reported by its line.
+    @Test func aLargeFileIsReadInPiecesWithTheRightLineNumbers() async throws {
+        try await withTestApp { app in
+            // setup: 3,000 rows of ~400 bytes (1.2 MB), a quoted note with a line break in each, one bad ISBN far in
+            var csv = "ISBN,Title,Author,Total Copies,Available Copies,Language,Publisher,Published Date,Page Count,Notes\r\n"
+            let note = String(repeating: "n", count: 330)
+            for i in 0..<3_000 {
+                let isbn = i == 2_500 ? "978-0-306-40615-8" : ""
+                csv += "\(isbn),Title \(i),Author \(i),1,1,en,,,,\"\(note)\r\nsecond line\"\r\n"
+            }
+            let url = FileManager.default.temporaryDirectory.appendingPathComponent("streamed-\(UUID().uuidString).csv")
+            try Data(csv.utf8).write(to: url)
+            defer { try? FileManager.default.removeItem(at: url) }
+            #expect(csv.utf8.count > 1 << 20)
+            let ctx = try await CommandLibrary.context(named: "Streamed", create: true, app: app)
+            // MUT
+            let report = try await Importer.run(file: url, format: nil, existing: .skip, library: ctx, app: app, now: Date())
+            // validate: row 2,500 starts on line 2 + 2 × 2,500
+            #expect(report.rowsRead == 3_000)
+            #expect(report.titlesCreated == 2_999)
+            #expect(report.failed.map(\.line) == [2 + 2 * 2_500])
+            #expect(report.encoding == "UTF-8")
+            #expect(try await Title.query(on: app.db).filter(\.$library.$id == ctx.libraryID).count() == 2_999)
+        }
+    }
+}

@@ -29,6 +29,38 @@ import Testing
         #expect(stray.failure == .strayQuote(line: 2, column: 1))
     }
 
+    /// A file read in pieces gives the same records as the whole file, wherever the pieces are cut:
+    /// inside quotes, between the two quotes of "", between CR and LF, inside a UTF-8 sequence.
+    @Test func readingInPiecesGivesTheSameRowsWhereverTheCutsFall() {
+        let text = "\u{FEFF}Title,Notes\r\n\"Momo, a novel\",\"She said \"\"hi\"\"\r\nand left\"\r\nGrüße,ü\r\n\"\"\"q\"\"\",x\nlast,line"
+        var whole = CSVReader(text)
+        let expected = Array(AnyIterator { whole.next() })
+        #expect(expected.count == 5)
+        let bytes = Array(text.utf8)
+        for size in 1...12 {
+            var pieces = stride(from: 0, to: bytes.count, by: size).map { Array(bytes[$0..<min($0 + size, bytes.count)]) }
+            let first = pieces.removeFirst()
+            var reader = CSVReader(first: first, next: { pieces.isEmpty ? nil : pieces.removeFirst() })
+            #expect(Array(AnyIterator { reader.next() }) == expected, "pieces of \(size) bytes")
+            #expect(reader.failure == nil)
+        }
+        // An unclosed quote is still found, with its line, when read in pieces.
+        var pieces = Array("a,b\n\"open,x\ny,z\n".utf8).map { [$0] }
+        let first = pieces.removeFirst()
+        var open = CSVReader(first: first, next: { pieces.isEmpty ? nil : pieces.removeFirst() })
+        #expect(open.next()?.fields == ["a", "b"])
+        #expect(open.next() == nil)
+        #expect(open.failure == .unterminatedQuote(line: 2, column: 1))
+    }
+
+    @Test func aFieldThatIsNotUTF8IsReadAsWindows1252() {
+        // "Müller" in Latin-1 next to UTF-8 "Grüße": each field is read as what it is.
+        var reader = CSVReader(bytes: Array("a,b\n".utf8) + [0x4D, 0xFC, 0x6C, 0x6C, 0x65, 0x72, 0x2C] + Array("Grüße\n".utf8))
+        _ = reader.next()
+        #expect(reader.next()?.fields == ["Müller", "Grüße"])
+        #expect(reader.sawWindows1252)
+    }
+
     @Test func writerQuotesOnlyWhatNeedsIt() {
         #expect(CSVWriter.line(["Momo", "Ende, Michael", "say \"hi\"", "two\nlines"]) == "Momo,\"Ende, Michael\",\"say \"\"hi\"\"\",\"two\nlines\"\r\n")
         // What we write, we read back.

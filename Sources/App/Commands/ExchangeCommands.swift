@@ -53,8 +53,7 @@ struct ImportCommand: AsyncCommand {
 
     func run(using context: CommandContext, signature: Signature) async throws {
         let app = context.application
-        let data: Data
-        do { data = try Data(contentsOf: URL(fileURLWithPath: signature.file)) } catch { throw CLIError("Cannot read \(signature.file): \(error.localizedDescription)") }
+        guard FileManager.default.isReadableFile(atPath: signature.file) else { throw CLIError("Cannot read \(signature.file): no such file, or not readable.") }
         let format = try signature.format.map { raw in
             guard let f = ImportFormat(rawValue: raw) else { throw CLIError("Unknown format “\(raw)”: use one of \(ImportFormat.allCases.map(\.rawValue).joined(separator: ", ")).") }
             return f
@@ -67,7 +66,8 @@ struct ImportCommand: AsyncCommand {
         let report: ImportReport
         let started = ContinuousClock.now
         do {
-            report = try await Importer.run(data, format: format, existing: existing, library: ctx, app: app, now: app.clock.now())
+            report = try await Importer.run(file: URL(fileURLWithPath: signature.file), format: format, existing: existing, library: ctx,
+                                            app: app, now: app.clock.now())
         } catch let error as AppError {
             throw CLIError(error.message)
         }

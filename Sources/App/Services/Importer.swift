@@ -65,9 +65,10 @@ enum Importer {
             guard !items.isEmpty else { throw AppError.invalid("file", "The file holds no MARC records.") }
             return try await runRecords(items, format: .marc, encoding: "MARC 21", stoppedAt: nil, policy: policy, library: ctx, app: app, now: now)
         }
-        let (text, encoding) = TextDecoding.decode(data)
-        let head = text.drop { $0.isWhitespace }
+        let headText = TextDecoding.decode(data.prefix(8_192)).text
+        let head = headText.drop { $0.isWhitespace }
         if requested == .marcXML || (requested == nil && MARCXML.looksLikeMARCXML(head)) {
+            let encoding = TextDecoding.decode(data).encoding
             let (records, failure) = MARCXMLReader.read(data)
             guard !records.isEmpty else { throw AppError.invalid("file", "The MARCXML cannot be read: \(failure?.description ?? "no records")") }
             let items = records.map { ReadItem(line: $0.line, marc: $0.result) }
@@ -75,6 +76,7 @@ enum Importer {
                                         policy: policy, library: ctx, app: app, now: now)
         }
         if requested == .libraryThingJSON || (requested == nil && LibraryThingJSON.looksLikeLibraryThing(head)) {
+            let (text, encoding) = TextDecoding.decode(data)
             let books: [LibraryThingJSON.Item]
             do { books = try LibraryThingJSON.read(Data(text.utf8)) } catch { throw AppError.invalid("file", error.description) }
             let items = books.map { book in
@@ -86,17 +88,53 @@ enum Importer {
             return try await runRecords(items, format: .libraryThingJSON, encoding: encoding.rawValue, stoppedAt: nil,
                                         policy: policy, library: ctx, app: app, now: now)
         }
-        var reader = CSVReader(text, separator: CSVReader.guessSeparator(text))
+        return try await runCSV(CSVReader(bytes: [UInt8](data), separator: CSVReader.guessSeparator(headText)),
+                                head: headText, bom: data.starts(with: [0xEF, 0xBB, 0xBF]),
+                                format: requested, existing: policy, library: ctx, app: app, now: now)
+    }
+
+    /// Imports a file from disk. CSV-like files are read a megabyte at a time, so memory does not
+    /// grow with the file; MARC, MARCXML and JSON are read whole.
+    static func run(file url: URL, format requested: ImportFormat?, existing policy: ExistingISBNPolicy, library ctx: LibraryContext,
+                    app: Application, now: Date) async throws -> ImportReport {
+        let handle: FileHandle
+        do { handle = try FileHandle(forReadingFrom: url) } catch {
+            throw AppError.invalid("file", "Cannot read \(url.path): \(error.localizedDescription)")
+        }
+        defer { try? handle.close() }
+        let first = (try? handle.read(upToCount: 1 << 20)) ?? nil ?? Data()
+        let (headText, _) = TextDecoding.decode(first.prefix(8_192))
+        let trimmedHead = headText.drop { $0.isWhitespace }
+        let whole = requested.map { [.marc, .marcXML, .libraryThingJSON].contains($0) } ?? (MARC21Reader.looksLikeMARC(first)
+            || MARCXML.looksLikeMARCXML(trimmedHead) || LibraryThingJSON.looksLikeLibraryThing(trimmedHead))
+        if whole || first.count < 1 << 20 {
+            var data = first
+            if whole, let rest = try? handle.readToEnd() { data.append(rest) }
+            return try await run(data, format: requested, existing: policy, library: ctx, app: app, now: now)
+        }
+        let reader = CSVReader(first: [UInt8](first), next: {
+            guard let piece = try? handle.read(upToCount: 1 << 20), !piece.isEmpty else { return nil }
+            return [UInt8](piece)
+        }, separator: CSVReader.guessSeparator(headText))
+        return try await runCSV(reader, head: headText, bom: first.starts(with: [0xEF, 0xBB, 0xBF]),
+                                format: requested, existing: policy, library: ctx, app: app, now: now)
+    }
+
+    /// The CSV family (F1–F3 CSVs, tab-separated LibraryThing, ISBN lists), row by row. `head` is the
+    /// start of the file as text, for recognising the format.
+    private static func runCSV(_ reader: CSVReader, head: String, bom: Bool, format requested: ImportFormat?, existing policy: ExistingISBNPolicy,
+                               library ctx: LibraryContext, app: Application, now: Date) async throws -> ImportReport {
+        var reader = reader
         guard let header = reader.next() else {
             if let failure = reader.failure { throw AppError.invalid("file", failure.description) }
             throw AppError.invalid("file", Failure.empty.description)
         }
-        let firstLines = text.prefix(8_192).split(whereSeparator: \.isNewline).prefix(5).map(String.init)
+        let firstLines = head.split(whereSeparator: \.isNewline).prefix(5).map(String.init)
         guard let format = requested ?? ImportFormat.detect(header: header.fields, firstLines: Array(firstLines.dropFirst())) else {
             throw AppError.invalid("format", Failure.unknownFormat.description)
         }
-        var report = ImportReport(format: format.displayName, encoding: encoding.rawValue, rowsRead: 0, titlesCreated: 0, copiesAdded: 0,
-                                  skipped: [], failed: [], stoppedAt: nil, unit: .line)
+        var report = ImportReport(format: format.displayName, encoding: TextDecoding.Encoding.utf8.rawValue, rowsRead: 0, titlesCreated: 0,
+                                  copiesAdded: 0, skipped: [], failed: [], stoppedAt: nil, unit: .line)
 
         // Rows as records; a list of ISBNs has no header: its first line is a row too.
         var pending: [ImportRecord] = []
@@ -114,7 +152,7 @@ enum Importer {
             }
         }
         while let row = reader.next() {
-            if row.fields.allSatisfy({ $0.trimmingCharacters(in: .whitespaces).isEmpty }) { continue }
+            if row.fields.allSatisfy({ $0.trimmed.isEmpty }) { continue }
             report.rowsRead += 1
             if let mapper {
                 do {
@@ -132,6 +170,8 @@ enum Importer {
         if let failure = reader.failure { report.stoppedAt = failure.description }
         try await pipeline.submit(&pending, into: &report)
         try await pipeline.drain(into: &report)
+        let encoding: TextDecoding.Encoding = reader.sawWindows1252 ? .windows1252 : bom ? .utf8BOM : .utf8
+        report.encoding = encoding.rawValue
         return try await finish(report, format: format, library: ctx, app: app, now: now)
     }
 

@@ -26,29 +26,81 @@ public struct CSVReader: Sequence, IteratorProtocol {
         }
     }
 
-    /// The text as UTF-8: separators, quotes and line breaks are ASCII, and no byte of a multi-byte
-    /// UTF-8 sequence is ASCII, so the bytes can be split directly (one byte per byte of text).
-    private let bytes: [UInt8]
+    /// The bytes read so far and not yet consumed. Separators, quotes and line breaks are ASCII, and
+    /// no byte of a multi-byte UTF-8 sequence is ASCII, so the bytes can be split directly.
+    private var bytes: [UInt8]
     private var index = 0
     private var line = 1
+    /// Where more bytes come from; nil once everything is in `bytes`.
+    private var more: (() -> [UInt8]?)?
     public let separator: Unicode.Scalar
     private let sep: UInt8
     public private(set) var failure: Failure?
+    /// Set when a field was not valid UTF-8 and was read as Windows-1252 (Latin-1) instead.
+    public private(set) var sawWindows1252 = false
 
     public init(_ text: String, separator: Unicode.Scalar = ",") {
-        var b = Array(text.utf8)
+        self.init(bytes: Array(text.utf8), separator: separator)
+    }
+
+    /// Bytes in UTF-8, or Windows-1252 field by field where they are not valid UTF-8.
+    public init(bytes: [UInt8], separator: Unicode.Scalar = ",") {
+        var b = bytes
         if b.starts(with: [0xEF, 0xBB, 0xBF]) { b.removeFirst(3) }
-        bytes = b
+        self.bytes = b
         self.separator = separator
         sep = separator.isASCII ? UInt8(separator.value) : UInt8(ascii: ",")
+    }
+
+    /// Streams: `first` is the start of the file, `next` gives the following pieces (nil at the
+    /// end). Only the record being read and one piece are held, so memory does not grow with the file.
+    public init(first: [UInt8], next: @escaping () -> [UInt8]?, separator: Unicode.Scalar = ",") {
+        // Enough bytes to see a byte-order mark whole.
+        var start = first
+        var exhausted = false
+        while start.count < 3, !exhausted {
+            if let piece = next() { start += piece } else { exhausted = true }
+        }
+        self.init(bytes: start, separator: separator)
+        more = exhausted ? nil : next
     }
 
     private static let quote = UInt8(ascii: "\""), cr = UInt8(ascii: "\r"), lf = UInt8(ascii: "\n")
     private static let space = UInt8(ascii: " "), tab = UInt8(ascii: "\t")
 
+    private enum Step { case row(Row), needMore, end }
+
     /// The next record, or nil at the end (or after a failure, which `failure` then holds).
     public mutating func next() -> Row? {
-        guard failure == nil, index < bytes.count else { return nil }
+        while failure == nil {
+            let (start, startLine) = (index, line)
+            switch parse(atEnd: more == nil) {
+            case .row(let row): return row
+            case .end: return nil
+            case .needMore:
+                (index, line) = (start, startLine)
+                if let chunk = more?() {
+                    bytes.removeFirst(index)
+                    index = 0
+                    bytes += chunk
+                } else {
+                    more = nil
+                }
+            }
+        }
+        return nil
+    }
+
+    private mutating func text(_ slice: ArraySlice<UInt8>) -> String {
+        if let s = String(validating: slice, as: UTF8.self) { return s }
+        sawWindows1252 = true
+        return TextDecoding.windows1252(slice)
+    }
+
+    /// Reads one record from `index`. Without `atEnd`, running out of bytes asks for more (the
+    /// caller rewinds to the record's start and calls again with the buffer extended).
+    private mutating func parse(atEnd: Bool) -> Step {
+        guard index < bytes.count else { return atEnd ? .end : .needMore }
         let startLine = line
         var fields: [String] = []
         var column = 1
@@ -66,6 +118,8 @@ public struct CSVReader: Sequence, IteratorProtocol {
                         if index < bytes.count, bytes[index] == Self.quote {
                             value.append(Self.quote)
                             index += 1
+                        } else if index >= bytes.count, !atEnd {
+                            return .needMore  // a doubled quote may straddle the pieces
                         } else {
                             closed = true
                             break
@@ -76,15 +130,17 @@ public struct CSVReader: Sequence, IteratorProtocol {
                     }
                 }
                 guard closed else {
+                    if !atEnd { return .needMore }
                     failure = .unterminatedQuote(line: fieldStartLine, column: column)
-                    return nil
+                    return .end
                 }
                 // Spaces after a closing quote are tolerated; anything else is malformed.
                 while index < bytes.count, bytes[index] == Self.space || (bytes[index] == Self.tab && sep != Self.tab) { index += 1 }
-                fields.append(String(decoding: value, as: UTF8.self))
+                if index >= bytes.count, !atEnd { return .needMore }
+                fields.append(text(value[...]))
                 if index < bytes.count, bytes[index] != sep, bytes[index] != Self.cr, bytes[index] != Self.lf {
                     failure = .strayQuote(line: line, column: column)
-                    return nil
+                    return .end
                 }
             } else {
                 let start = index
@@ -93,19 +149,21 @@ public struct CSVReader: Sequence, IteratorProtocol {
                     if c == sep || c == Self.cr || c == Self.lf { break }
                     if c == Self.quote {
                         failure = .strayQuote(line: line, column: column)
-                        return nil
+                        return .end
                     }
                     index += 1
                 }
-                fields.append(String(decoding: bytes[start..<index], as: UTF8.self))
+                if index >= bytes.count, !atEnd { return .needMore }
+                fields.append(text(bytes[start..<index]))
             }
             // After a field: a separator, a line end, or the end of the text.
             if index >= bytes.count {
                 // A final line break leaves nothing behind; a last line without one is a record.
-                if fields == [""] { return nil }
-                return Row(line: startLine, fields: fields)
+                if fields == [""] { return .end }
+                return .row(Row(line: startLine, fields: fields))
             }
             let c = bytes[index]
+            if c == Self.cr, index + 1 >= bytes.count, !atEnd { return .needMore }  // is an LF next?
             index += 1
             if c == sep {
                 column += 1
@@ -113,7 +171,7 @@ public struct CSVReader: Sequence, IteratorProtocol {
             }
             if c == Self.cr, index < bytes.count, bytes[index] == Self.lf { index += 1 }
             line += 1
-            return Row(line: startLine, fields: fields)
+            return .row(Row(line: startLine, fields: fields))
         }
     }
 
@@ -162,7 +220,7 @@ public enum TextDecoding {
         0xFFFD, 0x2018, 0x2019, 0x201C, 0x201D, 0x2022, 0x2013, 0x2014, 0x02DC, 0x2122, 0x0161, 0x203A, 0x0153, 0xFFFD, 0x017E, 0x0178,
     ]
 
-    static func windows1252(_ data: Data) -> String {
+    static func windows1252<Bytes: Collection<UInt8>>(_ data: Bytes) -> String {
         var scalars = String.UnicodeScalarView()
         scalars.reserveCapacity(data.count)
         for byte in data {
