@@ -19,7 +19,7 @@ PLAYWRIGHT_VERSION := 1.65.2
 BENCH_PACKAGES := wrk time sqlite3 postgresql $(IMAGING_PACKAGES)
 BENCH_SCAN_PACKAGES := zbar-tools $(IMAGING_PACKAGES)
 # Third-party test material (barcode photos): checked when present next to the project.
-CORPUS ?= $(wildcard $(CURDIR)/../shared/corpora)
+CORPUS ?= $(or $(SHELFMARK_CORPUS),$(wildcard $(CURDIR)/../shared/corpora))
 
 define ensure_packages
 	@missing=""; for p in $(1); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \

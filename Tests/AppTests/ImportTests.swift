@@ -209,6 +209,28 @@ private func notes(_ reply: Client.Reply, _ key: String) -> [(Int, String)] {
         }
     }
 
+    @Test func importAsANewLibrary() async throws {
+        try await withTestApp { app in
+            let f = try await Fixture.make(app)
+            var headers = HTTPHeaders()
+            headers.bearerAuthorization = .init(token: f.owner.token!)
+            let made = try await app.testing().sendRequest(.POST, "/api/v1/libraries/import?name=Annex", headers: headers,
+                                                            body: ByteBuffer(string: Self.catalog))
+            #expect(made.status == .created)
+            let reply = Client.Reply(status: made.status, body: made.body, headers: made.headers)
+            let library = try #require(reply["library"] as? [String: Any])
+            #expect(library["name"] as? String == "Annex")
+            #expect((reply["report"] as? [String: Any])?["titlesCreated"] as? Int == 3)
+            let annex = Fixture(app: app, owner: f.owner, libraryID: library["id"] as! String)
+            #expect(try await f.owner.get("\(annex.lib)/titles")["total"] as? Int == 3)
+            // A file refused as a whole leaves no empty library behind.
+            let refused = try await app.testing().sendRequest(.POST, "/api/v1/libraries/import?name=Nothing", headers: headers,
+                                                               body: ByteBuffer(string: "\u{1}\u{2}binary\u{0}junk"))
+            #expect(refused.status == .unprocessableEntity)
+            #expect(try await Library.query(on: app.db).filter(\.$name == "Nothing").count() == 0)
+        }
+    }
+
     @Test func aListOfISBNsIsLookedUp() async throws {
         let server = try await ReplayServer.start()
         do {

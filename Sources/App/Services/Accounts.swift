@@ -107,6 +107,15 @@ enum Accounts {
         return memberships.map { $0.library.dto(role: $0.role) }.sorted { $0.name.localizedStandardCompare($1.name) == .orderedAscending }
     }
 
+    /// Takes back a library that was just made and holds nothing yet (a restore or an import into a
+    /// new library that failed as a whole), with its memberships.
+    static func removeNewLibrary(_ id: UUID, gate: WriteGate, on db: any Database) async {
+        try? await gate.transaction(on: db) { db in
+            try await db.sql.raw("DELETE FROM memberships WHERE library_id = \(bind: id)").run()
+            try await db.sql.raw("DELETE FROM libraries WHERE id = \(bind: id)").run()
+        }
+    }
+
     static func createLibrary(_ input: LibraryInput, user: AuthenticatedUser, gate: WriteGate, on db: any Database) async throws -> LibraryDTO {
         let library = Library(name: try Check.required(input.name, field: "name", max: 200))
         try applySettings(LibraryPatch(name: nil, loanPeriodDays: input.loanPeriodDays, maxRenewals: input.maxRenewals,

@@ -221,10 +221,7 @@ enum Backup {
         do {
             try await gate.transaction(on: db) { db in try await restore(backup, into: created.id, on: db) }
         } catch {
-            try? await gate.transaction(on: db) { db in
-                try await db.sql.raw("DELETE FROM memberships WHERE library_id = \(bind: created.id)").run()
-                try await db.sql.raw("DELETE FROM libraries WHERE id = \(bind: created.id)").run()
-            }
+            await Accounts.removeNewLibrary(created.id, gate: gate, on: db)
             throw error
         }
         var dto = created
@@ -275,7 +272,7 @@ enum Backup {
             enum Key: String, CodingKey { case library_id }
         }
         func insert<Row: Encodable>(_ table: String, _ rows: [Row]) async throws {
-            for chunk in stride(from: 0, to: rows.count, by: 200).map({ Array(rows[$0..<min($0 + 200, rows.count)]) }) where !chunk.isEmpty {
+            for chunk in rows.chunked(200) {
                 try await sql.insert(into: table).models(chunk.map { InLibrary(row: $0, libraryID: libraryID) }, nilEncodingStrategy: .asNil).run()
             }
         }
@@ -286,7 +283,7 @@ enum Backup {
             if let url = r.cover_url, let local = coverURLs[url] { r.cover_url = local }
             return r
         })
-        for chunk in stride(from: 0, to: b.titleCategories.count, by: 200).map({ Array(b.titleCategories[$0..<min($0 + 200, b.titleCategories.count)]) }) {
+        for chunk in b.titleCategories.chunked(200) {
             struct Link: Encodable { var id: UUID; var title_id: UUID; var category_id: UUID }
             try await sql.insert(into: "title_categories").models(chunk.map { Link(id: UUID(), title_id: map($0.title_id), category_id: map($0.category_id)) }).run()
         }

@@ -529,9 +529,3 @@ private struct JobInsert {
     var created_at: Date
     var updated_at: Date
 }
-
-extension Array {
-    func chunked(_ size: Int) -> [[Element]] {
-        stride(from: 0, to: count, by: size).map { Array(self[$0..<Swift.min($0 + size, count)]) }
-    }
-}

@@ -76,3 +76,10 @@ enum BulkInsert {
         }
     }
 }
+
+extension Array {
+    /// The elements in consecutive pieces of at most `size`.
+    func chunked(_ size: Int) -> [[Element]] {
+        stride(from: 0, to: count, by: size).map { Array(self[$0..<Swift.min($0 + size, count)]) }
+    }
+}

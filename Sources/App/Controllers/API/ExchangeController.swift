@@ -17,6 +17,15 @@ enum ExchangeController {
                 .init(name: "existing", description: "A row whose ISBN the library has: `skip` (default) or `copies` (add its copies)."),
             ],
             response: ImportReport.self), body: .collect(maxSize: ByteCount(value: maxImportMB << 20)), use: importFile)
+        api.on(.POST, "libraries", "import", doc: .init(
+            summary: "Import a file as a new library you own (F3): as `POST /libraries/{id}/import`, into a library named `name`. Answers the new library and the report",
+            tag: "Import & export",
+            query: [
+                .init(name: "name", description: "The new library's name (required)."),
+                .init(name: "format", description: "One of: \(ImportFormat.allCases.map(\.rawValue).joined(separator: ", ")) (default: detect)."),
+                .init(name: "existing", description: "`skip` (default) or `copies`, for an ISBN that appears twice in the file."),
+            ],
+            response: NewLibraryImport.self, status: .created), body: .collect(maxSize: ByteCount(value: maxImportMB << 20)), use: importNewLibrary)
         lib.on(.GET, "export", doc: .init(
             summary: "Export: `format=csv` (library_catalog.csv), `wishlist-csv` (library_wishlist.csv), `json` (the whole library, without cover images), `marc` (MARC 21, UTF-8) or `marcxml`",
             tag: "Import & export",
@@ -39,8 +48,13 @@ enum ExchangeController {
 
     struct Upload: Content { var file: File? }
 
-    @Sendable static func importFile(req: Request) async throws -> ImportReport {
-        let ctx = try await req.library(.catalog)
+    struct NewLibraryImport: Content {
+        var library: LibraryDTO
+        var report: ImportReport
+    }
+
+    /// The file and the options of an import request.
+    static func importRequest(_ req: Request) throws -> (data: Data, format: ImportFormat?, existing: ExistingISBNPolicy) {
         let data: Data
         if req.headers.contentType?.type == "multipart" {
             guard let file = try req.content.decode(Upload.self).file else {
@@ -60,6 +74,32 @@ enum ExchangeController {
             guard let p = ExistingISBNPolicy(rawValue: raw) else { throw AppError.invalid("existing", "`existing` is `skip` or `copies`, got “\(raw)”.") }
             return p
         } ?? .skip
+        return (data, format, existing)
+    }
+
+    @Sendable static func importNewLibrary(req: Request) async throws -> Response {
+        let user = try req.user
+        let (data, format, existing) = try importRequest(req)
+        guard let name = req.query[String.self, at: "name"]?.trimmed, !name.isEmpty else {
+            throw AppError.invalid("name", "Name the new library with `name`.")
+        }
+        guard !data.isEmpty else { throw AppError.invalid("file", Importer.Failure.empty.description) }
+        let created = try await Accounts.createLibrary(LibraryInput(name: name, loanPeriodDays: nil, maxRenewals: nil, publicCatalog: nil),
+                                                       user: user, gate: req.application.writeGate, on: req.db)
+        do {
+            let ctx = try await req.library(.catalog, id: created.id)
+            let report = try await Importer.run(data, format: format, existing: existing, library: ctx, app: req.application, now: req.now)
+            return try await req.created(NewLibraryImport(library: created, report: report))
+        } catch let error as AppError where error.status.code < 500 {
+            // The file was refused as a whole (unknown format, no header): no empty library is left behind.
+            await Accounts.removeNewLibrary(created.id, gate: req.application.writeGate, on: req.db)
+            throw error
+        }
+    }
+
+    @Sendable static func importFile(req: Request) async throws -> ImportReport {
+        let ctx = try await req.library(.catalog)
+        let (data, format, existing) = try importRequest(req)
         return try await Importer.run(data, format: format, existing: existing, library: ctx, app: req.application, now: req.now)
     }
 

@@ -151,6 +151,8 @@ enum ExchangePages {
 
     @Sendable static func importFile(req: Request) async throws -> Response {
         var ctx = try await req.library(.catalog)
+        let home = ctx
+        var createdLibrary: UUID?
         let data = uploadedFile(req)
         let format = req.formText("format").flatMap(ImportFormat.init(rawValue:))
         let existing = req.formText("existing").flatMap(ExistingISBNPolicy.init(rawValue:)) ?? .skip
@@ -160,11 +162,15 @@ enum ExchangePages {
                 guard !data.isEmpty else { throw AppError.invalid("file", Importer.Failure.empty.description) }
                 let created = try await Accounts.createLibrary(LibraryInput(name: name, loanPeriodDays: nil, maxRenewals: nil, publicCatalog: nil),
                                                                user: try req.user, gate: req.application.writeGate, on: req.db)
+                createdLibrary = created.id
                 ctx = try await req.library(.catalog, id: created.id)
             }
             let report = try await Importer.run(data, format: format, existing: existing, library: ctx, app: req.application, now: req.now)
             return try await render(req, ctx: ctx, report: report, error: nil).encodeResponse(for: req)
         } catch let error as AppError where error.status.code < 500 {
+            // Refused as a whole: a library made for it goes again, and the page is this library's.
+            if let createdLibrary { await Accounts.removeNewLibrary(createdLibrary, gate: req.application.writeGate, on: req.db) }
+            ctx = home
             let response = try await render(req, ctx: ctx, report: nil, error: error.message).encodeResponse(for: req)
             response.status = .unprocessableEntity
             return response
