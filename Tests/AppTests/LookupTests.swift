@@ -13,7 +13,7 @@ private func withLookupApp(clock: AppClock = AppClock(), _ body: (Application, R
     let server = try await ReplayServer.start()
     do {
         try await withTestApp(clock: clock) { app in
-            app.metadataConfig = MetadataConfig(endpoints: .replay(server.baseURL), timeout: .seconds(2))
+            app.metadataConfig = MetadataConfig(endpoints: .replay(server.baseURL), timeout: .seconds(10))
             try await body(app, server, try await Fixture.make(app))
         }
     } catch {

@@ -6,7 +6,8 @@ import ShelfmarkReplay
 import Testing
 
 /// Runs `body` with a replay server and a lookup pointed at it.
-private func withReplay(timeout: Duration = .seconds(2), _ body: (ReplayServer, MetadataLookup) async throws -> Void) async throws {
+/// The default timeout is generous: on two busy cores a first request can take seconds; the timeout tests set their own.
+private func withReplay(timeout: Duration = .seconds(10), _ body: (ReplayServer, MetadataLookup) async throws -> Void) async throws {
     let server = try await ReplayServer.start()
     let client = HTTPClient(eventLoopGroupProvider: .singleton)
     let lookup = MetadataLookup(providers: ProviderEndpoints.replay(server.baseURL).providers(http: HTTPFetcher(client: client)), timeout: timeout)
