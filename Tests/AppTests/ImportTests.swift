@@ -126,6 +126,11 @@ private func notes(_ reply: Client.Reply, _ key: String) -> [(Int, String)] {
             #expect(exported.headers.first(name: .contentDisposition)?.contains("library_catalog.csv") == true)
             let csv = String(buffer: exported.body)
             #expect(csv.hasPrefix("ISBN,Title,Author,Total Copies,Available Copies,Language,Publisher,Published Date,Page Count,Notes\r\n"))
+            // A–Z by title, each line whole, counts from the copies.
+            let momo = try #require(csv.range(of: ",Momo,Michael Ende,3,3,de,Thienemann,1973,304,\"two"))
+            let signals = try #require(csv.range(of: "\r\n9780306406157,Signals and Shelves,Maren Okafor,2,2,en,Plenum Press,2019,312,\"Shelf B, top\"\r\n"))
+            let weapons = try #require(csv.range(of: "\r\n9780316030571,Use of Weapons,Iain M. Banks,1,1,en,Orbit,2008,480,\r\n"))
+            #expect(momo.lowerBound < signals.lowerBound && signals.lowerBound < weapons.lowerBound)
             let other = try await f.owner.post("/api/v1/libraries", ["name": "Annex"])
             let annex = Fixture(app: app, owner: f.owner, libraryID: other.string("id"))
             let reimport = try await upload(annex, csv)

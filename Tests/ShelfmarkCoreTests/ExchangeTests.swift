@@ -67,6 +67,28 @@ import Testing
         let fields = ["a,b", "\"q\"", "x\r\ny", ""]
         var reader = CSVReader(CSVWriter.line(fields))
         #expect(reader.next()?.fields == fields)
+        // The byte writer an export uses writes the same, non-ASCII text included.
+        var bytes: [UInt8] = []
+        CSVWriter.appendLine(["Grüße, 東京", "plain"], to: &bytes)
+        #expect(String(decoding: bytes, as: UTF8.self) == "\"Grüße, 東京\",plain\r\n")
+    }
+
+    @Test func jsonStringArraysAreReadWithoutADecoder() throws {
+        #expect(JSONStringArray.parse(#"["Ann Lee","Bo"]"#) == ["Ann Lee", "Bo"])
+        #expect(JSONStringArray.parse(" [ ] ") == [])
+        #expect(JSONStringArray.parse(#"[ "a" , "b" ]"#) == ["a", "b"])
+        // Every escape JSON has, a surrogate pair among them, as JSONDecoder reads it.
+        let escaped = #"["say \"hi\"","back\\slash","a\/b","\b\f\n\r\t","\u00fc\u6771","\ud83d\udcda"]"#
+        let expected = try JSONDecoder().decode([String].self, from: Data(escaped.utf8))
+        #expect(JSONStringArray.parse(escaped) == expected)
+        #expect(expected[5] == "📚")
+        // What JSONEncoder writes for awkward names, it reads back.
+        let names = ["O'Brien, \"Flann\"", "Müller/Ünal", "tab\there", "東京"]
+        #expect(JSONStringArray.parse(String(decoding: try JSONEncoder().encode(names), as: UTF8.self)) == names)
+        // Not an array of strings: nil, so the caller falls back to a full decoder.
+        for bad in ["", "[", #"["a""#, #"["a",]"#, #"["a"] x"#, "[1]", #"{"a":1}"#, #"["\x"]"#, #"["\ud83d"]"#, #"["\u12"]"#, "null"] {
+            #expect(JSONStringArray.parse(bad) == nil, "\(bad)")
+        }
     }
 
     @Test func separatorsAndEncodingsAreDetected() {

@@ -83,3 +83,37 @@ extension Array {
         stride(from: 0, to: count, by: size).map { Array(self[$0..<Swift.min($0 + size, count)]) }
     }
 }
+
+extension SQLiteConnection {
+    /// A query's rows, each turned into a `T` on the connection's own thread as SQLite steps to it.
+    /// The general `SQLiteDatabase.query` hands every row to the event loop as a separate task,
+    /// which for an export of 100,000 rows cost more than the query itself.
+    func rows<T: Sendable>(_ sql: String, _ binds: [SQLiteData] = [], _ transform: @escaping @Sendable (SQLiteRow) throws -> T) async throws -> [T] {
+        let collected = Collected<T>()
+        try await query(sql, binds) { row in
+            guard collected.error == nil else { return }
+            do { collected.items.append(try transform(row)) } catch { collected.error = error }
+        }
+        if let error = collected.error { throw error }
+        return collected.items
+    }
+
+    /// `body` inside one read transaction: what it reads is one consistent state of the database.
+    func reading<T: Sendable>(_ body: () async throws -> T) async throws -> T {
+        _ = try await query("BEGIN")
+        do {
+            let result = try await body()
+            _ = try await query("COMMIT")
+            return result
+        } catch {
+            _ = try? await query("ROLLBACK")
+            throw error
+        }
+    }
+}
+
+/// What `rows` gathers: written only by the one database thread running the query, read after it ends.
+private final class Collected<T>: @unchecked Sendable {
+    var items: [T] = []
+    var error: (any Error)?
+}

@@ -190,14 +190,45 @@ public struct CSVReader: Sequence, IteratorProtocol {
 
 /// Writes RFC 4180 CSV: fields quoted when they hold a separator, quote or line break; CRLF lines.
 public enum CSVWriter {
+    /// One field, quoted when it holds a comma, a quote or a line break (RFC 4180).
     public static func field(_ value: String) -> String {
-        // Scalars, not Characters: "\r\n" is one Character and would match neither.
-        guard value.unicodeScalars.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" }) else { return value }
-        return "\"" + value.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+        var bytes: [UInt8] = []
+        append(value, to: &bytes)
+        return String(decoding: bytes, as: UTF8.self)
     }
 
     public static func line(_ fields: [String]) -> String {
-        fields.map(field).joined(separator: ",") + "\r\n"
+        var bytes: [UInt8] = []
+        appendLine(fields, to: &bytes)
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// Appends one field's UTF-8, quoted when it must be. Bytes, not Characters: "\r\n" is one
+    /// Character and would match neither "\r" nor "\n"; and an export writes millions of fields.
+    public static func append(_ value: String, to out: inout [UInt8]) {
+        var value = value
+        value.withUTF8 { bytes in
+            guard bytes.contains(where: { $0 == 0x2C || $0 == 0x22 || $0 == 0x0A || $0 == 0x0D }) else {
+                out.append(contentsOf: bytes)
+                return
+            }
+            out.append(0x22)
+            for byte in bytes {
+                if byte == 0x22 { out.append(0x22) }
+                out.append(byte)
+            }
+            out.append(0x22)
+        }
+    }
+
+    /// Appends fields separated by commas and the CRLF that ends a record.
+    public static func appendLine(_ fields: [String], to out: inout [UInt8]) {
+        for (i, field) in fields.enumerated() {
+            if i > 0 { out.append(0x2C) }
+            append(field, to: &out)
+        }
+        out.append(0x0D)
+        out.append(0x0A)
     }
 }
 
