@@ -167,7 +167,7 @@ enum Exporter {
                     if available { counts[copy.title, default: (0, 0)].available += 1 }
                 }
 
-                let rows = try await connection.rows("""
+                var rows = try await connection.rows("""
                     SELECT rowid, id, isbn13, title, authors, language, publisher, published_date, page_count, notes FROM titles
                     WHERE rowid IN (SELECT rowid FROM titles WHERE library_id = ? AND wishlist = 0)
                     """, [library]) { row in
@@ -180,12 +180,14 @@ enum Exporter {
                     ])
                 }
                 var lines = [CatalogLine](repeating: CatalogLine(fields: []), count: order.count)
-                for var row in rows {
-                    guard let position = rank[row.rowid] else { continue }
-                    let count = counts[row.id] ?? (0, 0)
-                    row.fields[3] = String(count.total)
-                    row.fields[4] = String(count.available)
-                    lines[position] = CatalogLine(fields: row.fields)
+                for i in rows.indices {
+                    guard let position = rank[rows[i].rowid] else { continue }
+                    let count = counts[rows[i].id] ?? (0, 0)
+                    var fields = rows[i].fields
+                    rows[i].fields = []  // the line's fields are then its own: no copy when the counts go in
+                    fields[3] = String(count.total)
+                    fields[4] = String(count.available)
+                    lines[position] = CatalogLine(fields: fields)
                 }
                 return lines
             }
