@@ -79,6 +79,14 @@ private func send(_ f: Fixture, _ method: HTTPMethod, _ path: String, body: Data
             let original = try Backup.decode(Data(buffer: backup.body))
             #expect(original.covers?.count == 1)
             #expect(original.loans.count == 2)
+            // The catalog CSV counts what can circulate: Momo's lost copy is left out and its other
+            // copy is on loan; the wishlist is not in it; A–Z by title.
+            let csv = String(buffer: try await send(f, .GET, "\(f.lib)/export?format=csv").body)
+            let lines = Array(csv.components(separatedBy: "\r\n").dropFirst().filter { !$0.isEmpty })
+            #expect(lines.count == 2, "\(lines)")
+            #expect(lines.first?.hasPrefix(",Handwritten,,1,1,") == true, "\(lines)")
+            #expect(lines.last?.hasPrefix("9783522202602,Momo,Michael Ende,1,0,") == true, "\(lines)")
+            #expect(lines.last?.hasSuffix(",304,Shelf B") == true, "\(lines)")
             let restored = try await send(f, .POST, "/api/v1/libraries/restore?name=Room%2012%20copy", body: Data(buffer: backup.body))
             #expect(restored.status == .created, "\(restored.json)")
             let copyLib = Fixture(app: app, owner: f.owner, libraryID: restored.string("id"))
