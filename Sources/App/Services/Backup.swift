@@ -183,11 +183,52 @@ enum Backup {
         }
     }
 
-    static func encode(_ backup: LibraryBackup) throws -> Data {
+    static func encoder() -> JSONEncoder {
         let encoder = JSONEncoder()
         encoder.dateEncodingStrategy = .iso8601withFractions
         encoder.outputFormatting = [.sortedKeys]
-        return try encoder.encode(backup)
+        return encoder
+    }
+
+    /// The same bytes `encoder().encode(backup)` writes (keys sorted, no whitespace), written a row
+    /// at a time: encoding the whole backup at once built a tree of every value first, which for
+    /// 100,000 titles held 860 MB.
+    static func encode(_ backup: LibraryBackup) throws -> Data {
+        let encoder = encoder()
+        var out = Data()
+        var first = true
+        func key(_ name: String) {
+            out.append(contentsOf: Array((first ? "{\"" : ",\"").utf8) + Array(name.utf8) + Array("\":".utf8))
+            first = false
+        }
+        func value<T: Encodable>(_ name: String, _ value: T) throws {
+            key(name)
+            out.append(try encoder.encode(value))
+        }
+        func array<T: Encodable>(_ name: String, _ items: [T]) throws {
+            key(name)
+            out.append(UInt8(ascii: "["))
+            for (i, item) in items.enumerated() {
+                if i > 0 { out.append(UInt8(ascii: ",")) }
+                out.append(try encoder.encode(item))
+            }
+            out.append(UInt8(ascii: "]"))
+        }
+        // In the order of the sorted keys.
+        try array("activities", backup.activities)
+        try array("categories", backup.categories)
+        try array("copies", backup.copies)
+        if let covers = backup.covers { try array("covers", covers) }
+        try value("createdAt", backup.createdAt)
+        try value("format", backup.format)
+        try value("library", backup.library)
+        try array("loans", backup.loans)
+        try array("members", backup.members)
+        try array("titleCategories", backup.titleCategories)
+        try array("titles", backup.titles)
+        try value("version", backup.version)
+        out.append(UInt8(ascii: "}"))
+        return out
     }
 
     /// Deletes everything a library holds (F6): titles, copies, members, loans, activity, categories,
