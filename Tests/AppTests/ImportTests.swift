@@ -131,6 +131,10 @@ private func notes(_ reply: Client.Reply, _ key: String) -> [(Int, String)] {
             let signals = try #require(csv.range(of: "\r\n9780306406157,Signals and Shelves,Maren Okafor,2,2,en,Plenum Press,2019,312,\"Shelf B, top\"\r\n"))
             let weapons = try #require(csv.range(of: "\r\n9780316030571,Use of Weapons,Iain M. Banks,1,1,en,Orbit,2008,480,\r\n"))
             #expect(momo.lowerBound < signals.lowerBound && signals.lowerBound < weapons.lowerBound)
+            // The same export from inside a transaction already open (SQLite reads it under a savepoint).
+            let libraryID = try #require(UUID(uuidString: f.libraryID))
+            let inside = try await app.db.transaction { tx in try await Exporter.export(.csv, libraryID: libraryID, now: Date(), on: tx) }
+            #expect(String(decoding: inside, as: UTF8.self) == csv)
             let other = try await f.owner.post("/api/v1/libraries", ["name": "Annex"])
             let annex = Fixture(app: app, owner: f.owner, libraryID: other.string("id"))
             let reimport = try await upload(annex, csv)

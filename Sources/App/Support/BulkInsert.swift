@@ -99,14 +99,16 @@ extension SQLiteConnection {
     }
 
     /// `body` inside one read transaction: what it reads is one consistent state of the database.
+    /// A savepoint rather than BEGIN, so that it also nests inside a transaction already open.
     func reading<T: Sendable>(_ body: () async throws -> T) async throws -> T {
-        _ = try await query("BEGIN")
+        _ = try await query("SAVEPOINT shelfmark_read")
         do {
             let result = try await body()
-            _ = try await query("COMMIT")
+            _ = try await query("RELEASE shelfmark_read")
             return result
         } catch {
-            _ = try? await query("ROLLBACK")
+            _ = try? await query("ROLLBACK TO shelfmark_read")
+            _ = try? await query("RELEASE shelfmark_read")
             throw error
         }
     }
