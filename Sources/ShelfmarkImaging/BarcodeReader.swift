@@ -52,7 +52,10 @@ public struct Barcode: Sendable, Equatable, Codable {
 /// nothing, further passes try what helps phone photos (scaling, sharpening, local contrast,
 /// thresholding, rotation, crops) until something is found or the time budget is spent.
 ///
-/// A misread is worse than no read: zbar verifies check digits, and a linear code is believed only
+/// Two decoders: zbar on every pass, and after zbar's first pass a ZXing-style EAN-13 reader on the
+/// scan lines' grey profiles (`EANProfileReader`), which reads warped and creased codes zbar misses.
+///
+/// A misread is worse than no read: both verify check digits, and a linear code is believed only
 /// when it is read on two or more scan lines or in two passes, and never when two different
 /// values of one symbology compete.
 public struct BarcodeReader: Sendable {
@@ -110,6 +113,15 @@ public struct BarcodeReader: Sendable {
             }
         }
 
+        // ZXing-style reading of EAN-13 scan lines: what zbar's edges miss on warped or creased codes.
+        func profileScan(_ pix: Bitmap) {
+            guard symbologies.contains(.ean13), let gray = pix.depth == 8 ? pix : pix.gray() else { return }
+            passes += 1
+            for (text, rows) in EANProfileReader.read(gray: gray.packedGray(), width: gray.width, height: gray.height) {
+                evidence[Read(symbology: .ean13, text: text), default: Evidence()].quality += rows
+            }
+        }
+
         func settled() -> [Barcode]? {
             let accepted = Self.accept(evidence)
             return accepted.isEmpty ? nil : accepted
@@ -133,9 +145,10 @@ public struct BarcodeReader: Sendable {
             { base.contrastNormalized()?.binarized() },
             { base.scaled(0.45) },
         ]
-        for variant in variants {
+        for (index, variant) in variants.enumerated() {
             if passes > 0, ContinuousClock.now - started > budget { break }
             scan(variant())
+            if index == 0, settled() == nil { profileScan(base) }
             if let found = settled() {
                 return Result(barcodes: found, passes: passes, width: original.width, height: original.height)
             }

@@ -126,14 +126,14 @@ import Testing
             1,Wishful Thinking,Ann Author,"Author, Ann",,"=""""","=""""",0,3.9,,Paperback,,,,,2021/01/01,to-read,to-read (#1),to-read,,,,0,0
             """#
         let rows = try records(csv, format: .goodreads)
-        let hunger = try #require(try rows[0].get())
+        let hunger = try rows[0].get()
         #expect(hunger.isbn == "9780439023481")
         #expect(hunger.rating == 5)
         #expect(hunger.categories == ["young-adult", "dystopia"])
         #expect(hunger.totalCopies == 2)
         #expect(hunger.pageCount == 374)
         #expect(hunger.authors == ["Suzanne Collins"])
-        let wish = try #require(try rows[1].get())
+        let wish = try rows[1].get()
         #expect(wish.isbn == nil)
         #expect(wish.rating == nil)
         #expect(wish.wishlist)
@@ -143,7 +143,7 @@ import Testing
         let tsv = "Book Id\tTitle\tSort Character\tPrimary Author\tPrimary Author Role\tSecondary Author\tSecondary Author Roles\tPublication\tDate\tReview\tRating\tComment\tPrivate Comment\tSummary\tMedia\tPage Count\tTags\tCollections\tLanguages\tISBN\tISBNs\tCopies\n"
             + "1\tMomo\t1\tEnde, Michael\tAuthor\t\t\tThienemann (1973)\t1973\t\t4.5\t\t\t\tBook\t304\tfantasy, german\tYour library\tGerman\t[3522202600]\t3522202600\t1\n"
         let rows = try records(tsv, format: .libraryThing)
-        let momo = try #require(try rows[0].get())
+        let momo = try rows[0].get()
         #expect(momo.authors == ["Michael Ende"])
         #expect(momo.isbn == "9783522202602")
         #expect(momo.publisher == "Thienemann")
