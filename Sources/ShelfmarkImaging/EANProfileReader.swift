@@ -1,3 +1,5 @@
+import ShelfmarkCore
+
 /// A second EAN-13 decoder, working on scan lines the way ZXing's one-dimensional readers do
 /// rather than on zbar's edge detector: each row is sharpened (a -1 4 -1 filter that undoes some
 /// blur) and thresholded at the valley of its own brightness histogram, then each digit's four
@@ -22,7 +24,9 @@ struct EANProfileReader {
     private static let maxAverageVariance = 0.48
     private static let maxIndividualVariance = 0.7
 
-    /// Row reads of an 8-bit grey image given as packed rows; the text of each decoded row.
+    /// Row reads of an 8-bit grey image given as packed rows; the text of each decoded row. Each
+    /// row is thresholded once and decoded in both directions (a code upside down reads backwards;
+    /// the histogram and the symmetric filter give the same bits either way).
     static func read(gray: [UInt8], width: Int, height: Int) -> [String: Int] {
         guard width >= 95, height > 0, gray.count == width * height else { return [:] }
         var votes: [String: Int] = [:]
@@ -31,12 +35,11 @@ struct EANProfileReader {
         var bits = [Bool](repeating: false, count: width)
         var y = 0
         while y < height {
-            for reversed in [false, true] {
-                let base = y * width
-                for x in 0..<width { row[reversed ? width - 1 - x : x] = Int32(gray[base + x]) }
-                guard threshold(row, into: &bits) else { continue }
-                let (runs, firstIsBlack) = runLengths(bits)
-                for text in decode(runs: runs, firstIsBlack: firstIsBlack) { votes[text, default: 0] += 1 }
+            let base = y * width
+            for x in 0..<width { row[x] = Int32(gray[base + x]) }
+            if threshold(row, into: &bits) {
+                let runs = runLengths(bits)
+                for text in decode(runs: runs) + decode(runs: runs.reversed()) { votes[text, default: 0] += 1 }
             }
             y += step
         }
@@ -44,7 +47,8 @@ struct EANProfileReader {
     }
 
     /// Black where the sharpened brightness is below the valley between the row's two histogram
-    /// peaks (dark bars, light background). False when the row has no two distinct levels.
+    /// peaks (dark bars, light background); both ends light. False when the row has no two
+    /// distinct levels.
     static func threshold(_ row: [Int32], into bits: inout [Bool]) -> Bool {
         let width = row.count
         var histogram = [Int](repeating: 0, count: 32)
@@ -78,7 +82,9 @@ struct EANProfileReader {
         return true
     }
 
-    static func runLengths(_ bits: [Bool]) -> (runs: [Int], firstIsBlack: Bool) {
+    /// The lengths of the row's alternating light and dark runs, starting with a light one (the
+    /// thresholded row's ends are light).
+    static func runLengths(_ bits: [Bool]) -> [Int] {
         var runs: [Int] = []
         runs.reserveCapacity(bits.count / 2)
         var current = bits[0], length = 0
@@ -86,7 +92,7 @@ struct EANProfileReader {
             if b == current { length += 1 } else { runs.append(length); current = b; length = 1 }
         }
         runs.append(length)
-        return (runs, bits[0])
+        return runs
     }
 
     /// Mean deviation of `counters` from `pattern` per pixel, or nil when one width is off by more
@@ -119,12 +125,13 @@ struct EANProfileReader {
         return best
     }
 
-    /// Every EAN-13 whose guards, digits and check digit are found in one row's run lengths.
-    static func decode(runs: [Int], firstIsBlack: Bool) -> [String] {
+    /// Every EAN-13 whose guards, digits and check digit are found in one row's run lengths, which
+    /// start with a light run (so dark runs are at the odd indices).
+    static func decode(runs: [Int]) -> [String] {
         // 3 + 24 + 5 + 24 + 3 = 59 runs of bars and spaces, plus quiet zones on both sides.
         guard runs.count >= 61 else { return [] }
         var found: [String] = []
-        var i = firstIsBlack ? 2 : 1
+        var i = 1
         while i + 59 < runs.count {
             defer { i += 2 }
             guard matches(runs, at: i, [1, 1, 1]) else { continue }
@@ -152,9 +159,8 @@ struct EANProfileReader {
             let end = pos + 3
             guard end < runs.count, runs[end] >= guardWidth else { continue }
             guard let first = firstDigitParity.firstIndex(of: parity), first != 0 else { continue }
-            let all = [first] + digits
-            let sum = all.prefix(12).enumerated().reduce(0) { $0 + $1.element * ($1.offset % 2 == 0 ? 1 : 3) }
-            guard (10 - sum % 10) % 10 == all[12] else { continue }
+            let all = ([first] + digits).map(UInt8.init)
+            guard ISBN.check13(Array(all.prefix(12))) == all[12] else { continue }
             found.append(all.map(String.init).joined())
         }
         return found

@@ -29,6 +29,9 @@ import Testing
         let votes = Self.votes(base)
         #expect(Array(votes.keys) == ["9780306406157"])
         #expect(votes["9780306406157", default: 0] >= 10)
+        // Upside down, each row is read backwards.
+        let upsideDown = try #require(base.quarterTurned()?.quarterTurned())
+        #expect(Self.votes(upsideDown) == votes)
     }
 
     @Test func warpedBlurredAndNoisyCodesReadAsTheirOwnNumberOnly() throws {
@@ -81,10 +84,10 @@ import Testing
         for d in right { runs += l[d] }
         runs += [1, 1, 1, 10]
         let scaled = runs.map { $0 * 3 }
-        #expect(EANProfileReader.decode(runs: scaled, firstIsBlack: false) == ["9780306406157"])
+        #expect(EANProfileReader.decode(runs: scaled) == ["9780306406157"])
         // The same row with the last digit changed fails its check digit.
         var wrong = runs
         wrong.replaceSubrange((wrong.count - 8)..<(wrong.count - 4), with: l[8])
-        #expect(EANProfileReader.decode(runs: wrong.map { $0 * 3 }, firstIsBlack: false).isEmpty)
+        #expect(EANProfileReader.decode(runs: wrong.map { $0 * 3 }).isEmpty)
     }
 }

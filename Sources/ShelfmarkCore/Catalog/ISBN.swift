@@ -83,7 +83,8 @@ public struct ISBN: Hashable, Sendable, CustomStringConvertible {
 
     public var description: String { isbn13 }
 
-    static func check13(_ twelve: [UInt8]) -> UInt8 {
+    /// The check digit of an EAN-13 (an ISBN-13's is the same) from its first twelve digits.
+    public static func check13(_ twelve: [UInt8]) -> UInt8 {
         let sum = twelve.enumerated().reduce(0) { $0 + Int($1.element) * ($1.offset % 2 == 0 ? 1 : 3) }
         return UInt8((10 - sum % 10) % 10)
     }
