@@ -275,6 +275,25 @@ private func notes(_ reply: Client.Reply, _ key: String) -> [(Int, String)] {
         }
         let millis = withUnsafeBytes(of: ids[0].uuid) { raw in (0..<6).reduce(UInt64(0)) { $0 << 8 | UInt64(raw[$1]) } }
         #expect(abs(Double(millis) / 1000 - Date().timeIntervalSince1970) < 60)
+        // Random parts differ from id to id, across the 512-number refills of the buffer.
+        let randomParts = ids.map { id in withUnsafeBytes(of: id.uuid) { Array($0[9..<16]) } }
+        #expect(Set(randomParts).count == ids.count)
+    }
+
+    /// The text written for ids in bulk is exactly Foundation's `uuidString`, the SQLite driver's form.
+    @Test func bulkIdTextIsFoundationsUUIDString() {
+        var source = UUIDSource()
+        for id in (0..<1_000).map({ _ in source.next() }) + [UUID(), UUID(), UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)),
+                                                             UUID(uuid: (255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255))] {
+            #expect(id.upperHex == id.uuidString)
+        }
+    }
+
+    @Test func accessionBarcodesArePaddedToSixDigits() {
+        #expect(Copy.barcode(accession: 1) == "C000001")
+        #expect(Copy.barcode(accession: 42) == "C000042")
+        #expect(Copy.barcode(accession: 999_999) == "C999999")
+        #expect(Copy.barcode(accession: 1_234_567) == "C1234567")
     }
 }
 

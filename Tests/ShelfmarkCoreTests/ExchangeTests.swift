@@ -91,6 +91,18 @@ import Testing
         }
     }
 
+    @Test func jsonStringArraysAreWrittenWithoutAnEncoder() throws {
+        #expect(JSONStringArray.encode([]) == "[]")
+        #expect(JSONStringArray.encode(["Ann Lee", "Bo"]) == #"["Ann Lee","Bo"]"#)
+        #expect(JSONStringArray.encode(["say \"hi\"", "back\\slash"]) == #"["say \"hi\"","back\\slash"]"#)
+        // Awkward names: control characters, slashes, quotes, non-ASCII, an emoji; JSONDecoder and parse read them back.
+        let names = ["O'Brien, \"Flann\"", "Müller/Ünal", "tab\there", "line\nbreak\r", "bell\u{7}\u{1F}", "東京", "📚", ""]
+        let text = JSONStringArray.encode(names)
+        #expect(try JSONDecoder().decode([String].self, from: Data(text.utf8)) == names)
+        #expect(JSONStringArray.parse(text) == names)
+        #expect(text.contains(#"\u0007"#) && text.contains(#"\n"#) && !text.contains("\u{7}"))
+    }
+
     @Test func separatorsAndEncodingsAreDetected() {
         #expect(CSVReader.guessSeparator("Book Id\tTitle\tPrimary Author\n1\tx\ty") == "\t")
         #expect(CSVReader.guessSeparator("isbn,title,author") == ",")

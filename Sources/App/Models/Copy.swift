@@ -31,5 +31,8 @@ final class Copy: Model, @unchecked Sendable {
     var copyStatus: CopyStatus { CopyStatus(rawValue: status) ?? .available }
 
     /// The printable barcode of an accession number: "C000042".
-    static func barcode(accession: Int) -> String { String(format: "C%06d", accession) }
+    static func barcode(accession: Int) -> String {
+        let digits = String(accession)
+        return "C" + String(repeating: "0", count: max(0, 6 - digits.count)) + digits
+    }
 }

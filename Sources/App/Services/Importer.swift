@@ -40,7 +40,13 @@ struct ImportReport: Content {
 /// Imports a file into a library (F1–F3): rows land in batches, one transaction each, so a row is
 /// either wholly in or reported; metadata and covers follow through the enrichment jobs.
 enum Importer {
-    static let batchSize = 2_000
+    /// Batches start small, so the first rows show up at once, and double up to `largestBatch`: each
+    /// commit rewrites the index pages its rows touched (the A–Z and search indexes take rows all over),
+    /// so fewer, larger batches write far less. 100,000 rows in the `sqlite3` shell: 2,000 per
+    /// transaction 11.5 s, 16,000 per transaction 7.1 s, one transaction 6.8 s. A batch holds the write
+    /// gate while it commits (~1 s at 16,000 rows), so the batches stay bounded.
+    static let firstBatch = 2_000
+    static let largestBatch = 16_000
 
     enum Failure: Error, CustomStringConvertible {
         case unknownFormat
@@ -163,7 +169,7 @@ enum Importer {
             } else if let first = row.fields.first, let record = isbnRecord(first, line: row.line, report: &report) {
                 pending.append(record)
             }
-            if pending.count >= batchSize {
+            if pending.count >= pipeline.batchLimit {
                 try await pipeline.submit(&pending, into: &report)
             }
         }
@@ -223,7 +229,7 @@ enum Importer {
             } else {
                 report.failed.append(ImportRowNote(line: item.line, title: nil, reason: item.failure ?? "cannot be read"))
             }
-            if pending.count >= batchSize {
+            if pending.count >= pipeline.batchLimit {
                 try await pipeline.submit(&pending, into: &report)
             }
         }
@@ -402,6 +408,8 @@ enum Importer {
         let app: Application
         let now: Date
         private var inFlight: Task<BatchOutcome, any Error>?
+        /// How many records the next batch takes: `firstBatch`, doubling with each batch up to `largestBatch`.
+        private(set) var batchLimit = Importer.firstBatch
 
         init(format: ImportFormat, policy: ExistingISBNPolicy, library: LibraryContext, app: Application, now: Date) {
             (self.format, self.policy, self.library, self.app, self.now) = (format, policy, library, app, now)
@@ -414,6 +422,7 @@ enum Importer {
             var ids = UUIDSource()
             let batch = records.map { Prepared($0, library: library.libraryID, now: now, ids: &ids) }
             records.removeAll(keepingCapacity: true)
+            batchLimit = min(batchLimit * 2, Importer.largestBatch)
             inFlight = Task { try await Importer.commit(batch, format: format, policy: policy, library: library, app: app, now: now) }
         }
 

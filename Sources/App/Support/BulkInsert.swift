@@ -2,6 +2,7 @@ import Fluent
 import FluentSQLiteDriver
 import Foundation
 import SQLKit
+import ShelfmarkCore
 
 /// Many rows into one table with as few statements as the database allows. On SQLite the values go
 /// straight to the driver as bind values, converted exactly as SQLiteKit converts them (text UUIDs,
@@ -18,19 +19,15 @@ enum BulkInsert {
         case date(Date)
         case strings([String])
 
-        private static let json = JSONEncoder()
-
         var sqlite: SQLiteData {
-            get throws {
-                switch self {
-                case .text(let v): v.map { .text($0) } ?? .null
-                case .integer(let v): v.map { .integer($0) } ?? .null
-                case .real(let v): v.map { .float($0) } ?? .null
-                case .bool(let v): .integer(v ? 1 : 0)
-                case .uuid(let v): .text(v.uuidString)
-                case .date(let v): .float(v.timeIntervalSince1970)
-                case .strings(let v): .text(String(decoding: try Self.json.encode(v), as: UTF8.self))
-                }
+            switch self {
+            case .text(let v): v.map { .text($0) } ?? .null
+            case .integer(let v): v.map { .integer($0) } ?? .null
+            case .real(let v): v.map { .float($0) } ?? .null
+            case .bool(let v): .integer(v ? 1 : 0)
+            case .uuid(let v): .text(v.upperHex)
+            case .date(let v): .float(v.timeIntervalSince1970)
+            case .strings(let v): .text(JSONStringArray.encode(v))
             }
         }
 
@@ -60,7 +57,7 @@ enum BulkInsert {
                 binds.reserveCapacity(chunk.count * columns.count)
                 for row in chunk {
                     precondition(row.count == columns.count, "a row for \(table) has \(row.count) values for \(columns.count) columns")
-                    for value in row { binds.append(try value.sqlite) }
+                    for value in row { binds.append(value.sqlite) }
                 }
                 let sql = head + Array(repeating: tuple, count: chunk.count).joined(separator: ",")
                 _ = try await sqlite.query(sql, binds)

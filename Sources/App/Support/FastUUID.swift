@@ -7,7 +7,7 @@ import Foundation
 /// time append at the end of those indexes, so a batch touches a few pages instead of thousands.
 /// Within one millisecond a 12-bit counter keeps them increasing.
 struct UUIDSource {
-    private var generator = SystemRandomNumberGenerator()
+    private var generator = BufferedRandom()
     private var lastMillis: UInt64 = 0
     private var sequence: UInt64 = 0
 
@@ -34,5 +34,43 @@ struct UUIDSource {
             raw[8] = (raw[8] & 0x3F) | 0x80  // RFC 9562 variant
         }
         return UUID(uuid: b)
+    }
+}
+
+/// Random numbers from the system's generator (`arc4random_buf`, on Linux glibc's `getrandom`), fetched
+/// 4 KiB at a time: one request per 512 numbers instead of one per number (an import asks for two per id).
+struct BufferedRandom: RandomNumberGenerator {
+    private var buffer = [UInt64](repeating: 0, count: 512)
+    private var position = 512
+
+    mutating func next() -> UInt64 {
+        if position == buffer.count {
+            buffer.withUnsafeMutableBytes { arc4random_buf($0.baseAddress!, $0.count) }
+            position = 0
+        }
+        defer { position += 1 }
+        return buffer[position]
+    }
+}
+
+extension UUID {
+    /// The same text as `uuidString` (upper-case hex, 8-4-4-4-12), which is how the SQLite driver
+    /// stores ids, without `uuid_unparse`'s `sprintf` per id.
+    var upperHex: String {
+        let digits: StaticString = "0123456789ABCDEF"
+        return withUnsafeBytes(of: uuid) { raw in
+            String(unsafeUninitializedCapacity: 36) { out in
+                digits.withUTF8Buffer { hex in
+                    var o = 0
+                    for i in 0..<16 {
+                        if i == 4 || i == 6 || i == 8 || i == 10 { out[o] = UInt8(ascii: "-"); o += 1 }
+                        out[o] = hex[Int(raw[i] >> 4)]
+                        out[o + 1] = hex[Int(raw[i] & 0x0F)]
+                        o += 2
+                    }
+                }
+                return 36
+            }
+        }
     }
 }

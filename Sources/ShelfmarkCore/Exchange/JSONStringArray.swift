@@ -1,6 +1,35 @@
 /// A JSON array of strings (`["Ann Lee","Bo"]`), as the SQLite driver stores `[String]` columns,
-/// read without a JSONDecoder: an export reads one per row, and the decoder cost more than the query.
+/// read and written without a JSONDecoder or JSONEncoder: an export reads one per row and an import
+/// writes one per row, and Foundation's coders cost more than the database work.
 public enum JSONStringArray {
+    /// The strings as compact JSON text: `"` and `\` escaped, control characters as `\n`, `\t`
+    /// … or `\u00XX`, everything else (including `/` and non-ASCII) as it is. `JSONDecoder` and
+    /// `parse` read it back to the same strings.
+    public static func encode(_ strings: [String]) -> String {
+        var out: [UInt8] = [UInt8(ascii: "[")]
+        out.reserveCapacity(strings.reduce(2) { $0 + $1.utf8.count + 3 })
+        let hex = Array("0123456789abcdef".utf8)
+        for (k, string) in strings.enumerated() {
+            if k > 0 { out.append(UInt8(ascii: ",")) }
+            out.append(UInt8(ascii: "\""))
+            for b in string.utf8 {
+                switch b {
+                case UInt8(ascii: "\""): out.append(UInt8(ascii: "\\")); out.append(b)
+                case UInt8(ascii: "\\"): out.append(UInt8(ascii: "\\")); out.append(b)
+                case 0x0A: out.append(UInt8(ascii: "\\")); out.append(UInt8(ascii: "n"))
+                case 0x0D: out.append(UInt8(ascii: "\\")); out.append(UInt8(ascii: "r"))
+                case 0x09: out.append(UInt8(ascii: "\\")); out.append(UInt8(ascii: "t"))
+                case 0..<0x20:
+                    out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0"), hex[Int(b >> 4)], hex[Int(b & 0xF)]])
+                default: out.append(b)
+                }
+            }
+            out.append(UInt8(ascii: "\""))
+        }
+        out.append(UInt8(ascii: "]"))
+        return String(decoding: out, as: UTF8.self)
+    }
+
     /// The strings, or nil when the text is not a JSON array of strings (the caller may then fall
     /// back to a full decoder). Escapes are honoured: `\"`, `\\`, `\/`, `\b`, `\f`, `\n`, `\r`,
     /// `\t` and `\uXXXX`, including surrogate pairs.
