@@ -44,29 +44,33 @@ enum BulkInsert {
         }
     }
 
-    static func run(_ table: String, columns: [String], rows: [[Value]], on db: any Database) async throws {
+    /// Inserts `rows`, each turned into its values (`values`) one statement's worth at a time, so
+    /// a batch never holds all of its rows' values at once.
+    static func run<Row>(_ table: String, columns: [String], rows: [Row], values: (Row) -> [Value], on db: any Database) async throws {
         guard !rows.isEmpty else { return }
         // SQLite allows 32,766 bind values per statement, PostgreSQL 65,535; stay well below.
         let perStatement = max(1, 8_000 / columns.count)
         if let sqlite = db as? any SQLiteDatabase {
             let tuple = "(" + Array(repeating: "?", count: columns.count).joined(separator: ",") + ")"
             let head = "INSERT INTO \"\(table)\" (" + columns.map { "\"\($0)\"" }.joined(separator: ",") + ") VALUES "
+            let fullStatement = head + Array(repeating: tuple, count: perStatement).joined(separator: ",")
             for start in stride(from: 0, to: rows.count, by: perStatement) {
                 let chunk = rows[start..<min(start + perStatement, rows.count)]
                 var binds: [SQLiteData] = []
                 binds.reserveCapacity(chunk.count * columns.count)
                 for row in chunk {
-                    precondition(row.count == columns.count, "a row for \(table) has \(row.count) values for \(columns.count) columns")
-                    for value in row { binds.append(value.sqlite) }
+                    let rowValues = values(row)
+                    precondition(rowValues.count == columns.count, "a row for \(table) has \(rowValues.count) values for \(columns.count) columns")
+                    for value in rowValues { binds.append(value.sqlite) }
                 }
-                let sql = head + Array(repeating: tuple, count: chunk.count).joined(separator: ",")
+                let sql = chunk.count == perStatement ? fullStatement : head + Array(repeating: tuple, count: chunk.count).joined(separator: ",")
                 _ = try await sqlite.query(sql, binds)
             }
         } else {
             for start in stride(from: 0, to: rows.count, by: perStatement) {
                 var insert = db.sql.insert(into: table).columns(columns)
                 for row in rows[start..<min(start + perStatement, rows.count)] {
-                    insert = insert.values(row.map { SQLBind($0.bind) })
+                    insert = insert.values(values(row).map { SQLBind($0.bind) })
                 }
                 try await insert.run()
             }
