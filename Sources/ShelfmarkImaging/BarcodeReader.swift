@@ -101,10 +101,10 @@ public struct BarcodeReader: Sendable {
         let longSide = max(original.width, original.height)
         let base: Bitmap = longSide > 1400 ? (original.scaled(1400 / Double(longSide)) ?? original) : original
 
-        func scan(_ pix: Bitmap?) {
-            guard let pix else { return }
+        func scan(_ plane: GrayPlane?) {
+            guard let plane else { return }
             passes += 1
-            for symbol in scanner.scan(pix) {
+            for symbol in scanner.scan(plane) {
                 var e = evidence[Read(symbology: symbol.symbology, text: symbol.text), default: Evidence()]
                 e.quality += symbol.quality
                 e.passes += 1
@@ -114,10 +114,10 @@ public struct BarcodeReader: Sendable {
         }
 
         // ZXing-style reading of EAN-13 scan lines: what zbar's edges miss on warped or creased codes.
-        func profileScan(_ pix: Bitmap) {
-            guard symbologies.contains(.ean13), let gray = pix.depth == 8 ? pix : pix.gray() else { return }
+        func profileScan(_ plane: GrayPlane) {
+            guard symbologies.contains(.ean13) else { return }
             passes += 1
-            for (text, rows) in EANProfileReader.read(gray: gray.packedGray(), width: gray.width, height: gray.height) {
+            for (text, rows) in EANProfileReader.read(gray: plane.bytes, width: plane.width, height: plane.height) {
                 evidence[Read(symbology: .ean13, text: text), default: Evidence()].quality += rows
             }
         }
@@ -147,8 +147,10 @@ public struct BarcodeReader: Sendable {
         ]
         for (index, variant) in variants.enumerated() {
             if passes > 0, ContinuousClock.now - started > budget { break }
-            scan(variant())
-            if index == 0, settled() == nil { profileScan(base) }
+            // The working image's grey bytes serve both zbar's first pass and the profile reader.
+            let plane = variant().flatMap(GrayPlane.init)
+            scan(plane)
+            if index == 0, settled() == nil, let plane { profileScan(plane) }
             if let found = settled() {
                 return Result(barcodes: found, passes: passes, width: original.width, height: original.height)
             }
@@ -178,6 +180,18 @@ public struct BarcodeReader: Sendable {
         // Book codes first, then the rest in a stable order.
         let order = Symbology.allCases
         return out.sorted { (order.firstIndex(of: $0.symbology)!, $0.text) < (order.firstIndex(of: $1.symbology)!, $1.text) }
+    }
+}
+
+/// An 8-bit grey image as packed rows of bytes: what zbar and `EANProfileReader` read.
+struct GrayPlane {
+    var bytes: [UInt8]
+    var width: Int
+    var height: Int
+
+    init?(_ pix: Bitmap) {
+        guard let gray = pix.depth == 8 ? pix : pix.gray() else { return nil }
+        (bytes, width, height) = (gray.packedGray(), gray.width, gray.height)
     }
 }
 
@@ -216,10 +230,9 @@ final class ZBarScanner {
 
     deinit { zbar_image_scanner_destroy(scanner) }
 
-    func scan(_ pix: Bitmap) -> [Symbol] {
-        guard pix.depth == 8 else { return pix.gray().map(scan) ?? [] }
-        let width = pix.width, height = pix.height
-        let bytes = pix.packedGray()
+    func scan(_ plane: GrayPlane) -> [Symbol] {
+        let width = plane.width, height = plane.height
+        let bytes = plane.bytes
         guard !bytes.isEmpty, let image = zbar_image_create() else { return [] }
         defer { zbar_image_destroy(image) }
         zbar_image_set_format(image, 0x3030_3859)  // fourcc "Y800": 8-bit grey
