@@ -147,6 +147,28 @@ private struct Browser {
         }
     }
 
+    /// Above the A–Z limit a search answers newest first; the page says so rather than giving a
+    /// false count.
+    @Test func aSearchWithVeryManyMatchesSaysMoreThanAndNewestFirst() async throws {
+        try await withTestApp { app in
+            var browser = Browser(app: app)
+            let catalog = try await browser.setUp()
+            // setup: 1,005 titles with "lantern" in them, 3 with "harbor"
+            var csv = "isbn,title,author,category,genre\n"
+            for i in 0..<1_005 { csv += ",Lantern \(i),Ann Lee,,\n" }
+            for i in 0..<3 { csv += ",Harbor \(i),Bo Day,,\n" }
+            let ctx = try await CommandLibrary.context(named: "Room 12", create: false, app: app)
+            let report = try await Importer.run(Data(csv.utf8), format: nil, existing: .skip, library: ctx, app: app, now: Date())
+            #expect(report.titlesCreated == 1_008)
+            // MUT + validate
+            let many = try await browser.get(catalog + "?q=lantern")
+            #expect(many.html.contains("More than 1,000 books, newest first"), "\(many.html.prefix(3000))")
+            let few = try await browser.get(catalog + "?q=harbor")
+            #expect(few.html.contains(">3 books<"))
+            #expect(!few.html.contains("More than"))
+        }
+    }
+
     @Test func signedOutVisitorsAreSentToSignInAndBack() async throws {
         try await withTestApp { app in
             var browser = Browser(app: app)

@@ -50,7 +50,7 @@ enum L: String, CaseIterable, Sendable {
 
 /// Counted phrases, one form per plural category the language has.
 enum P: String, CaseIterable, Sendable {
-    case titles, copiesAvailable, daysOverdue, loansOut, days, favoritesCount
+    case titles, titlesMoreThan, copiesAvailable, daysOverdue, loansOut, days, favoritesCount
 }
 
 extension L {
@@ -358,6 +358,15 @@ extension P {
             .de: [.one: "%d Buch", .other: "%d Bücher"],
             .ga: [.one: "%d leabhar", .two: "%d leabhar", .few: "%d leabhar", .many: "%d leabhar", .other: "%d leabhar"],
             .zh: [.other: "%d 本书"],
+        ],
+        // A search with more matches than are sorted A–Z (TitleQuery.sortedSearchLimit): newest first.
+        .titlesMoreThan: [
+            .en: [.one: "More than %d book, newest first", .other: "More than %d books, newest first"],
+            .de: [.one: "Mehr als %d Buch, neueste zuerst", .other: "Mehr als %d Bücher, neueste zuerst"],
+            .ga: [.one: "Níos mó ná %d leabhar, an ceann is nuaí ar dtús", .two: "Níos mó ná %d leabhar, an ceann is nuaí ar dtús",
+                  .few: "Níos mó ná %d leabhar, an ceann is nuaí ar dtús", .many: "Níos mó ná %d leabhar, an ceann is nuaí ar dtús",
+                  .other: "Níos mó ná %d leabhar, an ceann is nuaí ar dtús"],
+            .zh: [.other: "超过 %d 本书，最新的在前"],
         ],
         .copiesAvailable: [
             .en: [.one: "%d copy available", .other: "%d copies available"],

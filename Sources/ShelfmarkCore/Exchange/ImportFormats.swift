@@ -67,14 +67,16 @@ public enum ImportFormat: String, Sendable, CaseIterable, Codable {
 
     /// Recognises a file by its header line (or, for a list of ISBNs, its first lines).
     public static func detect(header: [String], firstLines: [String] = []) -> ImportFormat? {
-        let h = Set(header.map { $0.trimmingCharacters(in: .whitespaces).lowercased() })
+        let names = header.map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
+        let h = Set(names)
         if h.isSuperset(of: ["book id", "title", "author", "my rating", "exclusive shelf"]) { return .goodreads }
         if h.isSuperset(of: ["book id", "title", "primary author"]) { return .libraryThing }
         if h.isSuperset(of: ["title", "authors", "isbn/uid", "read status"]) { return .storyGraph }
         if h.isSuperset(of: ["item_type", "title", "creators", "ean_isbn13"]) { return .libib }
         if h.isSuperset(of: ["title", "authors", "author_sort"]) || h.isSuperset(of: ["title", "authors", "title_sort"]) { return .calibre }
         if h.isSuperset(of: ["title", "author", "total copies", "available copies"]) { return .shelfmarkCatalog }
-        if h == ["title", "author", "isbn"] { return .shelfmarkWishlist }
+        // Our wishlist export's header exactly, in its order; other three-column files are catalogs.
+        if names == ["title", "author", "isbn"] { return .shelfmarkWishlist }
         if h.contains("title") && (h.contains("isbn") || h.contains("author") || h.contains("authors")) { return .generic }
         let candidates = ([header.joined(separator: ",")] + firstLines).map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
         // A list of ISBNs: the first line is one, and so are most of the next (a bad line is a row to report).

@@ -73,7 +73,7 @@ enum CatalogPages {
                 chipLink(t(.viewGrid), url(view: "grid"), current: grid)
             }
             H.el("div", ["id": "results", "aria-live": "polite"]) {
-                H.el("p", ["class": "count"]) { Text(t(.titles, result.total)) }
+                H.el("p", ["class": "count"]) { Text(t(result.totalIsLowerBound ? .titlesMoreThan : .titles, result.total)) }
                 if result.items.isEmpty {
                     if searching {
                         H.el("p", ["class": "empty"]) { Text(t.format(.noMatches, q ?? "")) }
