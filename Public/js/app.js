@@ -94,6 +94,24 @@ if (scanner && navigator.mediaDevices?.getUserMedia) {
   });
 }
 
+// Long-running forms (import, restore): once sent, the button says what is happening and cannot
+// send the file a second time while the server works.
+for (const button of document.querySelectorAll("button[data-busy]")) {
+  const label = button.textContent;
+  button.form.addEventListener("submit", () => {
+    button.disabled = true;
+    button.textContent = button.dataset.busy;
+    button.setAttribute("aria-busy", "true");
+  });
+  // Back to this page from the browser's cache: the button works again.
+  addEventListener("pageshow", (event) => {
+    if (!event.persisted) return;
+    button.disabled = false;
+    button.removeAttribute("aria-busy");
+    button.textContent = label;
+  });
+}
+
 // Import & Export: while covers and details are being added, refresh the progress line every few seconds.
 const progress = document.querySelector("[data-refresh]");
 if (progress) {

@@ -177,6 +177,16 @@ def run(servers):
         page.get_by_role("link", name="Import & export").click()
         labelled(page)
         csv = "isbn,title,author,category,genre\n,The Little Prince,Antoine de Saint-Exupéry,Classics,\n978-0-306-40615-8,Bad,X,,\n"
+        # Once sent, the button says the import is running and cannot send the file twice (the
+        # navigation is held back here so that the busy state can be seen).
+        page.get_by_label("File to import").set_input_files(files=[{"name": "books.csv", "mimeType": "text/csv", "buffer": csv.encode()}])
+        page.evaluate("document.querySelector('button[data-busy]').form.addEventListener('submit', e => e.preventDefault())")
+        page.get_by_role("button", name="Import", exact=True).click()
+        busy = page.get_by_role("button", name=re.compile("^Importing"))
+        expect(busy).to_be_disabled()
+        expect(busy).to_have_attribute("aria-busy", "true")
+        shot(page, "10a-importing")
+        page.reload()
         page.get_by_label("File to import").set_input_files(files=[{"name": "books.csv", "mimeType": "text/csv", "buffer": csv.encode()}])
         page.get_by_role("button", name="Import", exact=True).click()
         expect(page.get_by_text("Import finished")).to_be_visible()

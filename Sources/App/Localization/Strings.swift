@@ -39,7 +39,7 @@ enum L: String, CaseIterable, Sendable {
     case actFulfillWishlist, actDeleteWishlist, actImport, actAddMember, actEditMember, actDeleteMember, actAddCategory
     case actEditCategory, actDeleteCategory, actEditLibrary, actAddStaff, actRemoveStaff
     // Import & export (F1–F3)
-    case importExport, importFile, importFileHint, formatField, detectFormat, existingSkip, existingCopies, importButton
+    case importExport, importFile, importFileHint, formatField, detectFormat, existingSkip, existingCopies, importButton, importing, restoring
     case importDone, rowsRead, titlesCreated, copiesAddedLabel, skippedRows, failedRows, lineLabel, stoppedAt, exportCatalog, exportWishlist
     case recordLabel, importIntoNew, importIntoNewHint, exportHeading, exportJSON, exportMARC, exportMARCXML, enrichmentProgress, enrichmentDone
     case backupHeading, backupDownload, backupHint, restoreFile, restoreAsNew, restoreAsNewHint, restoreReplace, restoreButton, restored
@@ -288,6 +288,9 @@ extension L {
         .existingCopies: ("Add their copies to books already in the library", "Exemplare zu vorhandenen Büchern hinzufügen",
                           "Cuir a gcóipeanna le leabhair atá sa leabharlann cheana", "为馆内已有的图书添加副本"),
         .importButton: ("Import", "Importieren", "Iompórtáil", "导入"),
+        .importing: ("Importing… a large file takes a few seconds", "Wird importiert … eine große Datei braucht einige Sekunden",
+                     "Á iompórtáil… tógann comhad mór cúpla soicind", "正在导入……大文件需要几秒钟"),
+        .restoring: ("Restoring…", "Wird wiederhergestellt …", "Á athchóiriú…", "正在恢复……"),
         .importDone: ("Import finished", "Import abgeschlossen", "Iompórtáil críochnaithe", "导入完成"),
         .rowsRead: ("Rows read", "Gelesene Zeilen", "Rónna léite", "读取行数"),
         .titlesCreated: ("Books added", "Hinzugefügte Bücher", "Leabhair curtha leis", "新增图书"),

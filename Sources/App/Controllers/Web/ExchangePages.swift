@@ -72,7 +72,7 @@ enum ExchangePages {
                     }
                 }
                 H.field(t(.importIntoNew), name: "newLibrary", hint: t(.importIntoNewHint))
-                H.button(t(.importButton))
+                H.button(t(.importButton), attrs: ["data-busy": t(.importing)])
             }
             if progress.pending + progress.running > 0 {
                 H.el("p", ["class": "card", "id": "enrichment-progress", "aria-live": "polite", "data-refresh": base + "/exchange"]) {
@@ -102,7 +102,7 @@ enum ExchangePages {
                         H.void("input", ["type": "checkbox", "name": "replace", "value": "true"])
                         Text(" " + t.format(.restoreReplace, ctx.name))
                     }
-                    H.button(t(.restoreButton), kind: "quiet")
+                    H.button(t(.restoreButton), kind: "quiet", attrs: ["data-busy": t(.restoring)])
                 }
                 H.el("section", ["class": "danger"]) {
                     H.el("h2", [:]) { Text(t(.eraseHeading)) }
