@@ -36,6 +36,20 @@ private func sample() -> MARCExportTitle {
         #expect(Array(read.leader)[9] == "a")
     }
 
+    @Test func lengthsAreZeroPaddedDigitsAndYearsAreFoundInDates() {
+        #expect(MARC21Writer.digits(0, 5) == Array("00000".utf8))
+        #expect(MARC21Writer.digits(42, 4) == Array("0042".utf8))
+        #expect(MARC21Writer.digits(99_999, 5) == Array("99999".utf8))
+        for (date, year) in [("2019-05-01", "2019"), ("c1998.", "1998"), ("May 2003", "2003"), ("20231", "2023"), ("12 May 98", nil), ("", nil)] {
+            #expect(MARCMapping.firstYear(date) == year, "\(date)")
+        }
+        // 008 carries the year of the date, or "n" and blanks without one.
+        var t = sample()
+        t.publishedDate = "Spring 1999"
+        let f008 = MARCMapping.record(t).fields.first { $0.tag == "008" }.flatMap(\.value) ?? ""
+        #expect(Array(f008)[6] == "s" && f008.dropFirst(7).hasPrefix("1999"), "\(f008)")
+    }
+
     @Test func whatWeWriteAsMARCXMLWeReadBack() throws {
         let record = MARCMapping.record(sample())
         let xml = MARCXML.header() + MARCXML.record(record) + MARCXML.record(record) + MARCXML.footer

@@ -263,7 +263,7 @@ public enum MARC21Writer {
             }
             bytes.append(0x1E)
             directory += Array(field.tag.utf8.prefix(3))
-            directory += Array(String(format: "%04d%05d", bytes.count, body.count).utf8)
+            directory += MARC21Writer.digits(bytes.count, 4) + MARC21Writer.digits(body.count, 5)
             body += bytes
         }
         directory.append(0x1E)
@@ -271,13 +271,27 @@ public enum MARC21Writer {
         let length = base + body.count + 1
         var leader = Array(record.leader.utf8.prefix(24))
         while leader.count < 24 { leader.append(0x20) }
-        leader.replaceSubrange(0..<5, with: Array(String(format: "%05d", min(length, 99_999)).utf8))
+        leader.replaceSubrange(0..<5, with: MARC21Writer.digits(min(length, 99_999), 5))
         leader[9] = UInt8(ascii: "a")
         leader[10] = UInt8(ascii: "2")
         leader[11] = UInt8(ascii: "2")
-        leader.replaceSubrange(12..<17, with: Array(String(format: "%05d", base).utf8))
+        leader.replaceSubrange(12..<17, with: MARC21Writer.digits(base, 5))
         leader.replaceSubrange(20..<24, with: Array("4500".utf8))
         return Data(leader + directory + body + [0x1D])
+    }
+
+    /// `value` as exactly `width` ASCII digits, zero-padded on the left (as `%0*d`; the leader and
+    /// directory never hold more: lengths are capped before they get here).
+    static func digits(_ value: Int, _ width: Int) -> [UInt8] {
+        var out = [UInt8](repeating: UInt8(ascii: "0"), count: width)
+        var v = max(0, value)
+        var i = width - 1
+        while v > 0, i >= 0 {
+            out[i] = UInt8(ascii: "0") + UInt8(v % 10)
+            v /= 10
+            i -= 1
+        }
+        return out
     }
 }
 

@@ -64,7 +64,7 @@ public enum MARCMapping {
         var fields: [MARCField] = [.control("001", t.controlNumber)]
         let marcLanguage = marcLanguage(t.language)
         // 008: date entered (blank), type of date s, the year, …, language at 35–37.
-        let year = t.publishedDate.flatMap { d in d.firstMatch(of: /\d{4}/).map { String($0.output) } } ?? "    "
+        let year = t.publishedDate.flatMap(firstYear) ?? "    "
         var f008 = Array(repeating: Character(" "), count: 40)
         f008.replaceSubrange(0..<6, with: Array("000000"))
         f008[6] = year == "    " ? "n" : "s"
@@ -107,6 +107,19 @@ public enum MARCMapping {
     }
 
     /// "Michael Ende" → 100 1_ $a Ende, Michael; a single name → 100 0_ $a Homer.
+    /// The first four digits in a row (the year) in a date as people write it: "2019-05-01",
+    /// "c1998", "May 2003". Scanned by hand: a regex literal is parsed anew on every call.
+    static func firstYear(_ date: String) -> String? {
+        let bytes = Array(date.utf8)
+        var run = 0
+        for (i, b) in bytes.enumerated() {
+            guard (0x30...0x39).contains(b) else { run = 0; continue }
+            run += 1
+            if run == 4 { return String(decoding: bytes[(i - 3)...i], as: UTF8.self) }
+        }
+        return nil
+    }
+
     static func personalName(_ tag: String, _ name: String) -> MARCField {
         if name.contains(",") { return .data(tag, "1", " ", [.init("a", name)]) }
         let parts = name.split(separator: " ")
