@@ -161,6 +161,10 @@ private func notes(_ reply: Client.Reply, _ key: String) -> [(Int, String)] {
             // MUT
             let exported = try await f.owner.get("\(f.lib)/export?format=\(format)")
             #expect(exported.status == .ok)
+            // Categories (650) and each countable copy's barcode (852) are in the file.
+            let text = String(decoding: Data(buffer: exported.body), as: UTF8.self)
+            #expect(text.contains("Fantasy") && text.contains("Kinderbuch"))
+            #expect(text.contains("C000001") && text.contains("C000002"))
             let other = try await f.owner.post("/api/v1/libraries", ["name": "Annex"])
             let annex = Fixture(app: app, owner: f.owner, libraryID: other.string("id"))
             let reimport = try await uploadData(annex, Data(buffer: exported.body))
