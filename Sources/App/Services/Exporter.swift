@@ -49,7 +49,8 @@ enum Exporter {
         case .marcXML:
             var out = MARCXML.header()
             for title in try await marcTitles(libraryID: libraryID, on: db) { out += MARCXML.record(MARCMapping.record(title)) }
-            return Data((out + MARCXML.footer).utf8)
+            out += MARCXML.footer  // appended in place: `out + footer` copied the whole document once more
+            return Data(out.utf8)
         }
     }
 
