@@ -56,7 +56,41 @@ enum Exporter {
 
     /// The catalog (not the wishlist) with categories and countable copies, A–Z.
     static func marcTitles(libraryID: UUID, on db: any Database) async throws -> [MARCExportTitle] {
-        if let sqlite = db as? any SQLiteDatabase { return try await sqliteMARCTitles(libraryID: libraryID, on: sqlite) }
+        let read = if let sqlite = db as? any SQLiteDatabase {
+            try await sqliteMARCRead(libraryID: libraryID, on: sqlite)
+        } else {
+            try await sqlMARCRead(libraryID: libraryID, on: db.sql)
+        }
+        return read.assembled()
+    }
+
+    /// What a MARC export reads, from either database: the titles A–Z with their own columns, and
+    /// the categories (A–Z) and countable copies (by copy number) of each, keyed by control number.
+    private struct MARCRead {
+        var titles: [MARCExportTitle]
+        var categories: [(title: String, name: String)]
+        var copies: [(title: String, copy: MARCExportTitle.Copy)]
+
+        func assembled() -> [MARCExportTitle] {
+            var categoriesByTitle: [String: [String]] = [:]
+            for c in categories { categoriesByTitle[c.title, default: []].append(c.name) }
+            var copiesByTitle: [String: [MARCExportTitle.Copy]] = [:]
+            for c in copies { copiesByTitle[c.title, default: []].append(c.copy) }
+            return titles.map { title in
+                var t = title
+                // A cover stored here means nothing to another system.
+                t.coverURL = t.coverURL.flatMap { CoverStore.isLocal($0) ? nil : $0 }
+                t.categories = categoriesByTitle[t.controlNumber] ?? []
+                t.copies = copiesByTitle[t.controlNumber] ?? []
+                return t
+            }
+        }
+    }
+
+    /// The control number of a title: its id as lower-case text.
+    private static func controlNumber(_ id: String) -> String { id.lowercased() }
+
+    private static func sqlMARCRead(libraryID: UUID, on sql: any SQLDatabase) async throws -> MARCRead {
         struct Row: Decodable {
             var id: UUID; var isbn13: String?; var title: String; var subtitle: String?; var authors: [String]; var publisher: String?
             var published_date: String?; var page_count: Int?; var language: String?; var description: String?; var notes: String?
@@ -64,76 +98,66 @@ enum Exporter {
         }
         struct CategoryRow: Decodable { var title_id: UUID; var name: String }
         struct CopyRow: Decodable { var title_id: UUID; var barcode: String; var location: String? }
-        let sql = db.sql
         let rows = try await sql.raw("""
             SELECT id, isbn13, title, subtitle, authors, publisher, published_date, page_count, language, description, notes,
               series, series_number, cover_url
             FROM titles WHERE library_id = \(bind: libraryID) AND wishlist = \(bind: false) ORDER BY sort_key, id
             """).all(decoding: Row.self)
-        var categories: [UUID: [String]] = [:]
-        for c in try await sql.raw("""
+        let categories = try await sql.raw("""
             SELECT tc.title_id, c.name FROM title_categories tc JOIN categories c ON c.id = tc.category_id
             WHERE c.library_id = \(bind: libraryID) ORDER BY c.name
-            """).all(decoding: CategoryRow.self) { categories[c.title_id, default: []].append(c.name) }
-        var copies: [UUID: [MARCExportTitle.Copy]] = [:]
-        for c in try await sql.raw("""
+            """).all(decoding: CategoryRow.self)
+        let copies = try await sql.raw("""
             SELECT title_id, barcode, location FROM copies WHERE library_id = \(bind: libraryID) AND status IN ('available', 'on_loan')
             ORDER BY copy_number
-            """).all(decoding: CopyRow.self) { copies[c.title_id, default: []].append(.init(barcode: c.barcode, location: c.location)) }
-        return rows.map { r in
-            var t = MARCExportTitle(controlNumber: r.id.uuidString.lowercased(), title: r.title)
-            t.isbn13 = r.isbn13
-            t.subtitle = r.subtitle
-            t.authors = r.authors
-            t.publisher = r.publisher
-            t.publishedDate = r.published_date
-            t.pageCount = r.page_count
-            t.language = r.language
-            t.description = r.description
-            t.notes = r.notes
-            t.series = r.series
-            t.seriesNumber = r.series_number
-            // A cover stored here means nothing to another system.
-            t.coverURL = r.cover_url.flatMap { CoverStore.isLocal($0) ? nil : $0 }
-            t.categories = categories[r.id] ?? []
-            t.copies = copies[r.id] ?? []
-            return t
-        }
+            """).all(decoding: CopyRow.self)
+        return MARCRead(
+            titles: rows.map { r in
+                var t = MARCExportTitle(controlNumber: controlNumber(r.id.uuidString), title: r.title)
+                t.isbn13 = r.isbn13
+                t.subtitle = r.subtitle
+                t.authors = r.authors
+                t.publisher = r.publisher
+                t.publishedDate = r.published_date
+                t.pageCount = r.page_count
+                t.language = r.language
+                t.description = r.description
+                t.notes = r.notes
+                t.series = r.series
+                t.seriesNumber = r.series_number
+                t.coverURL = r.cover_url
+                return t
+            },
+            categories: categories.map { (controlNumber($0.title_id.uuidString), $0.name) },
+            copies: copies.map { (controlNumber($0.title_id.uuidString), .init(barcode: $0.barcode, location: $0.location)) })
     }
 
-    /// `marcTitles` straight from the SQLite driver in one read transaction: SQLKit's per-row decoding
-    /// cost a sixth of a MARC export. Ids are compared as the text the driver stores.
-    private static func sqliteMARCTitles(libraryID: UUID, on sqlite: any SQLiteDatabase) async throws -> [MARCExportTitle] {
+    /// The same reads straight from the SQLite driver in one read transaction: SQLKit's per-row
+    /// decoding cost a sixth of a MARC export.
+    private static func sqliteMARCRead(libraryID: UUID, on sqlite: any SQLiteDatabase) async throws -> MARCRead {
         let library = SQLiteData.text(libraryID.uuidString)
         return try await sqlite.withConnection { connection in
             try await connection.reading {
-                var categories: [String: [String]] = [:]
-                for (title, name) in try await connection.rows("""
+                let categories = try await connection.rows("""
                     SELECT tc.title_id, c.name FROM title_categories tc JOIN categories c ON c.id = tc.category_id
                     WHERE c.library_id = ? ORDER BY c.name
-                    """, [library], { row in (row.columns[0].data.string ?? "", row.columns[1].data.string ?? "") }) {
-                    categories[title, default: []].append(name)
-                }
-                var copies: [String: [MARCExportTitle.Copy]] = [:]
-                for (title, copy) in try await connection.rows("""
+                    """, [library]) { row in (title: controlNumber(row.columns[0].data.string ?? ""), name: row.columns[1].data.string ?? "") }
+                let copies = try await connection.rows("""
                     SELECT title_id, barcode, location FROM copies WHERE library_id = ? AND status IN ('available', 'on_loan')
                     ORDER BY copy_number
-                    """, [library], { row in
-                        let c = row.columns
-                        return (c[0].data.string ?? "", MARCExportTitle.Copy(barcode: c[1].data.string ?? "", location: c[2].data.string))
-                    }) {
-                    copies[title, default: []].append(copy)
+                    """, [library]) { row in
+                    let c = row.columns
+                    return (title: controlNumber(c[0].data.string ?? ""),
+                            copy: MARCExportTitle.Copy(barcode: c[1].data.string ?? "", location: c[2].data.string))
                 }
-                let (categoriesByTitle, copiesByTitle) = (categories, copies)
-                return try await connection.rows("""
+                let titles = try await connection.rows("""
                     SELECT id, isbn13, title, subtitle, authors, publisher, published_date, page_count, language, description, notes,
                       series, series_number, cover_url
                     FROM titles WHERE library_id = ? AND wishlist = 0 ORDER BY sort_key, id
                     """, [library]) { row in
                     let c = row.columns  // by position: a lookup by name hashes the name for every value
                     func text(_ i: Int) -> String? { c[i].data.string }
-                    let id = text(0) ?? ""
-                    var t = MARCExportTitle(controlNumber: id.lowercased(), title: text(2) ?? "")
+                    var t = MARCExportTitle(controlNumber: controlNumber(text(0) ?? ""), title: text(2) ?? "")
                     t.isbn13 = text(1)
                     t.subtitle = text(3)
                     t.authors = try authors(text(4) ?? "[]")
@@ -145,11 +169,10 @@ enum Exporter {
                     t.notes = text(10)
                     t.series = text(11)
                     t.seriesNumber = text(12)
-                    t.coverURL = text(13).flatMap { CoverStore.isLocal($0) ? nil : $0 }
-                    t.categories = categoriesByTitle[id] ?? []
-                    t.copies = copiesByTitle[id] ?? []
+                    t.coverURL = text(13)
                     return t
                 }
+                return MARCRead(titles: titles, categories: categories, copies: copies)
             }
         }
     }

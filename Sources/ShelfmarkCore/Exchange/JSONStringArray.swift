@@ -14,8 +14,7 @@ public enum JSONStringArray {
             out.append(UInt8(ascii: "\""))
             for b in string.utf8 {
                 switch b {
-                case UInt8(ascii: "\""): out.append(UInt8(ascii: "\\")); out.append(b)
-                case UInt8(ascii: "\\"): out.append(UInt8(ascii: "\\")); out.append(b)
+                case UInt8(ascii: "\""), UInt8(ascii: "\\"): out.append(UInt8(ascii: "\\")); out.append(b)
                 case 0x0A: out.append(UInt8(ascii: "\\")); out.append(UInt8(ascii: "n"))
                 case 0x0D: out.append(UInt8(ascii: "\\")); out.append(UInt8(ascii: "r"))
                 case 0x09: out.append(UInt8(ascii: "\\")); out.append(UInt8(ascii: "t"))

@@ -106,7 +106,6 @@ public enum MARCMapping {
         return MARCRecord(leader: leader, fields: fields)
     }
 
-    /// "Michael Ende" → 100 1_ $a Ende, Michael; a single name → 100 0_ $a Homer.
     /// The first four digits in a row (the year) in a date as people write it: "2019-05-01",
     /// "c1998", "May 2003". Scanned by hand: a regex literal is parsed anew on every call.
     static func firstYear(_ date: String) -> String? {
@@ -120,6 +119,7 @@ public enum MARCMapping {
         return nil
     }
 
+    /// "Michael Ende" → 100 1_ $a Ende, Michael; a single name → 100 0_ $a Homer.
     static func personalName(_ tag: String, _ name: String) -> MARCField {
         if name.contains(",") { return .data(tag, "1", " ", [.init("a", name)]) }
         let parts = name.split(separator: " ")
