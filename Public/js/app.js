@@ -79,7 +79,7 @@ if (scanner && navigator.mediaDevices?.getUserMedia) {
           canvas.width = video.videoWidth; canvas.height = video.videoHeight;
           canvas.getContext("2d").drawImage(video, 0, 0);
           const blob = await new Promise((resolve) => canvas.toBlob(resolve, "image/jpeg", 0.85));
-          const response = await fetch("/api/v1/scan?ocr=false", { method: "POST", body: blob, headers: { "Content-Type": "image/jpeg" } });
+          const response = await fetch("/api/v1/scan?ocr=false", { method: "POST", body: blob, headers: { "Content-Type": "image/jpeg", "X-CSRF-Token": document.querySelector('meta[name="csrf-token"]')?.content ?? "" } });
           if (response.ok) {
             const answer = await response.json();
             if (answer.isbn) return found(answer.isbn.isbn13);

@@ -7,6 +7,7 @@ public func configure(_ app: Application) async throws {
     try configure(app, storage: try StorageConfig.fromEnvironment())
     app.metadataConfig = try MetadataConfig.fromEnvironment()
     app.clock = try AppClock.fromEnvironment()
+    app.transportSecurity = try TransportSecurity.fromEnvironment()
     // The server runs the background enrichment worker (A6); one-off commands do not.
     let command = app.environment.arguments.dropFirst().first
     if command == nil || command == "serve" || command?.hasPrefix("-") == true {
@@ -23,6 +24,7 @@ func configure(_ app: Application, storage: StorageConfig) throws {
     ContentConfiguration.global.use(decoder: JSONDecoder.api, for: .json)
 
     app.middleware = Middlewares()
+    app.middleware.use(SecurityHeadersMiddleware())
     app.middleware.use(JSONErrorMiddleware())
     app.middleware.use(FileMiddleware(publicDirectory: app.directory.publicDirectory, defaultFile: nil))
     app.middleware.use(UserAuthenticator())
@@ -31,6 +33,7 @@ func configure(_ app: Application, storage: StorageConfig) throws {
     // instead of the lookup's whole timeout, so an offline catalog answers quickly (A1, A6).
     app.http.client.configuration.timeout.connect = .seconds(3)
     app.http.client.configuration.redirectConfiguration = .follow(max: 5, allowCycles: false)
+    app.useCoverClient()
 
     app.asyncCommands.use(UserCommand(), as: "user")
     app.asyncCommands.use(SeedCommand(), as: "seed")
@@ -60,6 +63,7 @@ enum Migrations {
         app.migrations.add(CreateLookupCache())
         app.migrations.add(CreateCover())
         app.migrations.add(CreateEnrichmentJob())
+        app.migrations.add(AddSecurityControls())
     }
 }
 

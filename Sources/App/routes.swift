@@ -1,9 +1,10 @@
 import Vapor
 
 func routes(_ app: Application) throws {
-    let api = APIRoutes(builder: app.routes.grouped("api", "v1"), prefix: ["api", "v1"], registry: app.openAPI)
+    let api = APIRoutes(builder: app.routes.grouped(APIGuardMiddleware()).grouped("api", "v1"), prefix: ["api", "v1"], registry: app.openAPI)
     SystemController.register(api)
     AuthController.register(api)
+    ServerController.register(api)
     LibrariesController.register(api)
     TitlesController.register(api)
     CirculationController.register(api)

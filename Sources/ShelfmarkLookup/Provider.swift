@@ -99,6 +99,8 @@ public struct HTTPFetcher: Sendable {
         public var status: Int
         public var contentType: String?
         public var body: Data
+        /// Where a redirect points (when the client does not follow redirects itself).
+        public var location: String?
     }
 
     public func get(_ url: String, accept: String = "application/json", maxBytes: Int = 4 << 20) async throws -> Response {
@@ -117,9 +119,14 @@ public struct HTTPFetcher: Sendable {
             throw ProviderFailure.unreachable(String(describing: error))
         }
         do {
+            if let declared = response.headers.first(name: "content-length").flatMap(Int.init), declared > maxBytes {
+                throw ProviderFailure.malformed("the answer is larger than \(maxBytes) bytes")
+            }
             let buffer = try await response.body.collect(upTo: maxBytes)
             return Response(status: Int(response.status.code), contentType: response.headers.first(name: "content-type"),
-                            body: Data(buffer.readableBytesView))
+                            body: Data(buffer.readableBytesView), location: response.headers.first(name: "location"))
+        } catch let failure as ProviderFailure {
+            throw failure
         } catch {
             if Task.isCancelled { throw CancellationError() }
             throw ProviderFailure.unreachable("body: \(error)")

@@ -17,13 +17,19 @@ private struct Browser {
         var setCookies: [String] = []
     }
 
+    /// The token a page of this browser carries: bound to the session once signed in, else the cookie's.
+    var csrfToken: String {
+        if let session = cookies[Credential.cookieName], !session.isEmpty { return CSRF.token(forSession: session) }
+        return cookies["shelfmark_csrf"] ?? ""
+    }
+
     mutating func get(_ path: String) async throws -> Page {
         try await send(.GET, path, form: nil)
     }
 
     mutating func post(_ path: String, _ form: [String: String], csrf: Bool = true) async throws -> Page {
         var fields = form
-        if csrf, fields["_csrf"] == nil { fields["_csrf"] = cookies["shelfmark_csrf"] ?? "" }
+        if csrf, fields["_csrf"] == nil { fields["_csrf"] = csrfToken }
         return try await send(.POST, path, form: fields)
     }
 

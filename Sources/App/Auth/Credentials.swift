@@ -34,26 +34,35 @@ struct AuthenticatedUser: Authenticatable, Sendable {
 
 /// Finds the user from a bearer token (session or API token) or the session cookie.
 struct UserAuthenticator: AsyncMiddleware {
+    /// The session secret of a request signed in by its cookie (CSRF tokens are derived from it).
+    struct CookieSessionKey: StorageKey { typealias Value = String }
+
     func respond(to request: Request, chainingTo next: any AsyncResponder) async throws -> Response {
-        if let token = request.headers.bearerAuthorization?.token ?? request.cookies[Credential.cookieName]?.string,
-           let user = try await Self.user(for: token, on: request.db) {
+        if let bearer = request.headers.bearerAuthorization?.token {
+            if let user = try await Self.user(for: bearer, now: request.now, on: request.db) { request.auth.login(user) }
+        } else if let cookie = request.cookies[Credential.cookieName]?.string, cookie.hasPrefix(Credential.sessionPrefix),
+                  let user = try await Self.user(for: cookie, now: request.now, on: request.db) {
             request.auth.login(user)
+            request.storage[CookieSessionKey.self] = cookie
         }
         return try await next.respond(to: request)
     }
 
-    static func user(for token: String, on db: any Database) async throws -> AuthenticatedUser? {
+    /// The user a token belongs to; sessions and API tokens past their expiry are not accepted (one
+    /// clock, the app's, for issuing and checking).
+    static func user(for token: String, now: Date, on db: any Database) async throws -> AuthenticatedUser? {
+        guard token.utf8.count <= 100 else { return nil }
         let hash = Credential.hash(token)
         let row: (any SQLRow)?
         if token.hasPrefix(Credential.sessionPrefix) {
             row = try await db.sql.raw("""
                 SELECT u.id, u.username, u.display_name FROM user_sessions s JOIN users u ON u.id = s.user_id
-                WHERE s.token_hash = \(bind: hash) AND s.expires_at > \(bind: Date())
+                WHERE s.token_hash = \(bind: hash) AND s.expires_at > \(bind: now)
                 """).first()
         } else if token.hasPrefix(Credential.apiTokenPrefix) {
             row = try await db.sql.raw("""
                 SELECT u.id, u.username, u.display_name FROM api_tokens t JOIN users u ON u.id = t.user_id
-                WHERE t.token_hash = \(bind: hash)
+                WHERE t.token_hash = \(bind: hash) AND (t.expires_at IS NULL OR t.expires_at > \(bind: now))
                 """).first()
         } else {
             return nil

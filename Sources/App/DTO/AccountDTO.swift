@@ -37,12 +37,15 @@ struct SetupResult: Content {
 
 struct TokenInput: Content {
     var name: String
+    /// The token stops working after this many days (1–3650); without it, it works until revoked.
+    var expiresInDays: Int?
 }
 
 struct TokenDTO: Content {
     var id: UUID
     var name: String
     var createdAt: Date?
+    var expiresAt: Date?
     /// Only present in the answer that creates the token: it is never shown again.
     var token: String?
 }

@@ -46,6 +46,7 @@ enum L: String, CaseIterable, Sendable {
     case eraseHeading, eraseConfirm, eraseButton, erased
     // Errors
     case errorTitle, notFoundTitle, notFoundText, forbiddenText, csrfText, tryAgain, backToCatalog, signInAgain
+    case tooManyAttempts, tooLarge
 }
 
 /// Counted phrases, one form per plural category the language has.
@@ -344,6 +345,12 @@ extension L {
                          "Ihre Rolle in dieser Bibliothek erlaubt das nicht. Fragen Sie die Eigentümerin oder den Eigentümer der Bibliothek.",
                          "Ní cheadaíonn do ról sa leabharlann seo é seo. Iarr ar úinéir na leabharlainne.",
                          "你在此图书馆的角色不允许此操作。请联系图书馆所有者。"),
+        .tooManyAttempts: ("Too many wrong passwords. Wait a few minutes, then try again.",
+                           "Zu viele falsche Passwörter. Warten Sie ein paar Minuten und versuchen Sie es dann erneut.",
+                           "An iomarca pasfhocal mícheart. Fan cúpla nóiméad, ansin bain triail eile as.",
+                           "密码错误次数过多。请等几分钟后再试。"),
+        .tooLarge: ("The file is too large for this form.", "Die Datei ist für dieses Formular zu groß.",
+                    "Tá an comhad rómhór don fhoirm seo.", "文件太大，无法通过此表单上传。"),
         .csrfText: ("The form was out of date. It has been reloaded: please send it again.",
                     "Das Formular war veraltet. Es wurde neu geladen: bitte erneut absenden.",
                     "Bhí an fhoirm as dáta. Athlódáladh í: seol arís í, le do thoil.",

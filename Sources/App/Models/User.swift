@@ -10,15 +10,18 @@ final class User: Model, @unchecked Sendable {
     @Field(key: "username") var username: String
     @Field(key: "display_name") var displayName: String
     @Field(key: "password_hash") var passwordHash: String
+    /// The installation's administrator (the account made at setup): decides who may create libraries.
+    @Field(key: "is_admin") var isAdmin: Bool
     @Timestamp(key: "created_at", on: .create) var createdAt: Date?
 
     init() {}
 
-    init(id: UUID? = nil, username: String, displayName: String, passwordHash: String) {
+    init(id: UUID? = nil, username: String, displayName: String, passwordHash: String, isAdmin: Bool = false) {
         self.id = id
         self.username = username
         self.displayName = displayName
         self.passwordHash = passwordHash
+        self.isAdmin = isAdmin
     }
 }
 
@@ -70,12 +73,14 @@ final class APIToken: Model, @unchecked Sendable {
     @Field(key: "name") var name: String
     @Field(key: "token_hash") var tokenHash: String
     @Timestamp(key: "created_at", on: .create) var createdAt: Date?
+    @OptionalField(key: "expires_at") var expiresAt: Date?
 
     init() {}
 
-    init(userID: UUID, name: String, tokenHash: String) {
+    init(userID: UUID, name: String, tokenHash: String, expiresAt: Date? = nil) {
         self.$user.id = userID
         self.name = name
         self.tokenHash = tokenHash
+        self.expiresAt = expiresAt
     }
 }

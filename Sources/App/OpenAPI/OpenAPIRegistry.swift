@@ -154,7 +154,8 @@ struct APIRoutes {
         _ method: HTTPMethod, _ path: PathComponent..., doc: RouteDoc, body: HTTPBodyStreamStrategy = .collect,
         use handler: @escaping @Sendable (Request) async throws -> R
     ) {
-        builder.on(method, path, body: body, use: handler)
+        let route = builder.on(method, path, body: body, use: handler)
+        route.userInfo[APIGuardMiddleware.authenticatedKey] = doc.authenticated
         registry.add(.init(method: method, path: prefix + path, doc: doc))
     }
 }

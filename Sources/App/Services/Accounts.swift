@@ -23,7 +23,7 @@ enum Accounts {
             guard try await User.query(on: db).count() == 0 else {
                 throw AppError.conflict("already_set_up", "Shelfmark is already set up. Sign in instead.")
             }
-            let user = User(username: username, displayName: displayName, passwordHash: hash)
+            let user = User(username: username, displayName: displayName, passwordHash: hash, isAdmin: true)
             try await user.create(on: db)
             // Libraries made on the command line before anyone signed up (`import --library`,
             // `restore`) have no staff yet: the first owner gets them all.
@@ -49,18 +49,31 @@ enum Accounts {
             if try await User.query(on: db).filter(\.$username == name).first() != nil {
                 throw AppError.conflict("duplicate_username", "The username “\(name)” is taken.", field: "username")
             }
-            let user = User(username: name, displayName: display, passwordHash: hash)
+            // The first account of an installation (made on the command line before setup) administers it.
+            let firstAdmin = try await User.query(on: db).filter(\.$isAdmin == true).count() == 0
+            let user = User(username: name, displayName: display, passwordHash: hash, isAdmin: firstAdmin)
             try await user.create(on: db)
             return user
         }
     }
 
-    static func login(_ input: LoginInput, now: Date, hasher: some PasswordHasher, gate: WriteGate, on db: any Database) async throws -> SessionDTO {
-        let username = input.username.trimmingCharacters(in: .whitespaces).lowercased()
-        guard let user = try await User.query(on: db).filter(\.$username == username).first(),
-              try hasher.verify(input.password, created: user.passwordHash) else {
+    static func login(_ input: LoginInput, from address: String?, now: Date, hasher: some PasswordHasher, gate: WriteGate,
+                      on db: any Database) async throws -> SessionDTO {
+        let username = String(input.username.trimmingCharacters(in: .whitespaces).lowercased().prefix(64))
+        let wait = try await LoginThrottle.wait(username: username, address: address, now: now, on: db)
+        guard wait == 0 else {
+            throw AppError(status: .tooManyRequests, code: "too_many_attempts",
+                           message: "Too many wrong passwords: wait \(wait) seconds, then try again.", details: ["retryAfter": String(wait)])
+        }
+        let user = try await User.query(on: db).filter(\.$username == username).first()
+        // An unknown username costs one bcrypt check too, so timing does not tell which usernames exist.
+        let hash = try user?.passwordHash ?? LoginThrottle.dummyHash(hasher: hasher)
+        let passwordOK = input.password.utf8.count <= 1_000 && (try? hasher.verify(input.password, created: hash)) == true
+        guard let user, passwordOK else {
+            try await LoginThrottle.recordFailure(username: username, address: address, now: now, gate: gate, on: db)
             throw AppError(status: .unauthorized, code: "bad_credentials", message: "Wrong username or password.")
         }
+        try await LoginThrottle.recordSuccess(username: username, gate: gate, on: db)
         return try await startSession(for: user, now: now, gate: gate, on: db)
     }
 
@@ -83,12 +96,15 @@ enum Accounts {
         }
     }
 
-    static func createToken(name: String, user: AuthenticatedUser, gate: WriteGate, on db: any Database) async throws -> TokenDTO {
+    static func createToken(name: String, expiresInDays: Int? = nil, user: AuthenticatedUser, now: Date, gate: WriteGate,
+                            on db: any Database) async throws -> TokenDTO {
         let label = try Check.required(name, field: "name", max: 100)
+        let days = try Check.range(expiresInDays, 1...3650, field: "expiresInDays")
         let token = Credential.generate(prefix: Credential.apiTokenPrefix)
-        let record = APIToken(userID: user.id, name: label, tokenHash: Credential.hash(token))
+        let record = APIToken(userID: user.id, name: label, tokenHash: Credential.hash(token),
+                              expiresAt: days.map { now.addingTimeInterval(Double($0) * 86_400) })
         try await gate.transaction(on: db) { db in try await record.create(on: db) }
-        return TokenDTO(id: record.id!, name: label, createdAt: record.createdAt, token: token)
+        return TokenDTO(id: record.id!, name: label, createdAt: record.createdAt, expiresAt: record.expiresAt, token: token)
     }
 
     static func revokeToken(_ id: UUID, user: AuthenticatedUser, gate: WriteGate, on db: any Database) async throws {
@@ -111,12 +127,14 @@ enum Accounts {
     /// new library that failed as a whole), with its memberships.
     static func removeNewLibrary(_ id: UUID, gate: WriteGate, on db: any Database) async {
         try? await gate.transaction(on: db) { db in
+            try await Backup.eraseData(libraryID: id, on: db)
             try await db.sql.raw("DELETE FROM memberships WHERE library_id = \(bind: id)").run()
             try await db.sql.raw("DELETE FROM libraries WHERE id = \(bind: id)").run()
         }
     }
 
     static func createLibrary(_ input: LibraryInput, user: AuthenticatedUser, gate: WriteGate, on db: any Database) async throws -> LibraryDTO {
+        try await ServerSettings.requireMayCreateLibrary(user, on: db)
         let library = Library(name: try Check.required(input.name, field: "name", max: 200))
         try applySettings(LibraryPatch(name: nil, loanPeriodDays: input.loanPeriodDays, maxRenewals: input.maxRenewals,
                                        publicCatalog: input.publicCatalog), to: library)
@@ -150,7 +168,7 @@ enum Accounts {
         if let days = try Check.range(patch.loanPeriodDays, LoanPolicy.loanPeriodRange, field: "loanPeriodDays") {
             library.loanPeriodDays = days
         }
-        if let renewals = try Check.range(patch.maxRenewals, 0...50, field: "maxRenewals") { library.maxRenewals = renewals }
+        if let renewals = try Check.range(patch.maxRenewals, Limits.maxRenewals, field: "maxRenewals") { library.maxRenewals = renewals }
         if let isPublic = patch.publicCatalog { library.publicCatalog = isPublic }
     }
 

@@ -177,6 +177,7 @@ enum Backup {
             guard backup.version <= LibraryBackup.currentVersion else {
                 throw AppError.invalid("file", "This backup was written by a newer Shelfmark (format \(backup.version)); update Shelfmark to restore it.")
             }
+            try validateSettings(backup.library)
             return backup
         } catch let error as DecodingError {
             throw AppError.invalid("file", "This is not a readable Shelfmark backup (\(String(describing: error).prefix(200))).")
@@ -260,7 +261,7 @@ enum Backup {
         let created = try await Accounts.createLibrary(LibraryInput(name: name, loanPeriodDays: nil, maxRenewals: nil, publicCatalog: nil),
                                                        user: user, gate: gate, on: db)
         do {
-            try await gate.transaction(on: db) { db in try await restore(backup, into: created.id, on: db) }
+            try await restore(backup, into: created.id, on: db, batches: gate)
         } catch {
             await Accounts.removeNewLibrary(created.id, gate: gate, on: db)
             throw error
@@ -272,10 +273,34 @@ enum Backup {
         return dto
     }
 
+    /// A backup's settings are held to the same ranges as the settings API.
+    static func validateSettings(_ library: LibraryBackup.LibraryRow) throws {
+        func refuse(_ what: String) -> AppError {
+            AppError.invalid("file", "This backup's \(what) is out of range; the backup was not restored.")
+        }
+        guard LoanPolicy.loanPeriodRange.contains(library.loan_period_days) else { throw refuse("loan period (\(library.loan_period_days) days)") }
+        guard Limits.maxRenewals.contains(library.max_renewals) else { throw refuse("number of renewals (\(library.max_renewals))") }
+        guard (1...999_999_999).contains(library.next_accession) else { throw refuse("next accession number (\(library.next_accession))") }
+        guard !library.name.trimmingCharacters(in: .whitespaces).isEmpty, library.name.count <= 200 else { throw refuse("library name") }
+    }
+
     /// Writes a backup into `libraryID` (which must hold no data: new, or just erased). Every row gets
     /// a new id (the original library may still exist in this database); references follow.
-    static func restore(_ b: LibraryBackup, into libraryID: UUID, on db: any Database) async throws {
-        let sql = db.sql
+    /// With `batches`, each few thousand rows are their own transaction, so a large restore into a new
+    /// library never holds the writer for long (other libraries keep lending while it runs); without,
+    /// everything runs in the caller's transaction.
+    static func restore(_ b: LibraryBackup, into libraryID: UUID, on db: any Database, batches gate: WriteGate? = nil) async throws {
+        try validateSettings(b.library)
+        let total = b.titles.count + b.copies.count + b.members.count + b.loans.count + b.activities.count + b.categories.count
+            + b.titleCategories.count + (b.covers?.count ?? 0)
+        guard total <= Limits.rowsPerRestore else {
+            throw AppError.invalid("file", "This backup holds \(total) rows; a restore takes at most \(Limits.rowsPerRestore).")
+        }
+        @discardableResult
+        func write<T: Sendable>(_ body: @escaping @Sendable (any Database) async throws -> T) async throws -> T {
+            if let gate { return try await gate.transaction(on: db, body) }
+            return try await body(db)
+        }
         var ids: [UUID: UUID] = [:]
         func map(_ id: UUID) -> UUID {
             if let known = ids[id] { return known }
@@ -284,25 +309,25 @@ enum Backup {
             return new
         }
         func map(_ id: UUID?) -> UUID? { id.map { map($0) } }
-        // Covers are shared and deduplicated by content: reuse one already stored.
+        // Covers are shared between libraries and deduplicated by content, so nothing the file says
+        // about one is trusted: its type is sniffed from its bytes (only JPEG, PNG, GIF and WebP are
+        // taken) and its hash computed here (a claimed hash could replace another library's cover).
         var coverURLs: [String: String] = [:]
-        for cover in b.covers ?? [] {
-            struct Row: Decodable { var id: UUID }
-            let existing = try await sql.select().column("id").from("covers").where("sha256", .equal, cover.sha256).first(decoding: Row.self)
-            let id = existing?.id ?? UUID()
-            if existing == nil {
-                var row = cover
-                row.id = id
-                try await sql.insert(into: "covers").model(row, nilEncodingStrategy: .asNil).run()
+        for (index, cover) in (b.covers ?? []).enumerated() {
+            let id = try await write { db in
+                try await CoverStore.insert(cover.bytes, sourceURL: cover.source_url, now: cover.created_at ?? Date(), on: db,
+                                            refusal: { why in AppError.invalid("file", "Cover \(index + 1) in this backup \(why); the backup was not restored.") })
             }
             coverURLs[CoverStore.localURL(cover.id)] = CoverStore.localURL(id)
         }
         struct Settings: Encodable { var loan_period_days: Int; var max_renewals: Int; var public_catalog: Bool; var next_accession: Int }
-        try await sql.update("libraries").set(model: Settings(loan_period_days: b.library.loan_period_days, max_renewals: b.library.max_renewals,
-                                                               public_catalog: b.library.public_catalog, next_accession: b.library.next_accession))
-            .where("id", .equal, libraryID).run()
+        let settings = Settings(loan_period_days: b.library.loan_period_days, max_renewals: b.library.max_renewals,
+                                public_catalog: b.library.public_catalog, next_accession: b.library.next_accession)
+        try await write { db in
+            try await db.sql.update("libraries").set(model: settings).where("id", .equal, libraryID).run()
+        }
 
-        struct InLibrary<Row: Encodable>: Encodable {
+        struct InLibrary<Row: Encodable & Sendable>: Encodable, Sendable {
             var row: Row
             var libraryID: UUID
             func encode(to encoder: any Encoder) throws {
@@ -312,21 +337,33 @@ enum Backup {
             }
             enum Key: String, CodingKey { case library_id }
         }
-        func insert<Row: Encodable>(_ table: String, _ rows: [Row]) async throws {
-            for chunk in rows.chunked(200) {
-                try await sql.insert(into: table).models(chunk.map { InLibrary(row: $0, libraryID: libraryID) }, nilEncodingStrategy: .asNil).run()
+        func insert<Row: Encodable & Sendable>(_ table: String, _ rows: [Row]) async throws {
+            for batch in rows.chunked(2_000) {
+                try await write { db in
+                    for chunk in batch.chunked(200) {
+                        try await db.sql.insert(into: table).models(chunk.map { InLibrary(row: $0, libraryID: libraryID) }, nilEncodingStrategy: .asNil).run()
+                    }
+                }
             }
         }
         try await insert("categories", b.categories.map { var r = $0; r.id = map(r.id); return r })
         try await insert("titles", b.titles.map { t in
             var r = t
             r.id = map(r.id)
-            if let url = r.cover_url, let local = coverURLs[url] { r.cover_url = local }
+            if let url = r.cover_url, let local = coverURLs[url] {
+                r.cover_url = local
+            } else {
+                // Only covers this server stores or http(s) addresses; `javascript:` and the like are dropped.
+                r.cover_url = (try? CoverURL.validate(r.cover_url)) ?? nil
+            }
             return r
         })
-        for chunk in b.titleCategories.chunked(200) {
-            struct Link: Encodable { var id: UUID; var title_id: UUID; var category_id: UUID }
-            try await sql.insert(into: "title_categories").models(chunk.map { Link(id: UUID(), title_id: map($0.title_id), category_id: map($0.category_id)) }).run()
+        struct Link: Encodable, Sendable { var id: UUID; var title_id: UUID; var category_id: UUID }
+        let links = b.titleCategories.map { Link(id: UUID(), title_id: map($0.title_id), category_id: map($0.category_id)) }
+        for batch in links.chunked(2_000) {
+            try await write { db in
+                for chunk in batch.chunked(200) { try await db.sql.insert(into: "title_categories").models(Array(chunk)).run() }
+            }
         }
         try await insert("copies", b.copies.map { var r = $0; r.id = map(r.id); r.title_id = map(r.title_id); return r })
         try await insert("members", b.members.map { var r = $0; r.id = map(r.id); return r })
@@ -337,6 +374,7 @@ enum Backup {
         })
         try await insert("activities", b.activities.map { var r = $0; r.id = map(r.id); r.title_id = map(r.title_id); return r })
     }
+
 }
 
 extension JSONEncoder.DateEncodingStrategy {

@@ -7,7 +7,7 @@ import SQLKit
 /// Changes to titles, copies and categories (A1–A3, A7–A9, C1–C2). Each public function is one
 /// transaction and writes its activity entry.
 enum Catalog {
-    static let maxCopiesPerRequest = 500
+    static let maxCopiesPerRequest = Limits.copiesPerRequest
 
     static func create(_ input: TitleCreate, wishlist: Bool, library: LibraryContext, now: Date, gate: WriteGate, on db: any Database) async throws -> UUID {
         let isbn = try input.isbn.flatMap { try Check.optional($0, field: "isbn", max: 40) }.map { try ISBN($0).isbn13 }
@@ -70,6 +70,11 @@ enum Catalog {
             if let requested = patch.totalCopies {
                 guard !title.wishlist else { throw CirculationError.titleIsWishlistItem.appError }
                 let availability = try await Availability.of(titleID, on: db)
+                // Bounded before anything is written: one request changes at most 500 copies, and a
+                // title holds at most 2,000 (a huge total once held the writer for good).
+                _ = try Check.range(requested, 0...Limits.copiesPerTitle, field: "totalCopies")
+                _ = try Check.range(abs(requested - availability.total), 0...maxCopiesPerRequest, field: "totalCopies",
+                                    message: "`totalCopies` changes at most \(maxCopiesPerRequest) copies at a time (from \(availability.total) to \(requested) asked).")
                 switch try CopyCountPlan.plan(current: availability, requestedTotal: requested) {
                 case .unchanged: break
                 case .add(let n):
@@ -249,10 +254,10 @@ enum Catalog {
         if patch.subtitle != nil { title.subtitle = try Check.optional(patch.subtitle, field: "subtitle", max: 500) }
         if patch.publisher != nil { title.publisher = try Check.optional(patch.publisher, field: "publisher", max: 300) }
         if patch.publishedDate != nil { title.publishedDate = try Check.optional(patch.publishedDate, field: "publishedDate", max: 40) }
-        if let pages = patch.pageCount { title.pageCount = try Check.range(pages, 1...100_000, field: "pageCount") }
+        if let pages = patch.pageCount { title.pageCount = try Check.range(pages, Limits.pageCount, field: "pageCount") }
         if patch.language != nil { title.language = try Check.optional(patch.language, field: "language", max: 35) }
         if patch.description != nil { title.summary = try Check.optional(patch.description, field: "description", max: 20_000) }
-        if patch.coverUrl != nil { title.coverURL = try Check.optional(patch.coverUrl, field: "coverUrl", max: 2_000) }
+        if patch.coverUrl != nil { title.coverURL = try Check.coverURL(patch.coverUrl, field: "coverUrl") }
         if patch.notes != nil { title.notes = try Check.optional(patch.notes, field: "notes", max: 20_000) }
         if let favorite = patch.favorite { title.favorite = favorite }
         if let rating = patch.rating {

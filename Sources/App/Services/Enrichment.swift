@@ -107,7 +107,10 @@ enum Enrichment {
         let remote = CoverStore.isRemote(title.coverURL) ? title.coverURL : ((title.coverURL ?? "").isEmpty ? record.coverURL : nil)
         if let remote {
             do {
-                let id = try await CoverStore.fetch(remote, fetcher: app.httpFetcher, now: now(), gate: gate, on: db)
+                // A cover the title was given (typed, imported) is fetched only from a public address; one
+                // a provider's record names only from the providers' cover hosts.
+                let origin: CoverOrigin = CoverStore.isRemote(title.coverURL) ? .user : .provider
+                let id = try await CoverStore.fetch(remote, origin: origin, fetcher: app.coverFetcher, now: now(), gate: gate, on: db)
                 cover = (CoverStore.isRemote(title.coverURL) ? title.coverURL : nil, CoverStore.localURL(id))
             } catch {
                 coverError = "cover \(remote): \(error)"

@@ -486,7 +486,7 @@ struct TitleInsert: Sendable {
         language = try Check.optional(r.language, field: "Language", max: 50)
         description = try Check.optional(r.description, field: "Description", max: 20_000)
         notes = try Check.optional(r.notes, field: "Notes", max: 10_000)
-        cover_url = try Check.optional(r.coverURL, field: "Cover", max: 2_000)
+        cover_url = (try? CoverURL.validate(r.coverURL)) ?? nil  // `javascript:` and other schemes are dropped
         page_count = r.pageCount
         rating = r.rating
         favorite = false

@@ -125,28 +125,37 @@ enum CoverStore {
 
     /// Stores an image (once per distinct content) and answers its id.
     static func store(_ data: Data, sourceURL: String?, now: Date, gate: WriteGate, on db: any Database) async throws -> UUID {
-        guard let type = sniff(data) else {
-            throw AppError.invalid("cover", "The cover is not a JPEG, PNG, GIF or WebP image.")
+        try await gate.transaction(on: db) { db in
+            try await insert(data, sourceURL: sourceURL, now: now, on: db,
+                             refusal: { why in AppError.invalid("cover", "The cover \(why).") })
         }
+    }
+
+    /// Every way a cover comes in (upload, provider download, restore) goes through here, inside the
+    /// caller's transaction: the type is sniffed from the bytes (anything but JPEG, PNG, GIF and WebP is
+    /// refused) and the hash is computed here from the bytes, never taken from a client.
+    static func insert(_ data: Data, sourceURL: String?, now: Date, on db: any Database,
+                       refusal: (String) -> AppError) async throws -> UUID {
+        guard data.count <= maxBytes else { throw refusal("is larger than \(maxBytes >> 20) MB") }
+        guard let type = sniff(data) else { throw refusal("is not a JPEG, PNG, GIF or WebP image") }
         let hash = SHA256.hash(data: data).map { String(format: "%02x", $0) }.joined()
-        return try await gate.transaction(on: db) { db in
-            struct Row: Decodable { var id: UUID }
-            if let existing = try await db.sql.select().column("id").from("covers").where("sha256", .equal, hash).first(decoding: Row.self) {
-                return existing.id
-            }
-            let id = UUID()
-            try await db.sql.insert(into: "covers")
-                .columns("id", "sha256", "content_type", "bytes", "source_url", "created_at")
-                .values(SQLBind(id), SQLBind(hash), SQLBind(type), SQLBind(data), SQLBind(sourceURL), SQLBind(now))
-                .run()
-            return id
+        struct Row: Decodable { var id: UUID }
+        if let existing = try await db.sql.select().column("id").from("covers").where("sha256", .equal, hash).first(decoding: Row.self) {
+            return existing.id
         }
+        let id = UUID()
+        let source = sourceURL.flatMap { (try? CoverURL.validate($0)) ?? nil }
+        try await db.sql.insert(into: "covers")
+            .columns("id", "sha256", "content_type", "bytes", "source_url", "created_at")
+            .values(SQLBind(id), SQLBind(hash), SQLBind(type), SQLBind(data), SQLBind(source), SQLBind(now))
+            .run()
+        return id
     }
 
     /// Downloads a provider's cover and stores it. Placeholders (Open Library's 1×1 GIF) and
     /// non-images are refused.
-    static func fetch(_ url: String, fetcher: HTTPFetcher, now: Date, gate: WriteGate, on db: any Database) async throws -> UUID {
-        let response = try await fetcher.get(url, accept: "image/*", maxBytes: maxBytes)
+    static func fetch(_ url: String, origin: CoverOrigin, fetcher: CoverFetcher, now: Date, gate: WriteGate, on db: any Database) async throws -> UUID {
+        let response = try await fetcher.get(url, origin: origin)
         guard response.status == 200 else { throw ProviderFailure.httpStatus(response.status) }
         guard sniff(response.body) != nil else { throw ProviderFailure.malformed("the cover is not an image") }
         guard response.body.count >= 200 else { throw ProviderFailure.malformed("the cover is a placeholder") }

@@ -18,12 +18,24 @@ enum Check {
         return text
     }
 
-    static func range(_ value: Int?, _ range: ClosedRange<Int>, field: String) throws -> Int? {
+    static func range(_ value: Int?, _ range: ClosedRange<Int>, field: String, message: String? = nil) throws -> Int? {
         guard let value else { return nil }
         guard range.contains(value) else {
-            throw AppError.invalid(field, "`\(field)` must be between \(range.lowerBound) and \(range.upperBound), got \(value).")
+            throw AppError.invalid(field, message ?? "`\(field)` must be between \(range.lowerBound) and \(range.upperBound), got \(value).")
         }
         return value
+    }
+
+    /// A cover URL: a stored cover (`/api/v1/covers/…`) or an http(s) address; `javascript:` and
+    /// other schemes are refused at input (they would end up in `src`/`href`).
+    static func coverURL(_ value: String?, field: String) throws -> String? {
+        do {
+            return try CoverURL.validate(value)
+        } catch .tooLong {
+            throw AppError.invalid(field, "`\(field)` is too long: at most \(CoverURL.maxLength) characters.")
+        } catch {
+            throw AppError.invalid(field, "`\(field)` must be an http:// or https:// address of an image.")
+        }
     }
 
     static func authors(_ values: [String]?) throws -> [String] {

@@ -30,6 +30,7 @@ enum Layout {
                 .meta(.charset(.utf8)),
                 .meta(.name("viewport"), .content("width=device-width, initial-scale=1, viewport-fit=cover")),
                 .meta(.name("color-scheme"), .content("light dark")),
+                .meta(.name("csrf-token"), .content(ctx.csrf)),
                 .element(named: "title", text: title == t(.appName) ? title : "\(title) · \(t(.appName))"),
                 .stylesheet("/css/app.css"),
                 .link(.rel(.icon), .href("/icon.svg")),

@@ -33,16 +33,17 @@ enum AuthController {
                                                         hasher: req.password, on: req.db)
         let session = try await Accounts.startSession(for: user, now: req.now, gate: req.application.writeGate, on: req.db)
         let response = try await req.created(SetupResult(session: session, library: library.dto(role: .owner)))
-        setCookie(session, on: response)
+        setCookie(session, on: response, req: req)
         return response
     }
 
     @Sendable static func login(req: Request) async throws -> Response {
         let input = try req.content.decode(LoginInput.self)
-        let session = try await Accounts.login(input, now: req.now, hasher: req.password, gate: req.application.writeGate, on: req.db)
+        let session = try await Accounts.login(input, from: req.clientAddress, now: req.now, hasher: req.password,
+                                               gate: req.application.writeGate, on: req.db)
         let response = Response(status: .ok)
         try response.content.encode(session)
-        setCookie(session, on: response)
+        setCookie(session, on: response, req: req)
         return response
     }
 
@@ -54,8 +55,7 @@ enum AuthController {
         }
         let response = Response(status: .ok)
         try response.content.encode(Empty())
-        response.cookies[Credential.cookieName] = HTTPCookies.Value(string: "", expires: Date(timeIntervalSince1970: 0), maxAge: 0,
-                                                                     path: "/", isHTTPOnly: true, sameSite: .lax)
+        response.cookies[Credential.cookieName] = req.cookie("", maxAge: 0)
         return response
     }
 
@@ -67,13 +67,13 @@ enum AuthController {
     @Sendable static func tokens(req: Request) async throws -> [TokenDTO] {
         let user = try req.user
         return try await APIToken.query(on: req.db).filter(\.$user.$id == user.id).sort(\.$createdAt).all()
-            .map { TokenDTO(id: $0.id!, name: $0.name, createdAt: $0.createdAt, token: nil) }
+            .map { TokenDTO(id: $0.id!, name: $0.name, createdAt: $0.createdAt, expiresAt: $0.expiresAt, token: nil) }
     }
 
     @Sendable static func createToken(req: Request) async throws -> Response {
         let user = try req.user
         let input = try req.content.decode(TokenInput.self)
-        return try await req.created(try await Accounts.createToken(name: input.name, user: user,
+        return try await req.created(try await Accounts.createToken(name: input.name, expiresInDays: input.expiresInDays, user: user, now: req.now,
                                                                     gate: req.application.writeGate, on: req.db))
     }
 
@@ -82,9 +82,7 @@ enum AuthController {
         return .noContent
     }
 
-    static func setCookie(_ session: SessionDTO, on response: Response) {
-        response.cookies[Credential.cookieName] = HTTPCookies.Value(
-            string: session.token, expires: session.expiresAt, maxAge: Int(Credential.sessionLifetime),
-            path: "/", isHTTPOnly: true, sameSite: .lax)
+    static func setCookie(_ session: SessionDTO, on response: Response, req: Request) {
+        response.cookies[Credential.cookieName] = req.cookie(session.token, maxAge: Int(Credential.sessionLifetime))
     }
 }

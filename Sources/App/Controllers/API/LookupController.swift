@@ -91,15 +91,21 @@ enum LookupController {
 
     @Sendable static func cover(req: Request) async throws -> Response {
         let id = try req.uuid("coverID")
-        guard let image = try await CoverStore.load(id, on: req.db) else { throw AppError.notFound("Cover") }
+        // The type is sniffed from the bytes every time (never the stored or claimed one): a row that is
+        // not an image (written before every way in was checked) is not served at all.
+        guard let image = try await CoverStore.load(id, on: req.db), let type = CoverStore.sniff(image.bytes) else {
+            throw AppError.notFound("Cover")
+        }
         var headers = HTTPHeaders()
+        headers.replaceOrAdd(name: "X-Content-Type-Options", value: "nosniff")
+        headers.replaceOrAdd(name: "Content-Security-Policy", value: "default-src 'none'; img-src 'self'; style-src 'unsafe-inline'; sandbox")
         let etag = "\"\(image.sha256)\""
         headers.replaceOrAdd(name: .eTag, value: etag)
         headers.replaceOrAdd(name: .cacheControl, value: "public, max-age=31536000, immutable")
         if req.headers.first(name: .ifNoneMatch) == etag {
             return Response(status: .notModified, headers: headers)
         }
-        headers.replaceOrAdd(name: .contentType, value: image.contentType)
+        headers.replaceOrAdd(name: .contentType, value: type)
         return Response(status: .ok, headers: headers, body: .init(data: image.bytes))
     }
 

@@ -11,6 +11,7 @@ import Vapor
 extension CatalogPages {
     static func registerAdd(_ lib: any RoutesBuilder) {
         lib.on(.POST, "add", "photo", body: .collect(maxSize: ByteCount(value: ScanController.maxImageMB << 20)), use: photo)
+            .maxBody(ScanController.maxImageMB << 20)
     }
 
     /// The fields of the confirmation / manual form.

@@ -10,8 +10,8 @@ enum ExchangePages {
     static func register(_ lib: any RoutesBuilder) {
         lib.get("exchange", use: page)
         let upload = ByteCount(value: ExchangeController.maxImportMB << 20)
-        lib.on(.POST, "exchange", body: .collect(maxSize: upload), use: importFile)
-        lib.on(.POST, "exchange", "restore", body: .collect(maxSize: upload), use: restore)
+        lib.on(.POST, "exchange", body: .collect(maxSize: upload), use: importFile).maxBody(Int(upload.value))
+        lib.on(.POST, "exchange", "restore", body: .collect(maxSize: upload), use: restore).maxBody(Int(upload.value))
         lib.post("exchange", "erase", use: erase)
     }
 

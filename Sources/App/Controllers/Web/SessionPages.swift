@@ -1,6 +1,7 @@
 import Fluent
 import Foundation
 import Plot
+import ShelfmarkCore
 import Vapor
 
 /// First-run setup, sign-in and sign-out, the language choice, and `/` (G1, G2, G5).
@@ -8,11 +9,12 @@ enum SessionPages {
     static func register(_ web: any RoutesBuilder) {
         web.get(use: home)
         web.get("setup", use: setupForm)
-        web.post("setup", use: setup)
+        // Forms before sign-in read at most 4 KB (a name, a username, a password, the token).
+        web.post("setup", use: setup).maxBody(4 << 10)
         web.get("login", use: loginForm)
-        web.post("login", use: login)
-        web.post("logout", use: logout)
-        web.post("language", use: language)
+        web.post("login", use: login).maxBody(4 << 10)
+        web.post("logout", use: logout).maxBody(4 << 10)
+        web.post("language", use: language).maxBody(4 << 10)
     }
 
     /// `/`: setup on a new installation, sign-in when signed out, else the first library's catalog.
@@ -59,7 +61,7 @@ enum SessionPages {
             let (user, library) = try await Accounts.setup(input, now: req.now, gate: req.application.writeGate, hasher: req.password, on: req.db)
             let session = try await Accounts.startSession(for: user, now: req.now, gate: req.application.writeGate, on: req.db)
             let response = req.redirect(to: "/libraries/\(try library.requireID().uuidString)/catalog")
-            AuthController.setCookie(session, on: response)
+            AuthController.setCookie(session, on: response, req: req)
             return response
         } catch let error as AppError where error.status != .conflict {
             let page = try await setupPage(req, error: error.message, values: values)
@@ -77,7 +79,7 @@ enum SessionPages {
     static func loginPage(_ req: Request, error: String?, username: String?) async throws -> HTML {
         let ctx = try await req.page(flash: error, error: error != nil)
         let t = ctx.t
-        let next = req.query[String.self, at: "next"].flatMap { $0.hasPrefix("/") && !$0.hasPrefix("//") ? $0 : nil }
+        let next = req.query[String.self, at: "next"].flatMap(LocalPath.validate)
         return Layout.page(ctx, title: t(.signInTitle)) {
             H.el("section", ["class": "card narrow"]) {
                 H.el("h1", [:]) { Text(t(.signInTitle)) }
@@ -95,15 +97,17 @@ enum SessionPages {
         let username = req.formText("username") ?? ""
         let input = LoginInput(username: username, password: (try? req.content.get(String.self, at: "password")) ?? "")
         do {
-            let session = try await Accounts.login(input, now: req.now, hasher: req.password, gate: req.application.writeGate, on: req.db)
-            let next = req.query[String.self, at: "next"].flatMap { $0.hasPrefix("/") && !$0.hasPrefix("//") ? $0 : nil } ?? "/"
+            let session = try await Accounts.login(input, from: req.clientAddress, now: req.now, hasher: req.password,
+                                                   gate: req.application.writeGate, on: req.db)
+            let next = req.query[String.self, at: "next"].flatMap(LocalPath.validate) ?? "/"
             let response = req.redirect(to: next)
-            AuthController.setCookie(session, on: response)
+            AuthController.setCookie(session, on: response, req: req)
             return response
-        } catch let error as AppError where error.status == .unauthorized || error.status == .unprocessableEntity {
-            let page = try await loginPage(req, error: error.message, username: username)
+        } catch let error as AppError where error.status == .unauthorized || error.status == .unprocessableEntity || error.status == .tooManyRequests {
+            let message = error.status == .tooManyRequests ? req.t(.tooManyAttempts) : error.message
+            let page = try await loginPage(req, error: message, username: username)
             let response = try await page.encodeResponse(for: req)
-            response.status = .unauthorized
+            response.status = error.status == .tooManyRequests ? .tooManyRequests : .unauthorized
             return response
         }
     }
@@ -113,17 +117,16 @@ enum SessionPages {
             try await Accounts.logout(token: token, gate: req.application.writeGate, on: req.db)
         }
         let response = req.redirect(to: "/login")
-        response.cookies[Credential.cookieName] = HTTPCookies.Value(string: "", expires: Date(timeIntervalSince1970: 0), maxAge: 0,
-                                                                    path: "/", isHTTPOnly: true, sameSite: .lax)
+        response.cookies[Credential.cookieName] = req.cookie("", maxAge: 0)
         return response
     }
 
     /// Stores the chosen language in a cookie for a year and goes back to the page.
     @Sendable static func language(req: Request) async throws -> Response {
         let lang = req.formText("lang").flatMap(Lang.init(rawValue:)) ?? .en
-        let back = req.formText("back").flatMap { $0.hasPrefix("/") && !$0.hasPrefix("//") ? $0 : nil } ?? "/"
+        let back = req.formText("back").flatMap(LocalPath.validate) ?? "/"
         let response = req.redirect(to: back)
-        response.cookies[Lang.cookieName] = HTTPCookies.Value(string: lang.rawValue, maxAge: 365 * 86_400, path: "/", isHTTPOnly: false, sameSite: .lax)
+        response.cookies[Lang.cookieName] = req.cookie(lang.rawValue, maxAge: 365 * 86_400, httpOnly: false)
         return response
     }
 }

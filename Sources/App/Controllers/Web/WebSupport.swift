@@ -4,25 +4,7 @@ import Plot
 import ShelfmarkCore
 import Vapor
 
-/// Cross-site request forgery protection for the web forms: a random token in a cookie
-/// (SameSite=Strict) that every POST form must repeat in its `_csrf` field (double submit).
-enum CSRF {
-    static let cookie = "shelfmark_csrf"
-    static let field = "_csrf"
-
-    struct Key: StorageKey { typealias Value = String }
-}
-
 extension Request {
-    /// This request's CSRF token: the cookie's, or a new one set on the response.
-    var csrfToken: String {
-        if let existing = storage[CSRF.Key.self] { return existing }
-        var token = Credential.generate(prefix: "")
-        if let cookie = cookies[CSRF.cookie]?.string, cookie.count >= 32 { token = cookie }
-        storage[CSRF.Key.self] = token
-        return token
-    }
-
     /// The shell's context: language, user, library (when the route has one), CSRF token.
     func page(library: LibraryContext? = nil, flash: String? = nil, error: Bool = false) async throws -> PageContext {
         let user = auth.get(AuthenticatedUser.self)
@@ -40,28 +22,43 @@ extension Request {
 /// the user's language (signed out → the sign-in page; 404, 403 → their pages; others → an error page
 /// that says what went wrong).
 struct WebMiddleware: AsyncMiddleware {
+    /// A form's body: a few kilobytes of text. Routes that take files say how much with `maxBody`.
+    static let formBodyLimit = 64 << 10
+
     func respond(to req: Request, chainingTo next: any AsyncResponder) async throws -> Response {
         let response: Response
         do {
             if req.method == .POST {
-                // Uploads larger than one buffer arrive as a stream: collect them so the token can be read.
-                if req.body.data == nil {
-                    _ = try await req.body.collect(max: ExchangeController.maxImportMB << 20).get()
-                }
-                let sent = try? req.content.get(String.self, at: CSRF.field)
-                guard let sent, let cookie = req.cookies[CSRF.cookie]?.string, !cookie.isEmpty, sent == cookie else {
-                    throw WebError.csrf
-                }
+                try await Self.readBodyAndCheckToken(req)
             }
             response = try await next.respond(to: req)
         } catch {
             response = try await Self.errorPage(error, req: req)
         }
-        if req.cookies[CSRF.cookie]?.string != req.storage[CSRF.Key.self], let token = req.storage[CSRF.Key.self] {
-            response.cookies[CSRF.cookie] = HTTPCookies.Value(string: token, maxAge: 60 * 60 * 24 * 30, path: "/",
-                                                              isSecure: false, isHTTPOnly: true, sameSite: .strict)
+        if let token = req.storage[CSRF.NewCookieKey.self] {
+            response.cookies[CSRF.cookie] = req.cookie(token, maxAge: 60 * 60 * 24 * 30, sameSite: .strict)
         }
         return response
+    }
+
+    /// Nothing of a body is read before it is known who sends it and that it fits its route: uploads
+    /// need a signed-in user, a declared length above the route's bound is refused at once, and the
+    /// body is collected only up to that bound. Then the CSRF token is checked.
+    static func readBodyAndCheckToken(_ req: Request) async throws {
+        let limit = req.route?.maxBody ?? formBodyLimit
+        if limit > formBodyLimit, !req.auth.has(AuthenticatedUser.self) { throw AppError.unauthenticated }
+        if let declared = req.headers.first(name: .contentLength).flatMap(Int.init), declared > limit {
+            throw Abort(.payloadTooLarge)
+        }
+        if req.body.data == nil {
+            _ = try await req.body.collect(max: limit).get()
+        }
+        let sent = (try? req.content.get(String.self, at: CSRF.field)) ?? req.headers.first(name: CSRF.header) ?? ""
+        guard CSRF.same(sent, req.csrfToken) else {
+            // A page signed in with a session that has since ended: sign in again rather than a CSRF error.
+            if req.cookies[Credential.cookieName] != nil, req.cookieSession == nil { throw AppError.unauthenticated }
+            throw WebError.csrf
+        }
     }
 
     static func errorPage(_ error: any Error, req: Request) async throws -> Response {
@@ -83,6 +80,8 @@ struct WebMiddleware: AsyncMiddleware {
             status = e.status; title = t(.errorTitle); message = e.message
         case let e as any AbortError where e.status == .notFound:
             status = .notFound; title = t(.notFoundTitle); message = t(.notFoundText)
+        case let e as any AbortError where e.status == .payloadTooLarge:
+            status = .payloadTooLarge; title = t(.errorTitle); message = t(.tooLarge)
         default:
             let converted = JSONErrorMiddleware.appError(for: error)
             status = converted.status; title = t(.errorTitle); message = converted.message
