@@ -44,3 +44,31 @@ import Testing
         #expect(throws: CoverURL.Problem.tooLong) { try CoverURL.validate("https://example.org/" + String(repeating: "a", count: 2_000)) }
     }
 }
+
+@Suite struct CSVInjectionTests {
+    @Test func cellsThatLookLikeFormulasAreWrittenAsText() throws {
+        #expect(CSVWriter.field("=HYPERLINK(\"http://evil\",\"x\")") == "\"'=HYPERLINK(\"\"http://evil\"\",\"\"x\"\")\"")
+        #expect(CSVWriter.field("+1") == "\"'+1\"")
+        #expect(CSVWriter.field("-2+3") == "\"'-2+3\"")
+        #expect(CSVWriter.field("@SUM(A1)") == "\"'@SUM(A1)\"")
+        #expect(CSVWriter.field("\tcmd") == "\"'\tcmd\"")
+        #expect(CSVWriter.field("Momo") == "Momo")
+        #expect(CSVWriter.field("a-b") == "a-b")
+        // Our own import reads them back as they were.
+        var reader = CSVReader("Title,Author\r\n" + CSVWriter.line(["=1+2", "@me"]))
+        let header = reader.next()!
+        let mapper = try #require(try? ImportMapper(format: .generic, header: header.fields))
+        let record = try? mapper.record(reader.next()!)
+        #expect(record?.title == "=1+2")
+    }
+}
+
+@Suite struct ImportReportQuoteTests {
+    @Test func aRejectedValueIsQuotedUpTo200Characters() {
+        let huge = String(repeating: "x", count: 5_000) + "\nnext"
+        let text = ImportMapper.RowError.invalid(column: "ISBN", value: huge, reason: "not an ISBN").description
+        #expect(text.count < 250, "\(text.count)")
+        #expect(text.contains("…"))
+        #expect(ImportMapper.RowError.invalid(column: "ISBN", value: "12", reason: "r").description == "“ISBN” is “12”: r")
+    }
+}

@@ -32,6 +32,17 @@ struct MemberDTO: Content {
     var activeLoans: Int
 }
 
+extension MemberDTO {
+    /// Contact details and notes are for those who manage members (librarians, owners), as on the web.
+    func visible(to role: Role) -> MemberDTO {
+        guard !role.may(.manageMembers) else { return self }
+        var copy = self
+        copy.email = nil
+        copy.notes = nil
+        return copy
+    }
+}
+
 struct MemberDetail: Content {
     var member: MemberDTO
     var loans: [LoanDTO]

@@ -180,18 +180,32 @@ enum Accounts {
             .sorted { $0.username < $1.username }
     }
 
+    /// Adds staff: a new account (with the password given), or an existing one when the password given
+    /// is that account's own (the person is there, typing it). Any other case gets one and the same
+    /// answer, so adding staff does not tell which usernames exist or let an owner pull someone else's
+    /// account into their library.
     static func addStaff(_ input: StaffInput, library: LibraryContext, now: Date, hasher: some PasswordHasher, gate: WriteGate, on db: any Database) async throws -> StaffDTO {
         let username = try validUsername(input.username)
-        let hash = try input.password.map { try validPasswordHash($0, hasher: hasher) }
         let display = try Check.optional(input.displayName, field: "displayName", max: 100)
+        guard let password = input.password, password.count >= minPasswordLength, password.utf8.count <= 72 else {
+            throw AppError.invalid("password", "Give the account's password: a new one (at least \(minPasswordLength) characters) for a new account, or the existing account's own.")
+        }
+        let refused = AppError.invalid("password", "“\(username)” could not be added: for an existing account give its own password; for a new account choose another username.")
+        let existing = try await User.query(on: db).filter(\.$username == username).first()
+        // One bcrypt operation on either path, so the time taken does not tell either.
+        let hash: String?
+        if let existing {
+            guard (try? hasher.verify(password, created: existing.passwordHash)) == true else { throw refused }
+            hash = nil
+        } else {
+            hash = try hasher.hash(password)
+        }
         return try await gate.transaction(on: db) { db in
             let user: User
-            if let existing = try await User.query(on: db).filter(\.$username == username).first() {
+            if let existing {
                 user = existing
             } else {
-                guard let hash else {
-                    throw AppError.invalid("password", "No account “\(username)” exists yet: give a password to create it.")
-                }
+                guard try await User.query(on: db).filter(\.$username == username).first() == nil, let hash else { throw refused }
                 user = User(username: username, displayName: display ?? username, passwordHash: hash)
                 try await user.create(on: db)
             }

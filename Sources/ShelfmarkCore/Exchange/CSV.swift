@@ -205,14 +205,20 @@ public enum CSVWriter {
 
     /// Appends one field's UTF-8, quoted when it must be. Bytes, not Characters: "\r\n" is one
     /// Character and would match neither "\r" nor "\n"; and an export writes millions of fields.
+    ///
+    /// A field that starts with `=`, `+`, `-`, `@`, a tab or a carriage return would be taken for a
+    /// formula by spreadsheets (CSV injection): it is written with a leading apostrophe, which
+    /// spreadsheets show as text and hide, as OWASP recommends.
     public static func append(_ value: String, to out: inout [UInt8]) {
         var value = value
         value.withUTF8 { bytes in
-            guard bytes.contains(where: { $0 == 0x2C || $0 == 0x22 || $0 == 0x0A || $0 == 0x0D }) else {
+            let formula = bytes.first.map { [0x3D, 0x2B, 0x2D, 0x40, 0x09, 0x0D].contains($0) } ?? false
+            guard formula || bytes.contains(where: { $0 == 0x2C || $0 == 0x22 || $0 == 0x0A || $0 == 0x0D }) else {
                 out.append(contentsOf: bytes)
                 return
             }
             out.append(0x22)
+            if formula { out.append(0x27) }
             for byte in bytes {
                 if byte == 0x22 { out.append(0x22) }
                 out.append(byte)

@@ -109,9 +109,16 @@ public struct ImportMapper: Sendable {
         public var description: String {
             switch self {
             case .missing(let c): "“\(c)” is empty; it is required"
-            case .invalid(let c, let v, let r): "“\(c)” is “\(v)”: \(r)"
+            case .invalid(let c, let v, let r): "“\(c)” is “\(Self.quote(v))”: \(r)"
             case .wrongFieldCount(let e, let f): "\(f) fields where the header has \(e)"
             }
+        }
+
+        /// A rejected value is quoted in the report up to 200 characters (a hostile file could put
+        /// megabytes into one cell), control characters shown as spaces.
+        static func quote(_ value: String) -> String {
+            let clean = String(value.prefix(201).map { $0.isNewline || $0.unicodeScalars.allSatisfy({ $0.properties.generalCategory == .control }) ? " " : $0 })
+            return clean.count > 200 ? String(clean.prefix(200)) + "…" : clean
         }
     }
 
@@ -145,7 +152,9 @@ public struct ImportMapper: Sendable {
         }
         func value(_ column: String) -> String? {
             guard let i = columns[column], i < row.fields.count else { return nil }
-            let v = row.fields[i].trimmed
+            var v = row.fields[i].trimmed
+            // A cell our exports (or a spreadsheet) protected from formula evaluation: `'=…` is `=…`.
+            if v.hasPrefix("'"), let next = v.dropFirst().first, "=+-@".contains(next) { v.removeFirst() }
             return v.isEmpty ? nil : v
         }
         func integer(_ column: String) throws(RowError) -> Int? {

@@ -38,6 +38,7 @@ enum CirculationController {
         let ctx = try await req.library(.read)
         let (limit, offset) = try req.paging
         return try await Members.list(query: req.query[String.self, at: "q"], libraryID: ctx.libraryID, limit: limit, offset: offset, on: req.db)
+            .map { $0.visible(to: ctx.role) }
     }
 
     @Sendable static func createMember(req: Request) async throws -> Response {
@@ -48,7 +49,9 @@ enum CirculationController {
 
     @Sendable static func member(req: Request) async throws -> MemberDetail {
         let ctx = try await req.library(.read)
-        return try await Members.detail(try req.uuid("memberID"), libraryID: ctx.libraryID, now: req.now, on: req.db)
+        var detail = try await Members.detail(try req.uuid("memberID"), libraryID: ctx.libraryID, now: req.now, on: req.db)
+        detail.member = detail.member.visible(to: ctx.role)
+        return detail
     }
 
     @Sendable static func updateMember(req: Request) async throws -> MemberDTO {

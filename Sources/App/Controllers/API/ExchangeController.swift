@@ -109,6 +109,8 @@ enum ExchangeController {
         guard let format = ExportFormat(rawValue: raw) else {
             throw AppError.invalid("format", "Export `format` is one of \(ExportFormat.list); got “\(raw)”.")
         }
+        // The whole library holds members' contact details and loan history: for those who manage members.
+        if format == .json, !ctx.role.may(.manageMembers) { throw AppError.forbidden(ctx.role, .manageMembers) }
         let data = try await Exporter.export(format, libraryID: ctx.libraryID, now: req.now, on: req.db)
         return download(data, type: format.contentType, name: format.fileName)
     }
