@@ -20,7 +20,7 @@ do {
     try await configure(app)
     // Migrations run on start; `shelfmark migrate` runs them on its own (with its confirmation).
     if env.arguments.dropFirst().first != "migrate" {
-        try await app.autoMigrate().get()
+        try await app.migrateHoldingLock()
     }
     try await app.execute()
 } catch {

@@ -7,6 +7,6 @@ public func describe(_ error: any Error) -> String {
     case let error as AppError: error.message
     case let error as CLIError: error.description
     case let error as any AbortError: error.reason
-    default: String(describing: error)
+    default: databaseErrorDescription(error) ?? String(describing: error)
     }
 }

@@ -62,7 +62,7 @@ enum CirculationController {
 
     @Sendable static func deleteMember(req: Request) async throws -> HTTPStatus {
         let ctx = try await req.library(.manageMembers)
-        try await Members.delete(try req.uuid("memberID"), confirm: try req.flag("confirm"), library: ctx, now: req.now,
+        try await Members.delete(try req.uuid("memberID"), confirm: req.confirmed, library: ctx, now: req.now,
                                  gate: req.application.writeGate, on: req.db)
         return .noContent
     }

@@ -146,7 +146,7 @@ enum ExchangeController {
 
     @Sendable static func restoreOver(req: Request) async throws -> HTTPStatus {
         let ctx = try await req.library(.administer)
-        guard try req.flag("confirm") else {
+        guard req.confirmed else {
             throw AppError(status: .conflict, code: "confirmation_required",
                            message: "Restoring replaces everything “\(ctx.name)” holds. Send `confirm=true` to go ahead.")
         }
@@ -164,7 +164,7 @@ enum ExchangeController {
 
     @Sendable static func erase(req: Request) async throws -> HTTPStatus {
         let ctx = try await req.library(.administer)
-        guard try req.flag("confirm") else {
+        guard req.confirmed else {
             throw AppError(status: .conflict, code: "confirmation_required",
                            message: "This deletes every book, copy, member, loan and activity of “\(ctx.name)”. Send `confirm=true` to go ahead.")
         }

@@ -24,6 +24,10 @@ extension Request {
         }
     }
 
+    /// A destructive request's `confirm`: exactly `true` (not `1`, `yes` or an empty value), so that a
+    /// link or a fuzzer cannot confirm by accident.
+    var confirmed: Bool { query[String.self, at: "confirm"] == "true" }
+
     func intQuery(_ name: String, default value: Int, range: ClosedRange<Int>) throws -> Int {
         guard let raw = query[String.self, at: name] else { return value }
         guard let n = Int(raw), range.contains(n) else {

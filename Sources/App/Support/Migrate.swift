@@ -1,0 +1,48 @@
+import Fluent
+import FluentPostgresDriver
+import Foundation
+import PostgresNIO
+import SQLKit
+import Vapor
+
+extension Application {
+    /// Runs pending migrations. On PostgreSQL the whole run holds a session advisory lock, so any number
+    /// of instances may start together on one empty database: the first migrates, the others wait
+    /// and then find nothing left to do.
+    public func migrateHoldingLock() async throws {
+        guard let sql = db as? any SQLDatabase, sql.dialect.name == "postgresql" else {
+            try await autoMigrate().get()
+            return
+        }
+        // Held on one connection for the whole run; migrations use others from the pool.
+        try await db.withConnection { conn in
+            let locked = conn as! any SQLDatabase
+            try await locked.raw("SELECT pg_advisory_lock(\(literal: Self.migrationLockKey))").run()
+            do {
+                try await self.autoMigrate().get()
+            } catch {
+                _ = try? await locked.raw("SELECT pg_advisory_unlock(\(literal: Self.migrationLockKey))").run()
+                throw error
+            }
+            try await locked.raw("SELECT pg_advisory_unlock(\(literal: Self.migrationLockKey))").run()
+        }
+    }
+
+    /// "shelfmrk" as a number: the lock key of Shelfmark's migrations.
+    static let migrationLockKey = 0x7368_656C_666D_726B
+}
+
+/// The real cause of a database error, for the one line a failed start prints: PostgresNIO's errors
+/// describe themselves generically unless asked for their details.
+func databaseErrorDescription(_ error: any Error) -> String? {
+    if let psql = error as? PSQLError {
+        var parts: [String] = []
+        if let message = psql.serverInfo?[.message] { parts.append(message) }
+        if let detail = psql.serverInfo?[.detail] { parts.append(detail) }
+        if let code = psql.serverInfo?[.sqlState] { parts.append("SQLSTATE \(code)") }
+        if parts.isEmpty, let underlying = psql.underlying { parts.append(String(describing: underlying)) }
+        if parts.isEmpty { parts.append(String(reflecting: psql)) }
+        return "PostgreSQL: " + parts.joined(separator: "; ")
+    }
+    return nil
+}
