@@ -17,6 +17,7 @@ public func configure(_ app: Application) async throws {
 
 func configure(_ app: Application, storage: StorageConfig) throws {
     try app.useStorage(storage)
+    _ = app.storageHealth
     app.passwords.use(.bcrypt(cost: app.environment == .testing ? 4 : 12))
     Migrations.register(on: app)
 

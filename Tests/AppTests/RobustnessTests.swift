@@ -34,4 +34,40 @@ import Vapor
         try? await apps[0].db.sql.raw("DROP SCHEMA \(ident: schema) CASCADE").run()
         for app in apps { try await app.asyncShutdown() }
     }
+
+    /// A full disk, by SQLite's own limit on the file's size (`max_page_count`) set on every connection:
+    /// writes answer a clear 507 `disk_full`, `/health` says writes fail, and as soon as there is room
+    /// again everything works (sign-in included) without a restart.
+    @Test func aFullDiskIsReportedClearlyAndRecoveredFromAtOnce() async throws {
+        guard ProcessInfo.processInfo.environment["SHELFMARK_TEST_DATABASE_URL"]?.isEmpty ?? true else { return }
+        try await withTestApp { app in
+            let f = try await Fixture.make(app)
+            func limitPages(_ pages: Int?) async throws {
+                for loop in app.eventLoopGroup.makeIterator() {
+                    let db = try #require(app.databases.database(.sqlite, logger: app.logger, on: loop))
+                    let n = try await db.sql.raw("PRAGMA page_count").first()?.decode(column: "page_count", as: Int.self) ?? 0
+                    try await db.sql.raw("PRAGMA max_page_count = \(unsafeRaw: String(pages ?? (n + 2)))").run()
+                }
+            }
+            try await limitPages(nil)
+            var full: Client.Reply?
+            for i in 0..<60 {
+                let reply = try await f.owner.post("\(f.lib)/titles", ["title": "Book \(i)", "description": String(repeating: "words ", count: 3_000)])
+                if reply.status != .created { full = reply; break }
+            }
+            let refused = try #require(full, "the disk never filled")
+            #expect(refused.status == .insufficientStorage, "\(refused.status) \(refused.json)")
+            #expect(refused.errorCode == "disk_full")
+            let degraded = try await Client(app: app).get("/api/v1/health")
+            #expect(degraded.status == .serviceUnavailable)
+            #expect(degraded["writes"] as? String == "failing")
+
+            try await limitPages(1_000_000_000)
+            let healthy = try await Client(app: app).get("/api/v1/health")
+            #expect(healthy.status == .ok)
+            #expect(healthy["writes"] as? String == "ok")
+            #expect(try await Client(app: app).post("/api/v1/auth/login", ["username": "owner", "password": "correct horse"]).status == .ok)
+            #expect(try await f.owner.post("\(f.lib)/titles", ["title": "After"]).status == .created)
+        }
+    }
 }

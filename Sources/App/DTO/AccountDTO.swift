@@ -93,6 +93,11 @@ struct StaffDTO: Content {
 }
 
 struct Health: Content {
+    /// `ok`, or `degraded` when the database can be read but writes fail (a full disk).
     var status: String
     var database: String
+    /// `ok` or `failing`.
+    var writes: String
+    /// Why writes fail, when they do.
+    var problem: String?
 }

@@ -46,7 +46,7 @@ enum L: String, CaseIterable, Sendable {
     case eraseHeading, eraseConfirm, eraseButton, erased
     // Errors
     case errorTitle, notFoundTitle, notFoundText, forbiddenText, csrfText, tryAgain, backToCatalog, signInAgain
-    case tooManyAttempts, tooLarge
+    case tooManyAttempts, tooLarge, diskFull
 }
 
 /// Counted phrases, one form per plural category the language has.
@@ -349,6 +349,10 @@ extension L {
                            "Zu viele falsche Passwörter. Warten Sie ein paar Minuten und versuchen Sie es dann erneut.",
                            "An iomarca pasfhocal mícheart. Fan cúpla nóiméad, ansin bain triail eile as.",
                            "密码错误次数过多。请等几分钟后再试。"),
+        .diskFull: ("The server's disk is full, so nothing was saved. Ask whoever runs the server to free some space; Shelfmark carries on by itself as soon as there is room.",
+                    "Der Datenträger des Servers ist voll, daher wurde nichts gespeichert. Bitten Sie die Person, die den Server betreut, Platz zu schaffen; Shelfmark arbeitet dann von selbst weiter.",
+                    "Tá diosca an fhreastalaí lán, mar sin níor sábháladh aon rud. Iarr ar an duine a ritheann an freastalaí spás a shaoradh; leanfaidh Shelfmark ar aghaidh nuair a bheidh spás ann.",
+                    "服务器磁盘已满，未保存任何内容。请联系服务器管理员释放空间；有空间后 Shelfmark 会自动恢复。"),
         .tooLarge: ("The file is too large for this form.", "Die Datei ist für dieses Formular zu groß.",
                     "Tá an comhad rómhór don fhoirm seo.", "文件太大，无法通过此表单上传。"),
         .csrfText: ("The form was out of date. It has been reloaded: please send it again.",

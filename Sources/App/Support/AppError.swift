@@ -62,11 +62,17 @@ extension CirculationError {
 struct JSONErrorMiddleware: AsyncMiddleware {
     func respond(to request: Request, chainingTo next: any AsyncResponder) async throws -> Response {
         do {
-            return try await next.respond(to: request)
+            let response = try await next.respond(to: request)
+            if request.method != .GET, request.method != .HEAD, response.status.code < 400, request.application.storageHealth.writesFailing {
+                request.application.storageHealth.markWorking()
+            }
+            return response
         } catch {
             let appError = Self.appError(for: error)
             if appError.status == .internalServerError {
                 request.logger.report(error: error)
+            } else if appError.code == "disk_full" {
+                Self.reportDiskFull(error, request: request)
             }
             let response = Response(status: appError.status)
             try response.content.encode(ErrorBody(error: .init(
@@ -75,7 +81,16 @@ struct JSONErrorMiddleware: AsyncMiddleware {
         }
     }
 
+    static let diskFull = AppError(status: .insufficientStorage, code: "disk_full",
+                                   message: "The server's disk is full, so nothing was saved. Free some space on the server; Shelfmark carries on by itself as soon as there is room.")
+
+    static func reportDiskFull(_ error: any Error, request: Request) {
+        request.application.storageHealth.markFailing(at: Date())
+        request.logger.error("a write failed because the disk is full: \(String(reflecting: error))")
+    }
+
     static func appError(for error: any Error) -> AppError {
+        if !(error is AppError), StorageHealth.isDiskFull(error) { return diskFull }
         switch error {
         case let error as AppError:
             return error

@@ -82,6 +82,9 @@ struct WebMiddleware: AsyncMiddleware {
             status = .notFound; title = t(.notFoundTitle); message = t(.notFoundText)
         case let e as any AbortError where e.status == .payloadTooLarge:
             status = .payloadTooLarge; title = t(.errorTitle); message = t(.tooLarge)
+        case let e where StorageHealth.isDiskFull(e):
+            JSONErrorMiddleware.reportDiskFull(e, request: req)
+            status = .insufficientStorage; title = t(.errorTitle); message = t(.diskFull)
         default:
             let converted = JSONErrorMiddleware.appError(for: error)
             status = converted.status; title = t(.errorTitle); message = converted.message

@@ -1,0 +1,42 @@
+import Foundation
+import NIOConcurrencyHelpers
+import PostgresNIO
+import SQLiteNIO
+import Vapor
+
+/// Whether writes currently fail for want of disk space. Set when a write fails that way, cleared by
+/// the next write that succeeds (a request, or `/health`'s probe), so the server recovers as soon as
+/// space is freed, and `/health` says writes fail meanwhile.
+final class StorageHealth: Sendable {
+    private let failingSince = NIOLockedValueBox<Date?>(nil)
+
+    var writesFailing: Bool { failingSince.withLockedValue { $0 != nil } }
+    func markFailing(at now: Date) { failingSince.withLockedValue { if $0 == nil { $0 = now } } }
+    func markWorking() { failingSince.withLockedValue { $0 = nil } }
+
+    /// SQLite's "database or disk is full", its failed writes, PostgreSQL's 53100, or the system's ENOSPC.
+    static func isDiskFull(_ error: any Error) -> Bool {
+        if let sqlite = error as? SQLiteError {
+            switch sqlite.reason {
+            case .full, .ioErrorFailedWrite, .ioErrorFailedSync: return true
+            default: break
+            }
+        }
+        if let psql = error as? PSQLError, let state = psql.serverInfo?[.sqlState] {
+            return state == "53100" || state == "53000"
+        }
+        let text = String(describing: error)
+        return text.contains("database or disk is full") || text.contains("No space left on device")
+    }
+}
+
+extension Application {
+    private struct StorageHealthKey: StorageKey { typealias Value = StorageHealth }
+
+    var storageHealth: StorageHealth {
+        if let existing = storage[StorageHealthKey.self] { return existing }
+        let health = StorageHealth()
+        storage[StorageHealthKey.self] = health
+        return health
+    }
+}
