@@ -2,6 +2,9 @@ import App
 import Foundation
 import Vapor
 
+// Everything the server writes (the database, backups, exports) is readable by its owner only.
+umask(0o077)
+
 // Commands that need no database run before the application starts.
 switch CommandLine.arguments.dropFirst().first {
 case "isbn":

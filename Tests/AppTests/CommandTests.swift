@@ -75,4 +75,37 @@ import Vapor
         #expect(lines[0].hasSuffix("\tvalid\t9780804429573\t080442957X\t978-0-8044-2957-3"))
         #expect(lines[1] == "12345\tinvalid\tan ISBN has 10 or 13 digits (plus a 2- or 5-digit add-on), this has 5")
     }
+
+    /// `shelfmark restore FILE --library X` and `import --library NEW` make libraries someone owns
+    /// (the administrator, or `--owner`), written readable by their owner only.
+    @Test func commandLineLibrariesHaveAnOwnerAndBackupsArePrivate() async throws {
+        func run(_ command: some AsyncCommand, _ arguments: [String], app: Application) async throws {
+            var context = CommandContext(console: Terminal(), input: CommandInput(arguments: ["shelfmark"] + arguments))
+            context.application = app
+            try await command.run(using: &context)
+        }
+        try await withTestApp { app in
+            let f = try await Fixture.make(app)
+            try await f.addTitle("Momo", copies: 1)
+            let dir = FileManager.default.temporaryDirectory.appendingPathComponent("shelfmark-cli-\(UUID().uuidString)")
+            try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+            defer { try? FileManager.default.removeItem(at: dir) }
+            let file = dir.appendingPathComponent("backup.json").path
+            try await run(BackupCommand(), ["--library", "Room 12", "--output", file], app: app)
+            let mode = try FileManager.default.attributesOfItem(atPath: file)[.posixPermissions] as? Int
+            #expect(mode == 0o600, "\(String(mode ?? 0, radix: 8))")
+
+            try await run(RestoreCommand(), [file, "--library", "Restored"], app: app)
+            let libraries = try await f.owner.get("/api/v1/libraries").array.compactMap { $0["name"] as? String }
+            #expect(libraries.contains("Restored"), "\(libraries)")
+
+            let list = dir.appendingPathComponent("isbns.txt")
+            try Data("9783522202602\n9780306406157\n".utf8).write(to: list)
+            _ = try await f.staff("lena", role: "librarian")
+            try await run(ImportCommand(), [list.path, "--library", "Lena's shelf", "--owner", "lena", "--format", "isbn-list"], app: app)
+            let lena = try await Membership.query(on: app.db).join(User.self, on: \Membership.$user.$id == \User.$id)
+                .filter(User.self, \.$username == "lena").all()
+            #expect(lena.count == 2)
+        }
+    }
 }

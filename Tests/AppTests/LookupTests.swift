@@ -303,3 +303,29 @@ enum ISBNTestData {
         }
     }
 }
+
+@Suite struct ImportLookupBoundTests {
+    /// An ISBN-list import while every provider hangs: lookups run eight at a time, so twelve rows cost
+    /// about two timeouts, not twelve; each row is reported, none is lost silently.
+    @Test func anISBNListWhileProvidersHangIsBoundedAndReported() async throws {
+        try await withLookupApp { app, server, f in
+            await server.setAll(.init(fault: .hang))
+            app.metadataConfig = MetadataConfig(endpoints: .replay(server.baseURL), timeout: .seconds(1))
+            let isbns = ["9780306406157", "9783522202602", "9780140143508", "9780804429573", "9780439708180", "9780747532699",
+                         "9780545010221", "9780261103573", "9780553293357", "9780451524935", "9780061120084", "9780743273565"]
+            var headers = HTTPHeaders()
+            headers.bearerAuthorization = .init(token: f.owner.token!)
+            headers.contentType = .plainText
+            let started = ContinuousClock.now
+            let response = try await app.testing().sendRequest(.POST, "\(f.lib)/import?format=isbn-list", headers: headers,
+                                                               body: ByteBuffer(string: isbns.joined(separator: "\n") + "\n"))
+            let elapsed = ContinuousClock.now - started
+            #expect(response.status == .ok)
+            let report = try JSONSerialization.jsonObject(with: Data(buffer: response.body)) as? [String: Any]
+            #expect((report?["failed"] as? [[String: Any]])?.count == 12, "\(report ?? [:])")
+            #expect(report?["titlesCreated"] as? Int == 0)
+            // Sequential lookups would take 12 timeouts (12 s); eight at a time take two.
+            #expect(elapsed < .seconds(8), "\(elapsed)")
+        }
+    }
+}

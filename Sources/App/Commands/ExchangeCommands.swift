@@ -26,9 +26,36 @@ enum CommandLibrary {
         } else {
             throw CLIError("Say which library with --library NAME (one of: \(libraries.map(\.name).joined(separator: ", "))).")
         }
-        return LibraryContext(libraryID: try library.requireID(), name: library.name,
+        return try context(library)
+    }
+
+    static func context(_ library: Library) throws -> LibraryContext {
+        LibraryContext(libraryID: try library.requireID(), name: library.name,
                               policy: LoanPolicy(loanPeriodDays: library.loanPeriodDays, maxRenewals: library.maxRenewals), role: .owner,
                               user: AuthenticatedUser(id: UUID(), username: "command line", displayName: "Command line"))
+    }
+}
+
+extension CommandLibrary {
+    /// A library the command line made gets an owner, so someone can open it: the account named by
+    /// `--owner`, else the installation's administrator. On a fresh data directory with no account
+    /// yet, the first owner to set up adopts it (`Accounts.setup`).
+    static func giveOwner(_ libraryID: UUID, owner username: String?, app: Application) async throws -> String? {
+        let user: User?
+        if let username {
+            guard let named = try await User.query(on: app.db).filter(\.$username == username.lowercased()).first() else {
+                throw CLIError("No account “\(username)”: create it with `shelfmark user create`, or leave out --owner.")
+            }
+            user = named
+        } else {
+            user = try await User.query(on: app.db).filter(\.$isAdmin == true).sort(\.$createdAt).first()
+        }
+        guard let user, let userID = user.id else { return nil }
+        try await app.writeGate.transaction(on: app.db) { db in
+            let has = try await Membership.query(on: db).filter(\.$user.$id == userID).filter(\.$library.$id == libraryID).count() > 0
+            if !has { try await Membership(userID: userID, libraryID: libraryID, role: .owner).create(on: db) }
+        }
+        return user.username
     }
 }
 
@@ -43,6 +70,8 @@ struct ImportCommand: AsyncCommand {
         var library: String?
         @Option(name: "existing", help: "An ISBN the library has: skip (default) or copies")
         var existing: String?
+        @Option(name: "owner", help: "The account that owns a library this import creates (default: the administrator)")
+        var owner: String?
     }
 
     static func seconds(_ d: Duration) -> Double {
@@ -62,7 +91,13 @@ struct ImportCommand: AsyncCommand {
             guard let p = ExistingISBNPolicy(rawValue: raw) else { throw CLIError("--existing is skip or copies, got “\(raw)”.") }
             return p
         } ?? .skip
+        let existed = try await Library.query(on: app.db).filter(\.$name == (signature.library ?? "")).count() > 0
         let ctx = try await CommandLibrary.context(named: signature.library, create: true, app: app)
+        if !existed, signature.library != nil {
+            if let owner = try await CommandLibrary.giveOwner(ctx.libraryID, owner: signature.owner, app: app) {
+                context.console.print("Created “\(ctx.name)”, owned by \(owner).")
+            }
+        }
         let report: ImportReport
         let started = ContinuousClock.now
         do {
@@ -106,7 +141,7 @@ struct ExportCommand: AsyncCommand {
         let started = ContinuousClock.now
         let data = try await Exporter.export(format, libraryID: ctx.libraryID, now: app.clock.now(), on: app.db)
         if let path = signature.output {
-            do { try data.write(to: URL(fileURLWithPath: path)) } catch { throw CLIError("Cannot write \(path): \(error.localizedDescription)") }
+            do { try writePrivately(data, to: path) } catch { throw CLIError("Cannot write \(path): \(error.localizedDescription)") }
             let seconds = ImportCommand.seconds(ContinuousClock.now - started)
             context.console.print("Wrote \(path) (\(format.fileName), \(data.count) bytes) in \(String(format: "%.3f", seconds)) s")
         } else {
@@ -132,7 +167,7 @@ struct BackupCommand: AsyncCommand {
         let now = app.clock.now()
         let backup = try await Backup.make(libraryID: ctx.libraryID, includeCovers: true, now: now, on: app.db)
         let path = signature.output ?? ExchangeController.backupFileName(ctx.name, at: now)
-        do { try Backup.encode(backup).write(to: URL(fileURLWithPath: path)) } catch { throw CLIError("Cannot write \(path): \(error.localizedDescription)") }
+        do { try writePrivately(Backup.encode(backup), to: path) } catch { throw CLIError("Cannot write \(path): \(error.localizedDescription)") }
         context.console.print("Wrote \(path): \(backup.titles.count) titles, \(backup.copies.count) copies, \(backup.members.count) members, \(backup.loans.count) loans, \(backup.covers?.count ?? 0) covers.")
     }
 }
@@ -147,6 +182,8 @@ struct RestoreCommand: AsyncCommand {
         var library: String?
         @Flag(name: "replace", help: "Overwrite the existing library NAME (its current data is deleted)")
         var replace: Bool
+        @Option(name: "owner", help: "The account that owns the new library (default: the administrator)")
+        var owner: String?
     }
 
     var help: String { "Restore a backup into a new library, or over an existing one with --replace." }
@@ -169,11 +206,33 @@ struct RestoreCommand: AsyncCommand {
         } else {
             guard existing == nil else { throw CLIError("A library named “\(name)” exists: name another with --library, or overwrite it with --replace.") }
             let library = Library(name: name)
-            try await app.writeGate.transaction(on: app.db) { db in
-                try await library.create(on: db)
-                try await Backup.restore(backup, into: try library.requireID(), on: db)
+            try await app.writeGate.transaction(on: app.db) { db in try await library.create(on: db) }
+            let id = try library.requireID()
+            do {
+                try await Backup.restore(backup, into: id, on: app.db, batches: app.writeGate)
+            } catch {
+                await Accounts.removeNewLibrary(id, gate: app.writeGate, on: app.db)
+                if let error = error as? AppError { throw CLIError(error.message) }
+                throw error
+            }
+            if let owner = try await CommandLibrary.giveOwner(id, owner: signature.owner, app: app) {
+                context.console.print("“\(name)” is owned by \(owner).")
+            } else {
+                context.console.print("No account exists yet: the first owner to set up Shelfmark gets “\(name)”.")
             }
         }
         context.console.print("Restored “\(name)”: \(backup.titles.count) titles, \(backup.copies.count) copies, \(backup.members.count) members, \(backup.loans.count) loans.")
     }
+}
+
+/// Writes a file only its owner can read (a backup holds members' names and contact details).
+func writePrivately(_ data: Data, to path: String) throws {
+    if !FileManager.default.fileExists(atPath: path) {
+        guard FileManager.default.createFile(atPath: path, contents: nil, attributes: [.posixPermissions: 0o600]) else {
+            throw CLIError("Cannot create \(path).")
+        }
+    }
+    try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: path)
+    try data.write(to: URL(fileURLWithPath: path))
+    try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: path)
 }

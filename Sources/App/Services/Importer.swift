@@ -273,12 +273,51 @@ enum Importer {
 
     struct PrepareFailure: Error, Sendable { var message: String }
 
+    /// At most this many provider lookups at once for the rows of a file that have only an ISBN.
+    static let concurrentLookups = 8
+    /// Lookups for one import start only within this time (cached answers are used after it): with
+    /// hanging providers an import of an ISBN list ends in about this plus one lookup timeout.
+    static let lookupBudget: Duration = .seconds(20)
+
+    /// Looks the ISBNs up (cache first), `concurrentLookups` at a time; an ISBN not looked up before
+    /// the deadline (and not cached) has no answer.
+    static func lookUp(_ isbns: [ISBN], app: Application, now: Date, deadline: ContinuousClock.Instant) async throws -> [String: CachedLookup] {
+        var unique: [ISBN] = []
+        var seen = Set<String>()
+        for isbn in isbns where seen.insert(isbn.isbn13).inserted { unique.append(isbn) }
+        guard !unique.isEmpty else { return [:] }
+        let lookup = app.metadataLookup, gate = app.writeGate, db = app.db
+        return try await withThrowingTaskGroup(of: (String, CachedLookup?).self) { group in
+            var answers: [String: CachedLookup] = [:]
+            var next = 0
+            func start() {
+                let isbn = unique[next]
+                next += 1
+                group.addTask {
+                    if ContinuousClock.now >= deadline {
+                        return (isbn.isbn13, try await LookupService.cached(isbn.isbn13, now: now, on: db))
+                    }
+                    return (isbn.isbn13, try await LookupService.isbn(isbn, lookup: lookup, now: now, gate: gate, on: db))
+                }
+            }
+            while next < unique.count, next < concurrentLookups { start() }
+            while let (key, answer) = try await group.next() {
+                if let answer { answers[key] = answer }
+                if next < unique.count { start() }
+            }
+            return answers
+        }
+    }
+
     /// Writes one batch in one transaction. Rows with only an ISBN get their title from the lookup
     /// (cache first) before the transaction starts.
     private static func commit(_ records: [Prepared], format: ImportFormat, policy: ExistingISBNPolicy,
-                               library ctx: LibraryContext, app: Application, now: Date) async throws -> BatchOutcome {
+                               library ctx: LibraryContext, app: Application, now: Date,
+                               lookupDeadline: ContinuousClock.Instant) async throws -> BatchOutcome {
         var lookupFailures: [ImportRowNote] = []
         guard !records.isEmpty else { return BatchOutcome() }
+        let looked = try await lookUp(records.filter { $0.insert == nil }.compactMap { $0.record.isbn.flatMap { try? ISBN($0) } },
+                                      app: app, now: now, deadline: lookupDeadline)
         var batch: [Prepared] = []
         var ids = UUIDSource()
         for var p in records {
@@ -288,8 +327,12 @@ enum Importer {
                     lookupFailures.append(ImportRowNote(line: r.line, title: nil, reason: "“Title” is empty; it is required"))
                     continue
                 }
-                let looked = try await LookupService.isbn(isbn, lookup: app.metadataLookup, now: now, gate: app.writeGate, on: app.db)
-                guard let found = looked.result.record else {
+                guard let answer = looked[isbn.isbn13] else {
+                    lookupFailures.append(ImportRowNote(line: r.line, title: nil,
+                                                       reason: "ISBN \(isbn.hyphenated): the book providers did not answer in time; import this line again later"))
+                    continue
+                }
+                guard let found = answer.result.record else {
                     lookupFailures.append(ImportRowNote(line: r.line, title: nil,
                                                        reason: "ISBN \(isbn.hyphenated): no title in the file and none found at the book providers"))
                     continue
@@ -408,6 +451,8 @@ enum Importer {
         let app: Application
         let now: Date
         private var inFlight: Task<BatchOutcome, any Error>?
+        /// Provider lookups for this import start only until then (`Importer.lookupBudget`).
+        let lookupDeadline = ContinuousClock.now + Importer.lookupBudget
         /// How many records the next batch takes: `firstBatch`, doubling with each batch up to `largestBatch`.
         private(set) var batchLimit = Importer.firstBatch
 
@@ -418,12 +463,12 @@ enum Importer {
         mutating func submit(_ records: inout [ImportRecord], into report: inout ImportReport) async throws {
             try await drain(into: &report)
             guard !records.isEmpty else { return }
-            let (format, policy, library, app, now) = (format, policy, library, app, now)
+            let (format, policy, library, app, now, deadline) = (format, policy, library, app, now, lookupDeadline)
             var ids = UUIDSource()
             let batch = records.map { Prepared($0, library: library.libraryID, now: now, ids: &ids) }
             records.removeAll(keepingCapacity: true)
             batchLimit = min(batchLimit * 2, Importer.largestBatch)
-            inFlight = Task { try await Importer.commit(batch, format: format, policy: policy, library: library, app: app, now: now) }
+            inFlight = Task { try await Importer.commit(batch, format: format, policy: policy, library: library, app: app, now: now, lookupDeadline: deadline) }
         }
 
         mutating func drain(into report: inout ImportReport) async throws {

@@ -40,7 +40,11 @@ extension Application {
         case .sqlite(let path):
             let dir = (path as NSString).deletingLastPathComponent
             if !dir.isEmpty {
-                try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+                try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+            }
+            // Data files of earlier versions were created readable by all: the owner's only from now on.
+            for suffix in ["", "-wal", "-shm"] where FileManager.default.fileExists(atPath: path + suffix) {
+                try? FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: path + suffix)
             }
             databases.use(.sqlite(.file(path), sqlLogLevel: .trace), as: .sqlite)
             writeGate = WriteGate(serialised: true)
