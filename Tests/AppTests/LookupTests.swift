@@ -126,9 +126,11 @@ private func job(for titleID: String, on app: Application) async throws -> JobRo
             #expect(candidates.first?["authors"] as? [String] == ["Adrian Tchaikovsky"])
             let fielded = try await f.owner.get("/api/v1/lookup/search?title=signals&author=okafor")
             #expect((fielded["candidates"] as? [[String: Any]])?.first?["isbn13"] as? String == "9780306406157")
+            // Nothing to search for finds nothing, and says what to send.
             let empty = try await f.owner.get("/api/v1/lookup/search?q=")
-            #expect(empty.status == .unprocessableEntity)
-            #expect(empty.errorField == "q")
+            #expect(empty.status == .ok)
+            #expect((empty["candidates"] as? [Any])?.isEmpty == true)
+            #expect(empty.string("message").contains("Say what to search for"))
             await server.setAll(.init(fault: .rateLimited))
             let limited = try await f.owner.get("/api/v1/lookup/search?q=children")
             #expect(limited.status == .ok)
@@ -166,9 +168,10 @@ private func job(for titleID: String, on app: Application) async throws -> JobRo
             #expect(again.status == .notModified)
             #expect(try await Client(app: app).get("/api/v1/covers/\(UUID().uuidString)").status == .notFound)
 
-            // An unknown ISBN with no title: a clear 422, nothing created.
+            // An unknown ISBN with no title: a clear 404 that says to type the title, nothing created.
             let unknown = try await f.owner.post("\(f.lib)/titles", ["isbn": "9781111111113"])
-            #expect(unknown.status == .unprocessableEntity)
+            #expect(unknown.status == .notFound)
+            #expect(unknown.errorCode == "isbn_not_found")
             #expect(unknown.errorField == "title")
             #expect(unknown.errorMessage?.contains("no provider knows") == true)
         }

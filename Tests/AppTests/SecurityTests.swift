@@ -299,6 +299,24 @@ import VaporTesting
         }
     }
 
+    @Test func unknownMethodsAnswer405WithAllow() async throws {
+        try await withTestApp { app in
+            let f = try await Fixture.make(app)
+            let trace = try await raw(app, .init(rawValue: "TRACE"), "/api/v1/health")
+            #expect(trace.status == .methodNotAllowed)
+            #expect(trace.headers.first(name: .allow)?.contains("GET") == true)
+            let patch = try await raw(app, .PATCH, "/api/v1/libraries/import", headers: bearer(f.owner))
+            #expect(patch.status == .methodNotAllowed, "\(patch.status)")
+            #expect(patch.headers.first(name: .allow) == "POST")
+            #expect(try await raw(app, .GET, "\(f.lib)/nothing-here", headers: bearer(f.owner)).status == .notFound)
+            #expect(try await raw(app, .GET, "/api/v1/libraries/\(UUID())", headers: bearer(f.owner)).status == .notFound)
+            #expect(try await raw(app, .PUT, "/login").status == .methodNotAllowed)
+            // A card ID a Code 128 cannot hold is drawn as a QR code rather than refused.
+            #expect(ScanController.codeKind(for: "S001") == .code128)
+            #expect(ScanController.codeKind(for: "Müller-7") == .qr)
+        }
+    }
+
     @Test func apiTokensCanExpire() async throws {
         let clock = TestClock()
         try await withTestApp(clock: clock.appClock) { app in
@@ -324,10 +342,10 @@ import VaporTesting
             // An existing account without its password, and a new one without a password: the same answer.
             let existing = try await f.owner.post("\(f.lib)/staff", ["username": "alice", "role": "viewer"])
             let unknown = try await f.owner.post("\(f.lib)/staff", ["username": "nobody", "role": "viewer"])
-            #expect(existing.status == .unprocessableEntity)
+            #expect(existing.status == .unprocessableEntity)  // no password given
             #expect(existing.errorMessage == unknown.errorMessage)
             let wrong = try await f.owner.post("\(f.lib)/staff", ["username": "alice", "role": "viewer", "password": "not alices"])
-            #expect(wrong.status == .unprocessableEntity)
+            #expect(wrong.status == .conflict)
             #expect(try await Membership.query(on: app.db).count() == 1)
             // With the account's own password (its owner is there), it joins.
             #expect(try await f.owner.post("\(f.lib)/staff", ["username": "alice", "role": "viewer", "password": "alice-password"]).status == .created)

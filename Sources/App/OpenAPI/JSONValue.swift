@@ -55,3 +55,7 @@ extension JSONValue: ExpressibleByStringLiteral, ExpressibleByBooleanLiteral, Ex
     init(arrayLiteral elements: JSONValue...) { self = .array(elements) }
     init(dictionaryLiteral elements: (String, JSONValue)...) { self = .object(elements) }
 }
+
+extension JSONValue: ExpressibleByIntegerLiteral {
+    init(integerLiteral value: Int) { self = .number(Double(value)) }
+}

@@ -11,6 +11,9 @@ struct RouteDoc: Sendable {
         var kind: Kind = .string
         var description: String
         var format: String? = nil
+        var required = false
+        /// More JSON Schema keywords (minimum, maximum, enum, minLength …): the bounds the handler enforces.
+        var schema: JSONValue? = nil
     }
 
     var summary: String
@@ -18,6 +21,9 @@ struct RouteDoc: Sendable {
     var authenticated = true
     var query: [Param] = []
     var request: (any (Decodable & Sendable).Type)? = nil
+    /// A route that takes a file as its body: the media types it reads (raw body or multipart `file`).
+    var upload: [String]? = nil
+    var uploadField = "file"
     var response: (any (Decodable & Sendable).Type)? = nil
     var responseIsArray = false
     var status: HTTPResponseStatus = .ok
@@ -89,7 +95,8 @@ final class OpenAPIRegistry: Sendable {
         for param in doc.query {
             var schema: [(String, JSONValue)] = [("type", .string(param.kind.rawValue))]
             if let format = param.format { schema.append(("format", .string(format))) }
-            parameters.append(["name": .string(param.name), "in": "query", "required": false,
+            if case .object(let more)? = param.schema { schema += more }
+            parameters.append(["name": .string(param.name), "in": "query", "required": .bool(param.required),
                                "description": .string(param.description), "schema": .object(schema)])
         }
         if !parameters.isEmpty { op.append(("parameters", .array(parameters))) }
@@ -97,6 +104,13 @@ final class OpenAPIRegistry: Sendable {
             let name = String(describing: request)
             schemas[name] = SchemaDerivation.schema(of: request)
             op.append(("requestBody", ["required": true, "content": ["application/json": ["schema": ["$ref": .string("#/components/schemas/\(name)")]]]]))
+        }
+        if let types = doc.upload {
+            let binary: JSONValue = ["schema": ["type": "string", "format": "binary"]]
+            var content: [(String, JSONValue)] = types.map { ($0, binary) }
+            content.append(("multipart/form-data", ["schema": ["type": "object", "properties": .object([(doc.uploadField, ["type": "string", "format": "binary"] as JSONValue)]),
+                                                               "required": [.string(doc.uploadField)]]]))
+            op.append(("requestBody", ["required": true, "content": .object(content)]))
         }
         var responses: [(String, JSONValue)] = []
         if let response = doc.response {
@@ -116,12 +130,16 @@ final class OpenAPIRegistry: Sendable {
     }
 
     private func operationID(_ entry: Entry) -> String {
+        // Every path segment counts, parameters as "By<Name>", so `/libraries/restore` and
+        // `/libraries/{libraryID}/restore` get different ids.
         let words = entry.path.compactMap { component -> String? in
-            if case .constant(let s) = component, s != "api", s != "v1" { return s }
-            return nil
+            switch component {
+            case .constant(let s) where s != "api" && s != "v1": return s.split(separator: ".").map { $0.prefix(1).uppercased() + $0.dropFirst() }.joined()
+            case .parameter(let name): return "By" + name.prefix(1).uppercased() + name.dropFirst()
+            default: return nil
+            }
         }
         return entry.method.rawValue.lowercased() + words.map { $0.prefix(1).uppercased() + $0.dropFirst() }.joined()
-            + (entry.path.last.map { if case .parameter = $0 { "ById" } else { "" } } ?? "")
     }
 }
 

@@ -17,8 +17,18 @@ enum SchemaDerivation {
         var properties: [(String, Node)] = []
         var optional: Set<String> = []
         var element: Node?
+        /// Keywords the type declares for this node (`SchemaConstrained`): lengths, ranges, patterns.
+        var extra: [(String, JSONValue)] = []
 
         var json: JSONValue {
+            guard !extra.isEmpty, case .object(var pairs) = baseJSON else { return baseJSON }
+            for (key, value) in extra {
+                if let i = pairs.firstIndex(where: { $0.0 == key }) { pairs[i].1 = value } else { pairs.append((key, value)) }
+            }
+            return .object(pairs)
+        }
+
+        private var baseJSON: JSONValue {
             switch kind {
             case .unknown: return [:]
             case .string(let format):
@@ -51,7 +61,18 @@ enum SchemaDerivation {
                 node.kind = .enumeration(e.schemaCases)
                 return e.placeholderValue as! T
             }
-            return try T(from: RecordingDecoder(node: node))
+            let value = try T(from: RecordingDecoder(node: node))
+            if let constrained = type as? any SchemaConstrained.Type {
+                for (property, keywords) in constrained.schemaConstraints {
+                    guard case .object(let pairs) = keywords else { continue }
+                    if property == "." {
+                        node.extra += pairs
+                    } else if let child = node.properties.first(where: { $0.0 == property })?.1 {
+                        child.extra += pairs
+                    }
+                }
+            }
+            return value
         }
     }
 

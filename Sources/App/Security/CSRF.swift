@@ -65,6 +65,10 @@ struct APIGuardMiddleware: AsyncMiddleware {
     static let authenticatedKey = "shelfmark.authenticated"
 
     func respond(to request: Request, chainingTo next: any AsyncResponder) async throws -> Response {
+        // `name=` with nothing after it means the parameter is not given (a form's empty field).
+        if let query = request.url.query, query.contains("=&") || query.hasSuffix("=") {
+            request.url.query = query.split(separator: "&").filter { !$0.hasSuffix("=") }.joined(separator: "&")
+        }
         if request.route?.userInfo[Self.authenticatedKey] as? Bool == true, !request.auth.has(AuthenticatedUser.self) {
             throw AppError.unauthenticated
         }

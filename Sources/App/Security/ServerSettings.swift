@@ -5,7 +5,7 @@ import SQLKit
 import Vapor
 
 /// Who may create libraries on this server (and so restore or import a file as a new library).
-enum LibraryCreation: String, Codable, Sendable, CaseIterable {
+enum LibraryCreation: String, Codable, Sendable, CaseIterable, SchemaEnum {
     /// Anyone who is a librarian or owner of some library (the default: a school's librarians).
     case staff
     /// Only the installation's administrator (a shared server: a district, a hosting volunteer).

@@ -1,3 +1,4 @@
+import Crypto
 import Fluent
 import FluentSQL
 import Foundation
@@ -15,6 +16,9 @@ enum Accounts {
 
     /// First run: the owner and their first library, in one transaction. Refused once any user exists.
     static func setup(_ input: SetupInput, now: Date, gate: WriteGate, hasher: some PasswordHasher, on db: any Database) async throws -> (User, Library) {
+        guard try await needsSetup(on: db) else {
+            throw AppError.conflict("already_set_up", "Shelfmark is already set up. Sign in instead.")
+        }
         let username = try validUsername(input.username)
         let hash = try validPasswordHash(input.password, hasher: hasher)
         let displayName = try Check.optional(input.displayName, field: "displayName", max: 100) ?? username
@@ -68,7 +72,7 @@ enum Accounts {
         let user = try await User.query(on: db).filter(\.$username == username).first()
         // An unknown username costs one bcrypt check too, so timing does not tell which usernames exist.
         let hash = try user?.passwordHash ?? LoginThrottle.dummyHash(hasher: hasher)
-        let passwordOK = input.password.utf8.count <= 1_000 && (try? hasher.verify(input.password, created: hash)) == true
+        let passwordOK = verify(input.password, hash: hash, hasher: hasher)
         guard let user, passwordOK else {
             try await LoginThrottle.recordFailure(username: username, address: address, now: now, gate: gate, on: db)
             throw AppError(status: .unauthorized, code: "bad_credentials", message: "Wrong username or password.")
@@ -187,18 +191,19 @@ enum Accounts {
     static func addStaff(_ input: StaffInput, library: LibraryContext, now: Date, hasher: some PasswordHasher, gate: WriteGate, on db: any Database) async throws -> StaffDTO {
         let username = try validUsername(input.username)
         let display = try Check.optional(input.displayName, field: "displayName", max: 100)
-        guard let password = input.password, password.count >= minPasswordLength, password.utf8.count <= 72 else {
+        guard let password = input.password, (minPasswordLength...maxPasswordLength).contains(password.unicodeScalars.count) else {
             throw AppError.invalid("password", "Give the account's password: a new one (at least \(minPasswordLength) characters) for a new account, or the existing account's own.")
         }
-        let refused = AppError.invalid("password", "“\(username)” could not be added: for an existing account give its own password; for a new account choose another username.")
+        let refused = AppError.conflict("cannot_add_staff", "“\(username)” could not be added: for an existing account give its own password; for a new account choose another username.",
+                                        field: "password")
         let existing = try await User.query(on: db).filter(\.$username == username).first()
         // One bcrypt operation on either path, so the time taken does not tell either.
         let hash: String?
         if let existing {
-            guard (try? hasher.verify(password, created: existing.passwordHash)) == true else { throw refused }
+            guard verify(password, hash: existing.passwordHash, hasher: hasher) else { throw refused }
             hash = nil
         } else {
-            hash = try hasher.hash(password)
+            hash = try hasher.hash(bcryptInput(password))
         }
         return try await gate.transaction(on: db) { db in
             let user: User
@@ -253,13 +258,28 @@ enum Accounts {
     }
 
     static func validPasswordHash(_ password: String, hasher: some PasswordHasher) throws -> String {
-        guard password.count >= minPasswordLength else {
+        guard password.unicodeScalars.count >= minPasswordLength else {
             throw AppError.invalid("password", "A password has at least \(minPasswordLength) characters.")
         }
-        guard password.utf8.count <= 72 else {
-            throw AppError.invalid("password", "A password has at most 72 bytes (a bcrypt limit).")
+        guard password.unicodeScalars.count <= maxPasswordLength else {
+            throw AppError.invalid("password", "A password has at most \(maxPasswordLength) characters.")
         }
-        return try hasher.hash(password)
+        return try hasher.hash(bcryptInput(password))
+    }
+
+    static let maxPasswordLength = 1_000
+
+    /// What bcrypt sees of a password: the password itself up to its limit of 72 bytes; a longer one
+    /// (a passphrase in another script) as its SHA-256, so that no part of it is silently ignored.
+    static func bcryptInput(_ password: String) -> String {
+        guard password.utf8.count > 72 else { return password }
+        return "sha256:" + Data(SHA256.hash(data: Data(password.utf8))).base64EncodedString()
+    }
+
+    /// Checks a password against a stored hash (false for anything malformed, never a throw).
+    static func verify(_ password: String, hash: String, hasher: some PasswordHasher) -> Bool {
+        guard password.unicodeScalars.count <= maxPasswordLength else { return false }
+        return (try? hasher.verify(bcryptInput(password), created: hash)) == true
     }
 }
 

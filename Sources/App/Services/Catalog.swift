@@ -271,6 +271,7 @@ enum Catalog {
     }
 
     static func categoryNames(_ names: [String]) throws -> [String] {
+        guard names.count <= 50 else { throw AppError.invalid("categories", "A title has at most 50 categories.") }
         var seen = Set<String>()
         return try names.enumerated().compactMap { index, raw in
             guard let name = try Check.optional(raw, field: "categories.\(index)", max: 100), seen.insert(name).inserted else { return nil }

@@ -67,6 +67,15 @@ struct JSONErrorMiddleware: AsyncMiddleware {
                 request.application.storageHealth.markWorking()
             }
             return response
+        } catch where Self.appError(for: error).status == .notFound
+                    && Self.methodNotAllowed(request) != nil {
+            // No route for this method: 405 when the path exists with others.
+            let allowed = Self.methodNotAllowed(request) ?? []
+            let response = Response(status: .methodNotAllowed)
+            response.headers.replaceOrAdd(name: .allow, value: allowed.map(\.rawValue).joined(separator: ", "))
+            try response.content.encode(ErrorBody(error: .init(
+                code: "method_not_allowed", message: "\(request.method.rawValue) is not allowed here; use \(allowed.map(\.rawValue).joined(separator: ", ")).")))
+            return response
         } catch {
             let appError = Self.appError(for: error)
             if appError.status == .internalServerError {
@@ -79,6 +88,12 @@ struct JSONErrorMiddleware: AsyncMiddleware {
                 code: appError.code, message: appError.message, field: appError.field, details: appError.details)))
             return response
         }
+    }
+
+    /// The methods the path takes when this request's method is not one of them (nil otherwise).
+    static func methodNotAllowed(_ request: Request) -> [HTTPMethod]? {
+        let allowed = MethodNotAllowed.allowed(at: request.url.path, routes: request.application.routes)
+        return allowed.isEmpty || allowed.contains(request.method) ? nil : allowed
     }
 
     static let diskFull = AppError(status: .insufficientStorage, code: "disk_full",

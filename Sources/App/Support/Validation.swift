@@ -39,7 +39,8 @@ enum Check {
     }
 
     static func authors(_ values: [String]?) throws -> [String] {
-        try (values ?? []).enumerated().compactMap { try optional($1, field: "authors.\($0)", max: 300) }
+        guard (values?.count ?? 0) <= 50 else { throw AppError.invalid("authors", "A title has at most 50 authors.") }
+        return try (values ?? []).enumerated().compactMap { try optional($1, field: "authors.\($0)", max: 300) }
     }
 
     static func email(_ value: String?) throws -> String? {

@@ -18,7 +18,7 @@ enum CirculationController {
                                                           response: MemberDTO.self), use: updateMember)
         lib.on(.DELETE, "members", ":memberID", doc: .init(
             summary: "Delete a member; with loans out, answers 409 member_has_loans unless confirm=true, which returns the books first (history kept)",
-            tag: "Members", query: [.init(name: "confirm", kind: .boolean, description: "Return the member's loans and delete.")],
+            tag: "Members", query: [.init(name: "confirm", kind: .boolean, description: "Return the member's loans and delete.", schema: ["enum": [true]])],
             status: .noContent), use: deleteMember)
         lib.on(.POST, "checkouts", doc: .init(summary: "Check out: member by card ID or id, book by title id, copy barcode or ISBN (B2)",
                                               tag: "Circulation", request: CheckoutInput.self, response: LoanDTO.self, status: .created),

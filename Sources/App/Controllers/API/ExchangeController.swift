@@ -13,37 +13,37 @@ enum ExchangeController {
             summary: "Import a file: the seed's catalog/wishlist CSV, Goodreads, LibraryThing, StoryGraph, Libib, Calibre, a generic CSV or a list of ISBNs (detected from the header unless `format` is given). Raw body or multipart field `file`; at most 100 MB. Answers the report: titles created, copies added, skipped and failed rows with line numbers and reasons",
             tag: "Import & export",
             query: [
-                .init(name: "format", description: "One of: \(ImportFormat.allCases.map(\.rawValue).joined(separator: ", ")) (default: detect)."),
-                .init(name: "existing", description: "A row whose ISBN the library has: `skip` (default) or `copies` (add its copies)."),
+                .oneOf("format", ImportFormat.allCases.map(\.rawValue), "One of: \(ImportFormat.allCases.map(\.rawValue).joined(separator: ", ")) (default: detect)."),
+                .oneOf("existing", ["skip", "copies"], "A row whose ISBN the library has: `skip` (default) or `copies` (add its copies)."),
             ],
-            response: ImportReport.self), body: .collect(maxSize: ByteCount(value: maxImportMB << 20)), use: importFile)
+            upload: ["text/csv", "application/octet-stream"], response: ImportReport.self), body: .collect(maxSize: ByteCount(value: maxImportMB << 20)), use: importFile)
         api.on(.POST, "libraries", "import", doc: .init(
             summary: "Import a file as a new library you own (F3): as `POST /libraries/{id}/import`, into a library named `name`. Answers the new library and the report",
             tag: "Import & export",
             query: [
-                .init(name: "name", description: "The new library's name (required)."),
-                .init(name: "format", description: "One of: \(ImportFormat.allCases.map(\.rawValue).joined(separator: ", ")) (default: detect)."),
-                .init(name: "existing", description: "`skip` (default) or `copies`, for an ISBN that appears twice in the file."),
+                .init(name: "name", description: "The new library's name (required).", required: true, schema: ["minLength": 1, "maxLength": 200, "pattern": "\\S"]),
+                .oneOf("format", ImportFormat.allCases.map(\.rawValue), "One of: \(ImportFormat.allCases.map(\.rawValue).joined(separator: ", ")) (default: detect)."),
+                .oneOf("existing", ["skip", "copies"], "`skip` (default) or `copies`, for an ISBN that appears twice in the file."),
             ],
-            response: NewLibraryImport.self, status: .created), body: .collect(maxSize: ByteCount(value: maxImportMB << 20)), use: importNewLibrary)
+            upload: ["text/csv", "application/octet-stream"], response: NewLibraryImport.self, status: .created), body: .collect(maxSize: ByteCount(value: maxImportMB << 20)), use: importNewLibrary)
         lib.on(.GET, "export", doc: .init(
             summary: "Export: `format=csv` (library_catalog.csv), `wishlist-csv` (library_wishlist.csv), `json` (the whole library, without cover images), `marc` (MARC 21, UTF-8) or `marcxml`",
             tag: "Import & export",
-            query: [.init(name: "format", description: "`csv` (default), `wishlist-csv`, `json`, `marc` or `marcxml`.")]), use: export)
+            query: [.oneOf("format", ExportFormat.allCases.map(\.rawValue), "`csv` (default), `wishlist-csv`, `json`, `marc` or `marcxml`.")]), use: export)
         lib.on(.GET, "backup", doc: .init(
             summary: "A timestamped backup file of the whole library, cover images included (F5)", tag: "Import & export"), use: backup)
         lib.on(.POST, "restore", doc: .init(
             summary: "Restore a backup over this library: everything it holds is replaced. Needs `confirm=true` (F5)", tag: "Import & export",
-            query: [.init(name: "confirm", kind: .boolean, description: "Must be true: the library's current data is deleted.")],
-            status: .noContent), body: .collect(maxSize: ByteCount(value: maxImportMB << 20)), use: restoreOver)
+            query: [.init(name: "confirm", kind: .boolean, description: "Must be true: the library's current data is deleted.", required: true, schema: ["enum": [true]])],
+            upload: ["application/json"], status: .noContent), body: .collect(maxSize: ByteCount(value: maxImportMB << 20)), use: restoreOver)
         lib.on(.POST, "erase", doc: .init(
             summary: "Delete all of the library's data (books, copies, members, loans, activity, categories); settings and staff stay. Needs `confirm=true` (F6)",
             tag: "Import & export",
-            query: [.init(name: "confirm", kind: .boolean, description: "Must be true.")], status: .noContent), use: erase)
+            query: [.init(name: "confirm", kind: .boolean, description: "Must be true.", required: true, schema: ["enum": [true]])], status: .noContent), use: erase)
         api.on(.POST, "libraries", "restore", doc: .init(
             summary: "Restore a backup as a new library you own (F5); `name` renames it", tag: "Import & export",
-            query: [.init(name: "name", description: "The new library's name (default: the backup's).")],
-            response: LibraryDTO.self, status: .created), body: .collect(maxSize: ByteCount(value: maxImportMB << 20)), use: restoreNew)
+            query: [.init(name: "name", description: "The new library's name (default: the backup's).", schema: ["maxLength": 200])],
+            upload: ["application/json"], response: LibraryDTO.self, status: .created), body: .collect(maxSize: ByteCount(value: maxImportMB << 20)), use: restoreNew)
     }
 
     struct Upload: Content { var file: File? }
@@ -57,7 +57,7 @@ enum ExchangeController {
     static func importRequest(_ req: Request) throws -> (data: Data, format: ImportFormat?, existing: ExistingISBNPolicy) {
         let data: Data
         if req.headers.contentType?.type == "multipart" {
-            guard let file = try req.content.decode(Upload.self).file else {
+            guard let file = try req.multipart(Upload.self).file else {
                 throw AppError.invalid("file", "The form has no file: send it in a field named `file`.")
             }
             data = Data(buffer: file.data)
@@ -137,7 +137,7 @@ enum ExchangeController {
 
     static func body(_ req: Request) throws -> Data {
         if req.headers.contentType?.type == "multipart" {
-            guard let file = try req.content.decode(Upload.self).file else { throw AppError.invalid("file", "The form has no file: send it in a field named `file`.") }
+            guard let file = try req.multipart(Upload.self).file else { throw AppError.invalid("file", "The form has no file: send it in a field named `file`.") }
             return Data(buffer: file.data)
         }
         guard let buffer = req.body.data, buffer.readableBytes > 0 else { throw AppError.invalid("file", "Send the backup file as the body.") }

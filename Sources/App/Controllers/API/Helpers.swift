@@ -8,6 +8,17 @@ extension Request {
         return response
     }
 
+    /// A multipart form body; one that cannot be read is the client's mistake (400), not a server error.
+    func multipart<T: Decodable>(_ type: T.Type) throws -> T {
+        do {
+            return try content.decode(type)
+        } catch let error as DecodingError {
+            throw error
+        } catch {
+            throw AppError(status: .badRequest, code: "bad_body", message: "The form could not be read as multipart form data (\(String(describing: error).prefix(120))).")
+        }
+    }
+
     func uuid(_ name: String) throws -> UUID {
         guard let id = parameters.get(name, as: UUID.self) else {
             throw AppError(status: .notFound, code: "not_found", message: "`\(name)` is not a valid id.")
@@ -45,6 +56,13 @@ extension Request {
 struct Empty: Content {}
 
 extension RouteDoc.Param {
-    static let limit = RouteDoc.Param(name: "limit", kind: .integer, description: "Page size, 1–500 (default 50).")
-    static let offset = RouteDoc.Param(name: "offset", kind: .integer, description: "Rows to skip (default 0).")
+    static let limit = RouteDoc.Param(name: "limit", kind: .integer, description: "Page size, 1–500 (default 50).",
+                                      schema: ["minimum": 1, "maximum": 500])
+    static let offset = RouteDoc.Param(name: "offset", kind: .integer, description: "Rows to skip (default 0).",
+                                       schema: ["minimum": 0, "maximum": 10_000_000])
+
+    /// A query parameter that takes one of `values`.
+    static func oneOf(_ name: String, _ values: [String], _ description: String) -> RouteDoc.Param {
+        RouteDoc.Param(name: name, description: description, schema: ["enum": .array(values.map(JSONValue.string))])
+    }
 }

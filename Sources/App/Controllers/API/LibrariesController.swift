@@ -27,7 +27,7 @@ enum LibrariesController {
         library.on(.GET, "dashboard", doc: .init(summary: "Counts, recent activity and last added titles (G6)", tag: "Libraries",
                                                  response: Dashboard.self), use: dashboard)
         library.on(.GET, "activity", doc: .init(summary: "Activity log, newest first (D1)", tag: "Libraries",
-                                                query: [.init(name: "type", description: "Only entries of this type: " + ActivityType.allCases.map(\.rawValue).joined(separator: ", ")), .limit, .offset],
+                                                query: [.oneOf("type", ActivityType.allCases.map(\.rawValue), "Only entries of this type."), .limit, .offset],
                                                 response: ActivityDTO.self, responseIsArray: true), use: activity)
     }
 

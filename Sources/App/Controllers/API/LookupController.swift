@@ -14,10 +14,10 @@ enum LookupController {
         api.on(.GET, "lookup", "search", doc: .init(
             summary: "Search the providers by free text, or title and author: ranked candidates (C1)", tag: "Lookup",
             query: [
-                .init(name: "q", description: "Free text: title, author, words read off a cover."),
-                .init(name: "title", description: "Title words (with or instead of q)."),
-                .init(name: "author", description: "Author name (with or instead of q)."),
-                .init(name: "limit", kind: .integer, description: "At most this many candidates (1–40, default 10)."),
+                .init(name: "q", description: "Free text: title, author, words read off a cover.", schema: ["maxLength": 300]),
+                .init(name: "title", description: "Title words (with or instead of q).", schema: ["maxLength": 300]),
+                .init(name: "author", description: "Author name (with or instead of q).", schema: ["maxLength": 300]),
+                .init(name: "limit", kind: .integer, description: "At most this many candidates (1–40, default 10).", schema: ["minimum": 1, "maximum": 40]),
             ],
             response: LookupSearchResponse.self), use: search)
         api.on(.GET, "covers", ":coverID", doc: .init(
@@ -71,7 +71,8 @@ enum LookupController {
         let title = req.query[String.self, at: "title"]?.trimmingCharacters(in: .whitespacesAndNewlines)
         let author = req.query[String.self, at: "author"]?.trimmingCharacters(in: .whitespacesAndNewlines)
         guard !text.isEmpty || !(title ?? "").isEmpty || !(author ?? "").isEmpty else {
-            throw AppError.invalid("q", "Say what to search for: `q` (free text), or `title` and/or `author`.")
+            // Nothing asked: nothing found (a search box that is still empty), with what to send.
+            return LookupSearchResponse(candidates: [], sources: [], message: "Say what to search for: `q` (free text), or `title` and/or `author`.")
         }
         guard text.count <= 300, (title ?? "").count <= 300, (author ?? "").count <= 300 else {
             throw AppError.invalid("q", "A search is at most 300 characters.")

@@ -14,7 +14,8 @@ enum ScanController {
             summary: "Read a photo: barcodes (EAN-13 with ISBN and add-on, EAN-8, UPC-A/E, Code 128, Code 39, Codabar, QR), else the printed text and the ISBNs in it. Send the image as the raw body (image/jpeg, image/png …) or as multipart form data (field `image`); at most 10 MB",
             tag: "Scanning",
             query: [.init(name: "ocr", kind: .boolean, description: "Read the text when no code is found (default true).")],
-            response: ScanResponse.self), body: .collect(maxSize: ByteCount(value: maxImageMB << 20)), use: scan)
+            upload: ["image/jpeg", "image/png", "image/webp"], uploadField: "image", response: ScanResponse.self),
+               body: .collect(maxSize: ByteCount(value: maxImageMB << 20)), use: scan)
 
         let lib = api.grouped("libraries", ":libraryID")
         for format in ["svg", "png"] {
@@ -26,7 +27,7 @@ enum ScanController {
                 summary: "The title's ISBN as an EAN-13 book barcode, \(format.uppercased())", tag: "Scanning"), use: titleBarcode)
             lib.on(.GET, "shelves", "qr.\(format)", doc: .init(
                 summary: "A shelf's QR code as \(format.uppercased()): `shelfmark:shelf:<location>` (A10)", tag: "Scanning",
-                query: [.init(name: "location", description: "The shelf location, as on copies (required).")]), use: shelfQR)
+                query: [.init(name: "location", description: "The shelf location, as on copies.", required: true, schema: ["minLength": 1, "maxLength": 150, "pattern": "\\S"])]), use: shelfQR)
         }
     }
 
@@ -40,7 +41,7 @@ enum ScanController {
         _ = try req.user
         let data: Data
         if req.headers.contentType?.type == "multipart" {
-            let upload = try req.content.decode(Upload.self)
+            let upload = try req.multipart(Upload.self)
             guard let file = upload.image ?? upload.file ?? upload.photo else {
                 throw AppError.invalid("image", "The form has no image: send the photo in a field named `image`.")
             }
@@ -97,7 +98,7 @@ enum ScanController {
         guard let copy = try await Copy.query(on: req.db).filter(\.$id == req.uuid("copyID")).filter(\.$library.$id == ctx.libraryID).first() else {
             throw AppError.notFound("Copy")
         }
-        return try image(.code128, copy.barcode, req: req)
+        return try image(codeKind(for: copy.barcode), copy.barcode, req: req)
     }
 
     @Sendable static func memberBarcode(req: Request) async throws -> Response {
@@ -105,7 +106,13 @@ enum ScanController {
         guard let member = try await Member.query(on: req.db).filter(\.$id == req.uuid("memberID")).filter(\.$library.$id == ctx.libraryID).first() else {
             throw AppError.notFound("Member")
         }
-        return try image(.code128, member.cardID, req: req)
+        return try image(codeKind(for: member.cardID), member.cardID, req: req)
+    }
+
+    /// Code 128 where it can hold the text (printable ASCII, as card IDs and barcodes usually are);
+    /// a QR code otherwise ("Müller-7", "李明"), which every phone camera and our scanner read.
+    static func codeKind(for text: String) -> BarcodeRenderer.Kind {
+        text.unicodeScalars.allSatisfy({ (0x20...0x7E).contains($0.value) }) && text.utf8.count <= 80 ? .code128 : .qr
     }
 
     @Sendable static func titleBarcode(req: Request) async throws -> Response {

@@ -12,7 +12,7 @@ enum TitlesController {
         .init(name: "onLoan", kind: .boolean, description: "Only titles with a copy on loan."),
         .init(name: "overdue", kind: .boolean, description: "Only titles with an overdue loan."),
         .init(name: "category", description: "Only titles in this category (id).", format: "uuid"),
-        .init(name: "minRating", kind: .number, description: "Only titles rated at least this (0–5)."),
+        .init(name: "minRating", kind: .number, description: "Only titles rated at least this (0–5).", schema: ["minimum": 0, "maximum": 5]),
         .init(name: "location", description: "Only titles with a copy at this shelf location."),
         .init(name: "series", description: "Only titles of this series."),
         .init(name: "readingLevel", description: "Only titles of this reading level."),
@@ -51,7 +51,7 @@ enum TitlesController {
                                                                 status: .noContent), use: deleteCategory)
         lib.on(.GET, "wishlist", doc: .init(summary: "Wishlist items (C2)", tag: "Wishlist",
                                             query: [listQuery[0], .limit, .offset], response: TitleList.self), use: wishlist)
-        lib.on(.POST, "wishlist", doc: .init(summary: "Add a wishlist item (C1)", tag: "Wishlist", request: TitleCreate.self,
+        lib.on(.POST, "wishlist", doc: .init(summary: "Add a wishlist item (C1)", tag: "Wishlist", request: WishlistInput.self,
                                              response: TitleDetail.self, status: .created), use: addWishlist)
         lib.on(.POST, "wishlist", ":titleID", "acquire", doc: .init(summary: "Acquire: the item becomes a catalog title with N copies (C2)",
                                                                     tag: "Wishlist", request: AcquireInput.self, response: TitleDetail.self),
@@ -122,10 +122,14 @@ enum TitlesController {
         let looked = try await LookupService.isbn(isbn, lookup: req.application.metadataLookup, now: req.now,
                                                   gate: req.application.writeGate, on: req.db)
         guard let record = looked.result.record else {
-            let why = looked.result.isDefinitelyNotFound
-                ? "no provider knows ISBN \(isbn.hyphenated)"
-                : "the book providers could not be asked (\(looked.result.outcomes.compactMap(\.message).joined(separator: "; ")))"
-            throw AppError.invalid("title", "A title is required: \(why). Enter the title by hand.")
+            // Not a malformed request: the book was not found (404), or the providers could not be asked (503).
+            if looked.result.isDefinitelyNotFound {
+                throw AppError(status: .notFound, code: "isbn_not_found",
+                               message: "A title is required: no provider knows ISBN \(isbn.hyphenated). Enter the title by hand.", field: "title")
+            }
+            throw AppError(status: .serviceUnavailable, code: "providers_unavailable",
+                           message: "A title is required: the book providers could not be asked (\(looked.result.outcomes.compactMap(\.message).joined(separator: "; "))). Enter the title by hand, or try again later.",
+                           field: "title")
         }
         var out = input
         out.title = record.title

@@ -1,0 +1,169 @@
+import Foundation
+import ShelfmarkCore
+
+/// What a request type's fields must be, said in the OpenAPI document so that a request valid by the
+/// schema is one the server accepts (the bounds are the ones `Check`, `Limits` and the services
+/// enforce). `"."` holds keywords for the object itself (e.g. `required`).
+protocol SchemaConstrained {
+    static var schemaConstraints: [String: JSONValue] { get }
+}
+
+/// Schema fragments shared by the request types.
+enum Rule {
+    /// Required text: not blank, at most `max` characters.
+    static func text(_ max: Int) -> JSONValue { ["minLength": 1, "maxLength": .number(Double(max)), "pattern": "\\S"] }
+    /// Optional text: blank means absent.
+    static func optionalText(_ max: Int) -> JSONValue { ["maxLength": .number(Double(max))] }
+    static func range(_ r: ClosedRange<Int>) -> JSONValue { ["minimum": .number(Double(r.lowerBound)), "maximum": .number(Double(r.upperBound))] }
+    static func items(_ item: JSONValue, max: Int) -> JSONValue {
+        guard case .object(let pairs) = item else { return ["maxItems": .number(Double(max))] }
+        return ["items": .object([("type", "string")] + pairs), "maxItems": .number(Double(max))]
+    }
+    /// An ISBN-10 or ISBN-13 with a correct check digit (hyphens and spaces allowed).
+    static let isbn: JSONValue = ["format": "isbn", "minLength": 10, "maxLength": 40]
+    static let optionalISBN: JSONValue = ["format": "isbn", "maxLength": 40]
+    static let username: JSONValue = ["minLength": 1, "maxLength": 64, "pattern": "^[A-Za-z0-9._@-]+$"]
+    static let password: JSONValue = ["minLength": 8, "maxLength": 1_000]
+    static let coverURL: JSONValue = ["maxLength": .number(Double(CoverURL.maxLength)), "pattern": "^(https?://[A-Za-z0-9.-]+(:[0-9]{1,5})?(/[A-Za-z0-9._~%/-]*)?)?$"]
+    static let email: JSONValue = ["format": "email", "maxLength": 320]
+    static let rating: JSONValue = ["minimum": 0, "maximum": 5]
+    static let futureDate: JSONValue = ["format": "date-time", "description": "In the future (a due date)."]
+}
+
+private func titleFields(requireTitle: Bool) -> [String: JSONValue] {
+    var fields: [String: JSONValue] = [
+        "title": Rule.text(500), "subtitle": Rule.optionalText(500), "authors": Rule.items(Rule.optionalText(300), max: 50),
+        "isbn": Rule.optionalISBN, "publisher": Rule.optionalText(300), "publishedDate": Rule.optionalText(40),
+        "pageCount": Rule.range(Limits.pageCount), "language": Rule.optionalText(35), "description": Rule.optionalText(20_000),
+        "coverUrl": Rule.coverURL, "notes": Rule.optionalText(20_000), "rating": Rule.rating, "series": Rule.optionalText(300),
+        "seriesNumber": Rule.optionalText(20), "readingLevel": Rule.optionalText(40),
+        "categories": Rule.items(Rule.optionalText(100), max: 50), "location": Rule.optionalText(200),
+    ]
+    // A title, or an ISBN the providers know (its title is looked up).
+    if requireTitle { fields["."] = ["anyOf": [["required": ["title"]], ["required": ["isbn"]]]] }
+    return fields
+}
+
+extension TitleCreate: SchemaConstrained {
+    static var schemaConstraints: [String: JSONValue] {
+        var fields = titleFields(requireTitle: true)
+        fields["copies"] = Rule.range(0...Limits.copiesPerRequest)
+        return fields
+    }
+}
+
+/// The wishlist takes a title without copies (`POST …/wishlist`); decoded as `TitleCreate`.
+struct WishlistInput: Codable, Sendable, SchemaConstrained {
+    var title: String?
+    var subtitle: String?
+    var authors: [String]?
+    var isbn: String?
+    var publisher: String?
+    var publishedDate: String?
+    var pageCount: Int?
+    var language: String?
+    var description: String?
+    var coverUrl: String?
+    var notes: String?
+    var favorite: Bool?
+    var rating: Double?
+    var series: String?
+    var seriesNumber: String?
+    var readingLevel: String?
+    var categories: [String]?
+
+    static var schemaConstraints: [String: JSONValue] {
+        var fields = titleFields(requireTitle: true)
+        fields["location"] = nil
+        fields["."] = ["anyOf": [["required": ["title"]], ["required": ["isbn"]]], "additionalProperties": false]
+        return fields
+    }
+}
+
+extension TitlePatch: SchemaConstrained {
+    static var schemaConstraints: [String: JSONValue] {
+        var fields = titleFields(requireTitle: false)
+        fields["location"] = nil
+        fields["totalCopies"] = ["minimum": 0, "maximum": .number(Double(Limits.copiesPerTitle)),
+                                 "description": "At most 500 more or fewer than the title has now."]
+        return fields
+    }
+}
+
+extension CopiesAdd: SchemaConstrained {
+    static var schemaConstraints: [String: JSONValue] { ["count": Rule.range(1...Limits.copiesPerRequest), "location": Rule.optionalText(200)] }
+}
+
+extension AcquireInput: SchemaConstrained {
+    static var schemaConstraints: [String: JSONValue] { ["copies": Rule.range(1...Limits.copiesPerRequest), "location": Rule.optionalText(200)] }
+}
+
+extension CopyPatch: SchemaConstrained {
+    static var schemaConstraints: [String: JSONValue] {
+        ["barcode": Rule.text(64), "location": Rule.optionalText(200), "condition": Rule.optionalText(200)]
+    }
+}
+
+extension CategoryInput: SchemaConstrained {
+    static var schemaConstraints: [String: JSONValue] { ["name": Rule.text(100)] }
+}
+
+extension MemberInput: SchemaConstrained {
+    static var schemaConstraints: [String: JSONValue] {
+        ["cardId": Rule.text(64), "firstName": Rule.text(100), "lastName": Rule.optionalText(100), "grade": Rule.optionalText(50),
+         "email": Rule.email, "notes": Rule.optionalText(10_000)]
+    }
+}
+
+extension MemberPatch: SchemaConstrained {
+    static var schemaConstraints: [String: JSONValue] { MemberInput.schemaConstraints }
+}
+
+extension CheckoutInput: SchemaConstrained {
+    static var schemaConstraints: [String: JSONValue] {
+        ["cardId": Rule.text(64), "copyBarcode": Rule.text(64), "isbn": Rule.isbn, "dueDate": Rule.futureDate,
+         "days": Rule.range(LoanPolicy.loanPeriodRange),
+         ".": ["anyOf": [["required": ["memberId"]], ["required": ["cardId"]]],
+               "oneOf": [["required": ["titleId"]], ["required": ["copyBarcode"]], ["required": ["isbn"]]]]]
+    }
+}
+
+extension ReturnInput: SchemaConstrained {
+    static var schemaConstraints: [String: JSONValue] {
+        ["copyBarcode": Rule.text(64), ".": ["oneOf": [["required": ["loanId"]], ["required": ["copyBarcode"]]]]]
+    }
+}
+
+extension SetupInput: SchemaConstrained {
+    static var schemaConstraints: [String: JSONValue] {
+        ["username": Rule.username, "password": Rule.password, "displayName": Rule.optionalText(100), "libraryName": Rule.optionalText(200)]
+    }
+}
+
+extension LoginInput: SchemaConstrained {
+    static var schemaConstraints: [String: JSONValue] { ["username": ["maxLength": 200], "password": ["maxLength": 1_000]] }
+}
+
+extension StaffInput: SchemaConstrained {
+    static var schemaConstraints: [String: JSONValue] {
+        ["username": Rule.username, "password": Rule.password, "displayName": Rule.optionalText(100), ".": ["required": ["username", "role", "password"]]]
+    }
+}
+
+extension TokenInput: SchemaConstrained {
+    static var schemaConstraints: [String: JSONValue] { ["name": Rule.text(100), "expiresInDays": Rule.range(1...3650)] }
+}
+
+extension LibraryInput: SchemaConstrained {
+    static var schemaConstraints: [String: JSONValue] {
+        ["name": Rule.text(200), "loanPeriodDays": Rule.range(LoanPolicy.loanPeriodRange), "maxRenewals": Rule.range(Limits.maxRenewals)]
+    }
+}
+
+extension LibraryPatch: SchemaConstrained {
+    static var schemaConstraints: [String: JSONValue] { LibraryInput.schemaConstraints }
+}
+
+extension ISBNLookupInput: SchemaConstrained {
+    static var schemaConstraints: [String: JSONValue] { ["isbn": Rule.isbn] }
+}
