@@ -30,11 +30,12 @@ define ensure_packages
 	fi
 endef
 
-.PHONY: run build test test-sqlite test-postgres test-e2e bench bench-scan isbn-ranges clean help
+.PHONY: run build test test-sqlite test-postgres test-e2e fuzz bench bench-scan isbn-ranges clean help
 
 help:
 	@echo "make run    build and start the server on SQLite (data in ./data), print the URL"
 	@echo "make test   run the whole suite on SQLite and on a private throwaway PostgreSQL"
+	@echo "make fuzz   fuzz the API from its OpenAPI document (schemathesis), a few minutes"
 	@echo "make bench  release build, seed 100,000 titles, print search/check-out/read/lookup and import/export figures"
 	@echo "make bench-scan   barcode decode rate and latency on the photo corpus (SHELFMARK_CORPUS)"
 	@echo "make isbn-ranges RANGES=RangeMessage.xml   regenerate the ISBN hyphenation table"
@@ -56,6 +57,7 @@ test:
 	$(MAKE) --no-print-directory test-sqlite
 	$(MAKE) --no-print-directory test-postgres
 	$(MAKE) --no-print-directory test-e2e
+	$(MAKE) --no-print-directory fuzz
 
 test-sqlite:
 	@echo "== Test suite on SQLite =="
@@ -75,6 +77,17 @@ test-e2e:
 	$(SWIFT) build --product shelfmark
 	$(SWIFT) build --product shelfmark-replay
 	E2E_BIN=$$($(SWIFT) build --show-bin-path) E2E_OUT=$(CURDIR)/.tmp/e2e $(VENV)/bin/python Tests/e2e/flows.py
+
+# The API fuzzed from its own OpenAPI document (schemathesis in the test venv), bounded in time.
+SCHEMATHESIS_VERSION := 4.32.5
+FUZZ_MAX_TIME ?= 240
+fuzz:
+	@echo "== API fuzzing (schemathesis against /api/v1/openapi.json, at most $(FUZZ_MAX_TIME) s) =="
+	@test -x $(VENV)/bin/python || python3 -m venv $(VENV)
+	@$(VENV)/bin/python -c "import schemathesis" 2>/dev/null || $(VENV)/bin/pip install -q schemathesis==$(SCHEMATHESIS_VERSION)
+	$(SWIFT) build --product shelfmark
+	$(SWIFT) build --product shelfmark-replay
+	FUZZ_BIN=$$($(SWIFT) build --show-bin-path) FUZZ_VENV=$(VENV) FUZZ_MAX_TIME=$(FUZZ_MAX_TIME) $(VENV)/bin/python Tests/fuzz/run.py
 
 bench:
 	$(call ensure_packages,$(BENCH_PACKAGES))

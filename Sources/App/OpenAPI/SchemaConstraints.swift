@@ -27,7 +27,7 @@ enum Rule {
     static let coverURL: JSONValue = ["maxLength": .number(Double(CoverURL.maxLength)), "pattern": "^(https?://[A-Za-z0-9.-]+(:[0-9]{1,5})?(/[A-Za-z0-9._~%/-]*)?)?$"]
     static let email: JSONValue = ["format": "email", "maxLength": 320]
     static let rating: JSONValue = ["minimum": 0, "maximum": 5]
-    static let futureDate: JSONValue = ["format": "date-time", "description": "In the future (a due date)."]
+    static let futureDate: JSONValue = ["format": "date-time", "description": "In the future, at most 365 days ahead (a due date)."]
 }
 
 private func titleFields(requireTitle: Bool) -> [String: JSONValue] {
@@ -100,7 +100,9 @@ extension AcquireInput: SchemaConstrained {
 
 extension CopyPatch: SchemaConstrained {
     static var schemaConstraints: [String: JSONValue] {
-        ["barcode": Rule.text(64), "location": Rule.optionalText(200), "condition": Rule.optionalText(200)]
+        ["barcode": Rule.text(64), "location": Rule.optionalText(200), "condition": Rule.optionalText(200),
+         // A copy goes on loan by a check-out, never by an edit.
+         "status": ["enum": .array(CopyStatus.allCases.filter { $0 != .onLoan }.map { .string($0.rawValue) })]]
     }
 }
 

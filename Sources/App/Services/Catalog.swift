@@ -73,8 +73,11 @@ enum Catalog {
                 // Bounded before anything is written: one request changes at most 500 copies, and a
                 // title holds at most 2,000 (a huge total once held the writer for good).
                 _ = try Check.range(requested, 0...Limits.copiesPerTitle, field: "totalCopies")
-                _ = try Check.range(abs(requested - availability.total), 0...maxCopiesPerRequest, field: "totalCopies",
-                                    message: "`totalCopies` changes at most \(maxCopiesPerRequest) copies at a time (from \(availability.total) to \(requested) asked).")
+                guard abs(requested - availability.total) <= maxCopiesPerRequest else {
+                    throw AppError.conflict("too_many_copies_at_once",
+                                            "`totalCopies` changes at most \(maxCopiesPerRequest) copies at a time (from \(availability.total) to \(requested) asked).",
+                                            field: "totalCopies")
+                }
                 switch try CopyCountPlan.plan(current: availability, requestedTotal: requested) {
                 case .unchanged: break
                 case .add(let n):

@@ -55,6 +55,9 @@ public struct LoanPolicy: Equatable, Sendable {
     ) throws(CirculationError) -> Date {
         if let explicit {
             guard explicit > now else { throw .dueDateInPast }
+            // Bounded like a loan period: at most a year ahead.
+            let days = Int((explicit.timeIntervalSince(now) / 86_400).rounded(.up))
+            guard LoanPolicy.loanPeriodRange.contains(days) else { throw .loanPeriodOutOfRange(days) }
             return explicit
         }
         let period = days ?? loanPeriodDays
