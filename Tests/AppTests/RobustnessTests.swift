@@ -70,4 +70,25 @@ import Vapor
             #expect(try await f.owner.post("\(f.lib)/titles", ["title": "After"]).status == .created)
         }
     }
+
+    /// A loan starts when its copy is claimed: a check-out that waited for the writer is stamped with
+    /// the moment it got it, so one copy's loans never overlap in the history.
+    @Test func aLoanIsStampedWhenItsCopyIsClaimed() async throws {
+        guard ProcessInfo.processInfo.environment["SHELFMARK_TEST_DATABASE_URL"]?.isEmpty ?? true else { return }
+        let clock = TestClock()
+        try await withTestApp(clock: clock.appClock) { app in
+            let f = try await Fixture.make(app)
+            let title = try await f.addTitle("Momo", copies: 1)
+            try await f.addMember("S1", "Ada")
+            let arrived = clock.now
+            async let holder: Void = app.writeGate.transaction(on: app.db) { _ in try await Task.sleep(for: .milliseconds(400)) }
+            try await Task.sleep(for: .milliseconds(50))
+            let loan = try await f.owner.post("\(f.lib)/checkouts", ["cardId": "S1", "titleId": title])
+            try await holder
+            #expect(loan.status == .created)
+            let stamped = try #require(try await Loan.query(on: app.db).first()?.checkedOutAt)
+            #expect(stamped.timeIntervalSince(arrived) >= 0.3, "\(stamped.timeIntervalSince(arrived))")
+        }
+    }
 }
+

@@ -16,8 +16,12 @@ enum Circulation {
         let days = try Check.range(input.days, LoanPolicy.loanPeriodRange, field: "days")
         let dueAt = try library.policy.dueDate(from: now, days: days, explicit: input.dueDate)
         let title = target.title
+        let requested = ContinuousClock.now
         // Refusals below are thrown before the first write, as group commit requires.
         return try await gate.batchedTransaction(on: db) { db in
+            // The loan starts when its copy is claimed, not when the request arrived (a return of the
+            // same copy may commit in between): the request's time plus the wait for the writer.
+            let now = now.addingTimeInterval(requested.duration(to: .now).seconds)
             let claimed: (any SQLRow)?
             if let copyID = target.copyID {
                 claimed = try await db.sql.raw("""
@@ -60,7 +64,10 @@ enum Circulation {
 
     /// B3: closes the loan (never deletes it) and puts the copy back on the shelf.
     static func giveBack(_ input: ReturnInput, library: LibraryContext, now: Date, gate: WriteGate, on db: any Database) async throws -> LoanDTO {
-        try await gate.transaction(on: db) { db in
+        let requested = ContinuousClock.now
+        return try await gate.transaction(on: db) { db in
+            // Returned when the loan is closed, not when the request arrived.
+            let now = now.addingTimeInterval(requested.duration(to: .now).seconds)
             let loan: Loan
             if let loanID = input.loanId {
                 guard let found = try await Loan.query(on: db).filter(\.$id == loanID).filter(\.$library.$id == library.libraryID).first() else {
@@ -194,4 +201,8 @@ enum Circulation {
         if try row.decode(column: "wishlist", as: Bool.self) { throw CirculationError.titleIsWishlistItem }
         return Target(title: try book(row), copyID: nil)
     }
+}
+
+extension Duration {
+    var seconds: Double { Double(components.seconds) + Double(components.attoseconds) / 1e18 }
 }
