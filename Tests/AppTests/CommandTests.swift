@@ -108,4 +108,11 @@ import Vapor
             #expect(lena.count == 2)
         }
     }
+
+    @Test func aReRunImportSumsUpItsSkippedRows() {
+        let notes = (1...100_000).map { ImportRowNote(line: $0 + 1, title: nil, reason: "ISBN 978-0-306-\($0) is already in the library") }
+        let lines = ImportCommand.noteLines(notes, verb: "skipped", unit: "line")
+        #expect(lines.count == 22, "\(lines.suffix(3))")
+        #expect(lines.last == "      99980 × ISBN … is already in the library")
+    }
 }

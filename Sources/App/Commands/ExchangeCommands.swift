@@ -80,6 +80,24 @@ struct ImportCommand: AsyncCommand {
 
     var help: String { "Import books from a file (Goodreads, LibraryThing, CSV, ISBN list …) and print the report." }
 
+    /// The report's notes for a terminal: the first 20 one per line, the rest summed up by reason (a
+    /// re-run of a 100,000-row import skips every row: that is one line, not 100,000).
+    static func noteLines(_ notes: [ImportRowNote], verb: String, unit: String, shown: Int = 20) -> [String] {
+        var lines = notes.prefix(shown).map { "  \(unit) \($0.line): \(verb): \($0.reason)" }
+        let rest = notes.dropFirst(shown)
+        guard !rest.isEmpty else { return lines }
+        // Reasons with their numbers taken out ("ISBN 978-… is already here" for every ISBN) are counted together.
+        var counts: [String: Int] = [:]
+        for note in rest {
+            let key = note.reason.replacing(/[0-9][0-9X-]*/, with: "…")
+            counts[key, default: 0] += 1
+        }
+        lines.append("  … and \(rest.count) more \(verb) \(unit)s:")
+        for (reason, n) in counts.sorted(by: { $0.value > $1.value }).prefix(10) { lines.append("      \(n) × \(reason)") }
+        if counts.count > 10 { lines.append("      (\(counts.count - 10) other reasons)") }
+        return lines
+    }
+
     func run(using context: CommandContext, signature: Signature) async throws {
         let app = context.application
         guard FileManager.default.isReadableFile(atPath: signature.file) else { throw CLIError("Cannot read \(signature.file): no such file, or not readable.") }
@@ -114,8 +132,8 @@ struct ImportCommand: AsyncCommand {
         context.console.print("  skipped         \(report.skipped.count)")
         context.console.print("  failed          \(report.failed.count)")
         context.console.print("  time            \(String(format: "%.3f", seconds)) s (\(Int(Double(report.rowsRead) / max(seconds, 0.000_001))) rows/s)")
-        for note in report.skipped { context.console.print("  \(report.unit.rawValue) \(note.line): skipped: \(note.reason)") }
-        for note in report.failed { context.console.print("  \(report.unit.rawValue) \(note.line): failed: \(note.reason)") }
+        for line in Self.noteLines(report.skipped, verb: "skipped", unit: report.unit.rawValue) { context.console.print(line) }
+        for line in Self.noteLines(report.failed, verb: "failed", unit: report.unit.rawValue) { context.console.print(line) }
         if let stopped = report.stoppedAt { context.console.print("  stopped: \(stopped)") }
     }
 }

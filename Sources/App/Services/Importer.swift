@@ -178,14 +178,14 @@ enum Importer {
         try await pipeline.drain(into: &report)
         let encoding: TextDecoding.Encoding = reader.sawWindows1252 ? .windows1252 : bom ? .utf8BOM : .utf8
         report.encoding = encoding.rawValue
-        return try await finish(report, format: format, library: ctx, app: app, now: now)
+        return try await finish(report, activity: pipeline.activity, app: app)
     }
 
-    private static func finish(_ report: ImportReport, format: ImportFormat, library ctx: LibraryContext, app: Application, now: Date) async throws -> ImportReport {
+    private static func finish(_ report: ImportReport, activity: ImportActivity, app: Application) async throws -> ImportReport {
         var report = report
-        let summary = "\(report.titlesCreated) titles, \(report.copiesAdded) copies from \(format.displayName)"
+        let (titles, copies) = (report.titlesCreated, report.copiesAdded)
         try await app.writeGate.transaction(on: app.db) { db in
-            try await ActivityLog.record(.init(type: .importBooks, info: summary), library: ctx, at: now, on: db)
+            try await activity.record(titles: titles, copies: copies, on: db)
         }
         app.enrichmentWorker?.nudge()
         report.failed.sort { $0.line < $1.line }
@@ -235,7 +235,7 @@ enum Importer {
         }
         try await pipeline.submit(&pending, into: &report)
         try await pipeline.drain(into: &report)
-        return try await finish(report, format: format, library: ctx, app: app, now: now)
+        return try await finish(report, activity: pipeline.activity, app: app)
     }
 
     private static func isbnRecord(_ raw: String, line: Int, report: inout ImportReport) -> ImportRecord? {
@@ -313,7 +313,7 @@ enum Importer {
     /// (cache first) before the transaction starts.
     private static func commit(_ records: [Prepared], format: ImportFormat, policy: ExistingISBNPolicy,
                                library ctx: LibraryContext, app: Application, now: Date,
-                               lookupDeadline: ContinuousClock.Instant) async throws -> BatchOutcome {
+                               lookupDeadline: ContinuousClock.Instant, activity: ImportActivity) async throws -> BatchOutcome {
         var lookupFailures: [ImportRowNote] = []
         guard !records.isEmpty else { return BatchOutcome() }
         let looked = try await lookUp(records.filter { $0.insert == nil }.compactMap { $0.record.isbn.flatMap { try? ISBN($0) } },
@@ -430,9 +430,32 @@ enum Importer {
                 try await Catalog.setCategories(names, titleID: titleID, library: ctx.libraryID, on: db)
             }
             try await BulkInsert.run("enrichment_jobs", columns: JobInsert.columns, rows: jobs, values: \.values, on: db)
+            // The file's one activity entry lands with the first rows and counts them as they land, so
+            // an import stopped half-way (a crash, a kill) still says what it brought in.
+            try await activity.record(titles: activity.titlesBefore + created, copies: activity.copiesBefore + copies, on: db)
             return (created, copies, skipped, failed)
         }
         return BatchOutcome(created: outcome.created, copies: outcome.copies, skipped: outcome.skipped, failed: lookupFailures + outcome.failed)
+    }
+
+    /// The one `import` activity entry of a file, written with each batch (same id, counts so far).
+    struct ImportActivity: Sendable {
+        let id: UUID
+        let format: ImportFormat
+        let library: LibraryContext
+        let at: Date
+        var titlesBefore = 0
+        var copiesBefore = 0
+
+        func record(titles: Int, copies: Int, on db: any Database) async throws {
+            let summary = "\(titles) titles, \(copies) copies from \(format.displayName)"
+            try await db.sql.raw("""
+                INSERT INTO activities (id, library_id, at, type, title_id, title_text, author_text, member_card_id, info, actor)
+                VALUES (\(bind: id), \(bind: library.libraryID), \(bind: at), \(bind: ActivityType.importBooks.rawValue), NULL, NULL, NULL, NULL,
+                        \(bind: summary), \(bind: library.user.username))
+                ON CONFLICT (id) DO UPDATE SET info = excluded.info
+                """).run()
+        }
     }
 
     struct BatchOutcome: Sendable {
@@ -451,6 +474,7 @@ enum Importer {
         let app: Application
         let now: Date
         private var inFlight: Task<BatchOutcome, any Error>?
+        let activity: ImportActivity
         /// Provider lookups for this import start only until then (`Importer.lookupBudget`).
         let lookupDeadline = ContinuousClock.now + Importer.lookupBudget
         /// How many records the next batch takes: `firstBatch`, doubling with each batch up to `largestBatch`.
@@ -458,17 +482,20 @@ enum Importer {
 
         init(format: ImportFormat, policy: ExistingISBNPolicy, library: LibraryContext, app: Application, now: Date) {
             (self.format, self.policy, self.library, self.app, self.now) = (format, policy, library, app, now)
+            activity = ImportActivity(id: UUID(), format: format, library: library, at: now)
         }
 
         mutating func submit(_ records: inout [ImportRecord], into report: inout ImportReport) async throws {
             try await drain(into: &report)
             guard !records.isEmpty else { return }
             let (format, policy, library, app, now, deadline) = (format, policy, library, app, now, lookupDeadline)
+            var activity = activity
+            (activity.titlesBefore, activity.copiesBefore) = (report.titlesCreated, report.copiesAdded)
             var ids = UUIDSource()
             let batch = records.map { Prepared($0, library: library.libraryID, now: now, ids: &ids) }
             records.removeAll(keepingCapacity: true)
             batchLimit = min(batchLimit * 2, Importer.largestBatch)
-            inFlight = Task { try await Importer.commit(batch, format: format, policy: policy, library: library, app: app, now: now, lookupDeadline: deadline) }
+            inFlight = Task { try await Importer.commit(batch, format: format, policy: policy, library: library, app: app, now: now, lookupDeadline: deadline, activity: activity) }
         }
 
         mutating func drain(into report: inout ImportReport) async throws {
