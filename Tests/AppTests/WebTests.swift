@@ -235,4 +235,21 @@ private struct Browser {
             #expect(try await browser.get(base + "/titles/\(titleID)").status == .notFound)
         }
     }
+
+    @Test func theAdministratorDecidesWhoMayCreateLibrariesOnTheSettingsPage() async throws {
+        try await withTestApp { app in
+            var browser = Browser(app: app)
+            let catalog = try await browser.setUp()
+            let base = String(catalog.dropLast("/catalog".count))
+            let page = try await browser.get(base + "/settings")
+            #expect(page.html.contains("Who may create libraries"))
+            let saved = try await browser.post(base + "/server", ["libraryCreation": "admin"])
+            #expect(saved.status == .seeOther)
+            #expect(try await ServerSettings.libraryCreation(on: app.db) == .admin)
+            // A form without the session's token is refused.
+            let forged = try await browser.post(base + "/server", ["libraryCreation": "staff", "_csrf": "forged"])
+            #expect(forged.status == .forbidden)
+            #expect(try await ServerSettings.libraryCreation(on: app.db) == .admin)
+        }
+    }
 }

@@ -47,6 +47,7 @@ enum L: String, CaseIterable, Sendable {
     // Errors
     case errorTitle, notFoundTitle, notFoundText, forbiddenText, csrfText, tryAgain, backToCatalog, signInAgain
     case tooManyAttempts, tooLarge, diskFull
+    case serverSettings, libraryCreation, creationStaff, creationAdmin, serverSaved, staffPasswordHint
 }
 
 /// Counted phrases, one form per plural category the language has.
@@ -353,6 +354,16 @@ extension L {
                     "Der Datenträger des Servers ist voll, daher wurde nichts gespeichert. Bitten Sie die Person, die den Server betreut, Platz zu schaffen; Shelfmark arbeitet dann von selbst weiter.",
                     "Tá diosca an fhreastalaí lán, mar sin níor sábháladh aon rud. Iarr ar an duine a ritheann an freastalaí spás a shaoradh; leanfaidh Shelfmark ar aghaidh nuair a bheidh spás ann.",
                     "服务器磁盘已满，未保存任何内容。请联系服务器管理员释放空间；有空间后 Shelfmark 会自动恢复。"),
+        .serverSettings: ("This server", "Dieser Server", "An freastalaí seo", "本服务器"),
+        .libraryCreation: ("Who may create libraries", "Wer Bibliotheken anlegen darf", "Cé a fhéadfaidh leabharlanna a chruthú", "谁可以创建图书馆"),
+        .creationStaff: ("Librarians and owners of any library", "Bibliothekarinnen, Bibliothekare und Eigentümer jeder Bibliothek",
+                         "Leabharlannaithe agus úinéirí aon leabharlainne", "任何图书馆的馆员和所有者"),
+        .creationAdmin: ("Only me (the server's administrator)", "Nur ich (Administrator des Servers)", "Mise amháin (riarthóir an fhreastalaí)", "仅我（服务器管理员）"),
+        .serverSaved: ("The server's settings are saved.", "Die Einstellungen des Servers sind gespeichert.", "Sábháladh socruithe an fhreastalaí.", "服务器设置已保存。"),
+        .staffPasswordHint: ("A new account: choose a password of at least 8 characters. An existing account: its owner types their own password.",
+                             "Neues Konto: ein Passwort mit mindestens 8 Zeichen wählen. Bestehendes Konto: die Person gibt ihr eigenes Passwort ein.",
+                             "Cuntas nua: roghnaigh pasfhocal 8 gcarachtar ar a laghad. Cuntas atá ann: clóscríobhann a úinéir a p(h)asfhocal féin.",
+                             "新账户：设置至少 8 个字符的密码。已有账户：由账户本人输入自己的密码。"),
         .tooLarge: ("The file is too large for this form.", "Die Datei ist für dieses Formular zu groß.",
                     "Tá an comhad rómhór don fhoirm seo.", "文件太大，无法通过此表单上传。"),
         .csrfText: ("The form was out of date. It has been reloaded: please send it again.",

@@ -15,6 +15,7 @@ enum MorePages {
         lib.post("settings", use: saveSettings)
         lib.post("staff", use: addStaff)
         lib.post("libraries", use: createLibrary)
+        lib.post("server", use: saveServer)
     }
 
     @Sendable static func more(req: Request) async throws -> HTML {
@@ -157,6 +158,8 @@ enum MorePages {
     static func settingsPage(_ req: Request, ctx: LibraryContext, error: String?) async throws -> HTML {
         guard let library = try await Library.find(ctx.libraryID, on: req.db) else { throw AppError.notFound("Library") }
         let staff = try await Accounts.staff(of: ctx.libraryID, on: req.db)
+        let server = try await ServerSettings.get(for: ctx.user, on: req.db)
+        let mayCreate = (try? await ServerSettings.requireMayCreateLibrary(ctx.user, on: req.db)) != nil
         let page = try await req.page(library: ctx, flash: error, error: error != nil)
         let t = page.t
         let base = page.library!.base
@@ -188,7 +191,8 @@ enum MorePages {
                 H.form(base + "/staff", csrf: page.csrf) {
                     H.field(t(.username), name: "username", required: true, extra: ["autocomplete": "off", "autocapitalize": "none"])
                     H.field(t(.yourName), name: "displayName")
-                    H.field(t(.password), name: "password", type: "password", hint: t(.passwordHint), extra: ["autocomplete": "new-password"])
+                    H.field(t(.password), name: "password", type: "password", hint: t(.staffPasswordHint), required: true,
+                            extra: ["autocomplete": "new-password", "minlength": "8"])
                     H.el("div", ["class": "field"]) {
                         H.el("label", ["for": "f-role"]) { Text(t(.role)) }
                         H.el("select", ["id": "f-role", "name": "role"]) {
@@ -200,14 +204,40 @@ enum MorePages {
                     H.button(t(.addStaff))
                 }
             }
-            H.el("details", ["class": "card"]) {
-                H.el("summary", [:]) { Text(t(.newLibrary)) }
-                H.form(base + "/libraries", csrf: page.csrf) {
-                    H.field(t(.libraryName), name: "name", required: true, id: "f-new-library")
-                    H.button(t(.newLibrary))
+            if mayCreate {
+                H.el("details", ["class": "card"]) {
+                    H.el("summary", [:]) { Text(t(.newLibrary)) }
+                    H.form(base + "/libraries", csrf: page.csrf) {
+                        H.field(t(.libraryName), name: "name", required: true, id: "f-new-library")
+                        H.button(t(.newLibrary))
+                    }
+                }
+            }
+            if server.youAreAdmin == true {
+                H.el("h2", [:]) { Text(t(.serverSettings)) }
+                H.form(base + "/server", csrf: page.csrf, attrs: ["class": "card"]) {
+                    H.el("fieldset", ["class": "field"]) {
+                        H.el("legend", [:]) { Text(t(.libraryCreation)) }
+                        for (value, label) in [(LibraryCreation.staff, t(.creationStaff)), (.admin, t(.creationAdmin))] {
+                            H.el("label", ["class": "pick"]) {
+                                H.void("input", ["type": "radio", "name": "libraryCreation", "value": value.rawValue,
+                                                 "checked": server.libraryCreation == value ? "" : nil])
+                                Text(" " + label)
+                            }
+                        }
+                    }
+                    H.button(t(.save))
                 }
             }
         }
+    }
+
+    @Sendable static func saveServer(req: Request) async throws -> Response {
+        let ctx = try await req.library(.administer)
+        let creation = req.formText("libraryCreation").flatMap(LibraryCreation.init(rawValue:))
+        _ = try await ServerSettings.update(ServerSettingsPatch(libraryCreation: creation), user: ctx.user,
+                                            gate: req.application.writeGate, on: req.db)
+        return req.seeOther("/libraries/\(ctx.libraryID.uuidString)/settings", flash: req.t(.serverSaved))
     }
 
     static func roleName(_ role: Role, _ t: Strings) -> String {
