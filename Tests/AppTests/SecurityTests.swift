@@ -317,6 +317,27 @@ import VaporTesting
         }
     }
 
+    /// One clock for issuing and checking sessions: a server whose clock is set back (a demo setting)
+    /// does not expire every session at once.
+    @Test func aClockSetBackDoesNotEndSessions() async throws {
+        let clock = TestClock()
+        clock.advance(days: -40)
+        try await withTestApp(clock: clock.appClock) { app in
+            let f = try await Fixture.make(app)
+            #expect(try await f.owner.get("/api/v1/me").status == .ok)
+        }
+    }
+
+    @Test func operationIdsAreUnique() async throws {
+        try await withTestApp { app in
+            let doc = try await Client(app: app).get("/api/v1/openapi.json").json
+            let paths = try #require(doc["paths"] as? [String: [String: Any]])
+            let ids = paths.values.flatMap { $0.values.compactMap { ($0 as? [String: Any])?["operationId"] as? String } }
+            #expect(ids.count > 60)
+            #expect(Set(ids).count == ids.count, "\(Dictionary(grouping: ids, by: { $0 }).filter { $0.value.count > 1 }.keys.sorted())")
+        }
+    }
+
     @Test func apiTokensCanExpire() async throws {
         let clock = TestClock()
         try await withTestApp(clock: clock.appClock) { app in

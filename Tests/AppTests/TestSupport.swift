@@ -60,11 +60,22 @@ struct Client: Sendable {
         let body: ByteBuffer
         let headers: HTTPHeaders
 
+        /// The body as a JSON object. A body that is not one (a failed call answering something else,
+        /// an empty body) fails the test that reads it, instead of passing as an empty object.
         var json: [String: Any] {
-            (try? JSONSerialization.jsonObject(with: Data(buffer: body))) as? [String: Any] ?? [:]
+            guard let object = (try? JSONSerialization.jsonObject(with: Data(buffer: body))) as? [String: Any] else {
+                Issue.record("HTTP \(status.code): the reply is not a JSON object: \(String(buffer: body).prefix(300))")
+                return [:]
+            }
+            return object
         }
+        /// The body as a JSON array; anything else (an error object) fails the test that reads it.
         var array: [[String: Any]] {
-            (try? JSONSerialization.jsonObject(with: Data(buffer: body))) as? [[String: Any]] ?? []
+            guard let items = (try? JSONSerialization.jsonObject(with: Data(buffer: body))) as? [[String: Any]] else {
+                Issue.record("HTTP \(status.code): the reply is not a JSON array: \(String(buffer: body).prefix(300))")
+                return []
+            }
+            return items
         }
         var errorCode: String? { (json["error"] as? [String: Any])?["code"] as? String }
         var errorField: String? { (json["error"] as? [String: Any])?["field"] as? String }

@@ -1,5 +1,6 @@
 @testable import App
 import Foundation
+import ShelfmarkCore
 import Testing
 import Vapor
 import VaporTesting
@@ -47,7 +48,7 @@ private struct Browser {
         for cookie in response.headers[.setCookie] {
             let pair = cookie.split(separator: ";").first.map(String.init) ?? ""
             let parts = pair.split(separator: "=", maxSplits: 1).map(String.init)
-            if parts.count == 2 { cookies[parts[0]] = parts[1] }
+            if parts.count == 2 { cookies[parts[0]] = parts[1] } else if parts.count == 1 { cookies.removeValue(forKey: parts[0]) }
         }
         return Page(status: response.status, html: String(buffer: response.body), location: response.headers.first(name: .location),
                     setCookies: response.headers[.setCookie])
@@ -250,6 +251,56 @@ private struct Browser {
             let forged = try await browser.post(base + "/server", ["libraryCreation": "staff", "_csrf": "forged"])
             #expect(forged.status == .forbidden)
             #expect(try await ServerSettings.libraryCreation(on: app.db) == .admin)
+        }
+    }
+
+    /// Flash messages come from the server, once: a link cannot make a page show a text of its choosing.
+    @Test func aFlashMessageIsShownOnceAndCannotBeForgedByALink() async throws {
+        try await withTestApp { app in
+            var browser = Browser(app: app)
+            let catalog = try await browser.setUp()
+            let base = String(catalog.dropLast("/catalog".count))
+            let saved = try await browser.post(base + "/settings", ["name": "Room 12", "loanPeriodDays": "14", "maxRenewals": "2"])
+            #expect(saved.status == .seeOther)
+            let location = try #require(saved.location)
+            #expect(!location.contains("done="))
+            let shown = try await browser.get(location)
+            #expect(shown.html.contains("Settings saved."))
+            let again = try await browser.get(location)
+            #expect(!again.html.contains("Settings saved."))
+            let forged = try await browser.get(base + "/catalog?done=Your%20account%20is%20suspended")
+            #expect(!forged.html.contains("suspended"))
+            // Another session's flash cookie is ignored.
+            browser.cookies[Flash.cookie] = Flash.value("Pay here", session: "sms_someone-else")
+            #expect(!(try await browser.get(base + "/catalog")).html.contains("Pay here"))
+        }
+    }
+
+    /// Refusals reach a German, Irish or Chinese reader in their language, with the values in place.
+    @Test func refusalsAreInTheReadersLanguage() async throws {
+        let errors: [CirculationError] = [.noCopyAvailable(title: "Momo"), .memberNotFound("S9"), .titleIsWishlistItem, .loanAlreadyReturned,
+                                          .dueDateInPast, .loanPeriodOutOfRange(400), .copiesBelowOnLoan(requested: 1, onLoan: 2),
+                                          .titleHasCopiesOnLoan(3), .copyOnLoan, .renewalLimitReached(2)]
+        for error in errors {
+            let english = Strings(lang: .en).message(error)
+            #expect(!english.contains("%") && !english.isEmpty, "\(error)")
+            for lang in [Lang.de, .ga, .zh] {
+                let text = Strings(lang: lang).message(error)
+                #expect(text != english && !text.isEmpty && !text.contains("%"), "\(error) in \(lang)")
+            }
+        }
+        #expect(Strings(lang: .de).message(CirculationError.noCopyAvailable(title: "Momo")).contains("„Momo“"))
+        #expect(Strings(lang: .de).message(ISBN.Invalid.badChecksum).contains("Prüfziffer"))
+        try await withTestApp { app in
+            var browser = Browser(app: app)
+            _ = try await browser.setUp()
+            _ = try await browser.post("/logout", [:])
+            browser.language = "de"
+            _ = try await browser.get("/login")
+            let wrong = try await browser.post("/login", ["username": "teacher", "password": "not the password"])
+            #expect(wrong.status == .unauthorized)
+            #expect(wrong.html.contains("Falscher Benutzername oder falsches Passwort."))
+            #expect(!wrong.html.contains("Wrong username"))
         }
     }
 }

@@ -15,7 +15,15 @@ errors = []
 
 
 def shot(page, name):
-    page.screenshot(path=f"{OUT}/{name}.png", full_page=False)
+    # After a click that submits a form the next page may still be loading: a screenshot taken in the
+    # middle of the navigation fails ("Unable to capture screenshot"), so wait for it, and try again once.
+    page.wait_for_load_state("load")
+    try:
+        page.screenshot(path=f"{OUT}/{name}.png", full_page=False)
+    except Exception:
+        page.wait_for_timeout(500)
+        page.wait_for_load_state("load")
+        page.screenshot(path=f"{OUT}/{name}.png", full_page=False)
 
 
 def labelled(page):

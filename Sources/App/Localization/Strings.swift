@@ -48,6 +48,11 @@ enum L: String, CaseIterable, Sendable {
     case errorTitle, notFoundTitle, notFoundText, forbiddenText, csrfText, tryAgain, backToCatalog, signInAgain
     case tooManyAttempts, tooLarge, diskFull
     case serverSettings, libraryCreation, creationStaff, creationAdmin, serverSaved, staffPasswordHint
+    // Refusals (domain errors), with their values
+    case errNoCopyAvailable, errMemberNotFound, errWishlistItem, errAlreadyReturned, errDueDatePast, errLoanPeriod
+    case errCopiesBelowOnLoan, errTitleHasLoans, errCopyOnLoan, errRenewalLimit, errBadCredentials, errCreationRestricted
+    case errCreationAdminOnly, errBadBackup, errCopyNotAvailable
+    case errISBNEmpty, errISBNCharacters, errISBNLength, errISBNChecksum, errISBNNotBook
 }
 
 /// Counted phrases, one form per plural category the language has.
@@ -364,6 +369,42 @@ extension L {
                              "Neues Konto: ein Passwort mit mindestens 8 Zeichen wählen. Bestehendes Konto: die Person gibt ihr eigenes Passwort ein.",
                              "Cuntas nua: roghnaigh pasfhocal 8 gcarachtar ar a laghad. Cuntas atá ann: clóscríobhann a úinéir a p(h)asfhocal féin.",
                              "新账户：设置至少 8 个字符的密码。已有账户：由账户本人输入自己的密码。"),
+        .errNoCopyAvailable: ("No copy of “%1” is available: every copy is on loan.", "Kein Exemplar von „%1“ ist verfügbar: alle sind ausgeliehen.",
+                              "Níl aon chóip de “%1” ar fáil: tá gach cóip ar iasacht.", "《%1》没有可借的副本：所有副本都已借出。"),
+        .errMemberNotFound: ("No member has the card ID %1.", "Kein Mitglied hat die Ausweisnummer %1.", "Níl an uimhir chárta %1 ag aon bhall.", "没有读者的借书证号是 %1。"),
+        .errWishlistItem: ("This title is on the wishlist and has no copies to lend yet.", "Dieser Titel steht auf der Wunschliste und hat noch keine Exemplare zum Ausleihen.",
+                           "Tá an teideal seo ar an liosta mianta agus níl aon chóip le tabhairt ar iasacht fós.", "此书在愿望清单上，还没有可借的副本。"),
+        .errAlreadyReturned: ("This loan has already been returned.", "Diese Ausleihe wurde bereits zurückgegeben.", "Tugadh an iasacht seo ar ais cheana.", "此借阅已归还。"),
+        .errDueDatePast: ("The due date must be in the future.", "Das Rückgabedatum muss in der Zukunft liegen.", "Caithfidh an dáta dlite a bheith sa todhchaí.", "应还日期必须在将来。"),
+        .errLoanPeriod: ("A loan lasts 1 to 365 days, not %1.", "Eine Ausleihe dauert 1 bis 365 Tage, nicht %1.", "Maireann iasacht 1 go 365 lá, ní %1.", "借期为 1 至 365 天，不能是 %1 天。"),
+        .errCopiesBelowOnLoan: ("Cannot reduce to %1 copies: %2 are on loan. Return them first.", "Nicht auf %1 Exemplare reduzierbar: %2 sind ausgeliehen. Zuerst zurückgeben.",
+                                "Ní féidir laghdú go %1 cóip: tá %2 ar iasacht. Tabhair ar ais iad ar dtús.", "无法减少到 %1 本：有 %2 本已借出。请先归还。"),
+        .errTitleHasLoans: ("This title cannot be deleted: %1 of its copies are on loan. Return them first.", "Dieser Titel kann nicht gelöscht werden: %1 Exemplare sind ausgeliehen. Zuerst zurückgeben.",
+                            "Ní féidir an teideal seo a scriosadh: tá %1 cóip ar iasacht. Tabhair ar ais iad ar dtús.", "无法删除此书：有 %1 本已借出。请先归还。"),
+        .errCopyOnLoan: ("This copy is on loan: return it first.", "Dieses Exemplar ist ausgeliehen: zuerst zurückgeben.", "Tá an chóip seo ar iasacht: tabhair ar ais í ar dtús.", "此副本已借出：请先归还。"),
+        .errRenewalLimit: ("This loan has been renewed the maximum of %1 times.", "Diese Ausleihe wurde bereits so oft verlängert wie erlaubt (%1).",
+                           "Athnuadh an iasacht seo an uasmhéid de %1 uair.", "此借阅已续借最多 %1 次。"),
+        .errBadCredentials: ("Wrong username or password.", "Falscher Benutzername oder falsches Passwort.", "Ainm úsáideora nó pasfhocal mícheart.", "用户名或密码错误。"),
+        .errCreationRestricted: ("Creating a library needs the librarian or owner role in a library.", "Eine Bibliothek anlegen dürfen nur Bibliothekare und Eigentümer einer Bibliothek.",
+                                 "Chun leabharlann a chruthú, teastaíonn ról leabharlannaí nó úinéara i leabharlann.", "只有某个图书馆的馆员或所有者才能创建图书馆。"),
+        .errCreationAdminOnly: ("On this server only the administrator creates libraries.", "Auf diesem Server legt nur der Administrator Bibliotheken an.",
+                                "Ar an bhfreastalaí seo, is é an riarthóir amháin a chruthaíonn leabharlanna.", "在此服务器上只有管理员可以创建图书馆。"),
+        .errBadBackup: ("This file is not a readable Shelfmark backup.", "Diese Datei ist keine lesbare Shelfmark-Sicherung.",
+                        "Ní cúltaca Shelfmark inléite é an comhad seo.", "此文件不是可读取的 Shelfmark 备份。"),
+        .errCopyNotAvailable: ("This copy of “%1” is not available to lend.", "Dieses Exemplar von „%1“ kann nicht ausgeliehen werden.",
+                               "Níl an chóip seo de “%1” ar fáil le tabhairt ar iasacht.", "《%1》的这本副本不可借出。"),
+        .errISBNEmpty: ("Invalid ISBN: none was given.", "Ungültige ISBN: keine angegeben.", "ISBN neamhbhailí: níor tugadh ceann.", "ISBN 无效：未填写。"),
+        .errISBNCharacters: ("Invalid ISBN: an ISBN holds only digits, hyphens, spaces and a final X.",
+                             "Ungültige ISBN: eine ISBN enthält nur Ziffern, Bindestriche, Leerzeichen und am Ende ein X.",
+                             "ISBN neamhbhailí: níl in ISBN ach digití, fleiscíní, spásanna agus X ag an deireadh.",
+                             "ISBN 无效：ISBN 只能包含数字、连字符、空格和末尾的 X。"),
+        .errISBNLength: ("Invalid ISBN: an ISBN has 10 or 13 digits, this has %1.", "Ungültige ISBN: eine ISBN hat 10 oder 13 Ziffern, diese hat %1.",
+                         "ISBN neamhbhailí: tá 10 nó 13 dhigit in ISBN, tá %1 anseo.", "ISBN 无效：ISBN 有 10 或 13 位数字，这里有 %1 位。"),
+        .errISBNChecksum: ("Invalid ISBN: the check digit does not match, so a digit is mistyped.",
+                           "Ungültige ISBN: die Prüfziffer passt nicht, eine Ziffer ist falsch getippt.",
+                           "ISBN neamhbhailí: ní oireann an digit seiceála, mar sin tá digit mícheart.", "ISBN 无效：校验位不符，有一位数字输错了。"),
+        .errISBNNotBook: ("Invalid ISBN: a 13-digit ISBN starts with 978 or 979.", "Ungültige ISBN: eine 13-stellige ISBN beginnt mit 978 oder 979.",
+                          "ISBN neamhbhailí: tosaíonn ISBN 13 dhigit le 978 nó 979.", "ISBN 无效：13 位 ISBN 以 978 或 979 开头。"),
         .tooLarge: ("The file is too large for this form.", "Die Datei ist für dieses Formular zu groß.",
                     "Tá an comhad rómhór don fhoirm seo.", "文件太大，无法通过此表单上传。"),
         .csrfText: ("The form was out of date. It has been reloaded: please send it again.",

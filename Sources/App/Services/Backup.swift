@@ -180,7 +180,16 @@ enum Backup {
             try validateSettings(backup.library)
             return backup
         } catch let error as DecodingError {
-            throw AppError.invalid("file", "This is not a readable Shelfmark backup (\(String(describing: error).prefix(200))).")
+            // Where it went wrong, not the decoder's debug text.
+            var path: [any CodingKey] = []
+            switch error {
+            case .dataCorrupted(let c), .keyNotFound(_, let c), .typeMismatch(_, let c), .valueNotFound(_, let c): path = c.codingPath
+            @unknown default: break
+            }
+            if case .keyNotFound(let key, _) = error { path.append(key) }
+            let at = path.map { $0.intValue.map { String($0 + 1) } ?? $0.stringValue }.joined(separator: " › ")
+            throw AppError(status: .unprocessableEntity, code: "bad_backup",
+                           message: "This is not a readable Shelfmark backup" + (at.isEmpty ? "." : " (at \(at)).") , field: "file")
         }
     }
 

@@ -39,7 +39,8 @@ enum Circulation {
             }
             guard let claimed else {
                 if target.copyID != nil {
-                    throw AppError.conflict("copy_not_available", "This copy of “\(title.title)” is not available to lend.")
+                    throw AppError.conflict("copy_not_available", "This copy of “\(title.title)” is not available to lend.",
+                                            details: ["title": title.title])
                 }
                 throw CirculationError.noCopyAvailable(title: title.title)
             }

@@ -11,7 +11,7 @@ extension Application {
     /// and then find nothing left to do.
     public func migrateHoldingLock() async throws {
         guard let sql = db as? any SQLDatabase, sql.dialect.name == "postgresql" else {
-            try await autoMigrate().get()
+            try await migrateQuietly()
             return
         }
         // Held on one connection for the whole run; migrations use others from the pool.
@@ -19,13 +19,25 @@ extension Application {
             let locked = conn as! any SQLDatabase
             try await locked.raw("SELECT pg_advisory_lock(\(literal: Self.migrationLockKey))").run()
             do {
-                try await self.autoMigrate().get()
+                try await self.migrateQuietly()
             } catch {
                 _ = try? await locked.raw("SELECT pg_advisory_unlock(\(literal: Self.migrationLockKey))").run()
                 throw error
             }
             try await locked.raw("SELECT pg_advisory_unlock(\(literal: Self.migrationLockKey))").run()
         }
+    }
+
+    /// Migrations say nothing when there is nothing to do (a command prints what was asked for), one
+    /// line naming what they apply when there is, and fail loudly.
+    private func migrateQuietly() async throws {
+        fluent.migrationLogLevel = .debug
+        try await migrator.setupIfNeeded().get()
+        let pending = try await migrator.previewPrepareBatch().get()
+        if !pending.isEmpty {
+            logger.notice("Updating the database: \(pending.map { $0.0.name.split(separator: ".").last.map(String.init) ?? $0.0.name }.joined(separator: ", "))")
+        }
+        try await migrator.prepareBatch().get()
     }
 
     /// "shelfmrk" as a number: the lock key of Shelfmark's migrations.

@@ -72,7 +72,7 @@ extension CatalogPages {
         do {
             isbn = try ISBN(raw)
         } catch {
-            let response = try await startPage(page, isbn: raw, error: AppError.invalid("isbn", "Invalid ISBN: \(error.description).").message)
+            let response = try await startPage(page, isbn: raw, error: req.t.message(error))
                 .encodeResponse(for: req)
             response.status = .unprocessableEntity
             return response
@@ -173,12 +173,12 @@ extension CatalogPages {
             guard let existing = try await LookupController.existingTitle(isbn, library: ctx.libraryID, on: req.db) else { throw error }
             return try await existingPage(try await req.page(library: ctx), existing: existing).encodeResponse(for: req)
         } catch let error as AppError where error.status == .unprocessableEntity || error.status == .badRequest {
-            let page = try await req.page(library: ctx, flash: error.message, error: true)
+            let page = try await req.page(library: ctx, flash: req.t.message(error), error: true)
             let response = try await draftPage(page, draft: d, intro: nil).encodeResponse(for: req)
             response.status = .unprocessableEntity
             return response
         } catch let error as ISBN.Invalid {
-            let page = try await req.page(library: ctx, flash: "Invalid ISBN: \(error.description).", error: true)
+            let page = try await req.page(library: ctx, flash: req.t.message(error), error: true)
             let response = try await draftPage(page, draft: d, intro: nil).encodeResponse(for: req)
             response.status = .unprocessableEntity
             return response

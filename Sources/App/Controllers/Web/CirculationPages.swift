@@ -78,7 +78,7 @@ enum CirculationPages {
             let m = try await Members.create(input, library: ctx, now: req.now, gate: req.application.writeGate, on: req.db)
             return req.seeOther("/libraries/\(ctx.libraryID.uuidString)/members", flash: req.t.format(.memberAdded, m.name))
         } catch let error as AppError where error.status.code < 500 {
-            let response = try await membersPage(req, ctx: ctx, error: error.message, values: values).encodeResponse(for: req)
+            let response = try await membersPage(req, ctx: ctx, error: req.t.message(error), values: values).encodeResponse(for: req)
             response.status = .unprocessableEntity
             return response
         }
@@ -305,7 +305,7 @@ enum CirculationPages {
             let t = req.t
             return req.seeOther("/libraries/\(ctx.libraryID.uuidString)/checkout", flash: t.format(.checkedOut, loan.title, loan.memberName, t.date(loan.dueAt)))
         } catch let error as CirculationError {
-            let response = try await checkoutPage(req, ctx: ctx, values: [:], error: error.appError.message).encodeResponse(for: req)
+            let response = try await checkoutPage(req, ctx: ctx, values: [:], error: req.t.message(error)).encodeResponse(for: req)
             response.status = .conflict
             return response
         }

@@ -132,7 +132,7 @@ enum EditPages {
             return req.seeOther("/libraries/\(ctx.libraryID.uuidString)/members/\(id.uuidString)", flash: req.t(.memberSaved))
         } catch let error as AppError where error.status.code < 500 && error.status != .notFound && error.status != .forbidden {
             let d = try await Members.detail(id, libraryID: ctx.libraryID, now: req.now, on: req.db)
-            let response = try await memberForm(req, ctx: ctx, m: d.member, loansOut: d.loans.count, error: error.message).encodeResponse(for: req)
+            let response = try await memberForm(req, ctx: ctx, m: d.member, loansOut: d.loans.count, error: req.t.message(error)).encodeResponse(for: req)
             response.status = .unprocessableEntity
             return response
         }

@@ -134,7 +134,7 @@ enum ExchangePages {
                                                         gate: req.application.writeGate, on: req.db)
             return req.seeOther("/libraries/\(created.id.uuidString)/catalog", flash: req.t.format(.restored, created.name))
         } catch let error as AppError where error.status.code < 500 {
-            let response = try await render(req, ctx: ctx, report: nil, error: error.message).encodeResponse(for: req)
+            let response = try await render(req, ctx: ctx, report: nil, error: req.t.message(error)).encodeResponse(for: req)
             response.status = .unprocessableEntity
             return response
         }
@@ -171,7 +171,7 @@ enum ExchangePages {
             // Refused as a whole: a library made for it goes again, and the page is this library's.
             if let createdLibrary { await Accounts.removeNewLibrary(createdLibrary, gate: req.application.writeGate, on: req.db) }
             ctx = home
-            let response = try await render(req, ctx: ctx, report: nil, error: error.message).encodeResponse(for: req)
+            let response = try await render(req, ctx: ctx, report: nil, error: req.t.message(error)).encodeResponse(for: req)
             response.status = .unprocessableEntity
             return response
         }

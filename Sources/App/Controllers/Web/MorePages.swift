@@ -253,7 +253,7 @@ enum MorePages {
         do {
             return try await body()
         } catch let error as AppError where error.status.code < 500 && error.status != .notFound && error.status != .forbidden {
-            let response = try await settingsPage(req, ctx: ctx, error: error.message).encodeResponse(for: req)
+            let response = try await settingsPage(req, ctx: ctx, error: req.t.message(error)).encodeResponse(for: req)
             response.status = .unprocessableEntity
             return response
         }

@@ -64,7 +64,7 @@ enum SessionPages {
             AuthController.setCookie(session, on: response, req: req)
             return response
         } catch let error as AppError where error.status != .conflict {
-            let page = try await setupPage(req, error: error.message, values: values)
+            let page = try await setupPage(req, error: req.t.message(error), values: values)
             let response = try await page.encodeResponse(for: req)
             response.status = .unprocessableEntity
             return response
@@ -104,7 +104,7 @@ enum SessionPages {
             AuthController.setCookie(session, on: response, req: req)
             return response
         } catch let error as AppError where error.status == .unauthorized || error.status == .unprocessableEntity || error.status == .tooManyRequests {
-            let message = error.status == .tooManyRequests ? req.t(.tooManyAttempts) : error.message
+            let message = req.t.message(error)
             let page = try await loginPage(req, error: message, username: username)
             let response = try await page.encodeResponse(for: req)
             response.status = error.status == .tooManyRequests ? .tooManyRequests : .unauthorized

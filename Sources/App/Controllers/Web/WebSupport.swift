@@ -14,7 +14,7 @@ extension Request {
         }
         return PageContext(t: t, csrf: csrfToken, path: url.path, user: user,
                            library: library.map { PageContext.LibraryRef(id: $0.libraryID, name: $0.name) },
-                           libraries: libraries, flash: flash ?? query[String.self, at: "done"].flatMap { $0.isEmpty ? nil : $0 }, flashIsError: error)
+                           libraries: libraries, flash: flash ?? flashMessage, flashIsError: error)
     }
 }
 
@@ -37,6 +37,10 @@ struct WebMiddleware: AsyncMiddleware {
         }
         if let token = req.storage[CSRF.NewCookieKey.self] {
             response.cookies[CSRF.cookie] = req.cookie(token, maxAge: 60 * 60 * 24 * 30, sameSite: .strict)
+        }
+        // A flash message is shown once: the page that showed it clears it (a redirect passes it on).
+        if req.storage[Flash.ShownKey.self] == true, response.cookies[Flash.cookie] == nil, response.status != .seeOther {
+            response.cookies[Flash.cookie] = req.cookie("", maxAge: 0)
         }
         return response
     }
@@ -77,7 +81,9 @@ struct WebMiddleware: AsyncMiddleware {
         case let e as AppError where e.status == .forbidden:
             status = .forbidden; title = t(.errorTitle); message = t(.forbiddenText)
         case let e as AppError:
-            status = e.status; title = t(.errorTitle); message = e.message
+            status = e.status; title = t(.errorTitle); message = t.message(e)
+        case let e as CirculationError:
+            status = e.appError.status; title = t(.errorTitle); message = t.message(e)
         case let e as any AbortError where e.status == .notFound:
             status = .notFound; title = t(.notFoundTitle); message = t(.notFoundText)
         case let e as any AbortError where e.status == .payloadTooLarge:
@@ -109,10 +115,11 @@ enum WebError: Error { case csrf }
 extension Request {
     /// A redirect after a successful POST, with a message shown once on the next page.
     func seeOther(_ path: String, flash: String? = nil) -> Response {
-        guard let flash else { return redirect(to: path, redirectType: .normal) }
-        let sep = path.contains("?") ? "&" : "?"
-        return redirect(to: path + sep + "done=" + (flash.addingPercentEncoding(withAllowedCharacters: .urlQueryAllowed.subtracting(.init(charactersIn: "&=+?"))) ?? ""),
-                        redirectType: .normal)
+        let response = redirect(to: path, redirectType: .normal)
+        if let flash, let value = Flash.value(flash, session: cookieSession) {
+            response.cookies[Flash.cookie] = cookie(value, maxAge: 120)
+        }
+        return response
     }
 
     /// A form field as trimmed text, nil when empty.
