@@ -226,6 +226,28 @@ import VaporTesting
         }
     }
 
+    /// Found by the fuzzer: a multipart body with a non-ASCII byte where a part's header name belongs
+    /// crashed the whole server inside the multipart parser, on any route that decodes a body, signed
+    /// in or not. It is refused as malformed before any decoder sees it.
+    @Test func aMalformedMultipartBodyIsRefusedNotACrash() async throws {
+        try await withTestApp { app in
+            let f = try await Fixture.make(app)
+            let boundary = "8efb2279b4a4a75422550d2f31e6fbcf"
+            let body = Data("--\(boundary)\r\n".utf8) + Data([0xC3, 0xBA]) + Data("--\(boundary)--\r\n".utf8)
+            var headers = HTTPHeaders()
+            headers.replaceOrAdd(name: .contentType, value: "multipart/form-data; boundary=\(boundary)")
+            let login = try await raw(app, .POST, "/api/v1/auth/login", headers: headers, body: body)
+            #expect(login.status == .badRequest, "\(login.status)")
+            let web = try await raw(app, .POST, "/login", headers: headers, body: body)
+            #expect(web.status == .badRequest || web.status == .forbidden, "\(web.status)")
+            var signedIn = bearer(f.owner, json: false)
+            signedIn.replaceOrAdd(name: .contentType, value: "multipart/form-data; boundary=\(boundary)")
+            let upload = try await raw(app, .POST, "\(f.lib)/import?format=csv", headers: signedIn, body: body)
+            #expect(upload.status == .badRequest, "\(upload.status)")
+            #expect(try await Client(app: app).get("/api/v1/health").status == .ok)
+        }
+    }
+
     // MARK: 8: open redirect
 
     @Test func signInGoesOnlyToPathsOfThisServer() async throws {

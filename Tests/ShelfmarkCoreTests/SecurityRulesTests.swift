@@ -72,3 +72,19 @@ import Testing
         #expect(ImportMapper.RowError.invalid(column: "ISBN", value: "12", reason: "r").description == "“ISBN” is “12”: r")
     }
 }
+
+@Suite struct MultipartCheckTests {
+    @Test func headerNamesMustBeASCII() {
+        let b = "8efb2279b4a4a75422550d2f31e6fbcf"
+        let crash = Array("--\(b)\r\n".utf8) + [0xC3, 0xBA] + Array("--\(b)--\r\n".utf8)
+        #expect(!MultipartCheck.headerNamesAreASCII(crash, boundary: b))
+        let good = Array("--\(b)\r\nContent-Disposition: form-data; name=\"file\"; filename=\"Bücher.csv\"\r\n\r\nTitel,Autor\r\nÄrger,Ü\r\n--\(b)--\r\n".utf8)
+        #expect(MultipartCheck.headerNamesAreASCII(good, boundary: b))
+        let badSecondHeader = Array("--\(b)\r\nContent-Disposition: form-data; name=\"a\"\r\nX-Ü: 1\r\n\r\nv\r\n--\(b)--\r\n".utf8)
+        #expect(!MultipartCheck.headerNamesAreASCII(badSecondHeader, boundary: b))
+        let secondPart = Array("--\(b)\r\nContent-Disposition: form-data; name=\"a\"\r\n\r\nv\r\n--\(b)\r\n".utf8) + [0xFF] + Array(": x\r\n\r\n\r\n--\(b)--".utf8)
+        #expect(!MultipartCheck.headerNamesAreASCII(secondPart, boundary: b))
+        #expect(MultipartCheck.headerNamesAreASCII(Array("--\(b)--\r\n".utf8), boundary: b))
+        #expect(!MultipartCheck.headerNamesAreASCII(Array("x".utf8), boundary: ""))
+    }
+}

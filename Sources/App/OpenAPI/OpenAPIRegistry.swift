@@ -174,6 +174,7 @@ struct APIRoutes {
     ) {
         let route = builder.on(method, path, body: body, use: handler)
         route.userInfo[APIGuardMiddleware.authenticatedKey] = doc.authenticated
+        if case .collect(let max?) = body { route.maxBody(Int(max.value)) }
         registry.add(.init(method: method, path: prefix + path, doc: doc))
     }
 }

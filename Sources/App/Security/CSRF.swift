@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import ShelfmarkCore
 import Vapor
 
 /// Cross-site request forgery protection, for the web forms and for API calls made with the session
@@ -72,6 +73,15 @@ struct APIGuardMiddleware: AsyncMiddleware {
         if request.route?.userInfo[Self.authenticatedKey] as? Bool == true, !request.auth.has(AuthenticatedUser.self) {
             throw AppError.unauthenticated
         }
+        // A multipart body is collected here (within the route's bound) and checked before any decoder sees it.
+        if request.headers.contentType?.type == "multipart" {
+            if request.body.data == nil {
+                let limit = request.route?.maxBody ?? request.application.routes.defaultMaxBodySize.value
+                if let declared = request.headers.first(name: .contentLength).flatMap(Int.init), declared > limit { throw Abort(.payloadTooLarge) }
+                _ = try await request.body.collect(max: limit).get()
+            }
+            try request.refuseMalformedMultipart()
+        }
         if let session = request.cookieSession, ![.GET, .HEAD, .OPTIONS].contains(request.method) {
             let sent = request.headers.first(name: CSRF.header) ?? ""
             let type = request.headers.contentType
@@ -82,6 +92,22 @@ struct APIGuardMiddleware: AsyncMiddleware {
             }
         }
         return try await next.respond(to: request)
+    }
+}
+
+extension Request {
+    /// Refuses a multipart body whose part headers the multipart parser would crash on (see
+    /// `MultipartCheck`). Every way a multipart body is decoded passes here first: the web middleware
+    /// and the API guard, after collecting the body within the route's bound.
+    func refuseMalformedMultipart() throws {
+        guard let type = headers.contentType, type.type == "multipart" else { return }
+        guard let boundary = type.parameters["boundary"], !boundary.isEmpty, boundary.utf8.count <= 200 else {
+            throw AppError(status: .badRequest, code: "bad_body", message: "The form data has no boundary.")
+        }
+        guard let data = body.data else { return }
+        guard MultipartCheck.headerNamesAreASCII(data.readableBytesView, boundary: boundary) else {
+            throw AppError(status: .badRequest, code: "bad_body", message: "The form data is malformed: a part's header is not valid.")
+        }
     }
 }
 

@@ -57,6 +57,7 @@ struct WebMiddleware: AsyncMiddleware {
         if req.body.data == nil {
             _ = try await req.body.collect(max: limit).get()
         }
+        try req.refuseMalformedMultipart()
         let sent = (try? req.content.get(String.self, at: CSRF.field)) ?? req.headers.first(name: CSRF.header) ?? ""
         guard CSRF.same(sent, req.csrfToken) else {
             // A page signed in with a session that has since ended: sign in again rather than a CSRF error.
