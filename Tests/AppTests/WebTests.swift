@@ -301,6 +301,14 @@ private struct Browser {
             #expect(wrong.status == .unauthorized)
             #expect(wrong.html.contains("Falscher Benutzername oder falsches Passwort."))
             #expect(!wrong.html.contains("Wrong username"))
+            // A value out of range, named by the field's German label with the numbers in place.
+            _ = try await browser.post("/login", ["username": "teacher", "password": "a long password"])
+            let home = try await browser.get("/")
+            let base = String(try #require(home.location).dropLast("/catalog".count))
+            let member = try await browser.post(base + "/members", ["cardId": "S1", "firstName": "  "])
+            #expect(member.html.contains("Vorname: bitte ausfüllen."), "\(member.html.prefix(3000))")
+            let settings = try await browser.post(base + "/settings", ["name": "Room 12", "loanPeriodDays": "400", "maxRenewals": "2"])
+            #expect(settings.html.contains("Leihfrist (Tage) muss zwischen 1 und 365 liegen (eingegeben: 400)."), "\(settings.status)")
         }
     }
 }

@@ -31,9 +31,57 @@ extension Strings {
         }
     }
 
+    /// A form field's label in this language; the field's own name when it has none.
+    func label(_ field: String) -> String {
+        let key: L? = switch field {
+        case "title", "Title": .title
+        case "subtitle", "Subtitle": .subtitle
+        case "authors": .authorsField
+        case "isbn", "ISBN": .isbn
+        case "publisher", "Publisher": .publisher
+        case "publishedDate": .publishedDate
+        case "pageCount": .pageCount
+        case "description", "Description": .description
+        case "coverUrl": .coverURL
+        case "notes", "Notes": .notes
+        case "copies", "count", "totalCopies": .copiesField
+        case "location": .location
+        case "barcode", "copyBarcode": .barcode
+        case "cardId": .cardID
+        case "firstName": .firstName
+        case "lastName": .lastName
+        case "grade": .grade
+        case "email": .email
+        case "username": .username
+        case "password": .password
+        case "displayName": .yourName
+        case "libraryName": .libraryName
+        case "loanPeriodDays": .loanPeriod
+        case "maxRenewals": .maxRenewals
+        case "dueDate": .dueDate
+        case "days": .fieldDays
+        case "name": .fieldName
+        case "categories": .categories
+        case "rating": .rating
+        default: nil
+        }
+        return key.map { self($0) } ?? field
+    }
+
+    func message(_ problem: InputProblem) -> String {
+        switch problem {
+        case .empty(let field): format(.errEmpty, label(field))
+        case .tooLong(let field, let max): format(.errTooLong, label(field), number(max))
+        case .outOfRange(let field, let min, let max, let got): format(.errOutOfRange, label(field), number(min), number(max), number(got))
+        case .notEmail(_, let value): format(.errNotEmail, value)
+        case .notCoverURL(let field): format(.errNotCoverURL, label(field))
+        }
+    }
+
     func message(_ error: any Error) -> String {
         if let circulation = error as? CirculationError { return message(circulation) }
         if let isbn = error as? ISBN.Invalid { return message(isbn) }
+        if let problem = (error as? AppError)?.problem { return message(problem) }
         let app = JSONErrorMiddleware.appError(for: error)
         switch app.code {
         case "bad_credentials": return self(.errBadCredentials)

@@ -53,6 +53,7 @@ enum L: String, CaseIterable, Sendable {
     case errCopiesBelowOnLoan, errTitleHasLoans, errCopyOnLoan, errRenewalLimit, errBadCredentials, errCreationRestricted
     case errCreationAdminOnly, errBadBackup, errCopyNotAvailable
     case errISBNEmpty, errISBNCharacters, errISBNLength, errISBNChecksum, errISBNNotBook
+    case errEmpty, errTooLong, errOutOfRange, errNotEmail, errNotCoverURL, fieldName, fieldDays
 }
 
 /// Counted phrases, one form per plural category the language has.
@@ -405,6 +406,15 @@ extension L {
                            "ISBN neamhbhailí: ní oireann an digit seiceála, mar sin tá digit mícheart.", "ISBN 无效：校验位不符，有一位数字输错了。"),
         .errISBNNotBook: ("Invalid ISBN: a 13-digit ISBN starts with 978 or 979.", "Ungültige ISBN: eine 13-stellige ISBN beginnt mit 978 oder 979.",
                           "ISBN neamhbhailí: tosaíonn ISBN 13 dhigit le 978 nó 979.", "ISBN 无效：13 位 ISBN 以 978 或 979 开头。"),
+        .errEmpty: ("%1: please fill this in.", "%1: bitte ausfüllen.", "%1: líon isteach é seo, le do thoil.", "%1：请填写。"),
+        .errTooLong: ("%1 is too long: at most %2 characters.", "%1 ist zu lang: höchstens %2 Zeichen.", "Tá %1 rófhada: %2 carachtar ar a mhéad.", "%1 太长：最多 %2 个字符。"),
+        .errOutOfRange: ("%1 must be between %2 and %3 (you entered %4).", "%1 muss zwischen %2 und %3 liegen (eingegeben: %4).",
+                         "Caithfidh %1 a bheith idir %2 agus %3 (d'iontráil tú %4).", "%1 必须在 %2 到 %3 之间（你输入的是 %4）。"),
+        .errNotEmail: ("“%1” is not an email address.", "„%1“ ist keine E-Mail-Adresse.", "Ní seoladh ríomhphoist é “%1”.", "“%1”不是电子邮件地址。"),
+        .errNotCoverURL: ("%1 must be an http:// or https:// address of an image.", "%1 muss eine http://- oder https://-Adresse eines Bildes sein.",
+                          "Caithfidh %1 a bheith ina sheoladh http:// nó https:// de phictiúr.", "%1 必须是图片的 http:// 或 https:// 地址。"),
+        .fieldName: ("Name", "Name", "Ainm", "名称"),
+        .fieldDays: ("Loan days", "Leihtage", "Laethanta iasachta", "借阅天数"),
         .tooLarge: ("The file is too large for this form.", "Die Datei ist für dieses Formular zu groß.",
                     "Tá an comhad rómhór don fhoirm seo.", "文件太大，无法通过此表单上传。"),
         .csrfText: ("The form was out of date. It has been reloaded: please send it again.",

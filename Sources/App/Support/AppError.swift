@@ -1,6 +1,15 @@
 import Vapor
 import ShelfmarkCore
 
+/// A refused input value, said in any language by `Strings.message(_:)`.
+enum InputProblem: Sendable, Equatable {
+    case empty(field: String)
+    case tooLong(field: String, max: Int)
+    case outOfRange(field: String, min: Int, max: Int, got: Int)
+    case notEmail(field: String, value: String)
+    case notCoverURL(field: String)
+}
+
 /// Every error the API reports, in one shape: `{"error": {"code", "message", "field"?, "details"?}}`.
 /// Services throw these (or domain errors that map onto them); `Abort` stays at the HTTP edge.
 struct AppError: Error, Sendable {
@@ -9,6 +18,8 @@ struct AppError: Error, Sendable {
     var message: String
     var field: String?
     var details: [String: String]?
+    /// What was wrong with an input, with its values, so a page can say it in the reader's language.
+    var problem: InputProblem? = nil
 
     static func notFound(_ what: String) -> AppError {
         AppError(status: .notFound, code: "not_found", message: "\(what) not found.")

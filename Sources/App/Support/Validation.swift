@@ -5,7 +5,9 @@ import ShelfmarkCore
 enum Check {
     static func required(_ value: String?, field: String, max: Int = 500) throws -> String {
         guard let text = try optional(value, field: field, max: max) else {
-            throw AppError.invalid(field, "`\(field)` must not be empty.")
+            var error = AppError.invalid(field, "`\(field)` must not be empty.")
+            error.problem = .empty(field: field)
+            throw error
         }
         return text
     }
@@ -13,7 +15,9 @@ enum Check {
     static func optional(_ value: String?, field: String, max: Int = 10_000) throws -> String? {
         guard let text = value?.trimmed, !text.isEmpty else { return nil }
         guard text.utf8.count <= max || text.count <= max else {
-            throw AppError.invalid(field, "`\(field)` is too long: at most \(max) characters, got \(text.count).")
+            var error = AppError.invalid(field, "`\(field)` is too long: at most \(max) characters, got \(text.count).")
+            error.problem = .tooLong(field: field, max: max)
+            throw error
         }
         return text
     }
@@ -21,7 +25,9 @@ enum Check {
     static func range(_ value: Int?, _ range: ClosedRange<Int>, field: String, message: String? = nil) throws -> Int? {
         guard let value else { return nil }
         guard range.contains(value) else {
-            throw AppError.invalid(field, message ?? "`\(field)` must be between \(range.lowerBound) and \(range.upperBound), got \(value).")
+            var error = AppError.invalid(field, message ?? "`\(field)` must be between \(range.lowerBound) and \(range.upperBound), got \(value).")
+            error.problem = .outOfRange(field: field, min: range.lowerBound, max: range.upperBound, got: value)
+            throw error
         }
         return value
     }
@@ -32,9 +38,13 @@ enum Check {
         do {
             return try CoverURL.validate(value)
         } catch .tooLong {
-            throw AppError.invalid(field, "`\(field)` is too long: at most \(CoverURL.maxLength) characters.")
+            var error = AppError.invalid(field, "`\(field)` is too long: at most \(CoverURL.maxLength) characters.")
+            error.problem = .tooLong(field: field, max: CoverURL.maxLength)
+            throw error
         } catch {
-            throw AppError.invalid(field, "`\(field)` must be an http:// or https:// address of an image.")
+            var error = AppError.invalid(field, "`\(field)` must be an http:// or https:// address of an image.")
+            error.problem = .notCoverURL(field: field)
+            throw error
         }
     }
 
@@ -47,7 +57,9 @@ enum Check {
         guard let text = try optional(value, field: "email", max: 320) else { return nil }
         let parts = text.split(separator: "@", omittingEmptySubsequences: false)
         guard parts.count == 2, !parts[0].isEmpty, parts[1].contains("."), !text.contains(" ") else {
-            throw AppError.invalid("email", "“\(text)” is not an email address.")
+            var error = AppError.invalid("email", "“\(text)” is not an email address.")
+            error.problem = .notEmail(field: "email", value: String(text.prefix(200)))
+            throw error
         }
         return text
     }

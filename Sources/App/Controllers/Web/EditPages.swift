@@ -79,7 +79,7 @@ enum EditPages {
             let appError = JSONErrorMiddleware.appError(for: error)
             guard appError.status.code < 500, appError.status != .notFound, appError.status != .forbidden else { throw error }
             let d = try await TitleQuery.detail(id, libraryID: ctx.libraryID, now: req.now, on: req.db)
-            let response = try await titleForm(req, ctx: ctx, d: d, error: appError.message).encodeResponse(for: req)
+            let response = try await titleForm(req, ctx: ctx, d: d, error: req.t.message(appError)).encodeResponse(for: req)
             response.status = .unprocessableEntity
             return response
         }

@@ -94,7 +94,7 @@ struct WebMiddleware: AsyncMiddleware {
             status = .insufficientStorage; title = t(.errorTitle); message = t(.diskFull)
         default:
             let converted = JSONErrorMiddleware.appError(for: error)
-            status = converted.status; title = t(.errorTitle); message = converted.message
+            status = converted.status; title = t(.errorTitle); message = t.message(error)
             if status == .internalServerError { req.logger.report(error: error) }
         }
         let ctx = try await req.page(flash: nil)
