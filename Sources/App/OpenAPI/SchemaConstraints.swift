@@ -10,8 +10,11 @@ protocol SchemaConstrained {
 
 /// Schema fragments shared by the request types.
 enum Rule {
+    /// At least one character the server does not trim away: ECMAScript's `\s` misses U+0085 (NEL),
+    /// which Foundation's `whitespacesAndNewlines` trims, so it is excluded by name.
+    static let notBlank = "[^\\s\\u0085]"
     /// Required text: not blank, at most `max` characters.
-    static func text(_ max: Int) -> JSONValue { ["minLength": 1, "maxLength": .number(Double(max)), "pattern": "\\S"] }
+    static func text(_ max: Int) -> JSONValue { ["minLength": 1, "maxLength": .number(Double(max)), "pattern": .string(Rule.notBlank)] }
     /// Optional text: blank means absent.
     static func optionalText(_ max: Int) -> JSONValue { ["maxLength": .number(Double(max))] }
     static func range(_ r: ClosedRange<Int>) -> JSONValue { ["minimum": .number(Double(r.lowerBound)), "maximum": .number(Double(r.upperBound))] }

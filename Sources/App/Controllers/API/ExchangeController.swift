@@ -21,7 +21,7 @@ enum ExchangeController {
             summary: "Import a file as a new library you own (F3): as `POST /libraries/{id}/import`, into a library named `name`. Answers the new library and the report",
             tag: "Import & export",
             query: [
-                .init(name: "name", description: "The new library's name (required).", required: true, schema: ["minLength": 1, "maxLength": 200, "pattern": "\\S"]),
+                .init(name: "name", description: "The new library's name (required).", required: true, schema: ["minLength": 1, "maxLength": 200, "pattern": .string(Rule.notBlank)]),
                 .oneOf("format", ImportFormat.allCases.map(\.rawValue), "One of: \(ImportFormat.allCases.map(\.rawValue).joined(separator: ", ")) (default: detect)."),
                 .oneOf("existing", ["skip", "copies"], "`skip` (default) or `copies`, for an ISBN that appears twice in the file."),
             ],

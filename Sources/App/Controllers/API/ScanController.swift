@@ -27,7 +27,7 @@ enum ScanController {
                 summary: "The title's ISBN as an EAN-13 book barcode, \(format.uppercased())", tag: "Scanning"), use: titleBarcode)
             lib.on(.GET, "shelves", "qr.\(format)", doc: .init(
                 summary: "A shelf's QR code as \(format.uppercased()): `shelfmark:shelf:<location>` (A10)", tag: "Scanning",
-                query: [.init(name: "location", description: "The shelf location, as on copies.", required: true, schema: ["minLength": 1, "maxLength": 150, "pattern": "\\S"])]), use: shelfQR)
+                query: [.init(name: "location", description: "The shelf location, as on copies.", required: true, schema: ["minLength": 1, "maxLength": 150, "pattern": .string(Rule.notBlank)])]), use: shelfQR)
         }
     }
 
