@@ -80,7 +80,7 @@ test-e2e:
 
 # The API fuzzed from its own OpenAPI document (schemathesis in the test venv), bounded in time.
 SCHEMATHESIS_VERSION := 4.32.5
-FUZZ_MAX_TIME ?= 240
+FUZZ_MAX_TIME ?= 900
 fuzz:
 	@echo "== API fuzzing (schemathesis against /api/v1/openapi.json, at most $(FUZZ_MAX_TIME) s) =="
 	@test -x $(VENV)/bin/python || python3 -m venv $(VENV)
