@@ -14,9 +14,12 @@ enum Credential {
     static func generate(prefix: String) -> String {
         var bytes = [UInt8](repeating: 0, count: 32)
         for i in bytes.indices { bytes[i] = UInt8.random(in: .min ... .max) }
-        return prefix + Data(bytes).base64EncodedString()
-            .replacingOccurrences(of: "+", with: "-")
-            .replacingOccurrences(of: "/", with: "_")
+        return prefix + base64url(Data(bytes))
+    }
+
+    /// Base64 that fits in URLs and cookies (`-` and `_`, no padding): tokens, CSRF tokens, flash cookies.
+    static func base64url(_ data: Data) -> String {
+        data.base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
             .replacingOccurrences(of: "=", with: "")
     }
 

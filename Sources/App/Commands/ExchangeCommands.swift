@@ -74,10 +74,6 @@ struct ImportCommand: AsyncCommand {
         var owner: String?
     }
 
-    static func seconds(_ d: Duration) -> Double {
-        Double(d.components.seconds) + Double(d.components.attoseconds) / 1e18
-    }
-
     var help: String { "Import books from a file (Goodreads, LibraryThing, CSV, ISBN list …) and print the report." }
 
     /// The report's notes for a terminal: the first 20 one per line, the rest summed up by reason (a
@@ -124,7 +120,7 @@ struct ImportCommand: AsyncCommand {
         } catch let error as AppError {
             throw CLIError(error.message)
         }
-        let seconds = Self.seconds(ContinuousClock.now - started)
+        let seconds = (ContinuousClock.now - started).seconds
         context.console.print("Imported \(signature.file) into “\(ctx.name)” (\(report.format), \(report.encoding)):")
         context.console.print("  rows read       \(report.rowsRead)")
         context.console.print("  titles created  \(report.titlesCreated)")
@@ -160,7 +156,7 @@ struct ExportCommand: AsyncCommand {
         let data = try await Exporter.export(format, libraryID: ctx.libraryID, now: app.clock.now(), on: app.db)
         if let path = signature.output {
             do { try writePrivately(data, to: path) } catch { throw CLIError("Cannot write \(path): \(error.localizedDescription)") }
-            let seconds = ImportCommand.seconds(ContinuousClock.now - started)
+            let seconds = (ContinuousClock.now - started).seconds
             context.console.print("Wrote \(path) (\(format.fileName), \(data.count) bytes) in \(String(format: "%.3f", seconds)) s")
         } else {
             FileHandle.standardOutput.write(data)

@@ -18,8 +18,7 @@ enum CSRF {
 
     static func token(forSession session: String) -> String {
         let digest = SHA256.hash(data: Data(("shelfmark-csrf:" + session).utf8))
-        return Data(digest).base64EncodedString()
-            .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
+        return Credential.base64url(Data(digest))
     }
 
     /// Compares in time independent of where the strings differ.

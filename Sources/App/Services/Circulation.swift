@@ -203,7 +203,3 @@ enum Circulation {
         return Target(title: try book(row), copyID: nil)
     }
 }
-
-extension Duration {
-    var seconds: Double { Double(components.seconds) + Double(components.attoseconds) / 1e18 }
-}

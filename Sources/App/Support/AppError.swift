@@ -78,17 +78,16 @@ struct JSONErrorMiddleware: AsyncMiddleware {
                 request.application.storageHealth.markWorking()
             }
             return response
-        } catch where Self.appError(for: error).status == .notFound
-                    && Self.methodNotAllowed(request) != nil {
-            // No route for this method: 405 when the path exists with others.
-            let allowed = Self.methodNotAllowed(request) ?? []
-            let response = Response(status: .methodNotAllowed)
-            response.headers.replaceOrAdd(name: .allow, value: allowed.map(\.rawValue).joined(separator: ", "))
-            try response.content.encode(ErrorBody(error: .init(
-                code: "method_not_allowed", message: "\(request.method.rawValue) is not allowed here; use \(allowed.map(\.rawValue).joined(separator: ", ")).")))
-            return response
         } catch {
             let appError = Self.appError(for: error)
+            // No route for this method: 405 when the path exists with others.
+            if appError.status == .notFound, let allowed = Self.methodNotAllowed(request) {
+                let response = Response(status: .methodNotAllowed)
+                response.headers.replaceOrAdd(name: .allow, value: allowed.map(\.rawValue).joined(separator: ", "))
+                try response.content.encode(ErrorBody(error: .init(
+                    code: "method_not_allowed", message: "\(request.method.rawValue) is not allowed here; use \(allowed.map(\.rawValue).joined(separator: ", ")).")))
+                return response
+            }
             if appError.status == .internalServerError {
                 request.logger.report(error: error)
             } else if appError.code == "disk_full" {

@@ -29,3 +29,8 @@ extension Application {
 extension Request {
     var now: Date { application.clock.now() }
 }
+
+extension Duration {
+    /// The duration in seconds, for timings and for moving a request's `now` by the time it waited.
+    var seconds: Double { Double(components.seconds) + Double(components.attoseconds) / 1e18 }
+}

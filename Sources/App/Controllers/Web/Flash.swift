@@ -13,12 +13,7 @@ enum Flash {
     static func signature(_ payload: String, session: String) -> String {
         let key = SymmetricKey(data: SHA256.hash(data: Data(("shelfmark-flash:" + session).utf8)))
         let mac = HMAC<SHA256>.authenticationCode(for: Data(payload.utf8), using: key)
-        return base64url(Data(mac))
-    }
-
-    static func base64url(_ data: Data) -> String {
-        data.base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
-            .replacingOccurrences(of: "=", with: "")
+        return Credential.base64url(Data(mac))
     }
 
     static func decodeBase64url(_ text: Substring) -> Data? {
@@ -30,7 +25,7 @@ enum Flash {
     /// The cookie's value for `message`, or nil without a session to sign it with.
     static func value(_ message: String, session: String?) -> String? {
         guard let session else { return nil }
-        let payload = base64url(Data(String(message.prefix(500)).utf8))
+        let payload = Credential.base64url(Data(String(message.prefix(500)).utf8))
         return payload + "." + signature(payload, session: session)
     }
 
