@@ -64,4 +64,14 @@ import Testing
         #expect(throws: ISBN.Invalid.badCharacters) { try ISBN("X306406152") }
         #expect(throws: ISBN.Invalid.empty) { try ISBN(" - ") }
     }
+
+    /// Text to store: control characters other than tab and line breaks go, NFC, trimmed.
+    @Test(arguments: [
+        ("  Momo ", "Momo"), ("Mo\u{0}mo", "Momo"), ("\u{5}N\u{7}", "N"), ("\u{7F}", ""),
+        ("line one\nline two\tend", "line one\nline two\tend"), ("Cafe\u{301}", "Caf\u{E9}"), ("\u{0085}x\u{0085}", "x"),
+    ])
+    func cleanedInputDropsControlsAndComposes(input: String, expected: String) {
+        #expect(input.cleanedInput == expected)
+        #expect(Array(input.cleanedInput.utf8) == Array(expected.utf8))
+    }
 }

@@ -11,8 +11,9 @@ protocol SchemaConstrained {
 /// Schema fragments shared by the request types.
 enum Rule {
     /// At least one character the server does not trim away: ECMAScript's `\s` misses U+0085 (NEL),
-    /// which Foundation's `whitespacesAndNewlines` trims, so it is excluded by name.
-    static let notBlank = "[^\\s\\u0085]"
+    /// which Foundation's `whitespacesAndNewlines` trims, so it is excluded by name; control
+    /// characters are removed from text (`String.cleanedInput`), so they do not count either.
+    static let notBlank = "[^\\s\\u0085\\u0000-\\u001f\\u007f]"
     /// Required text: not blank, at most `max` characters.
     static func text(_ max: Int) -> JSONValue { ["minLength": 1, "maxLength": .number(Double(max)), "pattern": .string(Rule.notBlank)] }
     /// Optional text: blank means absent.

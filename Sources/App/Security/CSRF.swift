@@ -65,10 +65,7 @@ struct APIGuardMiddleware: AsyncMiddleware {
     static let authenticatedKey = "shelfmark.authenticated"
 
     func respond(to request: Request, chainingTo next: any AsyncResponder) async throws -> Response {
-        // `name=` with nothing after it means the parameter is not given (a form's empty field).
-        if let query = request.url.query, query.contains("=&") || query.hasSuffix("=") {
-            request.url.query = query.split(separator: "&").filter { !$0.hasSuffix("=") }.joined(separator: "&")
-        }
+        request.cleanQuery()
         if request.route?.userInfo[Self.authenticatedKey] as? Bool == true, !request.auth.has(AuthenticatedUser.self) {
             throw AppError.unauthenticated
         }
@@ -121,5 +118,21 @@ extension Route {
     func maxBody(_ bytes: Int) -> Route {
         userInfo[Self.maxBodyKey] = bytes
         return self
+    }
+}
+
+extension Request {
+    /// Query parameters as the handlers should see them: `name=` with nothing after it means the
+    /// parameter is not given (a form's empty field), and encoded control characters (`%00`, as in
+    /// `?q=%00`) are removed, as `String.cleanedInput` removes them from bodies (PostgreSQL refuses a NUL).
+    func cleanQuery() {
+        guard var query = url.query else { return }
+        if query.contains("%") {
+            query = query.replacingOccurrences(of: "%(0[0-8BCEFbcef]|1[0-9A-Fa-f]|7[Ff])", with: "", options: .regularExpression)
+        }
+        if query.contains("=&") || query.hasSuffix("=") {
+            query = query.split(separator: "&").filter { !$0.hasSuffix("=") }.joined(separator: "&")
+        }
+        if query != url.query { url.query = query }
     }
 }

@@ -13,7 +13,7 @@ enum Check {
     }
 
     static func optional(_ value: String?, field: String, max: Int = 10_000) throws -> String? {
-        guard let text = value?.trimmed, !text.isEmpty else { return nil }
+        guard let text = value?.cleanedInput, !text.isEmpty else { return nil }
         guard text.utf8.count <= max || text.count <= max else {
             var error = AppError.invalid(field, "`\(field)` is too long: at most \(max) characters, got \(text.count).")
             error.problem = .tooLong(field: field, max: max)

@@ -84,3 +84,26 @@ extension String {
         return String(s[start..<end])
     }
 }
+
+extension String {
+    /// Text as a person meant it, for storing: control characters other than tab and line breaks
+    /// removed (a NUL cut text short in SQLite and is refused by PostgreSQL; none is ever meant in
+    /// a title or a name), composed to NFC (so that text the same to a reader is the same bytes to
+    /// the database's unique indexes and comparisons), then trimmed.
+    public var cleanedInput: String {
+        let isPlain = utf8.allSatisfy { ($0 >= 0x20 && $0 < 0x7F) || $0 == 0x09 || $0 == 0x0A || $0 == 0x0D }
+        if isPlain { return trimmed }
+        var scalars = String.UnicodeScalarView()
+        for scalar in unicodeScalars where !String.isUnwantedControl(scalar) { scalars.append(scalar) }
+        return String(scalars).precomposedStringWithCanonicalMapping.trimmed
+    }
+
+    /// C0 controls except tab, line feed and carriage return, and DEL.
+    static func isUnwantedControl(_ scalar: Unicode.Scalar) -> Bool {
+        switch scalar.value {
+        case 0x09, 0x0A, 0x0D: false
+        case 0x00...0x1F, 0x7F: true
+        default: false
+        }
+    }
+}

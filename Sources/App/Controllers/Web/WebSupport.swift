@@ -27,6 +27,7 @@ struct WebMiddleware: AsyncMiddleware {
 
     func respond(to req: Request, chainingTo next: any AsyncResponder) async throws -> Response {
         let response: Response
+        req.cleanQuery()
         do {
             if req.method == .POST {
                 try await Self.readBodyAndCheckToken(req)
