@@ -112,20 +112,22 @@ for (const button of document.querySelectorAll("button[data-busy]")) {
   });
 }
 
-// Import & Export: while covers and details are being added, refresh the progress line every few seconds.
-const progress = document.querySelector("[data-refresh]");
-if (progress) {
-  const url = progress.dataset.refresh;
+// Work in progress (an import job, covers and details being added): the element with `data-refresh`
+// is fetched again from that URL every moment and swapped for the new one (found by its id), until
+// the new one no longer asks to be refreshed. Without JavaScript the page reloads itself instead.
+for (const watched of document.querySelectorAll("[data-refresh][id]")) {
+  const id = watched.id;
+  const delay = id === "job" ? 1000 : 4000;
   const tick = async () => {
     try {
-      const response = await fetch(url, { headers: { Accept: "text/html" } });
-      if (!response.ok) return;
-      const next = new DOMParser().parseFromString(await response.text(), "text/html").getElementById("enrichment-progress");
-      const current = document.getElementById("enrichment-progress");
+      const current = document.getElementById(id);
       if (!current) return;
+      const response = await fetch(current.dataset.refresh, { headers: { Accept: "text/html" } });
+      if (!response.ok) return;
+      const next = new DOMParser().parseFromString(await response.text(), "text/html").getElementById(id);
       if (next) current.replaceWith(next); else current.remove();
-      if (next && next.dataset.refresh) setTimeout(tick, 4000);
+      if (next && next.dataset.refresh) setTimeout(tick, delay);
     } catch { /* offline for a moment: the next page load shows the state */ }
   };
-  setTimeout(tick, 4000);
+  setTimeout(tick, delay);
 }

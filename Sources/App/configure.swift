@@ -20,6 +20,7 @@ func configure(_ app: Application, storage: StorageConfig) throws {
     _ = app.storageHealth
     app.passwords.use(.bcrypt(cost: app.environment == .testing ? 4 : 12))
     Migrations.register(on: app)
+    app.useJobRunner()
 
     ContentConfiguration.global.use(encoder: JSONEncoder.api, for: .json)
     ContentConfiguration.global.use(decoder: JSONDecoder.api, for: .json)
@@ -65,6 +66,7 @@ enum Migrations {
         app.migrations.add(CreateCover())
         app.migrations.add(CreateEnrichmentJob())
         app.migrations.add(AddSecurityControls())
+        app.migrations.add(CreateJob())
     }
 }
 

@@ -11,6 +11,7 @@ func routes(_ app: Application) throws {
     LookupController.register(api)
     ScanController.register(api)
     ExchangeController.register(api)
+    JobsController.register(api)
     // The web app: server-rendered pages, CSRF-checked forms, errors as pages in the user's language.
     let web = app.routes.grouped(WebMiddleware())
     SessionPages.register(web)
@@ -21,5 +22,5 @@ func routes(_ app: Application) throws {
     WishlistPages.register(lib)
     MorePages.register(lib)
     EditPages.register(lib)
-    ExchangePages.register(lib)
+    ExchangePages.register(web)
 }

@@ -7,20 +7,22 @@ import Testing
 import Vapor
 
 private func upload(_ f: Fixture, _ body: String, query: String = "", encoding: String.Encoding = .utf8) async throws -> Client.Reply {
-    var headers = HTTPHeaders()
-    headers.bearerAuthorization = .init(token: f.owner.token!)
-    headers.replaceOrAdd(name: .contentType, value: "text/csv")
-    let data = body.data(using: encoding)!
-    let response = try await f.app.testing().sendRequest(.POST, "\(f.lib)/import\(query)", headers: headers, body: ByteBuffer(data: data))
-    return Client.Reply(status: response.status, body: response.body, headers: response.headers)
+    try await uploadData(f, body.data(using: encoding)!, query: query, type: "text/csv")
 }
 
-private func uploadData(_ f: Fixture, _ data: Data, query: String = "") async throws -> Client.Reply {
+/// Uploads a file to the import and waits for its job: the report (200) when it is done, the job's
+/// error (422) when it failed, the refusal itself when no job started.
+private func uploadData(_ f: Fixture, _ data: Data, query: String = "", type: String = "application/octet-stream") async throws -> Client.Reply {
     var headers = HTTPHeaders()
     headers.bearerAuthorization = .init(token: f.owner.token!)
-    headers.replaceOrAdd(name: .contentType, value: "application/octet-stream")
+    headers.replaceOrAdd(name: .contentType, value: type)
     let response = try await f.app.testing().sendRequest(.POST, "\(f.lib)/import\(query)", headers: headers, body: ByteBuffer(data: data))
-    return Client.Reply(status: response.status, body: response.body, headers: response.headers)
+    let reply = Client.Reply(status: response.status, body: response.body, headers: response.headers)
+    guard reply.status == .accepted else { return reply }
+    #expect(reply["state"] as? String == "running")
+    let job = try await f.owner.finished(reply)
+    guard job.status == .ok, let report = job["report"] else { return Client.Reply(status: job.status, body: job.body, headers: job.headers) }
+    return Client.Reply(status: .ok, body: ByteBuffer(data: try JSONSerialization.data(withJSONObject: report)), headers: job.headers)
 }
 
 private func notes(_ reply: Client.Reply, _ key: String) -> [(Int, String)] {
@@ -229,8 +231,9 @@ private func notes(_ reply: Client.Reply, _ key: String) -> [(Int, String)] {
             headers.bearerAuthorization = .init(token: f.owner.token!)
             let made = try await app.testing().sendRequest(.POST, "/api/v1/libraries/import?name=Annex", headers: headers,
                                                             body: ByteBuffer(string: Self.catalog))
-            #expect(made.status == .created)
-            let reply = Client.Reply(status: made.status, body: made.body, headers: made.headers)
+            #expect(made.status == .accepted)
+            let reply = try await f.owner.finished(Client.Reply(status: made.status, body: made.body, headers: made.headers))
+            #expect(reply.status == .ok)
             let library = try #require(reply["library"] as? [String: Any])
             #expect(library["name"] as? String == "Annex")
             #expect((reply["report"] as? [String: Any])?["titlesCreated"] as? Int == 3)
@@ -239,7 +242,9 @@ private func notes(_ reply: Client.Reply, _ key: String) -> [(Int, String)] {
             // A file refused as a whole leaves no empty library behind.
             let refused = try await app.testing().sendRequest(.POST, "/api/v1/libraries/import?name=Nothing", headers: headers,
                                                                body: ByteBuffer(string: "\u{1}\u{2}binary\u{0}junk"))
-            #expect(refused.status == .unprocessableEntity)
+            let refusedJob = try await f.owner.finished(Client.Reply(status: refused.status, body: refused.body, headers: refused.headers))
+            #expect(refusedJob.status == .unprocessableEntity)
+            #expect(refusedJob["state"] as? String == "failed")
             #expect(try await Library.query(on: app.db).filter(\.$name == "Nothing").count() == 0)
         }
     }

@@ -96,6 +96,21 @@ struct Client: Sendable {
         return Reply(status: response.status, body: response.body, headers: response.headers)
     }
 
+    /// An import or restore answered 202 with its job: waits until the job has ended, then answers
+    /// the job as `GET /jobs/{id}` shows it, 200 when it is done, 422 (with its `error`) when it failed.
+    /// Any other reply is returned as it is.
+    func finished(_ reply: Reply) async throws -> Reply {
+        guard reply.status == .accepted else { return reply }
+        let id = try #require((reply["id"] as? String).flatMap(UUID.init(uuidString:)), "no job id in \(reply.json)")
+        #expect(reply.headers.first(name: .location) == "/api/v1/jobs/\(id.uuidString)")
+        await app.jobRunner.wait(id)
+        let job = try await get("/api/v1/jobs/\(id.uuidString)")
+        let state = job["state"] as? String
+        #expect(state == "done" || state == "failed", "the job is still \(state ?? "?")")
+        let status: HTTPStatus = state == "done" ? .ok : .unprocessableEntity
+        return Reply(status: status, body: job.body, headers: job.headers)
+    }
+
     func get(_ path: String) async throws -> Reply { try await send(.GET, path) }
     func post(_ path: String, _ body: [String: Any] = [:]) async throws -> Reply { try await send(.POST, path, body) }
     func patch(_ path: String, _ body: [String: Any]) async throws -> Reply { try await send(.PATCH, path, body) }

@@ -54,6 +54,23 @@ private struct Browser {
                     setCookies: response.headers[.setCookie])
     }
 
+    /// A multipart form with one file field, as a browser sends an upload.
+    mutating func upload(_ path: String, file: (field: String, name: String, data: Data), fields: [String: String] = [:]) async throws -> Page {
+        let boundary = "shelfmark-test-boundary"
+        var body = Data()
+        for (name, value) in fields.merging(["_csrf": csrfToken], uniquingKeysWith: { a, _ in a }) {
+            body += Data("--\(boundary)\r\nContent-Disposition: form-data; name=\"\(name)\"\r\n\r\n\(value)\r\n".utf8)
+        }
+        body += Data("--\(boundary)\r\nContent-Disposition: form-data; name=\"\(file.field)\"; filename=\"\(file.name)\"\r\nContent-Type: text/csv\r\n\r\n".utf8)
+        body += file.data + Data("\r\n--\(boundary)--\r\n".utf8)
+        var headers = HTTPHeaders()
+        headers.add(name: .cookie, value: cookies.map { "\($0.key)=\($0.value)" }.joined(separator: "; "))
+        if let language { headers.add(name: .acceptLanguage, value: language) }
+        headers.replaceOrAdd(name: .contentType, value: "multipart/form-data; boundary=\(boundary)")
+        let response = try await app.testing().sendRequest(.POST, path, headers: headers, body: ByteBuffer(data: body))
+        return Page(status: response.status, html: String(buffer: response.body), location: response.headers.first(name: .location))
+    }
+
     /// First run: setup through the form, signed in afterwards.
     mutating func setUp() async throws -> String {
         _ = try await get("/setup")
@@ -64,6 +81,49 @@ private struct Browser {
 }
 
 @Suite struct WebTests {
+    /// An import through the page answers at once with the job's page (F1, issue 15); the page shows
+    /// rows landing while the job runs (and reloads itself without JavaScript), then the report in the
+    /// reader's language; a second import into the library meanwhile is refused on the form, in it too.
+    @Test func aWebImportIsAJobWhosePageShowsProgressThenTheReport() async throws {
+        try await withTestApp { app in
+            var browser = Browser(app: app)
+            let catalog = try await browser.setUp()
+            let base = String(catalog.dropLast("/catalog".count))
+            let libraryID = try #require(UUID(uuidString: String(base.split(separator: "/").last ?? "")))
+            browser.language = "de"
+            let csv = "title,author,isbn,copies\nMomo,Michael Ende,,2\nDer kleine Prinz,Antoine de Saint-Exupéry,9780000000000,1\n"
+            let started = try await browser.upload(base + "/exchange", file: ("file", "books.csv", Data(csv.utf8)))
+            #expect(started.status == .seeOther, "\(started.html.prefix(400))")
+            let location = try #require(started.location)
+            #expect(location.hasPrefix(base + "/exchange/jobs/"))
+            await app.jobRunner.wait(try #require(UUID(uuidString: String(location.split(separator: "/").last ?? ""))))
+            let done = try await browser.get(location)
+            #expect(done.status == .ok)
+            #expect(done.html.contains("Import abgeschlossen"), "\(done.html)")
+            #expect(done.html.contains("Zeile 3"))
+            #expect(!done.html.contains("http-equiv=\"refresh\""))
+            #expect(!done.html.contains("Import finished"))
+
+            // A job still running (another instance's, say): its page shows how far it got and
+            // reloads itself; an import into the same library is refused on the form, in German.
+            let user = try #require(try await User.query(on: app.db).first()?.requireID())
+            let running = try await Jobs.begin(.importFile, library: libraryID, target: libraryID, user: user, now: Date(), app: app)
+            try await Jobs.progress(running, rows: 1_234, titles: 1_200, copies: 1_300, app: app)
+            let progress = try await browser.get(WebRoute.importJob(library: libraryID, job: running).path)
+            #expect(progress.html.contains("1.234 Zeilen gelesen"), "\(progress.html)")
+            #expect(progress.html.contains("<noscript><meta http-equiv=\"refresh\" content=\"3\""))
+            #expect(progress.html.contains("data-refresh=\"\(WebRoute.importJob(library: libraryID, job: running).path)\""))
+            let refused = try await browser.upload(base + "/exchange", file: ("file", "more.csv", Data(csv.utf8)))
+            #expect(refused.status == .unprocessableEntity)
+            #expect(refused.html.contains("In diese Bibliothek wird gerade schon importiert"), "\(refused.html)")
+            #expect(refused.html.contains("<nav class=\"tabs\""))
+            // Another user's job is not found.
+            var stranger = Browser(app: app)
+            _ = try await stranger.get("/login")
+            #expect(try await stranger.get(WebRoute.importJob(library: libraryID, job: running).path).status != .ok)
+        }
+    }
+
     @Test func everyStringHasFourLanguagesAndEveryPluralItsForms() {
         for key in L.allCases {
             let row = L.table[key]

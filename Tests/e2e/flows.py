@@ -200,6 +200,8 @@ def run(servers):
         expect(page.get_by_text("Import finished")).to_be_visible()
         expect(page.get_by_text(re.compile("Line 3: .*check digit"))).to_be_visible()
         shot(page, "10-import")
+        assert "/exchange/jobs/" in page.url, page.url
+        page.get_by_role("link", name="Import another file").click()
 
         # Back up the library, restore the file as a new library, then delete that copy's data
         with page.expect_download() as download:

@@ -91,6 +91,8 @@ extension Strings {
         case "too_large": return self(.tooLarge)
         case "csrf": return self(.csrfText)
         case "bad_backup": return self(.errBadBackup)
+        case "job_running": return self(.errJobRunning)
+        case "job_interrupted": return self(.errJobInterrupted)
         case "copy_not_available": return app.details?["title"].map { format(.errCopyNotAvailable, $0) } ?? app.message
         default: return app.message
         }

@@ -52,6 +52,7 @@ enum L: String, CaseIterable, Sendable {
     case errNoCopyAvailable, errMemberNotFound, errWishlistItem, errAlreadyReturned, errDueDatePast, errLoanPeriod
     case errCopiesBelowOnLoan, errTitleHasLoans, errCopyOnLoan, errRenewalLimit, errBadCredentials, errCreationRestricted
     case errCreationAdminOnly, errBadBackup, errCopyNotAvailable
+    case importRunning, importProgress, importAnother, openLibrary, importFailed, errJobRunning, errJobInterrupted
     case errISBNEmpty, errISBNCharacters, errISBNLength, errISBNChecksum, errISBNNotBook
     case errEmpty, errTooLong, errOutOfRange, errNotEmail, errNotCoverURL, fieldName, fieldDays
 }
@@ -299,6 +300,20 @@ extension L {
         .importing: ("Importing… a large file takes a few seconds", "Wird importiert … eine große Datei braucht einige Sekunden",
                      "Á iompórtáil… tógann comhad mór cúpla soicind", "正在导入……大文件需要几秒钟"),
         .restoring: ("Restoring…", "Wird wiederhergestellt …", "Á athchóiriú…", "正在恢复……"),
+        .importRunning: ("Importing…", "Wird importiert …", "Á iompórtáil…", "正在导入……"),
+        .importProgress: ("%1 rows read: %2 books and %3 copies added so far.", "%1 Zeilen gelesen: bisher %2 Bücher und %3 Exemplare hinzugefügt.",
+                          "%1 ró léite: %2 leabhar agus %3 cóip curtha leis go dtí seo.", "已读取 %1 行：目前已新增 %2 本图书、%3 个副本。"),
+        .importAnother: ("Import another file", "Weitere Datei importieren", "Iompórtáil comhad eile", "导入另一个文件"),
+        .openLibrary: ("Open “%1”", "„%1“ öffnen", "Oscail “%1”", "打开“%1”"),
+        .importFailed: ("The import did not finish", "Der Import wurde nicht abgeschlossen", "Níor críochnaíodh an iompórtáil", "导入未完成"),
+        .errJobRunning: ("An import or restore is already writing into this library; wait until it has finished.",
+                         "In diese Bibliothek wird gerade schon importiert oder wiederhergestellt; bitte warten, bis das fertig ist.",
+                         "Tá iompórtáil nó athchóiriú ag scríobh isteach sa leabharlann seo cheana; fan go mbeidh sé críochnaithe.",
+                         "已有导入或恢复正在写入本图书馆，请等它完成。"),
+        .errJobInterrupted: ("The server stopped while this was running; what had been written is kept.",
+                             "Der Server wurde währenddessen beendet; was schon geschrieben war, bleibt erhalten.",
+                             "Stopadh an freastalaí agus é seo ar siúl; coinnítear an méid a scríobhadh.",
+                             "运行期间服务器已停止；已写入的内容会保留。"),
         .importDone: ("Import finished", "Import abgeschlossen", "Iompórtáil críochnaithe", "导入完成"),
         .rowsRead: ("Rows read", "Gelesene Zeilen", "Rónna léite", "读取行数"),
         .titlesCreated: ("Books added", "Hinzugefügte Bücher", "Leabhair curtha leis", "新增图书"),

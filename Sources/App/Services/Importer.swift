@@ -21,6 +21,13 @@ struct ImportRowNote: Content {
 }
 
 /// The import report: what landed, what was skipped and why, what failed and why, by line.
+/// How far an import got: rows read so far, and what the batches written so far brought in.
+struct ImportProgress: Sendable, Equatable {
+    var rowsRead: Int
+    var titlesCreated: Int
+    var copiesAdded: Int
+}
+
 struct ImportReport: Content {
     var format: String
     var encoding: String
@@ -458,6 +465,9 @@ enum Importer {
         }
     }
 
+    /// Told after each batch lands, when set (an import run as a job).
+    @TaskLocal static var progress: (@Sendable (ImportProgress) async -> Void)?
+
     struct BatchOutcome: Sendable {
         var created = 0
         var copies = 0
@@ -506,6 +516,12 @@ enum Importer {
             report.copiesAdded += outcome.copies
             report.skipped += outcome.skipped
             report.failed += outcome.failed
+            // Between batches: a job shown on a page reports how far it got, and a server that is
+            // stopping ends the import here (what landed stays, as after any batch).
+            if let progress = Importer.progress {
+                await progress(ImportProgress(rowsRead: report.rowsRead, titlesCreated: report.titlesCreated, copiesAdded: report.copiesAdded))
+            }
+            try Task.checkCancellation()
         }
     }
 }

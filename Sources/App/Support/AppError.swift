@@ -2,7 +2,7 @@ import Vapor
 import ShelfmarkCore
 
 /// A refused input value, said in any language by `Strings.message(_:)`.
-enum InputProblem: Sendable, Equatable {
+enum InputProblem: Sendable, Equatable, Codable {
     case empty(field: String)
     case tooLong(field: String, max: Int)
     case outOfRange(field: String, min: Int, max: Int, got: Int)

@@ -12,6 +12,9 @@ struct PageContext: Sendable {
     var libraries: [LibraryRef] = []
     var flash: String?
     var flashIsError = false
+    /// The page shows work in progress: without JavaScript it reloads itself every few seconds
+    /// (with JavaScript, app.js refreshes the part named by `data-refresh`).
+    var refresh = false
 
     struct LibraryRef: Sendable {
         var id: UUID
@@ -34,6 +37,7 @@ enum Layout {
                 .element(named: "title", text: title == t(.appName) ? title : "\(title) · \(t(.appName))"),
                 .stylesheet("/css/app.css"),
                 .link(.rel(.icon), .href("/icon.svg")),
+                .if(ctx.refresh, .element(named: "noscript", nodes: [.meta(.attribute(named: "http-equiv", value: "refresh"), .content("3"))])),
                 .script(.attribute(named: "type", value: "module"), .src("/js/app.js"))
             ),
             .body {

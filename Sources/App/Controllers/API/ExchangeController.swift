@@ -10,22 +10,22 @@ enum ExchangeController {
     static func register(_ api: APIRoutes) {
         let lib = api.grouped("libraries", ":libraryID")
         lib.on(.POST, "import", doc: .init(
-            summary: "Import a file: the seed's catalog/wishlist CSV, Goodreads, LibraryThing, StoryGraph, Libib, Calibre, a generic CSV or a list of ISBNs (detected from the header unless `format` is given). Raw body or multipart field `file`; at most 100 MB. Answers the report: titles created, copies added, skipped and failed rows with line numbers and reasons",
+            summary: "Import a file: the seed's catalog/wishlist CSV, Goodreads, LibraryThing, StoryGraph, Libib, Calibre, a generic CSV or a list of ISBNs (detected from the header unless `format` is given). Raw body or multipart field `file`; at most 100 MB. Answers at once with the job (202, `Location`): follow it at `GET /jobs/{id}` for the rows landing, then the report (titles created, copies added, skipped and failed rows with line numbers and reasons). One import or restore writes into a library at a time (409 `job_running`)",
             tag: "Import & export",
             query: [
                 .oneOf("format", ImportFormat.allCases.map(\.rawValue), "One of: \(ImportFormat.allCases.map(\.rawValue).joined(separator: ", ")) (default: detect)."),
                 .oneOf("existing", ["skip", "copies"], "A row whose ISBN the library has: `skip` (default) or `copies` (add its copies)."),
             ],
-            upload: ["text/csv", "application/octet-stream"], response: ImportReport.self), body: .collect(maxSize: ByteCount(value: maxImportMB << 20)), use: importFile)
+            upload: ["text/csv", "application/octet-stream"], response: JobDTO.self, status: .accepted), body: .collect(maxSize: ByteCount(value: maxImportMB << 20)), use: importFile)
         api.on(.POST, "libraries", "import", doc: .init(
-            summary: "Import a file as a new library you own (F3): as `POST /libraries/{id}/import`, into a library named `name`. Answers the new library and the report",
+            summary: "Import a file as a new library you own (F3): as `POST /libraries/{id}/import`, into a library named `name`, made at once. Answers with the job (202); when it is done it holds the new library and the report. A file refused as a whole leaves no library behind",
             tag: "Import & export",
             query: [
                 .init(name: "name", description: "The new library's name (required).", required: true, schema: ["minLength": 1, "maxLength": 200, "pattern": .string(Rule.notBlank)]),
                 .oneOf("format", ImportFormat.allCases.map(\.rawValue), "One of: \(ImportFormat.allCases.map(\.rawValue).joined(separator: ", ")) (default: detect)."),
                 .oneOf("existing", ["skip", "copies"], "`skip` (default) or `copies`, for an ISBN that appears twice in the file."),
             ],
-            upload: ["text/csv", "application/octet-stream"], response: NewLibraryImport.self, status: .created), body: .collect(maxSize: ByteCount(value: maxImportMB << 20)), use: importNewLibrary)
+            upload: ["text/csv", "application/octet-stream"], response: JobDTO.self, status: .accepted), body: .collect(maxSize: ByteCount(value: maxImportMB << 20)), use: importNewLibrary)
         lib.on(.GET, "export", doc: .init(
             summary: "Export: `format=csv` (library_catalog.csv), `wishlist-csv` (library_wishlist.csv), `json` (the whole library, without cover images), `marc` (MARC 21, UTF-8) or `marcxml`",
             tag: "Import & export",
@@ -47,11 +47,6 @@ enum ExchangeController {
     }
 
     struct Upload: Content { var file: File? }
-
-    struct NewLibraryImport: Content {
-        var library: LibraryDTO
-        var report: ImportReport
-    }
 
     /// The file and the options of an import request.
     static func importRequest(_ req: Request) throws -> (data: Data, format: ImportFormat?, existing: ExistingISBNPolicy) {
@@ -80,27 +75,24 @@ enum ExchangeController {
     @Sendable static func importNewLibrary(req: Request) async throws -> Response {
         let user = try req.user
         let (data, format, existing) = try importRequest(req)
-        guard let name = req.query[String.self, at: "name"]?.trimmed, !name.isEmpty else {
+        guard let name = req.query[String.self, at: "name"]?.cleanedInput, !name.isEmpty else {
             throw AppError.invalid("name", "Name the new library with `name`.")
         }
         guard !data.isEmpty else { throw AppError.invalid("file", Importer.Failure.empty.description) }
         let created = try await Accounts.createLibrary(LibraryInput(name: name, loanPeriodDays: nil, maxRenewals: nil, publicCatalog: nil),
                                                        user: user, gate: req.application.writeGate, on: req.db)
-        do {
-            let ctx = try await req.library(.catalog, id: created.id)
-            let report = try await Importer.run(data, format: format, existing: existing, library: ctx, app: req.application, now: req.now)
-            return try await req.created(NewLibraryImport(library: created, report: report))
-        } catch let error as AppError where error.status.code < 500 {
-            // The file was refused as a whole (unknown format, no header): no empty library is left behind.
-            await Accounts.removeNewLibrary(created.id, gate: req.application.writeGate, on: req.db)
-            throw error
-        }
+        let ctx = try await req.library(.catalog, id: created.id)
+        let id = try await ImportJob.start(data, format: format, existing: existing, into: ctx, createdLibrary: created,
+                                           seenFrom: created.id, app: req.application, now: req.now)
+        return try await JobsController.accepted(id, req: req)
     }
 
-    @Sendable static func importFile(req: Request) async throws -> ImportReport {
+    @Sendable static func importFile(req: Request) async throws -> Response {
         let ctx = try await req.library(.catalog)
         let (data, format, existing) = try importRequest(req)
-        return try await Importer.run(data, format: format, existing: existing, library: ctx, app: req.application, now: req.now)
+        let id = try await ImportJob.start(data, format: format, existing: existing, into: ctx, seenFrom: ctx.libraryID,
+                                           app: req.application, now: req.now)
+        return try await JobsController.accepted(id, req: req)
     }
 
     @Sendable static func export(req: Request) async throws -> Response {

@@ -7,50 +7,35 @@ import Vapor
 /// The Import & Export page (F1–F6): upload a file (into this or a new library) and read the report,
 /// watch covers and details arrive, download exports and backups, restore a backup, erase the data.
 enum ExchangePages {
-    static func register(_ lib: any RoutesBuilder) {
-        lib.get("exchange", use: page)
-        let upload = ByteCount(value: ExchangeController.maxImportMB << 20)
-        lib.on(.POST, "exchange", body: .collect(maxSize: upload), use: importFile).maxBody(Int(upload.value))
-        lib.on(.POST, "exchange", "restore", body: .collect(maxSize: upload), use: restore).maxBody(Int(upload.value))
-        lib.post("exchange", "erase", use: erase)
+    static func register(_ web: any RoutesBuilder) {
+        let upload = Int(ExchangeController.maxImportMB << 20)
+        web.get(.exchange(library: .pattern), use: page)
+        web.on(.POST, WebRoute.exchange(library: .pattern).pattern, body: .collect(maxSize: ByteCount(value: upload)), use: importFile).maxBody(upload)
+        web.get(.importJob(library: .pattern, job: .pattern), use: job)
+        web.on(.POST, WebRoute.restore(library: .pattern).pattern, body: .collect(maxSize: ByteCount(value: upload)), use: restore).maxBody(upload)
+        web.post(.erase(library: .pattern), use: erase)
     }
 
     @Sendable static func page(req: Request) async throws -> HTML {
         let ctx = try await req.library(.catalog)
-        return try await render(req, ctx: ctx, report: nil, error: nil)
+        return try await render(req, ctx: ctx, error: nil)
     }
 
-    static func render(_ req: Request, ctx: LibraryContext, report: ImportReport?, error: String?) async throws -> HTML {
+    /// An import's page: rows landing while it runs, then the report.
+    @Sendable static func job(req: Request) async throws -> HTML {
+        let ctx = try await req.library(.catalog)
+        let model = try await ImportJobPage.make(jobID: try req.uuid("jobID"), library: ctx, app: req.application, t: req.t)
+        return model.render(try await req.page(library: ctx))
+    }
+
+    static func render(_ req: Request, ctx: LibraryContext, error: String?) async throws -> HTML {
         let page = try await req.page(library: ctx, flash: error, error: error != nil)
         let progress = try await Enrichment.progress(library: ctx.libraryID, on: req.db)
         let t = page.t
-        let base = page.library!.base
+        let base = "/libraries/" + ctx.libraryID.uuidString
         return Layout.page(page, title: t(.importExport)) {
             H.el("h1", [:]) { Text(t(.importExport)) }
-            if let report {
-                H.el("section", ["class": "card", "aria-live": "polite"]) {
-                    H.el("h2", [:]) { Text(t(.importDone) + " · " + report.format) }
-                    H.el("dl", ["class": "facts"]) {
-                        CatalogPages.fact(t(.rowsRead), t.number(report.rowsRead))
-                        CatalogPages.fact(t(.titlesCreated), t.number(report.titlesCreated))
-                        CatalogPages.fact(t(.copiesAddedLabel), t.number(report.copiesAdded))
-                        CatalogPages.fact(t(.skippedRows), t.number(report.skipped.count))
-                        CatalogPages.fact(t(.failedRows), t.number(report.failed.count))
-                    }
-                    if let stopped = report.stoppedAt { H.el("p", ["class": "warning"]) { Text(t.format(.stoppedAt, stopped)) } }
-                    if !report.failed.isEmpty || !report.skipped.isEmpty {
-                        H.el("ul", ["class": "loans"]) {
-                            for note in report.failed {
-                                H.el("li", ["class": "overdue"]) { Text(t.format(report.unit == .record ? .recordLabel : .lineLabel, String(note.line)) + ": " + note.reason) }
-                            }
-                            for note in report.skipped {
-                                H.el("li", [:]) { Text(t.format(report.unit == .record ? .recordLabel : .lineLabel, String(note.line)) + ": " + note.reason) }
-                            }
-                        }
-                    }
-                }
-            }
-            H.form(base + "/exchange", csrf: page.csrf, attrs: ["enctype": "multipart/form-data", "class": "card"]) {
+            H.form(WebRoute.exchange(library: ctx.libraryID).path, csrf: page.csrf, attrs: ["enctype": "multipart/form-data", "class": "card"]) {
                 H.field(t(.importFile), name: "file", type: "file", hint: t(.importFileHint), required: true,
                         extra: ["accept": ".csv,.tsv,.txt,.json,.mrc,.marc,.dat,.xml,text/csv,text/plain,application/json,application/marc,application/xml"])
                 H.el("div", ["class": "field"]) {
@@ -75,7 +60,7 @@ enum ExchangePages {
                 H.button(t(.importButton), attrs: ["data-busy": t(.importing)])
             }
             if progress.pending + progress.running > 0 {
-                H.el("p", ["class": "card", "id": "enrichment-progress", "aria-live": "polite", "data-refresh": base + "/exchange"]) {
+                H.el("p", ["class": "card", "id": "enrichment-progress", "aria-live": "polite", "data-refresh": WebRoute.exchange(library: ctx.libraryID).path]) {
                     Text(t.format(.enrichmentProgress, t.number(progress.pending + progress.running), t.number(progress.done)))
                 }
             } else if progress.done > 0 {
@@ -95,7 +80,7 @@ enum ExchangePages {
                 H.el("ul", ["class": "menu"]) {
                     H.el("li", [:]) { H.link(t(.backupDownload), "/api/v1" + base + "/backup") }
                 }
-                H.form(base + "/exchange/restore", csrf: page.csrf, attrs: ["enctype": "multipart/form-data", "class": "card"]) {
+                H.form(WebRoute.restore(library: ctx.libraryID).path, csrf: page.csrf, attrs: ["enctype": "multipart/form-data", "class": "card"]) {
                     H.field(t(.restoreFile), name: "backup", type: "file", required: true, extra: ["accept": ".json,application/json"])
                     H.field(t(.restoreAsNew), name: "name", hint: t(.restoreAsNewHint))
                     H.el("label", ["class": "pick"]) {
@@ -106,7 +91,7 @@ enum ExchangePages {
                 }
                 H.el("section", ["class": "danger"]) {
                     H.el("h2", [:]) { Text(t(.eraseHeading)) }
-                    H.form(base + "/exchange/erase", csrf: page.csrf) {
+                    H.form(WebRoute.erase(library: ctx.libraryID).path, csrf: page.csrf) {
                         H.el("label", ["class": "pick"]) {
                             H.void("input", ["type": "checkbox", "name": "confirm", "value": "true", "required": ""])
                             Text(" " + t.format(.eraseConfirm, ctx.name))
@@ -128,13 +113,13 @@ enum ExchangePages {
             let backup = try Backup.decode(uploadedFile(req, field: "backup"))
             if req.formText("replace") == "true" {
                 try await Backup.restore(backup, over: ctx.libraryID, gate: req.application.writeGate, on: req.db)
-                return req.seeOther("/libraries/\(ctx.libraryID.uuidString)/catalog", flash: req.t.format(.restored, ctx.name))
+                return req.seeOther(WebRoute.catalog(library: ctx.libraryID).path, flash: req.t.format(.restored, ctx.name))
             }
             let created = try await Backup.restoreAsNew(backup, name: req.formText("name"), user: try req.user,
                                                         gate: req.application.writeGate, on: req.db)
-            return req.seeOther("/libraries/\(created.id.uuidString)/catalog", flash: req.t.format(.restored, created.name))
+            return req.seeOther(WebRoute.catalog(library: created.id).path, flash: req.t.format(.restored, created.name))
         } catch let error as AppError where error.status.code < 500 {
-            let response = try await render(req, ctx: ctx, report: nil, error: req.t.message(error)).encodeResponse(for: req)
+            let response = try await render(req, ctx: ctx, error: req.t.message(error)).encodeResponse(for: req)
             response.status = .unprocessableEntity
             return response
         }
@@ -146,32 +131,32 @@ enum ExchangePages {
             throw AppError(status: .conflict, code: "confirmation_required", message: req.t.format(.eraseConfirm, ctx.name))
         }
         try await req.application.writeGate.transaction(on: req.db) { db in try await Backup.eraseData(libraryID: ctx.libraryID, on: db) }
-        return req.seeOther("/libraries/\(ctx.libraryID.uuidString)/exchange", flash: req.t(.erased))
+        return req.seeOther(WebRoute.exchange(library: ctx.libraryID).path, flash: req.t(.erased))
     }
 
+    /// Starts the import as a job and shows its page at once (F1–F3); a file refused before it starts
+    /// (empty, another import running) is said on this page, with the form.
     @Sendable static func importFile(req: Request) async throws -> Response {
-        var ctx = try await req.library(.catalog)
-        let home = ctx
-        var createdLibrary: UUID?
+        let home = try await req.library(.catalog)
         let data = uploadedFile(req)
         let format = req.formText("format").flatMap(ImportFormat.init(rawValue:))
         let existing = req.formText("existing").flatMap(ExistingISBNPolicy.init(rawValue:)) ?? .skip
+        var created: LibraryDTO?
         do {
+            var target = home
             if let name = req.formText("newLibrary") {
-                // F3: import as a new library — made first, then shown with the report.
+                // F3: import as a new library — made first, shown from here when the job is done.
                 guard !data.isEmpty else { throw AppError.invalid("file", Importer.Failure.empty.description) }
-                let created = try await Accounts.createLibrary(LibraryInput(name: name, loanPeriodDays: nil, maxRenewals: nil, publicCatalog: nil),
-                                                               user: try req.user, gate: req.application.writeGate, on: req.db)
-                createdLibrary = created.id
-                ctx = try await req.library(.catalog, id: created.id)
+                created = try await Accounts.createLibrary(LibraryInput(name: name, loanPeriodDays: nil, maxRenewals: nil, publicCatalog: nil),
+                                                           user: try req.user, gate: req.application.writeGate, on: req.db)
+                if let created { target = try await req.library(.catalog, id: created.id) }
             }
-            let report = try await Importer.run(data, format: format, existing: existing, library: ctx, app: req.application, now: req.now)
-            return try await render(req, ctx: ctx, report: report, error: nil).encodeResponse(for: req)
+            let job = try await ImportJob.start(data, format: format, existing: existing, into: target, createdLibrary: created,
+                                                seenFrom: home.libraryID, app: req.application, now: req.now)
+            return req.seeOther(WebRoute.importJob(library: home.libraryID, job: job).path)
         } catch let error as AppError where error.status.code < 500 {
-            // Refused as a whole: a library made for it goes again, and the page is this library's.
-            if let createdLibrary { await Accounts.removeNewLibrary(createdLibrary, gate: req.application.writeGate, on: req.db) }
-            ctx = home
-            let response = try await render(req, ctx: ctx, report: nil, error: req.t.message(error)).encodeResponse(for: req)
+            if let created { await Accounts.removeNewLibrary(created.id, gate: req.application.writeGate, on: req.db) }
+            let response = try await render(req, ctx: home, error: req.t.message(error)).encodeResponse(for: req)
             response.status = .unprocessableEntity
             return response
         }

@@ -1,0 +1,56 @@
+import Foundation
+import Vapor
+
+/// A background job as the API shows it: how far it got, then its result or why it failed (the
+/// message in the request's language).
+struct JobDTO: Content {
+    var id: UUID
+    var kind: Jobs.Kind
+    var state: Jobs.State
+    var libraryId: UUID?
+    var targetLibraryId: UUID?
+    var rowsRead: Int
+    var titlesCreated: Int
+    var copiesAdded: Int
+    /// An import's report, once done.
+    var report: ImportReport?
+    /// The library the job made (an import or restore as a new library), once done.
+    var library: LibraryDTO?
+    var error: ErrorBody.Detail?
+    var createdAt: Date
+    var finishedAt: Date?
+
+    init(_ record: Jobs.Record, t: Strings) {
+        (id, libraryId, targetLibraryId) = (record.id, record.library_id, record.target_library_id)
+        kind = Jobs.Kind(rawValue: record.kind) ?? .importFile
+        state = record.status
+        (rowsRead, titlesCreated, copiesAdded) = (record.rows_read, record.titles_created, record.copies_added)
+        let outcome = record.decodedResult(ImportJob.Outcome.self)
+        report = outcome?.report
+        library = outcome?.library
+        error = record.decodedFailure.map { ErrorBody.Detail(code: $0.code, message: t.message($0.error), field: $0.field) }
+        (createdAt, finishedAt) = (record.created_at, record.finished_at)
+    }
+}
+
+enum JobsController {
+    static func register(_ api: APIRoutes) {
+        api.on(.GET, "jobs", ":jobID", doc: .init(
+            summary: "A background job you started (an import or restore): `state` is `running` (with the rows read and what landed so far), `done` (with the report) or `failed` (with `error`)",
+            tag: "Import & export", response: JobDTO.self), use: show)
+    }
+
+    @Sendable static func show(req: Request) async throws -> JobDTO {
+        let user = try req.user
+        return JobDTO(try await Jobs.find(try req.uuid("jobID"), user: user.id, app: req.application), t: req.t)
+    }
+
+    /// 202 Accepted with the job and where to follow it.
+    static func accepted(_ id: UUID, req: Request) async throws -> Response {
+        let record = try await Jobs.find(id, user: try req.user.id, app: req.application)
+        let response = Response(status: .accepted)
+        response.headers.replaceOrAdd(name: .location, value: "/api/v1/jobs/\(id.uuidString)")
+        try response.content.encode(JobDTO(record, t: req.t))
+        return response
+    }
+}

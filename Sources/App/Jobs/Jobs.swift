@@ -1,0 +1,222 @@
+import Fluent
+import Foundation
+import NIOConcurrencyHelpers
+import SQLKit
+import Vapor
+
+/// Long work in the background (imports, restores; reminders and reports later), one mechanism:
+/// a durable row in `jobs` says what runs, how far it got and how it ended; the work runs in a task
+/// of this process (`JobRunner`), which renews the row's lease while it works. A job whose process
+/// died is marked failed when its lease runs out, so a page never waits on it for ever. At most one
+/// job writes into a library at a time (a second is refused with `job_running`).
+enum Jobs {
+    enum Kind: String, Codable, Sendable { case importFile = "import", restore }
+    enum State: String, Codable, Sendable { case running, done, failed }
+
+    /// How long a job counts as alive without a sign of life; renewed every `heartbeat`.
+    static let lease: TimeInterval = 60
+    static let heartbeat: Duration = .seconds(10)
+
+    /// A job as stored.
+    struct Record: Decodable, Sendable {
+        var id: UUID
+        var library_id: UUID?
+        var target_library_id: UUID?
+        var user_id: UUID
+        var kind: String
+        var state: String
+        var lease_until: Date?
+        var rows_read: Int
+        var titles_created: Int
+        var copies_added: Int
+        var result: String?
+        var failure: String?
+        var created_at: Date
+        var finished_at: Date?
+
+        var status: State { State(rawValue: state) ?? .failed }
+
+        func decodedResult<R: Decodable>(_ type: R.Type) -> R? {
+            result.flatMap { try? JSONDecoder.api.decode(R.self, from: Data($0.utf8)) }
+        }
+
+        var decodedFailure: Failure? {
+            failure.flatMap { try? JSONDecoder.api.decode(Failure.self, from: Data($0.utf8)) }
+        }
+    }
+
+    /// Why a job failed, kept so a page can say it in the reader's language (`error`).
+    struct Failure: Codable, Sendable, Equatable {
+        var code: String
+        var message: String
+        var field: String?
+        var problem: InputProblem?
+
+        static let interrupted = Failure(code: "job_interrupted", message: "The server stopped while this was running; what had been written is kept.")
+
+        init(code: String, message: String, field: String? = nil, problem: InputProblem? = nil) {
+            (self.code, self.message, self.field, self.problem) = (code, message, field, problem)
+        }
+
+        init(_ error: any Error) {
+            if error is CancellationError { self = .interrupted; return }
+            let app = JSONErrorMiddleware.appError(for: error)
+            self.init(code: app.code, message: app.message, field: app.field, problem: app.problem)
+        }
+
+        var error: AppError {
+            var error = AppError(status: .unprocessableEntity, code: code, message: message, field: field)
+            error.problem = problem
+            return error
+        }
+    }
+
+    /// Records a running job writing into `target`; refused when a job already writes into it.
+    static func begin(_ kind: Kind, library: UUID?, target: UUID?, user: UUID, now: Date, app: Application) async throws -> UUID {
+        let id = UUID()
+        try await app.writeGate.transaction(on: app.db) { db in
+            try await expireLeases(now: now, on: db)
+            if let target, try await db.sql.raw("""
+                SELECT id FROM jobs WHERE target_library_id = \(bind: target) AND state = 'running'
+                """).first() != nil {
+                throw busy
+            }
+            do {
+                try await db.sql.raw("""
+                    INSERT INTO jobs (id, library_id, target_library_id, user_id, kind, state, lease_until, rows_read, titles_created,
+                                      copies_added, result, failure, created_at, finished_at)
+                    VALUES (\(bind: id), \(bind: library), \(bind: target), \(bind: user), \(bind: kind.rawValue), 'running',
+                            \(bind: now.addingTimeInterval(lease)), 0, 0, 0, NULL, NULL, \(bind: now), NULL)
+                    """).run()
+            } catch {
+                // Another instance began one between the check and the insert (the unique index).
+                throw busy
+            }
+        }
+        return id
+    }
+
+    static let busy = AppError.conflict("job_running", "An import or restore is already writing into this library; wait until it has finished.")
+
+    /// How far the job got; also renews its lease.
+    static func progress(_ id: UUID, rows: Int, titles: Int, copies: Int, app: Application) async throws {
+        let until = app.clock.now().addingTimeInterval(lease)
+        try await app.writeGate.transaction(on: app.db) { db in
+            try await db.sql.raw("""
+                UPDATE jobs SET rows_read = \(bind: rows), titles_created = \(bind: titles), copies_added = \(bind: copies),
+                  lease_until = \(bind: until) WHERE id = \(bind: id) AND state = 'running'
+                """).run()
+        }
+    }
+
+    static func renewLease(_ id: UUID, app: Application) async throws {
+        let until = app.clock.now().addingTimeInterval(lease)
+        try await app.writeGate.transaction(on: app.db) { db in
+            try await db.sql.raw("UPDATE jobs SET lease_until = \(bind: until) WHERE id = \(bind: id) AND state = 'running'").run()
+        }
+    }
+
+    /// Ends a job: done with its result, or failed with why.
+    static func finish(_ id: UUID, result: (any Encodable & Sendable)?, failure: Failure?, app: Application) async throws {
+        let resultText = try result.map { String(decoding: try JSONEncoder.api.encode($0), as: UTF8.self) }
+        let failureText = try failure.map { String(decoding: try JSONEncoder.api.encode($0), as: UTF8.self) }
+        let now = app.clock.now()
+        try await app.writeGate.transaction(on: app.db) { db in
+            try await db.sql.raw("""
+                UPDATE jobs SET state = \(bind: failure == nil ? State.done.rawValue : State.failed.rawValue), result = \(bind: resultText),
+                  failure = \(bind: failureText), finished_at = \(bind: now), lease_until = NULL
+                WHERE id = \(bind: id)
+                """).run()
+        }
+    }
+
+    /// Jobs whose process stopped (lease run out) are failed, so their library is free again.
+    static func expireLeases(now: Date, on db: any Database) async throws {
+        let failure = String(decoding: try JSONEncoder.api.encode(Failure.interrupted), as: UTF8.self)
+        try await db.sql.raw("""
+            UPDATE jobs SET state = 'failed', failure = \(bind: failure), finished_at = \(bind: now), lease_until = NULL
+            WHERE state = 'running' AND lease_until < \(bind: now)
+            """).run()
+    }
+
+    /// A job of this user, its lease checked.
+    static func find(_ id: UUID, user: UUID, app: Application) async throws -> Record {
+        let now = app.clock.now()
+        let lookup: @Sendable (any Database) async throws -> Record? = { db in
+            try await db.sql.raw("SELECT * FROM jobs WHERE id = \(bind: id) AND user_id = \(bind: user)").first(decoding: Record.self)
+        }
+        guard var record = try await lookup(app.db) else { throw AppError.notFound("Job") }
+        if record.status == .running, let until = record.lease_until, until < now {
+            try await app.writeGate.transaction(on: app.db) { db in try await expireLeases(now: now, on: db) }
+            record = try await lookup(app.db) ?? record
+        }
+        return record
+    }
+
+    /// Runs `work` as job `id` in the background: its lease is renewed while it runs, and it ends
+    /// done with what `work` returns or failed with what it threw.
+    static func run<R: Encodable & Sendable>(_ id: UUID, app: Application, _ work: @escaping @Sendable () async throws -> R,
+                                             onFailure: @escaping @Sendable (any Error) async -> Void = { _ in }) {
+        app.jobRunner.start(id) {
+            let beat = Task {
+                while !Task.isCancelled {
+                    try? await Task.sleep(for: Jobs.heartbeat)
+                    if Task.isCancelled { break }
+                    try? await renewLease(id, app: app)
+                }
+            }
+            defer { beat.cancel() }
+            do {
+                let result = try await work()
+                try await finish(id, result: result, failure: nil, app: app)
+            } catch {
+                if !(error is AppError) { app.logger.report(error: error) }
+                await onFailure(error)
+                do { try await finish(id, result: nil as String?, failure: Failure(error), app: app) } catch {
+                    app.logger.error("job \(id): cannot record its end: \(String(describing: error))")
+                }
+            }
+        }
+    }
+}
+
+/// The tasks of the jobs this process runs: cancelled and awaited at shutdown, awaited by tests.
+final class JobRunner: LifecycleHandler, Sendable {
+    private let tasks = NIOLockedValueBox<[UUID: Task<Void, Never>]>([:])
+
+    func start(_ id: UUID, _ work: @escaping @Sendable () async -> Void) {
+        tasks.withLockedValue { tasks in
+            tasks[id] = Task { [weak self] in
+                await work()
+                _ = self?.tasks.withLockedValue { $0.removeValue(forKey: id) }
+            }
+        }
+    }
+
+    /// Waits until job `id` (if it runs here) has ended.
+    func wait(_ id: UUID) async {
+        await tasks.withLockedValue { $0[id] }?.value
+    }
+
+    func shutdownAsync(_ application: Application) async {
+        let running = tasks.withLockedValue { Array($0.values) }
+        for task in running { task.cancel() }
+        for task in running { await task.value }
+    }
+}
+
+extension Application {
+    private struct JobRunnerKey: StorageKey { typealias Value = JobRunner }
+
+    /// This process's job runner (made and registered for shutdown with the storage).
+    var jobRunner: JobRunner {
+        if let runner = storage[JobRunnerKey.self] { return runner }
+        let runner = JobRunner()
+        storage[JobRunnerKey.self] = runner
+        return runner
+    }
+
+    func useJobRunner() {
+        lifecycle.use(jobRunner)
+    }
+}

@@ -1,0 +1,65 @@
+import Foundation
+import Plot
+import ShelfmarkCore
+
+extension ImportJobPage {
+    /// While the job runs the `#job` section names itself in `data-refresh`: app.js fetches the page
+    /// again and swaps the section in; without JavaScript the whole page reloads (`PageContext.refresh`).
+    func render(_ page: PageContext) -> HTML {
+        var page = page
+        page.refresh = isRunning
+        let t = page.t
+        let here = WebRoute.importJob(library: libraryID, job: jobID).path
+        return Layout.page(page, title: t(.importExport)) {
+            H.el("h1", [:]) { Text(t(.importExport)) }
+            switch state {
+            case .running(let progress):
+                H.el("section", ["class": "card", "id": "job", "aria-live": "polite", "data-refresh": here]) {
+                    H.el("h2", [:]) { Text(t(.importRunning)) }
+                    H.el("progress", ["aria-label": t(.importRunning)]) { EmptyComponent() }
+                    H.el("p", [:]) {
+                        Text(t.format(.importProgress, t.number(progress.rowsRead), t.number(progress.titlesCreated), t.number(progress.copiesAdded)))
+                    }
+                }
+            case .done(let report, let made):
+                H.el("section", ["class": "card", "id": "job", "aria-live": "polite"]) {
+                    Self.report(report, t: t)
+                    if let made {
+                        H.el("p", [:]) { H.link(t.format(.openLibrary, made.name), WebRoute.catalog(library: made.id).path, cls: "button primary") }
+                    }
+                }
+            case .failed(let message):
+                H.el("section", ["class": "card", "id": "job", "role": "alert"]) {
+                    H.el("h2", [:]) { Text(t(.importFailed)) }
+                    H.el("p", ["class": "flash error"]) { Text(message) }
+                }
+            }
+            H.el("p", [:]) { H.link(t(.importAnother), WebRoute.exchange(library: libraryID).path) }
+        }
+    }
+
+    /// An import's report: what it brought in, and each row it skipped or could not import, by line.
+    static func report(_ report: ImportReport, t: Strings) -> any Component {
+        H.el("div", [:]) {
+            H.el("h2", [:]) { Text(t(.importDone) + " · " + report.format) }
+            H.el("dl", ["class": "facts"]) {
+                CatalogPages.fact(t(.rowsRead), t.number(report.rowsRead))
+                CatalogPages.fact(t(.titlesCreated), t.number(report.titlesCreated))
+                CatalogPages.fact(t(.copiesAddedLabel), t.number(report.copiesAdded))
+                CatalogPages.fact(t(.skippedRows), t.number(report.skipped.count))
+                CatalogPages.fact(t(.failedRows), t.number(report.failed.count))
+            }
+            if let stopped = report.stoppedAt { H.el("p", ["class": "warning"]) { Text(t.format(.stoppedAt, stopped)) } }
+            if !report.failed.isEmpty || !report.skipped.isEmpty {
+                H.el("ul", ["class": "loans"]) {
+                    for note in report.failed {
+                        H.el("li", ["class": "overdue"]) { Text(t.format(report.unit == .record ? .recordLabel : .lineLabel, String(note.line)) + ": " + note.reason) }
+                    }
+                    for note in report.skipped {
+                        H.el("li", [:]) { Text(t.format(report.unit == .record ? .recordLabel : .lineLabel, String(note.line)) + ": " + note.reason) }
+                    }
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,79 @@
+@testable import App
+import Fluent
+import Foundation
+import SQLKit
+import Testing
+import Vapor
+
+/// Issue 15: one background-job mechanism.
+@Suite struct JobTests {
+    /// Two imports into one library never interleave: the second is refused (409 `job_running`, in the
+    /// request's language) while the first runs; once the first has ended, the library is free again.
+    @Test func oneJobAtATimeWritesIntoALibrary() async throws {
+        try await withTestApp { app in
+            let f = try await Fixture.make(app)
+            let library = try #require(UUID(uuidString: f.libraryID))
+            let user = try #require(try await User.query(on: app.db).first()?.requireID())
+            let running = try await Jobs.begin(.importFile, library: library, target: library, user: user, now: app.clock.now(), app: app)
+            var headers = HTTPHeaders()
+            headers.bearerAuthorization = .init(token: f.owner.token!)
+            headers.contentType = .plainText
+            headers.replaceOrAdd(name: .acceptLanguage, value: "de")
+            let refused = try await app.testing().sendRequest(.POST, "\(f.lib)/import?format=isbn-list", headers: headers, body: ByteBuffer(string: "9783522202602\n"))
+            let reply = Client.Reply(status: refused.status, body: refused.body, headers: refused.headers)
+            #expect(reply.status == .conflict)
+            #expect(reply.errorCode == "job_running")
+            try await Jobs.finish(running, result: nil as String?, failure: nil, app: app)
+            let accepted = try await app.testing().sendRequest(.POST, "\(f.lib)/import", headers: headers, body: ByteBuffer(string: "title,author,isbn\nMomo,Michael Ende,\n"))
+            let job = try await f.owner.finished(Client.Reply(status: accepted.status, body: accepted.body, headers: accepted.headers))
+            #expect(job.status == .ok, "\(String(buffer: job.body))")
+            #expect((job["report"] as? [String: Any])?["titlesCreated"] as? Int == 1)
+            #expect(job["titlesCreated"] as? Int == 1)
+            #expect(job["rowsRead"] as? Int == 1)
+        }
+    }
+
+    /// A job whose process stopped (its lease ran out) is failed as interrupted, said in the reader's
+    /// language, and no longer holds its library.
+    @Test func aJobWhoseServerStoppedEndsAsInterrupted() async throws {
+        try await withTestApp { app in
+            let f = try await Fixture.make(app)
+            let library = try #require(UUID(uuidString: f.libraryID))
+            let user = try #require(try await User.query(on: app.db).first()?.requireID())
+            let long = app.clock.now().addingTimeInterval(-2 * Jobs.lease)
+            let stale = try await Jobs.begin(.importFile, library: library, target: library, user: user, now: long, app: app)
+            var german = f.owner
+            german.token = f.owner.token
+            let job = try await german.send(.GET, "/api/v1/jobs/\(stale.uuidString)", headers: ["accept-language": "de"])
+            #expect(job["state"] as? String == "failed")
+            let error = try #require(job["error"] as? [String: Any])
+            #expect(error["code"] as? String == "job_interrupted")
+            #expect((error["message"] as? String)?.contains("Server") == true)
+            #expect((error["message"] as? String)?.contains("stopped") == false)
+            _ = try await Jobs.begin(.importFile, library: library, target: library, user: user, now: app.clock.now(), app: app)
+            // Another user cannot see the job.
+            let other = try await f.staff("vera", role: "viewer")
+            #expect(try await other.get("/api/v1/jobs/\(stale.uuidString)").status == .notFound)
+        }
+    }
+
+    /// The doorbell of a background loop: a ring before the wait is not lost, a ring during it ends
+    /// it at once, and without one the wait ends after its time.
+    @Test func aWakeupIsNeverLostAndNeverPolls() async throws {
+        let wakeup = Wakeup()
+        let clock = ContinuousClock()
+        wakeup.ring()
+        var started = clock.now
+        await wakeup.wait(upTo: .seconds(30))
+        #expect(clock.now - started < .seconds(5))
+        started = clock.now
+        await wakeup.wait(upTo: .milliseconds(200))
+        #expect(clock.now - started >= .milliseconds(200))
+        started = clock.now
+        async let waited: Void = wakeup.wait(upTo: .seconds(30))
+        try await Task.sleep(for: .milliseconds(100))
+        wakeup.ring()
+        await waited
+        #expect(clock.now - started < .seconds(5))
+    }
+}
