@@ -124,6 +124,8 @@ for (const watched of document.querySelectorAll("[data-refresh][id]")) {
       if (!current) return;
       const response = await fetch(current.dataset.refresh, { headers: { Accept: "text/html" } });
       if (!response.ok) return;
+      // The work is done and its page now sends the reader on (a restored library): go there.
+      if (response.redirected) { location.reload(); return; }
       const next = new DOMParser().parseFromString(await response.text(), "text/html").getElementById(id);
       if (next) current.replaceWith(next); else current.remove();
       if (next && next.dataset.refresh) setTimeout(tick, delay);

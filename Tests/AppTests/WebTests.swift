@@ -109,10 +109,10 @@ private struct Browser {
             let user = try #require(try await User.query(on: app.db).first()?.requireID())
             let running = try await Jobs.begin(.importFile, library: libraryID, target: libraryID, user: user, now: Date(), app: app)
             try await Jobs.progress(running, rows: 1_234, titles: 1_200, copies: 1_300, app: app)
-            let progress = try await browser.get(WebRoute.importJob(library: libraryID, job: running).path)
+            let progress = try await browser.get(WebRoute.job(library: libraryID, job: running).path)
             #expect(progress.html.contains("1.234 Zeilen gelesen"), "\(progress.html)")
             #expect(progress.html.contains("<noscript><meta http-equiv=\"refresh\" content=\"3\""))
-            #expect(progress.html.contains("data-refresh=\"\(WebRoute.importJob(library: libraryID, job: running).path)\""))
+            #expect(progress.html.contains("data-refresh=\"\(WebRoute.job(library: libraryID, job: running).path)\""))
             let refused = try await browser.upload(base + "/exchange", file: ("file", "more.csv", Data(csv.utf8)))
             #expect(refused.status == .unprocessableEntity)
             #expect(refused.html.contains("In diese Bibliothek wird gerade schon importiert"), "\(refused.html)")
@@ -120,7 +120,7 @@ private struct Browser {
             // Another user's job is not found.
             var stranger = Browser(app: app)
             _ = try await stranger.get("/login")
-            #expect(try await stranger.get(WebRoute.importJob(library: libraryID, job: running).path).status != .ok)
+            #expect(try await stranger.get(WebRoute.job(library: libraryID, job: running).path).status != .ok)
         }
     }
 

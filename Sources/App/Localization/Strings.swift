@@ -52,7 +52,7 @@ enum L: String, CaseIterable, Sendable {
     case errNoCopyAvailable, errMemberNotFound, errWishlistItem, errAlreadyReturned, errDueDatePast, errLoanPeriod
     case errCopiesBelowOnLoan, errTitleHasLoans, errCopyOnLoan, errRenewalLimit, errBadCredentials, errCreationRestricted
     case errCreationAdminOnly, errBadBackup, errCopyNotAvailable
-    case importRunning, importProgress, importAnother, openLibrary, importFailed, errJobRunning, errJobInterrupted
+    case importRunning, importProgress, importAnother, openLibrary, importFailed, restoreFailed, errJobRunning, errJobInterrupted
     case errISBNEmpty, errISBNCharacters, errISBNLength, errISBNChecksum, errISBNNotBook
     case errEmpty, errTooLong, errOutOfRange, errNotEmail, errNotCoverURL, fieldName, fieldDays
 }
@@ -305,6 +305,8 @@ extension L {
                           "%1 ró léite: %2 leabhar agus %3 cóip curtha leis go dtí seo.", "已读取 %1 行：目前已新增 %2 本图书、%3 个副本。"),
         .importAnother: ("Import another file", "Weitere Datei importieren", "Iompórtáil comhad eile", "导入另一个文件"),
         .openLibrary: ("Open “%1”", "„%1“ öffnen", "Oscail “%1”", "打开“%1”"),
+        .restoreFailed: ("The restore did not finish; the library is as it was", "Die Wiederherstellung wurde nicht abgeschlossen; die Bibliothek ist unverändert",
+                          "Níor críochnaíodh an t-athchóiriú; tá an leabharlann mar a bhí", "恢复未完成；图书馆保持原样"),
         .importFailed: ("The import did not finish", "Der Import wurde nicht abgeschlossen", "Níor críochnaíodh an iompórtáil", "导入未完成"),
         .errJobRunning: ("An import or restore is already writing into this library; wait until it has finished.",
                          "In diese Bibliothek wird gerade schon importiert oder wiederhergestellt; bitte warten, bis das fertig ist.",

@@ -33,17 +33,17 @@ enum ExchangeController {
         lib.on(.GET, "backup", doc: .init(
             summary: "A timestamped backup file of the whole library, cover images included (F5)", tag: "Import & export"), use: backup)
         lib.on(.POST, "restore", doc: .init(
-            summary: "Restore a backup over this library: everything it holds is replaced. Needs `confirm=true` (F5)", tag: "Import & export",
+            summary: "Restore a backup over this library: everything it holds is replaced. Needs `confirm=true` (F5). The file is checked at once; the writing is a job (202, follow it at `GET /jobs/{id}`)", tag: "Import & export",
             query: [.init(name: "confirm", kind: .boolean, description: "Must be true: the library's current data is deleted.", required: true, schema: ["enum": [true]])],
-            upload: ["application/json"], status: .noContent), body: .collect(maxSize: ByteCount(value: maxImportMB << 20)), use: restoreOver)
+            upload: ["application/json"], response: JobDTO.self, status: .accepted), body: .collect(maxSize: ByteCount(value: maxImportMB << 20)), use: restoreOver)
         lib.on(.POST, "erase", doc: .init(
             summary: "Delete all of the library's data (books, copies, members, loans, activity, categories); settings and staff stay. Needs `confirm=true` (F6)",
             tag: "Import & export",
             query: [.init(name: "confirm", kind: .boolean, description: "Must be true.", required: true, schema: ["enum": [true]])], status: .noContent), use: erase)
         api.on(.POST, "libraries", "restore", doc: .init(
-            summary: "Restore a backup as a new library you own (F5); `name` renames it", tag: "Import & export",
+            summary: "Restore a backup as a new library you own (F5); `name` renames it. The file is checked at once; the writing is a job (202): when it is done, the job holds the new library", tag: "Import & export",
             query: [.init(name: "name", description: "The new library's name (default: the backup's).", schema: ["maxLength": 200])],
-            upload: ["application/json"], response: LibraryDTO.self, status: .created), body: .collect(maxSize: ByteCount(value: maxImportMB << 20)), use: restoreNew)
+            upload: ["application/json"], response: JobDTO.self, status: .accepted), body: .collect(maxSize: ByteCount(value: maxImportMB << 20)), use: restoreNew)
     }
 
     struct Upload: Content { var file: File? }
@@ -136,22 +136,22 @@ enum ExchangeController {
         return Data(buffer: buffer)
     }
 
-    @Sendable static func restoreOver(req: Request) async throws -> HTTPStatus {
+    @Sendable static func restoreOver(req: Request) async throws -> Response {
         let ctx = try await req.library(.administer)
         guard req.confirmed else {
             throw AppError(status: .conflict, code: "confirmation_required",
                            message: "Restoring replaces everything “\(ctx.name)” holds. Send `confirm=true` to go ahead.")
         }
-        try await Backup.restore(try Backup.decode(try body(req)), over: ctx.libraryID, gate: req.application.writeGate, on: req.db)
-        return .noContent
+        let job = try await RestoreJob.start(try Backup.decode(try body(req)), over: ctx, seenFrom: ctx.libraryID, app: req.application, now: req.now)
+        return try await JobsController.accepted(job, req: req)
     }
 
     @Sendable static func restoreNew(req: Request) async throws -> Response {
         let user = try req.user
         let backup = try Backup.decode(try body(req))
-        let dto = try await Backup.restoreAsNew(backup, name: req.query[String.self, at: "name"], user: user,
-                                                gate: req.application.writeGate, on: req.db)
-        return try await req.created(dto)
+        let job = try await RestoreJob.start(backup, asNewNamed: req.query[String.self, at: "name"], user: user, seenFrom: nil,
+                                             app: req.application, now: req.now)
+        return try await JobsController.accepted(job, req: req)
     }
 
     @Sendable static func erase(req: Request) async throws -> HTTPStatus {

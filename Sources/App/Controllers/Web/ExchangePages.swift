@@ -11,7 +11,7 @@ enum ExchangePages {
         let upload = Int(ExchangeController.maxImportMB << 20)
         web.get(.exchange(library: .pattern), use: page)
         web.on(.POST, WebRoute.exchange(library: .pattern).pattern, body: .collect(maxSize: ByteCount(value: upload)), use: importFile).maxBody(upload)
-        web.get(.importJob(library: .pattern, job: .pattern), use: job)
+        web.get(.job(library: .pattern, job: .pattern), use: job)
         web.on(.POST, WebRoute.restore(library: .pattern).pattern, body: .collect(maxSize: ByteCount(value: upload)), use: restore).maxBody(upload)
         web.post(.erase(library: .pattern), use: erase)
     }
@@ -21,11 +21,15 @@ enum ExchangePages {
         return try await render(req, ctx: ctx, error: nil)
     }
 
-    /// An import's page: rows landing while it runs, then the report.
-    @Sendable static func job(req: Request) async throws -> HTML {
+    /// A job's page: an import's rows landing while it runs, then the report; a finished restore
+    /// sends the reader to the restored library, saying so.
+    @Sendable static func job(req: Request) async throws -> Response {
         let ctx = try await req.library(.catalog)
-        let model = try await ImportJobPage.make(jobID: try req.uuid("jobID"), library: ctx, app: req.application, t: req.t)
-        return model.render(try await req.page(library: ctx))
+        let model = try await JobPage.make(jobID: try req.uuid("jobID"), library: ctx, app: req.application, t: req.t)
+        if case .restored(let library) = model.state {
+            return req.seeOther(WebRoute.catalog(library: library.id).path, flash: req.t.format(.restored, library.name))
+        }
+        return try await model.render(try await req.page(library: ctx)).encodeResponse(for: req)
     }
 
     static func render(_ req: Request, ctx: LibraryContext, error: String?) async throws -> HTML {
@@ -107,17 +111,16 @@ enum ExchangePages {
         (try? req.content.get(File.self, at: field)).map { Data(buffer: $0.data) } ?? Data()
     }
 
+    /// Checks the backup at once (a file that is not one is said on this page), then restores it as a job.
     @Sendable static func restore(req: Request) async throws -> Response {
         let ctx = try await req.library(.administer)
         do {
             let backup = try Backup.decode(uploadedFile(req, field: "backup"))
-            if req.formText("replace") == "true" {
-                try await Backup.restore(backup, over: ctx.libraryID, gate: req.application.writeGate, on: req.db)
-                return req.seeOther(WebRoute.catalog(library: ctx.libraryID).path, flash: req.t.format(.restored, ctx.name))
-            }
-            let created = try await Backup.restoreAsNew(backup, name: req.formText("name"), user: try req.user,
-                                                        gate: req.application.writeGate, on: req.db)
-            return req.seeOther(WebRoute.catalog(library: created.id).path, flash: req.t.format(.restored, created.name))
+            let job = req.formText("replace") == "true"
+                ? try await RestoreJob.start(backup, over: ctx, seenFrom: ctx.libraryID, app: req.application, now: req.now)
+                : try await RestoreJob.start(backup, asNewNamed: req.formText("name"), user: try req.user, seenFrom: ctx.libraryID,
+                                             app: req.application, now: req.now)
+            return req.seeOther(WebRoute.job(library: ctx.libraryID, job: job).path)
         } catch let error as AppError where error.status.code < 500 {
             let response = try await render(req, ctx: ctx, error: req.t.message(error)).encodeResponse(for: req)
             response.status = .unprocessableEntity
@@ -153,7 +156,7 @@ enum ExchangePages {
             }
             let job = try await ImportJob.start(data, format: format, existing: existing, into: target, createdLibrary: created,
                                                 seenFrom: home.libraryID, app: req.application, now: req.now)
-            return req.seeOther(WebRoute.importJob(library: home.libraryID, job: job).path)
+            return req.seeOther(WebRoute.job(library: home.libraryID, job: job).path)
         } catch let error as AppError where error.status.code < 500 {
             if let created { await Accounts.removeNewLibrary(created.id, gate: req.application.writeGate, on: req.db) }
             let response = try await render(req, ctx: home, error: req.t.message(error)).encodeResponse(for: req)

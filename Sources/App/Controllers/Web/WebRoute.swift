@@ -6,7 +6,7 @@ import Vapor
 enum WebRoute: Sendable, Equatable {
     case catalog(library: UUID)
     case exchange(library: UUID)
-    case importJob(library: UUID, job: UUID)
+    case job(library: UUID, job: UUID)
     case restore(library: UUID)
     case erase(library: UUID)
     case more(library: UUID)
@@ -21,7 +21,7 @@ enum WebRoute: Sendable, Equatable {
         switch self {
         case .catalog(let library): Self.library(library) + [.fixed("catalog")]
         case .exchange(let library): Self.library(library) + [.fixed("exchange")]
-        case .importJob(let library, let job): Self.library(library) + [.fixed("exchange"), .fixed("jobs"), .parameter(name: "jobID", value: job.uuidString)]
+        case .job(let library, let job): Self.library(library) + [.fixed("exchange"), .fixed("jobs"), .parameter(name: "jobID", value: job.uuidString)]
         case .restore(let library): Self.library(library) + [.fixed("exchange"), .fixed("restore")]
         case .erase(let library): Self.library(library) + [.fixed("exchange"), .fixed("erase")]
         case .more(let library): Self.library(library) + [.fixed("more")]
@@ -54,7 +54,7 @@ enum WebRoute: Sendable, Equatable {
 }
 
 extension UUID {
-    /// Stands for any id when a `WebRoute` is registered (`WebRoute.importJob(library: .pattern, job: .pattern)`).
+    /// Stands for any id when a `WebRoute` is registered (`WebRoute.job(library: .pattern, job: .pattern)`).
     static let pattern = UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0))
 }
 

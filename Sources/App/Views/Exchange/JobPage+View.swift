@@ -2,18 +2,18 @@ import Foundation
 import Plot
 import ShelfmarkCore
 
-extension ImportJobPage {
+extension JobPage {
     /// While the job runs the `#job` section names itself in `data-refresh`: app.js fetches the page
     /// again and swaps the section in; without JavaScript the whole page reloads (`PageContext.refresh`).
     func render(_ page: PageContext) -> HTML {
         var page = page
         page.refresh = isRunning
         let t = page.t
-        let here = WebRoute.importJob(library: libraryID, job: jobID).path
+        let here = WebRoute.job(library: libraryID, job: jobID).path
         return Layout.page(page, title: t(.importExport)) {
             H.el("h1", [:]) { Text(t(.importExport)) }
             switch state {
-            case .running(let progress):
+            case .importing(let progress):
                 H.el("section", ["class": "card", "id": "job", "aria-live": "polite", "data-refresh": here]) {
                     H.el("h2", [:]) { Text(t(.importRunning)) }
                     H.el("progress", ["aria-label": t(.importRunning)]) { EmptyComponent() }
@@ -21,16 +21,26 @@ extension ImportJobPage {
                         Text(t.format(.importProgress, t.number(progress.rowsRead), t.number(progress.titlesCreated), t.number(progress.copiesAdded)))
                     }
                 }
-            case .done(let report, let made):
+            case .restoring:
+                H.el("section", ["class": "card", "id": "job", "aria-live": "polite", "data-refresh": here]) {
+                    H.el("h2", [:]) { Text(t(.restoring)) }
+                    H.el("progress", ["aria-label": t(.restoring)]) { EmptyComponent() }
+                }
+            case .imported(let report, let made):
                 H.el("section", ["class": "card", "id": "job", "aria-live": "polite"]) {
                     Self.report(report, t: t)
                     if let made {
                         H.el("p", [:]) { H.link(t.format(.openLibrary, made.name), WebRoute.catalog(library: made.id).path, cls: "button primary") }
                     }
                 }
-            case .failed(let message):
+            case .restored(let library):
+                H.el("section", ["class": "card", "id": "job", "role": "status"]) {
+                    H.el("p", [:]) { Text(t.format(.restored, library.name)) }
+                    H.el("p", [:]) { H.link(t.format(.openLibrary, library.name), WebRoute.catalog(library: library.id).path, cls: "button primary") }
+                }
+            case .failed(let kind, let message):
                 H.el("section", ["class": "card", "id": "job", "role": "alert"]) {
-                    H.el("h2", [:]) { Text(t(.importFailed)) }
+                    H.el("h2", [:]) { Text(t(kind == .restore ? .restoreFailed : .importFailed)) }
                     H.el("p", ["class": "flash error"]) { Text(message) }
                 }
             }

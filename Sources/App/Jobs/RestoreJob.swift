@@ -1,0 +1,36 @@
+import Foundation
+import Vapor
+
+/// A restore (F5) run as a job: the backup is read and checked in the request (a file that is not a
+/// backup is refused at once, on the form), the writing runs in the background.
+enum RestoreJob {
+    /// What a finished restore holds: the library it wrote (made for it, or restored over).
+    struct Outcome: Content {
+        var library: LibraryDTO
+    }
+
+    /// Restores `backup` over `library` (everything it holds is replaced, in one transaction).
+    static func start(_ backup: LibraryBackup, over library: LibraryContext, seenFrom: UUID?, app: Application, now: Date) async throws -> UUID {
+        let id = try await Jobs.begin(.restore, library: seenFrom, target: library.libraryID, user: library.user.id, now: now, app: app)
+        Jobs.run(id, app: app) {
+            try await Backup.restore(backup, over: library.libraryID, gate: app.writeGate, on: app.db)
+            let restored = try await Accounts.libraries(of: library.user, on: app.db).first { $0.id == library.libraryID }
+            guard let restored else { throw AppError.notFound("Library") }
+            return Outcome(library: restored)
+        }
+        return id
+    }
+
+    /// Restores `backup` as a new library of `user`, named `name` (else as in the backup); checked
+    /// here (who may create libraries) before the job starts.
+    static func start(_ backup: LibraryBackup, asNewNamed name: String?, user: AuthenticatedUser, seenFrom: UUID?,
+                      app: Application, now: Date) async throws -> UUID {
+        try await ServerSettings.requireMayCreateLibrary(user, on: app.db)
+        let name = try Check.optional(name, field: "name", max: 200)
+        let id = try await Jobs.begin(.restore, library: seenFrom, target: nil, user: user.id, now: now, app: app)
+        Jobs.run(id, app: app) {
+            Outcome(library: try await Backup.restoreAsNew(backup, name: name, user: user, gate: app.writeGate, on: app.db))
+        }
+        return id
+    }
+}
