@@ -1,3 +1,4 @@
+import Fluent
 import Foundation
 import ShelfmarkCore
 import ShelfmarkLookup

@@ -1,4 +1,5 @@
 import Fluent
+import FluentSQL
 import SQLKit
 
 /// The security wave: API tokens may expire; the installation has an administrator (the account

@@ -1,6 +1,7 @@
 import Fluent
 import Foundation
 import ShelfmarkCore
+import SQLKit
 
 /// Writes the activity log (D1). Called inside the transaction of the change it records, so an
 /// entry exists exactly when its change does.

@@ -1,5 +1,6 @@
 import Fluent
 import Foundation
+import NIOHTTP1
 import ShelfmarkCore
 import SQLKit
 

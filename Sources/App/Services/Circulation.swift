@@ -1,6 +1,7 @@
 import Fluent
 import FluentSQL
 import Foundation
+import NIOHTTP1
 import ShelfmarkCore
 import SQLKit
 

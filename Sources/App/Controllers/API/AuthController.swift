@@ -1,5 +1,6 @@
 import Fluent
 import Foundation
+import ShelfmarkCore
 import Vapor
 
 /// First-run setup, sign-in, sessions and API tokens (G2).

@@ -1,5 +1,6 @@
 import Fluent
 import Foundation
+import NIOFoundationEssentialsCompat
 import ShelfmarkCore
 import Vapor
 

@@ -1,5 +1,6 @@
 import Fluent
 import Foundation
+import NIOFoundationEssentialsCompat
 import Plot
 import ShelfmarkCore
 import ShelfmarkImaging

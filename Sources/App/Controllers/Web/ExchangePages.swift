@@ -107,15 +107,11 @@ enum ExchangePages {
         }
     }
 
-    static func uploadedFile(_ req: Request, field: String = "file") -> Data {
-        (try? req.content.get(File.self, at: field)).map { Data(buffer: $0.data) } ?? Data()
-    }
-
     /// Checks the backup at once (a file that is not one is said on this page), then restores it as a job.
     @Sendable static func restore(req: Request) async throws -> Response {
         let ctx = try await req.library(.administer)
         do {
-            let backup = try Backup.decode(uploadedFile(req, field: "backup"))
+            let backup = try Backup.decode(req.formFile("backup"))
             let job = req.formText("replace") == "true"
                 ? try await RestoreJob.start(backup, over: ctx, seenFrom: ctx.libraryID, app: req.application, now: req.now)
                 : try await RestoreJob.start(backup, asNewNamed: req.formText("name"), user: try req.user, seenFrom: ctx.libraryID,
@@ -141,7 +137,7 @@ enum ExchangePages {
     /// (empty, another import running) is said on this page, with the form.
     @Sendable static func importFile(req: Request) async throws -> Response {
         let home = try await req.library(.catalog)
-        let data = uploadedFile(req)
+        let data = req.formFile("file")
         let format = req.formText("format").flatMap(ImportFormat.init(rawValue:))
         let existing = req.formText("existing").flatMap(ExistingISBNPolicy.init(rawValue:)) ?? .skip
         var created: LibraryDTO?
