@@ -27,22 +27,24 @@ extension Request {
     /// The library `libraryID` for the signed-in user: 404 when not a member, 403 when the role is too low.
     func library(_ action: Role.Action, id libraryID: UUID) async throws -> LibraryContext {
         let user = try self.user
-        guard let row = try await sql.raw("""
+        let membership: MembershipLookup.Membership?
+        if let lookup = storage[MembershipLookup.Key.self], lookup.libraryID == libraryID {
+            membership = lookup.membership
+        } else if let row = try await sql.raw("""
             SELECT m.role, l.name, l.loan_period_days, l.max_renewals FROM memberships m
             JOIN libraries l ON l.id = m.library_id
             WHERE m.user_id = \(bind: user.id) AND m.library_id = \(bind: libraryID)
-            """).first() else {
-            throw AppError.notFound("Library")
+            """).first() {
+            membership = MembershipLookup.Membership(
+                role: Role(rawValue: try row.decode(column: "role", as: String.self)) ?? .viewer,
+                libraryName: try row.decode(column: "name", as: String.self),
+                policy: LoanPolicy(loanPeriodDays: try row.decode(column: "loan_period_days", as: Int.self),
+                                   maxRenewals: try row.decode(column: "max_renewals", as: Int.self)))
+        } else {
+            membership = nil
         }
-        let role = Role(rawValue: try row.decode(column: "role", as: String.self)) ?? .viewer
-        guard role.may(action) else { throw AppError.forbidden(role, action) }
-        return LibraryContext(
-            libraryID: libraryID,
-            name: try row.decode(column: "name", as: String.self),
-            policy: LoanPolicy(
-                loanPeriodDays: try row.decode(column: "loan_period_days", as: Int.self),
-                maxRenewals: try row.decode(column: "max_renewals", as: Int.self)),
-            role: role,
-            user: user)
+        guard let membership else { throw AppError.notFound("Library") }
+        guard membership.role.may(action) else { throw AppError.forbidden(membership.role, action) }
+        return LibraryContext(libraryID: libraryID, name: membership.libraryName, policy: membership.policy, role: membership.role, user: user)
     }
 }
