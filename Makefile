@@ -36,7 +36,7 @@ help:
 	@echo "make run    build and start the server on SQLite (data in ./data), print the URL"
 	@echo "make test   run the whole suite on SQLite and on a private throwaway PostgreSQL"
 	@echo "make fuzz   fuzz the API from its OpenAPI document (schemathesis), a few minutes"
-	@echo "make bench  release build, seed 100,000 titles, print search/check-out/read/lookup and import/export figures"
+	@echo "make bench  release build, seed 100,000 titles, print search/check-out/read/lookup, import/export and web-import figures"
 	@echo "make bench-scan   barcode decode rate and latency on the photo corpus (SHELFMARK_CORPUS)"
 	@echo "make isbn-ranges RANGES=RangeMessage.xml   regenerate the ISBN hyphenation table"
 
@@ -93,6 +93,7 @@ bench:
 	$(call ensure_packages,$(BENCH_PACKAGES))
 	scripts/bench.py
 	BENCH_SKIP_BUILD=1 scripts/bench-import.py
+	BENCH_SKIP_BUILD=1 scripts/bench-web-import.py
 
 bench-scan:
 	$(call ensure_packages,$(BENCH_SCAN_PACKAGES))

@@ -38,8 +38,9 @@ def main():
     env = dict(os.environ, SHELFMARK_DATA_DIR=os.path.join(work, "data"), LOG_LEVEL="error",
                SHELFMARK_PROVIDERS_URL="http://127.0.0.1:9", SHELFMARK_LOOKUP_TIMEOUT="1")
     env.pop("DATABASE_URL", None)
+    log = os.path.join(work, "server.log")
     server = subprocess.Popen([f"{bin_dir}/shelfmark", "serve", "--hostname", "127.0.0.1", "--port", str(PORT)], env=env,
-                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                              stdout=open(log, "w"), stderr=subprocess.STDOUT)
     try:
         for _ in range(100):
             try:
@@ -97,6 +98,8 @@ def main():
         print(f"\n{ROWS:,}-row CSV through the web page, median of {ROUNDS}: the upload answers in {a * 1000:.0f} ms "
               f"({a / t:.3f} of the {t:.1f} s the import takes); progress seen {statistics.median(seen):.0f} times")
     finally:
+        if server.poll() is not None:
+            print(f"the server stopped (exit {server.returncode}); its log: {log}", file=sys.stderr)
         server.terminate(); server.wait(timeout=30)
 
 

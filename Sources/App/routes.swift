@@ -21,6 +21,6 @@ func routes(_ app: Application) throws {
     CirculationPages.register(lib)
     WishlistPages.register(lib)
     MorePages.register(lib)
-    EditPages.register(lib)
+    EditPages.register(web)
     ExchangePages.register(web)
 }

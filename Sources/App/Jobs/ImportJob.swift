@@ -19,10 +19,8 @@ enum ImportJob {
         guard !data.isEmpty else { throw AppError.invalid("file", Importer.Failure.empty.description) }
         let id = try await Jobs.begin(.importFile, library: seenFrom, target: library.libraryID, user: library.user.id, now: now, app: app)
         Jobs.run(id, app: app, {
-            let report = try await Importer.$progress.withValue({ progress in
+            let report = try await Importer.run(data, format: format, existing: existing, library: library, app: app, now: now) { progress in
                 try? await Jobs.progress(id, rows: progress.rowsRead, titles: progress.titlesCreated, copies: progress.copiesAdded, app: app)
-            }) {
-                try await Importer.run(data, format: format, existing: existing, library: library, app: app, now: now)
             }
             try await Jobs.progress(id, rows: report.rowsRead, titles: report.titlesCreated, copies: report.copiesAdded, app: app)
             return Outcome(report: report, library: createdLibrary)

@@ -75,6 +75,7 @@ extension Strings {
         case .outOfRange(let field, let min, let max, let got): format(.errOutOfRange, label(field), number(min), number(max), number(got))
         case .notEmail(_, let value): format(.errNotEmail, value)
         case .notCoverURL(let field): format(.errNotCoverURL, label(field))
+        case .notANumber(let field): format(.errNotANumber, label(field))
         }
     }
 
@@ -92,6 +93,18 @@ extension Strings {
         case "csrf": return self(.csrfText)
         case "bad_backup": return self(.errBadBackup)
         case "job_running": return self(.errJobRunning)
+        case "duplicate_card_id": return format(.errDuplicateCard, app.details?["cardId"] ?? "", app.details?["name"] ?? "")
+        case "duplicate_username": return format(.errDuplicateUsername, app.details?["username"] ?? "")
+        case "already_staff": return format(.errAlreadyStaff, app.details?["username"] ?? "")
+        case "not_on_loan": return format(.errNotOnLoan, app.details?["barcode"] ?? "")
+        case "too_many_copies_at_once": return format(.errTooManyCopiesAtOnce, number(Int(app.details?["max"] ?? "") ?? 500))
+        case "duplicate_barcode": return format(.errDuplicateBarcode, app.details?["barcode"] ?? "")
+        case "duplicate_category": return format(.errDuplicateCategory, app.details?["name"] ?? "")
+        case "duplicate_isbn": return format(.errDuplicateISBN, app.details?["title"] ?? "")
+        case "last_owner": return self(.errLastOwner)
+        case "cannot_add_staff": return self(.errCannotAddStaff)
+        case "not_found": return self(.notFoundText)
+        case "forbidden": return self(.forbiddenText)
         case "job_interrupted": return self(.errJobInterrupted)
         case "copy_not_available": return app.details?["title"].map { format(.errCopyNotAvailable, $0) } ?? app.message
         default: return app.message

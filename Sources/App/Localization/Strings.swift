@@ -54,7 +54,9 @@ enum L: String, CaseIterable, Sendable {
     case errCreationAdminOnly, errBadBackup, errCopyNotAvailable
     case importRunning, importProgress, importAnother, openLibrary, importFailed, restoreFailed, errJobRunning, errJobInterrupted
     case errISBNEmpty, errISBNCharacters, errISBNLength, errISBNChecksum, errISBNNotBook
-    case errEmpty, errTooLong, errOutOfRange, errNotEmail, errNotCoverURL, fieldName, fieldDays
+    case errEmpty, errTooLong, errOutOfRange, errNotEmail, errNotCoverURL, errNotANumber, errBookNotFound, errNotADate, fieldName, fieldDays
+    case errDuplicateCard, errDuplicateUsername, errAlreadyStaff, errNotOnLoan, errTooManyCopiesAtOnce, errDuplicateBarcode
+    case errDuplicateCategory, errDuplicateISBN, errLastOwner, errCannotAddStaff
 }
 
 /// Counted phrases, one form per plural category the language has.
@@ -423,6 +425,27 @@ extension L {
                            "ISBN neamhbhailí: ní oireann an digit seiceála, mar sin tá digit mícheart.", "ISBN 无效：校验位不符，有一位数字输错了。"),
         .errISBNNotBook: ("Invalid ISBN: a 13-digit ISBN starts with 978 or 979.", "Ungültige ISBN: eine 13-stellige ISBN beginnt mit 978 oder 979.",
                           "ISBN neamhbhailí: tosaíonn ISBN 13 dhigit le 978 nó 979.", "ISBN 无效：13 位 ISBN 以 978 或 979 开头。"),
+        .errBookNotFound: ("No book matches “%1”: scan or type its ISBN, a copy's barcode, or words of its title.",
+                           "Kein Buch passt zu „%1“: ISBN, Exemplar-Barcode oder Wörter aus dem Titel scannen oder eingeben.",
+                           "Níl leabhar ar bith ag freagairt do “%1”: scan nó clóscríobh a ISBN, barrachód cóipe, nó focail óna theideal.",
+                           "没有与“%1”匹配的图书：请扫描或输入 ISBN、副本条码或书名中的词。"),
+        .errDuplicateCard: ("Card ID %1 already belongs to %2.", "Die Ausweisnummer %1 gehört schon %2.", "Tá an uimhir chárta %1 ag %2 cheana.", "借书证号 %1 已属于 %2。"),
+        .errDuplicateUsername: ("The username “%1” is taken.", "Der Benutzername „%1“ ist schon vergeben.", "Tá an t-ainm úsáideora “%1” tógtha.", "用户名“%1”已被占用。"),
+        .errAlreadyStaff: ("%1 already works in this library.", "%1 arbeitet schon in dieser Bibliothek.", "Tá %1 ag obair sa leabharlann seo cheana.", "%1 已在本图书馆工作。"),
+        .errNotOnLoan: ("Copy %1 is not on loan.", "Exemplar %1 ist nicht verliehen.", "Níl cóip %1 ar iasacht.", "副本 %1 未被借出。"),
+        .errTooManyCopiesAtOnce: ("Change at most %1 copies at a time.", "Höchstens %1 Exemplare auf einmal ändern.", "Athraigh %1 cóip ar a mhéad ag an am.", "一次最多更改 %1 个副本。"),
+        .errDuplicateBarcode: ("Another copy already has the barcode %1.", "Ein anderes Exemplar hat schon den Barcode %1.", "Tá an barrachód %1 ag cóip eile cheana.", "已有其他副本使用条码 %1。"),
+        .errDuplicateCategory: ("A category named “%1” already exists.", "Eine Kategorie „%1“ gibt es schon.", "Tá catagóir darb ainm “%1” ann cheana.", "名为“%1”的分类已存在。"),
+        .errDuplicateISBN: ("“%1” is already in this library: add more copies to it instead.", "„%1“ ist schon in dieser Bibliothek: fügen Sie stattdessen Exemplare hinzu.",
+                            "Tá “%1” sa leabharlann seo cheana: cuir tuilleadh cóipeanna leis ina ionad sin.", "“%1”已在本图书馆中：请改为为它添加副本。"),
+        .errLastOwner: ("A library keeps at least one owner: make someone else owner first.", "Eine Bibliothek braucht mindestens einen Eigentümer: machen Sie zuerst jemand anderen zum Eigentümer.",
+                        "Bíonn úinéir amháin ar a laghad ag leabharlann: déan úinéir de dhuine eile ar dtús.", "图书馆至少要有一位所有者：请先让其他人成为所有者。"),
+        .errCannotAddStaff: ("This person could not be added: for an existing account give its own password; for a new account choose another username.",
+                             "Diese Person konnte nicht hinzugefügt werden: für ein bestehendes Konto dessen Passwort angeben, für ein neues einen anderen Benutzernamen wählen.",
+                             "Níorbh fhéidir an duine seo a chur leis: do chuntas atá ann cheana tabhair a phasfhocal féin; do chuntas nua roghnaigh ainm úsáideora eile.",
+                             "无法添加此人：已有账户请填写其密码；新账户请换一个用户名。"),
+        .errNotADate: ("“%1” is not a date.", "„%1“ ist kein Datum.", "Ní dáta é “%1”.", "“%1”不是日期。"),
+        .errNotANumber: ("%1: please enter a number.", "%1: bitte eine Zahl eingeben.", "%1: cuir uimhir isteach, le do thoil.", "%1：请输入数字。"),
         .errEmpty: ("%1: please fill this in.", "%1: bitte ausfüllen.", "%1: líon isteach é seo, le do thoil.", "%1：请填写。"),
         .errTooLong: ("%1 is too long: at most %2 characters.", "%1 ist zu lang: höchstens %2 Zeichen.", "Tá %1 rófhada: %2 carachtar ar a mhéad.", "%1 太长：最多 %2 个字符。"),
         .errOutOfRange: ("%1 must be between %2 and %3 (you entered %4).", "%1 muss zwischen %2 und %3 liegen (eingegeben: %4).",

@@ -51,7 +51,7 @@ enum Accounts {
         let display = try Check.optional(displayName, field: "displayName", max: 100) ?? name
         return try await gate.transaction(on: db) { db in
             if try await User.query(on: db).filter(\.$username == name).first() != nil {
-                throw AppError.conflict("duplicate_username", "The username “\(name)” is taken.", field: "username")
+                throw AppError.conflict("duplicate_username", "The username “\(name)” is taken.", field: "username", details: ["username": name])
             }
             // The first account of an installation (made on the command line before setup) administers it.
             let firstAdmin = try await User.query(on: db).filter(\.$isAdmin == true).count() == 0
@@ -215,7 +215,7 @@ enum Accounts {
                 try await user.create(on: db)
             }
             if try await Membership.query(on: db).filter(\.$user.$id == user.id!).filter(\.$library.$id == library.libraryID).first() != nil {
-                throw AppError.conflict("already_staff", "\(username) already works in this library.", field: "username")
+                throw AppError.conflict("already_staff", "\(username) already works in this library.", field: "username", details: ["username": username])
             }
             try await Membership(userID: user.id!, libraryID: library.libraryID, role: input.role).create(on: db)
             try await ActivityLog.record(.init(type: .addStaff, info: "\(username) as \(input.role.rawValue)"), library: library, at: now, on: db)

@@ -76,7 +76,7 @@ enum Catalog {
                 guard abs(requested - availability.total) <= maxCopiesPerRequest else {
                     throw AppError.conflict("too_many_copies_at_once",
                                             "`totalCopies` changes at most \(maxCopiesPerRequest) copies at a time (from \(availability.total) to \(requested) asked).",
-                                            field: "totalCopies")
+                                            field: "totalCopies", details: ["max": String(maxCopiesPerRequest)])
                 }
                 switch try CopyCountPlan.plan(current: availability, requestedTotal: requested) {
                 case .unchanged: break
@@ -146,7 +146,7 @@ enum Catalog {
             }
             if let barcode, barcode != copy.barcode {
                 let taken = try await Copy.query(on: db).filter(\.$library.$id == library.libraryID).filter(\.$barcode == barcode).count()
-                if taken > 0 { throw AppError.conflict("duplicate_barcode", "Another copy already has the barcode \(barcode).", field: "barcode") }
+                if taken > 0 { throw AppError.conflict("duplicate_barcode", "Another copy already has the barcode \(barcode).", field: "barcode", details: ["barcode": barcode]) }
                 copy.barcode = barcode
             }
             if patch.location != nil { copy.location = try Check.optional(patch.location, field: "location", max: 200) }
@@ -182,7 +182,7 @@ enum Catalog {
         let name = try Check.required(input.name, field: "name", max: 100)
         return try await gate.transaction(on: db) { db in
             if try await Category.query(on: db).filter(\.$library.$id == library.libraryID).filter(\.$name == name).first() != nil {
-                throw AppError.conflict("duplicate_category", "A category named “\(name)” already exists.", field: "name")
+                throw AppError.conflict("duplicate_category", "A category named “\(name)” already exists.", field: "name", details: ["name": name])
             }
             let category = Category(libraryID: library.libraryID, name: name)
             try await category.create(on: db)
@@ -199,7 +199,7 @@ enum Catalog {
             }
             if let other = try await Category.query(on: db).filter(\.$library.$id == library.libraryID).filter(\.$name == name).first(),
                other.id != id {
-                throw AppError.conflict("duplicate_category", "A category named “\(name)” already exists.", field: "name")
+                throw AppError.conflict("duplicate_category", "A category named “\(name)” already exists.", field: "name", details: ["name": name])
             }
             let old = category.name
             category.name = name

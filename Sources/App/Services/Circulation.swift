@@ -81,7 +81,7 @@ enum Circulation {
                     throw AppError(status: .notFound, code: "not_found", message: "No copy has the barcode \(barcode).", field: "copyBarcode")
                 }
                 guard let found = try await Loan.query(on: db).filter(\.$copy.$id == copy.id!).filter(\.$returnedAt == nil).first() else {
-                    throw AppError.conflict("not_on_loan", "Copy \(barcode) is not on loan.", field: "copyBarcode")
+                    throw AppError.conflict("not_on_loan", "Copy \(barcode) is not on loan.", field: "copyBarcode", details: ["barcode": barcode])
                 }
                 loan = found
             } else {

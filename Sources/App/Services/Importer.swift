@@ -71,12 +71,13 @@ enum Importer {
     }
 
     static func run(_ data: Data, format requested: ImportFormat?, existing policy: ExistingISBNPolicy, library ctx: LibraryContext,
-                    app: Application, now: Date) async throws -> ImportReport {
+                    app: Application, now: Date, progress: ProgressSink? = nil) async throws -> ImportReport {
         guard !data.isEmpty else { throw AppError.invalid("file", Failure.empty.description) }
         if requested == .marc || (requested == nil && MARC21Reader.looksLikeMARC(data)) {
             let items = MARC21Reader(data).map { ReadItem(line: $0.number, marc: $0.result) }
             guard !items.isEmpty else { throw AppError.invalid("file", "The file holds no MARC records.") }
-            return try await runRecords(items, format: .marc, encoding: "MARC 21", stoppedAt: nil, policy: policy, library: ctx, app: app, now: now)
+            return try await runRecords(items, format: .marc, encoding: "MARC 21", stoppedAt: nil, policy: policy, library: ctx, app: app, now: now,
+                                        progress: progress)
         }
         let headText = TextDecoding.decode(data.prefix(8_192)).text
         let head = headText.drop { $0.isWhitespace }
@@ -86,7 +87,7 @@ enum Importer {
             guard !records.isEmpty else { throw AppError.invalid("file", "The MARCXML cannot be read: \(failure?.description ?? "no records")") }
             let items = records.map { ReadItem(line: $0.line, marc: $0.result) }
             return try await runRecords(items, format: .marcXML, encoding: encoding.rawValue, stoppedAt: failure?.description,
-                                        policy: policy, library: ctx, app: app, now: now)
+                                        policy: policy, library: ctx, app: app, now: now, progress: progress)
         }
         if requested == .libraryThingJSON || (requested == nil && LibraryThingJSON.looksLikeLibraryThing(head)) {
             let (text, encoding) = TextDecoding.decode(data)
@@ -99,11 +100,11 @@ enum Importer {
                 }
             }
             return try await runRecords(items, format: .libraryThingJSON, encoding: encoding.rawValue, stoppedAt: nil,
-                                        policy: policy, library: ctx, app: app, now: now)
+                                        policy: policy, library: ctx, app: app, now: now, progress: progress)
         }
         return try await runCSV(CSVReader(bytes: [UInt8](data), separator: CSVReader.guessSeparator(headText)),
                                 head: headText, bom: data.starts(with: [0xEF, 0xBB, 0xBF]),
-                                format: requested, existing: policy, library: ctx, app: app, now: now)
+                                format: requested, existing: policy, library: ctx, app: app, now: now, progress: progress)
     }
 
     /// Imports a file from disk. CSV-like files are read a megabyte at a time, so memory does not
@@ -136,7 +137,7 @@ enum Importer {
     /// The CSV family (F1–F3 CSVs, tab-separated LibraryThing, ISBN lists), row by row. `head` is the
     /// start of the file as text, for recognising the format.
     private static func runCSV(_ reader: CSVReader, head: String, bom: Bool, format requested: ImportFormat?, existing policy: ExistingISBNPolicy,
-                               library ctx: LibraryContext, app: Application, now: Date) async throws -> ImportReport {
+                               library ctx: LibraryContext, app: Application, now: Date, progress: ProgressSink? = nil) async throws -> ImportReport {
         var reader = reader
         guard let header = reader.next() else {
             if let failure = reader.failure { throw AppError.invalid("file", failure.description) }
@@ -151,7 +152,7 @@ enum Importer {
 
         // Rows as records; a list of ISBNs has no header: its first line is a row too.
         var pending: [ImportRecord] = []
-        var pipeline = Pipeline(format: format, policy: policy, library: ctx, app: app, now: now)
+        var pipeline = Pipeline(format: format, policy: policy, library: ctx, app: app, now: now, progress: progress)
         let mapper: ImportMapper?
         if format == .isbnList {
             mapper = nil
@@ -224,11 +225,12 @@ enum Importer {
     }
 
     private static func runRecords(_ items: [ReadItem], format: ImportFormat, encoding: String, stoppedAt: String?,
-                                   policy: ExistingISBNPolicy, library ctx: LibraryContext, app: Application, now: Date) async throws -> ImportReport {
+                                   policy: ExistingISBNPolicy, library ctx: LibraryContext, app: Application, now: Date,
+                                   progress: ProgressSink? = nil) async throws -> ImportReport {
         var report = ImportReport(format: format.displayName, encoding: encoding, rowsRead: 0, titlesCreated: 0, copiesAdded: 0,
                                   skipped: [], failed: [], stoppedAt: stoppedAt, unit: format == .marcXML ? .line : .record)
         var pending: [ImportRecord] = []
-        var pipeline = Pipeline(format: format, policy: policy, library: ctx, app: app, now: now)
+        var pipeline = Pipeline(format: format, policy: policy, library: ctx, app: app, now: now, progress: progress)
         for item in items {
             report.rowsRead += 1
             if let record = item.record {
@@ -465,8 +467,9 @@ enum Importer {
         }
     }
 
-    /// Told after each batch lands, when set (an import run as a job).
-    @TaskLocal static var progress: (@Sendable (ImportProgress) async -> Void)?
+    /// Told after each batch lands (an import run as a job shows it on its page). Passed down as a
+    /// parameter: a task-local holding it crashed the release build in `swift_task_localValuePush`.
+    typealias ProgressSink = @Sendable (ImportProgress) async -> Void
 
     struct BatchOutcome: Sendable {
         var created = 0
@@ -490,8 +493,10 @@ enum Importer {
         /// How many records the next batch takes: `firstBatch`, doubling with each batch up to `largestBatch`.
         private(set) var batchLimit = Importer.firstBatch
 
-        init(format: ImportFormat, policy: ExistingISBNPolicy, library: LibraryContext, app: Application, now: Date) {
-            (self.format, self.policy, self.library, self.app, self.now) = (format, policy, library, app, now)
+        let progress: ProgressSink?
+
+        init(format: ImportFormat, policy: ExistingISBNPolicy, library: LibraryContext, app: Application, now: Date, progress: ProgressSink?) {
+            (self.format, self.policy, self.library, self.app, self.now, self.progress) = (format, policy, library, app, now, progress)
             activity = ImportActivity(id: UUID(), format: format, library: library, at: now)
         }
 
@@ -518,7 +523,7 @@ enum Importer {
             report.failed += outcome.failed
             // Between batches: a job shown on a page reports how far it got, and a server that is
             // stopping ends the import here (what landed stays, as after any batch).
-            if let progress = Importer.progress {
+            if let progress {
                 await progress(ImportProgress(rowsRead: report.rowsRead, titlesCreated: report.titlesCreated, copiesAdded: report.copiesAdded))
             }
             try Task.checkCancellation()

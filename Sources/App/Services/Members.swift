@@ -108,7 +108,8 @@ enum Members {
 
     private static func refuseDuplicateCard(_ card: String, except id: UUID?, library: UUID, on db: any Database) async throws {
         if let other = try await Member.query(on: db).filter(\.$library.$id == library).filter(\.$cardID == card).first(), other.id != id {
-            throw AppError.conflict("duplicate_card_id", "Card ID \(card) already belongs to \(other.fullName).", field: "cardId")
+            throw AppError.conflict("duplicate_card_id", "Card ID \(card) already belongs to \(other.fullName).", field: "cardId",
+                                        details: ["cardId": card, "name": other.fullName])
         }
     }
 

@@ -8,6 +8,7 @@ enum InputProblem: Sendable, Equatable, Codable {
     case outOfRange(field: String, min: Int, max: Int, got: Int)
     case notEmail(field: String, value: String)
     case notCoverURL(field: String)
+    case notANumber(field: String)
 }
 
 /// Every error the API reports, in one shape: `{"error": {"code", "message", "field"?, "details"?}}`.
@@ -87,6 +88,11 @@ struct JSONErrorMiddleware: AsyncMiddleware {
                 try response.content.encode(ErrorBody(error: .init(
                     code: "method_not_allowed", message: "\(request.method.rawValue) is not allowed here; use \(allowed.map(\.rawValue).joined(separator: ", ")).")))
                 return response
+            }
+            // A browser asking for a page that does not exist gets a page in its language, not JSON.
+            if appError.status == .notFound, request.method == .GET, !request.url.path.hasPrefix("/api/"),
+               request.headers.first(name: .accept)?.contains("text/html") == true {
+                return try await WebMiddleware.errorPage(error, req: request)
             }
             if appError.status == .internalServerError {
                 request.logger.report(error: error)

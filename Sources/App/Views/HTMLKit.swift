@@ -44,27 +44,37 @@ enum H {
 
     static func text(_ s: String) -> any Component { Text(s) }
 
-    /// A labelled form field: every control has a `<label for>` (tested).
+    /// A labelled form field: every control has a `<label for>` (tested). A refusal about this field
+    /// (`error`) is shown under it, tied to the control (`aria-invalid`, `aria-describedby`).
     static func field(_ label: String, name: String, type: String = "text", value: String? = nil, hint: String? = nil,
-                      required: Bool = false, id customID: String? = nil, extra: Attrs = [:]) -> any Component {
+                      required: Bool = false, id customID: String? = nil, error: String? = nil, extra: Attrs = [:]) -> any Component {
         let id = customID ?? "f-" + name
         var attrs: [(String, String?)] = [("type", type), ("id", id), ("name", name), ("value", value)]
         if required { attrs.append(("required", "")) }
-        if hint != nil { attrs.append(("aria-describedby", id + "-hint")) }
+        attrs += described(id, hint: hint, error: error)
         attrs += extra.pairs
-        return el("div", ["class": "field"]) {
+        return el("div", ["class": error == nil ? "field" : "field invalid"]) {
             el("label", ["for": id]) { Text(label) }
             void("input", Attrs(attrs))
+            if let error { el("p", ["class": "field-error", "id": id + "-error"]) { Text(error) } }
             if let hint { el("p", ["class": "hint", "id": id + "-hint"]) { Text(hint) } }
         }
     }
 
-    static func textarea(_ label: String, name: String, value: String?, rows: Int = 4) -> any Component {
+    static func textarea(_ label: String, name: String, value: String?, rows: Int = 4, error: String? = nil) -> any Component {
         let id = "f-" + name
-        return el("div", ["class": "field"]) {
+        return el("div", ["class": error == nil ? "field" : "field invalid"]) {
             el("label", ["for": id]) { Text(label) }
-            el("textarea", ["id": id, "name": name, "rows": String(rows)]) { Text(value ?? "") }
+            el("textarea", Attrs([("id", id), ("name", name), ("rows", String(rows))] + described(id, hint: nil, error: error))) { Text(value ?? "") }
+            if let error { el("p", ["class": "field-error", "id": id + "-error"]) { Text(error) } }
         }
+    }
+
+    private static func described(_ id: String, hint: String?, error: String?) -> [(String, String?)] {
+        let ids = [error.map { _ in id + "-error" }, hint.map { _ in id + "-hint" }].compactMap { $0 }
+        var attrs: [(String, String?)] = ids.isEmpty ? [] : [("aria-describedby", ids.joined(separator: " "))]
+        if error != nil { attrs.append(("aria-invalid", "true")) }
+        return attrs
     }
 
     /// A POST form carrying the CSRF token.

@@ -22,13 +22,17 @@ enum CirculationPages {
 
     @Sendable static func members(req: Request) async throws -> HTML {
         let ctx = try await req.library(.circulate)
-        return try await membersPage(req, ctx: ctx, error: nil, values: [:])
+        return try await membersPage(req, ctx: ctx, form: FormState())
     }
 
-    static func membersPage(_ req: Request, ctx: LibraryContext, error: String?, values: [String: String]) async throws -> HTML {
+    static let memberFields: Set<String> = ["cardId", "firstName", "lastName", "grade", "email"]
+
+    /// The members page; `form` is the add-member form (open, as typed, with the refusal next to its
+    /// field, after a refusal).
+    static func membersPage(_ req: Request, ctx: LibraryContext, form: FormState) async throws -> HTML {
         let q = req.query[String.self, at: "q"]?.trimmingCharacters(in: .whitespaces)
         let list = try await Members.list(query: q, libraryID: ctx.libraryID, limit: 200, offset: 0, on: req.db)
-        let page = try await req.page(library: ctx, flash: error, error: error != nil)
+        let page = try await req.page(library: ctx)
         let t = page.t
         let base = page.library!.base
         return Layout.page(page, title: t(.members)) {
@@ -54,14 +58,16 @@ enum CirculationPages {
                 }
             }
             if ctx.role.may(.manageMembers) {
-                H.el("details", ["class": "card", "open": error != nil ? "" : nil]) {
+                H.el("details", ["class": "card", "open": form.isRefused ? "" : nil]) {
                     H.el("summary", [:]) { Text(t(.addMember)) }
-                    H.form(base + "/members", csrf: page.csrf) {
-                        H.field(t(.cardID), name: "cardId", value: values["cardId"], required: true, extra: ["autocomplete": "off"])
-                        H.field(t(.firstName), name: "firstName", value: values["firstName"], required: true)
-                        H.field(t(.lastName), name: "lastName", value: values["lastName"])
-                        H.field(t(.grade), name: "grade", value: values["grade"])
-                        H.field(t(.email), name: "email", type: "email", value: values["email"])
+                    H.form(WebRoute.members(library: ctx.libraryID).path, csrf: page.csrf) {
+                        if let general = form.general { H.el("p", ["class": "flash error", "role": "alert"]) { Text(general) } }
+                        H.field(t(.cardID), name: "cardId", value: form["cardId"], required: true, error: form.errors["cardId"],
+                                extra: ["autocomplete": "off"])
+                        H.field(t(.firstName), name: "firstName", value: form["firstName"], required: true, error: form.errors["firstName"])
+                        H.field(t(.lastName), name: "lastName", value: form["lastName"], error: form.errors["lastName"])
+                        H.field(t(.grade), name: "grade", value: form["grade"], error: form.errors["grade"])
+                        H.field(t(.email), name: "email", type: "email", value: form["email"], error: form.errors["email"])
                         H.button(t(.addMember))
                     }
                 }
@@ -71,14 +77,15 @@ enum CirculationPages {
 
     @Sendable static func addMember(req: Request) async throws -> Response {
         let ctx = try await req.library(.manageMembers)
-        let values = ["cardId", "firstName", "lastName", "grade", "email"].reduce(into: [String: String]()) { $0[$1] = req.formText($1) ?? "" }
+        let values = memberFields.reduce(into: [String: String]()) { $0[$1] = req.formText($1) ?? "" }
         let input = MemberInput(cardId: values["cardId"]!, firstName: values["firstName"]!, lastName: req.formText("lastName"),
                                 grade: req.formText("grade"), email: req.formText("email"), notes: nil)
         do {
             let m = try await Members.create(input, library: ctx, now: req.now, gate: req.application.writeGate, on: req.db)
-            return req.seeOther("/libraries/\(ctx.libraryID.uuidString)/members", flash: req.t.format(.memberAdded, m.name))
+            return req.seeOther(WebRoute.members(library: ctx.libraryID).path, flash: req.t.format(.memberAdded, m.name))
         } catch let error as AppError where error.status.code < 500 {
-            let response = try await membersPage(req, ctx: ctx, error: req.t.message(error), values: values).encodeResponse(for: req)
+            let form = FormState(values: values, refusedWith: error, t: req.t, fields: memberFields)
+            let response = try await membersPage(req, ctx: ctx, form: form).encodeResponse(for: req)
             response.status = .unprocessableEntity
             return response
         }
@@ -149,11 +156,14 @@ enum CirculationPages {
             values["titleId"] = titleID.uuidString
             values["titleName"] = title.title
         }
-        return try await checkoutPage(req, ctx: ctx, values: values, error: nil)
+        return try await checkoutPage(req, ctx: ctx, form: FormState(values: values))
     }
 
-    static func checkoutPage(_ req: Request, ctx: LibraryContext, values: [String: String], error: String?) async throws -> HTML {
-        let page = try await req.page(library: ctx, flash: error, error: error != nil)
+    /// The lending form; after a refusal, as typed, with the reason next to the field it is about
+    /// (the member's card, the book, the due date) or above the form.
+    static func checkoutPage(_ req: Request, ctx: LibraryContext, form: FormState) async throws -> HTML {
+        let values = form.values
+        let page = try await req.page(library: ctx)
         let t = page.t
         let base = page.library!.base
         let defaultDays = ctx.policy.loanPeriodDays
@@ -161,13 +171,14 @@ enum CirculationPages {
         return Layout.page(page, title: t(.checkOutTitle)) {
             H.el("h1", [:]) { Text(t(.checkOutTitle)) }
             H.form(base + "/checkout", csrf: page.csrf, attrs: ["class": "card"]) {
-                H.field(t(.memberCard), name: "card", value: values["card"], hint: t(.memberCardHint), required: true,
+                if let general = form.general { H.el("p", ["class": "flash error", "role": "alert"]) { Text(general) } }
+                H.field(t(.memberCard), name: "card", value: values["card"], hint: t(.memberCardHint), required: true, error: form.errors["card"],
                         extra: ["autocomplete": "off", "autocapitalize": "characters", "data-scan-target": ""])
                 if let titleID = values["titleId"] {
                     H.void("input", ["type": "hidden", "name": "titleId", "value": titleID])
                     H.el("p", ["class": "chosen-book"]) { Text(t(.bookField) + ": " + (values["titleName"] ?? "")) }
                 } else {
-                    H.field(t(.bookField), name: "book", value: values["book"], hint: t(.bookHint), required: true,
+                    H.field(t(.bookField), name: "book", value: values["book"], hint: t(.bookHint), required: true, error: form.errors["book"],
                             extra: ["autocomplete": "off", "data-scan-target": ""])
                 }
                 H.el("fieldset", ["class": "quick-picks"]) {
@@ -178,7 +189,7 @@ enum CirculationPages {
                             Text(" " + t(.days, days))
                         }
                     }
-                    H.field(t(.dueDate), name: "dueDate", type: "date", value: values["dueDate"])
+                    H.field(t(.dueDate), name: "dueDate", type: "date", value: values["dueDate"], error: form.errors["dueDate"])
                 }
                 H.button(t(.checkOut))
             }
@@ -189,17 +200,20 @@ enum CirculationPages {
     @Sendable static func checkoutReview(req: Request) async throws -> Response {
         let ctx = try await req.library(.circulate)
         var values = ["card", "book", "titleId", "days", "dueDate"].reduce(into: [String: String]()) { if let v = req.formText($1) { $0[$1] = v } }
-        func fail(_ message: String) async throws -> Response {
+        let t = req.t
+        func fail(_ field: String?, _ message: String) async throws -> Response {
             if let id = values["titleId"].flatMap(UUID.init(uuidString:)), let title = try? await Catalog.find(id, library: ctx.libraryID, on: req.db) {
                 values["titleName"] = title.title
             }
-            let response = try await checkoutPage(req, ctx: ctx, values: values, error: message).encodeResponse(for: req)
+            var form = FormState(values: values)
+            if let field { form.errors[field] = message } else { form.general = message }
+            let response = try await checkoutPage(req, ctx: ctx, form: form).encodeResponse(for: req)
             response.status = .unprocessableEntity
             return response
         }
         guard let card = values["card"],
               let member = try await Member.query(on: req.db).filter(\.$library.$id == ctx.libraryID).filter(\.$cardID == card).first() else {
-            return try await fail(AppError.notFound("Member").message.replacingOccurrences(of: "Member", with: "Member “\(values["card"] ?? "")”"))
+            return try await fail("card", t.message(CirculationError.memberNotFound(values["card"] ?? "")))
         }
         var bookTitle: Title?
         var input = CheckoutInput(memberId: try member.requireID(), cardId: nil, titleId: nil, copyBarcode: nil, isbn: nil, dueDate: nil, days: nil)
@@ -228,10 +242,10 @@ enum CirculationPages {
                 return try await chooser(req, ctx: ctx, matches: matches, values: values).encodeResponse(for: req)
             }
         }
-        guard let title = bookTitle else { return try await fail(AppError.notFound("Book “\(values["book"] ?? "")”").message) }
+        guard let title = bookTitle else { return try await fail("book", t.format(.errBookNotFound, values["book"] ?? "")) }
         let due: Date
         if let raw = values["dueDate"] {
-            guard let date = try? Date(raw, strategy: .iso8601.year().month().day()) else { return try await fail("“\(raw)” is not a date.") }
+            guard let date = try? Date(raw, strategy: .iso8601.year().month().day()) else { return try await fail("dueDate", t.format(.errNotADate, raw)) }
             due = date
             input.dueDate = date
         } else {
@@ -240,7 +254,6 @@ enum CirculationPages {
             due = try ctx.policy.dueDate(from: req.now, days: days)
         }
         let page = try await req.page(library: ctx)
-        let t = page.t
         let base = page.library!.base
         return try await Layout.page(page, title: t(.checkOutTitle)) {
             H.el("h1", [:]) { Text(t(.checkOutTitle)) }
@@ -305,7 +318,25 @@ enum CirculationPages {
             let t = req.t
             return req.seeOther("/libraries/\(ctx.libraryID.uuidString)/checkout", flash: t.format(.checkedOut, loan.title, loan.memberName, t.date(loan.dueAt)))
         } catch let error as CirculationError {
-            let response = try await checkoutPage(req, ctx: ctx, values: [:], error: req.t.message(error)).encodeResponse(for: req)
+            // The form again as it was filled in, the reason next to its field.
+            var values: [String: String] = [:]
+            if let id = input.memberId, let member = try? await Members.find(id, library: ctx.libraryID, on: req.db) { values["card"] = member.cardID }
+            if let id = input.titleId, let title = try? await Catalog.find(id, library: ctx.libraryID, on: req.db) {
+                values["titleId"] = id.uuidString
+                values["titleName"] = title.title
+            } else if let book = input.copyBarcode ?? input.isbn {
+                values["book"] = book
+            }
+            values["days"] = req.formText("days")
+            values["dueDate"] = req.formText("dueDate")
+            var form = FormState(values: values)
+            let message = req.t.message(error)
+            switch error {
+            case .memberNotFound: form.errors["card"] = message
+            case .dueDateInPast, .loanPeriodOutOfRange: form.errors["dueDate"] = message
+            default: form.general = message
+            }
+            let response = try await checkoutPage(req, ctx: ctx, form: form).encodeResponse(for: req)
             response.status = .conflict
             return response
         }

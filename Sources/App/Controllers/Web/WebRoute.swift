@@ -5,6 +5,12 @@ import Vapor
 /// builds its links (`path`), so a link cannot drift from its route. New pages add a case here.
 enum WebRoute: Sendable, Equatable {
     case catalog(library: UUID)
+    case title(library: UUID, title: UUID)
+    case editTitle(library: UUID, title: UUID)
+    case members(library: UUID)
+    case member(library: UUID, member: UUID)
+    case editMember(library: UUID, member: UUID)
+    case deleteMember(library: UUID, member: UUID)
     case exchange(library: UUID)
     case job(library: UUID, job: UUID)
     case restore(library: UUID)
@@ -20,6 +26,12 @@ enum WebRoute: Sendable, Equatable {
     var segments: [Segment] {
         switch self {
         case .catalog(let library): Self.library(library) + [.fixed("catalog")]
+        case .title(let library, let title): Self.library(library) + [.fixed("titles"), .parameter(name: "titleID", value: title.uuidString)]
+        case .editTitle(let library, let title): Self.title(library: library, title: title).segments + [.fixed("edit")]
+        case .members(let library): Self.library(library) + [.fixed("members")]
+        case .member(let library, let member): Self.library(library) + [.fixed("members"), .parameter(name: "memberID", value: member.uuidString)]
+        case .editMember(let library, let member): Self.member(library: library, member: member).segments + [.fixed("edit")]
+        case .deleteMember(let library, let member): Self.member(library: library, member: member).segments + [.fixed("delete")]
         case .exchange(let library): Self.library(library) + [.fixed("exchange")]
         case .job(let library, let job): Self.library(library) + [.fixed("exchange"), .fixed("jobs"), .parameter(name: "jobID", value: job.uuidString)]
         case .restore(let library): Self.library(library) + [.fixed("exchange"), .fixed("restore")]

@@ -1,0 +1,158 @@
+@testable import App
+import Foundation
+import Testing
+import Vapor
+import VaporTesting
+
+/// Issue 15: no English on a German, Irish or Chinese page. Every page of the web app is walked in
+/// each language, refusals included, and its visible text (text nodes and the attributes people
+/// read: placeholders, labels, titles, alternative texts, button values) is searched for every
+/// interface string in its English form; so are the marks of a developer's message that never went
+/// through the strings table (backticks, "must be", "not found"). Proper names and numbers come from
+/// the test data, which holds no English words.
+@Suite struct LanguageLeakTests {
+    /// The text a reader sees on a page.
+    static func visibleText(_ html: String) -> String {
+        var text = html
+        for pattern in ["<script[\\s\\S]*?</script>", "<style[\\s\\S]*?</style>", "<head[\\s\\S]*?</head>"] {
+            text = text.replacingOccurrences(of: pattern, with: " ", options: .regularExpression)
+        }
+        // Proper names (services and formats) are the same in every language.
+        for name in ["Google Books", "Open Library", "Amazon", "LibraryThing", "Goodreads", "StoryGraph", "Libib", "Calibre"] {
+            text = text.replacingOccurrences(of: name, with: " ")
+        }
+        var pieces: [String] = []
+        let attributes = try! NSRegularExpression(pattern: "\\s(placeholder|aria-label|title|alt|data-busy)=\"([^\"]*)\"")
+        for match in attributes.matches(in: text, range: NSRange(text.startIndex..., in: text)) {
+            if let range = Range(match.range(at: 2), in: text) { pieces.append(String(text[range])) }
+        }
+        // Submit buttons written as inputs show their value.
+        let buttons = try! NSRegularExpression(pattern: "<input[^>]*type=\"submit\"[^>]*value=\"([^\"]*)\"")
+        for match in buttons.matches(in: text, range: NSRange(text.startIndex..., in: text)) {
+            if let range = Range(match.range(at: 1), in: text) { pieces.append(String(text[range])) }
+        }
+        pieces.append(text.replacingOccurrences(of: "<[^>]+>", with: " ", options: .regularExpression))
+        return pieces.joined(separator: " \n ")
+            .replacingOccurrences(of: "&quot;", with: "\"").replacingOccurrences(of: "&#39;", with: "'")
+            .replacingOccurrences(of: "&lt;", with: "<").replacingOccurrences(of: "&gt;", with: ">")
+            .replacingOccurrences(of: "&amp;", with: "&")
+    }
+
+    /// English strings of the table that `lang` says differently, as whole words, with the
+    /// placeholders (`%1`) cut out: the longest fixed piece of each, when it is at least two words.
+    static func englishPhrases(differentIn lang: Lang) -> [(key: L, phrase: String)] {
+        L.table.compactMap { key, row in
+            let own = Strings(lang: lang)(key)
+            guard own != row.en else { return nil }
+            let pieces = row.en.replacingOccurrences(of: "%[0-9]", with: "\u{1}", options: .regularExpression).split(separator: "\u{1}")
+                .map { $0.trimmingCharacters(in: .whitespacesAndNewlines.union(.punctuationCharacters)) }
+            guard let longest = pieces.max(by: { $0.count < $1.count }), longest.split(separator: " ").count >= 2 || (pieces.count == 1 && longest.count >= 4)
+            else { return nil }
+            // A single English word the language also uses inside its own text is not a leak.
+            if !own.localizedCaseInsensitiveContains(longest) { return (key, longest) } else { return nil }
+        }
+    }
+
+    static func leaks(in text: String, lang: Lang) -> [String] {
+        var found: [String] = []
+        for (key, phrase) in englishPhrases(differentIn: lang) {
+            let escaped = NSRegularExpression.escapedPattern(for: phrase)
+            if text.range(of: "(^|[^\\p{L}])" + escaped + "($|[^\\p{L}])", options: .regularExpression) != nil {
+                found.append("\(key): “\(phrase)”")
+            }
+        }
+        for mark in ["`", " must be ", " not found", "Something went wrong", "DecodingError", "Debug description"] where text.contains(mark) {
+            found.append("developer text: “\(mark)”")
+        }
+        return found
+    }
+
+    @Test func theFinderFindsAnEnglishStringOnAGermanPage() {
+        let english = Strings(lang: .en)(.importAnother)
+        #expect(!Self.leaks(in: "Katalog · \(english) · Mitglieder", lang: .de).isEmpty)
+        #expect(Self.leaks(in: "Katalog · \(Strings(lang: .de)(.importAnother)) · Mitglieder", lang: .de).isEmpty)
+        #expect(!Self.leaks(in: "Fehler: `copies` must be between 0 and 500", lang: .de).isEmpty)
+    }
+
+    @Test func everyPageInGermanIrishAndChineseHasNoEnglish() async throws {
+        try await withTestApp { app in
+            let f = try await Fixture.make(app)
+            let lib = "/libraries/\(f.libraryID)"
+            let category = try await f.owner.post("\(f.lib)/categories", ["name": "Zauberei"])
+            let categoryID = category.string("id")
+            let titleID = try await f.addTitle("Momo", authors: ["Michael Ende"], isbn: "9783522202602", copies: 2,
+                                               extra: ["categories": ["Zauberei"], "publisher": "Thienemann"])
+            let memberID = try await f.addMember("S1", "Ada", "Lovelace")
+            _ = try await f.owner.post("\(f.lib)/checkouts", ["cardId": "S1", "titleId": titleID])
+            _ = try await f.owner.post("\(f.lib)/wishlist", ["title": "Krabat", "authors": ["Otfried Preußler"]])
+            let user = try #require(try await User.query(on: app.db).first()?.requireID())
+            let library = try #require(UUID(uuidString: f.libraryID))
+            let failedJob = try await Jobs.begin(.importFile, library: library, target: library, user: user, now: app.clock.now(), app: app)
+            try await Jobs.finish(failedJob, result: nil as String?, failure: Jobs.Failure(AppError.invalid("file", Importer.Failure.empty.description)), app: app)
+            let runningJob = try await Jobs.begin(.importFile, library: library, target: nil, user: user, now: app.clock.now(), app: app)
+
+            let pages = [
+                "\(lib)/catalog", "\(lib)/catalog?q=zzzz", "\(lib)/catalog?category=\(categoryID)", "\(lib)/titles/\(titleID)",
+                "\(lib)/titles/\(titleID)/edit", "\(lib)/add", "\(lib)/checkout", "\(lib)/checkout?q=Momo", "\(lib)/return",
+                "\(lib)/members", "\(lib)/members/\(memberID)", "\(lib)/members/\(memberID)/edit", "\(lib)/loans", "\(lib)/more",
+                "\(lib)/dashboard", "\(lib)/activity", "\(lib)/settings", "\(lib)/exchange", "\(lib)/wishlist",
+                WebRoute.job(library: library, job: failedJob).path, WebRoute.job(library: library, job: runningJob).path,
+                "\(lib)/titles/\(UUID().uuidString)", "/no-such-page",
+            ]
+            for lang in [Lang.de, .ga, .zh] {
+                let session = try await Client(app: app).post("/api/v1/auth/login", ["username": "owner", "password": "correct horse"])
+                let token = session.string("token")
+                func get(_ path: String) async throws -> (HTTPStatus, String) {
+                    var headers = HTTPHeaders()
+                    headers.add(name: .cookie, value: "\(Credential.cookieName)=\(token); shelfmark_lang=\(lang.rawValue)")
+                    headers.add(name: .acceptLanguage, value: lang.rawValue)
+                    headers.add(name: .accept, value: "text/html,application/xhtml+xml,*/*;q=0.8")
+                    let response = try await app.testing().sendRequest(.GET, path, headers: headers)
+                    return (response.status, String(buffer: response.body))
+                }
+                for path in pages {
+                    let (status, html) = try await get(path)
+                    #expect(status != .internalServerError, "\(path) in \(lang)")
+                    #expect(html.contains("lang=\"\(lang.rawValue)\""), "\(path) is not in \(lang)")
+                    let leaks = Self.leaks(in: Self.visibleText(html), lang: lang)
+                    #expect(leaks.isEmpty, "English on \(path) in \(lang.rawValue): \(leaks)")
+                }
+                // Refusals on forms: each is shown on its page, in the language.
+                func post(_ path: String, _ form: [String: String]) async throws -> (HTTPStatus, String) {
+                    var headers = HTTPHeaders()
+                    headers.add(name: .cookie, value: "\(Credential.cookieName)=\(token); shelfmark_lang=\(lang.rawValue)")
+                    headers.contentType = .urlEncodedForm
+                    let fields = form.merging(["_csrf": CSRF.token(forSession: token)]) { a, _ in a }
+                    let body = fields.map { "\($0.key)=\($0.value.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")" }.joined(separator: "&")
+                    let response = try await app.testing().sendRequest(.POST, path, headers: headers, body: ByteBuffer(string: body))
+                    return (response.status, String(buffer: response.body))
+                }
+                let refusals: [(String, [String: String])] = [
+                    ("\(lib)/checkout", ["card": "NOBODY", "book": "Momo"]),
+                    ("\(lib)/checkout", ["card": "S1", "book": "zzzz-qqqq"]),
+                    ("\(lib)/checkout", ["card": "S1", "book": "Momo", "dueDate": "31.02.2026"]),
+                    ("\(lib)/members", ["cardId": "S1", "firstName": "Zweite"]),
+                    ("\(lib)/members", ["cardId": "S2", "firstName": "Zweite", "email": "kein-at-zeichen"]),
+                    ("\(lib)/titles/\(titleID)/edit", ["title": "Momo", "totalCopies": "0"]),
+                    ("\(lib)/titles/\(titleID)/edit", ["title": "", "totalCopies": "2"]),
+                    ("\(lib)/titles/\(titleID)/edit", ["title": "Momo", "pageCount": "viele", "totalCopies": "2"]),
+                    ("\(lib)/members/\(memberID)/edit", ["cardId": "", "firstName": "Ada"]),
+                    ("\(lib)/settings", ["name": "Room 12", "loanPeriodDays": "4000", "maxRenewals": "2"]),
+                ]
+                for (path, form) in refusals {
+                    let (status, html) = try await post(path, form)
+                    #expect(status.code >= 400 && status.code < 500, "\(path) \(form) answered \(status) in \(lang)")
+                    #expect(html.contains("lang=\"\(lang.rawValue)\""), "\(path) is not in \(lang)")
+                    let leaks = Self.leaks(in: Self.visibleText(html), lang: lang)
+                    #expect(leaks.isEmpty, "English on the refusal of \(path) \(form) in \(lang.rawValue): \(leaks)")
+                }
+                // Signed out: the sign-in page.
+                var headers = HTTPHeaders()
+                headers.add(name: .acceptLanguage, value: lang.rawValue)
+                let login = try await app.testing().sendRequest(.GET, "/login", headers: headers)
+                let leaks = Self.leaks(in: Self.visibleText(String(buffer: login.body)), lang: lang)
+                #expect(leaks.isEmpty, "English on /login in \(lang.rawValue): \(leaks)")
+            }
+        }
+    }
+}
