@@ -3,6 +3,7 @@ import ShelfmarkCore
 import Foundation
 import Vapor
 import Fluent
+import FluentSQLiteDriver
 import SQLKit
 
 /// Secrets handed to clients. The prefix says which table holds the hash, so a lookup is one query.
@@ -83,41 +84,67 @@ struct UserAuthenticator: AsyncMiddleware {
         try await user(for: token, library: nil, now: now, on: db)?.user
     }
 
-    /// The user a token belongs to and, when `library` is given, their membership of it (nil when none).
+    /// The user a token belongs to and, when `library` is given, their membership of it (nil when none):
+    /// one statement. On SQLite it runs straight on a connection and is read by position (this runs on
+    /// every request: SQLKit's row hand-off and decoding by name were a measurable part of a page).
     static func user(for token: String, library: UUID?, now: Date, on db: any Database) async throws
         -> (user: AuthenticatedUser, membership: MembershipLookup.Membership?)? {
         guard token.utf8.count <= 100 else { return nil }
         let hash = Credential.hash(token)
-        let source: SQLQueryString
+        let table: String
         if token.hasPrefix(Credential.sessionPrefix) {
-            source = "user_sessions s JOIN users u ON u.id = s.user_id WHERE s.token_hash = \(bind: hash) AND s.expires_at > \(bind: now)"
+            table = "user_sessions"
         } else if token.hasPrefix(Credential.apiTokenPrefix) {
-            source = "api_tokens s JOIN users u ON u.id = s.user_id WHERE s.token_hash = \(bind: hash) AND (s.expires_at IS NULL OR s.expires_at > \(bind: now))"
+            table = "api_tokens"
         } else {
             return nil
         }
-        let row: (any SQLRow)?
-        if let library {
-            row = try await db.sql.raw("""
-                SELECT u.id, u.username, u.display_name, m.role, l.name AS library_name, l.loan_period_days, l.max_renewals
-                FROM (SELECT u.id, u.username, u.display_name FROM \(source)) u
-                LEFT JOIN memberships m ON m.user_id = u.id AND m.library_id = \(bind: library)
-                LEFT JOIN libraries l ON l.id = m.library_id
-                """).first()
-        } else {
-            row = try await db.sql.raw("SELECT u.id, u.username, u.display_name FROM \(source)").first()
+        // Sessions always expire; API tokens may not.
+        let expiry = table == "api_tokens" ? "(s.expires_at IS NULL OR s.expires_at > ?3)" : "s.expires_at > ?3"
+        let sql = """
+            SELECT u.id, u.username, u.display_name, m.role, l.name, l.loan_period_days, l.max_renewals
+            FROM \(table) s JOIN users u ON u.id = s.user_id
+            LEFT JOIN memberships m ON m.user_id = u.id AND m.library_id = ?1
+            LEFT JOIN libraries l ON l.id = m.library_id
+            WHERE s.token_hash = ?2 AND \(expiry)
+            """
+        typealias Found = (user: AuthenticatedUser, membership: MembershipLookup.Membership?)
+        @Sendable func make(_ text: (Int) -> String?, _ int: (Int) -> Int?) -> Found? {
+            guard let id = text(0).flatMap(UUID.init(uuidString:)), let username = text(1) else { return nil }
+            let user = AuthenticatedUser(id: id, username: username, displayName: text(2) ?? username)
+            guard library != nil, let role = text(3), let name = text(4) else { return (user, nil) }
+            return (user, MembershipLookup.Membership(
+                role: Role(rawValue: role) ?? .viewer, libraryName: name,
+                policy: LoanPolicy(loanPeriodDays: int(5) ?? LoanPolicy().loanPeriodDays, maxRenewals: int(6) ?? LoanPolicy().maxRenewals)))
         }
-        guard let row else { return nil }
-        let user = AuthenticatedUser(
-            id: try row.decode(column: "id", as: UUID.self),
-            username: try row.decode(column: "username", as: String.self),
-            displayName: try row.decode(column: "display_name", as: String.self))
-        guard library != nil, let role = try row.decode(column: "role", as: String?.self),
-              let name = try row.decode(column: "library_name", as: String?.self) else { return (user, nil) }
-        return (user, MembershipLookup.Membership(
-            role: Role(rawValue: role) ?? .viewer, libraryName: name,
-            policy: LoanPolicy(loanPeriodDays: try row.decode(column: "loan_period_days", as: Int.self),
-                               maxRenewals: try row.decode(column: "max_renewals", as: Int.self))))
+        if let sqlite = db as? any SQLiteDatabase {
+            let binds: [SQLiteData] = [library.map { .text($0.uuidString) } ?? .null, .text(hash), .float(now.timeIntervalSince1970)]
+            let found = try await sqlite.withConnection { connection in
+                try await connection.rows(sql, binds) { row in
+                    let c = row.columns
+                    return make({ c[$0].data.string }, { c[$0].data.integer })
+                }
+            }
+            return found.first ?? nil
+        }
+        // PostgreSQL: the same statement with its numbered parameters.
+        let pieces = sql.replacingOccurrences(of: "?", with: "\u{0}").components(separatedBy: "\u{0}")
+        var query: SQLQueryString = "\(unsafeRaw: pieces[0])"
+        for piece in pieces.dropFirst() {
+            switch piece.first {
+            case "1": query.appendInterpolation(bind: library)
+            case "2": query.appendInterpolation(bind: hash)
+            default: query.appendInterpolation(bind: now)
+            }
+            query.appendInterpolation(unsafeRaw: String(piece.dropFirst()))
+        }
+        guard let row = try await db.sql.raw(query).first() else { return nil }
+        return make({ i in
+            let name = ["id", "username", "display_name", "role", "name", "loan_period_days", "max_renewals"][i]
+            return (try? row.decode(column: name, as: String?.self)) ?? (try? row.decode(column: name, as: UUID?.self))??.uuidString
+        }, { i in
+            (try? row.decode(column: ["id", "username", "display_name", "role", "name", "loan_period_days", "max_renewals"][i], as: Int?.self)) ?? nil
+        })
     }
 }
 

@@ -1,5 +1,6 @@
 import Fluent
 import FluentSQL
+import FluentSQLiteDriver
 import Foundation
 import ShelfmarkCore
 import SQLKit
@@ -189,76 +190,126 @@ enum TitleQuery {
     /// cost reflection per row, several times the queries themselves on this hot path).
     /// A title with its categories, copies and open loans, in one statement (one round trip to the
     /// database: a title read was five queries, issue 15): a row per copy, each with the title's
-    /// columns, its open loan if any, and the categories as a JSON array of `[id, name]`.
+    /// columns, its open loan if any, and the categories as `id␟name` pieces joined by `␞`.
+    /// On SQLite the rows are decoded by position on the connection's own thread (`SQLiteConnection.rows`):
+    /// SQLKit hands each row to the event loop and decodes each value by name.
     static func detail(_ titleID: UUID, libraryID: UUID, now: Date, on db: any Database) async throws -> TitleDetail {
-        let sql = db.sql
-        let categoriesColumn: SQLQueryString = sql.dialect.name == "postgresql"
-            ? """
-              (SELECT COALESCE(json_agg(json_build_array(c.id, c.name) ORDER BY c.name), '[]')::text
-               FROM title_categories tc JOIN categories c ON c.id = tc.category_id WHERE tc.title_id = t.id)
-              """
-            : """
-              (SELECT COALESCE(json_group_array(json_array(x.id, x.name)), '[]') FROM
-                (SELECT c.id, c.name FROM title_categories tc JOIN categories c ON c.id = tc.category_id
-                 WHERE tc.title_id = t.id ORDER BY c.name) x)
-              """
-        // An open loan always has its copy (a copy on loan cannot be deleted), so the join finds every
-        // open loan of the title.
-        let rows = try await sql.raw("""
-            SELECT t.id, t.isbn13, t.title, t.subtitle, t.authors, t.publisher, t.published_date, t.page_count, t.language,
-                   t.description, t.cover_url, t.notes, t.favorite, t.rating, t.wishlist, t.series, t.series_number,
-                   t.reading_level, t.section, t.created_at, t.updated_at, \(categoriesColumn) AS categories_json,
-                   c.id AS copy_id, c.copy_number, c.barcode, c.location, c.condition, c.status,
-                   l.id AS loan_id, l.member_id, l.member_card_id, l.member_name, l.title_text, l.checked_out_at, l.due_at, l.renewals
-            FROM titles t LEFT JOIN copies c ON c.title_id = t.id LEFT JOIN loans l ON l.copy_id = c.id AND l.returned_at IS NULL
-            WHERE t.id = \(bind: titleID) AND t.library_id = \(bind: libraryID)
-            ORDER BY c.copy_number
-            """).all()
-        guard let t = rows.first else { throw AppError.notFound("Title") }
-        let categoryPairs = try JSONDecoder().decode([[String]].self, from: Data(try t.decode(column: "categories_json", as: String.self).utf8))
-        let categories = categoryPairs.compactMap { pair in
-            pair.count == 2 ? UUID(uuidString: pair[0]).map { CategoryRef(id: $0, name: pair[1]) } : nil
+        let rows: [DetailRow]
+        if let sqlite = db as? any SQLiteDatabase {
+            rows = try await sqlite.withConnection { connection in
+                try await connection.rows(detailSQL(categories: """
+                    (SELECT group_concat(c.id || char(31) || c.name, char(30))
+                     FROM title_categories tc JOIN categories c ON c.id = tc.category_id WHERE tc.title_id = t.id)
+                    """, placeholder: { _ in "?" }), [.text(titleID.uuidString), .text(libraryID.uuidString)], DetailRow.init(sqlite:))
+            }
+        } else {
+            let sql = detailSQL(categories: """
+                (SELECT string_agg(c.id::text || chr(31) || c.name, chr(30))
+                 FROM title_categories tc JOIN categories c ON c.id = tc.category_id WHERE tc.title_id = t.id)
+                """, placeholder: { "\u{0}\($0)" })
+            let pieces = sql.components(separatedBy: "\u{0}")  // [before 1, "1" + between, "2" + after]
+            let query: SQLQueryString = "\(unsafeRaw: pieces[0])\(bind: titleID)\(unsafeRaw: String(pieces[1].dropFirst()))\(bind: libraryID)\(unsafeRaw: String(pieces[2].dropFirst()))"
+            rows = try await db.sql.raw(query).all().map(DetailRow.init(sql:))
         }
+        guard let t = rows.first else { throw AppError.notFound("Title") }
+        let categories = (t.categories ?? "").split(separator: "\u{1E}").compactMap { piece -> CategoryRef? in
+            let parts = piece.split(separator: "\u{1F}", maxSplits: 1, omittingEmptySubsequences: false)
+            guard parts.count == 2, let id = UUID(uuidString: String(parts[0])) else { return nil }
+            return CategoryRef(id: id, name: String(parts[1]))
+        }.sorted { $0.name < $1.name }
         var copies: [CopyDTO] = []
         var loans: [LoanDTO] = []
         for row in rows {
-            guard let copyID = try row.decode(column: "copy_id", as: UUID?.self) else { continue }
-            let copy = CopyDTO(id: copyID, titleId: titleID, copyNumber: try row.decode(column: "copy_number", as: Int.self),
-                               barcode: try row.decode(column: "barcode", as: String.self),
-                               location: try row.decode(column: "location", as: String?.self),
-                               condition: try row.decode(column: "condition", as: String?.self),
-                               status: CopyStatus(rawValue: try row.decode(column: "status", as: String.self)) ?? .available)
-            copies.append(copy)
-            guard let loanID = try row.decode(column: "loan_id", as: UUID?.self) else { continue }
-            let dueAt = try row.decode(column: "due_at", as: Date.self)
+            guard let copy = row.copy else { continue }
+            copies.append(CopyDTO(id: copy.id, titleId: titleID, copyNumber: copy.number, barcode: copy.barcode, location: copy.location,
+                                  condition: copy.condition, status: CopyStatus(rawValue: copy.status) ?? .available))
+            guard let loan = row.loan else { continue }
             loans.append(LoanDTO(
-                id: loanID, titleId: titleID, title: try row.decode(column: "title_text", as: String.self), copyId: copy.id,
-                copyBarcode: copy.barcode, memberId: try row.decode(column: "member_id", as: UUID?.self),
-                memberCardId: try row.decode(column: "member_card_id", as: String.self),
-                memberName: try row.decode(column: "member_name", as: String.self),
-                checkedOutAt: try row.decode(column: "checked_out_at", as: Date.self), dueAt: dueAt, returnedAt: nil,
-                renewals: try row.decode(column: "renewals", as: Int.self), overdue: isOverdue(dueAt: dueAt, returnedAt: nil, now: now),
-                daysOverdue: ShelfmarkCore.daysOverdue(dueAt: dueAt, now: now)))
+                id: loan.id, titleId: titleID, title: loan.titleText, copyId: copy.id, copyBarcode: copy.barcode, memberId: loan.memberID,
+                memberCardId: loan.memberCardID, memberName: loan.memberName, checkedOutAt: loan.checkedOutAt, dueAt: loan.dueAt,
+                returnedAt: nil, renewals: loan.renewals, overdue: isOverdue(dueAt: loan.dueAt, returnedAt: nil, now: now),
+                daysOverdue: ShelfmarkCore.daysOverdue(dueAt: loan.dueAt, now: now)))
         }
         loans.sort { $0.dueAt < $1.dueAt }
-        let isbn13 = try t.decode(column: "isbn13", as: String?.self)
-        let isbn = isbn13.flatMap { try? ISBN($0) }
-        let title = try t.decode(column: "title", as: String.self)
-        let authors = try t.decode(column: "authors", as: [String].self)
+        let isbn = t.isbn13.flatMap { try? ISBN($0) }
         return TitleDetail(
-            id: titleID, isbn13: isbn13, isbn10: isbn?.isbn10, isbnHyphenated: isbn?.hyphenated, title: title,
-            subtitle: try t.decode(column: "subtitle", as: String?.self), authors: authors,
-            publisher: try t.decode(column: "publisher", as: String?.self),
-            publishedDate: try t.decode(column: "published_date", as: String?.self),
-            pageCount: try t.decode(column: "page_count", as: Int?.self), language: try t.decode(column: "language", as: String?.self),
-            description: try t.decode(column: "description", as: String?.self), coverUrl: try t.decode(column: "cover_url", as: String?.self),
-            notes: try t.decode(column: "notes", as: String?.self), favorite: try t.decode(column: "favorite", as: Bool.self),
-            rating: try t.decode(column: "rating", as: Double?.self), wishlist: try t.decode(column: "wishlist", as: Bool.self),
-            series: try t.decode(column: "series", as: String?.self), seriesNumber: try t.decode(column: "series_number", as: String?.self),
-            readingLevel: try t.decode(column: "reading_level", as: String?.self), section: try t.decode(column: "section", as: String.self),
+            id: titleID, isbn13: t.isbn13, isbn10: isbn?.isbn10, isbnHyphenated: isbn?.hyphenated, title: t.title, subtitle: t.subtitle,
+            authors: t.authors, publisher: t.publisher, publishedDate: t.publishedDate, pageCount: t.pageCount, language: t.language,
+            description: t.description, coverUrl: t.coverURL, notes: t.notes, favorite: t.favorite, rating: t.rating, wishlist: t.wishlist,
+            series: t.series, seriesNumber: t.seriesNumber, readingLevel: t.readingLevel, section: t.section,
             categories: categories, availability: Availability(statuses: copies.map(\.status)), copies: copies, loans: loans,
-            links: links(isbn13: isbn13, title: title, authors: authors),
-            createdAt: try t.decode(column: "created_at", as: Date?.self), updatedAt: try t.decode(column: "updated_at", as: Date?.self))
+            links: links(isbn13: t.isbn13, title: t.title, authors: t.authors), createdAt: t.createdAt, updatedAt: t.updatedAt)
+    }
+
+    /// The detail statement; `categories` is the dialect's aggregate, `placeholder(n)` its bind marker.
+    private static func detailSQL(categories: String, placeholder: (Int) -> String) -> String {
+        """
+        SELECT t.isbn13, t.title, t.subtitle, t.authors, t.publisher, t.published_date, t.page_count, t.language,
+               t.description, t.cover_url, t.notes, t.favorite, t.rating, t.wishlist, t.series, t.series_number,
+               t.reading_level, t.section, t.created_at, t.updated_at, \(categories) AS categories,
+               c.id AS copy_id, c.copy_number, c.barcode, c.location, c.condition, c.status,
+               l.id AS loan_id, l.member_id, l.member_card_id, l.member_name, l.title_text, l.checked_out_at, l.due_at, l.renewals
+        FROM titles t LEFT JOIN copies c ON c.title_id = t.id LEFT JOIN loans l ON l.copy_id = c.id AND l.returned_at IS NULL
+        WHERE t.id = \(placeholder(1)) AND t.library_id = \(placeholder(2))
+        ORDER BY c.copy_number
+        """
+    }
+
+    /// One row of the detail statement, by position (the columns of `detailSQL`, in order).
+    struct DetailRow: Sendable {
+        struct CopyPart: Sendable { var id: UUID; var number: Int; var barcode: String; var location: String?; var condition: String?; var status: String }
+        struct LoanPart: Sendable {
+            var id: UUID; var memberID: UUID?; var memberCardID: String; var memberName: String; var titleText: String
+            var checkedOutAt: Date; var dueAt: Date; var renewals: Int
+        }
+        var isbn13: String?, title: String, subtitle: String?, authors: [String], publisher: String?, publishedDate: String?
+        var pageCount: Int?, language: String?, description: String?, coverURL: String?, notes: String?, favorite: Bool
+        var rating: Double?, wishlist: Bool, series: String?, seriesNumber: String?, readingLevel: String?, section: String
+        var createdAt: Date?, updatedAt: Date?, categories: String?
+        var copy: CopyPart?
+        var loan: LoanPart?
+
+        /// Decodes the values of one row, given how to read column `i` as each type.
+        init(text: (Int) -> String?, int: (Int) -> Int?, double: (Int) -> Double?, bool: (Int) -> Bool?, date: (Int) -> Date?,
+             strings: (Int) throws -> [String]) throws {
+            func uuid(_ i: Int) -> UUID? { text(i).flatMap(UUID.init(uuidString:)) }
+            (isbn13, title, subtitle) = (text(0), text(1) ?? "", text(2))
+            authors = try strings(3)
+            (publisher, publishedDate, pageCount, language) = (text(4), text(5), int(6), text(7))
+            (description, coverURL, notes, favorite) = (text(8), text(9), text(10), bool(11) ?? false)
+            (rating, wishlist, series, seriesNumber) = (double(12), bool(13) ?? false, text(14), text(15))
+            (readingLevel, section, createdAt, updatedAt, categories) = (text(16), text(17) ?? "#", date(18), date(19), text(20))
+            if let copyID = uuid(21) {
+                copy = CopyPart(id: copyID, number: int(22) ?? 0, barcode: text(23) ?? "", location: text(24), condition: text(25),
+                                status: text(26) ?? CopyStatus.available.rawValue)
+            }
+            if let loanID = uuid(27), let checkedOut = date(32), let due = date(33) {
+                loan = LoanPart(id: loanID, memberID: uuid(28), memberCardID: text(29) ?? "", memberName: text(30) ?? "",
+                                titleText: text(31) ?? "", checkedOutAt: checkedOut, dueAt: due, renewals: int(34) ?? 0)
+            }
+        }
+
+        init(sqlite row: SQLiteRow) throws {
+            let c = row.columns
+            try self.init(text: { c[$0].data.string }, int: { c[$0].data.integer }, double: { c[$0].data.double },
+                          bool: { c[$0].data.bool }, date: { Date(sqliteData: c[$0].data) },
+                          strings: { try TitleQuery.authors(c[$0].data.string) })
+        }
+
+        init(sql row: any SQLRow) throws {
+            let names = row.allColumns
+            func value<T: Decodable>(_ i: Int, _ type: T.Type) -> T? { (try? row.decode(column: names[i], as: T?.self)) ?? nil }
+            try self.init(text: { i in value(i, String.self) ?? value(i, UUID.self)?.uuidString }, int: { value($0, Int.self) },
+                          double: { value($0, Double.self) }, bool: { value($0, Bool.self) }, date: { value($0, Date.self) },
+                          strings: { try row.decode(column: names[$0], as: [String]?.self) ?? [] })
+        }
+    }
+
+    /// A title's authors as stored: a JSON array of strings.
+    static func authors(_ text: String?) throws -> [String] {
+        guard let text, !text.isEmpty else { return [] }
+        if let names = JSONStringArray.parse(text) { return names }
+        return try JSONDecoder().decode([String].self, from: Data(text.utf8))
     }
 
     /// A4/C2 outbound links, from the ISBN when there is one, else from title and author.
