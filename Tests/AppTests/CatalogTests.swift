@@ -5,6 +5,26 @@ import Testing
 import Vapor
 
 @Suite struct CatalogTests {
+    /// A title read is one statement with a row per copy and category: each copy and category comes
+    /// once, copies by number, categories A–Z, the open loan with its copy.
+    @Test func aTitleReadHasEachCopyAndCategoryOnce() async throws {
+        try await withTestApp { app in
+            let f = try await Fixture.make(app)
+            let id = try await f.addTitle("Momo", copies: 3, extra: ["categories": ["Zauber", "Abenteuer"]])
+            _ = try await f.addMember("S1", "Ada")
+            #expect(try await f.owner.post("\(f.lib)/checkouts", ["cardId": "S1", "titleId": id]).status == .created)
+            let detail = try await f.owner.get("\(f.lib)/titles/\(id)")
+            let categories = (detail["categories"] as? [[String: Any]] ?? []).compactMap { $0["name"] as? String }
+            #expect(categories == ["Abenteuer", "Zauber"])
+            let copies = (detail["copies"] as? [[String: Any]] ?? []).compactMap { $0["copyNumber"] as? Int }
+            #expect(copies == [1, 2, 3])
+            let loans = detail["loans"] as? [[String: Any]] ?? []
+            #expect(loans.count == 1)
+            #expect((detail["availability"] as? [String: Any])?["onLoan"] as? Int == 1)
+            #expect((detail["availability"] as? [String: Any])?["total"] as? Int == 3)
+        }
+    }
+
     @Test func addByISBNNormalisesToISBN13AndCreatesCopies() async throws {
         try await withTestApp { app in
             let f = try await Fixture.make(app)

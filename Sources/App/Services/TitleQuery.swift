@@ -189,37 +189,35 @@ enum TitleQuery {
     /// A4: one title with categories, copies and open loans, read with plain SQL (Fluent's models
     /// cost reflection per row, several times the queries themselves on this hot path).
     /// A title with its categories, copies and open loans, in one statement (one round trip to the
-    /// database: a title read was five queries, issue 15): a row per copy, each with the title's
-    /// columns, its open loan if any, and the categories as `id␟name` pieces joined by `␞`.
+    /// database: a title read was five queries, issue 15): a row per copy and category, each with the
+    /// title's columns and the copy's open loan if any.
     /// On SQLite the rows are decoded by position on the connection's own thread (`SQLiteConnection.rows`):
     /// SQLKit hands each row to the event loop and decodes each value by name.
     static func detail(_ titleID: UUID, libraryID: UUID, now: Date, on db: any Database) async throws -> TitleDetail {
         let rows: [DetailRow]
         if let sqlite = db as? any SQLiteDatabase {
             rows = try await sqlite.withConnection { connection in
-                try await connection.rows(detailSQL(categories: """
-                    (SELECT group_concat(c.id || char(31) || c.name, char(30))
-                     FROM title_categories tc JOIN categories c ON c.id = tc.category_id WHERE tc.title_id = t.id)
-                    """, placeholder: { _ in "?" }), [.text(titleID.uuidString), .text(libraryID.uuidString)], DetailRow.init(sqlite:))
+                try await connection.rows(detailSQL(placeholder: { _ in "?" }), [.text(titleID.uuidString), .text(libraryID.uuidString)],
+                                          DetailRow.init(sqlite:))
             }
         } else {
-            let sql = detailSQL(categories: """
-                (SELECT string_agg(c.id::text || chr(31) || c.name, chr(30))
-                 FROM title_categories tc JOIN categories c ON c.id = tc.category_id WHERE tc.title_id = t.id)
-                """, placeholder: { "\u{0}\($0)" })
+            let sql = detailSQL(placeholder: { "\u{0}\($0)" })
             let pieces = sql.components(separatedBy: "\u{0}")  // [before 1, "1" + between, "2" + after]
             let query: SQLQueryString = "\(unsafeRaw: pieces[0])\(bind: titleID)\(unsafeRaw: String(pieces[1].dropFirst()))\(bind: libraryID)\(unsafeRaw: String(pieces[2].dropFirst()))"
             rows = try await db.sql.raw(query).all().map(DetailRow.init(sql:))
         }
         guard let t = rows.first else { throw AppError.notFound("Title") }
-        let categories = (t.categories ?? "").split(separator: "\u{1E}").compactMap { piece -> CategoryRef? in
-            let parts = piece.split(separator: "\u{1F}", maxSplits: 1, omittingEmptySubsequences: false)
-            guard parts.count == 2, let id = UUID(uuidString: String(parts[0])) else { return nil }
-            return CategoryRef(id: id, name: String(parts[1]))
+        // A row per copy and category: each copy and each category once, in their order.
+        var seenCategories = Set<UUID>()
+        let categories = rows.compactMap { row -> CategoryRef? in
+            guard let category = row.category, seenCategories.insert(category.id).inserted else { return nil }
+            return category
         }.sorted { $0.name < $1.name }
+        var seenCopies = Set<UUID>()
+        let copyRows = rows.filter { row in row.copy.map { seenCopies.insert($0.id).inserted } ?? false }
         var copies: [CopyDTO] = []
         var loans: [LoanDTO] = []
-        for row in rows {
+        for row in copyRows {
             guard let copy = row.copy else { continue }
             copies.append(CopyDTO(id: copy.id, titleId: titleID, copyNumber: copy.number, barcode: copy.barcode, location: copy.location,
                                   condition: copy.condition, status: CopyStatus(rawValue: copy.status) ?? .available))
@@ -241,15 +239,18 @@ enum TitleQuery {
             links: links(isbn13: t.isbn13, title: t.title, authors: t.authors), createdAt: t.createdAt, updatedAt: t.updatedAt)
     }
 
-    /// The detail statement; `categories` is the dialect's aggregate, `placeholder(n)` its bind marker.
-    private static func detailSQL(categories: String, placeholder: (Int) -> String) -> String {
+    /// The detail statement, `placeholder(n)` being the dialect's bind marker: a row per copy and
+    /// category of the title (joins, not a subquery: a nested SELECT cost SQLite as much to prepare).
+    private static func detailSQL(placeholder: (Int) -> String) -> String {
         """
         SELECT t.isbn13, t.title, t.subtitle, t.authors, t.publisher, t.published_date, t.page_count, t.language,
                t.description, t.cover_url, t.notes, t.favorite, t.rating, t.wishlist, t.series, t.series_number,
-               t.reading_level, t.section, t.created_at, t.updated_at, \(categories) AS categories,
+               t.reading_level, t.section, t.created_at, t.updated_at, cat.id AS category_id, cat.name AS category_name,
                c.id AS copy_id, c.copy_number, c.barcode, c.location, c.condition, c.status,
                l.id AS loan_id, l.member_id, l.member_card_id, l.member_name, l.title_text, l.checked_out_at, l.due_at, l.renewals
-        FROM titles t LEFT JOIN copies c ON c.title_id = t.id LEFT JOIN loans l ON l.copy_id = c.id AND l.returned_at IS NULL
+        FROM titles t
+        LEFT JOIN copies c ON c.title_id = t.id LEFT JOIN loans l ON l.copy_id = c.id AND l.returned_at IS NULL
+        LEFT JOIN title_categories tc ON tc.title_id = t.id LEFT JOIN categories cat ON cat.id = tc.category_id
         WHERE t.id = \(placeholder(1)) AND t.library_id = \(placeholder(2))
         ORDER BY c.copy_number
         """
@@ -265,7 +266,8 @@ enum TitleQuery {
         var isbn13: String?, title: String, subtitle: String?, authors: [String], publisher: String?, publishedDate: String?
         var pageCount: Int?, language: String?, description: String?, coverURL: String?, notes: String?, favorite: Bool
         var rating: Double?, wishlist: Bool, series: String?, seriesNumber: String?, readingLevel: String?, section: String
-        var createdAt: Date?, updatedAt: Date?, categories: String?
+        var createdAt: Date?, updatedAt: Date?
+        var category: CategoryRef?
         var copy: CopyPart?
         var loan: LoanPart?
 
@@ -278,14 +280,15 @@ enum TitleQuery {
             (publisher, publishedDate, pageCount, language) = (text(4), text(5), int(6), text(7))
             (description, coverURL, notes, favorite) = (text(8), text(9), text(10), bool(11) ?? false)
             (rating, wishlist, series, seriesNumber) = (double(12), bool(13) ?? false, text(14), text(15))
-            (readingLevel, section, createdAt, updatedAt, categories) = (text(16), text(17) ?? "#", date(18), date(19), text(20))
-            if let copyID = uuid(21) {
-                copy = CopyPart(id: copyID, number: int(22) ?? 0, barcode: text(23) ?? "", location: text(24), condition: text(25),
-                                status: text(26) ?? CopyStatus.available.rawValue)
+            (readingLevel, section, createdAt, updatedAt) = (text(16), text(17) ?? "#", date(18), date(19))
+            if let categoryID = uuid(20) { category = CategoryRef(id: categoryID, name: text(21) ?? "") }
+            if let copyID = uuid(22) {
+                copy = CopyPart(id: copyID, number: int(23) ?? 0, barcode: text(24) ?? "", location: text(25), condition: text(26),
+                                status: text(27) ?? CopyStatus.available.rawValue)
             }
-            if let loanID = uuid(27), let checkedOut = date(32), let due = date(33) {
-                loan = LoanPart(id: loanID, memberID: uuid(28), memberCardID: text(29) ?? "", memberName: text(30) ?? "",
-                                titleText: text(31) ?? "", checkedOutAt: checkedOut, dueAt: due, renewals: int(34) ?? 0)
+            if let loanID = uuid(28), let checkedOut = date(33), let due = date(34) {
+                loan = LoanPart(id: loanID, memberID: uuid(29), memberCardID: text(30) ?? "", memberName: text(31) ?? "",
+                                titleText: text(32) ?? "", checkedOutAt: checkedOut, dueAt: due, renewals: int(35) ?? 0)
             }
         }
 
