@@ -15,12 +15,11 @@ func routes(_ app: Application) throws {
     // The web app: server-rendered pages, CSRF-checked forms, errors as pages in the user's language.
     let web = app.routes.grouped(WebMiddleware())
     SessionPages.register(web)
-    let lib = web.grouped("libraries", ":libraryID")
-    CatalogPages.register(lib)
-    CatalogPages.registerAdd(lib)
-    CirculationPages.register(lib)
-    WishlistPages.register(lib)
-    MorePages.register(lib)
+    CatalogPages.register(web)
+    CatalogPages.registerAdd(web)
+    CirculationPages.register(web)
+    WishlistPages.register(web)
+    MorePages.register(web)
     EditPages.register(web)
     ExchangePages.register(web)
 }

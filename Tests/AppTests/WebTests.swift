@@ -81,6 +81,40 @@ private struct Browser {
 }
 
 @Suite struct WebTests {
+    /// Typed routes: every page and form action is registered under its `WebRoute` pattern, and the
+    /// links the route builds fill that pattern in (ids and query values encoded).
+    @Test func everyWebRouteIsRegisteredAndItsLinksFollowIt() async throws {
+        try await withTestApp { app in
+            let (l, x) = (UUID(), UUID())
+            let routes: [WebRoute] = [
+                .catalog(library: l), .title(library: l, title: x), .editTitle(library: l, title: x), .members(library: l),
+                .member(library: l, member: x), .editMember(library: l, member: x), .deleteMember(library: l, member: x),
+                .exchange(library: l), .job(library: l, job: x), .restore(library: l), .erase(library: l), .more(library: l),
+                .add(library: l), .addPhoto(library: l), .titleCopies(library: l, title: x), .titleFavorite(library: l, title: x),
+                .titleNotes(library: l, title: x), .titleDelete(library: l, title: x), .checkout(library: l),
+                .checkoutConfirm(library: l), .returnBook(library: l), .loans(library: l), .dashboard(library: l),
+                .activity(library: l), .settings(library: l), .staff(library: l), .createLibrary(library: l), .server(library: l),
+                .wishlist(library: l), .wishlistAcquire(library: l, title: x), .wishlistDelete(library: l, title: x),
+            ]
+            let registered = Set(app.routes.all.map { $0.path.map(\.description).joined(separator: "/") })
+            for route in routes {
+                let pattern = route.pattern
+                #expect(registered.contains(pattern.map(\.description).joined(separator: "/")), "\(route) is not registered")
+                let segments = route.path.split(separator: "/").map(String.init)
+                #expect(segments.count == pattern.count, "\(route.path)")
+                for (component, segment) in zip(pattern, segments) {
+                    switch component {
+                    case .constant(let text): #expect(text == segment, "\(route.path)")
+                    case .parameter(let name): #expect(segment == (name == "libraryID" ? l : x).uuidString, "\(route.path)")
+                    default: Issue.record("\(route) has an unexpected component")
+                    }
+                }
+            }
+            #expect(WebRoute.checkout(library: l).path(query: [("card", "S 1&2"), ("title", nil), ("days", "")]) ==
+                    "/libraries/\(l.uuidString)/checkout?card=S%201%262")
+        }
+    }
+
     /// An import through the page answers at once with the job's page (F1, issue 15); the page shows
     /// rows landing while the job runs (and reloads itself without JavaScript), then the report in the
     /// reader's language; a second import into the library meanwhile is refused on the form, in it too.

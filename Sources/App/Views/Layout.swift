@@ -16,10 +16,13 @@ struct PageContext: Sendable {
     /// (with JavaScript, app.js refreshes the part named by `data-refresh`).
     var refresh = false
 
+    /// The library the page belongs to (every page under `/libraries/{id}`); pages outside a library
+    /// (sign-in, setup) build no library links.
+    var libraryID: UUID { library?.id ?? .pattern }
+
     struct LibraryRef: Sendable {
         var id: UUID
         var name: String
-        var base: String { "/libraries/\(id.uuidString)" }
     }
 }
 
@@ -43,7 +46,7 @@ enum Layout {
             .body {
                 H.el("a", ["class": "skip", "href": "#main"]) { Text(t(.skipToContent)) }
                 H.el("header", ["class": "top"]) {
-                    H.el("a", ["class": "brand", "href": ctx.library.map { $0.base + "/catalog" } ?? "/"]) {
+                    H.el("a", ["class": "brand", "href": ctx.library.map { WebRoute.catalog(library: $0.id).path } ?? "/"]) {
                         H.void("img", ["src": "/icon.svg", "alt": "", "width": "28", "height": "28"])
                         Text(t(.appName))
                     }
@@ -53,7 +56,7 @@ enum Layout {
                                 H.el("summary", [:]) { Text(library.name) }
                                 H.el("ul", ["aria-label": t(.yourLibraries)]) {
                                     for other in ctx.libraries {
-                                        H.el("li", [:]) { H.link(other.name, other.base + "/catalog") }
+                                        H.el("li", [:]) { H.link(other.name, WebRoute.catalog(library: other.id).path) }
                                     }
                                 }
                             }
@@ -62,7 +65,7 @@ enum Layout {
                         }
                     }
                     if let library = ctx.library {
-                        H.el("a", ["class": "more-link", "href": library.base + "/more"]) { Text(t(.more)) }
+                        H.el("a", ["class": "more-link", "href": WebRoute.more(library: library.id).path]) { Text(t(.more)) }
                     }
                     if ctx.user != nil, ctx.library == nil {
                         H.form("/logout", csrf: ctx.csrf, attrs: ["class": "inline"]) { H.button(t(.signOut), kind: "quiet") }
@@ -76,12 +79,12 @@ enum Layout {
                 }
                 if let library = ctx.library {
                     H.el("nav", ["class": "tabs", "aria-label": t(.appName)]) {
-                        tab(t(.navCatalog), library.base + "/catalog", icon: "M4 4h4v16H4zM10 4h4v16h-4zM16 5l3.5-1 3 15.5-3.5 1z", ctx)
-                        tab(t(.navAdd), library.base + "/add", icon: "M11 4h2v7h7v2h-7v7h-2v-7H4v-2h7z", ctx)
-                        tab(t(.navCheckout), library.base + "/checkout", icon: "M12 3l5 5h-3v6h-4V8H7zM4 15h2v4h12v-4h2v6H4z", ctx)
-                        tab(t(.navReturn), library.base + "/return", icon: "M12 16l-5-5h3V4h4v7h3zM4 15h2v4h12v-4h2v6H4z", ctx)
-                        tab(t(.navMembers), library.base + "/members", icon: "M9 11a4 4 0 1 0 0-8 4 4 0 0 0 0 8zm7 0a3 3 0 1 0 0-6 3 3 0 0 0 0 6zM2 20c0-4 3-6 7-6s7 2 7 6zm15-5.5c3 .3 5 2 5 5.5h-4c0-2-.3-3.8-1-5.5z", ctx)
-                        tab(t(.navLoans), library.base + "/loans", icon: "M12 2a10 10 0 1 0 0 20 10 10 0 0 0 0-20zm0 2a8 8 0 1 1 0 16 8 8 0 0 1 0-16zm-1 3v6l5 3 1-1.7-4-2.3V7z", ctx)
+                        tab(t(.navCatalog), WebRoute.catalog(library: library.id).path, icon: "M4 4h4v16H4zM10 4h4v16h-4zM16 5l3.5-1 3 15.5-3.5 1z", ctx)
+                        tab(t(.navAdd), WebRoute.add(library: library.id).path, icon: "M11 4h2v7h7v2h-7v7h-2v-7H4v-2h7z", ctx)
+                        tab(t(.navCheckout), WebRoute.checkout(library: library.id).path, icon: "M12 3l5 5h-3v6h-4V8H7zM4 15h2v4h12v-4h2v6H4z", ctx)
+                        tab(t(.navReturn), WebRoute.returnBook(library: library.id).path, icon: "M12 16l-5-5h3V4h4v7h3zM4 15h2v4h12v-4h2v6H4z", ctx)
+                        tab(t(.navMembers), WebRoute.members(library: library.id).path, icon: "M9 11a4 4 0 1 0 0-8 4 4 0 0 0 0 8zm7 0a3 3 0 1 0 0-6 3 3 0 0 0 0 6zM2 20c0-4 3-6 7-6s7 2 7 6zm15-5.5c3 .3 5 2 5 5.5h-4c0-2-.3-3.8-1-5.5z", ctx)
+                        tab(t(.navLoans), WebRoute.loans(library: library.id).path, icon: "M12 2a10 10 0 1 0 0 20 10 10 0 0 0 0-20zm0 2a8 8 0 1 1 0 16 8 8 0 0 1 0-16zm-1 3v6l5 3 1-1.7-4-2.3V7z", ctx)
                     }
                 }
                 H.el("footer", ["class": "foot"]) {

@@ -10,8 +10,8 @@ import Vapor
 /// Adding books (A1–A3): scan or type an ISBN, confirm the looked-up record (or edit it first), or
 /// enter a book by hand; a known ISBN offers more copies instead (A2).
 extension CatalogPages {
-    static func registerAdd(_ lib: any RoutesBuilder) {
-        lib.on(.POST, "add", "photo", body: .collect(maxSize: ByteCount(value: ScanController.maxImageMB << 20)), use: photo)
+    static func registerAdd(_ web: any RoutesBuilder) {
+        web.on(.POST, WebRoute.addPhoto(library: .pattern).pattern, body: .collect(maxSize: ByteCount(value: ScanController.maxImageMB << 20)), use: photo)
             .maxBody(ScanController.maxImageMB << 20)
     }
 
@@ -93,52 +93,52 @@ extension CatalogPages {
 
     static func startPage(_ page: PageContext, isbn: String?, error: String?) -> HTML {
         let t = page.t
-        let base = page.library!.base
+        let lib = page.libraryID
         var shown = page
         if let error { shown.flash = error; shown.flashIsError = true }
         return Layout.page(shown, title: t(.addTitle)) {
             H.el("h1", [:]) { Text(t(.addTitle)) }
-            H.el("section", ["class": "card scan", "data-scanner": base + "/add"]) {
+            H.el("section", ["class": "card scan", "data-scanner": WebRoute.add(library: lib).path]) {
                 H.el("p", [:]) { Text(t(.scanHint)) }
                 H.el("button", ["type": "button", "class": "button primary", "data-scan-start": "", "hidden": ""]) { Text("📷 " + t(.scanBarcode)) }
                 H.el("video", ["class": "viewfinder", "playsinline": "", "muted": "", "hidden": ""]) {}
-                H.el("form", ["method": "get", "action": base + "/add", "class": "inline-form"]) {
+                H.el("form", ["method": "get", "action": WebRoute.add(library: lib).path, "class": "inline-form"]) {
                     H.field(t(.typeISBN), name: "isbn", value: isbn, required: true,
                             extra: ["inputmode": "numeric", "autocomplete": "off", "pattern": "[0-9Xx\\- ]{10,20}", "data-scan-target": ""])
                     H.button(t(.lookUp))
                 }
-                H.form(base + "/add/photo", csrf: page.csrf, attrs: ["enctype": "multipart/form-data", "class": "inline-form"]) {
+                H.form(WebRoute.addPhoto(library: lib).path, csrf: page.csrf, attrs: ["enctype": "multipart/form-data", "class": "inline-form"]) {
                     H.field(t(.takePhoto), name: "image", type: "file", extra: ["accept": "image/*", "capture": "environment"])
                     H.button(t(.lookUp), kind: "quiet")
                 }
             }
-            H.el("p", [:]) { H.link(t(.orEnterManually), base + "/add?manual=1") }
+            H.el("p", [:]) { H.link(t(.orEnterManually), WebRoute.add(library: lib).path(query: [("manual", "1")])) }
         }
     }
 
     static func existingPage(_ page: PageContext, existing: ExistingTitleDTO) -> HTML {
         let t = page.t
-        let base = page.library!.base
+        let lib = page.libraryID
         return Layout.page(page, title: t(.addTitle)) {
             H.el("section", ["class": "card"]) {
                 H.el("h1", [:]) { Text(t.format(.alreadyInLibrary, existing.title)) }
                 H.el("p", [:]) { Text(t(.copiesAvailable, existing.availableCopies)) }
-                H.form(base + "/titles/" + existing.id.uuidString + "/copies", csrf: page.csrf) {
+                H.form(WebRoute.titleCopies(library: lib, title: existing.id).path, csrf: page.csrf) {
                     H.field(t(.copiesField), name: "count", type: "number", value: "1", required: true, extra: ["min": "1", "max": "500"])
                     H.button(t(.addMoreCopies))
                 }
-                H.el("p", [:]) { H.link(existing.title, base + "/titles/" + existing.id.uuidString) }
+                H.el("p", [:]) { H.link(existing.title, WebRoute.title(library: lib, title: existing.id).path) }
             }
         }
     }
 
     static func draftPage(_ page: PageContext, draft d: Draft, intro: String?) -> HTML {
         let t = page.t
-        let base = page.library!.base
+        let lib = page.libraryID
         return Layout.page(page, title: t(.addTitle)) {
             H.el("h1", [:]) { Text(t(.addTitle)) }
             if let intro { H.el("p", [:]) { Text(intro) } }
-            H.form(base + "/add", csrf: page.csrf, attrs: ["class": "card book-form"]) {
+            H.form(WebRoute.add(library: lib).path, csrf: page.csrf, attrs: ["class": "card book-form"]) {
                 if let url = d.coverUrl { cover(url, title: d.title ?? "", t: t, size: "large") }
                 H.field(t(.title), name: "title", value: d.title, required: true)
                 H.field(t(.subtitle), name: "subtitle", value: d.subtitle)
@@ -168,7 +168,7 @@ extension CatalogPages {
         do {
             let id = try await Catalog.create(input, wishlist: false, library: ctx, now: req.now, gate: req.application.writeGate, on: req.db)
             req.application.enrichmentWorker?.nudge()
-            return req.seeOther("/libraries/\(ctx.libraryID.uuidString)/titles/\(id.uuidString)", flash: req.t.format(.added, d.title ?? ""))
+            return req.seeOther(WebRoute.title(library: ctx.libraryID, title: id).path, flash: req.t.format(.added, d.title ?? ""))
         } catch let error as AppError where error.code == "duplicate_isbn" {
             let isbn = try ISBN(d.isbn ?? "").isbn13
             guard let existing = try await LookupController.existingTitle(isbn, library: ctx.libraryID, on: req.db) else { throw error }
@@ -199,7 +199,7 @@ extension CatalogPages {
                 if let isbn = result.barcodes.lazy.compactMap(\.isbn).first { return isbn }
                 return (try? TextReader.shared.read(data))?.isbns.first?.isbn13
             }
-            if let isbn = found { return req.redirect(to: "/libraries/\(ctx.libraryID.uuidString)/add?isbn=\(isbn)") }
+            if let isbn = found { return req.redirect(to: WebRoute.add(library: ctx.libraryID).path(query: [("isbn", isbn)])) }
             let response = try await startPage(page, isbn: nil, error: req.t(.lookupNotFound)).encodeResponse(for: req)
             response.status = .unprocessableEntity
             return response

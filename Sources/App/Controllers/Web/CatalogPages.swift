@@ -7,15 +7,15 @@ import Vapor
 
 /// The catalog (A5), a book's page (A4, A7) and adding books (A1–A3).
 enum CatalogPages {
-    static func register(_ lib: any RoutesBuilder) {
-        lib.get("catalog", use: list)
-        lib.get("titles", ":titleID", use: detail)
-        lib.post("titles", ":titleID", "favorite", use: toggleFavorite)
-        lib.post("titles", ":titleID", "notes", use: saveNotes)
-        lib.post("titles", ":titleID", "delete", use: delete)
-        lib.post("titles", ":titleID", "copies", use: addCopies)
-        lib.get("add", use: addForm)
-        lib.post("add", use: add)
+    static func register(_ web: any RoutesBuilder) {
+        web.get(.catalog(library: .pattern), use: list)
+        web.get(.title(library: .pattern, title: .pattern), use: detail)
+        web.post(.titleFavorite(library: .pattern, title: .pattern), use: toggleFavorite)
+        web.post(.titleNotes(library: .pattern, title: .pattern), use: saveNotes)
+        web.post(.titleDelete(library: .pattern, title: .pattern), use: delete)
+        web.post(.titleCopies(library: .pattern, title: .pattern), use: addCopies)
+        web.get(.add(library: .pattern), use: addForm)
+        web.post(.add(library: .pattern), use: add)
     }
 
     // MARK: - Catalog list
@@ -37,23 +37,20 @@ enum CatalogPages {
         let categories = try await Catalog.categories(libraryID: ctx.libraryID, on: req.db).filter { $0.titleCount > 0 }
         let page = try await req.page(library: ctx)
         let t = page.t
-        let base = page.library!.base
+        let lib = ctx.libraryID
         func url(show: String? = nil, view: String? = nil) -> String {
-            var parts: [String] = []
-            if let q, !q.isEmpty { parts.append("q=" + (q.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")) }
             let s = show ?? chip
-            if s != "all" { parts.append("show=" + s) }
             let v = view ?? (grid ? "grid" : "list")
-            if v == "grid" { parts.append("view=grid") }
-            return base + "/catalog" + (parts.isEmpty ? "" : "?" + parts.joined(separator: "&"))
+            let query: [(String, String?)] = [("q", q), ("show", s == "all" ? nil : s), ("view", v == "grid" ? "grid" : nil)]
+            return WebRoute.catalog(library: lib).path(query: query)
         }
         let searching = !(q ?? "").isEmpty
         return Layout.page(page, title: t(.catalog)) {
             H.el("h1", ["class": "visually-hidden"]) { Text(t(.catalog)) }
-            H.el("form", ["method": "get", "action": base + "/catalog", "role": "search", "class": "search"]) {
+            H.el("form", ["method": "get", "action": WebRoute.catalog(library: lib).path, "role": "search", "class": "search"]) {
                 H.el("label", ["for": "f-q", "class": "visually-hidden"]) { Text(t(.search)) }
                 H.void("input", ["type": "search", "id": "f-q", "name": "q", "value": q, "placeholder": t(.searchPlaceholder),
-                                 "autocomplete": "off", "data-live-search": base + "/catalog"])
+                                 "autocomplete": "off", "data-live-search": WebRoute.catalog(library: lib).path])
                 if chip != "all" { H.void("input", ["type": "hidden", "name": "show", "value": chip]) }
                 if grid { H.void("input", ["type": "hidden", "name": "view", "value": "grid"]) }
                 H.button(t(.search), kind: "quiet", attrs: ["data-hide-with-js": ""])
@@ -63,7 +60,7 @@ enum CatalogPages {
                 chipLink(t(.favoritesCount, result.favoritesCount), url(show: "favorites"), current: chip == "favorites")
                 chipLink(t(.filterOnLoan), url(show: "onloan"), current: chip == "onloan")
                 chipLink(t(.filterOverdue), url(show: "overdue"), current: chip == "overdue")
-                chipLink(t(.wishlist), base + "/wishlist", current: false)
+                chipLink(t(.wishlist), WebRoute.wishlist(library: lib).path, current: false)
                 for category in categories {
                     chipLink(category.name + " (" + t.number(category.titleCount) + ")", url(show: "cat-" + category.id.uuidString),
                              current: chip == "cat-" + category.id.uuidString)
@@ -81,16 +78,16 @@ enum CatalogPages {
                         H.el("div", ["class": "empty card"]) {
                             H.el("h2", [:]) { Text(t(.noTitlesYet)) }
                             H.el("p", [:]) { Text(t(.noTitlesYetHint)) }
-                            H.link(t(.addTitle), base + "/add", cls: "button primary")
+                            H.link(t(.addTitle), WebRoute.add(library: lib).path, cls: "button primary")
                         }
                     }
                 } else if grid {
                     H.el("ul", ["class": "wall"]) {
-                        for item in result.items { H.el("li", [:]) { wallItem(item, base: base, t: t) } }
+                        for item in result.items { H.el("li", [:]) { wallItem(item, lib: lib, t: t) } }
                     }
                 } else if searching || result.order == .recent {
                     H.el("ul", ["class": "titles"]) {
-                        for item in result.items { row(item, base: base, t: t) }
+                        for item in result.items { row(item, lib: lib, t: t) }
                     }
                 } else {
                     if let sections = result.sections, sections.count > 1 {
@@ -102,7 +99,7 @@ enum CatalogPages {
                         H.el("section", ["class": "az-section", "id": "sec-" + (letter == "#" ? "num" : letter)]) {
                             H.el("h2", [:]) { Text(letter) }
                             H.el("ul", ["class": "titles"]) {
-                                for item in items { row(item, base: base, t: t) }
+                                for item in items { row(item, lib: lib, t: t) }
                             }
                         }
                     }
@@ -138,9 +135,9 @@ enum CatalogPages {
         return H.el("span", ["class": "cover placeholder " + size, "aria-hidden": "true"]) { Text(String(title.prefix(1)).uppercased()) }
     }
 
-    static func row(_ item: TitleSummary, base: String, t: Strings) -> any Component {
+    static func row(_ item: TitleSummary, lib: UUID, t: Strings) -> any Component {
         H.el("li", [:]) {
-            H.el("a", ["class": "title-row", "href": base + "/titles/" + item.id.uuidString]) {
+            H.el("a", ["class": "title-row", "href": WebRoute.title(library: lib, title: item.id).path]) {
                 cover(item.coverUrl, title: item.title, t: t)
                 H.el("span", ["class": "meta"]) {
                     H.el("span", ["class": "name"]) { Text(item.title) }
@@ -152,8 +149,8 @@ enum CatalogPages {
         }
     }
 
-    static func wallItem(_ item: TitleSummary, base: String, t: Strings) -> any Component {
-        H.el("a", ["class": "wall-item", "href": base + "/titles/" + item.id.uuidString]) {
+    static func wallItem(_ item: TitleSummary, lib: UUID, t: Strings) -> any Component {
+        H.el("a", ["class": "wall-item", "href": WebRoute.title(library: lib, title: item.id).path]) {
             cover(item.coverUrl, title: item.title, t: t, size: "large")
             H.el("span", ["class": "name"]) { Text(item.title) }
             badge(item.availability, overdue: item.overdue, t: t)
@@ -171,8 +168,8 @@ enum CatalogPages {
 
     static func detailPage(_ d: TitleDetail, page: PageContext, canEdit: Bool, canLend: Bool) -> HTML {
         let t = page.t
-        let base = page.library!.base
-        let here = base + "/titles/" + d.id.uuidString
+        let lib = page.libraryID
+        let here = WebRoute.title(library: lib, title: d.id).path
         return Layout.page(page, title: d.title) {
             H.el("article", ["class": "book"]) {
                 H.el("div", ["class": "book-head"]) {
@@ -200,10 +197,10 @@ enum CatalogPages {
                 }
                 H.el("div", ["class": "actions"]) {
                     if canLend, d.availability.available > 0 {
-                        H.link(t(.checkOut), base + "/checkout?title=" + d.id.uuidString, cls: "button primary")
+                        H.link(t(.checkOut), WebRoute.checkout(library: lib).path(query: [("title", d.id.uuidString)]), cls: "button primary")
                     }
                     if canLend, !d.loans.isEmpty {
-                        H.link(t(.returnBook), base + "/return", cls: "button")
+                        H.link(t(.returnBook), WebRoute.returnBook(library: lib).path, cls: "button")
                     }
                     if let g = d.links["googleBooks"] { H.el("a", ["href": g, "class": "button quiet", "rel": "noopener", "target": "_blank"]) { Text(t(.viewOnGoogleBooks)) } }
                     if canEdit { H.link(t(.editTitle), here + "/edit", cls: "button quiet") }
@@ -243,8 +240,8 @@ enum CatalogPages {
                             H.el("li", [:]) {
                                 H.el("span", [:]) { Text(t.format(.copyNumber, t.number(copy.copyNumber)) + " · " + copy.barcode) }
                                 H.el("span", [:]) { Text(statusText(copy.status, t: t) + (copy.location.map { " · " + $0 } ?? "")) }
-                                H.el("a", ["href": "/api/v1" + base + "/copies/" + copy.id.uuidString + "/barcode.svg", "class": "label-link"]) {
-                                    H.void("img", ["src": "/api/v1" + base + "/copies/" + copy.id.uuidString + "/barcode.svg", "alt": t(.barcode) + " " + copy.barcode,
+                                H.el("a", ["href": APILink.copyBarcode(library: lib, copy: copy.id).path, "class": "label-link"]) {
+                                    H.void("img", ["src": APILink.copyBarcode(library: lib, copy: copy.id).path, "alt": t(.barcode) + " " + copy.barcode,
                                                    "class": "label", "loading": "lazy"])
                                 }
                             }
@@ -303,7 +300,7 @@ enum CatalogPages {
         var patch = TitlePatch()
         patch.favorite = !title.favorite
         try await Catalog.update(id, patch, library: ctx, now: req.now, gate: req.application.writeGate, on: req.db)
-        return req.seeOther("/libraries/\(ctx.libraryID.uuidString)/titles/\(id.uuidString)")
+        return req.seeOther(WebRoute.title(library: ctx.libraryID, title: id).path)
     }
 
     @Sendable static func saveNotes(req: Request) async throws -> Response {
@@ -312,7 +309,7 @@ enum CatalogPages {
         var patch = TitlePatch()
         patch.notes = req.formText("notes") ?? ""
         try await Catalog.update(id, patch, library: ctx, now: req.now, gate: req.application.writeGate, on: req.db)
-        return req.seeOther("/libraries/\(ctx.libraryID.uuidString)/titles/\(id.uuidString)", flash: req.t(.notesSaved))
+        return req.seeOther(WebRoute.title(library: ctx.libraryID, title: id).path, flash: req.t(.notesSaved))
     }
 
     @Sendable static func delete(req: Request) async throws -> Response {
@@ -323,7 +320,7 @@ enum CatalogPages {
             throw AppError(status: .conflict, code: "confirmation_required", message: req.t.format(.deleteConfirm, title.title))
         }
         try await Catalog.delete(id, library: ctx, now: req.now, gate: req.application.writeGate, on: req.db)
-        return req.seeOther("/libraries/\(ctx.libraryID.uuidString)/catalog", flash: req.t.format(.deleted, title.title))
+        return req.seeOther(WebRoute.catalog(library: ctx.libraryID).path, flash: req.t.format(.deleted, title.title))
     }
 
     @Sendable static func addCopies(req: Request) async throws -> Response {
@@ -332,6 +329,6 @@ enum CatalogPages {
         let count = req.formText("count").flatMap(Int.init) ?? 1
         try await Catalog.addCopies(to: id, CopiesAdd(count: count, location: req.formText("location")), library: ctx, now: req.now,
                                     gate: req.application.writeGate, on: req.db)
-        return req.seeOther("/libraries/\(ctx.libraryID.uuidString)/titles/\(id.uuidString)", flash: req.t(.copiesAdded))
+        return req.seeOther(WebRoute.title(library: ctx.libraryID, title: id).path, flash: req.t(.copiesAdded))
     }
 }

@@ -6,16 +6,16 @@ import Vapor
 
 /// Members (B1), lending (B2), returns (B3) and the loans list (B4).
 enum CirculationPages {
-    static func register(_ lib: any RoutesBuilder) {
-        lib.get("members", use: members)
-        lib.post("members", use: addMember)
-        lib.get("members", ":memberID", use: member)
-        lib.get("checkout", use: checkoutForm)
-        lib.post("checkout", use: checkoutReview)
-        lib.post("checkout", "confirm", use: checkout)
-        lib.get("return", use: returnForm)
-        lib.post("return", use: giveBack)
-        lib.get("loans", use: loans)
+    static func register(_ web: any RoutesBuilder) {
+        web.get(.members(library: .pattern), use: members)
+        web.post(.members(library: .pattern), use: addMember)
+        web.get(.member(library: .pattern, member: .pattern), use: member)
+        web.get(.checkout(library: .pattern), use: checkoutForm)
+        web.post(.checkout(library: .pattern), use: checkoutReview)
+        web.post(.checkoutConfirm(library: .pattern), use: checkout)
+        web.get(.returnBook(library: .pattern), use: returnForm)
+        web.post(.returnBook(library: .pattern), use: giveBack)
+        web.get(.loans(library: .pattern), use: loans)
     }
 
     // MARK: - Members
@@ -34,10 +34,10 @@ enum CirculationPages {
         let list = try await Members.list(query: q, libraryID: ctx.libraryID, limit: 200, offset: 0, on: req.db)
         let page = try await req.page(library: ctx)
         let t = page.t
-        let base = page.library!.base
+        let lib = ctx.libraryID
         return Layout.page(page, title: t(.members)) {
             H.el("h1", [:]) { Text(t(.members)) }
-            H.el("form", ["method": "get", "action": base + "/members", "role": "search", "class": "search"]) {
+            H.el("form", ["method": "get", "action": WebRoute.members(library: lib).path, "role": "search", "class": "search"]) {
                 H.el("label", ["for": "f-mq", "class": "visually-hidden"]) { Text(t(.search)) }
                 H.void("input", ["type": "search", "id": "f-mq", "name": "q", "value": q, "placeholder": t(.searchMembers)])
                 H.button(t(.search), kind: "quiet")
@@ -48,7 +48,7 @@ enum CirculationPages {
                 H.el("ul", ["class": "members"]) {
                     for m in list {
                         H.el("li", [:]) {
-                            H.el("a", ["href": base + "/members/" + m.id.uuidString, "class": "member-row"]) {
+                            H.el("a", ["href": WebRoute.member(library: lib, member: m.id).path, "class": "member-row"]) {
                                 H.el("span", ["class": "name"]) { Text(m.name) }
                                 H.el("span", ["class": "card-id"]) { Text(m.cardId) }
                                 if m.activeLoans > 0 { H.el("span", ["class": "badge"]) { Text(t(.loansOut, m.activeLoans)) } }
@@ -96,17 +96,17 @@ enum CirculationPages {
         let d = try await Members.detail(try req.uuid("memberID"), libraryID: ctx.libraryID, now: req.now, on: req.db)
         let page = try await req.page(library: ctx)
         let t = page.t
-        let base = page.library!.base
+        let lib = ctx.libraryID
         return Layout.page(page, title: d.member.name) {
             H.el("h1", [:]) { Text(d.member.name) }
             H.el("p", ["class": "card-id"]) { Text(t(.cardID) + ": " + d.member.cardId + (d.member.grade.map { " · " + $0 } ?? "")) }
             H.el("div", ["class": "actions"]) {
-                H.link(t(.checkOut), base + "/checkout?card=" + (d.member.cardId.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""), cls: "button primary")
-                if ctx.role.may(.manageMembers) { H.link(t(.editMember), base + "/members/" + d.member.id.uuidString + "/edit", cls: "button quiet") }
+                H.link(t(.checkOut), WebRoute.checkout(library: lib).path(query: [("card", d.member.cardId)]), cls: "button primary")
+                if ctx.role.may(.manageMembers) { H.link(t(.editMember), WebRoute.editMember(library: lib, member: d.member.id).path, cls: "button quiet") }
             }
-            H.void("img", ["src": "/api/v1" + base + "/members/" + d.member.id.uuidString + "/barcode.svg", "alt": t(.cardID) + " " + d.member.cardId, "class": "member-card"])
+            H.void("img", ["src": APILink.memberBarcode(library: lib, member: d.member.id).path, "alt": t(.cardID) + " " + d.member.cardId, "class": "member-card"])
             H.el("h2", [:]) { Text(t(.currentLoans)) }
-            loanList(d.loans, base: base, t: t, pickToReturn: true)
+            loanList(d.loans, lib: lib, t: t, pickToReturn: true)
             H.el("h2", [:]) { Text(t(.loanHistory)) }
             if d.history.isEmpty {
                 H.el("p", ["class": "empty"]) { Text(t(.noLoans)) }
@@ -123,13 +123,13 @@ enum CirculationPages {
         }
     }
 
-    static func loanList(_ loans: [LoanDTO], base: String, t: Strings, showMember: Bool = false, pickToReturn: Bool = false) -> any Component {
+    static func loanList(_ loans: [LoanDTO], lib: UUID, t: Strings, showMember: Bool = false, pickToReturn: Bool = false) -> any Component {
         guard !loans.isEmpty else { return H.el("p", ["class": "empty"]) { Text(t(.noLoans)) } }
         return H.el("ul", ["class": "loans"]) {
             for loan in loans {
                 H.el("li", ["class": loan.overdue ? "overdue" : nil]) {
                     H.el("span", [:]) {
-                        if let id = loan.titleId { H.link(loan.title, base + "/titles/" + id.uuidString) } else { Text(loan.title) }
+                        if let id = loan.titleId { H.link(loan.title, WebRoute.title(library: lib, title: id).path) } else { Text(loan.title) }
                         if showMember { H.el("span", ["class": "who"]) { Text(" · \(loan.memberName) (\(loan.memberCardId))") } }
                     }
                     H.el("span", ["class": "due"]) {
@@ -137,7 +137,7 @@ enum CirculationPages {
                     }
                     if pickToReturn, let barcode = loan.copyBarcode {
                         // Pick a loan to return: the same confirmation as scanning its barcode.
-                        H.el("a", ["class": "button quiet", "href": base + "/return?barcode=" + (barcode.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""),
+                        H.el("a", ["class": "button quiet", "href": WebRoute.returnBook(library: lib).path(query: [("barcode", barcode)]),
                                    "aria-label": t(.returnBook) + ": " + loan.title]) { Text(t(.returnBook)) }
                     }
                 }
@@ -165,12 +165,12 @@ enum CirculationPages {
         let values = form.values
         let page = try await req.page(library: ctx)
         let t = page.t
-        let base = page.library!.base
+        let lib = ctx.libraryID
         let defaultDays = ctx.policy.loanPeriodDays
         let chosen = values["days"].flatMap(Int.init) ?? defaultDays
         return Layout.page(page, title: t(.checkOutTitle)) {
             H.el("h1", [:]) { Text(t(.checkOutTitle)) }
-            H.form(base + "/checkout", csrf: page.csrf, attrs: ["class": "card"]) {
+            H.form(WebRoute.checkout(library: lib).path, csrf: page.csrf, attrs: ["class": "card"]) {
                 if let general = form.general { H.el("p", ["class": "flash error", "role": "alert"]) { Text(general) } }
                 H.field(t(.memberCard), name: "card", value: values["card"], hint: t(.memberCardHint), required: true, error: form.errors["card"],
                         extra: ["autocomplete": "off", "autocapitalize": "characters", "data-scan-target": ""])
@@ -254,7 +254,7 @@ enum CirculationPages {
             due = try ctx.policy.dueDate(from: req.now, days: days)
         }
         let page = try await req.page(library: ctx)
-        let base = page.library!.base
+        let lib = ctx.libraryID
         return try await Layout.page(page, title: t(.checkOutTitle)) {
             H.el("h1", [:]) { Text(t(.checkOutTitle)) }
             H.el("section", ["class": "card confirm"]) {
@@ -264,7 +264,7 @@ enum CirculationPages {
                     CatalogPages.fact(t(.member), member.fullName + " (" + member.cardID + ")")
                     CatalogPages.fact(t(.dueDate), t.date(due))
                 }
-                H.form(base + "/checkout/confirm", csrf: page.csrf) {
+                H.form(WebRoute.checkoutConfirm(library: lib).path, csrf: page.csrf) {
                     H.void("input", ["type": "hidden", "name": "memberId", "value": input.memberId?.uuidString])
                     H.void("input", ["type": "hidden", "name": "titleId", "value": input.titleId?.uuidString])
                     H.void("input", ["type": "hidden", "name": "isbn", "value": input.isbn])
@@ -281,7 +281,7 @@ enum CirculationPages {
     static func chooser(_ req: Request, ctx: LibraryContext, matches: [TitleSummary], values: [String: String]) async throws -> HTML {
         let page = try await req.page(library: ctx)
         let t = page.t
-        let base = page.library!.base
+        let lib = ctx.libraryID
         return Layout.page(page, title: t(.checkOutTitle)) {
             H.el("h1", [:]) { Text(t(.chooseBook)) }
             H.el("ul", ["class": "titles"]) {
@@ -293,7 +293,7 @@ enum CirculationPages {
                             H.el("span", ["class": "authors"]) { Text(item.authors.joined(separator: ", ")) }
                         }
                         CatalogPages.badge(item.availability, overdue: item.overdue, t: t)
-                        H.form(base + "/checkout", csrf: page.csrf, attrs: ["class": "inline"]) {
+                        H.form(WebRoute.checkout(library: lib).path, csrf: page.csrf, attrs: ["class": "inline"]) {
                             for (name, value) in [("card", values["card"]), ("days", values["days"]), ("dueDate", values["dueDate"]), ("titleId", item.id.uuidString)] {
                                 if let value { H.void("input", ["type": "hidden", "name": name, "value": value]) }
                             }
@@ -316,7 +316,7 @@ enum CirculationPages {
         do {
             let loan = try await Circulation.checkout(input, library: ctx, now: req.now, gate: req.application.writeGate, on: req.db)
             let t = req.t
-            return req.seeOther("/libraries/\(ctx.libraryID.uuidString)/checkout", flash: t.format(.checkedOut, loan.title, loan.memberName, t.date(loan.dueAt)))
+            return req.seeOther(WebRoute.checkout(library: ctx.libraryID).path, flash: t.format(.checkedOut, loan.title, loan.memberName, t.date(loan.dueAt)))
         } catch let error as CirculationError {
             // The form again as it was filled in, the reason next to its field.
             var values: [String: String] = [:]
@@ -348,7 +348,7 @@ enum CirculationPages {
         let ctx = try await req.library(.circulate)
         let page = try await req.page(library: ctx)
         let t = page.t
-        let base = page.library!.base
+        let lib = ctx.libraryID
         let barcode = req.query[String.self, at: "barcode"]?.trimmingCharacters(in: .whitespaces)
         var loan: LoanDTO?
         var notFound = false
@@ -378,13 +378,13 @@ enum CirculationPages {
                         CatalogPages.fact(t(.checkedOutOn), t.date(loan.checkedOutAt))
                         CatalogPages.fact(t(.dueDate), t.date(loan.dueAt))
                     }
-                    H.form(base + "/return", csrf: page.csrf) {
+                    H.form(WebRoute.returnBook(library: lib).path, csrf: page.csrf) {
                         H.void("input", ["type": "hidden", "name": "loanId", "value": loan.id.uuidString])
                         H.button(t(.confirmReturn))
                     }
                 }
             } else {
-                H.el("form", ["method": "get", "action": base + "/return", "class": "card"]) {
+                H.el("form", ["method": "get", "action": WebRoute.returnBook(library: lib).path, "class": "card"]) {
                     H.field(t(.copyBarcode), name: "barcode", value: barcode, hint: t(.copyBarcodeHint), required: true,
                             extra: ["autocomplete": "off", "autocapitalize": "characters", "data-scan-target": ""])
                     H.button(t(.returnBook))
@@ -400,7 +400,7 @@ enum CirculationPages {
         let ctx = try await req.library(.circulate)
         let input = ReturnInput(loanId: req.formText("loanId").flatMap(UUID.init(uuidString:)), copyBarcode: req.formText("barcode"))
         let loan = try await Circulation.giveBack(input, library: ctx, now: req.now, gate: req.application.writeGate, on: req.db)
-        return req.seeOther("/libraries/\(ctx.libraryID.uuidString)/return", flash: req.t.format(.returned, loan.title))
+        return req.seeOther(WebRoute.returnBook(library: ctx.libraryID).path, flash: req.t.format(.returned, loan.title))
     }
 
     // MARK: - Loans
@@ -411,14 +411,14 @@ enum CirculationPages {
         let list = try await Circulation.activeLoans(libraryID: ctx.libraryID, overdueOnly: overdueOnly, now: req.now, limit: 500, offset: 0, on: req.db)
         let page = try await req.page(library: ctx)
         let t = page.t
-        let base = page.library!.base
+        let lib = ctx.libraryID
         return Layout.page(page, title: t(.loansTitle)) {
             H.el("h1", [:]) { Text(t(.loansTitle)) }
             H.el("nav", ["class": "chips"]) {
-                CatalogPages.chipLink(t(.filterAll), base + "/loans", current: !overdueOnly)
-                CatalogPages.chipLink(t(.filterOverdue), base + "/loans?show=overdue", current: overdueOnly)
+                CatalogPages.chipLink(t(.filterAll), WebRoute.loans(library: lib).path, current: !overdueOnly)
+                CatalogPages.chipLink(t(.filterOverdue), WebRoute.loans(library: lib).path(query: [("show", "overdue")]), current: overdueOnly)
             }
-            loanList(list, base: base, t: t, showMember: true, pickToReturn: true)
+            loanList(list, lib: lib, t: t, showMember: true, pickToReturn: true)
         }
     }
 }

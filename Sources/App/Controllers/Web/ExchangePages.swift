@@ -36,7 +36,7 @@ enum ExchangePages {
         let page = try await req.page(library: ctx, flash: error, error: error != nil)
         let progress = try await Enrichment.progress(library: ctx.libraryID, on: req.db)
         let t = page.t
-        let base = "/libraries/" + ctx.libraryID.uuidString
+        let lib = ctx.libraryID
         return Layout.page(page, title: t(.importExport)) {
             H.el("h1", [:]) { Text(t(.importExport)) }
             H.form(WebRoute.exchange(library: ctx.libraryID).path, csrf: page.csrf, attrs: ["enctype": "multipart/form-data", "class": "card"]) {
@@ -72,17 +72,17 @@ enum ExchangePages {
             }
             H.el("h2", [:]) { Text(t(.exportHeading)) }
             H.el("ul", ["class": "menu"]) {
-                H.el("li", [:]) { H.link(t(.exportCatalog), "/api/v1" + base + "/export?format=csv") }
-                H.el("li", [:]) { H.link(t(.exportWishlist), "/api/v1" + base + "/export?format=wishlist-csv") }
-                H.el("li", [:]) { H.link(t(.exportJSON), "/api/v1" + base + "/export?format=json") }
-                H.el("li", [:]) { H.link(t(.exportMARC), "/api/v1" + base + "/export?format=marc") }
-                H.el("li", [:]) { H.link(t(.exportMARCXML), "/api/v1" + base + "/export?format=marcxml") }
+                H.el("li", [:]) { H.link(t(.exportCatalog), APILink.export(library: lib, format: "csv").path) }
+                H.el("li", [:]) { H.link(t(.exportWishlist), APILink.export(library: lib, format: "wishlist-csv").path) }
+                H.el("li", [:]) { H.link(t(.exportJSON), APILink.export(library: lib, format: "json").path) }
+                H.el("li", [:]) { H.link(t(.exportMARC), APILink.export(library: lib, format: "marc").path) }
+                H.el("li", [:]) { H.link(t(.exportMARCXML), APILink.export(library: lib, format: "marcxml").path) }
             }
             if ctx.role.may(.administer) {
                 H.el("h2", [:]) { Text(t(.backupHeading)) }
                 H.el("p", ["class": "muted"]) { Text(t(.backupHint)) }
                 H.el("ul", ["class": "menu"]) {
-                    H.el("li", [:]) { H.link(t(.backupDownload), "/api/v1" + base + "/backup") }
+                    H.el("li", [:]) { H.link(t(.backupDownload), APILink.backup(library: lib).path) }
                 }
                 H.form(WebRoute.restore(library: ctx.libraryID).path, csrf: page.csrf, attrs: ["enctype": "multipart/form-data", "class": "card"]) {
                     H.field(t(.restoreFile), name: "backup", type: "file", required: true, extra: ["accept": ".json,application/json"])

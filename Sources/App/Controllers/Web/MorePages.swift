@@ -7,36 +7,36 @@ import Vapor
 /// The overview (G6), the activity log (D1), and the library's settings, staff and new libraries
 /// (G1, G2), reached from "More".
 enum MorePages {
-    static func register(_ lib: any RoutesBuilder) {
-        lib.get("more", use: more)
-        lib.get("dashboard", use: dashboard)
-        lib.get("activity", use: activity)
-        lib.get("settings", use: settings)
-        lib.post("settings", use: saveSettings)
-        lib.post("staff", use: addStaff)
-        lib.post("libraries", use: createLibrary)
-        lib.post("server", use: saveServer)
+    static func register(_ web: any RoutesBuilder) {
+        web.get(.more(library: .pattern), use: more)
+        web.get(.dashboard(library: .pattern), use: dashboard)
+        web.get(.activity(library: .pattern), use: activity)
+        web.get(.settings(library: .pattern), use: settings)
+        web.post(.settings(library: .pattern), use: saveSettings)
+        web.post(.staff(library: .pattern), use: addStaff)
+        web.post(.createLibrary(library: .pattern), use: createLibrary)
+        web.post(.server(library: .pattern), use: saveServer)
     }
 
     @Sendable static func more(req: Request) async throws -> HTML {
         let ctx = try await req.library(.read)
         let page = try await req.page(library: ctx)
         let t = page.t
-        let base = page.library!.base
+        let lib = ctx.libraryID
         return Layout.page(page, title: t(.more)) {
             H.el("h1", [:]) { Text(t(.more)) }
             H.el("ul", ["class": "menu"]) {
-                H.el("li", [:]) { H.link(t(.dashboard), base + "/dashboard") }
-                H.el("li", [:]) { H.link(t(.wishlist), base + "/wishlist") }
-                H.el("li", [:]) { H.link(t(.activity), base + "/activity") }
-                if ctx.role.may(.catalog) { H.el("li", [:]) { H.link(t(.importExport), base + "/exchange") } }
-                if ctx.role.may(.administer) { H.el("li", [:]) { H.link(t(.settings), base + "/settings") } }
+                H.el("li", [:]) { H.link(t(.dashboard), WebRoute.dashboard(library: lib).path) }
+                H.el("li", [:]) { H.link(t(.wishlist), WebRoute.wishlist(library: lib).path) }
+                H.el("li", [:]) { H.link(t(.activity), WebRoute.activity(library: lib).path) }
+                if ctx.role.may(.catalog) { H.el("li", [:]) { H.link(t(.importExport), WebRoute.exchange(library: lib).path) } }
+                if ctx.role.may(.administer) { H.el("li", [:]) { H.link(t(.settings), WebRoute.settings(library: lib).path) } }
             }
             if page.libraries.count > 1 {
                 H.el("h2", [:]) { Text(t(.switchLibrary)) }
                 H.el("ul", ["class": "menu"]) {
                     for other in page.libraries where other.id != ctx.libraryID {
-                        H.el("li", [:]) { H.link(other.name, other.base + "/catalog") }
+                        H.el("li", [:]) { H.link(other.name, WebRoute.catalog(library: other.id).path) }
                     }
                 }
             }
@@ -49,25 +49,25 @@ enum MorePages {
         let d = try await DashboardQuery.load(libraryID: ctx.libraryID, now: req.now, on: req.db)
         let page = try await req.page(library: ctx)
         let t = page.t
-        let base = page.library!.base
+        let lib = ctx.libraryID
         return Layout.page(page, title: t(.dashboard)) {
             H.el("h1", [:]) { Text(t(.dashboard)) }
             H.el("ul", ["class": "stats"]) {
-                stat(t(.titlesStat), d.titles, base + "/catalog", t)
-                stat(t(.copiesStat), d.copies, base + "/catalog", t)
-                stat(t(.onLoanStat), d.onLoan, base + "/loans", t)
-                stat(t(.overdueStat), d.overdue, base + "/loans?show=overdue", t, alarm: d.overdue > 0)
-                stat(t(.membersStat), d.members, base + "/members", t)
-                stat(t(.wishlistStat), d.wishlist, base + "/wishlist", t)
+                stat(t(.titlesStat), d.titles, WebRoute.catalog(library: lib).path, t)
+                stat(t(.copiesStat), d.copies, WebRoute.catalog(library: lib).path, t)
+                stat(t(.onLoanStat), d.onLoan, WebRoute.loans(library: lib).path, t)
+                stat(t(.overdueStat), d.overdue, WebRoute.loans(library: lib).path(query: [("show", "overdue")]), t, alarm: d.overdue > 0)
+                stat(t(.membersStat), d.members, WebRoute.members(library: lib).path, t)
+                stat(t(.wishlistStat), d.wishlist, WebRoute.wishlist(library: lib).path, t)
             }
             if !d.lastAdded.isEmpty {
                 H.el("h2", [:]) { Text(t(.lastAdded)) }
                 H.el("ul", ["class": "titles"]) {
-                    for item in d.lastAdded { CatalogPages.row(item, base: base, t: t) }
+                    for item in d.lastAdded { CatalogPages.row(item, lib: lib, t: t) }
                 }
             }
             H.el("h2", [:]) { Text(t(.recentActivity)) }
-            activityList(d.recentActivity, base: base, t: t)
+            activityList(d.recentActivity, lib: lib, t: t)
         }
     }
 
@@ -108,7 +108,7 @@ enum MorePages {
         }
     }
 
-    static func activityList(_ items: [ActivityDTO], base: String, t: Strings) -> any Component {
+    static func activityList(_ items: [ActivityDTO], lib: UUID, t: Strings) -> any Component {
         guard !items.isEmpty else { return H.el("p", ["class": "empty"]) { Text("—") } }
         return H.el("ul", ["class": "activity"]) {
             for a in items {
@@ -134,17 +134,17 @@ enum MorePages {
         let items = try await ActivityLog.list(libraryID: ctx.libraryID, type: type, limit: 200, offset: 0, on: req.db)
         let page = try await req.page(library: ctx)
         let t = page.t
-        let base = page.library!.base
+        let lib = ctx.libraryID
         return Layout.page(page, title: t(.activity)) {
             H.el("h1", [:]) { Text(t(.activity)) }
             H.el("nav", ["class": "chips"]) {
-                CatalogPages.chipLink(t(.allTypes), base + "/activity", current: type == nil)
+                CatalogPages.chipLink(t(.allTypes), WebRoute.activity(library: lib).path, current: type == nil)
                 for kind in [ActivityType.checkout, .returnBook, .addBook, .addCopy, .addWishlist, .fulfillWishlist, .deleteBook, .importBooks,
                              .addMember, .deleteMember] {
-                    CatalogPages.chipLink(describe(kind.rawValue, t).name, base + "/activity?type=" + kind.rawValue, current: type == kind)
+                    CatalogPages.chipLink(describe(kind.rawValue, t).name, WebRoute.activity(library: lib).path(query: [("type", kind.rawValue)]), current: type == kind)
                 }
             }
-            activityList(items, base: base, t: t)
+            activityList(items, lib: lib, t: t)
         }
     }
 
@@ -162,10 +162,10 @@ enum MorePages {
         let mayCreate = (try? await ServerSettings.requireMayCreateLibrary(ctx.user, on: req.db)) != nil
         let page = try await req.page(library: ctx, flash: error, error: error != nil)
         let t = page.t
-        let base = page.library!.base
+        let lib = ctx.libraryID
         return Layout.page(page, title: t(.settings)) {
             H.el("h1", [:]) { Text(t(.settings)) }
-            H.form(base + "/settings", csrf: page.csrf, attrs: ["class": "card"]) {
+            H.form(WebRoute.settings(library: lib).path, csrf: page.csrf, attrs: ["class": "card"]) {
                 H.field(t(.libraryName), name: "name", value: library.name, required: true)
                 H.field(t(.loanPeriod), name: "loanPeriodDays", type: "number", value: String(library.loanPeriodDays), required: true, extra: ["min": "1", "max": "365"])
                 H.field(t(.maxRenewals), name: "maxRenewals", type: "number", value: String(library.maxRenewals), required: true, extra: ["min": "0", "max": "20"])
@@ -188,7 +188,7 @@ enum MorePages {
             }
             H.el("details", ["class": "card"]) {
                 H.el("summary", [:]) { Text(t(.addStaff)) }
-                H.form(base + "/staff", csrf: page.csrf) {
+                H.form(WebRoute.staff(library: lib).path, csrf: page.csrf) {
                     H.field(t(.username), name: "username", required: true, extra: ["autocomplete": "off", "autocapitalize": "none"])
                     H.field(t(.yourName), name: "displayName")
                     H.field(t(.password), name: "password", type: "password", hint: t(.staffPasswordHint), required: true,
@@ -207,7 +207,7 @@ enum MorePages {
             if mayCreate {
                 H.el("details", ["class": "card"]) {
                     H.el("summary", [:]) { Text(t(.newLibrary)) }
-                    H.form(base + "/libraries", csrf: page.csrf) {
+                    H.form(WebRoute.createLibrary(library: lib).path, csrf: page.csrf) {
                         H.field(t(.libraryName), name: "name", required: true, id: "f-new-library")
                         H.button(t(.newLibrary))
                     }
@@ -215,7 +215,7 @@ enum MorePages {
             }
             if server.youAreAdmin == true {
                 H.el("h2", [:]) { Text(t(.serverSettings)) }
-                H.form(base + "/server", csrf: page.csrf, attrs: ["class": "card"]) {
+                H.form(WebRoute.server(library: lib).path, csrf: page.csrf, attrs: ["class": "card"]) {
                     H.el("fieldset", ["class": "field"]) {
                         H.el("legend", [:]) { Text(t(.libraryCreation)) }
                         for (value, label) in [(LibraryCreation.staff, t(.creationStaff)), (.admin, t(.creationAdmin))] {
@@ -237,7 +237,7 @@ enum MorePages {
         let creation = req.formText("libraryCreation").flatMap(LibraryCreation.init(rawValue:))
         _ = try await ServerSettings.update(ServerSettingsPatch(libraryCreation: creation), user: ctx.user,
                                             gate: req.application.writeGate, on: req.db)
-        return req.seeOther("/libraries/\(ctx.libraryID.uuidString)/settings", flash: req.t(.serverSaved))
+        return req.seeOther(WebRoute.settings(library: ctx.libraryID).path, flash: req.t(.serverSaved))
     }
 
     static func roleName(_ role: Role, _ t: Strings) -> String {
@@ -265,7 +265,7 @@ enum MorePages {
             let patch = LibraryPatch(name: req.formText("name"), loanPeriodDays: req.formText("loanPeriodDays").flatMap(Int.init),
                                      maxRenewals: req.formText("maxRenewals").flatMap(Int.init), publicCatalog: req.formText("publicCatalog") == "true")
             _ = try await Accounts.updateLibrary(patch, library: ctx, now: req.now, gate: req.application.writeGate, on: req.db)
-            return req.seeOther("/libraries/\(ctx.libraryID.uuidString)/settings", flash: req.t(.settingsSaved))
+            return req.seeOther(WebRoute.settings(library: ctx.libraryID).path, flash: req.t(.settingsSaved))
         }
     }
 
@@ -275,7 +275,7 @@ enum MorePages {
             let input = StaffInput(username: req.formText("username") ?? "", role: req.formText("role").flatMap(Role.init(rawValue:)) ?? .viewer,
                                    password: req.formText("password"), displayName: req.formText("displayName"))
             let added = try await Accounts.addStaff(input, library: ctx, now: req.now, hasher: req.password, gate: req.application.writeGate, on: req.db)
-            return req.seeOther("/libraries/\(ctx.libraryID.uuidString)/settings", flash: req.t.format(.staffAdded, added.displayName))
+            return req.seeOther(WebRoute.settings(library: ctx.libraryID).path, flash: req.t.format(.staffAdded, added.displayName))
         }
     }
 
@@ -284,7 +284,7 @@ enum MorePages {
         return try await refusal(req, ctx: ctx) {
             let created = try await Accounts.createLibrary(LibraryInput(name: req.formText("name") ?? "", loanPeriodDays: nil, maxRenewals: nil, publicCatalog: nil),
                                                            user: ctx.user, gate: req.application.writeGate, on: req.db)
-            return req.seeOther("/libraries/\(created.id.uuidString)/catalog", flash: req.t.format(.libraryCreated, created.name))
+            return req.seeOther(WebRoute.catalog(library: created.id).path, flash: req.t.format(.libraryCreated, created.name))
         }
     }
 }

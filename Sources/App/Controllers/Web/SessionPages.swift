@@ -24,7 +24,7 @@ enum SessionPages {
         guard let first = try await Accounts.libraries(of: user, on: req.db).first else {
             throw AppError.notFound("Library")
         }
-        return req.redirect(to: "/libraries/\(first.id.uuidString)/catalog")
+        return req.redirect(to: WebRoute.catalog(library: first.id).path)
     }
 
     @Sendable static func setupForm(req: Request) async throws -> Response {
@@ -60,7 +60,7 @@ enum SessionPages {
         do {
             let (user, library) = try await Accounts.setup(input, now: req.now, gate: req.application.writeGate, hasher: req.password, on: req.db)
             let session = try await Accounts.startSession(for: user, now: req.now, gate: req.application.writeGate, on: req.db)
-            let response = req.redirect(to: "/libraries/\(try library.requireID().uuidString)/catalog")
+            let response = req.redirect(to: WebRoute.catalog(library: try library.requireID()).path)
             AuthController.setCookie(session, on: response, req: req)
             return response
         } catch let error as AppError where error.status != .conflict {

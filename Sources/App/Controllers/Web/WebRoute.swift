@@ -16,6 +16,25 @@ enum WebRoute: Sendable, Equatable {
     case restore(library: UUID)
     case erase(library: UUID)
     case more(library: UUID)
+    case add(library: UUID)
+    case addPhoto(library: UUID)
+    case titleCopies(library: UUID, title: UUID)
+    case titleFavorite(library: UUID, title: UUID)
+    case titleNotes(library: UUID, title: UUID)
+    case titleDelete(library: UUID, title: UUID)
+    case checkout(library: UUID)
+    case checkoutConfirm(library: UUID)
+    case returnBook(library: UUID)
+    case loans(library: UUID)
+    case dashboard(library: UUID)
+    case activity(library: UUID)
+    case settings(library: UUID)
+    case staff(library: UUID)
+    case createLibrary(library: UUID)
+    case server(library: UUID)
+    case wishlist(library: UUID)
+    case wishlistAcquire(library: UUID, title: UUID)
+    case wishlistDelete(library: UUID, title: UUID)
 
     /// One piece of a path: fixed text, or a parameter (its name when registering, its value in a link).
     enum Segment: Sendable, Equatable {
@@ -37,6 +56,25 @@ enum WebRoute: Sendable, Equatable {
         case .restore(let library): Self.library(library) + [.fixed("exchange"), .fixed("restore")]
         case .erase(let library): Self.library(library) + [.fixed("exchange"), .fixed("erase")]
         case .more(let library): Self.library(library) + [.fixed("more")]
+        case .add(let library): Self.library(library) + [.fixed("add")]
+        case .addPhoto(let library): Self.library(library) + [.fixed("add"), .fixed("photo")]
+        case .titleCopies(let library, let title): Self.library(library) + Self.title(library: library, title: title).segments.dropFirst(2) + [.fixed("copies")]
+        case .titleFavorite(let library, let title): Self.library(library) + Self.title(library: library, title: title).segments.dropFirst(2) + [.fixed("favorite")]
+        case .titleNotes(let library, let title): Self.library(library) + Self.title(library: library, title: title).segments.dropFirst(2) + [.fixed("notes")]
+        case .titleDelete(let library, let title): Self.library(library) + Self.title(library: library, title: title).segments.dropFirst(2) + [.fixed("delete")]
+        case .checkout(let library): Self.library(library) + [.fixed("checkout")]
+        case .checkoutConfirm(let library): Self.library(library) + [.fixed("checkout"), .fixed("confirm")]
+        case .returnBook(let library): Self.library(library) + [.fixed("return")]
+        case .loans(let library): Self.library(library) + [.fixed("loans")]
+        case .dashboard(let library): Self.library(library) + [.fixed("dashboard")]
+        case .activity(let library): Self.library(library) + [.fixed("activity")]
+        case .settings(let library): Self.library(library) + [.fixed("settings")]
+        case .staff(let library): Self.library(library) + [.fixed("staff")]
+        case .createLibrary(let library): Self.library(library) + [.fixed("libraries")]
+        case .server(let library): Self.library(library) + [.fixed("server")]
+        case .wishlist(let library): Self.library(library) + [.fixed("wishlist")]
+        case .wishlistAcquire(let library, let title): Self.library(library) + [.fixed("wishlist"), .parameter(name: "titleID", value: title.uuidString), .fixed("acquire")]
+        case .wishlistDelete(let library, let title): Self.library(library) + [.fixed("wishlist"), .parameter(name: "titleID", value: title.uuidString), .fixed("delete")]
         }
     }
 
@@ -52,6 +90,17 @@ enum WebRoute: Sendable, Equatable {
             case .parameter(_, let value): value.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed.subtracting(["/"])) ?? value
             }
         }.joined(separator: "/")
+    }
+
+    /// The link with a query: `WebRoute.loans(library: id).path(query: [("show", "overdue")])`; values are
+    /// percent-encoded, pairs in the order given, a nil or empty value left out.
+    func path(query: [(String, String?)]) -> String {
+        let allowed = CharacterSet.alphanumerics.union(CharacterSet(charactersIn: "-._~"))
+        let pairs = query.compactMap { key, value -> String? in
+            guard let value, !value.isEmpty else { return nil }
+            return "\(key)=\(value.addingPercentEncoding(withAllowedCharacters: allowed) ?? "")"
+        }
+        return pairs.isEmpty ? path : path + "?" + pairs.joined(separator: "&")
     }
 
     /// The route to register: parameters by name (the values are ignored: write `.pattern` ids).
@@ -79,5 +128,28 @@ extension RoutesBuilder {
     @discardableResult
     func post<Response: AsyncResponseEncodable>(_ route: WebRoute, use handler: @escaping @Sendable (Request) async throws -> Response) -> Route {
         on(.POST, route.pattern, use: handler)
+    }
+}
+
+/// Links from a page to the API (downloads, barcode images): built here, as `WebRoute` builds the
+/// pages' links, so no page spells out an API path.
+enum APILink: Sendable, Equatable {
+    case export(library: UUID, format: String)
+    case backup(library: UUID)
+    case copyBarcode(library: UUID, copy: UUID)
+    case memberBarcode(library: UUID, member: UUID)
+
+    var path: String {
+        let library = "/api/v1/libraries/" + {
+            switch self {
+            case .export(let l, _), .backup(let l), .copyBarcode(let l, _), .memberBarcode(let l, _): l.uuidString
+            }
+        }()
+        switch self {
+        case .export(_, let format): return library + "/export?format=" + (format.addingPercentEncoding(withAllowedCharacters: .alphanumerics.union(["-"])) ?? "")
+        case .backup: return library + "/backup"
+        case .copyBarcode(_, let copy): return library + "/copies/" + copy.uuidString + "/barcode.svg"
+        case .memberBarcode(_, let member): return library + "/members/" + member.uuidString + "/barcode.svg"
+        }
     }
 }

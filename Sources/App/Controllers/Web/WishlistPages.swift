@@ -8,11 +8,11 @@ import Vapor
 /// The wishlist (C1, C2): find a book at the providers and add it; open Amazon; share; remove;
 /// acquire it with a number of copies.
 enum WishlistPages {
-    static func register(_ lib: any RoutesBuilder) {
-        lib.get("wishlist", use: list)
-        lib.post("wishlist", use: add)
-        lib.post("wishlist", ":titleID", "acquire", use: acquire)
-        lib.post("wishlist", ":titleID", "delete", use: remove)
+    static func register(_ web: any RoutesBuilder) {
+        web.get(.wishlist(library: .pattern), use: list)
+        web.post(.wishlist(library: .pattern), use: add)
+        web.post(.wishlistAcquire(library: .pattern, title: .pattern), use: acquire)
+        web.post(.wishlistDelete(library: .pattern, title: .pattern), use: remove)
     }
 
     @Sendable static func list(req: Request) async throws -> HTML {
@@ -28,12 +28,12 @@ enum WishlistPages {
         }
         let page = try await req.page(library: ctx)
         let t = page.t
-        let base = page.library!.base
+        let lib = ctx.libraryID
         let canEdit = ctx.role.may(.catalog)
         return Layout.page(page, title: t(.wishlist)) {
             H.el("h1", [:]) { Text(t(.wishlist)) }
             if canEdit {
-                H.el("form", ["method": "get", "action": base + "/wishlist", "role": "search", "class": "search"]) {
+                H.el("form", ["method": "get", "action": WebRoute.wishlist(library: lib).path, "role": "search", "class": "search"]) {
                     H.el("label", ["for": "f-wq", "class": "visually-hidden"]) { Text(t(.searchProviders)) }
                     H.void("input", ["type": "search", "id": "f-wq", "name": "q", "value": q, "placeholder": t(.searchProvidersHint)])
                     H.button(t(.searchProviders), kind: "quiet")
@@ -53,7 +53,7 @@ enum WishlistPages {
                                         H.el("span", ["class": "name"]) { Text(c.title ?? "") }
                                         H.el("span", ["class": "authors"]) { Text((c.authors ?? []).joined(separator: ", ")) }
                                     }
-                                    H.form(base + "/wishlist", csrf: page.csrf, attrs: ["class": "inline"]) {
+                                    H.form(WebRoute.wishlist(library: lib).path, csrf: page.csrf, attrs: ["class": "inline"]) {
                                         for (name, value) in [("title", c.title), ("subtitle", c.subtitle), ("authors", c.authors?.joined(separator: ", ")),
                                                               ("isbn", c.isbn13), ("publisher", c.publisher), ("publishedDate", c.publishedDate),
                                                               ("coverUrl", c.coverURL), ("language", c.language)] {
@@ -86,12 +86,12 @@ enum WishlistPages {
                                                     "data-share": item.title,
                                                     "data-share-text": t.format(.shareText, item.title, item.authors.joined(separator: ", "))]) { Text(t(.share)) }
                                     if canEdit {
-                                        H.form(base + "/wishlist/" + item.id.uuidString + "/acquire", csrf: page.csrf, attrs: ["class": "inline-form"]) {
+                                        H.form(WebRoute.wishlistAcquire(library: lib, title: item.id).path, csrf: page.csrf, attrs: ["class": "inline-form"]) {
                                             H.field(t(.copiesField), name: "copies", type: "number", value: "1", required: true,
                                                     id: "f-copies-" + item.id.uuidString, extra: ["min": "1", "max": "500"])
                                             H.button(t(.acquire))
                                         }
-                                        H.form(base + "/wishlist/" + item.id.uuidString + "/delete", csrf: page.csrf, attrs: ["class": "inline"]) {
+                                        H.form(WebRoute.wishlistDelete(library: lib, title: item.id).path, csrf: page.csrf, attrs: ["class": "inline"]) {
                                             H.button(t(.removeFromWishlist), kind: "danger")
                                         }
                                     }
@@ -115,7 +115,7 @@ enum WishlistPages {
             readingLevel: nil, categories: nil, copies: 0, location: nil)
         _ = try await Catalog.create(input, wishlist: true, library: ctx, now: req.now, gate: req.application.writeGate, on: req.db)
         req.application.enrichmentWorker?.nudge()
-        return req.seeOther("/libraries/\(ctx.libraryID.uuidString)/wishlist", flash: req.t.format(.addedToWishlist, d.title ?? ""))
+        return req.seeOther(WebRoute.wishlist(library: ctx.libraryID).path, flash: req.t.format(.addedToWishlist, d.title ?? ""))
     }
 
     @Sendable static func acquire(req: Request) async throws -> Response {
@@ -124,7 +124,7 @@ enum WishlistPages {
         let title = try await Catalog.find(id, library: ctx.libraryID, on: req.db)
         try await Catalog.acquire(id, AcquireInput(copies: req.formText("copies").flatMap(Int.init) ?? 1, location: nil), library: ctx,
                                   now: req.now, gate: req.application.writeGate, on: req.db)
-        return req.seeOther("/libraries/\(ctx.libraryID.uuidString)/titles/\(id.uuidString)", flash: req.t.format(.acquired, title.title))
+        return req.seeOther(WebRoute.title(library: ctx.libraryID, title: id).path, flash: req.t.format(.acquired, title.title))
     }
 
     @Sendable static func remove(req: Request) async throws -> Response {
@@ -133,6 +133,6 @@ enum WishlistPages {
         let title = try await Catalog.find(id, library: ctx.libraryID, on: req.db)
         guard title.wishlist else { throw AppError.notFound("Wishlist item") }
         try await Catalog.delete(id, library: ctx, now: req.now, gate: req.application.writeGate, on: req.db)
-        return req.seeOther("/libraries/\(ctx.libraryID.uuidString)/wishlist", flash: req.t.format(.removed, title.title))
+        return req.seeOther(WebRoute.wishlist(library: ctx.libraryID).path, flash: req.t.format(.removed, title.title))
     }
 }
