@@ -1,5 +1,6 @@
 @testable import App
 import Foundation
+import ShelfmarkCore
 import Testing
 import Vapor
 import VaporTesting
@@ -21,6 +22,8 @@ import VaporTesting
         for name in ["Google Books", "Open Library", "Amazon", "LibraryThing", "Goodreads", "StoryGraph", "Libib", "Calibre"] {
             text = text.replacingOccurrences(of: name, with: " ")
         }
+        // Quoted text is data (a title, a value from a file, a column of its header), not interface.
+        text = text.replacingOccurrences(of: "“[^”<]*”|„[^“<]*“", with: "“”", options: .regularExpression)
         var pieces: [String] = []
         let attributes = try! NSRegularExpression(pattern: "\\s(placeholder|aria-label|title|alt|data-busy)=\"([^\"]*)\"")
         for match in attributes.matches(in: text, range: NSRange(text.startIndex..., in: text)) {
@@ -90,6 +93,23 @@ import VaporTesting
             let failedJob = try await Jobs.begin(.importFile, library: library, target: library, user: user, now: app.clock.now(), app: app)
             try await Jobs.finish(failedJob, result: nil as String?, failure: Jobs.Failure(AppError.invalid("file", Importer.Failure.empty.description)), app: app)
             let runningJob = try await Jobs.begin(.importFile, library: library, target: nil, user: user, now: app.clock.now(), app: app)
+            // A finished import whose report names refused and skipped rows of every kind.
+            let reportJob = try await Jobs.begin(.importFile, library: library, target: nil, user: user, now: app.clock.now(), app: app)
+            let notes = [
+                ImportRowNote(line: 2, rowError: .missing(column: "Title")),
+                ImportRowNote(line: 3, rowError: .invalid(column: "ISBN", value: "978-0-306-40615-8", reason: .isbn(.badChecksum))),
+                ImportRowNote(line: 4, rowError: .invalid(column: "Total Copies", value: "zwei", reason: .notWholeNumber)),
+                ImportRowNote(line: 5, rowError: .invalid(column: "Available Copies", value: "3", reason: .moreThanTotal(2))),
+                ImportRowNote(line: 6, rowError: .invalid(column: "Rating", value: "9", reason: .ratingOutOfRange)),
+                ImportRowNote(line: 7, rowError: .wrongFieldCount(expected: 5, found: 7)),
+                ImportRowNote(line: 8, title: nil, reason: "x", code: "not_isbn", values: ["value": "12", "isbn": "wrong_length:2"]),
+                ImportRowNote(line: 9, title: nil, reason: "x", code: "providers_late", values: ["isbn": "978-3-522-20260-2"]),
+                ImportRowNote(line: 10, title: nil, reason: "x", code: "not_found", values: ["isbn": "978-3-522-20260-2"]),
+            ]
+            let report = ImportReport(format: ImportFormat.generic.displayName, encoding: "UTF-8", rowsRead: 11, titlesCreated: 1, copiesAdded: 1,
+                                      skipped: [ImportRowNote(line: 11, title: "Momo", reason: "x", code: "already_in_library", values: ["isbn": "9783522202602"])],
+                                      failed: notes, stoppedAt: nil, unit: .line)
+            try await Jobs.finish(reportJob, result: ImportJob.Outcome(report: report, library: nil), failure: nil, app: app)
 
             let pages = [
                 "\(lib)/catalog", "\(lib)/catalog?q=zzzz", "\(lib)/catalog?category=\(categoryID)", "\(lib)/titles/\(titleID)",
@@ -97,6 +117,7 @@ import VaporTesting
                 "\(lib)/members", "\(lib)/members/\(memberID)", "\(lib)/members/\(memberID)/edit", "\(lib)/loans", "\(lib)/more",
                 "\(lib)/dashboard", "\(lib)/activity", "\(lib)/settings", "\(lib)/exchange", "\(lib)/wishlist",
                 WebRoute.job(library: library, job: failedJob).path, WebRoute.job(library: library, job: runningJob).path,
+                WebRoute.job(library: library, job: reportJob).path,
                 "\(lib)/titles/\(UUID().uuidString)", "/no-such-page",
             ]
             for lang in [Lang.de, .ga, .zh] {

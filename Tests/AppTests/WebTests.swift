@@ -81,6 +81,30 @@ private struct Browser {
 }
 
 @Suite struct WebTests {
+    /// A refused form comes back as it was typed, with the reason next to the field it is about
+    /// (issue 15): settings, a title's edit form, adding a member.
+    @Test func aRefusedFormKeepsWhatWasTypedWithTheReasonNextToItsField() async throws {
+        try await withTestApp { app in
+            var browser = Browser(app: app)
+            let catalog = try await browser.setUp()
+            let base = String(catalog.dropLast("/catalog".count))
+            let settings = try await browser.post(base + "/settings", ["name": "Raum 7", "loanPeriodDays": "4000", "maxRenewals": "3"])
+            #expect(settings.status == .unprocessableEntity)
+            #expect(settings.html.contains("value=\"Raum 7\""), "the typed name is kept")
+            #expect(settings.html.contains("value=\"4000\""))
+            #expect(settings.html.contains("id=\"f-loanPeriodDays-error\""), "the reason is under the loan period field")
+            #expect(settings.html.contains("aria-invalid=\"true\""))
+            #expect(settings.html.contains("<nav class=\"tabs\""), "the page keeps its tab bar")
+
+            _ = try await browser.post(base + "/members", ["cardId": "S1", "firstName": "Ada"])
+            let duplicate = try await browser.post(base + "/members", ["cardId": "S1", "firstName": "Grace", "lastName": "Hopper"])
+            #expect(duplicate.status == .unprocessableEntity)
+            #expect(duplicate.html.contains("id=\"f-cardId-error\""))
+            #expect(duplicate.html.contains("value=\"Grace\"") && duplicate.html.contains("value=\"Hopper\""))
+            #expect(duplicate.html.contains("<details class=\"card\" open"), "the add form is open")
+        }
+    }
+
     /// Typed routes: every page and form action is registered under its `WebRoute` pattern, and the
     /// links the route builds fill that pattern in (ids and query values encoded).
     @Test func everyWebRouteIsRegisteredAndItsLinksFollowIt() async throws {

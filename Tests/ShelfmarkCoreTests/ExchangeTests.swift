@@ -178,8 +178,8 @@ import Testing
         #expect(try rows[0].get().totalCopies == 2)
         #expect(throws: ImportMapper.RowError.missing(column: "Author")) { try rows[1].get() }
         #expect(throws: ImportMapper.RowError.self) { try rows[2].get() }
-        #expect(throws: ImportMapper.RowError.invalid(column: "ISBN", value: "978-0-306-40615-8", reason: "the check digit does not match: a digit is mistyped")) { try rows[3].get() }
-        #expect(throws: ImportMapper.RowError.invalid(column: "total copies", value: "two", reason: "not a whole number ≥ 0")) { try rows[4].get() }
+        #expect(throws: ImportMapper.RowError.invalid(column: "ISBN", value: "978-0-306-40615-8", reason: .isbn(.badChecksum))) { try rows[3].get() }
+        #expect(throws: ImportMapper.RowError.invalid(column: "total copies", value: "two", reason: .notWholeNumber)) { try rows[4].get() }
         #expect(throws: ImportMapper.HeaderError.missingColumns(["total copies", "available copies"])) {
             try ImportMapper(format: .shelfmarkCatalog, header: ["ISBN", "Title", "Author"])
         }

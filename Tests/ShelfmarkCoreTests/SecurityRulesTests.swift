@@ -66,10 +66,10 @@ import Testing
 @Suite struct ImportReportQuoteTests {
     @Test func aRejectedValueIsQuotedUpTo200Characters() {
         let huge = String(repeating: "x", count: 5_000) + "\nnext"
-        let text = ImportMapper.RowError.invalid(column: "ISBN", value: huge, reason: "not an ISBN").description
+        let text = ImportMapper.RowError.invalid(column: "ISBN", value: huge, reason: .notWholeNumber).description
         #expect(text.count < 250, "\(text.count)")
         #expect(text.contains("…"))
-        #expect(ImportMapper.RowError.invalid(column: "ISBN", value: "12", reason: "r").description == "“ISBN” is “12”: r")
+        #expect(ImportMapper.RowError.invalid(column: "ISBN", value: "12", reason: .notWholeNumber).description == "“ISBN” is “12”: not a whole number ≥ 0")
     }
 }
 

@@ -110,4 +110,56 @@ extension Strings {
         default: return app.message
         }
     }
+
+    /// A row of an import report in this language, from its code and values; the English reason when
+    /// it has no code (a MARC record that cannot be read, a value refused by the catalog's checks).
+    func message(_ note: ImportRowNote) -> String {
+        let v = note.values ?? [:]
+        switch note.code {
+        case "missing":
+            return format(.impMissing, v["column"] ?? "")
+        case "invalid":
+            let why: String? = switch v["why"] {
+            case "not_whole_number": self(.impNotWholeNumber)
+            case "more_than_total": format(.impMoreThanTotal, number(Int(v["total"] ?? "") ?? 0))
+            case "isbn": ImportRowNote.isbnInvalid(v["isbn"]).map { message($0) }
+            case "rating": self(.impRating)
+            default: nil
+            }
+            guard let why else { return note.reason }
+            return format(.impInvalid, v["column"] ?? "", v["value"] ?? "", why)
+        case "field_count":
+            return format(.impFieldCount, number(Int(v["found"] ?? "") ?? 0), number(Int(v["expected"] ?? "") ?? 0))
+        case "not_isbn":
+            guard let why = ImportRowNote.isbnInvalid(v["isbn"]) else { return note.reason }
+            return format(.impNotISBN, v["value"] ?? "", message(why))
+        case "providers_late": return format(.impProvidersLate, v["isbn"] ?? "")
+        case "not_found": return format(.impNotFoundAtProviders, v["isbn"] ?? "")
+        case "already_in_library": return format(.impAlreadyInLibrary, v["isbn"] ?? "")
+        default: return note.reason
+        }
+    }
+
+    /// An import format's name in this language (the file formats' own names stay as they are).
+    func name(_ format: ImportFormat) -> String {
+        switch format {
+        case .shelfmarkCatalog: self(.fmtShelfmarkCatalog)
+        case .shelfmarkWishlist: self(.fmtShelfmarkWishlist)
+        case .goodreads: self(.fmtGoodreads)
+        case .libraryThing: self(.fmtLibraryThing)
+        case .storyGraph: self(.fmtStoryGraph)
+        case .libib: self(.fmtLibib)
+        case .calibre: self(.fmtCalibre)
+        case .generic: self(.fmtGeneric)
+        case .isbnList: self(.fmtISBNList)
+        case .marc: format.displayName
+        case .marcXML: format.displayName
+        case .libraryThingJSON: self(.fmtLibraryThingJSON)
+        }
+    }
+
+    /// A report's format (stored as its English name) in this language.
+    func formatName(_ stored: String) -> String {
+        ImportFormat.allCases.first { $0.displayName == stored }.map { name($0) } ?? stored
+    }
 }

@@ -57,6 +57,10 @@ enum L: String, CaseIterable, Sendable {
     case errEmpty, errTooLong, errOutOfRange, errNotEmail, errNotCoverURL, errNotANumber, errBookNotFound, errNotADate, fieldName, fieldDays
     case errDuplicateCard, errDuplicateUsername, errAlreadyStaff, errNotOnLoan, errTooManyCopiesAtOnce, errDuplicateBarcode
     case errDuplicateCategory, errDuplicateISBN, errLastOwner, errCannotAddStaff
+    case impMissing, impInvalid, impNotWholeNumber, impMoreThanTotal, impRating, impFieldCount, impNotISBN, impProvidersLate
+    case impNotFoundAtProviders, impAlreadyInLibrary
+    case fmtShelfmarkCatalog, fmtShelfmarkWishlist, fmtGoodreads, fmtLibraryThing, fmtStoryGraph, fmtLibib, fmtCalibre, fmtGeneric
+    case fmtISBNList, fmtLibraryThingJSON
 }
 
 /// Counted phrases, one form per plural category the language has.
@@ -444,6 +448,32 @@ extension L {
                              "Diese Person konnte nicht hinzugefügt werden: für ein bestehendes Konto dessen Passwort angeben, für ein neues einen anderen Benutzernamen wählen.",
                              "Níorbh fhéidir an duine seo a chur leis: do chuntas atá ann cheana tabhair a phasfhocal féin; do chuntas nua roghnaigh ainm úsáideora eile.",
                              "无法添加此人：已有账户请填写其密码；新账户请换一个用户名。"),
+        .impMissing: ("“%1” is empty; it is required", "„%1“ ist leer, wird aber gebraucht", "Tá “%1” folamh; tá sé riachtanach", "“%1”为空，但为必填项"),
+        .impInvalid: ("“%1” is “%2”: %3", "„%1“ ist „%2“: %3", "Is é “%2” atá i “%1”: %3", "“%1”为“%2”：%3"),
+        .impNotWholeNumber: ("not a whole number ≥ 0", "keine ganze Zahl ≥ 0", "ní slánuimhir ≥ 0 é", "不是大于等于 0 的整数"),
+        .impMoreThanTotal: ("more than the %1 copies in total", "mehr als die %1 Exemplare insgesamt", "níos mó ná na %1 cóip san iomlán", "超过副本总数 %1"),
+        .impRating: ("ratings are from 0 to 5", "Bewertungen gehen von 0 bis 5", "is ó 0 go 5 atá rátálacha", "评分范围为 0 到 5"),
+        .impFieldCount: ("%1 fields where the header has %2", "%1 Felder, die Kopfzeile hat %2", "%1 réimse, ach %2 atá sa cheanntásc", "有 %1 个字段，而表头有 %2 个"),
+        .impNotISBN: ("“%1” is not an ISBN: %2", "„%1“ ist keine ISBN: %2", "Ní ISBN é “%1”: %2", "“%1”不是 ISBN：%2"),
+        .impProvidersLate: ("ISBN %1: the book providers did not answer in time; import this line again later",
+                            "ISBN %1: die Buchdienste haben nicht rechtzeitig geantwortet; diese Zeile später noch einmal importieren",
+                            "ISBN %1: níor fhreagair na soláthraithe leabhar in am; iompórtáil an líne seo arís ar ball",
+                            "ISBN %1：图书数据源未及时响应，请稍后重新导入此行"),
+        .impNotFoundAtProviders: ("ISBN %1: no title in the file and none found at the book providers",
+                                  "ISBN %1: kein Titel in der Datei und keiner bei den Buchdiensten gefunden",
+                                  "ISBN %1: níl teideal sa chomhad agus níor aimsíodh ceann ag na soláthraithe leabhar",
+                                  "ISBN %1：文件中没有书名，图书数据源中也未找到"),
+        .impAlreadyInLibrary: ("ISBN %1 is already in the library", "ISBN %1 ist schon in der Bibliothek", "Tá ISBN %1 sa leabharlann cheana", "ISBN %1 已在图书馆中"),
+        .fmtShelfmarkCatalog: ("Shelfmark catalog CSV", "Shelfmark-Katalog (CSV)", "Catalóg Shelfmark (CSV)", "Shelfmark 书目（CSV）"),
+        .fmtShelfmarkWishlist: ("Shelfmark wishlist CSV", "Shelfmark-Wunschliste (CSV)", "Liosta mianta Shelfmark (CSV)", "Shelfmark 心愿单（CSV）"),
+        .fmtGoodreads: ("Goodreads export", "Goodreads-Export", "Easpórtáil Goodreads", "Goodreads 导出文件"),
+        .fmtLibraryThing: ("LibraryThing export", "LibraryThing-Export", "Easpórtáil LibraryThing", "LibraryThing 导出文件"),
+        .fmtStoryGraph: ("StoryGraph export", "StoryGraph-Export", "Easpórtáil StoryGraph", "StoryGraph 导出文件"),
+        .fmtLibib: ("Libib export", "Libib-Export", "Easpórtáil Libib", "Libib 导出文件"),
+        .fmtCalibre: ("Calibre CSV", "Calibre-CSV", "CSV Calibre", "Calibre CSV"),
+        .fmtGeneric: ("CSV with isbn, title, author", "CSV mit isbn, title, author", "CSV le isbn, title, author", "含 isbn、title、author 列的 CSV"),
+        .fmtISBNList: ("list of ISBNs", "Liste von ISBNs", "liosta ISBNanna", "ISBN 列表"),
+        .fmtLibraryThingJSON: ("LibraryThing JSON export", "LibraryThing-JSON-Export", "Easpórtáil JSON LibraryThing", "LibraryThing JSON 导出文件"),
         .errNotADate: ("“%1” is not a date.", "„%1“ ist kein Datum.", "Ní dáta é “%1”.", "“%1”不是日期。"),
         .errNotANumber: ("%1: please enter a number.", "%1: bitte eine Zahl eingeben.", "%1: cuir uimhir isteach, le do thoil.", "%1：请输入数字。"),
         .errEmpty: ("%1: please fill this in.", "%1: bitte ausfüllen.", "%1: líon isteach é seo, le do thoil.", "%1：请填写。"),

@@ -17,7 +17,59 @@ struct ImportRowNote: Content {
     /// The line of the file the row starts on (the header is line 1), or the record's number (see `ImportReport.unit`).
     var line: Int
     var title: String?
+    /// Why, in English (the API's and the command line's text).
     var reason: String
+    /// Why, as a stable code with its values, so a page can say it in the reader's language
+    /// (`Strings.message(_: ImportRowNote)`): `missing` (column), `invalid` (column, value, why …),
+    /// `field_count`, `not_isbn`, `providers_late`, `not_found`, `already_in_library`.
+    var code: String? = nil
+    var values: [String: String]? = nil
+
+    init(line: Int, title: String?, reason: String, code: String? = nil, values: [String: String]? = nil) {
+        (self.line, self.title, self.reason, self.code, self.values) = (line, title, reason, code, values)
+    }
+
+    /// A row the mapper refused.
+    init(line: Int, rowError: ImportMapper.RowError) {
+        self.init(line: line, title: nil, reason: rowError.description)
+        switch rowError {
+        case .missing(let column):
+            (code, values) = ("missing", ["column": column])
+        case .invalid(let column, let value, let why):
+            var values = ["column": column, "value": ImportMapper.RowError.quote(value)]
+            switch why {
+            case .notWholeNumber: values["why"] = "not_whole_number"
+            case .moreThanTotal(let total): (values["why"], values["total"]) = ("more_than_total", String(total))
+            case .isbn(let invalid): (values["why"], values["isbn"]) = ("isbn", Self.isbnCode(invalid))
+            case .ratingOutOfRange: values["why"] = "rating"
+            }
+            (code, self.values) = ("invalid", values)
+        case .wrongFieldCount(let expected, let found):
+            (code, values) = ("field_count", ["expected": String(expected), "found": String(found)])
+        }
+    }
+
+    /// `ISBN.Invalid` as text (`wrong_length:11`), and back.
+    static func isbnCode(_ invalid: ISBN.Invalid) -> String {
+        switch invalid {
+        case .empty: "empty"
+        case .badCharacters: "bad_characters"
+        case .wrongLength(let n): "wrong_length:\(n)"
+        case .badChecksum: "bad_checksum"
+        case .notABookEAN: "not_a_book"
+        }
+    }
+
+    static func isbnInvalid(_ code: String?) -> ISBN.Invalid? {
+        switch code {
+        case "empty": .empty
+        case "bad_characters": .badCharacters
+        case "bad_checksum": .badChecksum
+        case "not_a_book": .notABookEAN
+        case let code? where code.hasPrefix("wrong_length:"): Int(code.dropFirst("wrong_length:".count)).map { .wrongLength($0) }
+        default: nil
+        }
+    }
 }
 
 /// The import report: what landed, what was skipped and why, what failed and why, by line.
@@ -172,7 +224,7 @@ enum Importer {
                 do {
                     pending.append(try mapper.record(row))
                 } catch {
-                    report.failed.append(ImportRowNote(line: row.line, title: nil, reason: error.description))
+                    report.failed.append(ImportRowNote(line: row.line, rowError: error))
                 }
             } else if let first = row.fields.first, let record = isbnRecord(first, line: row.line, report: &report) {
                 pending.append(record)
@@ -255,7 +307,8 @@ enum Importer {
             r.isbn = try ISBN(trimmed).isbn13
             return r
         } catch {
-            report.failed.append(ImportRowNote(line: line, title: nil, reason: "“\(trimmed)” is not an ISBN: \(error.description)"))
+            report.failed.append(ImportRowNote(line: line, title: nil, reason: "“\(trimmed)” is not an ISBN: \(error.description)", code: "not_isbn",
+                                               values: ["value": ImportMapper.RowError.quote(trimmed), "isbn": ImportRowNote.isbnCode(error)]))
             return nil
         }
     }
@@ -333,17 +386,19 @@ enum Importer {
             if p.insert == nil {
                 var r = p.record
                 guard let raw = r.isbn, let isbn = try? ISBN(raw) else {
-                    lookupFailures.append(ImportRowNote(line: r.line, title: nil, reason: "“Title” is empty; it is required"))
+                    lookupFailures.append(ImportRowNote(line: r.line, rowError: .missing(column: "Title")))
                     continue
                 }
                 guard let answer = looked[isbn.isbn13] else {
                     lookupFailures.append(ImportRowNote(line: r.line, title: nil,
-                                                       reason: "ISBN \(isbn.hyphenated): the book providers did not answer in time; import this line again later"))
+                                                       reason: "ISBN \(isbn.hyphenated): the book providers did not answer in time; import this line again later",
+                                                       code: "providers_late", values: ["isbn": isbn.hyphenated]))
                     continue
                 }
                 guard let found = answer.result.record else {
                     lookupFailures.append(ImportRowNote(line: r.line, title: nil,
-                                                       reason: "ISBN \(isbn.hyphenated): no title in the file and none found at the book providers"))
+                                                       reason: "ISBN \(isbn.hyphenated): no title in the file and none found at the book providers",
+                                                       code: "not_found", values: ["isbn": isbn.hyphenated]))
                     continue
                 }
                 r.title = found.title
@@ -391,7 +446,8 @@ enum Importer {
                         }
                         copies += n
                     } else {
-                        skipped.append(ImportRowNote(line: r.line, title: title, reason: "ISBN \(isbn) is already in the library"))
+                        skipped.append(ImportRowNote(line: r.line, title: title, reason: "ISBN \(isbn) is already in the library",
+                                                     code: "already_in_library", values: ["isbn": isbn]))
                     }
                     continue
                 }

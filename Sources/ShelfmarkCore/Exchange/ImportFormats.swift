@@ -103,20 +103,37 @@ public struct ImportMapper: Sendable {
 
     public enum RowError: Error, Equatable, Sendable, CustomStringConvertible {
         case missing(column: String)
-        case invalid(column: String, value: String, reason: String)
+        case invalid(column: String, value: String, reason: Reason)
         case wrongFieldCount(expected: Int, found: Int)
+
+        /// Why a value was refused: a case per kind, so the report can be said in any language.
+        public enum Reason: Equatable, Sendable, CustomStringConvertible {
+            case notWholeNumber
+            case moreThanTotal(Int)
+            case isbn(ISBN.Invalid)
+            case ratingOutOfRange
+
+            public var description: String {
+                switch self {
+                case .notWholeNumber: "not a whole number ≥ 0"
+                case .moreThanTotal(let total): "more than the \(total) copies in total"
+                case .isbn(let why): why.description
+                case .ratingOutOfRange: "ratings are from 0 to 5"
+                }
+            }
+        }
 
         public var description: String {
             switch self {
             case .missing(let c): "“\(c)” is empty; it is required"
-            case .invalid(let c, let v, let r): "“\(c)” is “\(Self.quote(v))”: \(r)"
+            case .invalid(let c, let v, let r): "“\(c)” is “\(Self.quote(v))”: \(r.description)"
             case .wrongFieldCount(let e, let f): "\(f) fields where the header has \(e)"
             }
         }
 
         /// A rejected value is quoted in the report up to 200 characters (a hostile file could put
         /// megabytes into one cell), control characters shown as spaces.
-        static func quote(_ value: String) -> String {
+        public static func quote(_ value: String) -> String {
             let clean = String(value.prefix(201).map { $0.isNewline || $0.unicodeScalars.allSatisfy({ $0.properties.generalCategory == .control }) ? " " : $0 })
             return clean.count > 200 ? String(clean.prefix(200)) + "…" : clean
         }
@@ -159,7 +176,7 @@ public struct ImportMapper: Sendable {
         }
         func integer(_ column: String) throws(RowError) -> Int? {
             guard let raw = value(column) else { return nil }
-            guard let n = Int(raw), n >= 0 else { throw .invalid(column: column, value: raw, reason: "not a whole number ≥ 0") }
+            guard let n = Int(raw), n >= 0 else { throw .invalid(column: column, value: raw, reason: .notWholeNumber) }
             return n
         }
         func list(_ column: String, separators: Set<Character> = [",", ";"]) -> [String] {
@@ -188,7 +205,7 @@ public struct ImportMapper: Sendable {
                 guard r.totalCopies != nil else { throw .missing(column: "Total Copies") }
                 guard let available = r.availableCopies else { throw .missing(column: "Available Copies") }
                 if available > r.totalCopies! {
-                    throw .invalid(column: "Available Copies", value: String(available), reason: "more than the \(r.totalCopies!) copies in total")
+                    throw .invalid(column: "Available Copies", value: String(available), reason: .moreThanTotal(r.totalCopies ?? 0))
                 }
             }
         case .goodreads:
@@ -256,11 +273,11 @@ public struct ImportMapper: Sendable {
             do {
                 r.isbn = try ISBN(raw).isbn13
             } catch {
-                throw .invalid(column: "ISBN", value: raw, reason: error.description)
+                throw .invalid(column: "ISBN", value: raw, reason: .isbn(error))
             }
         }
         if let rating = r.rating, !(0...5).contains(rating) {
-            throw .invalid(column: "Rating", value: String(rating), reason: "ratings are from 0 to 5")
+            throw .invalid(column: "Rating", value: String(rating), reason: .ratingOutOfRange)
         }
         guard r.title != nil || (r.isbn != nil && format != .shelfmarkCatalog) else { throw .missing(column: "Title") }
         return r

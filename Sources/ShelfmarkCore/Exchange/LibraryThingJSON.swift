@@ -78,7 +78,9 @@ public enum LibraryThingJSON {
         let parsed = isbns.compactMap { try? ISBN($0.trimmingCharacters(in: CharacterSet(charactersIn: "[] "))) }
         r.isbn = parsed.first?.isbn13
         if r.isbn == nil, let bad = isbns.first {
-            return .failure(.invalid(column: "isbn", value: bad, reason: (Result { try ISBN(bad) }.failureDescription) ?? "not an ISBN"))
+            let why: ISBN.Invalid
+            do { _ = try ISBN(bad); why = .badCharacters } catch { why = error }
+            return .failure(.invalid(column: "isbn", value: bad, reason: .isbn(why)))
         }
         r.publishedDate = string(book["date"])
         r.publisher = string(book["publication"]).map { pub in
@@ -89,7 +91,7 @@ public enum LibraryThingJSON {
         }
         if let pages = string(book["pages"]), let n = Int(pages.trimmingCharacters(in: .whitespaces)) { r.pageCount = n }
         if let rating = string(book["rating"]), let n = Double(rating), n > 0 {
-            guard n <= 5 else { return .failure(.invalid(column: "rating", value: rating, reason: "ratings are from 0 to 5")) }
+            guard n <= 5 else { return .failure(.invalid(column: "rating", value: rating, reason: .ratingOutOfRange)) }
             r.rating = n
         }
         r.language = strings(book["language"]).first

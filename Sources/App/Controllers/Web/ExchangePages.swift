@@ -46,7 +46,7 @@ enum ExchangePages {
                     H.el("label", ["for": "f-format"]) { Text(t(.formatField)) }
                     H.el("select", ["id": "f-format", "name": "format"]) {
                         H.el("option", ["value": ""]) { Text(t(.detectFormat)) }
-                        for format in ImportFormat.allCases { H.el("option", ["value": format.rawValue]) { Text(format.displayName) } }
+                        for format in ImportFormat.allCases { H.el("option", ["value": format.rawValue]) { Text(t.name(format)) } }
                     }
                 }
                 H.el("fieldset", ["class": "quick-picks"]) {

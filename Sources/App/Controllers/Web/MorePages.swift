@@ -152,84 +152,7 @@ enum MorePages {
 
     @Sendable static func settings(req: Request) async throws -> HTML {
         let ctx = try await req.library(.administer)
-        return try await settingsPage(req, ctx: ctx, error: nil)
-    }
-
-    static func settingsPage(_ req: Request, ctx: LibraryContext, error: String?) async throws -> HTML {
-        guard let library = try await Library.find(ctx.libraryID, on: req.db) else { throw AppError.notFound("Library") }
-        let staff = try await Accounts.staff(of: ctx.libraryID, on: req.db)
-        let server = try await ServerSettings.get(for: ctx.user, on: req.db)
-        let mayCreate = (try? await ServerSettings.requireMayCreateLibrary(ctx.user, on: req.db)) != nil
-        let page = try await req.page(library: ctx, flash: error, error: error != nil)
-        let t = page.t
-        let lib = ctx.libraryID
-        return Layout.page(page, title: t(.settings)) {
-            H.el("h1", [:]) { Text(t(.settings)) }
-            H.form(WebRoute.settings(library: lib).path, csrf: page.csrf, attrs: ["class": "card"]) {
-                H.field(t(.libraryName), name: "name", value: library.name, required: true)
-                H.field(t(.loanPeriod), name: "loanPeriodDays", type: "number", value: String(library.loanPeriodDays), required: true, extra: ["min": "1", "max": "365"])
-                H.field(t(.maxRenewals), name: "maxRenewals", type: "number", value: String(library.maxRenewals), required: true, extra: ["min": "0", "max": "20"])
-                H.el("div", ["class": "field"]) {
-                    H.el("label", ["class": "pick"]) {
-                        H.void("input", ["type": "checkbox", "name": "publicCatalog", "value": "true", "checked": library.publicCatalog ? "" : nil])
-                        Text(" " + t(.publicCatalog))
-                    }
-                }
-                H.button(t(.save))
-            }
-            H.el("h2", [:]) { Text(t(.staff)) }
-            H.el("ul", ["class": "members"]) {
-                for s in staff {
-                    H.el("li", ["class": "member-row"]) {
-                        H.el("span", ["class": "name"]) { Text(s.displayName) }
-                        H.el("span", ["class": "card-id"]) { Text(s.username + " · " + roleName(s.role, t)) }
-                    }
-                }
-            }
-            H.el("details", ["class": "card"]) {
-                H.el("summary", [:]) { Text(t(.addStaff)) }
-                H.form(WebRoute.staff(library: lib).path, csrf: page.csrf) {
-                    H.field(t(.username), name: "username", required: true, extra: ["autocomplete": "off", "autocapitalize": "none"])
-                    H.field(t(.yourName), name: "displayName")
-                    H.field(t(.password), name: "password", type: "password", hint: t(.staffPasswordHint), required: true,
-                            extra: ["autocomplete": "new-password", "minlength": "8"])
-                    H.el("div", ["class": "field"]) {
-                        H.el("label", ["for": "f-role"]) { Text(t(.role)) }
-                        H.el("select", ["id": "f-role", "name": "role"]) {
-                            for role in [Role.librarian, .volunteer, .viewer, .owner] {
-                                H.el("option", ["value": role.rawValue]) { Text(roleName(role, t)) }
-                            }
-                        }
-                    }
-                    H.button(t(.addStaff))
-                }
-            }
-            if mayCreate {
-                H.el("details", ["class": "card"]) {
-                    H.el("summary", [:]) { Text(t(.newLibrary)) }
-                    H.form(WebRoute.createLibrary(library: lib).path, csrf: page.csrf) {
-                        H.field(t(.libraryName), name: "name", required: true, id: "f-new-library")
-                        H.button(t(.newLibrary))
-                    }
-                }
-            }
-            if server.youAreAdmin == true {
-                H.el("h2", [:]) { Text(t(.serverSettings)) }
-                H.form(WebRoute.server(library: lib).path, csrf: page.csrf, attrs: ["class": "card"]) {
-                    H.el("fieldset", ["class": "field"]) {
-                        H.el("legend", [:]) { Text(t(.libraryCreation)) }
-                        for (value, label) in [(LibraryCreation.staff, t(.creationStaff)), (.admin, t(.creationAdmin))] {
-                            H.el("label", ["class": "pick"]) {
-                                H.void("input", ["type": "radio", "name": "libraryCreation", "value": value.rawValue,
-                                                 "checked": server.libraryCreation == value ? "" : nil])
-                                Text(" " + label)
-                            }
-                        }
-                    }
-                    H.button(t(.save))
-                }
-            }
-        }
+        return try await SettingsPage.make(library: ctx, on: req.db).render(try await req.page(library: ctx))
     }
 
     @Sendable static func saveServer(req: Request) async throws -> Response {
@@ -249,11 +172,15 @@ enum MorePages {
         }
     }
 
-    static func refusal(_ req: Request, ctx: LibraryContext, _ body: () async throws -> Response) async throws -> Response {
+    /// Runs a settings form's action; a refusal shows the page again with that form as typed.
+    static func refusal(_ req: Request, ctx: LibraryContext, form: SettingsPage.Form, fields: Set<String>,
+                        _ body: () async throws -> Response) async throws -> Response {
         do {
             return try await body()
         } catch let error as AppError where error.status.code < 500 && error.status != .notFound && error.status != .forbidden {
-            let response = try await settingsPage(req, ctx: ctx, error: req.t.message(error)).encodeResponse(for: req)
+            let typed = fields.reduce(into: [String: String]()) { $0[$1] = req.formText($1) ?? "" }
+            let page = try await SettingsPage.refused(form, error, typed: typed, library: ctx, t: req.t, on: req.db)
+            let response = try await page.render(try await req.page(library: ctx)).encodeResponse(for: req)
             response.status = .unprocessableEntity
             return response
         }
@@ -261,9 +188,10 @@ enum MorePages {
 
     @Sendable static func saveSettings(req: Request) async throws -> Response {
         let ctx = try await req.library(.administer)
-        return try await refusal(req, ctx: ctx) {
-            let patch = LibraryPatch(name: req.formText("name"), loanPeriodDays: req.formText("loanPeriodDays").flatMap(Int.init),
-                                     maxRenewals: req.formText("maxRenewals").flatMap(Int.init), publicCatalog: req.formText("publicCatalog") == "true")
+        return try await refusal(req, ctx: ctx, form: .settings, fields: SettingsPage.settingsFields) {
+            let patch = LibraryPatch(name: req.formText("name") ?? "", loanPeriodDays: try EditPages.number("loanPeriodDays", ["loanPeriodDays": req.formText("loanPeriodDays") ?? ""]),
+                                     maxRenewals: try EditPages.number("maxRenewals", ["maxRenewals": req.formText("maxRenewals") ?? ""]),
+                                     publicCatalog: req.formText("publicCatalog") == "true")
             _ = try await Accounts.updateLibrary(patch, library: ctx, now: req.now, gate: req.application.writeGate, on: req.db)
             return req.seeOther(WebRoute.settings(library: ctx.libraryID).path, flash: req.t(.settingsSaved))
         }
@@ -271,7 +199,7 @@ enum MorePages {
 
     @Sendable static func addStaff(req: Request) async throws -> Response {
         let ctx = try await req.library(.administer)
-        return try await refusal(req, ctx: ctx) {
+        return try await refusal(req, ctx: ctx, form: .staff, fields: SettingsPage.staffFields) {
             let input = StaffInput(username: req.formText("username") ?? "", role: req.formText("role").flatMap(Role.init(rawValue:)) ?? .viewer,
                                    password: req.formText("password"), displayName: req.formText("displayName"))
             let added = try await Accounts.addStaff(input, library: ctx, now: req.now, hasher: req.password, gate: req.application.writeGate, on: req.db)
@@ -281,7 +209,7 @@ enum MorePages {
 
     @Sendable static func createLibrary(req: Request) async throws -> Response {
         let ctx = try await req.library(.read)
-        return try await refusal(req, ctx: ctx) {
+        return try await refusal(req, ctx: ctx, form: .newLibrary, fields: SettingsPage.newLibraryFields) {
             let created = try await Accounts.createLibrary(LibraryInput(name: req.formText("name") ?? "", loanPeriodDays: nil, maxRenewals: nil, publicCatalog: nil),
                                                            user: ctx.user, gate: req.application.writeGate, on: req.db)
             return req.seeOther(WebRoute.catalog(library: created.id).path, flash: req.t.format(.libraryCreated, created.name))

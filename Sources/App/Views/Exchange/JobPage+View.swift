@@ -51,7 +51,7 @@ extension JobPage {
     /// An import's report: what it brought in, and each row it skipped or could not import, by line.
     static func report(_ report: ImportReport, t: Strings) -> any Component {
         H.el("div", [:]) {
-            H.el("h2", [:]) { Text(t(.importDone) + " · " + report.format) }
+            H.el("h2", [:]) { Text(t(.importDone) + " · " + t.formatName(report.format)) }
             H.el("dl", ["class": "facts"]) {
                 CatalogPages.fact(t(.rowsRead), t.number(report.rowsRead))
                 CatalogPages.fact(t(.titlesCreated), t.number(report.titlesCreated))
@@ -63,10 +63,10 @@ extension JobPage {
             if !report.failed.isEmpty || !report.skipped.isEmpty {
                 H.el("ul", ["class": "loans"]) {
                     for note in report.failed {
-                        H.el("li", ["class": "overdue"]) { Text(t.format(report.unit == .record ? .recordLabel : .lineLabel, String(note.line)) + ": " + note.reason) }
+                        H.el("li", ["class": "overdue"]) { Text(t.format(report.unit == .record ? .recordLabel : .lineLabel, String(note.line)) + ": " + t.message(note)) }
                     }
                     for note in report.skipped {
-                        H.el("li", [:]) { Text(t.format(report.unit == .record ? .recordLabel : .lineLabel, String(note.line)) + ": " + note.reason) }
+                        H.el("li", [:]) { Text(t.format(report.unit == .record ? .recordLabel : .lineLabel, String(note.line)) + ": " + t.message(note)) }
                     }
                 }
             }
