@@ -139,7 +139,7 @@ extension CatalogPages {
             H.el("h1", [:]) { Text(t(.addTitle)) }
             if let intro { H.el("p", [:]) { Text(intro) } }
             H.form(WebRoute.add(library: lib).path, csrf: page.csrf, attrs: ["class": "card book-form"]) {
-                if let url = d.coverUrl { cover(url, title: d.title ?? "", t: t, size: "large") }
+                if let url = d.coverUrl { Components.cover(url, title: d.title ?? "", t: t, size: "large") }
                 H.field(t(.title), name: "title", value: d.title, required: true)
                 H.field(t(.subtitle), name: "subtitle", value: d.subtitle)
                 H.field(t(.authorsField), name: "authors", value: d.authors, hint: t(.authorsHint))

@@ -56,18 +56,18 @@ enum CatalogPages {
                 H.button(t(.search), kind: "quiet", attrs: ["data-hide-with-js": ""])
             }
             H.el("nav", ["class": "chips", "aria-label": t(.catalog)]) {
-                chipLink(t(.filterAll), url(show: "all"), current: chip == "all")
-                chipLink(t(.favoritesCount, result.favoritesCount), url(show: "favorites"), current: chip == "favorites")
-                chipLink(t(.filterOnLoan), url(show: "onloan"), current: chip == "onloan")
-                chipLink(t(.filterOverdue), url(show: "overdue"), current: chip == "overdue")
-                chipLink(t(.wishlist), WebRoute.wishlist(library: lib).path, current: false)
+                Components.chipLink(t(.filterAll), url(show: "all"), current: chip == "all")
+                Components.chipLink(t(.favoritesCount, result.favoritesCount), url(show: "favorites"), current: chip == "favorites")
+                Components.chipLink(t(.filterOnLoan), url(show: "onloan"), current: chip == "onloan")
+                Components.chipLink(t(.filterOverdue), url(show: "overdue"), current: chip == "overdue")
+                Components.chipLink(t(.wishlist), WebRoute.wishlist(library: lib).path, current: false)
                 for category in categories {
-                    chipLink(category.name + " (" + t.number(category.titleCount) + ")", url(show: "cat-" + category.id.uuidString),
+                    Components.chipLink(category.name + " (" + t.number(category.titleCount) + ")", url(show: "cat-" + category.id.uuidString),
                              current: chip == "cat-" + category.id.uuidString)
                 }
                 H.el("span", ["class": "spacer"]) {}
-                chipLink(t(.viewList), url(view: "list"), current: !grid)
-                chipLink(t(.viewGrid), url(view: "grid"), current: grid)
+                Components.chipLink(t(.viewList), url(view: "list"), current: !grid)
+                Components.chipLink(t(.viewGrid), url(view: "grid"), current: grid)
             }
             H.el("div", ["id": "results", "aria-live": "polite"]) {
                 H.el("p", ["class": "count"]) { Text(t(result.totalIsLowerBound ? .titlesMoreThan : .titles, result.total)) }
@@ -83,11 +83,11 @@ enum CatalogPages {
                     }
                 } else if grid {
                     H.el("ul", ["class": "wall"]) {
-                        for item in result.items { H.el("li", [:]) { wallItem(item, lib: lib, t: t) } }
+                        for item in result.items { H.el("li", [:]) { Components.wallItem(item, lib: lib, t: t) } }
                     }
                 } else if searching || result.order == .recent {
                     H.el("ul", ["class": "titles"]) {
-                        for item in result.items { row(item, lib: lib, t: t) }
+                        for item in result.items { Components.titleRow(item, lib: lib, t: t) }
                     }
                 } else {
                     if let sections = result.sections, sections.count > 1 {
@@ -99,7 +99,7 @@ enum CatalogPages {
                         H.el("section", ["class": "az-section", "id": "sec-" + (letter == "#" ? "num" : letter)]) {
                             H.el("h2", [:]) { Text(letter) }
                             H.el("ul", ["class": "titles"]) {
-                                for item in items { row(item, lib: lib, t: t) }
+                                for item in items { Components.titleRow(item, lib: lib, t: t) }
                             }
                         }
                     }
@@ -116,49 +116,6 @@ enum CatalogPages {
         return out
     }
 
-    static func chipLink(_ title: String, _ href: String, current: Bool) -> any Component {
-        H.el("a", ["href": href, "class": current ? "chip current" : "chip", "aria-current": current ? "true" : nil]) { Text(title) }
-    }
-
-    static func badge(_ a: Availability, overdue: Bool, t: Strings) -> any Component {
-        let cls = a.total == 0 ? "badge none" : (a.available > 0 ? "badge ok" : "badge out")
-        let label = a.available > 0 ? t(.copiesAvailable, a.available) : t(.allOut)
-        return H.el("span", ["class": overdue ? cls + " overdue" : cls, "title": label, "aria-label": label]) {
-            Text("\(t.number(a.available))/\(t.number(a.total))")
-        }
-    }
-
-    static func cover(_ url: String?, title: String, t: Strings, size: String = "thumb") -> any Component {
-        if let url, !url.isEmpty {
-            return H.void("img", ["class": "cover " + size, "src": url, "alt": t.format(.coverOf, title), "loading": "lazy"])
-        }
-        return H.el("span", ["class": "cover placeholder " + size, "aria-hidden": "true"]) { Text(String(title.prefix(1)).uppercased()) }
-    }
-
-    static func row(_ item: TitleSummary, lib: UUID, t: Strings) -> any Component {
-        H.el("li", [:]) {
-            H.el("a", ["class": "title-row", "href": WebRoute.title(library: lib, title: item.id).path]) {
-                cover(item.coverUrl, title: item.title, t: t)
-                H.el("span", ["class": "meta"]) {
-                    H.el("span", ["class": "name"]) { Text(item.title) }
-                    if !item.authors.isEmpty { H.el("span", ["class": "authors"]) { Text(item.authors.joined(separator: ", ")) } }
-                }
-                if item.favorite { H.el("span", ["class": "heart", "aria-label": t(.filterFavorites)]) { Text("♥") } }
-                badge(item.availability, overdue: item.overdue, t: t)
-            }
-        }
-    }
-
-    static func wallItem(_ item: TitleSummary, lib: UUID, t: Strings) -> any Component {
-        H.el("a", ["class": "wall-item", "href": WebRoute.title(library: lib, title: item.id).path]) {
-            cover(item.coverUrl, title: item.title, t: t, size: "large")
-            H.el("span", ["class": "name"]) { Text(item.title) }
-            badge(item.availability, overdue: item.overdue, t: t)
-        }
-    }
-
-    // MARK: - Detail
-
     @Sendable static func detail(req: Request) async throws -> HTML {
         let ctx = try await req.library(.read)
         let d = try await TitleQuery.detail(try req.uuid("titleID"), libraryID: ctx.libraryID, now: req.now, on: req.db)
@@ -173,7 +130,7 @@ enum CatalogPages {
         return Layout.page(page, title: d.title) {
             H.el("article", ["class": "book"]) {
                 H.el("div", ["class": "book-head"]) {
-                    cover(d.coverUrl, title: d.title, t: t, size: "large")
+                    Components.cover(d.coverUrl, title: d.title, t: t, size: "large")
                     H.el("div", [:]) {
                         H.el("h1", [:]) { Text(d.title) }
                         if let sub = d.subtitle { H.el("p", ["class": "subtitle"]) { Text(sub) } }
@@ -184,7 +141,7 @@ enum CatalogPages {
                             }
                         }
                         H.el("p", [:]) {
-                            badge(d.availability, overdue: d.loans.contains { $0.overdue }, t: t)
+                            Components.badge(d.availability, overdue: d.loans.contains { $0.overdue }, t: t)
                             Text(" " + t(.copiesAvailable, d.availability.available))
                         }
                         if canEdit {
@@ -207,12 +164,12 @@ enum CatalogPages {
                     H.el("button", ["type": "button", "class": "button quiet", "data-share": d.title, "data-share-text": d.title + (d.authors.first.map { " — " + $0 } ?? ""), "hidden": ""]) { Text(t(.share)) }
                 }
                 H.el("dl", ["class": "facts"]) {
-                    fact(t(.isbn), d.isbnHyphenated)
-                    fact(t(.publisher), d.publisher)
-                    fact(t(.published), d.publishedDate)
-                    fact(t(.pages), d.pageCount.map { t.number($0) })
-                    fact(t(.languageField), d.language.map { Locale(identifier: t.lang.rawValue).localizedString(forLanguageCode: $0) ?? $0 })
-                    fact(t(.categories), d.categories.isEmpty ? nil : d.categories.map(\.name).joined(separator: ", "))
+                    Components.fact(t(.isbn), d.isbnHyphenated)
+                    Components.fact(t(.publisher), d.publisher)
+                    Components.fact(t(.published), d.publishedDate)
+                    Components.fact(t(.pages), d.pageCount.map { t.number($0) })
+                    Components.fact(t(.languageField), d.language.map { Locale(identifier: t.lang.rawValue).localizedString(forLanguageCode: $0) ?? $0 })
+                    Components.fact(t(.categories), d.categories.isEmpty ? nil : d.categories.map(\.name).joined(separator: ", "))
                 }
                 if let desc = d.description {
                     H.el("section", [:]) {
@@ -282,14 +239,6 @@ enum CatalogPages {
         case .onLoan: t(.statusOnLoan)
         case .lost: t(.statusLost)
         case .withdrawn: t(.statusWithdrawn)
-        }
-    }
-
-    static func fact(_ label: String, _ value: String?) -> any Component {
-        guard let value, !value.isEmpty else { return EmptyComponent() }
-        return ComponentGroup {
-            H.el("dt", [:]) { Text(label) }
-            H.el("dd", [:]) { Text(value) }
         }
     }
 

@@ -258,11 +258,11 @@ enum CirculationPages {
         return try await Layout.page(page, title: t(.checkOutTitle)) {
             H.el("h1", [:]) { Text(t(.checkOutTitle)) }
             H.el("section", ["class": "card confirm"]) {
-                CatalogPages.cover(title.coverURL, title: title.title, t: t, size: "large")
+                Components.cover(title.coverURL, title: title.title, t: t, size: "large")
                 H.el("dl", ["class": "facts"]) {
-                    CatalogPages.fact(t(.bookField), title.title)
-                    CatalogPages.fact(t(.member), member.fullName + " (" + member.cardID + ")")
-                    CatalogPages.fact(t(.dueDate), t.date(due))
+                    Components.fact(t(.bookField), title.title)
+                    Components.fact(t(.member), member.fullName + " (" + member.cardID + ")")
+                    Components.fact(t(.dueDate), t.date(due))
                 }
                 H.form(WebRoute.checkoutConfirm(library: lib).path, csrf: page.csrf) {
                     H.void("input", ["type": "hidden", "name": "memberId", "value": input.memberId?.uuidString])
@@ -287,12 +287,12 @@ enum CirculationPages {
             H.el("ul", ["class": "titles"]) {
                 for item in matches {
                     H.el("li", ["class": "title-row"]) {
-                        CatalogPages.cover(item.coverUrl, title: item.title, t: t)
+                        Components.cover(item.coverUrl, title: item.title, t: t)
                         H.el("span", ["class": "meta"]) {
                             H.el("span", ["class": "name"]) { Text(item.title) }
                             H.el("span", ["class": "authors"]) { Text(item.authors.joined(separator: ", ")) }
                         }
-                        CatalogPages.badge(item.availability, overdue: item.overdue, t: t)
+                        Components.badge(item.availability, overdue: item.overdue, t: t)
                         H.form(WebRoute.checkout(library: lib).path, csrf: page.csrf, attrs: ["class": "inline"]) {
                             for (name, value) in [("card", values["card"]), ("days", values["days"]), ("dueDate", values["dueDate"]), ("titleId", item.id.uuidString)] {
                                 if let value { H.void("input", ["type": "hidden", "name": name, "value": value]) }
@@ -368,15 +368,15 @@ enum CirculationPages {
             H.el("h1", [:]) { Text(t(.returnTitle)) }
             if let loan {
                 H.el("section", ["class": "card confirm"]) {
-                    CatalogPages.cover(coverURL, title: loan.title, t: t, size: "large")
+                    Components.cover(coverURL, title: loan.title, t: t, size: "large")
                     if loan.overdue {
                         H.el("p", ["class": "warning", "role": "alert"]) { Text("⚠ " + t(.daysOverdue, loan.daysOverdue)) }
                     }
                     H.el("dl", ["class": "facts"]) {
-                        CatalogPages.fact(t(.bookField), loan.title)
-                        CatalogPages.fact(t(.borrowedBy), loan.memberName + " (" + loan.memberCardId + ")")
-                        CatalogPages.fact(t(.checkedOutOn), t.date(loan.checkedOutAt))
-                        CatalogPages.fact(t(.dueDate), t.date(loan.dueAt))
+                        Components.fact(t(.bookField), loan.title)
+                        Components.fact(t(.borrowedBy), loan.memberName + " (" + loan.memberCardId + ")")
+                        Components.fact(t(.checkedOutOn), t.date(loan.checkedOutAt))
+                        Components.fact(t(.dueDate), t.date(loan.dueAt))
                     }
                     H.form(WebRoute.returnBook(library: lib).path, csrf: page.csrf) {
                         H.void("input", ["type": "hidden", "name": "loanId", "value": loan.id.uuidString])
@@ -415,8 +415,8 @@ enum CirculationPages {
         return Layout.page(page, title: t(.loansTitle)) {
             H.el("h1", [:]) { Text(t(.loansTitle)) }
             H.el("nav", ["class": "chips"]) {
-                CatalogPages.chipLink(t(.filterAll), WebRoute.loans(library: lib).path, current: !overdueOnly)
-                CatalogPages.chipLink(t(.filterOverdue), WebRoute.loans(library: lib).path(query: [("show", "overdue")]), current: overdueOnly)
+                Components.chipLink(t(.filterAll), WebRoute.loans(library: lib).path, current: !overdueOnly)
+                Components.chipLink(t(.filterOverdue), WebRoute.loans(library: lib).path(query: [("show", "overdue")]), current: overdueOnly)
             }
             loanList(list, lib: lib, t: t, showMember: true, pickToReturn: true)
         }

@@ -63,7 +63,7 @@ enum MorePages {
             if !d.lastAdded.isEmpty {
                 H.el("h2", [:]) { Text(t(.lastAdded)) }
                 H.el("ul", ["class": "titles"]) {
-                    for item in d.lastAdded { CatalogPages.row(item, lib: lib, t: t) }
+                    for item in d.lastAdded { Components.titleRow(item, lib: lib, t: t) }
                 }
             }
             H.el("h2", [:]) { Text(t(.recentActivity)) }
@@ -138,10 +138,10 @@ enum MorePages {
         return Layout.page(page, title: t(.activity)) {
             H.el("h1", [:]) { Text(t(.activity)) }
             H.el("nav", ["class": "chips"]) {
-                CatalogPages.chipLink(t(.allTypes), WebRoute.activity(library: lib).path, current: type == nil)
+                Components.chipLink(t(.allTypes), WebRoute.activity(library: lib).path, current: type == nil)
                 for kind in [ActivityType.checkout, .returnBook, .addBook, .addCopy, .addWishlist, .fulfillWishlist, .deleteBook, .importBooks,
                              .addMember, .deleteMember] {
-                    CatalogPages.chipLink(describe(kind.rawValue, t).name, WebRoute.activity(library: lib).path(query: [("type", kind.rawValue)]), current: type == kind)
+                    Components.chipLink(describe(kind.rawValue, t).name, WebRoute.activity(library: lib).path(query: [("type", kind.rawValue)]), current: type == kind)
                 }
             }
             activityList(items, lib: lib, t: t)

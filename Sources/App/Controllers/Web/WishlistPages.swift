@@ -48,7 +48,7 @@ enum WishlistPages {
                         H.el("ul", ["class": "titles"]) {
                             for c in candidates {
                                 H.el("li", ["class": "title-row"]) {
-                                    CatalogPages.cover(c.coverURL, title: c.title ?? "", t: t)
+                                    Components.cover(c.coverURL, title: c.title ?? "", t: t)
                                     H.el("span", ["class": "meta"]) {
                                         H.el("span", ["class": "name"]) { Text(c.title ?? "") }
                                         H.el("span", ["class": "authors"]) { Text((c.authors ?? []).joined(separator: ", ")) }
@@ -73,7 +73,7 @@ enum WishlistPages {
                 H.el("ul", ["class": "wishlist"]) {
                     for item in items {
                         H.el("li", ["class": "card wish"]) {
-                            CatalogPages.cover(item.coverUrl, title: item.title, t: t)
+                            Components.cover(item.coverUrl, title: item.title, t: t)
                             H.el("div", ["class": "meta"]) {
                                 H.el("span", ["class": "name"]) { Text(item.title) }
                                 H.el("span", ["class": "authors"]) { Text(item.authors.joined(separator: ", ")) }

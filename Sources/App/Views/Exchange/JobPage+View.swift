@@ -53,11 +53,11 @@ extension JobPage {
         H.el("div", [:]) {
             H.el("h2", [:]) { Text(t(.importDone) + " · " + t.formatName(report.format)) }
             H.el("dl", ["class": "facts"]) {
-                CatalogPages.fact(t(.rowsRead), t.number(report.rowsRead))
-                CatalogPages.fact(t(.titlesCreated), t.number(report.titlesCreated))
-                CatalogPages.fact(t(.copiesAddedLabel), t.number(report.copiesAdded))
-                CatalogPages.fact(t(.skippedRows), t.number(report.skipped.count))
-                CatalogPages.fact(t(.failedRows), t.number(report.failed.count))
+                Components.fact(t(.rowsRead), t.number(report.rowsRead))
+                Components.fact(t(.titlesCreated), t.number(report.titlesCreated))
+                Components.fact(t(.copiesAddedLabel), t.number(report.copiesAdded))
+                Components.fact(t(.skippedRows), t.number(report.skipped.count))
+                Components.fact(t(.failedRows), t.number(report.failed.count))
             }
             if let stopped = report.stoppedAt { H.el("p", ["class": "warning"]) { Text(t.format(.stoppedAt, stopped)) } }
             if !report.failed.isEmpty || !report.skipped.isEmpty {

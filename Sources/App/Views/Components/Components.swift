@@ -1,0 +1,58 @@
+import Foundation
+import Plot
+import ShelfmarkCore
+
+/// The parts pages share, in one place: filter chips, the availability badge, covers, a title's row
+/// and tile in lists, a fact in a definition list. Each escapes what it writes through `H`.
+enum Components {
+    static func chipLink(_ title: String, _ href: String, current: Bool) -> any Component {
+        H.el("a", ["href": href, "class": current ? "chip current" : "chip", "aria-current": current ? "true" : nil]) { Text(title) }
+    }
+
+    static func badge(_ a: Availability, overdue: Bool, t: Strings) -> any Component {
+        let cls = a.total == 0 ? "badge none" : (a.available > 0 ? "badge ok" : "badge out")
+        let label = a.available > 0 ? t(.copiesAvailable, a.available) : t(.allOut)
+        return H.el("span", ["class": overdue ? cls + " overdue" : cls, "title": label, "aria-label": label]) {
+            Text("\(t.number(a.available))/\(t.number(a.total))")
+        }
+    }
+
+    static func cover(_ url: String?, title: String, t: Strings, size: String = "thumb") -> any Component {
+        if let url, !url.isEmpty {
+            return H.void("img", ["class": "cover " + size, "src": url, "alt": t.format(.coverOf, title), "loading": "lazy"])
+        }
+        return H.el("span", ["class": "cover placeholder " + size, "aria-hidden": "true"]) { Text(String(title.prefix(1)).uppercased()) }
+    }
+
+    static func titleRow(_ item: TitleSummary, lib: UUID, t: Strings) -> any Component {
+        H.el("li", [:]) {
+            H.el("a", ["class": "title-row", "href": WebRoute.title(library: lib, title: item.id).path]) {
+                cover(item.coverUrl, title: item.title, t: t)
+                H.el("span", ["class": "meta"]) {
+                    H.el("span", ["class": "name"]) { Text(item.title) }
+                    if !item.authors.isEmpty { H.el("span", ["class": "authors"]) { Text(item.authors.joined(separator: ", ")) } }
+                }
+                if item.favorite { H.el("span", ["class": "heart", "aria-label": t(.filterFavorites)]) { Text("♥") } }
+                badge(item.availability, overdue: item.overdue, t: t)
+            }
+        }
+    }
+
+    static func wallItem(_ item: TitleSummary, lib: UUID, t: Strings) -> any Component {
+        H.el("a", ["class": "wall-item", "href": WebRoute.title(library: lib, title: item.id).path]) {
+            cover(item.coverUrl, title: item.title, t: t, size: "large")
+            H.el("span", ["class": "name"]) { Text(item.title) }
+            badge(item.availability, overdue: item.overdue, t: t)
+        }
+    }
+
+    // MARK: - Detail
+
+    static func fact(_ label: String, _ value: String?) -> any Component {
+        guard let value, !value.isEmpty else { return EmptyComponent() }
+        return ComponentGroup {
+            H.el("dt", [:]) { Text(label) }
+            H.el("dd", [:]) { Text(value) }
+        }
+    }
+}
