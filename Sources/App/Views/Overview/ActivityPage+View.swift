@@ -1,0 +1,70 @@
+import Foundation
+import Plot
+import ShelfmarkCore
+
+extension ActivityPage {
+    func render(_ page: PageContext) -> HTML {
+        let t = page.t
+        let lib = libraryID
+        return Layout.page(page, title: t(.activity)) {
+            H.el("h1", [:]) { Text(t(.activity)) }
+            H.el("nav", ["class": "chips"]) {
+                Components.chipLink(t(.allTypes), WebRoute.activity(library: lib).path, current: type == nil)
+                for kind in Self.filterTypes {
+                    Components.chipLink(Self.describe(kind.rawValue, t).name, WebRoute.activity(library: lib).path(query: [("type", kind.rawValue)]),
+                                        current: type == kind)
+                }
+            }
+            Self.list(items, t: t)
+        }
+    }
+
+    /// Entries as a list (also on the overview).
+    static func list(_ items: [ActivityDTO], t: Strings) -> any Component {
+        guard !items.isEmpty else { return H.el("p", ["class": "empty"]) { Text("—") } }
+        return H.el("ul", ["class": "activity"]) {
+            for a in items {
+                let d = describe(a.type, t)
+                H.el("li", ["class": "tone-" + d.tone]) {
+                    H.el("span", ["class": "act-icon", "aria-hidden": "true"]) { Text(d.icon) }
+                    H.el("span", ["class": "meta"]) {
+                        H.el("span", ["class": "name"]) {
+                            Text(d.name + (a.title.map { ": " + $0 } ?? ""))
+                        }
+                        H.el("span", ["class": "authors"]) {
+                            Text([t.date(a.at), a.memberCardId, a.info, a.actor].compactMap { $0 }.joined(separator: " · "))
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// Each activity type's icon, colour class and name (D1).
+    static func describe(_ type: String, _ t: Strings) -> (icon: String, tone: String, name: String) {
+        guard let kind = ActivityType(rawValue: type) else { return ("•", "other", type) }
+        switch kind {
+        case .checkout: return ("↗", "lend", t(.actCheckout))
+        case .returnBook: return ("↙", "return", t(.actReturn))
+        case .renew: return ("↻", "lend", t(.actRenew))
+        case .addBook: return ("+", "add", t(.actAddBook))
+        case .addCopy: return ("+", "add", t(.actAddCopy))
+        case .editBook: return ("✎", "edit", t(.actEditBook))
+        case .removeCopy: return ("−", "delete", t(.actRemoveCopy))
+        case .deleteBook: return ("✕", "delete", t(.actDeleteBook))
+        case .addWishlist: return ("☆", "wish", t(.actAddWishlist))
+        case .fulfillWishlist: return ("★", "wish", t(.actFulfillWishlist))
+        case .deleteWishlist: return ("✕", "delete", t(.actDeleteWishlist))
+        case .importBooks: return ("⇣", "add", t(.actImport))
+        case .addMember: return ("+", "member", t(.actAddMember))
+        case .editMember: return ("✎", "member", t(.actEditMember))
+        case .deleteMember: return ("✕", "delete", t(.actDeleteMember))
+        case .addCategory: return ("#", "edit", t(.actAddCategory))
+        case .editCategory: return ("#", "edit", t(.actEditCategory))
+        case .deleteCategory: return ("#", "delete", t(.actDeleteCategory))
+        case .editLibrary: return ("⚙", "edit", t(.actEditLibrary))
+        case .addStaff: return ("+", "member", t(.actAddStaff))
+        case .removeStaff: return ("−", "delete", t(.actRemoveStaff))
+        }
+    }
+}
