@@ -93,56 +93,8 @@ enum CirculationPages {
 
     @Sendable static func member(req: Request) async throws -> HTML {
         let ctx = try await req.library(.circulate)
-        let d = try await Members.detail(try req.uuid("memberID"), libraryID: ctx.libraryID, now: req.now, on: req.db)
-        let page = try await req.page(library: ctx)
-        let t = page.t
-        let lib = ctx.libraryID
-        return Layout.page(page, title: d.member.name) {
-            H.el("h1", [:]) { Text(d.member.name) }
-            H.el("p", ["class": "card-id"]) { Text(t(.cardID) + ": " + d.member.cardId + (d.member.grade.map { " · " + $0 } ?? "")) }
-            H.el("div", ["class": "actions"]) {
-                H.link(t(.checkOut), WebRoute.checkout(library: lib).path(query: [("card", d.member.cardId)]), cls: "button primary")
-                if ctx.role.may(.manageMembers) { H.link(t(.editMember), WebRoute.editMember(library: lib, member: d.member.id).path, cls: "button quiet") }
-            }
-            H.void("img", ["src": APILink.memberBarcode(library: lib, member: d.member.id).path, "alt": t(.cardID) + " " + d.member.cardId, "class": "member-card"])
-            H.el("h2", [:]) { Text(t(.currentLoans)) }
-            loanList(d.loans, lib: lib, t: t, pickToReturn: true)
-            H.el("h2", [:]) { Text(t(.loanHistory)) }
-            if d.history.isEmpty {
-                H.el("p", ["class": "empty"]) { Text(t(.noLoans)) }
-            } else {
-                H.el("ul", ["class": "loans history"]) {
-                    for loan in d.history.prefix(100) {
-                        H.el("li", [:]) {
-                            H.el("span", [:]) { Text(loan.title) }
-                            H.el("span", [:]) { Text(t.date(loan.checkedOutAt) + " – " + (loan.returnedAt.map { t.date($0) } ?? "")) }
-                        }
-                    }
-                }
-            }
-        }
-    }
-
-    static func loanList(_ loans: [LoanDTO], lib: UUID, t: Strings, showMember: Bool = false, pickToReturn: Bool = false) -> any Component {
-        guard !loans.isEmpty else { return H.el("p", ["class": "empty"]) { Text(t(.noLoans)) } }
-        return H.el("ul", ["class": "loans"]) {
-            for loan in loans {
-                H.el("li", ["class": loan.overdue ? "overdue" : nil]) {
-                    H.el("span", [:]) {
-                        if let id = loan.titleId { H.link(loan.title, WebRoute.title(library: lib, title: id).path) } else { Text(loan.title) }
-                        if showMember { H.el("span", ["class": "who"]) { Text(" · \(loan.memberName) (\(loan.memberCardId))") } }
-                    }
-                    H.el("span", ["class": "due"]) {
-                        Text(loan.overdue ? t(.daysOverdue, loan.daysOverdue) : t.format(.dueOn, t.date(loan.dueAt)))
-                    }
-                    if pickToReturn, let barcode = loan.copyBarcode {
-                        // Pick a loan to return: the same confirmation as scanning its barcode.
-                        H.el("a", ["class": "button quiet", "href": WebRoute.returnBook(library: lib).path(query: [("barcode", barcode)]),
-                                   "aria-label": t(.returnBook) + ": " + loan.title]) { Text(t(.returnBook)) }
-                    }
-                }
-            }
-        }
+        return try await MemberPage.make(memberID: try req.uuid("memberID"), library: ctx, now: req.now, on: req.db)
+            .render(try await req.page(library: ctx))
     }
 
     // MARK: - Lending
@@ -408,17 +360,6 @@ enum CirculationPages {
     @Sendable static func loans(req: Request) async throws -> HTML {
         let ctx = try await req.library(.circulate)
         let overdueOnly = req.query[String.self, at: "show"] == "overdue"
-        let list = try await Circulation.activeLoans(libraryID: ctx.libraryID, overdueOnly: overdueOnly, now: req.now, limit: 500, offset: 0, on: req.db)
-        let page = try await req.page(library: ctx)
-        let t = page.t
-        let lib = ctx.libraryID
-        return Layout.page(page, title: t(.loansTitle)) {
-            H.el("h1", [:]) { Text(t(.loansTitle)) }
-            H.el("nav", ["class": "chips"]) {
-                Components.chipLink(t(.filterAll), WebRoute.loans(library: lib).path, current: !overdueOnly)
-                Components.chipLink(t(.filterOverdue), WebRoute.loans(library: lib).path(query: [("show", "overdue")]), current: overdueOnly)
-            }
-            loanList(list, lib: lib, t: t, showMember: true, pickToReturn: true)
-        }
+        return try await LoansPage.make(overdueOnly: overdueOnly, library: ctx, now: req.now, on: req.db).render(try await req.page(library: ctx))
     }
 }

@@ -55,4 +55,28 @@ enum Components {
             H.el("dd", [:]) { Text(value) }
         }
     }
+
+    /// Loans as a list: the title (a link), the member when asked, due or overdue, and a button to
+    /// return each (the same confirmation as scanning its barcode).
+    static func loanList(_ loans: [LoanDTO], lib: UUID, t: Strings, showMember: Bool = false, pickToReturn: Bool = false) -> any Component {
+        guard !loans.isEmpty else { return H.el("p", ["class": "empty"]) { Text(t(.noLoans)) } }
+        return H.el("ul", ["class": "loans"]) {
+            for loan in loans {
+                H.el("li", ["class": loan.overdue ? "overdue" : nil]) {
+                    H.el("span", [:]) {
+                        if let id = loan.titleId { H.link(loan.title, WebRoute.title(library: lib, title: id).path) } else { Text(loan.title) }
+                        if showMember { H.el("span", ["class": "who"]) { Text(" · \(loan.memberName) (\(loan.memberCardId))") } }
+                    }
+                    H.el("span", ["class": "due"]) {
+                        Text(loan.overdue ? t(.daysOverdue, loan.daysOverdue) : t.format(.dueOn, t.date(loan.dueAt)))
+                    }
+                    if pickToReturn, let barcode = loan.copyBarcode {
+                        // Pick a loan to return: the same confirmation as scanning its barcode.
+                        H.el("a", ["class": "button quiet", "href": WebRoute.returnBook(library: lib).path(query: [("barcode", barcode)]),
+                                   "aria-label": t(.returnBook) + ": " + loan.title]) { Text(t(.returnBook)) }
+                    }
+                }
+            }
+        }
+    }
 }
