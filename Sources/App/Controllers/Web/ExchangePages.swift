@@ -32,79 +32,10 @@ enum ExchangePages {
         return try await model.render(try await req.page(library: ctx)).encodeResponse(for: req)
     }
 
+    /// The Import & Export page; `error`: a refusal of the import or restore just sent, said at the top.
     static func render(_ req: Request, ctx: LibraryContext, error: String?) async throws -> HTML {
-        let page = try await req.page(library: ctx, flash: error, error: error != nil)
-        let progress = try await Enrichment.progress(library: ctx.libraryID, on: req.db)
-        let t = page.t
-        let lib = ctx.libraryID
-        return Layout.page(page, title: t(.importExport)) {
-            H.el("h1", [:]) { Text(t(.importExport)) }
-            H.form(WebRoute.exchange(library: ctx.libraryID).path, csrf: page.csrf, attrs: ["enctype": "multipart/form-data", "class": "card"]) {
-                H.field(t(.importFile), name: "file", type: "file", hint: t(.importFileHint), required: true,
-                        extra: ["accept": ".csv,.tsv,.txt,.json,.mrc,.marc,.dat,.xml,text/csv,text/plain,application/json,application/marc,application/xml"])
-                H.el("div", ["class": "field"]) {
-                    H.el("label", ["for": "f-format"]) { Text(t(.formatField)) }
-                    H.el("select", ["id": "f-format", "name": "format"]) {
-                        H.el("option", ["value": ""]) { Text(t(.detectFormat)) }
-                        for format in ImportFormat.allCases { H.el("option", ["value": format.rawValue]) { Text(t.name(format)) } }
-                    }
-                }
-                H.el("fieldset", ["class": "quick-picks"]) {
-                    H.el("legend", [:]) { Text(t(.isbn)) }
-                    H.el("label", ["class": "pick"]) {
-                        H.void("input", ["type": "radio", "name": "existing", "value": "skip", "checked": ""])
-                        Text(" " + t(.existingSkip))
-                    }
-                    H.el("label", ["class": "pick"]) {
-                        H.void("input", ["type": "radio", "name": "existing", "value": "copies"])
-                        Text(" " + t(.existingCopies))
-                    }
-                }
-                H.field(t(.importIntoNew), name: "newLibrary", hint: t(.importIntoNewHint))
-                H.button(t(.importButton), attrs: ["data-busy": t(.importing)])
-            }
-            if progress.pending + progress.running > 0 {
-                H.el("p", ["class": "card", "id": "enrichment-progress", "aria-live": "polite", "data-refresh": WebRoute.exchange(library: ctx.libraryID).path]) {
-                    Text(t.format(.enrichmentProgress, t.number(progress.pending + progress.running), t.number(progress.done)))
-                }
-            } else if progress.done > 0 {
-                H.el("p", ["class": "muted", "id": "enrichment-progress"]) { Text(t.format(.enrichmentDone, t.number(progress.done))) }
-            }
-            H.el("h2", [:]) { Text(t(.exportHeading)) }
-            H.el("ul", ["class": "menu"]) {
-                H.el("li", [:]) { H.link(t(.exportCatalog), APILink.export(library: lib, format: "csv").path) }
-                H.el("li", [:]) { H.link(t(.exportWishlist), APILink.export(library: lib, format: "wishlist-csv").path) }
-                H.el("li", [:]) { H.link(t(.exportJSON), APILink.export(library: lib, format: "json").path) }
-                H.el("li", [:]) { H.link(t(.exportMARC), APILink.export(library: lib, format: "marc").path) }
-                H.el("li", [:]) { H.link(t(.exportMARCXML), APILink.export(library: lib, format: "marcxml").path) }
-            }
-            if ctx.role.may(.administer) {
-                H.el("h2", [:]) { Text(t(.backupHeading)) }
-                H.el("p", ["class": "muted"]) { Text(t(.backupHint)) }
-                H.el("ul", ["class": "menu"]) {
-                    H.el("li", [:]) { H.link(t(.backupDownload), APILink.backup(library: lib).path) }
-                }
-                H.form(WebRoute.restore(library: ctx.libraryID).path, csrf: page.csrf, attrs: ["enctype": "multipart/form-data", "class": "card"]) {
-                    H.field(t(.restoreFile), name: "backup", type: "file", required: true, extra: ["accept": ".json,application/json"])
-                    H.field(t(.restoreAsNew), name: "name", hint: t(.restoreAsNewHint))
-                    H.el("label", ["class": "pick"]) {
-                        H.void("input", ["type": "checkbox", "name": "replace", "value": "true"])
-                        Text(" " + t.format(.restoreReplace, ctx.name))
-                    }
-                    H.button(t(.restoreButton), kind: "quiet", attrs: ["data-busy": t(.restoring)])
-                }
-                H.el("section", ["class": "danger"]) {
-                    H.el("h2", [:]) { Text(t(.eraseHeading)) }
-                    H.form(WebRoute.erase(library: ctx.libraryID).path, csrf: page.csrf) {
-                        H.el("label", ["class": "pick"]) {
-                            H.void("input", ["type": "checkbox", "name": "confirm", "value": "true", "required": ""])
-                            Text(" " + t.format(.eraseConfirm, ctx.name))
-                        }
-                        H.button(t(.eraseButton), kind: "danger")
-                    }
-                }
-            }
-        }
+        let model = try await ExchangePage.make(library: ctx, on: req.db)
+        return model.render(try await req.page(library: ctx, flash: error, error: error != nil))
     }
 
     /// Checks the backup at once (a file that is not one is said on this page), then restores it as a job.
