@@ -25,54 +25,12 @@ enum CirculationPages {
         return try await membersPage(req, ctx: ctx, form: FormState())
     }
 
-    static let memberFields: Set<String> = ["cardId", "firstName", "lastName", "grade", "email"]
+    static let memberFields = MembersPage.fields
 
     /// The members page; `form` is the add-member form (open, as typed, with the refusal next to its
     /// field, after a refusal).
     static func membersPage(_ req: Request, ctx: LibraryContext, form: FormState) async throws -> HTML {
-        let q = req.query[String.self, at: "q"]?.trimmingCharacters(in: .whitespaces)
-        let list = try await Members.list(query: q, libraryID: ctx.libraryID, limit: 200, offset: 0, on: req.db)
-        let page = try await req.page(library: ctx)
-        let t = page.t
-        let lib = ctx.libraryID
-        return Layout.page(page, title: t(.members)) {
-            H.el("h1", [:]) { Text(t(.members)) }
-            H.el("form", ["method": "get", "action": WebRoute.members(library: lib).path, "role": "search", "class": "search"]) {
-                H.el("label", ["for": "f-mq", "class": "visually-hidden"]) { Text(t(.search)) }
-                H.void("input", ["type": "search", "id": "f-mq", "name": "q", "value": q, "placeholder": t(.searchMembers)])
-                H.button(t(.search), kind: "quiet")
-            }
-            if list.isEmpty {
-                H.el("p", ["class": "empty"]) { Text(q == nil ? t(.noMembers) : t.format(.noMatches, q ?? "")) }
-            } else {
-                H.el("ul", ["class": "members"]) {
-                    for m in list {
-                        H.el("li", [:]) {
-                            H.el("a", ["href": WebRoute.member(library: lib, member: m.id).path, "class": "member-row"]) {
-                                H.el("span", ["class": "name"]) { Text(m.name) }
-                                H.el("span", ["class": "card-id"]) { Text(m.cardId) }
-                                if m.activeLoans > 0 { H.el("span", ["class": "badge"]) { Text(t(.loansOut, m.activeLoans)) } }
-                            }
-                        }
-                    }
-                }
-            }
-            if ctx.role.may(.manageMembers) {
-                H.el("details", ["class": "card", "open": form.isRefused ? "" : nil]) {
-                    H.el("summary", [:]) { Text(t(.addMember)) }
-                    H.form(WebRoute.members(library: ctx.libraryID).path, csrf: page.csrf) {
-                        if let general = form.general { H.el("p", ["class": "flash error", "role": "alert"]) { Text(general) } }
-                        H.field(t(.cardID), name: "cardId", value: form["cardId"], required: true, error: form.errors["cardId"],
-                                extra: ["autocomplete": "off"])
-                        H.field(t(.firstName), name: "firstName", value: form["firstName"], required: true, error: form.errors["firstName"])
-                        H.field(t(.lastName), name: "lastName", value: form["lastName"], error: form.errors["lastName"])
-                        H.field(t(.grade), name: "grade", value: form["grade"], error: form.errors["grade"])
-                        H.field(t(.email), name: "email", type: "email", value: form["email"], error: form.errors["email"])
-                        H.button(t(.addMember))
-                    }
-                }
-            }
-        }
+        try await MembersPage.make(q: req.query[String.self, at: "q"], form: form, library: ctx, on: req.db).render(try await req.page(library: ctx))
     }
 
     @Sendable static func addMember(req: Request) async throws -> Response {
