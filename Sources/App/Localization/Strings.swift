@@ -58,7 +58,7 @@ enum L: String, CaseIterable, Sendable {
     case errDuplicateCard, errDuplicateUsername, errAlreadyStaff, errNotOnLoan, errTooManyCopiesAtOnce, errDuplicateBarcode
     case errDuplicateCategory, errDuplicateISBN, errLastOwner, errCannotAddStaff
     case impMissing, impInvalid, impNotWholeNumber, impMoreThanTotal, impRating, impFieldCount, impNotISBN, impProvidersLate
-    case impNotFoundAtProviders, impAlreadyInLibrary
+    case impNotFoundAtProviders, impAlreadyInLibrary, errNoLoanForBarcode
     case fmtShelfmarkCatalog, fmtShelfmarkWishlist, fmtGoodreads, fmtLibraryThing, fmtStoryGraph, fmtLibib, fmtCalibre, fmtGeneric
     case fmtISBNList, fmtLibraryThingJSON
 }
@@ -474,6 +474,8 @@ extension L {
         .fmtGeneric: ("CSV with isbn, title, author", "CSV mit isbn, title, author", "CSV le isbn, title, author", "含 isbn、title、author 列的 CSV"),
         .fmtISBNList: ("list of ISBNs", "Liste von ISBNs", "liosta ISBNanna", "ISBN 列表"),
         .fmtLibraryThingJSON: ("LibraryThing JSON export", "LibraryThing-JSON-Export", "Easpórtáil JSON LibraryThing", "LibraryThing JSON 导出文件"),
+        .errNoLoanForBarcode: ("No copy with barcode “%1” is on loan.", "Kein Exemplar mit dem Barcode „%1“ ist verliehen.",
+                               "Níl cóip ar bith leis an mbarrachód “%1” ar iasacht.", "没有条码为“%1”的副本处于借出状态。"),
         .errNotADate: ("“%1” is not a date.", "„%1“ ist kein Datum.", "Ní dáta é “%1”.", "“%1”不是日期。"),
         .errNotANumber: ("%1: please enter a number.", "%1: bitte eine Zahl eingeben.", "%1: cuir uimhir isteach, le do thoil.", "%1：请输入数字。"),
         .errEmpty: ("%1: please fill this in.", "%1: bitte ausfüllen.", "%1: líon isteach é seo, le do thoil.", "%1：请填写。"),

@@ -256,53 +256,9 @@ enum CirculationPages {
 
     @Sendable static func returnForm(req: Request) async throws -> Response {
         let ctx = try await req.library(.circulate)
-        let page = try await req.page(library: ctx)
-        let t = page.t
-        let lib = ctx.libraryID
-        let barcode = req.query[String.self, at: "barcode"]?.trimmingCharacters(in: .whitespaces)
-        var loan: LoanDTO?
-        var notFound = false
-        if let barcode, !barcode.isEmpty {
-            if let copy = try await Copy.query(on: req.db).filter(\.$library.$id == ctx.libraryID).filter(\.$barcode == barcode).first(),
-               let open = try await Loan.query(on: req.db).filter(\.$copy.$id == copy.requireID()).filter(\.$returnedAt == nil).first() {
-                loan = try await Circulation.withBarcodes([open], now: req.now, on: req.db).first
-            } else {
-                notFound = true
-            }
-        }
-        var coverURL: String?
-        if let id = loan?.titleId { coverURL = try await Title.find(id, on: req.db)?.coverURL }
-        var shown = page
-        if notFound { shown.flash = "No copy with barcode “\(barcode ?? "")” is on loan."; shown.flashIsError = true }
-        let html = Layout.page(shown, title: t(.returnTitle)) {
-            H.el("h1", [:]) { Text(t(.returnTitle)) }
-            if let loan {
-                H.el("section", ["class": "card confirm"]) {
-                    Components.cover(coverURL, title: loan.title, t: t, size: "large")
-                    if loan.overdue {
-                        H.el("p", ["class": "warning", "role": "alert"]) { Text("⚠ " + t(.daysOverdue, loan.daysOverdue)) }
-                    }
-                    H.el("dl", ["class": "facts"]) {
-                        Components.fact(t(.bookField), loan.title)
-                        Components.fact(t(.borrowedBy), loan.memberName + " (" + loan.memberCardId + ")")
-                        Components.fact(t(.checkedOutOn), t.date(loan.checkedOutAt))
-                        Components.fact(t(.dueDate), t.date(loan.dueAt))
-                    }
-                    H.form(WebRoute.returnBook(library: lib).path, csrf: page.csrf) {
-                        H.void("input", ["type": "hidden", "name": "loanId", "value": loan.id.uuidString])
-                        H.button(t(.confirmReturn))
-                    }
-                }
-            } else {
-                H.el("form", ["method": "get", "action": WebRoute.returnBook(library: lib).path, "class": "card"]) {
-                    H.field(t(.copyBarcode), name: "barcode", value: barcode, hint: t(.copyBarcodeHint), required: true,
-                            extra: ["autocomplete": "off", "autocapitalize": "characters", "data-scan-target": ""])
-                    H.button(t(.returnBook))
-                }
-            }
-        }
-        let response = try await html.encodeResponse(for: req)
-        if notFound { response.status = .notFound }
+        let model = try await ReturnPage.make(barcode: req.query[String.self, at: "barcode"], library: ctx, now: req.now, t: req.t, on: req.db)
+        let response = try await model.render(try await req.page(library: ctx)).encodeResponse(for: req)
+        if model.form.isRefused { response.status = .notFound }
         return response
     }
 
