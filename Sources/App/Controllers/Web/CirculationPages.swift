@@ -72,38 +72,7 @@ enum CirculationPages {
     /// The lending form; after a refusal, as typed, with the reason next to the field it is about
     /// (the member's card, the book, the due date) or above the form.
     static func checkoutPage(_ req: Request, ctx: LibraryContext, form: FormState) async throws -> HTML {
-        let values = form.values
-        let page = try await req.page(library: ctx)
-        let t = page.t
-        let lib = ctx.libraryID
-        let defaultDays = ctx.policy.loanPeriodDays
-        let chosen = values["days"].flatMap(Int.init) ?? defaultDays
-        return Layout.page(page, title: t(.checkOutTitle)) {
-            H.el("h1", [:]) { Text(t(.checkOutTitle)) }
-            H.form(WebRoute.checkout(library: lib).path, csrf: page.csrf, attrs: ["class": "card"]) {
-                if let general = form.general { H.el("p", ["class": "flash error", "role": "alert"]) { Text(general) } }
-                H.field(t(.memberCard), name: "card", value: values["card"], hint: t(.memberCardHint), required: true, error: form.errors["card"],
-                        extra: ["autocomplete": "off", "autocapitalize": "characters", "data-scan-target": ""])
-                if let titleID = values["titleId"] {
-                    H.void("input", ["type": "hidden", "name": "titleId", "value": titleID])
-                    H.el("p", ["class": "chosen-book"]) { Text(t(.bookField) + ": " + (values["titleName"] ?? "")) }
-                } else {
-                    H.field(t(.bookField), name: "book", value: values["book"], hint: t(.bookHint), required: true, error: form.errors["book"],
-                            extra: ["autocomplete": "off", "data-scan-target": ""])
-                }
-                H.el("fieldset", ["class": "quick-picks"]) {
-                    H.el("legend", [:]) { Text(t(.dueDate)) }
-                    for days in Array(Set([7, 14, 21, 30, defaultDays])).sorted() {
-                        H.el("label", ["class": "pick"]) {
-                            H.void("input", ["type": "radio", "name": "days", "value": String(days), "checked": days == chosen && values["dueDate"] == nil ? "" : nil])
-                            Text(" " + t(.days, days))
-                        }
-                    }
-                    H.field(t(.dueDate), name: "dueDate", type: "date", value: values["dueDate"], error: form.errors["dueDate"])
-                }
-                H.button(t(.checkOut))
-            }
-        }
+        LendPage(libraryID: ctx.libraryID, defaultDays: ctx.policy.loanPeriodDays, state: .form(form)).render(try await req.page(library: ctx))
     }
 
     /// Resolves what the librarian typed and shows a confirmation before anything is written.
@@ -163,57 +132,16 @@ enum CirculationPages {
             input.days = days
             due = try ctx.policy.dueDate(from: req.now, days: days)
         }
-        let page = try await req.page(library: ctx)
-        let lib = ctx.libraryID
-        return try await Layout.page(page, title: t(.checkOutTitle)) {
-            H.el("h1", [:]) { Text(t(.checkOutTitle)) }
-            H.el("section", ["class": "card confirm"]) {
-                Components.cover(title.coverURL, title: title.title, t: t, size: "large")
-                H.el("dl", ["class": "facts"]) {
-                    Components.fact(t(.bookField), title.title)
-                    Components.fact(t(.member), member.fullName + " (" + member.cardID + ")")
-                    Components.fact(t(.dueDate), t.date(due))
-                }
-                H.form(WebRoute.checkoutConfirm(library: lib).path, csrf: page.csrf) {
-                    H.void("input", ["type": "hidden", "name": "memberId", "value": input.memberId?.uuidString])
-                    H.void("input", ["type": "hidden", "name": "titleId", "value": input.titleId?.uuidString])
-                    H.void("input", ["type": "hidden", "name": "isbn", "value": input.isbn])
-                    H.void("input", ["type": "hidden", "name": "copyBarcode", "value": input.copyBarcode])
-                    H.void("input", ["type": "hidden", "name": "days", "value": input.days.map(String.init)])
-                    H.void("input", ["type": "hidden", "name": "dueDate", "value": values["dueDate"]])
-                    H.button(t(.confirmCheckout))
-                }
-            }
-        }.encodeResponse(for: req)
+        let confirmation = LendPage.Confirmation(titleName: title.title, coverURL: title.coverURL, memberName: member.fullName, cardID: member.cardID,
+                                                 due: due, input: input, dueDateText: values["dueDate"])
+        return try await LendPage(libraryID: ctx.libraryID, defaultDays: ctx.policy.loanPeriodDays, state: .confirm(confirmation))
+            .render(try await req.page(library: ctx)).encodeResponse(for: req)
     }
 
     /// Several books match what was typed: pick one, then the usual confirmation.
     static func chooser(_ req: Request, ctx: LibraryContext, matches: [TitleSummary], values: [String: String]) async throws -> HTML {
-        let page = try await req.page(library: ctx)
-        let t = page.t
-        let lib = ctx.libraryID
-        return Layout.page(page, title: t(.checkOutTitle)) {
-            H.el("h1", [:]) { Text(t(.chooseBook)) }
-            H.el("ul", ["class": "titles"]) {
-                for item in matches {
-                    H.el("li", ["class": "title-row"]) {
-                        Components.cover(item.coverUrl, title: item.title, t: t)
-                        H.el("span", ["class": "meta"]) {
-                            H.el("span", ["class": "name"]) { Text(item.title) }
-                            H.el("span", ["class": "authors"]) { Text(item.authors.joined(separator: ", ")) }
-                        }
-                        Components.badge(item.availability, overdue: item.overdue, t: t)
-                        H.form(WebRoute.checkout(library: lib).path, csrf: page.csrf, attrs: ["class": "inline"]) {
-                            for (name, value) in [("card", values["card"]), ("days", values["days"]), ("dueDate", values["dueDate"]), ("titleId", item.id.uuidString)] {
-                                if let value { H.void("input", ["type": "hidden", "name": name, "value": value]) }
-                            }
-                            H.button(t(.checkOut), kind: "quiet", attrs: ["aria-label": t(.checkOut) + ": " + item.title,
-                                                                          "disabled": item.availability.available == 0 ? "" : nil])
-                        }
-                    }
-                }
-            }
-        }
+        LendPage(libraryID: ctx.libraryID, defaultDays: ctx.policy.loanPeriodDays, state: .choose(matches: matches, values: values))
+            .render(try await req.page(library: ctx))
     }
 
     @Sendable static func checkout(req: Request) async throws -> Response {

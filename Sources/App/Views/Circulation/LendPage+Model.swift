@@ -1,0 +1,29 @@
+import Foundation
+import ShelfmarkCore
+
+/// Lending (B2), in its three steps: the form (member card, book, due date), a choice when several
+/// books match what was typed, and the confirmation before anything is written.
+struct LendPage: Sendable {
+    enum State: Sendable {
+        /// The form, empty or as typed with the refusal next to its field.
+        case form(FormState)
+        case choose(matches: [TitleSummary], values: [String: String])
+        case confirm(Confirmation)
+    }
+
+    /// What is about to be lent, and the resolved input the confirmation sends.
+    struct Confirmation: Sendable {
+        var titleName: String
+        var coverURL: String?
+        var memberName: String
+        var cardID: String
+        var due: Date
+        var input: CheckoutInput
+        var dueDateText: String?
+    }
+
+    var libraryID: UUID
+    /// The library's loan period, the default quick pick.
+    var defaultDays: Int
+    var state: State
+}
