@@ -113,7 +113,7 @@ import VaporTesting
 
             let pages = [
                 "\(lib)/catalog", "\(lib)/catalog?q=zzzz", "\(lib)/catalog?category=\(categoryID)", "\(lib)/titles/\(titleID)",
-                "\(lib)/titles/\(titleID)/edit", "\(lib)/add", "\(lib)/checkout", "\(lib)/checkout?q=Momo", "\(lib)/return", "\(lib)/return?barcode=NOPE",
+                "\(lib)/titles/\(titleID)/edit", "\(lib)/add", "\(lib)/add?manual=1", "\(lib)/add?isbn=12345", "\(lib)/checkout", "\(lib)/checkout?q=Momo", "\(lib)/return", "\(lib)/return?barcode=NOPE",
                 "\(lib)/members", "\(lib)/members/\(memberID)", "\(lib)/members/\(memberID)/edit", "\(lib)/loans", "\(lib)/more",
                 "\(lib)/dashboard", "\(lib)/activity", "\(lib)/settings", "\(lib)/exchange", "\(lib)/wishlist",
                 WebRoute.job(library: library, job: failedJob).path, WebRoute.job(library: library, job: runningJob).path,

@@ -44,6 +44,14 @@ extension CatalogPages {
             coverUrl = r.coverURL
         }
 
+        /// The draft as a form's values.
+        var values: [String: String] {
+            let pairs: [String: String?] = ["isbn": isbn, "title": title, "subtitle": subtitle, "authors": authors, "publisher": publisher,
+                                            "publishedDate": publishedDate, "pageCount": pageCount, "language": language,
+                                            "description": description, "coverUrl": coverUrl, "copies": copies]
+            return pairs.compactMapValues { $0 }
+        }
+
         init(form req: Request) {
             isbn = req.formText("isbn")
             title = req.formText("title")
@@ -92,68 +100,16 @@ extension CatalogPages {
     }
 
     static func startPage(_ page: PageContext, isbn: String?, error: String?) -> HTML {
-        let t = page.t
-        let lib = page.libraryID
-        var shown = page
-        if let error { shown.flash = error; shown.flashIsError = true }
-        return Layout.page(shown, title: t(.addTitle)) {
-            H.el("h1", [:]) { Text(t(.addTitle)) }
-            H.el("section", ["class": "card scan", "data-scanner": WebRoute.add(library: lib).path]) {
-                H.el("p", [:]) { Text(t(.scanHint)) }
-                H.el("button", ["type": "button", "class": "button primary", "data-scan-start": "", "hidden": ""]) { Text("📷 " + t(.scanBarcode)) }
-                H.el("video", ["class": "viewfinder", "playsinline": "", "muted": "", "hidden": ""]) {}
-                H.el("form", ["method": "get", "action": WebRoute.add(library: lib).path, "class": "inline-form"]) {
-                    H.field(t(.typeISBN), name: "isbn", value: isbn, required: true,
-                            extra: ["inputmode": "numeric", "autocomplete": "off", "pattern": "[0-9Xx\\- ]{10,20}", "data-scan-target": ""])
-                    H.button(t(.lookUp))
-                }
-                H.form(WebRoute.addPhoto(library: lib).path, csrf: page.csrf, attrs: ["enctype": "multipart/form-data", "class": "inline-form"]) {
-                    H.field(t(.takePhoto), name: "image", type: "file", extra: ["accept": "image/*", "capture": "environment"])
-                    H.button(t(.lookUp), kind: "quiet")
-                }
-            }
-            H.el("p", [:]) { H.link(t(.orEnterManually), WebRoute.add(library: lib).path(query: [("manual", "1")])) }
-        }
+        AddPage(libraryID: page.libraryID, state: .start(isbn: isbn, error: error)).render(page)
     }
 
     static func existingPage(_ page: PageContext, existing: ExistingTitleDTO) -> HTML {
-        let t = page.t
-        let lib = page.libraryID
-        return Layout.page(page, title: t(.addTitle)) {
-            H.el("section", ["class": "card"]) {
-                H.el("h1", [:]) { Text(t.format(.alreadyInLibrary, existing.title)) }
-                H.el("p", [:]) { Text(t(.copiesAvailable, existing.availableCopies)) }
-                H.form(WebRoute.titleCopies(library: lib, title: existing.id).path, csrf: page.csrf) {
-                    H.field(t(.copiesField), name: "count", type: "number", value: "1", required: true, extra: ["min": "1", "max": "500"])
-                    H.button(t(.addMoreCopies))
-                }
-                H.el("p", [:]) { H.link(existing.title, WebRoute.title(library: lib, title: existing.id).path) }
-            }
-        }
+        AddPage(libraryID: page.libraryID, state: .existing(existing)).render(page)
     }
 
-    static func draftPage(_ page: PageContext, draft d: Draft, intro: String?) -> HTML {
-        let t = page.t
-        let lib = page.libraryID
-        return Layout.page(page, title: t(.addTitle)) {
-            H.el("h1", [:]) { Text(t(.addTitle)) }
-            if let intro { H.el("p", [:]) { Text(intro) } }
-            H.form(WebRoute.add(library: lib).path, csrf: page.csrf, attrs: ["class": "card book-form"]) {
-                if let url = d.coverUrl { Components.cover(url, title: d.title ?? "", t: t, size: "large") }
-                H.field(t(.title), name: "title", value: d.title, required: true)
-                H.field(t(.subtitle), name: "subtitle", value: d.subtitle)
-                H.field(t(.authorsField), name: "authors", value: d.authors, hint: t(.authorsHint))
-                H.field(t(.isbn), name: "isbn", value: d.isbn, extra: ["inputmode": "numeric"])
-                H.field(t(.publisher), name: "publisher", value: d.publisher)
-                H.field(t(.publishedDate), name: "publishedDate", value: d.publishedDate)
-                H.field(t(.pageCount), name: "pageCount", type: "number", value: d.pageCount, extra: ["min": "1"])
-                H.field(t(.languageField), name: "language", value: d.language)
-                H.textarea(t(.description), name: "description", value: d.description, rows: 5)
-                H.field(t(.coverURL), name: "coverUrl", type: "url", value: d.coverUrl)
-                H.field(t(.copiesField), name: "copies", type: "number", value: d.copies, required: true, extra: ["min": "0", "max": "500"])
-                H.button(t(.confirmAdd))
-            }
-        }
+    static func draftPage(_ page: PageContext, draft d: Draft, intro: String?, refusal: (any Error)? = nil) -> HTML {
+        let form = refusal.map { FormState(values: d.values, refusedWith: $0, t: page.t, fields: AddPage.fields) } ?? FormState(values: d.values)
+        return AddPage(libraryID: page.libraryID, state: .draft(form, intro: intro)).render(page)
     }
 
     @Sendable static func add(req: Request) async throws -> Response {
@@ -174,13 +130,14 @@ extension CatalogPages {
             guard let existing = try await LookupController.existingTitle(isbn, library: ctx.libraryID, on: req.db) else { throw error }
             return try await existingPage(try await req.page(library: ctx), existing: existing).encodeResponse(for: req)
         } catch let error as AppError where error.status == .unprocessableEntity || error.status == .badRequest {
-            let page = try await req.page(library: ctx, flash: req.t.message(error), error: true)
-            let response = try await draftPage(page, draft: d, intro: nil).encodeResponse(for: req)
+            let response = try await draftPage(try await req.page(library: ctx), draft: d, intro: nil, refusal: error).encodeResponse(for: req)
             response.status = .unprocessableEntity
             return response
         } catch let error as ISBN.Invalid {
-            let page = try await req.page(library: ctx, flash: req.t.message(error), error: true)
-            let response = try await draftPage(page, draft: d, intro: nil).encodeResponse(for: req)
+            var form = FormState(values: d.values)
+            form.errors["isbn"] = req.t.message(error)
+            let page = try await req.page(library: ctx)
+            let response = try await AddPage(libraryID: ctx.libraryID, state: .draft(form, intro: nil)).render(page).encodeResponse(for: req)
             response.status = .unprocessableEntity
             return response
         }
@@ -203,8 +160,8 @@ extension CatalogPages {
             let response = try await startPage(page, isbn: nil, error: req.t(.lookupNotFound)).encodeResponse(for: req)
             response.status = .unprocessableEntity
             return response
-        } catch let error as ImageError {
-            let response = try await startPage(page, isbn: nil, error: error.description).encodeResponse(for: req)
+        } catch is ImageError {
+            let response = try await startPage(page, isbn: nil, error: req.t(.errPhotoUnreadable)).encodeResponse(for: req)
             response.status = .unprocessableEntity
             return response
         }

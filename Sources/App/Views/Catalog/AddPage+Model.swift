@@ -1,0 +1,20 @@
+import Foundation
+import ShelfmarkCore
+
+/// Adding a book (A1–A3): scan or type an ISBN (or send a photo of its barcode), confirm what the
+/// providers found or type it in, or — when the library has the ISBN — add copies to that title.
+struct AddPage: Sendable {
+    static let fields: Set<String> = ["title", "subtitle", "authors", "isbn", "publisher", "publishedDate", "pageCount", "language",
+                                      "description", "coverUrl", "copies"]
+
+    enum State: Sendable {
+        /// The scanner and ISBN field; `error`: why the last ISBN or photo led nowhere.
+        case start(isbn: String?, error: String?)
+        /// The form to confirm or fill in, as found or as typed (with a refusal next to its field).
+        case draft(FormState, intro: String?)
+        case existing(ExistingTitleDTO)
+    }
+
+    var libraryID: UUID
+    var state: State
+}
