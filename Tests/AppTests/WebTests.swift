@@ -111,6 +111,7 @@ private struct Browser {
         try await withTestApp { app in
             let (l, x) = (UUID(), UUID())
             let routes: [WebRoute] = [
+                .home, .setup, .login, .logout, .language,
                 .catalog(library: l), .title(library: l, title: x), .editTitle(library: l, title: x), .members(library: l),
                 .member(library: l, member: x), .editMember(library: l, member: x), .deleteMember(library: l, member: x),
                 .exchange(library: l), .job(library: l, job: x), .restore(library: l), .erase(library: l), .more(library: l),

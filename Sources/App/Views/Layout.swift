@@ -46,7 +46,7 @@ enum Layout {
             .body {
                 H.el("a", ["class": "skip", "href": "#main"]) { Text(t(.skipToContent)) }
                 H.el("header", ["class": "top"]) {
-                    H.el("a", ["class": "brand", "href": ctx.library.map { WebRoute.catalog(library: $0.id).path } ?? "/"]) {
+                    H.el("a", ["class": "brand", "href": ctx.library.map { WebRoute.catalog(library: $0.id).path } ?? WebRoute.home.path]) {
                         H.void("img", ["src": "/icon.svg", "alt": "", "width": "28", "height": "28"])
                         Text(t(.appName))
                     }
@@ -68,7 +68,7 @@ enum Layout {
                         H.el("a", ["class": "more-link", "href": WebRoute.more(library: library.id).path]) { Text(t(.more)) }
                     }
                     if ctx.user != nil, ctx.library == nil {
-                        H.form("/logout", csrf: ctx.csrf, attrs: ["class": "inline"]) { H.button(t(.signOut), kind: "quiet") }
+                        H.form(WebRoute.logout.path, csrf: ctx.csrf, attrs: ["class": "inline"]) { H.button(t(.signOut), kind: "quiet") }
                     }
                 }
                 H.el("main", ["id": "main"]) {
@@ -88,7 +88,7 @@ enum Layout {
                     }
                 }
                 H.el("footer", ["class": "foot"]) {
-                    H.form("/language", csrf: ctx.csrf, attrs: ["class": "inline language"]) {
+                    H.form(WebRoute.language.path, csrf: ctx.csrf, attrs: ["class": "inline language"]) {
                         H.void("input", ["type": "hidden", "name": "back", "value": ctx.path])
                         H.el("label", ["for": "f-lang"]) { Text(t(.language)) }
                         H.el("select", ["id": "f-lang", "name": "lang", "data-autosubmit": ""]) {

@@ -7,20 +7,20 @@ import Vapor
 /// First-run setup, sign-in and sign-out, the language choice, and `/` (G1, G2, G5).
 enum SessionPages {
     static func register(_ web: any RoutesBuilder) {
-        web.get(use: home)
-        web.get("setup", use: setupForm)
+        web.get(.home, use: home)
+        web.get(.setup, use: setupForm)
         // Forms before sign-in read at most 4 KB (a name, a username, a password, the token).
-        web.post("setup", use: setup).maxBody(4 << 10)
-        web.get("login", use: loginForm)
-        web.post("login", use: login).maxBody(4 << 10)
-        web.post("logout", use: logout).maxBody(4 << 10)
-        web.post("language", use: language).maxBody(4 << 10)
+        web.post(.setup, use: setup).maxBody(4 << 10)
+        web.get(.login, use: loginForm)
+        web.post(.login, use: login).maxBody(4 << 10)
+        web.post(.logout, use: logout).maxBody(4 << 10)
+        web.post(.language, use: language).maxBody(4 << 10)
     }
 
     /// `/`: setup on a new installation, sign-in when signed out, else the first library's catalog.
     @Sendable static func home(req: Request) async throws -> Response {
-        if try await Accounts.needsSetup(on: req.db) { return req.redirect(to: "/setup") }
-        guard let user = req.auth.get(AuthenticatedUser.self) else { return req.redirect(to: "/login") }
+        if try await Accounts.needsSetup(on: req.db) { return req.redirect(to: WebRoute.setup.path) }
+        guard let user = req.auth.get(AuthenticatedUser.self) else { return req.redirect(to: WebRoute.login.path) }
         guard let first = try await Accounts.libraries(of: user, on: req.db).first else {
             throw AppError.notFound("Library")
         }
@@ -28,28 +28,12 @@ enum SessionPages {
     }
 
     @Sendable static func setupForm(req: Request) async throws -> Response {
-        guard try await Accounts.needsSetup(on: req.db) else { return req.redirect(to: "/login") }
-        return try await setupPage(req, error: nil, values: [:]).encodeResponse(for: req)
+        guard try await Accounts.needsSetup(on: req.db) else { return req.redirect(to: WebRoute.login.path) }
+        return try await setupPage(req, form: FormState()).encodeResponse(for: req)
     }
 
-    static func setupPage(_ req: Request, error: String?, values: [String: String]) async throws -> HTML {
-        let ctx = try await req.page(flash: error, error: error != nil)
-        let t = ctx.t
-        return Layout.page(ctx, title: t(.setupTitle)) {
-            H.el("section", ["class": "card narrow"]) {
-                H.el("h1", [:]) { Text(t(.setupTitle)) }
-                H.el("p", [:]) { Text(t(.setupIntro)) }
-                H.form("/setup", csrf: ctx.csrf) {
-                    H.field(t(.libraryName), name: "libraryName", value: values["libraryName"], required: true, extra: ["autocomplete": "organization"])
-                    H.field(t(.yourName), name: "displayName", value: values["displayName"], extra: ["autocomplete": "name"])
-                    H.field(t(.username), name: "username", value: values["username"], required: true,
-                            extra: ["autocomplete": "username", "autocapitalize": "none"])
-                    H.field(t(.password), name: "password", type: "password", hint: t(.passwordHint), required: true,
-                            extra: ["autocomplete": "new-password", "minlength": "8"])
-                    H.button(t(.createLibrary))
-                }
-            }
-        }
+    static func setupPage(_ req: Request, form: FormState) async throws -> HTML {
+        SetupPage(form: form).render(try await req.page())
     }
 
     @Sendable static func setup(req: Request) async throws -> Response {
@@ -64,7 +48,7 @@ enum SessionPages {
             AuthController.setCookie(session, on: response, req: req)
             return response
         } catch let error as AppError where error.status != .conflict {
-            let page = try await setupPage(req, error: req.t.message(error), values: values)
+            let page = try await setupPage(req, form: FormState(values: values, refusedWith: error, t: req.t, fields: SetupPage.fields))
             let response = try await page.encodeResponse(for: req)
             response.status = .unprocessableEntity
             return response
@@ -72,25 +56,13 @@ enum SessionPages {
     }
 
     @Sendable static func loginForm(req: Request) async throws -> Response {
-        if try await Accounts.needsSetup(on: req.db) { return req.redirect(to: "/setup") }
+        if try await Accounts.needsSetup(on: req.db) { return req.redirect(to: WebRoute.setup.path) }
         return try await loginPage(req, error: nil, username: nil).encodeResponse(for: req)
     }
 
     static func loginPage(_ req: Request, error: String?, username: String?) async throws -> HTML {
-        let ctx = try await req.page(flash: error, error: error != nil)
-        let t = ctx.t
-        let next = req.query[String.self, at: "next"].flatMap(LocalPath.validate)
-        return Layout.page(ctx, title: t(.signInTitle)) {
-            H.el("section", ["class": "card narrow"]) {
-                H.el("h1", [:]) { Text(t(.signInTitle)) }
-                H.el("p", [:]) { Text(t(.signInIntro)) }
-                H.form("/login" + (next.map { "?next=" + ($0.addingPercentEncoding(withAllowedCharacters: .alphanumerics.union(.init(charactersIn: "/-_"))) ?? "") } ?? ""), csrf: ctx.csrf) {
-                    H.field(t(.username), name: "username", value: username, required: true, extra: ["autocomplete": "username", "autocapitalize": "none"])
-                    H.field(t(.password), name: "password", type: "password", required: true, extra: ["autocomplete": "current-password"])
-                    H.button(t(.signIn))
-                }
-            }
-        }
+        SignInPage(username: username, error: error, next: req.query[String.self, at: "next"].flatMap(LocalPath.validate))
+            .render(try await req.page())
     }
 
     @Sendable static func login(req: Request) async throws -> Response {
@@ -116,7 +88,7 @@ enum SessionPages {
         if let token = req.cookies[Credential.cookieName]?.string {
             try await Accounts.logout(token: token, gate: req.application.writeGate, on: req.db)
         }
-        let response = req.redirect(to: "/login")
+        let response = req.redirect(to: WebRoute.login.path)
         response.cookies[Credential.cookieName] = req.cookie("", maxAge: 0)
         return response
     }

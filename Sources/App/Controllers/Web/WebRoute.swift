@@ -4,6 +4,11 @@ import Vapor
 /// The web app's pages and form actions, typed: the same value registers a route (`pattern`) and
 /// builds its links (`path`), so a link cannot drift from its route. New pages add a case here.
 enum WebRoute: Sendable, Equatable {
+    case home
+    case setup
+    case login
+    case logout
+    case language
     case catalog(library: UUID)
     case title(library: UUID, title: UUID)
     case editTitle(library: UUID, title: UUID)
@@ -44,6 +49,11 @@ enum WebRoute: Sendable, Equatable {
 
     var segments: [Segment] {
         switch self {
+        case .home: []
+        case .setup: [.fixed("setup")]
+        case .login: [.fixed("login")]
+        case .logout: [.fixed("logout")]
+        case .language: [.fixed("language")]
         case .catalog(let library): Self.library(library) + [.fixed("catalog")]
         case .title(let library, let title): Self.library(library) + [.fixed("titles"), .parameter(name: "titleID", value: title.uuidString)]
         case .editTitle(let library, let title): Self.title(library: library, title: title).segments + [.fixed("edit")]

@@ -79,7 +79,7 @@ struct WebMiddleware: AsyncMiddleware {
             status = .forbidden; title = t(.errorTitle); message = t(.csrfText)
         case let e as AppError where e.status == .unauthorized:
             let next = req.url.path
-            return req.redirect(to: "/login?next=" + (next.addingPercentEncoding(withAllowedCharacters: .alphanumerics.union(.init(charactersIn: "/-_"))) ?? "/"))
+            return req.redirect(to: WebRoute.login.path(query: [("next", next)]))
         case let e as AppError where e.status == .notFound:
             status = .notFound; title = t(.notFoundTitle); message = t(.notFoundText)
         case let e as AppError where e.status == .forbidden:
@@ -105,7 +105,7 @@ struct WebMiddleware: AsyncMiddleware {
             H.el("section", ["class": "card error-page"]) {
                 H.el("h1", [:]) { Text(title) }
                 H.el("p", [:]) { Text(message) }
-                H.el("p", [:]) { H.link(t(.backToCatalog), "/", cls: "button") }
+                H.el("p", [:]) { H.link(t(.backToCatalog), WebRoute.home.path, cls: "button") }
             }
         }
         let response = try await html.encodeResponse(for: req)

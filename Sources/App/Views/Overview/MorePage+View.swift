@@ -23,7 +23,7 @@ extension MorePage {
                     }
                 }
             }
-            H.form("/logout", csrf: page.csrf) { H.button(t(.signOut), kind: "quiet") }
+            H.form(WebRoute.logout.path, csrf: page.csrf) { H.button(t(.signOut), kind: "quiet") }
         }
     }
 }

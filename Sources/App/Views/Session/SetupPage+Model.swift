@@ -1,0 +1,9 @@
+import Foundation
+
+/// First run (G1): the library's name, the first account, its password.
+struct SetupPage: Sendable {
+    static let fields: Set<String> = ["libraryName", "displayName", "username", "password"]
+
+    /// As typed after a refusal (never the password), the reason next to its field.
+    var form: FormState
+}

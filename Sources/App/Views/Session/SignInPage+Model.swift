@@ -1,0 +1,9 @@
+import Foundation
+
+/// Sign-in: the username typed before (a refused attempt keeps it), why it was refused, and the page
+/// to go back to (a path of this server, checked by `LocalPath`).
+struct SignInPage: Sendable {
+    var username: String?
+    var error: String?
+    var next: String?
+}
