@@ -106,6 +106,7 @@ extension Strings {
         case "not_found": return self(.notFoundText)
         case "forbidden": return self(.forbiddenText)
         case "job_interrupted": return self(.errJobInterrupted)
+        case "internal": return self(.errInternal)
         case "copy_not_available": return app.details?["title"].map { format(.errCopyNotAvailable, $0) } ?? app.message
         default: return app.message
         }

@@ -58,7 +58,7 @@ enum L: String, CaseIterable, Sendable {
     case errDuplicateCard, errDuplicateUsername, errAlreadyStaff, errNotOnLoan, errTooManyCopiesAtOnce, errDuplicateBarcode
     case errDuplicateCategory, errDuplicateISBN, errLastOwner, errCannotAddStaff
     case impMissing, impInvalid, impNotWholeNumber, impMoreThanTotal, impRating, impFieldCount, impNotISBN, impProvidersLate
-    case impNotFoundAtProviders, impAlreadyInLibrary, errNoLoanForBarcode, errPhotoUnreadable
+    case impNotFoundAtProviders, impAlreadyInLibrary, errNoLoanForBarcode, errPhotoUnreadable, errInternal
     case fmtShelfmarkCatalog, fmtShelfmarkWishlist, fmtGoodreads, fmtLibraryThing, fmtStoryGraph, fmtLibib, fmtCalibre, fmtGeneric
     case fmtISBNList, fmtLibraryThingJSON
 }
@@ -478,6 +478,10 @@ extension L {
                                "Níl cóip ar bith leis an mbarrachód “%1” ar iasacht.", "没有条码为“%1”的副本处于借出状态。"),
         .errPhotoUnreadable: ("The photo could not be read: take it again, or type the ISBN.", "Das Foto konnte nicht gelesen werden: bitte noch einmal aufnehmen oder die ISBN eingeben.",
                               "Níorbh fhéidir an grianghraf a léamh: tóg arís é, nó clóscríobh an ISBN.", "无法读取照片：请重新拍摄，或输入 ISBN。"),
+        .errInternal: ("Something went wrong on the server; it has been logged. Please try again.",
+                       "Auf dem Server ist etwas schiefgelaufen; es wurde protokolliert. Bitte noch einmal versuchen.",
+                       "Chuaigh rud éigin amú ar an bhfreastalaí; tá sé logáilte. Bain triail eile as, le do thoil.",
+                       "服务器出错，已记录。请重试。"),
         .errNotADate: ("“%1” is not a date.", "„%1“ ist kein Datum.", "Ní dáta é “%1”.", "“%1”不是日期。"),
         .errNotANumber: ("%1: please enter a number.", "%1: bitte eine Zahl eingeben.", "%1: cuir uimhir isteach, le do thoil.", "%1：请输入数字。"),
         .errEmpty: ("%1: please fill this in.", "%1: bitte ausfüllen.", "%1: líon isteach é seo, le do thoil.", "%1：请填写。"),

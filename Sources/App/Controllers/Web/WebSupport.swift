@@ -100,14 +100,7 @@ struct WebMiddleware: AsyncMiddleware {
             status = converted.status; title = t(.errorTitle); message = t.message(error)
             if status == .internalServerError { req.logger.report(error: error) }
         }
-        let ctx = try await req.page(flash: nil)
-        let html = Layout.page(ctx, title: title) {
-            H.el("section", ["class": "card error-page"]) {
-                H.el("h1", [:]) { Text(title) }
-                H.el("p", [:]) { Text(message) }
-                H.el("p", [:]) { H.link(t(.backToCatalog), WebRoute.home.path, cls: "button") }
-            }
-        }
+        let html = ErrorPage(title: title, message: message).render(try await req.page(flash: nil))
         let response = try await html.encodeResponse(for: req)
         response.status = status
         return response
