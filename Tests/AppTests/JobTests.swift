@@ -76,4 +76,22 @@ import Vapor
         await waited
         #expect(clock.now - started < .seconds(5))
     }
+
+    /// The API's error message is in the language the request asks for; code and field stay the same.
+    @Test func apiRefusalsAreInTheRequestsLanguage() async throws {
+        try await withTestApp { app in
+            let f = try await Fixture.make(app)
+            let id = try await f.addTitle("Momo", copies: 1)
+            for (lang, word) in [("de", "Exemplare"), ("ga", "cóip"), ("zh-Hans", "副本")] {
+                let reply = try await f.owner.send(.PATCH, "\(f.lib)/titles/\(id)", ["totalCopies": -2], headers: ["accept-language": lang])
+                #expect(reply.status == .unprocessableEntity)
+                #expect(reply.errorCode == "invalid")
+                #expect(reply.errorField == "totalCopies")
+                #expect(reply.errorMessage?.contains(word) == true, "\(lang): \(reply.errorMessage ?? "")")
+                #expect(reply.errorMessage?.contains("`") == false)
+            }
+            let english = try await f.owner.send(.PATCH, "\(f.lib)/titles/\(id)", ["totalCopies": -2], headers: ["accept-language": "en"])
+            #expect(english.errorMessage?.contains("totalCopies") == true)
+        }
+    }
 }

@@ -100,8 +100,13 @@ struct JSONErrorMiddleware: AsyncMiddleware {
                 Self.reportDiskFull(error, request: request)
             }
             let response = Response(status: appError.status)
+            // The message in the language the request asks for (Accept-Language, or the web app's
+            // language cookie); the code, field and details are the same in every language.
+            let lang = request.lang
+            let message = lang == .en ? appError.message : request.t.message(error)
             try response.content.encode(ErrorBody(error: .init(
-                code: appError.code, message: appError.message, field: appError.field, details: appError.details)))
+                code: appError.code, message: message, field: appError.field, details: appError.details)))
+            if lang != .en { response.headers.replaceOrAdd(name: .contentLanguage, value: lang.rawValue) }
             return response
         }
     }
