@@ -127,23 +127,14 @@ struct UserAuthenticator: AsyncMiddleware {
             }
             return found.first ?? nil
         }
-        // PostgreSQL: the same statement with its numbered parameters.
-        let pieces = sql.replacingOccurrences(of: "?", with: "\u{0}").components(separatedBy: "\u{0}")
-        var query: SQLQueryString = "\(unsafeRaw: pieces[0])"
-        for piece in pieces.dropFirst() {
-            switch piece.first {
-            case "1": query.appendInterpolation(bind: library)
-            case "2": query.appendInterpolation(bind: hash)
-            default: query.appendInterpolation(bind: now)
-            }
-            query.appendInterpolation(unsafeRaw: String(piece.dropFirst()))
-        }
+        // PostgreSQL: the same statement.
+        let query = SQLQueryString(numbered: sql, [library, hash, now])
         guard let row = try await db.sql.raw(query).first() else { return nil }
+        let names = ["id", "username", "display_name", "role", "name", "loan_period_days", "max_renewals"]
         return make({ i in
-            let name = ["id", "username", "display_name", "role", "name", "loan_period_days", "max_renewals"][i]
-            return (try? row.decode(column: name, as: String?.self)) ?? (try? row.decode(column: name, as: UUID?.self))??.uuidString
+            (try? row.decode(column: names[i], as: String?.self)) ?? (try? row.decode(column: names[i], as: UUID?.self))??.uuidString
         }, { i in
-            (try? row.decode(column: ["id", "username", "display_name", "role", "name", "loan_period_days", "max_renewals"][i], as: Int?.self)) ?? nil
+            (try? row.decode(column: names[i], as: Int?.self)) ?? nil
         })
     }
 }

@@ -197,14 +197,11 @@ enum TitleQuery {
         let rows: [DetailRow]
         if let sqlite = db as? any SQLiteDatabase {
             rows = try await sqlite.withConnection { connection in
-                try await connection.rows(detailSQL(placeholder: { _ in "?" }), [.text(titleID.uuidString), .text(libraryID.uuidString)],
+                try await connection.rows(detailSQL, [.text(titleID.uuidString), .text(libraryID.uuidString)],
                                           DetailRow.init(sqlite:))
             }
         } else {
-            let sql = detailSQL(placeholder: { "\u{0}\($0)" })
-            let pieces = sql.components(separatedBy: "\u{0}")  // [before 1, "1" + between, "2" + after]
-            let query: SQLQueryString = "\(unsafeRaw: pieces[0])\(bind: titleID)\(unsafeRaw: String(pieces[1].dropFirst()))\(bind: libraryID)\(unsafeRaw: String(pieces[2].dropFirst()))"
-            rows = try await db.sql.raw(query).all().map(DetailRow.init(sql:))
+            rows = try await db.sql.raw(SQLQueryString(numbered: detailSQL, [titleID, libraryID])).all().map(DetailRow.init(sql:))
         }
         guard let t = rows.first else { throw AppError.notFound("Title") }
         // A row per copy and category: each copy and each category once, in their order.
@@ -239,10 +236,9 @@ enum TitleQuery {
             links: links(isbn13: t.isbn13, title: t.title, authors: t.authors), createdAt: t.createdAt, updatedAt: t.updatedAt)
     }
 
-    /// The detail statement, `placeholder(n)` being the dialect's bind marker: a row per copy and
+    /// The detail statement (numbered parameters: 1 the title, 2 the library): a row per copy and
     /// category of the title (joins, not a subquery: a nested SELECT cost SQLite as much to prepare).
-    private static func detailSQL(placeholder: (Int) -> String) -> String {
-        """
+    private static let detailSQL = """
         SELECT t.isbn13, t.title, t.subtitle, t.authors, t.publisher, t.published_date, t.page_count, t.language,
                t.description, t.cover_url, t.notes, t.favorite, t.rating, t.wishlist, t.series, t.series_number,
                t.reading_level, t.section, t.created_at, t.updated_at, cat.id AS category_id, cat.name AS category_name,
@@ -251,10 +247,9 @@ enum TitleQuery {
         FROM titles t
         LEFT JOIN copies c ON c.title_id = t.id LEFT JOIN loans l ON l.copy_id = c.id AND l.returned_at IS NULL
         LEFT JOIN title_categories tc ON tc.title_id = t.id LEFT JOIN categories cat ON cat.id = tc.category_id
-        WHERE t.id = \(placeholder(1)) AND t.library_id = \(placeholder(2))
+        WHERE t.id = ?1 AND t.library_id = ?2
         ORDER BY c.copy_number
         """
-    }
 
     /// One row of the detail statement, by position (the columns of `detailSQL`, in order).
     struct DetailRow: Sendable {

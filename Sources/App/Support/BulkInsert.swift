@@ -120,3 +120,23 @@ private final class Collected<T>: @unchecked Sendable {
     var items: [T] = []
     var error: (any Error)?
 }
+
+extension SQLQueryString {
+    /// A statement written once with SQLite's numbered parameters (`?1`, `?2` …), for PostgreSQL:
+    /// each marker becomes the bind of that number (counted from 1), so the hot paths that run
+    /// straight on SQLite and their PostgreSQL twin share one text.
+    init(numbered sql: String, _ binds: [any Encodable & Sendable]) {
+        self = ""
+        var rest = Substring(sql)
+        while let mark = rest.firstIndex(of: "?") {
+            appendInterpolation(unsafeRaw: String(rest[..<mark]))
+            let digits = rest[rest.index(after: mark)...].prefix { $0.isASCII && $0.isNumber }
+            guard let n = Int(digits), binds.indices.contains(n - 1) else {
+                preconditionFailure("`?` without a valid number in a numbered statement: \(sql)")
+            }
+            appendInterpolation(bind: binds[n - 1])
+            rest = rest[digits.endIndex...]
+        }
+        appendInterpolation(unsafeRaw: String(rest))
+    }
+}

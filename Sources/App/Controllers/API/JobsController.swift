@@ -25,9 +25,13 @@ struct JobDTO: Content {
         kind = Jobs.Kind(rawValue: record.kind) ?? .importFile
         state = record.status
         (rowsRead, titlesCreated, copiesAdded) = (record.rows_read, record.titles_created, record.copies_added)
-        let outcome = record.decodedResult(ImportJob.Outcome.self)
-        report = outcome?.report
-        library = outcome?.library ?? record.decodedResult(RestoreJob.Outcome.self)?.library
+        switch kind {
+        case .importFile:
+            let outcome = record.decodedResult(ImportJob.Outcome.self)
+            (report, library) = (outcome?.report, outcome?.library)
+        case .restore:
+            (report, library) = (nil, record.decodedResult(RestoreJob.Outcome.self)?.library)
+        }
         error = record.decodedFailure.map { ErrorBody.Detail(code: $0.code, message: t.message($0.error), field: $0.field) }
         (createdAt, finishedAt) = (record.created_at, record.finished_at)
     }

@@ -42,12 +42,9 @@ enum EditPages {
         patch.coverUrl = typed["coverUrl"] ?? ""
         patch.categories = list("categories")
         do {
-            patch.pageCount = try number("pageCount", typed)
-            patch.rating = try typed["rating"].flatMap { $0.isEmpty ? nil : $0 }.map { raw in
-                guard let value = Double(raw.replacingOccurrences(of: ",", with: ".")) else { throw notANumber("rating") }
-                return value
-            }
-            patch.totalCopies = try number("totalCopies", typed)
+            patch.pageCount = try req.formInt("pageCount")
+            patch.rating = try req.formDouble("rating")
+            patch.totalCopies = try req.formInt("totalCopies")
             try await Catalog.update(id, patch, library: ctx, now: req.now, gate: req.application.writeGate, on: req.db)
             req.application.enrichmentWorker?.nudge()
             return req.seeOther(WebRoute.title(library: ctx.libraryID, title: id).path, flash: req.t(.titleSaved))
@@ -59,19 +56,6 @@ enum EditPages {
             response.status = .unprocessableEntity
             return response
         }
-    }
-
-    /// A whole number typed into a number field; a field left empty is nil.
-    static func number(_ field: String, _ typed: [String: String]) throws -> Int? {
-        guard let raw = typed[field], !raw.isEmpty else { return nil }
-        guard let value = Int(raw) else { throw notANumber(field) }
-        return value
-    }
-
-    static func notANumber(_ field: String) -> AppError {
-        var error = AppError.invalid(field, "`\(field)` must be a number.")
-        error.problem = .notANumber(field: field)
-        return error
     }
 
     @Sendable static func editMemberForm(req: Request) async throws -> HTML {

@@ -75,8 +75,8 @@ enum MorePages {
     @Sendable static func saveSettings(req: Request) async throws -> Response {
         let ctx = try await req.library(.administer)
         return try await refusal(req, ctx: ctx, form: .settings, fields: SettingsPage.settingsFields) {
-            let patch = LibraryPatch(name: req.formText("name") ?? "", loanPeriodDays: try EditPages.number("loanPeriodDays", ["loanPeriodDays": req.formText("loanPeriodDays") ?? ""]),
-                                     maxRenewals: try EditPages.number("maxRenewals", ["maxRenewals": req.formText("maxRenewals") ?? ""]),
+            let patch = LibraryPatch(name: req.formText("name") ?? "", loanPeriodDays: try req.formInt("loanPeriodDays"),
+                                     maxRenewals: try req.formInt("maxRenewals"),
                                      publicCatalog: req.formText("publicCatalog") == "true")
             _ = try await Accounts.updateLibrary(patch, library: ctx, now: req.now, gate: req.application.writeGate, on: req.db)
             return req.seeOther(WebRoute.settings(library: ctx.libraryID).path, flash: req.t(.settingsSaved))

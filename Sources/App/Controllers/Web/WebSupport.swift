@@ -131,6 +131,27 @@ extension Request {
         return text
     }
 
+    /// A whole number typed into a number field: nil when left empty, refused (next to its field,
+    /// "please enter a number") when it is not one.
+    func formInt(_ name: String) throws -> Int? {
+        guard let raw = formText(name) else { return nil }
+        guard let value = Int(raw) else { throw Self.notANumber(name) }
+        return value
+    }
+
+    /// A decimal number (a comma as the decimal mark too), as `formInt`.
+    func formDouble(_ name: String) throws -> Double? {
+        guard let raw = formText(name) else { return nil }
+        guard let value = Double(raw.replacingOccurrences(of: ",", with: ".")) else { throw Self.notANumber(name) }
+        return value
+    }
+
+    private static func notANumber(_ field: String) -> AppError {
+        var error = AppError.invalid(field, "`\(field)` must be a number.")
+        error.problem = .notANumber(field: field)
+        return error
+    }
+
     /// An uploaded file's bytes (empty when the form has none).
     func formFile(_ name: String) -> Data {
         guard let parts = try? multipartParts(), let part = parts.firstPart(named: name) else { return Data() }
