@@ -91,7 +91,9 @@ import Vapor
                 #expect(reply.errorMessage?.contains("`") == false)
             }
             let english = try await f.owner.send(.PATCH, "\(f.lib)/titles/\(id)", ["totalCopies": -2], headers: ["accept-language": "en"])
-            #expect(english.errorMessage?.contains("totalCopies") == true)
+            #expect(english.errorMessage?.contains("Number of copies") == true, "\(english.errorMessage ?? "")")
+            #expect(english.errorMessage?.contains("-2") == true)
+            #expect(english.errorMessage?.contains("`") == false)
         }
     }
 }

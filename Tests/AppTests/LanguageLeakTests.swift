@@ -91,7 +91,7 @@ import VaporTesting
             let user = try #require(try await User.query(on: app.db).first()?.requireID())
             let library = try #require(UUID(uuidString: f.libraryID))
             let failedJob = try await Jobs.begin(.importFile, library: library, target: library, user: user, now: app.clock.now(), app: app)
-            try await Jobs.finish(failedJob, result: nil as String?, failure: Jobs.Failure(AppError.invalid("file", Importer.Failure.empty.description)), app: app)
+            try await Jobs.finish(failedJob, result: nil as String?, failure: Jobs.Failure(ExchangeError.emptyFile), app: app)
             let runningJob = try await Jobs.begin(.importFile, library: library, target: nil, user: user, now: app.clock.now(), app: app)
             // A finished import whose report names refused and skipped rows of every kind.
             let reportJob = try await Jobs.begin(.importFile, library: library, target: nil, user: user, now: app.clock.now(), app: app)

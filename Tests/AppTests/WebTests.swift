@@ -397,10 +397,48 @@ private struct Browser {
 
     /// Refusals reach a German, Irish or Chinese reader in their language, with the values in place.
     @Test func refusalsAreInTheReadersLanguage() async throws {
-        let errors: [CirculationError] = [.noCopyAvailable(title: "Momo"), .memberNotFound("S9"), .titleIsWishlistItem, .loanAlreadyReturned,
-                                          .dueDateInPast, .loanPeriodOutOfRange(400), .copiesBelowOnLoan(requested: 1, onLoan: 2),
-                                          .titleHasCopiesOnLoan(3), .copyOnLoan, .renewalLimitReached(2)]
+        let id = UUID()
+        // One of every domain error's cases: none of them may reach a reader in English.
+        let errors: [any DomainError] = [
+            CirculationError.noCopyAvailable(title: "Momo"), CirculationError.memberNotFound("S9"), CirculationError.titleIsWishlistItem,
+            CirculationError.loanAlreadyReturned, CirculationError.dueDateInPast, CirculationError.loanPeriodOutOfRange(400),
+            CirculationError.copiesBelowOnLoan(requested: 1, onLoan: 2), CirculationError.titleHasCopiesOnLoan(3), CirculationError.copyOnLoan,
+            CirculationError.renewalLimitReached(2),
+            CatalogError.titleNotFound, CatalogError.copyNotFound, CatalogError.categoryNotFound, CatalogError.coverNotFound,
+            CatalogError.ratingOutOfRange(7.5), CatalogError.wishlistHasNoCopies, CatalogError.wishlistItem(title: "Momo"),
+            CatalogError.notWishlist(title: "Momo"), CatalogError.duplicateBarcode("B1"), CatalogError.loanedByEditing,
+            CatalogError.duplicateCategory("Musik"), CatalogError.duplicateISBN(title: "Momo", titleID: id, library: id),
+            CatalogError.tooManyCategories(max: 50), CatalogError.tooManyAuthors(max: 50),
+            CatalogError.tooManyCopiesAtOnce(max: 500, from: 1, to: 900), CatalogError.noISBNToDraw(title: "Momo"),
+            CatalogError.cover(.tooLarge(maxMB: 5)), CatalogError.cover(.notAnImage),
+            MemberError.notFound, MemberError.duplicateCard(card: "S1", holder: "Ada"), MemberError.cardHasSpaces("S 1"),
+            MemberError.hasLoans(name: "Ada", count: 2),
+            AccountError.alreadySetUp, AccountError.duplicateUsername("ada"), AccountError.tooManyAttempts(waitSeconds: 30),
+            AccountError.badCredentials, AccountError.tokenNotFound, AccountError.libraryNotFound, AccountError.staffNotFound,
+            AccountError.staffPasswordNeeded(min: 8), AccountError.cannotAddStaff, AccountError.alreadyStaff("ada"), AccountError.lastOwner,
+            AccountError.badUsername("a b"), AccountError.passwordTooShort(min: 8), AccountError.passwordTooLong(max: 72),
+            AccountError.roleTooLow(.volunteer, needs: .librarian), AccountError.creationRestricted(adminOnly: true),
+            AccountError.creationRestricted(adminOnly: false), AccountError.serverSettingsAdminOnly,
+            LoanError.loanNotFound, LoanError.noCopyWithBarcode("B1"), LoanError.notOnLoan(barcode: "B1"), LoanError.sayWhichLoan,
+            LoanError.memberIDNotFound, LoanError.sayWhoBorrows, LoanError.noTitleWithISBN("9783522202602"), LoanError.sayWhichBook,
+            LoanError.copyNotAvailable(title: "Momo"),
+            ExchangeError.emptyFile, ExchangeError.noMARCRecords, ExchangeError.marcXMLUnreadable(detail: "line 3"), ExchangeError.notJSON,
+            ExchangeError.notLibraryThingJSON, ExchangeError.csv(.unterminatedQuote(line: 4, column: 2)),
+            ExchangeError.csv(.strayQuote(line: 4, column: 2)), ExchangeError.unknownFormat, ExchangeError.missingColumns(["Title"]),
+            ExchangeError.cannotOpen(path: "/x.csv"), ExchangeError.notABackup, ExchangeError.newerBackup(version: 9),
+            ExchangeError.backupTooLarge(rows: 9_000_000, max: 2_000_000), ExchangeError.unreadableBackup(at: "titles › 3"),
+            ExchangeError.unreadableBackup(at: nil), ExchangeError.backupSettingOutOfRange(field: "maxRenewals", value: 1_000_000),
+            ExchangeError.backupLibraryName, ExchangeError.backupCover(number: 2, .notAnImage),
+            JobError.notFound, JobError.busy, JobError.interrupted,
+            InputProblem.empty(field: "title"), InputProblem.tooLong(field: "title", max: 500),
+            InputProblem.outOfRange(field: "totalCopies", min: 0, max: 2000, got: -2), InputProblem.notEmail(field: "email", value: "x"),
+            InputProblem.notCoverURL(field: "coverUrl"), InputProblem.notANumber(field: "pageCount"),
+            ISBN.Invalid.badChecksum, ISBN.Invalid.wrongLength(7),
+        ]
         for error in errors {
+            // The status is the refusal's; the API's English message is the strings table's English row.
+            #expect(error.answered.status == error.refusal.status && error.answered.code == error.code, "\(error)")
+            #expect(error.answered.message == Strings(lang: .en).message(error), "\(error)")
             let english = Strings(lang: .en).message(error)
             #expect(!english.contains("%") && !english.isEmpty, "\(error)")
             for lang in [Lang.de, .ga, .zh] {

@@ -19,7 +19,7 @@ extension Request {
     func library(_ action: Role.Action) async throws -> LibraryContext {
         _ = try self.user
         guard let libraryID = parameters.get("libraryID", as: UUID.self) else {
-            throw AppError.notFound("Library")
+            throw AccountError.libraryNotFound
         }
         return try await library(action, id: libraryID)
     }
@@ -43,8 +43,8 @@ extension Request {
         } else {
             membership = nil
         }
-        guard let membership else { throw AppError.notFound("Library") }
-        guard membership.role.may(action) else { throw AppError.forbidden(membership.role, action) }
+        guard let membership else { throw AccountError.libraryNotFound }
+        guard membership.role.may(action) else { throw AccountError.roleTooLow(membership.role, needs: action.minimumRole) }
         return LibraryContext(libraryID: libraryID, name: membership.libraryName, policy: membership.policy, role: membership.role, user: user)
     }
 }

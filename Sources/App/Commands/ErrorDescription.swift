@@ -5,6 +5,7 @@ import Vapor
 public func describe(_ error: any Error) -> String {
     switch error {
     case let error as AppError: error.message
+    case let error as any DomainError: error.message(Strings(lang: .en))
     case let error as CLIError: error.description
     case let error as any AbortError: error.reason
     default: databaseErrorDescription(error) ?? String(describing: error)

@@ -117,8 +117,8 @@ struct ImportCommand: AsyncCommand {
         do {
             report = try await Importer.run(file: URL(fileURLWithPath: signature.file), format: format, existing: existing, library: ctx,
                                             app: app, now: app.clock.now())
-        } catch let error as AppError {
-            throw CLIError(error.message)
+        } catch let error where error.answered.status.code < 500 {
+            throw CLIError(error.answered.message)
         }
         let seconds = (ContinuousClock.now - started).seconds
         context.console.print("Imported \(signature.file) into “\(ctx.name)” (\(report.format), \(report.encoding)):")
@@ -207,7 +207,7 @@ struct RestoreCommand: AsyncCommand {
         let data: Data
         do { data = try Data(contentsOf: URL(fileURLWithPath: signature.file)) } catch { throw CLIError("Cannot read \(signature.file): \(error.localizedDescription)") }
         let backup: LibraryBackup
-        do { backup = try Backup.decode(data) } catch let error as AppError { throw CLIError(error.message) }
+        do { backup = try Backup.decode(data) } catch let error where error.answered.status.code < 500 { throw CLIError(error.answered.message) }
         let name = signature.library ?? backup.library.name
         let existing = try await Library.query(on: app.db).filter(\.$name == name).first()
         if signature.replace {
@@ -226,7 +226,7 @@ struct RestoreCommand: AsyncCommand {
                 try await Backup.restore(backup, into: id, on: app.db, batches: app.writeGate)
             } catch {
                 await Accounts.removeNewLibrary(id, gate: app.writeGate, on: app.db)
-                if let error = error as? AppError { throw CLIError(error.message) }
+                if error.answered.status.code < 500 { throw CLIError(error.answered.message) }
                 throw error
             }
             if let owner = try await CommandLibrary.giveOwner(id, owner: signature.owner, app: app) {

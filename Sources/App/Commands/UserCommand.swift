@@ -46,8 +46,8 @@ struct UserCommand: AsyncCommand {
             } else {
                 context.console.print("Created \(user.username).")
             }
-        } catch let error as AppError {
-            throw CLIError(error.message)
+        } catch let error where error.answered.status.code < 500 {
+            throw CLIError(error.answered.message)
         }
     }
 }

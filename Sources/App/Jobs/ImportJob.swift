@@ -16,7 +16,7 @@ enum ImportJob {
     /// (F3), and goes again if the file is refused as a whole. `seenFrom`: the library whose page shows the job.
     static func start(_ data: Data, format: ImportFormat?, existing: ExistingISBNPolicy, into library: LibraryContext,
                       createdLibrary: LibraryDTO? = nil, seenFrom: UUID?, app: Application, now: Date) async throws -> UUID {
-        guard !data.isEmpty else { throw AppError.invalid("file", Importer.Failure.empty.description) }
+        guard !data.isEmpty else { throw ExchangeError.emptyFile }
         let id = try await Jobs.begin(.importFile, library: seenFrom, target: library.libraryID, user: library.user.id, now: now, app: app)
         Jobs.run(id, app: app, {
             let report = try await Importer.run(data, format: format, existing: existing, library: library, app: app, now: now) { progress in
@@ -26,7 +26,7 @@ enum ImportJob {
             return Outcome(report: report, library: createdLibrary)
         }, onFailure: { error in
             // Refused as a whole (unknown format, no header): nothing was written, no empty library stays.
-            if let createdLibrary, let refusal = error as? AppError, refusal.status.code < 500 {
+            if let createdLibrary, error.answered.status.code < 500 {
                 await Accounts.removeNewLibrary(createdLibrary.id, gate: app.writeGate, on: app.db)
             }
         })

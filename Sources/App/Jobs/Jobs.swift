@@ -45,30 +45,28 @@ enum Jobs {
         }
     }
 
-    /// Why a job failed, kept so a page can say it in the reader's language (`error`).
+    /// Why a job failed: the API's code, English message and field, and the message in every language,
+    /// written when it failed (the error itself does not outlive the process), so a page says it in the
+    /// reader's language.
     struct Failure: Codable, Sendable, Equatable {
         var code: String
         var message: String
         var field: String?
-        var problem: InputProblem?
+        var messages: [String: String]?
 
-        static let interrupted = Failure(code: "job_interrupted", message: "The server stopped while this was running; what had been written is kept.")
-
-        init(code: String, message: String, field: String? = nil, problem: InputProblem? = nil) {
-            (self.code, self.message, self.field, self.problem) = (code, message, field, problem)
-        }
+        static let interrupted = Failure(JobError.interrupted)
 
         init(_ error: any Error) {
-            if error is CancellationError { self = .interrupted; return }
-            let app = JSONErrorMiddleware.appError(for: error)
-            self.init(code: app.code, message: app.message, field: app.field, problem: app.problem)
+            let error = error is CancellationError ? JobError.interrupted : error
+            let app = error.answered
+            (code, message, field) = (app.code, app.message, app.field)
+            messages = Dictionary(uniqueKeysWithValues: Lang.allCases.map { ($0.rawValue, Strings(lang: $0).message(error)) })
         }
 
-        var error: AppError {
-            var error = AppError(status: .unprocessableEntity, code: code, message: message, field: field)
-            error.problem = problem
-            return error
-        }
+        /// The message in `t`'s language.
+        func message(_ t: Strings) -> String { messages?[t.lang.rawValue] ?? t.message(error) }
+
+        var error: AppError { AppError(status: .unprocessableEntity, code: code, message: message, field: field) }
     }
 
     /// Records a running job writing into `target`; refused when a job already writes into it.
@@ -96,7 +94,7 @@ enum Jobs {
         return id
     }
 
-    static let busy = AppError.conflict("job_running", "An import or restore is already writing into this library; wait until it has finished.")
+    static let busy = JobError.busy
 
     /// How far the job got; also renews its lease.
     static func progress(_ id: UUID, rows: Int, titles: Int, copies: Int, app: Application) async throws {
@@ -145,7 +143,7 @@ enum Jobs {
         let lookup: @Sendable (any Database) async throws -> Record? = { db in
             try await db.sql.raw("SELECT * FROM jobs WHERE id = \(bind: id) AND user_id = \(bind: user)").first(decoding: Record.self)
         }
-        guard var record = try await lookup(app.db) else { throw AppError.notFound("Job") }
+        guard var record = try await lookup(app.db) else { throw JobError.notFound }
         if record.status == .running, let until = record.lease_until, until < now {
             try await app.writeGate.transaction(on: app.db) { db in try await expireLeases(now: now, on: db) }
             record = try await lookup(app.db) ?? record
@@ -170,7 +168,7 @@ enum Jobs {
                 let result = try await work()
                 try await finish(id, result: result, failure: nil, app: app)
             } catch {
-                if !(error is AppError) { app.logger.report(error: error) }
+                if error.answered.status.code >= 500 { app.logger.report(error: error) }
                 await onFailure(error)
                 do { try await finish(id, result: nil as String?, failure: Failure(error), app: app) } catch {
                     app.logger.error("job \(id): cannot record its end: \(String(describing: error))")

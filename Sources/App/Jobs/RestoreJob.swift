@@ -16,7 +16,7 @@ enum RestoreJob {
         Jobs.run(id, app: app) {
             try await Backup.restore(backup, over: library.libraryID, gate: app.writeGate, on: app.db)
             let restored = try await Accounts.libraries(of: library.user, on: app.db).first { $0.id == library.libraryID }
-            guard let restored else { throw AppError.notFound("Library") }
+            guard let restored else { throw AccountError.libraryNotFound }
             return Outcome(library: restored)
         }
         return id

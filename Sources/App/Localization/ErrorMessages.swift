@@ -4,32 +4,8 @@ import ShelfmarkCore
 /// Refusals in the reader's language: the domain errors by their case and values, the API's errors by
 /// their stable `code`. The API keeps English messages with stable codes; a page shows these.
 extension Strings {
-    func message(_ error: CirculationError) -> String {
-        switch error {
-        case .noCopyAvailable(let title): format(.errNoCopyAvailable, title)
-        case .memberNotFound(let card): format(.errMemberNotFound, card)
-        case .titleIsWishlistItem: self(.errWishlistItem)
-        case .loanAlreadyReturned: self(.errAlreadyReturned)
-        case .dueDateInPast: self(.errDueDatePast)
-        case .loanPeriodOutOfRange(let days): format(.errLoanPeriod, number(days))
-        case .copiesBelowOnLoan(let requested, let onLoan): format(.errCopiesBelowOnLoan, number(requested), number(onLoan))
-        case .titleHasCopiesOnLoan(let n): format(.errTitleHasLoans, number(n))
-        case .copyOnLoan: self(.errCopyOnLoan)
-        case .renewalLimitReached(let max): format(.errRenewalLimit, number(max))
-        }
-    }
-
-    /// The message for any error a page shows: a domain error or a known code in this language, else
-    /// the error's own message.
-    func message(_ error: ISBN.Invalid) -> String {
-        switch error {
-        case .empty: self(.errISBNEmpty)
-        case .badCharacters: self(.errISBNCharacters)
-        case .wrongLength(let n): format(.errISBNLength, number(n))
-        case .badChecksum: self(.errISBNChecksum)
-        case .notABookEAN: self(.errISBNNotBook)
-        }
-    }
+    /// A domain error's sentence in this language.
+    func message(_ error: some DomainError) -> String { error.message(self) }
 
     /// A form field's label in this language; the field's own name when it has none.
     func label(_ field: String) -> String {
@@ -63,51 +39,25 @@ extension Strings {
         case "name": .fieldName
         case "categories": .categories
         case "rating": .rating
+        case "nextAccession": .fieldNextAccession
         default: nil
         }
         return key.map { self($0) } ?? field
     }
 
-    func message(_ problem: InputProblem) -> String {
-        switch problem {
-        case .empty(let field): format(.errEmpty, label(field))
-        case .tooLong(let field, let max): format(.errTooLong, label(field), number(max))
-        case .outOfRange(let field, let min, let max, let got): format(.errOutOfRange, label(field), number(min), number(max), number(got))
-        case .notEmail(_, let value): format(.errNotEmail, value)
-        case .notCoverURL(let field): format(.errNotCoverURL, label(field))
-        case .notANumber(let field): format(.errNotANumber, label(field))
-        }
-    }
-
     func message(_ error: any Error) -> String {
-        if let circulation = error as? CirculationError { return message(circulation) }
-        if let isbn = error as? ISBN.Invalid { return message(isbn) }
-        if let problem = (error as? AppError)?.problem { return message(problem) }
+        if let domain = error as? any DomainError { return domain.message(self) }
         let app = JSONErrorMiddleware.appError(for: error)
         switch app.code {
-        case "bad_credentials": return self(.errBadCredentials)
-        case "too_many_attempts": return self(.tooManyAttempts)
-        case "creation_restricted": return app.message.contains("administrator") ? self(.errCreationAdminOnly) : self(.errCreationRestricted)
         case "disk_full": return self(.diskFull)
         case "too_large": return self(.tooLarge)
         case "csrf": return self(.csrfText)
         case "bad_backup": return self(.errBadBackup)
         case "job_running": return self(.errJobRunning)
-        case "duplicate_card_id": return format(.errDuplicateCard, app.details?["cardId"] ?? "", app.details?["name"] ?? "")
-        case "duplicate_username": return format(.errDuplicateUsername, app.details?["username"] ?? "")
-        case "already_staff": return format(.errAlreadyStaff, app.details?["username"] ?? "")
-        case "not_on_loan": return format(.errNotOnLoan, app.details?["barcode"] ?? "")
-        case "too_many_copies_at_once": return format(.errTooManyCopiesAtOnce, number(Int(app.details?["max"] ?? "") ?? 500))
-        case "duplicate_barcode": return format(.errDuplicateBarcode, app.details?["barcode"] ?? "")
-        case "duplicate_category": return format(.errDuplicateCategory, app.details?["name"] ?? "")
-        case "duplicate_isbn": return format(.errDuplicateISBN, app.details?["title"] ?? "")
-        case "last_owner": return self(.errLastOwner)
-        case "cannot_add_staff": return self(.errCannotAddStaff)
         case "not_found": return self(.notFoundText)
         case "forbidden": return self(.forbiddenText)
         case "job_interrupted": return self(.errJobInterrupted)
         case "internal": return self(.errInternal)
-        case "copy_not_available": return app.details?["title"].map { format(.errCopyNotAvailable, $0) } ?? app.message
         default: return app.message
         }
     }
@@ -137,6 +87,9 @@ extension Strings {
         case "providers_late": return format(.impProvidersLate, v["isbn"] ?? "")
         case "not_found": return format(.impNotFoundAtProviders, v["isbn"] ?? "")
         case "already_in_library": return format(.impAlreadyInLibrary, v["isbn"] ?? "")
+        case "input":
+            guard let json = v["problem"], let problem = try? JSONDecoder().decode(InputProblem.self, from: Data(json.utf8)) else { return note.reason }
+            return message(problem)
         default: return note.reason
         }
     }

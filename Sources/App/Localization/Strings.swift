@@ -61,11 +61,20 @@ enum L: String, CaseIterable, Sendable {
     case impNotFoundAtProviders, impAlreadyInLibrary, errNoLoanForBarcode, errPhotoUnreadable, errInternal
     case fmtShelfmarkCatalog, fmtShelfmarkWishlist, fmtGoodreads, fmtLibraryThing, fmtStoryGraph, fmtLibib, fmtCalibre, fmtGeneric
     case fmtISBNList, fmtLibraryThingJSON
+    // Domain errors (Support/DomainErrors.swift)
+    case errTitleNotFound, errCopyNotFound, errCategoryNotFound, errWishlistNoCopies, errWishlistItemNamed, errNotWishlist
+    case errLoanedByEditing, errTooManyCategories, errTooManyAuthors, errNoISBNToDraw, errMemberGone, errCardSpaces, errMemberHasLoans
+    case errAlreadySetUp, errWaitSeconds, errTokenNotFound, errLibraryNotFound, errStaffNotFound, errStaffPassword, errBadUsername
+    case errPasswordShort, errPasswordLong, errRoleTooLow, errServerAdminOnly, errLoanNotFound, errNoCopyWithBarcode, errSayWhichLoan
+    case errMemberIDNotFound, errSayWhoBorrows, errNoTitleWithISBN, errSayWhichBook, errFileEmpty, errNoMARCRecords, errMARCXMLUnreadable
+    case errNotJSON, errNotLibraryThingJSON, errCSVUnterminated, errCSVStrayQuote, errUnknownFormat, errMissingColumns, errCannotOpen
+    case errNotABackup, errNewerBackup, errBackupTooLarge, errBadBackupAt, errBackupSetting, fieldNextAccession
+    case errJobNotFound, errTheCover, errBackupCoverN, errCoverTooLarge, errCoverNotImage, errNotRestored, errCoverNotFound, errRating, errBackupLibraryName
 }
 
 /// Counted phrases, one form per plural category the language has.
 enum P: String, CaseIterable, Sendable {
-    case titles, titlesMoreThan, copiesAvailable, daysOverdue, loansOut, days, favoritesCount
+    case titles, titlesMoreThan, copiesAvailable, daysOverdue, loansOut, days, favoritesCount, copiesOnLoan
 }
 
 extension L {
@@ -401,10 +410,10 @@ extension L {
         .errAlreadyReturned: ("This loan has already been returned.", "Diese Ausleihe wurde bereits zurückgegeben.", "Tugadh an iasacht seo ar ais cheana.", "此借阅已归还。"),
         .errDueDatePast: ("The due date must be in the future.", "Das Rückgabedatum muss in der Zukunft liegen.", "Caithfidh an dáta dlite a bheith sa todhchaí.", "应还日期必须在将来。"),
         .errLoanPeriod: ("A loan lasts 1 to 365 days, not %1.", "Eine Ausleihe dauert 1 bis 365 Tage, nicht %1.", "Maireann iasacht 1 go 365 lá, ní %1.", "借期为 1 至 365 天，不能是 %1 天。"),
-        .errCopiesBelowOnLoan: ("Cannot reduce to %1 copies: %2 are on loan. Return them first.", "Nicht auf %1 Exemplare reduzierbar: %2 sind ausgeliehen. Zuerst zurückgeben.",
-                                "Ní féidir laghdú go %1 cóip: tá %2 ar iasacht. Tabhair ar ais iad ar dtús.", "无法减少到 %1 本：有 %2 本已借出。请先归还。"),
-        .errTitleHasLoans: ("This title cannot be deleted: %1 of its copies are on loan. Return them first.", "Dieser Titel kann nicht gelöscht werden: %1 Exemplare sind ausgeliehen. Zuerst zurückgeben.",
-                            "Ní féidir an teideal seo a scriosadh: tá %1 cóip ar iasacht. Tabhair ar ais iad ar dtús.", "无法删除此书：有 %1 本已借出。请先归还。"),
+        .errCopiesBelowOnLoan: ("Cannot reduce to %1 copies: %2. Return them first.", "Nicht auf %1 Exemplare reduzierbar: %2. Zuerst zurückgeben.",
+                                "Ní féidir laghdú go %1 cóip: %2. Tabhair ar ais iad ar dtús.", "无法减少到 %1 本：%2。请先归还。"),
+        .errTitleHasLoans: ("This title cannot be deleted: %1. Return them first.", "Dieser Titel kann nicht gelöscht werden: %1. Zuerst zurückgeben.",
+                            "Ní féidir an teideal seo a scriosadh: %1. Tabhair ar ais iad ar dtús.", "无法删除此书：%1。请先归还。"),
         .errCopyOnLoan: ("This copy is on loan: return it first.", "Dieses Exemplar ist ausgeliehen: zuerst zurückgeben.", "Tá an chóip seo ar iasacht: tabhair ar ais í ar dtús.", "此副本已借出：请先归还。"),
         .errRenewalLimit: ("This loan has been renewed the maximum of %1 times.", "Diese Ausleihe wurde bereits so oft verlängert wie erlaubt (%1).",
                            "Athnuadh an iasacht seo an uasmhéid de %1 uair.", "此借阅已续借最多 %1 次。"),
@@ -502,6 +511,95 @@ extension L {
         .tryAgain: ("Please try again.", "Bitte versuchen Sie es erneut.", "Bain triail eile as, le do thoil.", "请重试。"),
         .backToCatalog: ("Back to the catalog", "Zurück zum Katalog", "Ar ais go dtí an catalóg", "返回书目"),
         .signInAgain: ("Please sign in.", "Bitte melden Sie sich an.", "Sínigh isteach, le do thoil.", "请登录。"),
+        .errTitleNotFound: ("This book is not in this library.", "Dieses Buch ist nicht in dieser Bibliothek.", "Níl an leabhar seo sa leabharlann seo.", "本图书馆没有这本书。"),
+        .errCopyNotFound: ("This copy is not in this library.", "Dieses Exemplar ist nicht in dieser Bibliothek.", "Níl an chóip seo sa leabharlann seo.", "本图书馆没有这个副本。"),
+        .errCategoryNotFound: ("This category is not in this library.", "Diese Kategorie gibt es in dieser Bibliothek nicht.", "Níl an chatagóir seo sa leabharlann seo.", "本图书馆没有这个分类。"),
+        .errWishlistNoCopies: ("A wishlist item has no copies: acquire it to add copies.", "Ein Wunsch hat keine Exemplare: erst erwerben, dann Exemplare hinzufügen.",
+                               "Níl cóipeanna ag mír ar an liosta mianta: faigh í chun cóipeanna a chur leis.", "心愿单上的书没有副本：请先购入再添加副本。"),
+        .errWishlistItemNamed: ("“%1” is on the wishlist: acquire it to add copies.", "„%1“ steht auf der Wunschliste: erst erwerben, dann Exemplare hinzufügen.",
+                                "Tá “%1” ar an liosta mianta: faigh é chun cóipeanna a chur leis.", "《%1》在心愿单上：请先购入再添加副本。"),
+        .errNotWishlist: ("“%1” is already in the catalog.", "„%1“ ist schon im Katalog.", "Tá “%1” sa chatalóg cheana.", "《%1》已在书目中。"),
+        .errLoanedByEditing: ("A copy goes on loan by lending it, not by editing it.", "Ein Exemplar wird durch Verleihen ausgeliehen, nicht durch Bearbeiten.",
+                              "Téann cóip ar iasacht nuair a thugtar ar iasacht í, ní trína cur in eagar.", "副本要通过借出来变为借出状态，不能通过编辑。"),
+        .errTooManyCategories: ("A book has at most %1 categories.", "Ein Buch hat höchstens %1 Kategorien.", "Bíonn %1 catagóir ar a mhéad ag leabhar.", "一本书最多有 %1 个分类。"),
+        .errTooManyAuthors: ("A book has at most %1 authors.", "Ein Buch hat höchstens %1 Autorinnen und Autoren.", "Bíonn %1 údar ar a mhéad ag leabhar.", "一本书最多有 %1 位作者。"),
+        .errNoISBNToDraw: ("“%1” has no ISBN to draw.", "„%1“ hat keine ISBN, die gezeichnet werden kann.", "Níl ISBN ag “%1” le tarraingt.", "《%1》没有可绘制的 ISBN。"),
+        .errMemberGone: ("This member is not in this library.", "Dieses Mitglied ist nicht in dieser Bibliothek.", "Níl an ball seo sa leabharlann seo.", "本图书馆没有这位读者。"),
+        .errCardSpaces: ("A card ID has no spaces (e.g. S12345), got “%1”.", "Eine Ausweisnummer hat keine Leerzeichen (z. B. S12345), nicht „%1“.",
+                         "Ní bhíonn spás in uimhir chárta (m.sh. S12345), ní “%1”.", "借书证号不能有空格（例如 S12345），而不是“%1”。"),
+        .errMemberHasLoans: ("%1 has %2. Confirm to return them and delete the member.", "%1: %2. Bestätigen, um sie zurückzubuchen und das Mitglied zu löschen.",
+                             "%1: %2. Deimhnigh chun iad a fhilleadh agus an ball a scriosadh.", "%1：%2。确认后将归还这些书并删除该读者。"),
+        .errAlreadySetUp: ("Shelfmark is already set up. Sign in instead.", "Shelfmark ist schon eingerichtet. Bitte anmelden.", "Tá Shelfmark socraithe cheana. Sínigh isteach ina ionad sin.", "Shelfmark 已设置好，请直接登录。"),
+        .errWaitSeconds: ("Too many wrong passwords: wait %1 seconds, then try again.", "Zu viele falsche Passwörter: %1 Sekunden warten, dann erneut versuchen.",
+                          "An iomarca pasfhocal mícheart: fan %1 soicind, ansin bain triail eile as.", "密码错误次数过多：请等待 %1 秒后再试。"),
+        .errTokenNotFound: ("This token does not exist.", "Diesen Schlüssel gibt es nicht.", "Níl an comhartha seo ann.", "此令牌不存在。"),
+        .errLibraryNotFound: ("This library does not exist, or you do not work in it.", "Diese Bibliothek gibt es nicht, oder Sie arbeiten nicht darin.",
+                              "Níl an leabharlann seo ann, nó níl tú ag obair inti.", "此图书馆不存在，或您不在其中工作。"),
+        .errStaffNotFound: ("This person does not work in this library.", "Diese Person arbeitet nicht in dieser Bibliothek.", "Níl an duine seo ag obair sa leabharlann seo.", "此人不在本图书馆工作。"),
+        .errStaffPassword: ("Give the account's password: a new one (at least %1 characters) for a new account, or the existing account's own.",
+                            "Das Passwort des Kontos angeben: ein neues (mindestens %1 Zeichen) für ein neues Konto, oder das eigene des bestehenden Kontos.",
+                            "Tabhair pasfhocal an chuntais: ceann nua (%1 charachtar ar a laghad) do chuntas nua, nó pasfhocal an chuntais atá ann.",
+                            "请填写账户密码：新账户设置新密码（至少 %1 个字符），已有账户填写其自己的密码。"),
+        .errBadUsername: ("A username uses letters, digits and . _ - @ only, got “%1”.", "Ein Benutzername besteht nur aus Buchstaben, Ziffern und . _ - @, nicht „%1“.",
+                          "Ní bhíonn in ainm úsáideora ach litreacha, digití agus . _ - @, ní “%1”.", "用户名只能包含字母、数字和 . _ - @，而不是“%1”。"),
+        .errPasswordShort: ("A password has at least %1 characters.", "Ein Passwort hat mindestens %1 Zeichen.", "Bíonn %1 carachtar ar a laghad i bpasfhocal.", "密码至少要有 %1 个字符。"),
+        .errPasswordLong: ("A password has at most %1 characters.", "Ein Passwort hat höchstens %1 Zeichen.", "Bíonn %1 carachtar ar a mhéad i bpasfhocal.", "密码最多 %1 个字符。"),
+        .errRoleTooLow: ("Your role (%1) cannot do this; it needs %2 or above.", "Ihre Rolle (%1) darf das nicht; dazu braucht es %2 oder höher.",
+                         "Ní féidir le do ról (%1) é seo a dhéanamh; teastaíonn %2 nó níos airde.", "您的角色（%1）不能执行此操作，需要%2或更高。"),
+        .errServerAdminOnly: ("Only the server's administrator changes its settings.", "Nur der Administrator des Servers ändert dessen Einstellungen.",
+                              "Is é riarthóir an fhreastalaí amháin a athraíonn a shocruithe.", "只有服务器管理员可以更改其设置。"),
+        .errLoanNotFound: ("This loan is not in this library.", "Diese Ausleihe gibt es in dieser Bibliothek nicht.", "Níl an iasacht seo sa leabharlann seo.", "本图书馆没有这笔借阅。"),
+        .errNoCopyWithBarcode: ("No copy has the barcode %1.", "Kein Exemplar hat den Barcode %1.", "Níl an barrachód %1 ar aon chóip.", "没有副本的条码是 %1。"),
+        .errSayWhichLoan: ("Say which loan to return: `loanId` or `copyBarcode`.", "Angeben, welche Ausleihe zurückkommt: `loanId` oder `copyBarcode`.",
+                           "Abair cén iasacht atá le filleadh: `loanId` nó `copyBarcode`.", "请说明归还哪笔借阅：`loanId` 或 `copyBarcode`。"),
+        .errMemberIDNotFound: ("No member has this id.", "Kein Mitglied hat diese ID.", "Níl an t-aitheantas seo ag aon bhall.", "没有读者的 ID 是这个。"),
+        .errSayWhoBorrows: ("Say who borrows: `cardId` or `memberId`.", "Angeben, wer ausleiht: `cardId` oder `memberId`.",
+                            "Abair cé atá ag fáil ar iasacht: `cardId` nó `memberId`.", "请说明借书人：`cardId` 或 `memberId`。"),
+        .errNoTitleWithISBN: ("No book with ISBN %1 is in this library.", "Kein Buch mit der ISBN %1 ist in dieser Bibliothek.", "Níl leabhar leis an ISBN %1 sa leabharlann seo.", "本图书馆没有 ISBN 为 %1 的书。"),
+        .errSayWhichBook: ("Say which book: `titleId`, `copyBarcode` or `isbn`.", "Angeben, welches Buch: `titleId`, `copyBarcode` oder `isbn`.",
+                           "Abair cén leabhar: `titleId`, `copyBarcode` nó `isbn`.", "请说明哪本书：`titleId`、`copyBarcode` 或 `isbn`。"),
+        .errFileEmpty: ("The file is empty.", "Die Datei ist leer.", "Tá an comhad folamh.", "文件是空的。"),
+        .errNoMARCRecords: ("The file holds no MARC records.", "Die Datei enthält keine MARC-Datensätze.", "Níl aon taifead MARC sa chomhad.", "文件中没有 MARC 记录。"),
+        .errMARCXMLUnreadable: ("The MARCXML file cannot be read: it holds no complete record.", "Die MARCXML-Datei kann nicht gelesen werden: sie enthält keinen vollständigen Datensatz.",
+                                "Ní féidir an comhad MARCXML a léamh: níl taifead iomlán ann.", "无法读取 MARCXML 文件：其中没有完整的记录。"),
+        .errNotJSON: ("The file is not valid JSON.", "Die Datei ist kein gültiges JSON.", "Ní JSON bailí é an comhad.", "文件不是有效的 JSON。"),
+        .errNotLibraryThingJSON: ("The JSON is not a LibraryThing export (an object of books keyed by id, or an array of books).",
+                                  "Das JSON ist kein LibraryThing-Export (ein Objekt von Büchern nach ID oder eine Liste von Büchern).",
+                                  "Ní easpórtáil LibraryThing é an JSON (réad leabhar de réir aitheantais, nó liosta leabhar).",
+                                  "此 JSON 不是 LibraryThing 导出文件（应为按 ID 索引的图书对象或图书数组）。"),
+        .errCSVUnterminated: ("Line %1, column %2: a quoted field is never closed (a \" is missing).", "Zeile %1, Spalte %2: ein Feld in Anführungszeichen wird nie geschlossen (ein \" fehlt).",
+                              "Líne %1, colún %2: ní dhúntar réimse idir comharthaí athfhriotail riamh (tá \" in easnamh).", "第 %1 行第 %2 列：带引号的字段没有结束（缺少一个 \"）。"),
+        .errCSVStrayQuote: ("Line %1, column %2: a \" in the middle of a field; quote the whole field and double the quote (\"\").",
+                            "Zeile %1, Spalte %2: ein \" mitten im Feld; das ganze Feld in Anführungszeichen setzen und das Zeichen verdoppeln (\"\").",
+                            "Líne %1, colún %2: \" i lár réimse; cuir an réimse ar fad idir comharthaí athfhriotail agus dúbail an comhartha (\"\").",
+                            "第 %1 行第 %2 列：字段中间出现 \"；请给整个字段加引号，并把引号写两次（\"\"）。"),
+        .errUnknownFormat: ("The file's format was not recognised from its header. Choose the format (%1).", "Das Format der Datei wurde an der Kopfzeile nicht erkannt. Bitte das Format wählen (%1).",
+                            "Níor aithníodh formáid an chomhaid óna cheanntásc. Roghnaigh an fhormáid (%1).", "无法从表头识别文件格式。请选择格式（%1）。"),
+        .errMissingColumns: ("Line 1: the header lacks the column(s) %1.", "Zeile 1: der Kopfzeile fehlen die Spalten %1.", "Líne 1: tá na colúin seo in easnamh ón gceanntásc: %1.", "第 1 行：表头缺少列 %1。"),
+        .errCannotOpen: ("Cannot read %1.", "%1 kann nicht gelesen werden.", "Ní féidir %1 a léamh.", "无法读取 %1。"),
+        .errNotABackup: ("This is not a Shelfmark library backup.", "Das ist keine Shelfmark-Bibliothekssicherung.", "Ní cúltaca leabharlainne Shelfmark é seo.", "这不是 Shelfmark 图书馆备份。"),
+        .errNewerBackup: ("This backup was written by a newer Shelfmark (format %1); update Shelfmark to restore it.",
+                          "Diese Sicherung stammt von einem neueren Shelfmark (Format %1); Shelfmark aktualisieren, um sie wiederherzustellen.",
+                          "Scríobh Shelfmark níos nuaí an cúltaca seo (formáid %1); nuashonraigh Shelfmark chun é a athchóiriú.",
+                          "此备份由较新的 Shelfmark 写入（格式 %1）；请更新 Shelfmark 后再恢复。"),
+        .errBackupTooLarge: ("This backup holds %1 rows; a restore takes at most %2.", "Diese Sicherung enthält %1 Zeilen; eine Wiederherstellung nimmt höchstens %2.",
+                             "Tá %1 ró sa chúltaca seo; glacann athchóiriú %2 ar a mhéad.", "此备份有 %1 行；一次恢复最多 %2 行。"),
+        .errBadBackupAt: ("This is not a readable Shelfmark backup (at %1).", "Das ist keine lesbare Shelfmark-Sicherung (bei %1).", "Ní cúltaca Shelfmark inléite é seo (ag %1).", "这不是可读取的 Shelfmark 备份（位置 %1）。"),
+        .errBackupSetting: ("This backup's %1 (%2) is out of range; the backup was not restored.", "%1 dieser Sicherung (%2) liegt außerhalb des erlaubten Bereichs; sie wurde nicht wiederhergestellt.",
+                            "Tá %1 an chúltaca seo (%2) as raon; níor athchóiríodh an cúltaca.", "此备份的%1（%2）超出范围；备份未恢复。"),
+        .fieldNextAccession: ("Next accession number", "Nächste Zugangsnummer", "An chéad uimhir aontachais eile", "下一个登录号"),
+        .errJobNotFound: ("This import or restore does not exist.", "Diesen Import oder diese Wiederherstellung gibt es nicht.", "Níl an iompórtáil nó an t-athchóiriú seo ann.", "此导入或恢复不存在。"),
+        .errTheCover: ("The cover", "Das Titelbild", "an clúdach", "封面"),
+        .errBackupCoverN: ("Cover %1 in this backup", "Titelbild %1 dieser Sicherung", "clúdach %1 sa chúltaca seo", "此备份中的第 %1 个封面"),
+        .errCoverTooLarge: ("%1 is larger than %2 MB.", "%1 ist größer als %2 MB.", "Tá %1 níos mó ná %2 MB.", "%1大于 %2 MB。"),
+        .errCoverNotImage: ("%1 is not a JPEG, PNG, GIF or WebP image.", "%1 ist kein JPEG-, PNG-, GIF- oder WebP-Bild.", "Ní íomhá JPEG, PNG, GIF ná WebP é %1.", "%1不是 JPEG、PNG、GIF 或 WebP 图片。"),
+        .errNotRestored: ("%1 The backup was not restored.", "%1 Die Sicherung wurde nicht wiederhergestellt.", "%1 Níor athchóiríodh an cúltaca.", "%1备份未恢复。"),
+        .errCoverNotFound: ("This cover does not exist.", "Dieses Titelbild gibt es nicht.", "Níl an clúdach seo ann.", "此封面不存在。"),
+        .errRating: ("A rating is from 0 to 5 stars, not %1.", "Eine Bewertung hat 0 bis 5 Sterne, nicht %1.", "Bíonn rátáil idir 0 agus 5 réalta, ní %1.", "评分为 0 到 5 星，不能是 %1。"),
+        .errBackupLibraryName: ("This backup's library has no name, or one longer than 200 characters; the backup was not restored.",
+                                "Die Bibliothek dieser Sicherung hat keinen Namen oder einen mit mehr als 200 Zeichen; sie wurde nicht wiederhergestellt.",
+                                "Níl ainm ar leabharlann an chúltaca seo, nó tá a hainm níos faide ná 200 carachtar; níor athchóiríodh an cúltaca.",
+                                "此备份的图书馆没有名称或名称超过 200 个字符；备份未恢复。"),
     ]
 }
 
@@ -551,6 +649,12 @@ extension P {
             .de: [.one: "Favoriten (%d)", .other: "Favoriten (%d)"],
             .ga: [.one: "Ceanáin (%d)", .two: "Ceanáin (%d)", .few: "Ceanáin (%d)", .many: "Ceanáin (%d)", .other: "Ceanáin (%d)"],
             .zh: [.other: "收藏（%d）"],
+        ],
+        .copiesOnLoan: [
+            .en: [.one: "%d copy is on loan", .other: "%d copies are on loan"],
+            .de: [.one: "%d Exemplar ist ausgeliehen", .other: "%d Exemplare sind ausgeliehen"],
+            .ga: [.one: "tá %d chóip ar iasacht", .two: "tá %d chóip ar iasacht", .few: "tá %d chóip ar iasacht", .many: "tá %d gcóip ar iasacht", .other: "tá %d cóip ar iasacht"],
+            .zh: [.other: "有 %d 本已借出"],
         ],
     ]
 }

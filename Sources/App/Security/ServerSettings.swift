@@ -45,10 +45,7 @@ enum ServerSettings {
             let count = try await Membership.query(on: db).filter(\.$user.$id == user.id).filter(\.$role ~~ staffRoles).count()
             if count > 0 { return }
         }
-        throw AppError(status: .forbidden, code: "creation_restricted",
-                       message: policy == .admin
-                           ? "On this server only the administrator creates libraries."
-                           : "Creating a library needs the librarian or owner role in a library.")
+        throw AccountError.creationRestricted(adminOnly: policy == .admin)
     }
 
     static func get(for user: AuthenticatedUser, on db: any Database) async throws -> ServerSettingsDTO {
@@ -57,7 +54,7 @@ enum ServerSettings {
 
     static func update(_ patch: ServerSettingsPatch, user: AuthenticatedUser, gate: WriteGate, on db: any Database) async throws -> ServerSettingsDTO {
         guard try await isAdmin(user, on: db) else {
-            throw AppError(status: .forbidden, code: "forbidden", message: "Only the server's administrator changes its settings.")
+            throw AccountError.serverSettingsAdminOnly
         }
         if let creation = patch.libraryCreation {
             try await gate.transaction(on: db) { db in

@@ -17,7 +17,7 @@ enum Accounts {
     /// First run: the owner and their first library, in one transaction. Refused once any user exists.
     static func setup(_ input: SetupInput, now: Date, gate: WriteGate, hasher: some PasswordHasher, on db: any Database) async throws -> (User, Library) {
         guard try await needsSetup(on: db) else {
-            throw AppError.conflict("already_set_up", "Shelfmark is already set up. Sign in instead.")
+            throw AccountError.alreadySetUp
         }
         let username = try validUsername(input.username)
         let hash = try validPasswordHash(input.password, hasher: hasher)
@@ -25,7 +25,7 @@ enum Accounts {
         let libraryName = try Check.optional(input.libraryName, field: "libraryName", max: 200) ?? "My Library"
         return try await gate.transaction(on: db) { db in
             guard try await User.query(on: db).count() == 0 else {
-                throw AppError.conflict("already_set_up", "Shelfmark is already set up. Sign in instead.")
+                throw AccountError.alreadySetUp
             }
             let user = User(username: username, displayName: displayName, passwordHash: hash, isAdmin: true)
             try await user.create(on: db)
@@ -51,7 +51,7 @@ enum Accounts {
         let display = try Check.optional(displayName, field: "displayName", max: 100) ?? name
         return try await gate.transaction(on: db) { db in
             if try await User.query(on: db).filter(\.$username == name).first() != nil {
-                throw AppError.conflict("duplicate_username", "The username “\(name)” is taken.", field: "username", details: ["username": name])
+                throw AccountError.duplicateUsername(name)
             }
             // The first account of an installation (made on the command line before setup) administers it.
             let firstAdmin = try await User.query(on: db).filter(\.$isAdmin == true).count() == 0
@@ -66,8 +66,7 @@ enum Accounts {
         let username = String(input.username.trimmingCharacters(in: .whitespaces).lowercased().prefix(64))
         let wait = try await LoginThrottle.wait(username: username, address: address, now: now, on: db)
         guard wait == 0 else {
-            throw AppError(status: .tooManyRequests, code: "too_many_attempts",
-                           message: "Too many wrong passwords: wait \(wait) seconds, then try again.", details: ["retryAfter": String(wait)])
+            throw AccountError.tooManyAttempts(waitSeconds: wait)
         }
         let user = try await User.query(on: db).filter(\.$username == username).first()
         // An unknown username costs one bcrypt check too, so timing does not tell which usernames exist.
@@ -75,7 +74,7 @@ enum Accounts {
         let passwordOK = verify(input.password, hash: hash, hasher: hasher)
         guard let user, passwordOK else {
             try await LoginThrottle.recordFailure(username: username, address: address, now: now, gate: gate, on: db)
-            throw AppError(status: .unauthorized, code: "bad_credentials", message: "Wrong username or password.")
+            throw AccountError.badCredentials
         }
         try await LoginThrottle.recordSuccess(username: username, gate: gate, on: db)
         return try await startSession(for: user, now: now, gate: gate, on: db)
@@ -114,7 +113,7 @@ enum Accounts {
     static func revokeToken(_ id: UUID, user: AuthenticatedUser, gate: WriteGate, on db: any Database) async throws {
         try await gate.transaction(on: db) { db in
             guard let token = try await APIToken.query(on: db).filter(\.$id == id).filter(\.$user.$id == user.id).first() else {
-                throw AppError.notFound("Token")
+                throw AccountError.tokenNotFound
             }
             try await token.delete(on: db)
         }
@@ -151,7 +150,7 @@ enum Accounts {
 
     static func updateLibrary(_ patch: LibraryPatch, library ctx: LibraryContext, now: Date, gate: WriteGate, on db: any Database) async throws -> LibraryDTO {
         try await gate.transaction(on: db) { db in
-            guard let library = try await Library.find(ctx.libraryID, on: db) else { throw AppError.notFound("Library") }
+            guard let library = try await Library.find(ctx.libraryID, on: db) else { throw AccountError.libraryNotFound }
             if let name = patch.name { library.name = try Check.required(name, field: "name", max: 200) }
             try applySettings(patch, to: library)
             try await library.save(on: db)
@@ -192,10 +191,9 @@ enum Accounts {
         let username = try validUsername(input.username)
         let display = try Check.optional(input.displayName, field: "displayName", max: 100)
         guard let password = input.password, (minPasswordLength...maxPasswordLength).contains(password.unicodeScalars.count) else {
-            throw AppError.invalid("password", "Give the account's password: a new one (at least \(minPasswordLength) characters) for a new account, or the existing account's own.")
+            throw AccountError.staffPasswordNeeded(min: minPasswordLength)
         }
-        let refused = AppError.conflict("cannot_add_staff", "“\(username)” could not be added: for an existing account give its own password; for a new account choose another username.",
-                                        field: "password")
+        let refused = AccountError.cannotAddStaff
         let existing = try await User.query(on: db).filter(\.$username == username).first()
         // One bcrypt operation on either path, so the time taken does not tell either.
         let hash: String?
@@ -215,7 +213,7 @@ enum Accounts {
                 try await user.create(on: db)
             }
             if try await Membership.query(on: db).filter(\.$user.$id == user.id!).filter(\.$library.$id == library.libraryID).first() != nil {
-                throw AppError.conflict("already_staff", "\(username) already works in this library.", field: "username", details: ["username": username])
+                throw AccountError.alreadyStaff(username)
             }
             try await Membership(userID: user.id!, libraryID: library.libraryID, role: input.role).create(on: db)
             try await ActivityLog.record(.init(type: .addStaff, info: "\(username) as \(input.role.rawValue)"), library: library, at: now, on: db)
@@ -227,12 +225,12 @@ enum Accounts {
         try await gate.transaction(on: db) { db in
             guard let membership = try await Membership.query(on: db).filter(\.$user.$id == userID)
                 .filter(\.$library.$id == library.libraryID).with(\.$user).first() else {
-                throw AppError.notFound("Staff member")
+                throw AccountError.staffNotFound
             }
             if membership.role == .owner, role != .owner {
                 let owners = try await Membership.query(on: db).filter(\.$library.$id == library.libraryID).filter(\.$role == .owner).count()
                 if owners <= 1 {
-                    throw AppError.conflict("last_owner", "A library keeps at least one owner: make someone else owner first.")
+                    throw AccountError.lastOwner
                 }
             }
             if let role {
@@ -252,17 +250,17 @@ enum Accounts {
     static func validUsername(_ raw: String) throws -> String {
         let name = try Check.required(raw, field: "username", max: 64).lowercased()
         guard name.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "._-@".contains($0)) }) else {
-            throw AppError.invalid("username", "A username uses letters, digits and . _ - @ only, got “\(raw)”.")
+            throw AccountError.badUsername(String(raw.prefix(100)))
         }
         return name
     }
 
     static func validPasswordHash(_ password: String, hasher: some PasswordHasher) throws -> String {
         guard password.unicodeScalars.count >= minPasswordLength else {
-            throw AppError.invalid("password", "A password has at least \(minPasswordLength) characters.")
+            throw AccountError.passwordTooShort(min: minPasswordLength)
         }
         guard password.unicodeScalars.count <= maxPasswordLength else {
-            throw AppError.invalid("password", "A password has at most \(maxPasswordLength) characters.")
+            throw AccountError.passwordTooLong(max: maxPasswordLength)
         }
         return try hasher.hash(bcryptInput(password))
     }

@@ -136,7 +136,7 @@ enum Backup {
         let sql = db.sql
         guard let library = try await sql.select().columns("name", "loan_period_days", "max_renewals", "public_catalog", "next_accession")
             .from("libraries").where("id", .equal, libraryID).first(decoding: LibraryBackup.LibraryRow.self) else {
-            throw AppError.notFound("Library")
+            throw AccountError.libraryNotFound
         }
         func rows<T: Decodable>(_ table: String, _ type: T.Type, order: String = "id") async throws -> [T] {
             try await sql.select().column("*").from(table).where("library_id", .equal, libraryID).orderBy(order).all(decoding: T.self)
@@ -174,9 +174,9 @@ enum Backup {
         decoder.dateDecodingStrategy = .iso8601withFractions
         do {
             let backup = try decoder.decode(LibraryBackup.self, from: data)
-            guard backup.format == "shelfmark-library" else { throw AppError.invalid("file", "This is not a Shelfmark library backup.") }
+            guard backup.format == "shelfmark-library" else { throw ExchangeError.notABackup }
             guard backup.version <= LibraryBackup.currentVersion else {
-                throw AppError.invalid("file", "This backup was written by a newer Shelfmark (format \(backup.version)); update Shelfmark to restore it.")
+                throw ExchangeError.newerBackup(version: backup.version)
             }
             try validateSettings(backup.library)
             return backup
@@ -189,8 +189,7 @@ enum Backup {
             }
             if case .keyNotFound(let key, _) = error { path.append(key) }
             let at = path.map { $0.intValue.map { String($0 + 1) } ?? $0.stringValue }.joined(separator: " › ")
-            throw AppError(status: .unprocessableEntity, code: "bad_backup",
-                           message: "This is not a readable Shelfmark backup" + (at.isEmpty ? "." : " (at \(at)).") , field: "file")
+            throw ExchangeError.unreadableBackup(at: at.isEmpty ? nil : String(at.prefix(200)))
         }
     }
 
@@ -285,13 +284,13 @@ enum Backup {
 
     /// A backup's settings are held to the same ranges as the settings API.
     static func validateSettings(_ library: LibraryBackup.LibraryRow) throws {
-        func refuse(_ what: String) -> AppError {
-            AppError.invalid("file", "This backup's \(what) is out of range; the backup was not restored.")
+        func refuse(_ field: String, _ value: Int) -> ExchangeError { .backupSettingOutOfRange(field: field, value: value) }
+        guard LoanPolicy.loanPeriodRange.contains(library.loan_period_days) else { throw refuse("loanPeriodDays", library.loan_period_days) }
+        guard Limits.maxRenewals.contains(library.max_renewals) else { throw refuse("maxRenewals", library.max_renewals) }
+        guard (1...999_999_999).contains(library.next_accession) else { throw refuse("nextAccession", library.next_accession) }
+        guard !library.name.trimmingCharacters(in: .whitespaces).isEmpty, library.name.count <= 200 else {
+            throw ExchangeError.backupLibraryName
         }
-        guard LoanPolicy.loanPeriodRange.contains(library.loan_period_days) else { throw refuse("loan period (\(library.loan_period_days) days)") }
-        guard Limits.maxRenewals.contains(library.max_renewals) else { throw refuse("number of renewals (\(library.max_renewals))") }
-        guard (1...999_999_999).contains(library.next_accession) else { throw refuse("next accession number (\(library.next_accession))") }
-        guard !library.name.trimmingCharacters(in: .whitespaces).isEmpty, library.name.count <= 200 else { throw refuse("library name") }
     }
 
     /// Writes a backup into `libraryID` (which must hold no data: new, or just erased). Every row gets
@@ -304,7 +303,7 @@ enum Backup {
         let total = b.titles.count + b.copies.count + b.members.count + b.loans.count + b.activities.count + b.categories.count
             + b.titleCategories.count + (b.covers?.count ?? 0)
         guard total <= Limits.rowsPerRestore else {
-            throw AppError.invalid("file", "This backup holds \(total) rows; a restore takes at most \(Limits.rowsPerRestore).")
+            throw ExchangeError.backupTooLarge(rows: total, max: Limits.rowsPerRestore)
         }
         @discardableResult
         func write<T: Sendable>(_ body: @escaping @Sendable (any Database) async throws -> T) async throws -> T {
@@ -326,7 +325,7 @@ enum Backup {
         for (index, cover) in (b.covers ?? []).enumerated() {
             let id = try await write { db in
                 try await CoverStore.insert(cover.bytes, sourceURL: cover.source_url, now: cover.created_at ?? Date(), on: db,
-                                            refusal: { why in AppError.invalid("file", "Cover \(index + 1) in this backup \(why); the backup was not restored.") })
+                                            refusal: { ExchangeError.backupCover(number: index + 1, $0) })
             }
             coverURLs[CoverStore.localURL(cover.id)] = CoverStore.localURL(id)
         }

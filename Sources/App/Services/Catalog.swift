@@ -13,7 +13,7 @@ enum Catalog {
         let isbn = try input.isbn.flatMap { try Check.optional($0, field: "isbn", max: 40) }.map { try ISBN($0).isbn13 }
         let copies = try Check.range(input.copies, 0...maxCopiesPerRequest, field: "copies") ?? (wishlist ? 0 : 1)
         if wishlist, copies > 0 {
-            throw AppError.invalid("copies", "A wishlist item has no copies; acquire it to add copies.")
+            throw CatalogError.wishlistHasNoCopies
         }
         let title = Title()
         title.$library.id = library.libraryID
@@ -68,15 +68,13 @@ enum Catalog {
             if let categoryNames { try await setCategories(categoryNames, titleID: titleID, library: library.libraryID, on: db) }
             var info: String?
             if let requested = patch.totalCopies {
-                guard !title.wishlist else { throw CirculationError.titleIsWishlistItem.appError }
+                guard !title.wishlist else { throw CirculationError.titleIsWishlistItem }
                 let availability = try await Availability.of(titleID, on: db)
                 // Bounded before anything is written: one request changes at most 500 copies, and a
                 // title holds at most 2,000 (a huge total once held the writer for good).
                 _ = try Check.range(requested, 0...Limits.copiesPerTitle, field: "totalCopies")
                 guard abs(requested - availability.total) <= maxCopiesPerRequest else {
-                    throw AppError.conflict("too_many_copies_at_once",
-                                            "`totalCopies` changes at most \(maxCopiesPerRequest) copies at a time (from \(availability.total) to \(requested) asked).",
-                                            field: "totalCopies", details: ["max": String(maxCopiesPerRequest)])
+                    throw CatalogError.tooManyCopiesAtOnce(max: maxCopiesPerRequest, from: availability.total, to: requested)
                 }
                 switch try CopyCountPlan.plan(current: availability, requestedTotal: requested) {
                 case .unchanged: break
@@ -111,7 +109,7 @@ enum Catalog {
         try await gate.transaction(on: db) { db in
             let title = try await find(titleID, library: library.libraryID, on: db)
             guard !title.wishlist else {
-                throw AppError.conflict("wishlist_item", "“\(title.title)” is on the wishlist: acquire it to add copies.")
+                throw CatalogError.wishlistItem(title: title.title)
             }
             try await addCopies(count, titleID: titleID, location: location, library: library.libraryID, on: db)
             try await ActivityLog.record(.init(type: .addCopy, titleID: titleID, title: title.title, author: title.authorLine,
@@ -127,7 +125,7 @@ enum Catalog {
         try await gate.transaction(on: db) { db in
             let title = try await find(titleID, library: library.libraryID, on: db)
             guard title.wishlist else {
-                throw AppError.conflict("not_wishlist", "“\(title.title)” is already in the catalog.")
+                throw CatalogError.notWishlist(title: title.title)
             }
             title.wishlist = false
             try await title.save(on: db)
@@ -142,11 +140,11 @@ enum Catalog {
         let barcode = try patch.barcode.map { try Check.required($0, field: "barcode", max: 64) }
         try await gate.transaction(on: db) { db in
             guard let copy = try await Copy.query(on: db).filter(\.$id == copyID).filter(\.$library.$id == library.libraryID).first() else {
-                throw AppError.notFound("Copy")
+                throw CatalogError.copyNotFound
             }
             if let barcode, barcode != copy.barcode {
                 let taken = try await Copy.query(on: db).filter(\.$library.$id == library.libraryID).filter(\.$barcode == barcode).count()
-                if taken > 0 { throw AppError.conflict("duplicate_barcode", "Another copy already has the barcode \(barcode).", field: "barcode", details: ["barcode": barcode]) }
+                if taken > 0 { throw CatalogError.duplicateBarcode(barcode) }
                 copy.barcode = barcode
             }
             if patch.location != nil { copy.location = try Check.optional(patch.location, field: "location", max: 200) }
@@ -154,7 +152,7 @@ enum Catalog {
             if let status = patch.status, status != copy.copyStatus {
                 if copy.copyStatus == .onLoan { throw CirculationError.copyOnLoan }
                 if status == .onLoan {
-                    throw AppError.invalid("status", "A copy goes on loan by checking it out, not by editing it.")
+                    throw CatalogError.loanedByEditing
                 }
                 copy.status = status.rawValue
             }
@@ -166,7 +164,7 @@ enum Catalog {
         try await gate.transaction(on: db) { db in
             guard let copy = try await Copy.query(on: db).filter(\.$id == copyID).filter(\.$library.$id == library.libraryID)
                 .with(\.$title).first() else {
-                throw AppError.notFound("Copy")
+                throw CatalogError.copyNotFound
             }
             if copy.copyStatus == .onLoan { throw CirculationError.copyOnLoan }
             try await copy.delete(on: db)
@@ -182,7 +180,7 @@ enum Catalog {
         let name = try Check.required(input.name, field: "name", max: 100)
         return try await gate.transaction(on: db) { db in
             if try await Category.query(on: db).filter(\.$library.$id == library.libraryID).filter(\.$name == name).first() != nil {
-                throw AppError.conflict("duplicate_category", "A category named “\(name)” already exists.", field: "name", details: ["name": name])
+                throw CatalogError.duplicateCategory(name)
             }
             let category = Category(libraryID: library.libraryID, name: name)
             try await category.create(on: db)
@@ -195,11 +193,11 @@ enum Catalog {
         let name = try Check.required(input.name, field: "name", max: 100)
         try await gate.transaction(on: db) { db in
             guard let category = try await Category.query(on: db).filter(\.$id == id).filter(\.$library.$id == library.libraryID).first() else {
-                throw AppError.notFound("Category")
+                throw CatalogError.categoryNotFound
             }
             if let other = try await Category.query(on: db).filter(\.$library.$id == library.libraryID).filter(\.$name == name).first(),
                other.id != id {
-                throw AppError.conflict("duplicate_category", "A category named “\(name)” already exists.", field: "name", details: ["name": name])
+                throw CatalogError.duplicateCategory(name)
             }
             let old = category.name
             category.name = name
@@ -212,7 +210,7 @@ enum Catalog {
     static func deleteCategory(_ id: UUID, library: LibraryContext, now: Date, gate: WriteGate, on db: any Database) async throws {
         try await gate.transaction(on: db) { db in
             guard let category = try await Category.query(on: db).filter(\.$id == id).filter(\.$library.$id == library.libraryID).first() else {
-                throw AppError.notFound("Category")
+                throw CatalogError.categoryNotFound
             }
             try await TitleCategory.query(on: db).filter(\.$category.$id == id).delete()
             try await category.delete(on: db)
@@ -236,7 +234,7 @@ enum Catalog {
 
     static func find(_ titleID: UUID, library: UUID, on db: any Database) async throws -> Title {
         guard let title = try await Title.query(on: db).filter(\.$id == titleID).filter(\.$library.$id == library).first() else {
-            throw AppError.notFound("Title")
+            throw CatalogError.titleNotFound
         }
         return title
     }
@@ -245,12 +243,7 @@ enum Catalog {
     static func refuseDuplicate(isbn: String, library: UUID, on db: any Database) async throws {
         guard let existing = try await Title.query(on: db).filter(\.$library.$id == library).filter(\.$isbn13 == isbn).first() else { return }
         let id = try existing.requireID()
-        throw AppError.conflict(
-            "duplicate_isbn",
-            "“\(existing.title)” (ISBN \(isbn)) is already in this library. Add more copies to it instead.",
-            field: "isbn",
-            details: ["existingTitleId": id.uuidString, "title": existing.title,
-                      "addCopies": "/api/v1/libraries/\(library.uuidString)/titles/\(id.uuidString)/copies"])
+        throw CatalogError.duplicateISBN(title: existing.title, titleID: id, library: library)
     }
 
     private static func apply(_ patch: TitlePatch, to title: Title) throws {
@@ -264,7 +257,7 @@ enum Catalog {
         if patch.notes != nil { title.notes = try Check.optional(patch.notes, field: "notes", max: 20_000) }
         if let favorite = patch.favorite { title.favorite = favorite }
         if let rating = patch.rating {
-            guard (0...5).contains(rating) else { throw AppError.invalid("rating", "`rating` is from 0 to 5 stars, got \(rating).") }
+            guard (0...5).contains(rating) else { throw CatalogError.ratingOutOfRange(rating) }
             title.rating = rating == 0 ? nil : rating
         }
         if patch.series != nil { title.series = try Check.optional(patch.series, field: "series", max: 300) }
@@ -274,7 +267,7 @@ enum Catalog {
     }
 
     static func categoryNames(_ names: [String]) throws -> [String] {
-        guard names.count <= 50 else { throw AppError.invalid("categories", "A title has at most 50 categories.") }
+        guard names.count <= 50 else { throw CatalogError.tooManyCategories(max: 50) }
         var seen = Set<String>()
         return try names.enumerated().compactMap { index, raw in
             guard let name = try Check.optional(raw, field: "categories.\(index)", max: 100), seen.insert(name).inserted else { return nil }
@@ -307,7 +300,7 @@ enum Catalog {
         let row = try await db.sql.raw("""
             UPDATE libraries SET next_accession = next_accession + \(literal: count) WHERE id = \(bind: library) RETURNING next_accession
             """).first()
-        guard let next = try row?.decode(column: "next_accession", as: Int.self) else { throw AppError.notFound("Library") }
+        guard let next = try row?.decode(column: "next_accession", as: Int.self) else { throw AccountError.libraryNotFound }
         return next - count
     }
 

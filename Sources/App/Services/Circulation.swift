@@ -40,8 +40,7 @@ enum Circulation {
             }
             guard let claimed else {
                 if target.copyID != nil {
-                    throw AppError.conflict("copy_not_available", "This copy of “\(title.title)” is not available to lend.",
-                                            details: ["title": title.title])
+                    throw LoanError.copyNotAvailable(title: title.title)
                 }
                 throw CirculationError.noCopyAvailable(title: title.title)
             }
@@ -73,19 +72,19 @@ enum Circulation {
             let loan: Loan
             if let loanID = input.loanId {
                 guard let found = try await Loan.query(on: db).filter(\.$id == loanID).filter(\.$library.$id == library.libraryID).first() else {
-                    throw AppError.notFound("Loan")
+                    throw LoanError.loanNotFound
                 }
                 loan = found
             } else if let barcode = try Check.optional(input.copyBarcode, field: "copyBarcode", max: 64) {
                 guard let copy = try await Copy.query(on: db).filter(\.$library.$id == library.libraryID).filter(\.$barcode == barcode).first() else {
-                    throw AppError(status: .notFound, code: "not_found", message: "No copy has the barcode \(barcode).", field: "copyBarcode")
+                    throw LoanError.noCopyWithBarcode(barcode)
                 }
                 guard let found = try await Loan.query(on: db).filter(\.$copy.$id == copy.id!).filter(\.$returnedAt == nil).first() else {
-                    throw AppError.conflict("not_on_loan", "Copy \(barcode) is not on loan.", field: "copyBarcode", details: ["barcode": barcode])
+                    throw LoanError.notOnLoan(barcode: barcode)
                 }
                 loan = found
             } else {
-                throw AppError.invalid("loanId", "Say which loan to return: `loanId` or `copyBarcode`.")
+                throw LoanError.sayWhichLoan
             }
             guard loan.returnedAt == nil else { throw CirculationError.loanAlreadyReturned }
             let closed = try await db.sql.raw("""
@@ -113,7 +112,7 @@ enum Circulation {
     static func renew(_ loanID: UUID, library: LibraryContext, now: Date, gate: WriteGate, on db: any Database) async throws -> LoanDTO {
         try await gate.transaction(on: db) { db in
             guard let loan = try await Loan.query(on: db).filter(\.$id == loanID).filter(\.$library.$id == library.libraryID).first() else {
-                throw AppError.notFound("Loan")
+                throw LoanError.loanNotFound
             }
             guard loan.returnedAt == nil else { throw CirculationError.loanAlreadyReturned }
             guard loan.renewals < library.policy.maxRenewals else { throw CirculationError.renewalLimitReached(library.policy.maxRenewals) }
@@ -156,11 +155,11 @@ enum Circulation {
         if let id = input.memberId {
             row = try await db.sql.raw(select + "id = \(bind: id)").first()
             guard row != nil else {
-                throw AppError(status: .notFound, code: "member_not_found", message: "No member has this id.", field: "memberId")
+                throw LoanError.memberIDNotFound
             }
         } else {
             guard let card = try Check.optional(input.cardId, field: "cardId", max: 64) else {
-                throw AppError.invalid("cardId", "Say who borrows: `cardId` or `memberId`.")
+                throw LoanError.sayWhoBorrows
             }
             row = try await db.sql.raw(select + "card_id = \(bind: card)").first()
             guard row != nil else { throw CirculationError.memberNotFound(card) }
@@ -181,24 +180,24 @@ enum Circulation {
             guard let row = try await db.sql.raw("SELECT c.id AS copy_id, " + columns + """
                  FROM copies c JOIN titles t ON t.id = c.title_id WHERE c.library_id = \(bind: libraryID) AND c.barcode = \(bind: barcode)
                 """).first() else {
-                throw AppError(status: .notFound, code: "not_found", message: "No copy has the barcode \(barcode).", field: "copyBarcode")
+                throw LoanError.noCopyWithBarcode(barcode)
             }
             return Target(title: try book(row), copyID: try row.decode(column: "copy_id", as: UUID.self))
         }
         let row: any SQLRow
         if let id = input.titleId {
             guard let found = try await db.sql.raw("SELECT " + columns + " FROM titles t WHERE t.id = \(bind: id) AND t.library_id = \(bind: libraryID)").first() else {
-                throw AppError.notFound("Title")
+                throw CatalogError.titleNotFound
             }
             row = found
         } else if let raw = try Check.optional(input.isbn, field: "isbn", max: 40) {
             let isbn = try ISBN(raw).isbn13
             guard let found = try await db.sql.raw("SELECT " + columns + " FROM titles t WHERE t.library_id = \(bind: libraryID) AND t.isbn13 = \(bind: isbn)").first() else {
-                throw AppError(status: .notFound, code: "not_found", message: "No title with ISBN \(isbn) is in this library.", field: "isbn")
+                throw LoanError.noTitleWithISBN(isbn)
             }
             row = found
         } else {
-            throw AppError.invalid("titleId", "Say which book: `titleId`, `copyBarcode` or `isbn`.")
+            throw LoanError.sayWhichBook
         }
         if try row.decode(column: "wishlist", as: Bool.self) { throw CirculationError.titleIsWishlistItem }
         return Target(title: try book(row), copyID: nil)

@@ -21,12 +21,20 @@ struct ImportRowNote: Content {
     var reason: String
     /// Why, as a stable code with its values, so a page can say it in the reader's language
     /// (`Strings.message(_: ImportRowNote)`): `missing` (column), `invalid` (column, value, why …),
-    /// `field_count`, `not_isbn`, `providers_late`, `not_found`, `already_in_library`.
+    /// `field_count`, `not_isbn`, `providers_late`, `not_found`, `already_in_library`, `input` (an `InputProblem`).
     var code: String? = nil
     var values: [String: String]? = nil
 
     init(line: Int, title: String?, reason: String, code: String? = nil, values: [String: String]? = nil) {
         (self.line, self.title, self.reason, self.code, self.values) = (line, title, reason, code, values)
+    }
+
+    /// A row whose value the catalog's checks refused (`code` "input", the problem as JSON in `values`).
+    init(line: Int, title: String?, reason: String, problem: InputProblem?) {
+        self.init(line: line, title: title, reason: reason)
+        if let problem, let json = try? JSONEncoder().encode(problem) {
+            (code, values) = ("input", ["problem": String(decoding: json, as: UTF8.self)])
+        }
     }
 
     /// A row the mapper refused.
@@ -107,27 +115,12 @@ enum Importer {
     static let firstBatch = 2_000
     static let largestBatch = 8_000
 
-    enum Failure: Error, CustomStringConvertible {
-        case unknownFormat
-        case header(String)
-        case empty
-
-        var description: String {
-            switch self {
-            case .unknownFormat:
-                "The file's format was not recognised from its header. Name it with `format` (\(ImportFormat.allCases.map(\.rawValue).joined(separator: ", ")))."
-            case .header(let why): why
-            case .empty: "The file is empty."
-            }
-        }
-    }
-
     static func run(_ data: Data, format requested: ImportFormat?, existing policy: ExistingISBNPolicy, library ctx: LibraryContext,
                     app: Application, now: Date, progress: ProgressSink? = nil) async throws -> ImportReport {
-        guard !data.isEmpty else { throw AppError.invalid("file", Failure.empty.description) }
+        guard !data.isEmpty else { throw ExchangeError.emptyFile }
         if requested == .marc || (requested == nil && MARC21Reader.looksLikeMARC(data)) {
             let items = MARC21Reader(data).map { ReadItem(line: $0.number, marc: $0.result) }
-            guard !items.isEmpty else { throw AppError.invalid("file", "The file holds no MARC records.") }
+            guard !items.isEmpty else { throw ExchangeError.noMARCRecords }
             return try await runRecords(items, format: .marc, encoding: "MARC 21", stoppedAt: nil, policy: policy, library: ctx, app: app, now: now,
                                         progress: progress)
         }
@@ -136,7 +129,7 @@ enum Importer {
         if requested == .marcXML || (requested == nil && MARCXML.looksLikeMARCXML(head)) {
             let encoding = TextDecoding.decode(data).encoding
             let (records, failure) = MARCXMLReader.read(data)
-            guard !records.isEmpty else { throw AppError.invalid("file", "The MARCXML cannot be read: \(failure?.description ?? "no records")") }
+            guard !records.isEmpty else { throw ExchangeError.marcXMLUnreadable(detail: failure?.description) }
             let items = records.map { ReadItem(line: $0.line, marc: $0.result) }
             return try await runRecords(items, format: .marcXML, encoding: encoding.rawValue, stoppedAt: failure?.description,
                                         policy: policy, library: ctx, app: app, now: now, progress: progress)
@@ -144,7 +137,12 @@ enum Importer {
         if requested == .libraryThingJSON || (requested == nil && LibraryThingJSON.looksLikeLibraryThing(head)) {
             let (text, encoding) = TextDecoding.decode(data)
             let books: [LibraryThingJSON.Item]
-            do { books = try LibraryThingJSON.read(Data(text.utf8)) } catch { throw AppError.invalid("file", error.description) }
+            do { books = try LibraryThingJSON.read(Data(text.utf8)) } catch {
+                switch error {
+                case .notJSON: throw ExchangeError.notJSON
+                case .unexpectedShape: throw ExchangeError.notLibraryThingJSON
+                }
+            }
             let items = books.map { book in
                 switch book.result {
                 case .success(let r): ReadItem(line: book.number, record: r, failure: nil)
@@ -165,7 +163,7 @@ enum Importer {
                     app: Application, now: Date) async throws -> ImportReport {
         let handle: FileHandle
         do { handle = try FileHandle(forReadingFrom: url) } catch {
-            throw AppError.invalid("file", "Cannot read \(url.path): \(error.localizedDescription)")
+            throw ExchangeError.cannotOpen(path: url.path)
         }
         defer { try? handle.close() }
         let first = (try? handle.read(upToCount: 1 << 20)) ?? nil ?? Data()
@@ -192,12 +190,12 @@ enum Importer {
                                library ctx: LibraryContext, app: Application, now: Date, progress: ProgressSink? = nil) async throws -> ImportReport {
         var reader = reader
         guard let header = reader.next() else {
-            if let failure = reader.failure { throw AppError.invalid("file", failure.description) }
-            throw AppError.invalid("file", Failure.empty.description)
+            if let failure = reader.failure { throw ExchangeError.csv(failure) }
+            throw ExchangeError.emptyFile
         }
         let firstLines = head.split(whereSeparator: \.isNewline).prefix(5).map(String.init)
         guard let format = requested ?? ImportFormat.detect(header: header.fields, firstLines: Array(firstLines.dropFirst())) else {
-            throw AppError.invalid("format", Failure.unknownFormat.description)
+            throw ExchangeError.unknownFormat
         }
         var report = ImportReport(format: format.displayName, encoding: TextDecoding.Encoding.utf8.rawValue, rowsRead: 0, titlesCreated: 0,
                                   copiesAdded: 0, skipped: [], failed: [], stoppedAt: nil, unit: .line)
@@ -214,7 +212,9 @@ enum Importer {
             do {
                 mapper = try ImportMapper(format: format, header: header.fields)
             } catch {
-                throw AppError.invalid("file", "Line 1: \(error.description)")
+                switch error {
+                case .missingColumns(let columns): throw ExchangeError.missingColumns(columns)
+                }
             }
         }
         while let row = reader.next() {
@@ -328,12 +328,12 @@ enum Importer {
 
         static func make(_ r: ImportRecord, library: UUID, now: Date, ids: inout UUIDSource) -> Result<TitleInsert, PrepareFailure> {
             do { return .success(try TitleInsert(r, id: ids.next(), library: library, now: now)) } catch {
-                return .failure(PrepareFailure(message: JSONErrorMiddleware.appError(for: error).message))
+                return .failure(PrepareFailure(message: error.answered.message, problem: error as? InputProblem))
             }
         }
     }
 
-    struct PrepareFailure: Error, Sendable { var message: String }
+    struct PrepareFailure: Error, Sendable { var message: String; var problem: InputProblem? }
 
     /// At most this many provider lookups at once for the rows of a file that have only an ISBN.
     static let concurrentLookups = 8
@@ -455,7 +455,7 @@ enum Importer {
                 switch p.insert {
                 case .success(let insert)?: row = insert
                 case .failure(let failure)?:
-                    failed.append(ImportRowNote(line: r.line, title: title, reason: failure.message))
+                    failed.append(ImportRowNote(line: r.line, title: title, reason: failure.message, problem: failure.problem))
                     continue
                 case nil:
                     continue  // not reached: records without a title were looked up above

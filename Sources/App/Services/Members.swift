@@ -47,10 +47,7 @@ enum Members {
             let member = try await find(id, library: library.libraryID, on: db)
             let open = try await Loan.query(on: db).filter(\.$member.$id == id).filter(\.$returnedAt == nil).all()
             if !open.isEmpty, !confirm {
-                throw AppError.conflict(
-                    "member_has_loans",
-                    "\(member.fullName) has \(open.count) \(open.count == 1 ? "book" : "books") on loan. Confirm to return \(open.count == 1 ? "it" : "them") and delete the member.",
-                    details: ["activeLoans": String(open.count)])
+                throw MemberError.hasLoans(name: member.fullName, count: open.count)
             }
             for loan in open {
                 loan.returnedAt = now
@@ -97,7 +94,7 @@ enum Members {
 
     static func find(_ id: UUID, library: UUID, on db: any Database) async throws -> Member {
         guard let member = try await Member.query(on: db).filter(\.$id == id).filter(\.$library.$id == library).first() else {
-            throw AppError.notFound("Member")
+            throw MemberError.notFound
         }
         return member
     }
@@ -108,8 +105,7 @@ enum Members {
 
     private static func refuseDuplicateCard(_ card: String, except id: UUID?, library: UUID, on db: any Database) async throws {
         if let other = try await Member.query(on: db).filter(\.$library.$id == library).filter(\.$cardID == card).first(), other.id != id {
-            throw AppError.conflict("duplicate_card_id", "Card ID \(card) already belongs to \(other.fullName).", field: "cardId",
-                                        details: ["cardId": card, "name": other.fullName])
+            throw MemberError.duplicateCard(card: card, holder: other.fullName)
         }
     }
 
@@ -117,7 +113,7 @@ enum Members {
         if creating || patch.cardId != nil {
             let card = try Check.required(patch.cardId, field: "cardId", max: 64)
             guard !card.contains(where: \.isWhitespace) else {
-                throw AppError.invalid("cardId", "A card ID has no spaces (e.g. S12345), got “\(card)”.")
+                throw MemberError.cardHasSpaces(card)
             }
             member.cardID = card
         }

@@ -127,7 +127,7 @@ enum CoverStore {
     static func store(_ data: Data, sourceURL: String?, now: Date, gate: WriteGate, on db: any Database) async throws -> UUID {
         try await gate.transaction(on: db) { db in
             try await insert(data, sourceURL: sourceURL, now: now, on: db,
-                             refusal: { why in AppError.invalid("cover", "The cover \(why).") })
+                             refusal: { CatalogError.cover($0) })
         }
     }
 
@@ -135,9 +135,9 @@ enum CoverStore {
     /// caller's transaction: the type is sniffed from the bytes (anything but JPEG, PNG, GIF and WebP is
     /// refused) and the hash is computed here from the bytes, never taken from a client.
     static func insert(_ data: Data, sourceURL: String?, now: Date, on db: any Database,
-                       refusal: (String) -> AppError) async throws -> UUID {
-        guard data.count <= maxBytes else { throw refusal("is larger than \(maxBytes >> 20) MB") }
-        guard let type = sniff(data) else { throw refusal("is not a JPEG, PNG, GIF or WebP image") }
+                       refusal: (CoverProblem) -> any Error) async throws -> UUID {
+        guard data.count <= maxBytes else { throw refusal(.tooLarge(maxMB: maxBytes >> 20)) }
+        guard let type = sniff(data) else { throw refusal(.notAnImage) }
         let hash = SHA256.hash(data: data).map { String(format: "%02x", $0) }.joined()
         struct Row: Decodable { var id: UUID }
         if let existing = try await db.sql.select().column("id").from("covers").where("sha256", .equal, hash).first(decoding: Row.self) {

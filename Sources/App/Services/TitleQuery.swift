@@ -203,7 +203,7 @@ enum TitleQuery {
         } else {
             rows = try await db.sql.raw(SQLQueryString(numbered: detailSQL, [titleID, libraryID])).all().map(DetailRow.init(sql:))
         }
-        guard let t = rows.first else { throw AppError.notFound("Title") }
+        guard let t = rows.first else { throw CatalogError.titleNotFound }
         // A row per copy and category: each copy and each category once, in their order.
         var seenCategories = Set<UUID>()
         let categories = rows.compactMap { row -> CategoryRef? in

@@ -1,7 +1,7 @@
 import Vapor
 import ShelfmarkCore
 
-/// A refused input value, said in any language by `Strings.message(_:)`.
+/// A refused input value, said in any language (a `DomainError`: see Support/DomainErrors.swift).
 enum InputProblem: Sendable, Equatable, Codable {
     case empty(field: String)
     case tooLong(field: String, max: Int)
@@ -12,19 +12,14 @@ enum InputProblem: Sendable, Equatable, Codable {
 }
 
 /// Every error the API reports, in one shape: `{"error": {"code", "message", "field"?, "details"?}}`.
-/// Services throw these (or domain errors that map onto them); `Abort` stays at the HTTP edge.
+/// Services throw domain errors (`DomainError`), which become this in `JSONErrorMiddleware.appError(for:)`;
+/// `AppError` itself is thrown only at the HTTP edge (a malformed request, a query parameter, CSRF).
 struct AppError: Error, Sendable {
     var status: HTTPResponseStatus
     var code: String
     var message: String
     var field: String?
     var details: [String: String]?
-    /// What was wrong with an input, with its values, so a page can say it in the reader's language.
-    var problem: InputProblem? = nil
-
-    static func notFound(_ what: String) -> AppError {
-        AppError(status: .notFound, code: "not_found", message: "\(what) not found.")
-    }
 
     static func invalid(_ field: String, _ message: String) -> AppError {
         AppError(status: .unprocessableEntity, code: "invalid", message: message, field: field)
@@ -37,10 +32,6 @@ struct AppError: Error, Sendable {
     static let unauthenticated = AppError(
         status: .unauthorized, code: "unauthenticated", message: "Sign in first: send a session cookie or an `Authorization: Bearer` token.")
 
-    static func forbidden(_ role: Role, _ action: Role.Action) -> AppError {
-        AppError(status: .forbidden, code: "forbidden",
-                 message: "Your role (\(role.rawValue)) cannot do this; it needs \(action.minimumRole.rawValue) or above.")
-    }
 }
 
 struct ErrorBody: Content {
@@ -53,20 +44,15 @@ struct ErrorBody: Content {
     var error: Detail
 }
 
-extension CirculationError {
-    var appError: AppError {
-        switch self {
-        case .noCopyAvailable: .conflict("no_copy_available", description)
-        case .memberNotFound: AppError(status: .notFound, code: "member_not_found", message: description, field: "cardId")
-        case .titleIsWishlistItem: .conflict("wishlist_item", description)
-        case .loanAlreadyReturned: .conflict("already_returned", description)
-        case .dueDateInPast: .invalid("dueDate", description)
-        case .loanPeriodOutOfRange: .invalid("days", description)
-        case .copiesBelowOnLoan: .conflict("copies_on_loan", description, field: "totalCopies")
-        case .titleHasCopiesOnLoan: .conflict("copies_on_loan", description)
-        case .copyOnLoan: .conflict("copy_on_loan", description)
-        case .renewalLimitReached: .conflict("renewal_limit", description)
-        }
+extension Error {
+    /// This error as the API answers it: status, code, English message, field and details.
+    var answered: AppError { JSONErrorMiddleware.appError(for: self) }
+
+    /// A refusal the person can act on: a 4xx other than "not found" and "forbidden", shown on the
+    /// form they sent, next to its field.
+    var isFormRefusal: Bool {
+        let status = answered.status.code
+        return (400..<500).contains(status) && status != 404 && status != 403
     }
 }
 
@@ -130,10 +116,9 @@ struct JSONErrorMiddleware: AsyncMiddleware {
         switch error {
         case let error as AppError:
             return error
-        case let error as CirculationError:
-            return error.appError
-        case let error as ISBN.Invalid:
-            return .invalid("isbn", "Invalid ISBN: \(error.description).")
+        case let error as any DomainError:
+            return AppError(status: error.refusal.status, code: error.code, message: error.message(Strings(lang: .en)),
+                            field: error.field, details: error.details)
         case let error as DecodingError:
             return decodingError(error)
         case let error as any AbortError where error.status == .payloadTooLarge:

@@ -166,7 +166,7 @@ actor WriteBatcher {
                     for body in bodies {
                         do {
                             outcomes.append(.success(try await body(tx)))
-                        } catch let refusal where refusal is AppError || refusal is CirculationError {
+                        } catch let refusal where refusal is AppError || refusal is any DomainError {
                             outcomes.append(.failure(refusal))
                         }
                     }

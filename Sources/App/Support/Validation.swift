@@ -5,9 +5,7 @@ import ShelfmarkCore
 enum Check {
     static func required(_ value: String?, field: String, max: Int = 500) throws -> String {
         guard let text = try optional(value, field: field, max: max) else {
-            var error = AppError.invalid(field, "`\(field)` must not be empty.")
-            error.problem = .empty(field: field)
-            throw error
+            throw InputProblem.empty(field: field)
         }
         return text
     }
@@ -15,19 +13,15 @@ enum Check {
     static func optional(_ value: String?, field: String, max: Int = 10_000) throws -> String? {
         guard let text = value?.cleanedInput, !text.isEmpty else { return nil }
         guard text.utf8.count <= max || text.count <= max else {
-            var error = AppError.invalid(field, "`\(field)` is too long: at most \(max) characters, got \(text.count).")
-            error.problem = .tooLong(field: field, max: max)
-            throw error
+            throw InputProblem.tooLong(field: field, max: max)
         }
         return text
     }
 
-    static func range(_ value: Int?, _ range: ClosedRange<Int>, field: String, message: String? = nil) throws -> Int? {
+    static func range(_ value: Int?, _ range: ClosedRange<Int>, field: String) throws -> Int? {
         guard let value else { return nil }
         guard range.contains(value) else {
-            var error = AppError.invalid(field, message ?? "`\(field)` must be between \(range.lowerBound) and \(range.upperBound), got \(value).")
-            error.problem = .outOfRange(field: field, min: range.lowerBound, max: range.upperBound, got: value)
-            throw error
+            throw InputProblem.outOfRange(field: field, min: range.lowerBound, max: range.upperBound, got: value)
         }
         return value
     }
@@ -38,18 +32,14 @@ enum Check {
         do {
             return try CoverURL.validate(value)
         } catch .tooLong {
-            var error = AppError.invalid(field, "`\(field)` is too long: at most \(CoverURL.maxLength) characters.")
-            error.problem = .tooLong(field: field, max: CoverURL.maxLength)
-            throw error
+            throw InputProblem.tooLong(field: field, max: CoverURL.maxLength)
         } catch {
-            var error = AppError.invalid(field, "`\(field)` must be an http:// or https:// address of an image.")
-            error.problem = .notCoverURL(field: field)
-            throw error
+            throw InputProblem.notCoverURL(field: field)
         }
     }
 
     static func authors(_ values: [String]?) throws -> [String] {
-        guard (values?.count ?? 0) <= 50 else { throw AppError.invalid("authors", "A title has at most 50 authors.") }
+        guard (values?.count ?? 0) <= 50 else { throw CatalogError.tooManyAuthors(max: 50) }
         return try (values ?? []).enumerated().compactMap { try optional($1, field: "authors.\($0)", max: 300) }
     }
 
@@ -57,9 +47,7 @@ enum Check {
         guard let text = try optional(value, field: "email", max: 320) else { return nil }
         let parts = text.split(separator: "@", omittingEmptySubsequences: false)
         guard parts.count == 2, !parts[0].isEmpty, parts[1].contains("."), !text.contains(" ") else {
-            var error = AppError.invalid("email", "“\(text)” is not an email address.")
-            error.problem = .notEmail(field: "email", value: String(text.prefix(200)))
-            throw error
+            throw InputProblem.notEmail(field: "email", value: String(text.prefix(200)))
         }
         return text
     }

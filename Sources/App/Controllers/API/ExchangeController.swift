@@ -79,7 +79,7 @@ enum ExchangeController {
         guard let name = req.query[String.self, at: "name"]?.cleanedInput, !name.isEmpty else {
             throw AppError.invalid("name", "Name the new library with `name`.")
         }
-        guard !data.isEmpty else { throw AppError.invalid("file", Importer.Failure.empty.description) }
+        guard !data.isEmpty else { throw ExchangeError.emptyFile }
         let created = try await Accounts.createLibrary(LibraryInput(name: name, loanPeriodDays: nil, maxRenewals: nil, publicCatalog: nil),
                                                        user: user, gate: req.application.writeGate, on: req.db)
         let ctx = try await req.library(.catalog, id: created.id)
@@ -103,7 +103,7 @@ enum ExchangeController {
             throw AppError.invalid("format", "Export `format` is one of \(ExportFormat.list); got “\(raw)”.")
         }
         // The whole library holds members' contact details and loan history: for those who manage members.
-        if format == .json, !ctx.role.may(.manageMembers) { throw AppError.forbidden(ctx.role, .manageMembers) }
+        if format == .json, !ctx.role.may(.manageMembers) { throw AccountError.roleTooLow(ctx.role, needs: Role.Action.manageMembers.minimumRole) }
         let data = try await Exporter.export(format, libraryID: ctx.libraryID, now: req.now, on: req.db)
         return download(data, type: format.contentType, name: format.fileName)
     }

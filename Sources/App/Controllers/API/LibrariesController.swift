@@ -43,7 +43,7 @@ enum LibrariesController {
 
     @Sendable static func show(req: Request) async throws -> LibraryDTO {
         let ctx = try await req.library(.read)
-        guard let library = try await Library.find(ctx.libraryID, on: req.db) else { throw AppError.notFound("Library") }
+        guard let library = try await Library.find(ctx.libraryID, on: req.db) else { throw AccountError.libraryNotFound }
         return library.dto(role: ctx.role)
     }
 

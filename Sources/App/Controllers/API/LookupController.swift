@@ -95,7 +95,7 @@ enum LookupController {
         // The type is sniffed from the bytes every time (never the stored or claimed one): a row that is
         // not an image (written before every way in was checked) is not served at all.
         guard let image = try await CoverStore.load(id, on: req.db), let type = CoverStore.sniff(image.bytes) else {
-            throw AppError.notFound("Cover")
+            throw CatalogError.coverNotFound
         }
         var headers = HTTPHeaders()
         headers.replaceOrAdd(name: "X-Content-Type-Options", value: "nosniff")

@@ -97,7 +97,7 @@ enum ScanController {
     @Sendable static func copyBarcode(req: Request) async throws -> Response {
         let ctx = try await req.library(.read)
         guard let copy = try await Copy.query(on: req.db).filter(\.$id == req.uuid("copyID")).filter(\.$library.$id == ctx.libraryID).first() else {
-            throw AppError.notFound("Copy")
+            throw CatalogError.copyNotFound
         }
         return try image(codeKind(for: copy.barcode), copy.barcode, req: req)
     }
@@ -105,7 +105,7 @@ enum ScanController {
     @Sendable static func memberBarcode(req: Request) async throws -> Response {
         let ctx = try await req.library(.circulate)
         guard let member = try await Member.query(on: req.db).filter(\.$id == req.uuid("memberID")).filter(\.$library.$id == ctx.libraryID).first() else {
-            throw AppError.notFound("Member")
+            throw MemberError.notFound
         }
         return try image(codeKind(for: member.cardID), member.cardID, req: req)
     }

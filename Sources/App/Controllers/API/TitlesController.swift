@@ -167,7 +167,7 @@ enum TitlesController {
         let ctx = try await req.library(.catalog)
         let id = try req.uuid("titleID")
         let title = try await Catalog.find(id, library: ctx.libraryID, on: req.db)
-        guard title.wishlist else { throw AppError.notFound("Wishlist item") }
+        guard title.wishlist else { throw CatalogError.titleNotFound }
         try await Catalog.delete(id, library: ctx, now: req.now, gate: req.application.writeGate, on: req.db)
         return .noContent
     }
@@ -199,7 +199,7 @@ enum TitlesController {
         let id = try req.uuid("copyID")
         try await Catalog.updateCopy(id, try req.content.decode(CopyPatch.self), library: ctx, now: req.now,
                                      gate: req.application.writeGate, on: req.db)
-        guard let copy = try await Copy.find(id, on: req.db) else { throw AppError.notFound("Copy") }
+        guard let copy = try await Copy.find(id, on: req.db) else { throw CatalogError.copyNotFound }
         return copy.dto
     }
 

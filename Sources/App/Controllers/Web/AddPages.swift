@@ -125,19 +125,19 @@ extension CatalogPages {
             let id = try await Catalog.create(input, wishlist: false, library: ctx, now: req.now, gate: req.application.writeGate, on: req.db)
             req.application.enrichmentWorker?.nudge()
             return req.seeOther(WebRoute.title(library: ctx.libraryID, title: id).path, flash: req.t.format(.added, d.title ?? ""))
-        } catch let error as AppError where error.code == "duplicate_isbn" {
+        } catch let error as CatalogError where error.code == "duplicate_isbn" {
             let isbn = try ISBN(d.isbn ?? "").isbn13
             guard let existing = try await LookupController.existingTitle(isbn, library: ctx.libraryID, on: req.db) else { throw error }
             return try await existingPage(try await req.page(library: ctx), existing: existing).encodeResponse(for: req)
-        } catch let error as AppError where error.status == .unprocessableEntity || error.status == .badRequest {
-            let response = try await draftPage(try await req.page(library: ctx), draft: d, intro: nil, refusal: error).encodeResponse(for: req)
-            response.status = .unprocessableEntity
-            return response
         } catch let error as ISBN.Invalid {
             var form = FormState(values: d.values)
             form.errors["isbn"] = req.t.message(error)
             let page = try await req.page(library: ctx)
             let response = try await AddPage(libraryID: ctx.libraryID, state: .draft(form, intro: nil)).render(page).encodeResponse(for: req)
+            response.status = .unprocessableEntity
+            return response
+        } catch let error where error.answered.status == .unprocessableEntity || error.answered.status == .badRequest {
+            let response = try await draftPage(try await req.page(library: ctx), draft: d, intro: nil, refusal: error).encodeResponse(for: req)
             response.status = .unprocessableEntity
             return response
         }

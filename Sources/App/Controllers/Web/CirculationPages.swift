@@ -41,7 +41,7 @@ enum CirculationPages {
         do {
             let m = try await Members.create(input, library: ctx, now: req.now, gate: req.application.writeGate, on: req.db)
             return req.seeOther(WebRoute.members(library: ctx.libraryID).path, flash: req.t.format(.memberAdded, m.name))
-        } catch let error as AppError where error.status.code < 500 {
+        } catch let error where error.isFormRefusal {
             let form = FormState(values: values, refusedWith: error, t: req.t, fields: memberFields)
             let response = try await membersPage(req, ctx: ctx, form: form).encodeResponse(for: req)
             response.status = .unprocessableEntity
@@ -155,7 +155,7 @@ enum CirculationPages {
             let loan = try await Circulation.checkout(input, library: ctx, now: req.now, gate: req.application.writeGate, on: req.db)
             let t = req.t
             return req.seeOther(WebRoute.checkout(library: ctx.libraryID).path, flash: t.format(.checkedOut, loan.title, loan.memberName, t.date(loan.dueAt)))
-        } catch let error as CirculationError {
+        } catch let error where error is CirculationError || error is LoanError {
             // The form again as it was filled in, the reason next to its field.
             var values: [String: String] = [:]
             if let id = input.memberId, let member = try? await Members.find(id, library: ctx.libraryID, on: req.db) { values["card"] = member.cardID }
@@ -169,13 +169,13 @@ enum CirculationPages {
             values["dueDate"] = req.formText("dueDate")
             var form = FormState(values: values)
             let message = req.t.message(error)
-            switch error {
+            switch error as? CirculationError {
             case .memberNotFound: form.errors["card"] = message
             case .dueDateInPast, .loanPeriodOutOfRange: form.errors["dueDate"] = message
             default: form.general = message
             }
             let response = try await checkoutPage(req, ctx: ctx, form: form).encodeResponse(for: req)
-            response.status = .conflict
+            response.status = error.answered.status
             return response
         }
     }

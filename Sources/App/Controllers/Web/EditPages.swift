@@ -73,7 +73,7 @@ enum EditPages {
         do {
             _ = try await Members.update(id, patch, library: ctx, now: req.now, gate: req.application.writeGate, on: req.db)
             return req.seeOther(WebRoute.member(library: ctx.libraryID, member: id).path, flash: req.t(.memberSaved))
-        } catch let error as AppError where error.status.code < 500 && error.status != .notFound && error.status != .forbidden {
+        } catch let error where error.isFormRefusal {
             let page = try await EditMemberPage.refused(error, typed: typed, memberID: id, library: ctx, now: req.now, t: req.t, on: req.db)
             let response = try await page.render(try await req.page(library: ctx)).encodeResponse(for: req)
             response.status = .unprocessableEntity

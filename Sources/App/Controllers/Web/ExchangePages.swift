@@ -48,7 +48,7 @@ enum ExchangePages {
                 : try await RestoreJob.start(backup, asNewNamed: req.formText("name"), user: try req.user, seenFrom: ctx.libraryID,
                                              app: req.application, now: req.now)
             return req.seeOther(WebRoute.job(library: ctx.libraryID, job: job).path)
-        } catch let error as AppError where error.status.code < 500 {
+        } catch let error where error.answered.status.code < 500 {
             let response = try await render(req, ctx: ctx, error: req.t.message(error)).encodeResponse(for: req)
             response.status = .unprocessableEntity
             return response
@@ -76,7 +76,7 @@ enum ExchangePages {
             var target = home
             if let name = req.formText("newLibrary") {
                 // F3: import as a new library — made first, shown from here when the job is done.
-                guard !data.isEmpty else { throw AppError.invalid("file", Importer.Failure.empty.description) }
+                guard !data.isEmpty else { throw ExchangeError.emptyFile }
                 created = try await Accounts.createLibrary(LibraryInput(name: name, loanPeriodDays: nil, maxRenewals: nil, publicCatalog: nil),
                                                            user: try req.user, gate: req.application.writeGate, on: req.db)
                 if let created { target = try await req.library(.catalog, id: created.id) }
@@ -84,7 +84,7 @@ enum ExchangePages {
             let job = try await ImportJob.start(data, format: format, existing: existing, into: target, createdLibrary: created,
                                                 seenFrom: home.libraryID, app: req.application, now: req.now)
             return req.seeOther(WebRoute.job(library: home.libraryID, job: job).path)
-        } catch let error as AppError where error.status.code < 500 {
+        } catch let error where error.answered.status.code < 500 {
             if let created { await Accounts.removeNewLibrary(created.id, gate: req.application.writeGate, on: req.db) }
             let response = try await render(req, ctx: home, error: req.t.message(error)).encodeResponse(for: req)
             response.status = .unprocessableEntity

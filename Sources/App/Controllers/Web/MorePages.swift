@@ -63,7 +63,7 @@ enum MorePages {
                         _ body: () async throws -> Response) async throws -> Response {
         do {
             return try await body()
-        } catch let error as AppError where error.status.code < 500 && error.status != .notFound && error.status != .forbidden {
+        } catch let error where error.isFormRefusal {
             let typed = fields.reduce(into: [String: String]()) { $0[$1] = req.formText($1) ?? "" }
             let page = try await SettingsPage.refused(form, error, typed: typed, library: ctx, t: req.t, on: req.db)
             let response = try await page.render(try await req.page(library: ctx)).encodeResponse(for: req)

@@ -22,7 +22,7 @@ enum SessionPages {
         if try await Accounts.needsSetup(on: req.db) { return req.redirect(to: WebRoute.setup.path) }
         guard let user = req.auth.get(AuthenticatedUser.self) else { return req.redirect(to: WebRoute.login.path) }
         guard let first = try await Accounts.libraries(of: user, on: req.db).first else {
-            throw AppError.notFound("Library")
+            throw AccountError.libraryNotFound
         }
         return req.redirect(to: WebRoute.catalog(library: first.id).path)
     }
@@ -47,7 +47,7 @@ enum SessionPages {
             let response = req.redirect(to: WebRoute.catalog(library: try library.requireID()).path)
             AuthController.setCookie(session, on: response, req: req)
             return response
-        } catch let error as AppError where error.status != .conflict {
+        } catch let error where error.isFormRefusal && error.answered.status != .conflict {
             let page = try await setupPage(req, form: FormState(values: values, refusedWith: error, t: req.t, fields: SetupPage.fields))
             let response = try await page.encodeResponse(for: req)
             response.status = .unprocessableEntity
@@ -75,11 +75,11 @@ enum SessionPages {
             let response = req.redirect(to: next)
             AuthController.setCookie(session, on: response, req: req)
             return response
-        } catch let error as AppError where error.status == .unauthorized || error.status == .unprocessableEntity || error.status == .tooManyRequests {
+        } catch let error where [.unauthorized, .unprocessableEntity, .tooManyRequests].contains(error.answered.status) {
             let message = req.t.message(error)
             let page = try await loginPage(req, error: message, username: username)
             let response = try await page.encodeResponse(for: req)
-            response.status = error.status == .tooManyRequests ? .tooManyRequests : .unauthorized
+            response.status = error.answered.status == .tooManyRequests ? .tooManyRequests : .unauthorized
             return response
         }
     }

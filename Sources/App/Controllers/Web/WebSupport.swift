@@ -74,31 +74,24 @@ struct WebMiddleware: AsyncMiddleware {
         let status: HTTPResponseStatus
         let title: String
         var message: String
-        switch error {
-        case WebError.csrf:
-            status = .forbidden; title = t(.errorTitle); message = t(.csrfText)
-        case let e as AppError where e.status == .unauthorized:
-            let next = req.url.path
-            return req.redirect(to: WebRoute.login.path(query: [("next", next)]))
-        case let e as AppError where e.status == .notFound:
-            status = .notFound; title = t(.notFoundTitle); message = t(.notFoundText)
-        case let e as AppError where e.status == .forbidden:
-            status = .forbidden; title = t(.errorTitle); message = t(.forbiddenText)
-        case let e as AppError:
-            status = e.status; title = t(.errorTitle); message = t.message(e)
-        case let e as CirculationError:
-            status = e.appError.status; title = t(.errorTitle); message = t.message(e)
-        case let e as any AbortError where e.status == .notFound:
-            status = .notFound; title = t(.notFoundTitle); message = t(.notFoundText)
-        case let e as any AbortError where e.status == .payloadTooLarge:
-            status = .payloadTooLarge; title = t(.errorTitle); message = t(.tooLarge)
-        case let e where StorageHealth.isDiskFull(e):
-            JSONErrorMiddleware.reportDiskFull(e, request: req)
-            status = .insufficientStorage; title = t(.errorTitle); message = t(.diskFull)
-        default:
-            let converted = JSONErrorMiddleware.appError(for: error)
-            status = converted.status; title = t(.errorTitle); message = t.message(error)
-            if status == .internalServerError { req.logger.report(error: error) }
+        if case WebError.csrf = error {
+            (status, title, message) = (.forbidden, t(.errorTitle), t(.csrfText))
+        } else {
+            let answered = error.answered
+            switch answered.status {
+            case .unauthorized where answered.code == "unauthenticated":
+                return req.redirect(to: WebRoute.login.path(query: [("next", req.url.path)]))
+            case .notFound:
+                (status, title, message) = (.notFound, t(.notFoundTitle), t(.notFoundText))
+            case .forbidden where !(error is any DomainError):
+                (status, title, message) = (.forbidden, t(.errorTitle), t(.forbiddenText))
+            case .payloadTooLarge:
+                (status, title, message) = (.payloadTooLarge, t(.errorTitle), t(.tooLarge))
+            default:
+                (status, title, message) = (answered.status, t(.errorTitle), t.message(error))
+                if answered.code == "disk_full" { JSONErrorMiddleware.reportDiskFull(error, request: req) }
+                if status == .internalServerError { req.logger.report(error: error) }
+            }
         }
         let html = ErrorPage(title: title, message: message).render(try await req.page(flash: nil))
         let response = try await html.encodeResponse(for: req)
@@ -146,11 +139,7 @@ extension Request {
         return value
     }
 
-    private static func notANumber(_ field: String) -> AppError {
-        var error = AppError.invalid(field, "`\(field)` must be a number.")
-        error.problem = .notANumber(field: field)
-        return error
-    }
+    private static func notANumber(_ field: String) -> InputProblem { .notANumber(field: field) }
 
     /// An uploaded file's bytes (empty when the form has none).
     func formFile(_ name: String) -> Data {

@@ -48,7 +48,7 @@ enum WishlistPages {
         let ctx = try await req.library(.catalog)
         let id = try req.uuid("titleID")
         let title = try await Catalog.find(id, library: ctx.libraryID, on: req.db)
-        guard title.wishlist else { throw AppError.notFound("Wishlist item") }
+        guard title.wishlist else { throw CatalogError.titleNotFound }
         try await Catalog.delete(id, library: ctx, now: req.now, gate: req.application.writeGate, on: req.db)
         return req.seeOther(WebRoute.wishlist(library: ctx.libraryID).path, flash: req.t.format(.removed, title.title))
     }

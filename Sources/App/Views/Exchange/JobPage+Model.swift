@@ -20,8 +20,8 @@ struct JobPage: Sendable {
     /// The model for job `jobID` of the signed-in user, seen from `library`.
     static func make(jobID: UUID, library: LibraryContext, app: Application, t: Strings) async throws -> JobPage {
         let record = try await Jobs.find(jobID, user: library.user.id, app: app)
-        guard record.library_id == library.libraryID, let kind = Jobs.Kind(rawValue: record.kind) else { throw AppError.notFound("Job") }
-        let failed = { (failure: Jobs.Failure?) in State.failed(kind: kind, message: t.message((failure ?? .interrupted).error)) }
+        guard record.library_id == library.libraryID, let kind = Jobs.Kind(rawValue: record.kind) else { throw JobError.notFound }
+        let failed = { (failure: Jobs.Failure?) in State.failed(kind: kind, message: (failure ?? .interrupted).message(t)) }
         let state: State = switch (record.status, kind) {
         case (.running, .importFile):
             .importing(ImportProgress(rowsRead: record.rows_read, titlesCreated: record.titles_created, copiesAdded: record.copies_added))

@@ -24,7 +24,7 @@ struct SettingsPage: Sendable {
     var refused: Form?
 
     static func make(library ctx: LibraryContext, on db: any Database) async throws -> SettingsPage {
-        guard let library = try await Library.find(ctx.libraryID, on: db) else { throw AppError.notFound("Library") }
+        guard let library = try await Library.find(ctx.libraryID, on: db) else { throw AccountError.libraryNotFound }
         let settings = FormState(values: ["name": library.name, "loanPeriodDays": String(library.loanPeriodDays),
                                           "maxRenewals": String(library.maxRenewals), "publicCatalog": library.publicCatalog ? "true" : ""])
         return SettingsPage(
