@@ -95,8 +95,7 @@ import Vapor
             }
             for await _ in holding { break }  // the writer is busy now
             let arrived = clock.now
-            let loan = try await Circulation.checkout(CheckoutInput(cardId: "S1", titleId: UUID(uuidString: title)), library: ctx,
-                                                      now: arrived, gate: app.writeGate, on: lendDB)
+            let loan = try await Circulation.checkout(CheckoutInput(cardId: "S1", titleId: UUID(uuidString: title)), in: Scope(library: ctx, now: arrived, gate: app.writeGate, db: lendDB))
             try await holder
             #expect(loan.checkedOutAt.timeIntervalSince(arrived) >= 0.3, "\(loan.checkedOutAt.timeIntervalSince(arrived))")
         }

@@ -148,8 +148,9 @@ enum Accounts {
         return library.dto(role: .owner)
     }
 
-    static func updateLibrary(_ patch: LibraryPatch, library ctx: LibraryContext, now: Date, gate: WriteGate, on db: any Database) async throws -> LibraryDTO {
-        try await gate.transaction(on: db) { db in
+    static func updateLibrary(_ patch: LibraryPatch, in scope: Scope) async throws -> LibraryDTO {
+        let (ctx, now, gate, db) = (scope.library, scope.now, scope.gate, scope.db)
+        return try await gate.transaction(on: db) { db in
             guard let library = try await Library.find(ctx.libraryID, on: db) else { throw AccountError.libraryNotFound }
             if let name = patch.name { library.name = try Check.required(name, field: "name", max: 200) }
             try applySettings(patch, to: library)
@@ -187,7 +188,8 @@ enum Accounts {
     /// is that account's own (the person is there, typing it). Any other case gets one and the same
     /// answer, so adding staff does not tell which usernames exist or let an owner pull someone else's
     /// account into their library.
-    static func addStaff(_ input: StaffInput, library: LibraryContext, now: Date, hasher: some PasswordHasher, gate: WriteGate, on db: any Database) async throws -> StaffDTO {
+    static func addStaff(_ input: StaffInput, hasher: some PasswordHasher, in scope: Scope) async throws -> StaffDTO {
+        let (library, now, gate, db) = (scope.library, scope.now, scope.gate, scope.db)
         let username = try validUsername(input.username)
         let display = try Check.optional(input.displayName, field: "displayName", max: 100)
         guard let password = input.password, (minPasswordLength...maxPasswordLength).contains(password.unicodeScalars.count) else {
@@ -221,7 +223,8 @@ enum Accounts {
         }
     }
 
-    static func setRole(_ userID: UUID, role: Role?, library: LibraryContext, now: Date, gate: WriteGate, on db: any Database) async throws {
+    static func setRole(_ userID: UUID, role: Role?, in scope: Scope) async throws {
+        let (library, now, gate, db) = (scope.library, scope.now, scope.gate, scope.db)
         try await gate.transaction(on: db) { db in
             guard let membership = try await Membership.query(on: db).filter(\.$user.$id == userID)
                 .filter(\.$library.$id == library.libraryID).with(\.$user).first() else {

@@ -9,7 +9,8 @@ import SQLKit
 enum Catalog {
     static let maxCopiesPerRequest = Limits.copiesPerRequest
 
-    static func create(_ input: TitleCreate, wishlist: Bool, library: LibraryContext, now: Date, gate: WriteGate, on db: any Database) async throws -> UUID {
+    static func create(_ input: TitleCreate, wishlist: Bool, in scope: Scope) async throws -> UUID {
+        let (library, now, gate, db) = (scope.library, scope.now, scope.gate, scope.db)
         let isbn = try input.isbn.flatMap { try Check.optional($0, field: "isbn", max: 40) }.map { try ISBN($0).isbn13 }
         let copies = try Check.range(input.copies, 0...maxCopiesPerRequest, field: "copies") ?? (wishlist ? 0 : 1)
         if wishlist, copies > 0 {
@@ -43,7 +44,8 @@ enum Catalog {
         }
     }
 
-    static func update(_ titleID: UUID, _ patch: TitlePatch, library: LibraryContext, now: Date, gate: WriteGate, on db: any Database) async throws {
+    static func update(_ titleID: UUID, _ patch: TitlePatch, in scope: Scope) async throws {
+        let (library, now, gate, db) = (scope.library, scope.now, scope.gate, scope.db)
         let categoryNames = try patch.categories.map(categoryNames)
         let newISBN: String?? = try patch.isbn.map { raw in
             try Check.optional(raw, field: "isbn", max: 40).map { try ISBN($0).isbn13 }
@@ -91,7 +93,8 @@ enum Catalog {
         }
     }
 
-    static func delete(_ titleID: UUID, library: LibraryContext, now: Date, gate: WriteGate, on db: any Database) async throws {
+    static func delete(_ titleID: UUID, in scope: Scope) async throws {
+        let (library, now, gate, db) = (scope.library, scope.now, scope.gate, scope.db)
         try await gate.transaction(on: db) { db in
             let title = try await find(titleID, library: library.libraryID, on: db)
             let availability = try await Availability.of(titleID, on: db)
@@ -103,7 +106,8 @@ enum Catalog {
         }
     }
 
-    static func addCopies(to titleID: UUID, _ input: CopiesAdd, library: LibraryContext, now: Date, gate: WriteGate, on db: any Database) async throws {
+    static func addCopies(to titleID: UUID, _ input: CopiesAdd, in scope: Scope) async throws {
+        let (library, now, gate, db) = (scope.library, scope.now, scope.gate, scope.db)
         let count = try Check.range(input.count ?? 1, 1...maxCopiesPerRequest, field: "count")!
         let location = try Check.optional(input.location, field: "location", max: 200)
         try await gate.transaction(on: db) { db in
@@ -119,7 +123,8 @@ enum Catalog {
     }
 
     /// C2: a wishlist item becomes a catalog title with N copies.
-    static func acquire(_ titleID: UUID, _ input: AcquireInput, library: LibraryContext, now: Date, gate: WriteGate, on db: any Database) async throws {
+    static func acquire(_ titleID: UUID, _ input: AcquireInput, in scope: Scope) async throws {
+        let (library, now, gate, db) = (scope.library, scope.now, scope.gate, scope.db)
         let count = try Check.range(input.copies ?? 1, 1...maxCopiesPerRequest, field: "copies")!
         let location = try Check.optional(input.location, field: "location", max: 200)
         try await gate.transaction(on: db) { db in
@@ -136,7 +141,8 @@ enum Catalog {
         }
     }
 
-    static func updateCopy(_ copyID: UUID, _ patch: CopyPatch, library: LibraryContext, now: Date, gate: WriteGate, on db: any Database) async throws {
+    static func updateCopy(_ copyID: UUID, _ patch: CopyPatch, in scope: Scope) async throws {
+        let (library, gate, db) = (scope.library, scope.gate, scope.db)
         let barcode = try patch.barcode.map { try Check.required($0, field: "barcode", max: 64) }
         try await gate.transaction(on: db) { db in
             guard let copy = try await Copy.query(on: db).filter(\.$id == copyID).filter(\.$library.$id == library.libraryID).first() else {
@@ -160,7 +166,8 @@ enum Catalog {
         }
     }
 
-    static func deleteCopy(_ copyID: UUID, library: LibraryContext, now: Date, gate: WriteGate, on db: any Database) async throws {
+    static func deleteCopy(_ copyID: UUID, in scope: Scope) async throws {
+        let (library, now, gate, db) = (scope.library, scope.now, scope.gate, scope.db)
         try await gate.transaction(on: db) { db in
             guard let copy = try await Copy.query(on: db).filter(\.$id == copyID).filter(\.$library.$id == library.libraryID)
                 .with(\.$title).first() else {
@@ -176,7 +183,8 @@ enum Catalog {
 
     // MARK: - Categories (A8)
 
-    static func createCategory(_ input: CategoryInput, library: LibraryContext, now: Date, gate: WriteGate, on db: any Database) async throws -> Category {
+    static func createCategory(_ input: CategoryInput, in scope: Scope) async throws -> Category {
+        let (library, now, gate, db) = (scope.library, scope.now, scope.gate, scope.db)
         let name = try Check.required(input.name, field: "name", max: 100)
         return try await gate.transaction(on: db) { db in
             if try await Category.query(on: db).filter(\.$library.$id == library.libraryID).filter(\.$name == name).first() != nil {
@@ -189,7 +197,8 @@ enum Catalog {
         }
     }
 
-    static func renameCategory(_ id: UUID, _ input: CategoryInput, library: LibraryContext, now: Date, gate: WriteGate, on db: any Database) async throws {
+    static func renameCategory(_ id: UUID, _ input: CategoryInput, in scope: Scope) async throws {
+        let (library, now, gate, db) = (scope.library, scope.now, scope.gate, scope.db)
         let name = try Check.required(input.name, field: "name", max: 100)
         try await gate.transaction(on: db) { db in
             guard let category = try await Category.query(on: db).filter(\.$id == id).filter(\.$library.$id == library.libraryID).first() else {
@@ -207,7 +216,8 @@ enum Catalog {
     }
 
     /// Titles keep existing, uncategorised (A8): only the links go, by cascade.
-    static func deleteCategory(_ id: UUID, library: LibraryContext, now: Date, gate: WriteGate, on db: any Database) async throws {
+    static func deleteCategory(_ id: UUID, in scope: Scope) async throws {
+        let (library, now, gate, db) = (scope.library, scope.now, scope.gate, scope.db)
         try await gate.transaction(on: db) { db in
             guard let category = try await Category.query(on: db).filter(\.$id == id).filter(\.$library.$id == library.libraryID).first() else {
                 throw CatalogError.categoryNotFound

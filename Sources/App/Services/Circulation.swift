@@ -11,7 +11,8 @@ enum Circulation {
     /// copy. On PostgreSQL the candidate row is locked with SKIP LOCKED, so concurrent borrowers of
     /// the same title take different copies instead of queueing on one; on SQLite the write gate
     /// runs one writer at a time.
-    static func checkout(_ input: CheckoutInput, library: LibraryContext, now: Date, gate: WriteGate, on db: any Database) async throws -> LoanDTO {
+    static func checkout(_ input: CheckoutInput, in scope: Scope) async throws -> LoanDTO {
+        let (library, now, gate, db) = (scope.library, scope.now, scope.gate, scope.db)
         let member = try await resolveMember(input, libraryID: library.libraryID, on: db)
         let target = try await resolveBook(input, libraryID: library.libraryID, on: db)
         let days = try Check.range(input.days, LoanPolicy.loanPeriodRange, field: "days")
@@ -64,7 +65,8 @@ enum Circulation {
     }
 
     /// B3: closes the loan (never deletes it) and puts the copy back on the shelf.
-    static func giveBack(_ input: ReturnInput, library: LibraryContext, now: Date, gate: WriteGate, on db: any Database) async throws -> LoanDTO {
+    static func giveBack(_ input: ReturnInput, in scope: Scope) async throws -> LoanDTO {
+        let (library, now, gate, db) = (scope.library, scope.now, scope.gate, scope.db)
         let requested = ContinuousClock.now
         return try await gate.transaction(on: db) { db in
             // Returned when the loan is closed, not when the request arrived.
@@ -109,8 +111,9 @@ enum Circulation {
     }
 
     /// B5: extends a loan by the library's loan period from its current due date, up to the renewal limit.
-    static func renew(_ loanID: UUID, library: LibraryContext, now: Date, gate: WriteGate, on db: any Database) async throws -> LoanDTO {
-        try await gate.transaction(on: db) { db in
+    static func renew(_ loanID: UUID, in scope: Scope) async throws -> LoanDTO {
+        let (library, now, gate, db) = (scope.library, scope.now, scope.gate, scope.db)
+        return try await gate.transaction(on: db) { db in
             guard let loan = try await Loan.query(on: db).filter(\.$id == loanID).filter(\.$library.$id == library.libraryID).first() else {
                 throw LoanError.loanNotFound
             }

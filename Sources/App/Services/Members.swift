@@ -6,7 +6,8 @@ import SQLKit
 
 /// Borrowers (B1).
 enum Members {
-    static func create(_ input: MemberInput, library: LibraryContext, now: Date, gate: WriteGate, on db: any Database) async throws -> MemberDTO {
+    static func create(_ input: MemberInput, in scope: Scope) async throws -> MemberDTO {
+        let (library, now, gate, db) = (scope.library, scope.now, scope.gate, scope.db)
         let member = Member()
         member.$library.id = library.libraryID
         try apply(MemberPatch(cardId: input.cardId, firstName: input.firstName, lastName: input.lastName ?? "",
@@ -20,8 +21,9 @@ enum Members {
         }
     }
 
-    static func update(_ id: UUID, _ patch: MemberPatch, library: LibraryContext, now: Date, gate: WriteGate, on db: any Database) async throws -> MemberDTO {
-        try await gate.transaction(on: db) { db in
+    static func update(_ id: UUID, _ patch: MemberPatch, in scope: Scope) async throws -> MemberDTO {
+        let (library, now, gate, db) = (scope.library, scope.now, scope.gate, scope.db)
+        return try await gate.transaction(on: db) { db in
             let member = try await find(id, library: library.libraryID, on: db)
             let oldCard = member.cardID
             try apply(patch, to: member, creating: false)
@@ -42,7 +44,8 @@ enum Members {
 
     /// Deleting a member with loans out needs `confirm`; their books are then returned and the loan
     /// history stays, under the member's card ID and name.
-    static func delete(_ id: UUID, confirm: Bool, library: LibraryContext, now: Date, gate: WriteGate, on db: any Database) async throws {
+    static func delete(_ id: UUID, confirm: Bool, in scope: Scope) async throws {
+        let (library, now, gate, db) = (scope.library, scope.now, scope.gate, scope.db)
         try await gate.transaction(on: db) { db in
             let member = try await find(id, library: library.libraryID, on: db)
             let open = try await Loan.query(on: db).filter(\.$member.$id == id).filter(\.$returnedAt == nil).all()

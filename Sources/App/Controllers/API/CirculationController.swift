@@ -43,8 +43,7 @@ enum CirculationController {
 
     @Sendable static func createMember(req: Request) async throws -> Response {
         let ctx = try await req.library(.manageMembers)
-        return try await req.created(try await Members.create(try req.content.decode(MemberInput.self), library: ctx, now: req.now,
-                                                              gate: req.application.writeGate, on: req.db))
+        return try await req.created(try await Members.create(try req.content.decode(MemberInput.self), in: req.scope(ctx)))
     }
 
     @Sendable static func member(req: Request) async throws -> MemberDetail {
@@ -56,39 +55,34 @@ enum CirculationController {
 
     @Sendable static func updateMember(req: Request) async throws -> MemberDTO {
         let ctx = try await req.library(.manageMembers)
-        return try await Members.update(try req.uuid("memberID"), try req.content.decode(MemberPatch.self), library: ctx, now: req.now,
-                                        gate: req.application.writeGate, on: req.db)
+        return try await Members.update(try req.uuid("memberID"), try req.content.decode(MemberPatch.self), in: req.scope(ctx))
     }
 
     @Sendable static func deleteMember(req: Request) async throws -> HTTPStatus {
         let ctx = try await req.library(.manageMembers)
-        try await Members.delete(try req.uuid("memberID"), confirm: req.confirmed, library: ctx, now: req.now,
-                                 gate: req.application.writeGate, on: req.db)
+        try await Members.delete(try req.uuid("memberID"), confirm: req.confirmed, in: req.scope(ctx))
         return .noContent
     }
 
     @Sendable static func checkout(req: Request) async throws -> Response {
         let ctx = try await req.library(.circulate)
-        let loan = try await Circulation.checkout(try req.content.decode(CheckoutInput.self), library: ctx, now: req.now,
-                                                  gate: req.application.writeGate, on: req.db)
+        let loan = try await Circulation.checkout(try req.content.decode(CheckoutInput.self), in: req.scope(ctx))
         return try await req.created(loan)
     }
 
     @Sendable static func giveBack(req: Request) async throws -> LoanDTO {
         let ctx = try await req.library(.circulate)
-        return try await Circulation.giveBack(try req.content.decode(ReturnInput.self), library: ctx, now: req.now,
-                                              gate: req.application.writeGate, on: req.db)
+        return try await Circulation.giveBack(try req.content.decode(ReturnInput.self), in: req.scope(ctx))
     }
 
     @Sendable static func returnLoan(req: Request) async throws -> LoanDTO {
         let ctx = try await req.library(.circulate)
-        return try await Circulation.giveBack(ReturnInput(loanId: try req.uuid("loanID")), library: ctx, now: req.now,
-                                              gate: req.application.writeGate, on: req.db)
+        return try await Circulation.giveBack(ReturnInput(loanId: try req.uuid("loanID")), in: req.scope(ctx))
     }
 
     @Sendable static func renew(req: Request) async throws -> LoanDTO {
         let ctx = try await req.library(.circulate)
-        return try await Circulation.renew(try req.uuid("loanID"), library: ctx, now: req.now, gate: req.application.writeGate, on: req.db)
+        return try await Circulation.renew(try req.uuid("loanID"), in: req.scope(ctx))
     }
 
     @Sendable static func loans(req: Request) async throws -> [LoanDTO] {

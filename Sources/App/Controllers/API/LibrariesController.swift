@@ -49,8 +49,7 @@ enum LibrariesController {
 
     @Sendable static func update(req: Request) async throws -> LibraryDTO {
         let ctx = try await req.library(.administer)
-        return try await Accounts.updateLibrary(try req.content.decode(LibraryPatch.self), library: ctx, now: req.now,
-                                                gate: req.application.writeGate, on: req.db)
+        return try await Accounts.updateLibrary(try req.content.decode(LibraryPatch.self), in: req.scope(ctx))
     }
 
     @Sendable static func delete(req: Request) async throws -> HTTPStatus {
@@ -70,20 +69,20 @@ enum LibrariesController {
     @Sendable static func addStaff(req: Request) async throws -> Response {
         let ctx = try await req.library(.administer)
         let input = try req.content.decode(StaffInput.self)
-        return try await req.created(try await Accounts.addStaff(input, library: ctx, now: req.now, hasher: req.password,
-                                                                 gate: req.application.writeGate, on: req.db))
+        return try await req.created(try await Accounts.addStaff(input, hasher: req.password,
+                                                                 in: req.scope(ctx)))
     }
 
     @Sendable static func setRole(req: Request) async throws -> Empty {
         let ctx = try await req.library(.administer)
         let input = try req.content.decode(StaffPatch.self)
-        try await Accounts.setRole(try req.uuid("userID"), role: input.role, library: ctx, now: req.now, gate: req.application.writeGate, on: req.db)
+        try await Accounts.setRole(try req.uuid("userID"), role: input.role, in: req.scope(ctx))
         return Empty()
     }
 
     @Sendable static func removeStaff(req: Request) async throws -> HTTPStatus {
         let ctx = try await req.library(.administer)
-        try await Accounts.setRole(try req.uuid("userID"), role: nil, library: ctx, now: req.now, gate: req.application.writeGate, on: req.db)
+        try await Accounts.setRole(try req.uuid("userID"), role: nil, in: req.scope(ctx))
         return .noContent
     }
 

@@ -112,7 +112,7 @@ enum TitlesController {
         if (input.title ?? "").trimmingCharacters(in: .whitespacesAndNewlines).isEmpty, let raw = input.isbn, !raw.isEmpty {
             input = try await completedFromLookup(input, isbn: try ISBN(raw), req: req)
         }
-        let id = try await Catalog.create(input, wishlist: wishlist, library: ctx, now: req.now, gate: req.application.writeGate, on: req.db)
+        let id = try await Catalog.create(input, wishlist: wishlist, in: req.scope(ctx))
         req.application.enrichmentWorker?.nudge()
         return try await req.created(try await TitleQuery.detail(id, libraryID: ctx.libraryID, now: req.now, on: req.db))
     }
@@ -152,14 +152,14 @@ enum TitlesController {
     @Sendable static func update(req: Request) async throws -> TitleDetail {
         let ctx = try await req.library(.catalog)
         let id = try req.uuid("titleID")
-        try await Catalog.update(id, try req.content.decode(TitlePatch.self), library: ctx, now: req.now, gate: req.application.writeGate, on: req.db)
+        try await Catalog.update(id, try req.content.decode(TitlePatch.self), in: req.scope(ctx))
         req.application.enrichmentWorker?.nudge()
         return try await TitleQuery.detail(id, libraryID: ctx.libraryID, now: req.now, on: req.db)
     }
 
     @Sendable static func delete(req: Request) async throws -> HTTPStatus {
         let ctx = try await req.library(.catalog)
-        try await Catalog.delete(try req.uuid("titleID"), library: ctx, now: req.now, gate: req.application.writeGate, on: req.db)
+        try await Catalog.delete(try req.uuid("titleID"), in: req.scope(ctx))
         return .noContent
     }
 
@@ -168,7 +168,7 @@ enum TitlesController {
         let id = try req.uuid("titleID")
         let title = try await Catalog.find(id, library: ctx.libraryID, on: req.db)
         guard title.wishlist else { throw CatalogError.titleNotFound }
-        try await Catalog.delete(id, library: ctx, now: req.now, gate: req.application.writeGate, on: req.db)
+        try await Catalog.delete(id, in: req.scope(ctx))
         return .noContent
     }
 
@@ -181,31 +181,28 @@ enum TitlesController {
     @Sendable static func addCopies(req: Request) async throws -> Response {
         let ctx = try await req.library(.catalog)
         let id = try req.uuid("titleID")
-        try await Catalog.addCopies(to: id, try req.content.decode(CopiesAdd.self), library: ctx, now: req.now,
-                                    gate: req.application.writeGate, on: req.db)
+        try await Catalog.addCopies(to: id, try req.content.decode(CopiesAdd.self), in: req.scope(ctx))
         return try await req.created(try await TitleQuery.detail(id, libraryID: ctx.libraryID, now: req.now, on: req.db))
     }
 
     @Sendable static func acquire(req: Request) async throws -> TitleDetail {
         let ctx = try await req.library(.catalog)
         let id = try req.uuid("titleID")
-        try await Catalog.acquire(id, try req.content.decode(AcquireInput.self), library: ctx, now: req.now,
-                                  gate: req.application.writeGate, on: req.db)
+        try await Catalog.acquire(id, try req.content.decode(AcquireInput.self), in: req.scope(ctx))
         return try await TitleQuery.detail(id, libraryID: ctx.libraryID, now: req.now, on: req.db)
     }
 
     @Sendable static func updateCopy(req: Request) async throws -> CopyDTO {
         let ctx = try await req.library(.catalog)
         let id = try req.uuid("copyID")
-        try await Catalog.updateCopy(id, try req.content.decode(CopyPatch.self), library: ctx, now: req.now,
-                                     gate: req.application.writeGate, on: req.db)
+        try await Catalog.updateCopy(id, try req.content.decode(CopyPatch.self), in: req.scope(ctx))
         guard let copy = try await Copy.find(id, on: req.db) else { throw CatalogError.copyNotFound }
         return copy.dto
     }
 
     @Sendable static func deleteCopy(req: Request) async throws -> HTTPStatus {
         let ctx = try await req.library(.catalog)
-        try await Catalog.deleteCopy(try req.uuid("copyID"), library: ctx, now: req.now, gate: req.application.writeGate, on: req.db)
+        try await Catalog.deleteCopy(try req.uuid("copyID"), in: req.scope(ctx))
         return .noContent
     }
 
@@ -216,21 +213,19 @@ enum TitlesController {
 
     @Sendable static func createCategory(req: Request) async throws -> Response {
         let ctx = try await req.library(.catalog)
-        let category = try await Catalog.createCategory(try req.content.decode(CategoryInput.self), library: ctx, now: req.now,
-                                                        gate: req.application.writeGate, on: req.db)
+        let category = try await Catalog.createCategory(try req.content.decode(CategoryInput.self), in: req.scope(ctx))
         return try await req.created(CategoryDTO(id: category.id!, name: category.name, titleCount: 0))
     }
 
     @Sendable static func renameCategory(req: Request) async throws -> Empty {
         let ctx = try await req.library(.catalog)
-        try await Catalog.renameCategory(try req.uuid("categoryID"), try req.content.decode(CategoryInput.self), library: ctx,
-                                         now: req.now, gate: req.application.writeGate, on: req.db)
+        try await Catalog.renameCategory(try req.uuid("categoryID"), try req.content.decode(CategoryInput.self), in: req.scope(ctx))
         return Empty()
     }
 
     @Sendable static func deleteCategory(req: Request) async throws -> HTTPStatus {
         let ctx = try await req.library(.catalog)
-        try await Catalog.deleteCategory(try req.uuid("categoryID"), library: ctx, now: req.now, gate: req.application.writeGate, on: req.db)
+        try await Catalog.deleteCategory(try req.uuid("categoryID"), in: req.scope(ctx))
         return .noContent
     }
 }

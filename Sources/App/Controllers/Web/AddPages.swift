@@ -122,7 +122,7 @@ extension CatalogPages {
             language: d.language, description: d.description, coverUrl: d.coverUrl, notes: nil, favorite: nil, rating: nil,
             series: nil, seriesNumber: nil, readingLevel: nil, categories: nil, copies: Int(d.copies) ?? 1, location: nil)
         do {
-            let id = try await Catalog.create(input, wishlist: false, library: ctx, now: req.now, gate: req.application.writeGate, on: req.db)
+            let id = try await Catalog.create(input, wishlist: false, in: req.scope(ctx))
             req.application.enrichmentWorker?.nudge()
             return req.seeOther(WebRoute.title(library: ctx.libraryID, title: id).path, flash: req.t.format(.added, d.title ?? ""))
         } catch let error as CatalogError where error.code == "duplicate_isbn" {

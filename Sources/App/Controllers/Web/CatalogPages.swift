@@ -39,7 +39,7 @@ enum CatalogPages {
         let title = try await Catalog.find(id, library: ctx.libraryID, on: req.db)
         var patch = TitlePatch()
         patch.favorite = !title.favorite
-        try await Catalog.update(id, patch, library: ctx, now: req.now, gate: req.application.writeGate, on: req.db)
+        try await Catalog.update(id, patch, in: req.scope(ctx))
         return req.seeOther(WebRoute.title(library: ctx.libraryID, title: id).path)
     }
 
@@ -48,7 +48,7 @@ enum CatalogPages {
         let id = try req.uuid("titleID")
         var patch = TitlePatch()
         patch.notes = req.formText("notes") ?? ""
-        try await Catalog.update(id, patch, library: ctx, now: req.now, gate: req.application.writeGate, on: req.db)
+        try await Catalog.update(id, patch, in: req.scope(ctx))
         return req.seeOther(WebRoute.title(library: ctx.libraryID, title: id).path, flash: req.t(.notesSaved))
     }
 
@@ -59,7 +59,7 @@ enum CatalogPages {
         guard req.formText("confirm") == "true" else {
             throw AppError(status: .conflict, code: "confirmation_required", message: req.t.format(.deleteConfirm, title.title))
         }
-        try await Catalog.delete(id, library: ctx, now: req.now, gate: req.application.writeGate, on: req.db)
+        try await Catalog.delete(id, in: req.scope(ctx))
         return req.seeOther(WebRoute.catalog(library: ctx.libraryID).path, flash: req.t.format(.deleted, title.title))
     }
 
@@ -67,8 +67,7 @@ enum CatalogPages {
         let ctx = try await req.library(.catalog)
         let id = try req.uuid("titleID")
         let count = req.formText("count").flatMap(Int.init) ?? 1
-        try await Catalog.addCopies(to: id, CopiesAdd(count: count, location: req.formText("location")), library: ctx, now: req.now,
-                                    gate: req.application.writeGate, on: req.db)
+        try await Catalog.addCopies(to: id, CopiesAdd(count: count, location: req.formText("location")), in: req.scope(ctx))
         return req.seeOther(WebRoute.title(library: ctx.libraryID, title: id).path, flash: req.t(.copiesAdded))
     }
 }

@@ -39,7 +39,7 @@ enum CirculationPages {
         let input = MemberInput(cardId: values["cardId"]!, firstName: values["firstName"]!, lastName: req.formText("lastName"),
                                 grade: req.formText("grade"), email: req.formText("email"), notes: nil)
         do {
-            let m = try await Members.create(input, library: ctx, now: req.now, gate: req.application.writeGate, on: req.db)
+            let m = try await Members.create(input, in: req.scope(ctx))
             return req.seeOther(WebRoute.members(library: ctx.libraryID).path, flash: req.t.format(.memberAdded, m.name))
         } catch let error where error.isFormRefusal {
             let form = FormState(values: values, refusedWith: error, t: req.t, fields: memberFields)
@@ -152,7 +152,7 @@ enum CirculationPages {
             isbn: req.formText("isbn"), dueDate: req.formText("dueDate").flatMap { try? Date($0, strategy: .iso8601.year().month().day()) },
             days: req.formText("days").flatMap(Int.init))
         do {
-            let loan = try await Circulation.checkout(input, library: ctx, now: req.now, gate: req.application.writeGate, on: req.db)
+            let loan = try await Circulation.checkout(input, in: req.scope(ctx))
             let t = req.t
             return req.seeOther(WebRoute.checkout(library: ctx.libraryID).path, flash: t.format(.checkedOut, loan.title, loan.memberName, t.date(loan.dueAt)))
         } catch let error where error is CirculationError || error is LoanError {
@@ -193,7 +193,7 @@ enum CirculationPages {
     @Sendable static func giveBack(req: Request) async throws -> Response {
         let ctx = try await req.library(.circulate)
         let input = ReturnInput(loanId: req.formText("loanId").flatMap(UUID.init(uuidString:)), copyBarcode: req.formText("barcode"))
-        let loan = try await Circulation.giveBack(input, library: ctx, now: req.now, gate: req.application.writeGate, on: req.db)
+        let loan = try await Circulation.giveBack(input, in: req.scope(ctx))
         return req.seeOther(WebRoute.returnBook(library: ctx.libraryID).path, flash: req.t.format(.returned, loan.title))
     }
 

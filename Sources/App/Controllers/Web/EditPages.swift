@@ -45,7 +45,7 @@ enum EditPages {
             patch.pageCount = try req.formInt("pageCount")
             patch.rating = try req.formDouble("rating")
             patch.totalCopies = try req.formInt("totalCopies")
-            try await Catalog.update(id, patch, library: ctx, now: req.now, gate: req.application.writeGate, on: req.db)
+            try await Catalog.update(id, patch, in: req.scope(ctx))
             req.application.enrichmentWorker?.nudge()
             return req.seeOther(WebRoute.title(library: ctx.libraryID, title: id).path, flash: req.t(.titleSaved))
         } catch {
@@ -71,7 +71,7 @@ enum EditPages {
         let patch = MemberPatch(cardId: typed["cardId"] ?? "", firstName: typed["firstName"] ?? "", lastName: typed["lastName"] ?? "",
                                 grade: typed["grade"] ?? "", email: typed["email"] ?? "", notes: typed["notes"] ?? "")
         do {
-            _ = try await Members.update(id, patch, library: ctx, now: req.now, gate: req.application.writeGate, on: req.db)
+            _ = try await Members.update(id, patch, in: req.scope(ctx))
             return req.seeOther(WebRoute.member(library: ctx.libraryID, member: id).path, flash: req.t(.memberSaved))
         } catch let error where error.isFormRefusal {
             let page = try await EditMemberPage.refused(error, typed: typed, memberID: id, library: ctx, now: req.now, t: req.t, on: req.db)
@@ -85,7 +85,7 @@ enum EditPages {
         let ctx = try await req.library(.manageMembers)
         let id = try req.uuid("memberID")
         let name = try await Members.find(id, library: ctx.libraryID, on: req.db).fullName
-        try await Members.delete(id, confirm: req.formText("confirm") == "true", library: ctx, now: req.now, gate: req.application.writeGate, on: req.db)
+        try await Members.delete(id, confirm: req.formText("confirm") == "true", in: req.scope(ctx))
         return req.seeOther(WebRoute.members(library: ctx.libraryID).path, flash: req.t.format(.memberDeleted, name))
     }
 }

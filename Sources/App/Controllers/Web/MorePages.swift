@@ -78,7 +78,7 @@ enum MorePages {
             let patch = LibraryPatch(name: req.formText("name") ?? "", loanPeriodDays: try req.formInt("loanPeriodDays"),
                                      maxRenewals: try req.formInt("maxRenewals"),
                                      publicCatalog: req.formText("publicCatalog") == "true")
-            _ = try await Accounts.updateLibrary(patch, library: ctx, now: req.now, gate: req.application.writeGate, on: req.db)
+            _ = try await Accounts.updateLibrary(patch, in: req.scope(ctx))
             return req.seeOther(WebRoute.settings(library: ctx.libraryID).path, flash: req.t(.settingsSaved))
         }
     }
@@ -88,7 +88,7 @@ enum MorePages {
         return try await refusal(req, ctx: ctx, form: .staff, fields: SettingsPage.staffFields) {
             let input = StaffInput(username: req.formText("username") ?? "", role: req.formText("role").flatMap(Role.init(rawValue:)) ?? .viewer,
                                    password: req.formText("password"), displayName: req.formText("displayName"))
-            let added = try await Accounts.addStaff(input, library: ctx, now: req.now, hasher: req.password, gate: req.application.writeGate, on: req.db)
+            let added = try await Accounts.addStaff(input, hasher: req.password, in: req.scope(ctx))
             return req.seeOther(WebRoute.settings(library: ctx.libraryID).path, flash: req.t.format(.staffAdded, added.displayName))
         }
     }

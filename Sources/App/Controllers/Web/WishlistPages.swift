@@ -30,7 +30,7 @@ enum WishlistPages {
             isbn: d.isbn, publisher: d.publisher, publishedDate: d.publishedDate, pageCount: nil, language: d.language,
             description: nil, coverUrl: d.coverUrl, notes: nil, favorite: nil, rating: nil, series: nil, seriesNumber: nil,
             readingLevel: nil, categories: nil, copies: 0, location: nil)
-        _ = try await Catalog.create(input, wishlist: true, library: ctx, now: req.now, gate: req.application.writeGate, on: req.db)
+        _ = try await Catalog.create(input, wishlist: true, in: req.scope(ctx))
         req.application.enrichmentWorker?.nudge()
         return req.seeOther(WebRoute.wishlist(library: ctx.libraryID).path, flash: req.t.format(.addedToWishlist, d.title ?? ""))
     }
@@ -39,8 +39,7 @@ enum WishlistPages {
         let ctx = try await req.library(.catalog)
         let id = try req.uuid("titleID")
         let title = try await Catalog.find(id, library: ctx.libraryID, on: req.db)
-        try await Catalog.acquire(id, AcquireInput(copies: req.formText("copies").flatMap(Int.init) ?? 1, location: nil), library: ctx,
-                                  now: req.now, gate: req.application.writeGate, on: req.db)
+        try await Catalog.acquire(id, AcquireInput(copies: req.formText("copies").flatMap(Int.init) ?? 1, location: nil), in: req.scope(ctx))
         return req.seeOther(WebRoute.title(library: ctx.libraryID, title: id).path, flash: req.t.format(.acquired, title.title))
     }
 
@@ -49,7 +48,7 @@ enum WishlistPages {
         let id = try req.uuid("titleID")
         let title = try await Catalog.find(id, library: ctx.libraryID, on: req.db)
         guard title.wishlist else { throw CatalogError.titleNotFound }
-        try await Catalog.delete(id, library: ctx, now: req.now, gate: req.application.writeGate, on: req.db)
+        try await Catalog.delete(id, in: req.scope(ctx))
         return req.seeOther(WebRoute.wishlist(library: ctx.libraryID).path, flash: req.t.format(.removed, title.title))
     }
 }
