@@ -42,44 +42,6 @@ struct LibraryBackup: Codable, Sendable, Equatable {
         var category_id: UUID
     }
 
-    struct TitleRow: Codable, Sendable, Equatable {
-        var id: UUID
-        var isbn13: String?
-        var title: String
-        var subtitle: String?
-        var authors: [String]
-        var publisher: String?
-        var published_date: String?
-        var page_count: Int?
-        var language: String?
-        var description: String?
-        var cover_url: String?
-        var notes: String?
-        var favorite: Bool
-        var rating: Double?
-        var wishlist: Bool
-        var series: String?
-        var series_number: String?
-        var reading_level: String?
-        var sort_key: String
-        var section: String
-        var search_text: String
-        var created_at: Date?
-        var updated_at: Date?
-    }
-
-    struct CopyRow: Codable, Sendable, Equatable {
-        var id: UUID
-        var title_id: UUID
-        var copy_number: Int
-        var barcode: String
-        var location: String?
-        var condition: String?
-        var status: String
-        var created_at: Date?
-        var updated_at: Date?
-    }
-
     struct MemberRow: Codable, Sendable, Equatable {
         var id: UUID
         var card_id: String
@@ -141,7 +103,7 @@ enum Backup {
         func rows<T: Decodable>(_ table: String, _ type: T.Type, order: String = "id") async throws -> [T] {
             try await sql.select().column("*").from(table).where("library_id", .equal, libraryID).orderBy(order).all(decoding: T.self)
         }
-        let titles = try await rows("titles", LibraryBackup.TitleRow.self)
+        let titles = try await rows("titles", TitleRow.self)
         let titleCategories = try await sql.raw("""
             SELECT tc.title_id, tc.category_id FROM title_categories tc JOIN titles t ON t.id = tc.title_id
             WHERE t.library_id = \(bind: libraryID) ORDER BY tc.title_id, tc.category_id
@@ -156,7 +118,7 @@ enum Backup {
             createdAt: now, library: library,
             categories: try await rows("categories", LibraryBackup.CategoryRow.self),
             titleCategories: titleCategories, titles: titles,
-            copies: try await rows("copies", LibraryBackup.CopyRow.self),
+            copies: try await rows("copies", CopyRow.self),
             members: try await rows("members", LibraryBackup.MemberRow.self),
             loans: try await rows("loans", LibraryBackup.LoanRow.self),
             activities: try await rows("activities", LibraryBackup.ActivityRow.self),

@@ -91,18 +91,11 @@ enum Exporter {
     private static func controlNumber(_ id: String) -> String { id.lowercased() }
 
     private static func sqlMARCRead(libraryID: UUID, on sql: any SQLDatabase) async throws -> MARCRead {
-        struct Row: Decodable {
-            var id: UUID; var isbn13: String?; var title: String; var subtitle: String?; var authors: [String]; var publisher: String?
-            var published_date: String?; var page_count: Int?; var language: String?; var description: String?; var notes: String?
-            var series: String?; var series_number: String?; var cover_url: String?
-        }
         struct CategoryRow: Decodable { var title_id: UUID; var name: String }
         struct CopyRow: Decodable { var title_id: UUID; var barcode: String; var location: String? }
         let rows = try await sql.raw("""
-            SELECT id, isbn13, title, subtitle, authors, publisher, published_date, page_count, language, description, notes,
-              series, series_number, cover_url
-            FROM titles WHERE library_id = \(bind: libraryID) AND wishlist = \(bind: false) ORDER BY sort_key, id
-            """).all(decoding: Row.self)
+            SELECT * FROM titles WHERE library_id = \(bind: libraryID) AND wishlist = \(bind: false) ORDER BY sort_key, id
+            """).all(decoding: TitleRow.self)
         let categories = try await sql.raw("""
             SELECT tc.title_id, c.name FROM title_categories tc JOIN categories c ON c.id = tc.category_id
             WHERE c.library_id = \(bind: libraryID) ORDER BY c.name

@@ -319,15 +319,15 @@ enum Importer {
     /// written); nil for a record that has only an ISBN and needs the lookup first.
     struct Prepared: Sendable {
         var record: ImportRecord
-        var insert: Result<TitleInsert, PrepareFailure>?
+        var insert: Result<TitleRow, PrepareFailure>?
 
         init(_ record: ImportRecord, library: UUID, now: Date, ids: inout UUIDSource) {
             self.record = record
             insert = record.title == nil ? nil : Self.make(record, library: library, now: now, ids: &ids)
         }
 
-        static func make(_ r: ImportRecord, library: UUID, now: Date, ids: inout UUIDSource) -> Result<TitleInsert, PrepareFailure> {
-            do { return .success(try TitleInsert(r, id: ids.next(), library: library, now: now)) } catch {
+        static func make(_ r: ImportRecord, library: UUID, now: Date, ids: inout UUIDSource) -> Result<TitleRow, PrepareFailure> {
+            do { return .success(try TitleRow(importing: r, id: ids.next(), now: now)) } catch {
                 return .failure(PrepareFailure(message: error.answered.message, problem: error as? InputProblem))
             }
         }
@@ -428,7 +428,7 @@ enum Importer {
             var created = 0, copies = 0
             var skipped: [ImportRowNote] = [], failed: [ImportRowNote] = []
             var seenHere: [String: UUID] = [:]  // the same ISBN twice in one batch (earlier batches are in `inLibrary`)
-            var titles: [TitleInsert] = []
+            var titles: [TitleRow] = []
             var copyCounts: [(UUID, Int)] = []
             var categories: [(UUID, [String])] = []
             var jobs: [JobInsert] = []
@@ -451,7 +451,7 @@ enum Importer {
                     }
                     continue
                 }
-                let row: TitleInsert
+                let row: TitleRow
                 switch p.insert {
                 case .success(let insert)?: row = insert
                 case .failure(let failure)?:
@@ -475,21 +475,21 @@ enum Importer {
                 }
             }
             // Many rows per statement: the titles, then their copies with consecutive accession numbers, then the jobs.
-            try await BulkInsert.run("titles", columns: TitleInsert.columns, rows: titles, values: \.values, on: db)
+            try await BulkInsert.run("titles", columns: TitleRow.insertColumns, rows: titles, values: { $0.values(library: ctx.libraryID) }, on: db)
             let copyTotal = copyCounts.reduce(0) { $0 + $1.1 }
             if copyTotal > 0 {
                 var accession = try await Catalog.allocateAccessions(copyTotal, library: ctx.libraryID, on: db)
-                var copyRows: [CopyInsert] = []
+                var copyRows: [CopyRow] = []
                 copyRows.reserveCapacity(copyTotal)
                 for (titleID, n) in copyCounts {
                     for i in 0..<n {
-                        copyRows.append(CopyInsert(id: ids.next(), library_id: ctx.libraryID, title_id: titleID, copy_number: i + 1,
-                                                   barcode: Copy.barcode(accession: accession), status: CopyStatus.available.rawValue,
-                                                   created_at: now, updated_at: now))
+                        copyRows.append(CopyRow(id: ids.next(), title_id: titleID, copy_number: i + 1, barcode: Copy.barcode(accession: accession),
+                                                location: nil, condition: nil, status: CopyStatus.available.rawValue,
+                                                created_at: now, updated_at: now))
                         accession += 1
                     }
                 }
-                try await BulkInsert.run("copies", columns: CopyInsert.columns, rows: copyRows, values: \.values, on: db)
+                try await BulkInsert.run("copies", columns: CopyRow.insertColumns, rows: copyRows, values: { $0.values(library: ctx.libraryID) }, on: db)
             }
             for (titleID, names) in categories {
                 try await Catalog.setCategories(names, titleID: titleID, library: ctx.libraryID, on: db)
@@ -585,91 +585,6 @@ enum Importer {
             try Task.checkCancellation()
         }
     }
-}
-
-/// A title row as the import writes it: checked like any other write, derived columns computed here.
-struct TitleInsert: Sendable {
-    static let columns = ["id", "library_id", "isbn13", "title", "subtitle", "authors", "publisher", "published_date", "page_count", "language",
-                          "description", "cover_url", "notes", "favorite", "rating", "wishlist", "series", "series_number", "sort_key", "section",
-                          "search_text", "created_at", "updated_at"]
-    var values: [BulkInsert.Value] {
-        [.uuid(id), .uuid(library_id), .text(isbn13), .text(title), .text(subtitle), .strings(authors), .text(publisher), .text(published_date),
-         .integer(page_count), .text(language), .text(description), .text(cover_url), .text(notes), .bool(favorite), .real(rating),
-         .bool(wishlist), .text(series), .text(series_number), .text(sort_key), .text(section), .text(search_text), .date(created_at),
-         .date(updated_at)]
-    }
-
-    var id: UUID
-    var library_id: UUID
-    var isbn13: String?
-    var title: String
-    var subtitle: String?
-    var authors: [String]
-    var publisher: String?
-    var published_date: String?
-    var page_count: Int?
-    var language: String?
-    var description: String?
-    var cover_url: String?
-    var notes: String?
-    var favorite: Bool
-    var rating: Double?
-    var wishlist: Bool
-    var series: String?
-    var series_number: String?
-    var sort_key: String
-    var section: String
-    var search_text: String
-    var created_at: Date
-    var updated_at: Date
-
-    init(_ r: ImportRecord, id: UUID, library: UUID, now: Date) throws {
-        self.id = id
-        library_id = library
-        isbn13 = r.isbn
-        title = try Check.required(r.title ?? "", field: "Title")
-        authors = try Check.authors(Array(r.authors.prefix(20)))
-        subtitle = try Check.optional(r.subtitle, field: "Subtitle", max: 500)
-        publisher = try Check.optional(r.publisher, field: "Publisher", max: 300)
-        published_date = try Check.optional(r.publishedDate, field: "Published Date", max: 50)
-        language = try Check.optional(r.language, field: "Language", max: 50)
-        description = try Check.optional(r.description, field: "Description", max: 20_000)
-        notes = try Check.optional(r.notes, field: "Notes", max: 10_000)
-        cover_url = (try? CoverURL.validate(r.coverURL)) ?? nil  // `javascript:` and other schemes are dropped
-        page_count = r.pageCount
-        rating = r.rating
-        favorite = false
-        wishlist = r.wishlist
-        series = try Check.optional(r.series, field: "Series", max: 300)
-        series_number = try Check.optional(r.seriesNumber, field: "Series number", max: 50)
-        created_at = now
-        updated_at = now
-        (sort_key, section, search_text) = Title.derived(title: title, subtitle: subtitle, authors: authors, series: series, isbn13: isbn13)
-    }
-
-    /// As `Enrichment.needed`: an ISBN and something missing.
-    var needsEnrichment: Bool {
-        guard isbn13 != nil else { return false }
-        let blank: (String?) -> Bool = { ($0 ?? "").trimmingCharacters(in: .whitespaces).isEmpty }
-        return blank(description) || blank(cover_url) || CoverStore.isRemote(cover_url) || blank(publisher)
-            || blank(published_date) || page_count == nil || blank(language) || authors.isEmpty
-    }
-}
-
-private struct CopyInsert {
-    static let columns = ["id", "library_id", "title_id", "copy_number", "barcode", "status", "created_at", "updated_at"]
-    var values: [BulkInsert.Value] {
-        [.uuid(id), .uuid(library_id), .uuid(title_id), .integer(copy_number), .text(barcode), .text(status), .date(created_at), .date(updated_at)]
-    }
-
-    var id: UUID
-    var library_id: UUID
-    var title_id: UUID
-    var copy_number: Int
-    var barcode: String
-    var status: String
-    var created_at: Date
-    var updated_at: Date
 }
 
 private struct JobInsert {

@@ -16,7 +16,7 @@ enum BulkInsert {
         case real(Double?)
         case bool(Bool)
         case uuid(UUID)
-        case date(Date)
+        case date(Date?)
         case strings([String])
 
         var sqlite: SQLiteData {
@@ -26,7 +26,7 @@ enum BulkInsert {
             case .real(let v): v.map { .float($0) } ?? .null
             case .bool(let v): .integer(v ? 1 : 0)
             case .uuid(let v): .text(v.upperHex)
-            case .date(let v): .float(v.timeIntervalSince1970)
+            case .date(let v): v.map { .float($0.timeIntervalSince1970) } ?? .null
             case .strings(let v): .text(JSONStringArray.encode(v))
             }
         }

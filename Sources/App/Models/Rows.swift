@@ -1,0 +1,100 @@
+import Foundation
+import ShelfmarkCore
+
+/// A row of `titles` as a plain value: the one representation the backup (its JSON keys are the
+/// column names), the restore, the import's bulk insert and the full reads share. The library is
+/// not part of it: a row is written into whichever library it goes to (`values(library:)`).
+/// Pages read narrower projections of it (`TitleQuery.SummaryRow`, the catalog CSV's line), only the
+/// columns they show; the Fluent model `Title` serves single-row edits.
+struct TitleRow: Codable, Sendable, Equatable {
+    var id: UUID
+    var isbn13: String?
+    var title: String
+    var subtitle: String?
+    var authors: [String]
+    var publisher: String?
+    var published_date: String?
+    var page_count: Int?
+    var language: String?
+    var description: String?
+    var cover_url: String?
+    var notes: String?
+    var favorite: Bool
+    var rating: Double?
+    var wishlist: Bool
+    var series: String?
+    var series_number: String?
+    var reading_level: String?
+    var sort_key: String
+    var section: String
+    var search_text: String
+    var created_at: Date?
+    var updated_at: Date?
+
+    /// The columns of an insert, in the order of `values(library:)`.
+    static let insertColumns = ["id", "library_id", "isbn13", "title", "subtitle", "authors", "publisher", "published_date", "page_count",
+                                "language", "description", "cover_url", "notes", "favorite", "rating", "wishlist", "series", "series_number",
+                                "reading_level", "sort_key", "section", "search_text", "created_at", "updated_at"]
+
+    /// This row's values for a bulk insert into `library`.
+    func values(library: UUID) -> [BulkInsert.Value] {
+        [.uuid(id), .uuid(library), .text(isbn13), .text(title), .text(subtitle), .strings(authors), .text(publisher), .text(published_date),
+         .integer(page_count), .text(language), .text(description), .text(cover_url), .text(notes), .bool(favorite), .real(rating),
+         .bool(wishlist), .text(series), .text(series_number), .text(reading_level), .text(sort_key), .text(section), .text(search_text),
+         .date(created_at), .date(updated_at)]
+    }
+
+    /// A title as the import writes it: checked like any other write, the derived columns computed here.
+    init(importing r: ImportRecord, id: UUID, now: Date) throws {
+        self.id = id
+        isbn13 = r.isbn
+        title = try Check.required(r.title ?? "", field: "Title")
+        authors = try Check.authors(Array(r.authors.prefix(20)))
+        subtitle = try Check.optional(r.subtitle, field: "Subtitle", max: 500)
+        publisher = try Check.optional(r.publisher, field: "Publisher", max: 300)
+        published_date = try Check.optional(r.publishedDate, field: "Published Date", max: 50)
+        language = try Check.optional(r.language, field: "Language", max: 50)
+        description = try Check.optional(r.description, field: "Description", max: 20_000)
+        notes = try Check.optional(r.notes, field: "Notes", max: 10_000)
+        cover_url = (try? CoverURL.validate(r.coverURL)) ?? nil  // `javascript:` and other schemes are dropped
+        page_count = r.pageCount
+        rating = r.rating
+        favorite = false
+        wishlist = r.wishlist
+        series = try Check.optional(r.series, field: "Series", max: 300)
+        series_number = try Check.optional(r.seriesNumber, field: "Series number", max: 50)
+        reading_level = nil
+        created_at = now
+        updated_at = now
+        (sort_key, section, search_text) = Title.derived(title: title, subtitle: subtitle, authors: authors, series: series, isbn13: isbn13)
+    }
+
+    /// As `Enrichment.needed`: an ISBN and something missing.
+    var needsEnrichment: Bool {
+        guard isbn13 != nil else { return false }
+        let blank: (String?) -> Bool = { ($0 ?? "").trimmingCharacters(in: .whitespaces).isEmpty }
+        return blank(description) || blank(cover_url) || CoverStore.isRemote(cover_url) || blank(publisher)
+            || blank(published_date) || page_count == nil || blank(language) || authors.isEmpty
+    }
+}
+
+/// A row of `copies` as a plain value, shared by the backup, the restore and the import's bulk insert.
+struct CopyRow: Codable, Sendable, Equatable {
+    var id: UUID
+    var title_id: UUID
+    var copy_number: Int
+    var barcode: String
+    var location: String?
+    var condition: String?
+    var status: String
+    var created_at: Date?
+    var updated_at: Date?
+
+    static let insertColumns = ["id", "library_id", "title_id", "copy_number", "barcode", "location", "condition", "status", "created_at",
+                                "updated_at"]
+
+    func values(library: UUID) -> [BulkInsert.Value] {
+        [.uuid(id), .uuid(library), .uuid(title_id), .integer(copy_number), .text(barcode), .text(location), .text(condition), .text(status),
+         .date(created_at), .date(updated_at)]
+    }
+}
