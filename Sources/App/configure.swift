@@ -67,6 +67,7 @@ enum Migrations {
         app.migrations.add(CreateEnrichmentJob())
         app.migrations.add(AddSecurityControls())
         app.migrations.add(CreateJob())
+        app.migrations.add(AddActivityDetail())
     }
 }
 

@@ -395,6 +395,30 @@ private struct Browser {
         }
     }
 
+    /// What the activity log says about an entry is said in the reader's language, numbers and dates
+    /// localised; the English text (the API's `info`) is the one the log stored before.
+    @Test func activityDetailsAreInTheReadersLanguage() {
+        let due = Date(timeIntervalSince1970: 1_796_000_000)
+        let details: [ActivityDetail] = [
+            .copies(2), .copiesAdded(1), .copiesChanged(from: 2, to: 3), .lent(barcode: "B0001", due: due), .overdue(days: 4),
+            .renewed(due: due), .returnedOnMemberDeletion, .staffAdded(username: "ada", role: .volunteer),
+            .roleChanged(username: "ada", role: .librarian), .settings(loanDays: 21, renewals: 2), .renamed(from: "Musik", to: "Lieder"),
+            .imported(titles: 1200, copies: 1500, format: .goodreads),
+        ]
+        #expect(ActivityDetail.copies(2).english == "2 copies")
+        #expect(ActivityDetail.lent(barcode: "B0001", due: due).english.hasPrefix("copy B0001, due 2026-"))
+        let englishWords = ["copy", "copies", "due", "days", "overdue", "renewals", "loan", "period", "titles", "returned", "deleted", "now", "as"]
+        for detail in details {
+            #expect(ActivityDetail(json: detail.json) == detail)
+            for lang in [Lang.de, .ga, .zh] {
+                let text = Strings(lang: lang).message(detail)
+                let words = Set(text.lowercased().split { !$0.isLetter }.map(String.init))
+                #expect(!text.isEmpty && !text.contains("%") && words.isDisjoint(with: englishWords), "\(detail) in \(lang): \(text)")
+            }
+        }
+        #expect(Strings(lang: .de).message(ActivityDetail.imported(titles: 1200, copies: 1500, format: .goodreads)).contains("1.200"))
+    }
+
     /// Refusals reach a German, Irish or Chinese reader in their language, with the values in place.
     @Test func refusalsAreInTheReadersLanguage() async throws {
         let id = UUID()

@@ -93,6 +93,10 @@ struct ActivityDTO: Content {
     var memberCardId: String?
     var info: String?
     var actor: String
+    /// The detail as values, for pages (not part of the API's JSON: `info` says it in English).
+    var detail: ActivityDetail? = nil
+
+    enum CodingKeys: String, CodingKey { case id, at, type, titleId, title, author, memberCardId, info, actor }
 }
 
 struct Dashboard: Content {

@@ -70,11 +70,12 @@ enum L: String, CaseIterable, Sendable {
     case errNotJSON, errNotLibraryThingJSON, errCSVUnterminated, errCSVStrayQuote, errUnknownFormat, errMissingColumns, errCannotOpen
     case errNotABackup, errNewerBackup, errBackupTooLarge, errBadBackupAt, errBackupSetting, fieldNextAccession
     case errJobNotFound, errTheCover, errBackupCoverN, errCoverTooLarge, errCoverNotImage, errNotRestored, errCoverNotFound, errRating, errBackupLibraryName
+    case actCopiesChanged, actLent, actReturnedOnDeletion, actStaffAs, actStaffNow, actSettings, actImported
 }
 
 /// Counted phrases, one form per plural category the language has.
 enum P: String, CaseIterable, Sendable {
-    case titles, titlesMoreThan, copiesAvailable, daysOverdue, loansOut, days, favoritesCount, copiesOnLoan
+    case titles, titlesMoreThan, copiesAvailable, daysOverdue, loansOut, days, favoritesCount, copiesOnLoan, copiesCount
 }
 
 extension L {
@@ -600,6 +601,13 @@ extension L {
                                 "Die Bibliothek dieser Sicherung hat keinen Namen oder einen mit mehr als 200 Zeichen; sie wurde nicht wiederhergestellt.",
                                 "Níl ainm ar leabharlann an chúltaca seo, nó tá a hainm níos faide ná 200 carachtar; níor athchóiríodh an cúltaca.",
                                 "此备份的图书馆没有名称或名称超过 200 个字符；备份未恢复。"),
+        .actCopiesChanged: ("copies %1 → %2", "Exemplare %1 → %2", "cóipeanna %1 → %2", "副本 %1 → %2"),
+        .actLent: ("copy %1, due %2", "Exemplar %1, fällig am %2", "cóip %1, le tabhairt ar ais %2", "副本 %1，%2 到期"),
+        .actReturnedOnDeletion: ("returned when the member was deleted", "zurückgebucht beim Löschen des Mitglieds", "fillte nuair a scriosadh an ball", "删除读者时归还"),
+        .actStaffAs: ("%1 as %2", "%1 als %2", "%1 mar %2", "%1，角色：%2"),
+        .actStaffNow: ("%1 is now %2", "%1 ist jetzt %2", "Is %2 é %1 anois", "%1 现在是%2"),
+        .actSettings: ("loan period %1, %2 renewals", "Leihfrist %1, %2 Verlängerungen", "tréimhse iasachta %1, %2 athnuachan", "借期 %1，可续借 %2 次"),
+        .actImported: ("%1, %2 from %3", "%1, %2 aus %3", "%1, %2 ó %3", "%1、%2，来自%3"),
     ]
 }
 
@@ -655,6 +663,12 @@ extension P {
             .de: [.one: "%d Exemplar ist ausgeliehen", .other: "%d Exemplare sind ausgeliehen"],
             .ga: [.one: "tá %d chóip ar iasacht", .two: "tá %d chóip ar iasacht", .few: "tá %d chóip ar iasacht", .many: "tá %d gcóip ar iasacht", .other: "tá %d cóip ar iasacht"],
             .zh: [.other: "有 %d 本已借出"],
+        ],
+        .copiesCount: [
+            .en: [.one: "%d copy", .other: "%d copies"],
+            .de: [.one: "%d Exemplar", .other: "%d Exemplare"],
+            .ga: [.one: "%d chóip", .two: "%d chóip", .few: "%d chóip", .many: "%d gcóip", .other: "%d cóip"],
+            .zh: [.other: "%d 本"],
         ],
     ]
 }

@@ -66,6 +66,7 @@ final class Activity: Model, @unchecked Sendable {
     @OptionalField(key: "author_text") var authorText: String?
     @OptionalField(key: "member_card_id") var memberCardID: String?
     @OptionalField(key: "info") var info: String?
+    @OptionalField(key: "detail") var detail: String?
     @Field(key: "actor") var actor: String
 
     init() {}

@@ -156,7 +156,7 @@ enum Accounts {
             try applySettings(patch, to: library)
             try await library.save(on: db)
             try await ActivityLog.record(.init(type: .editLibrary,
-                                               info: "loan period \(library.loanPeriodDays) days, \(library.maxRenewals) renewals"),
+                                               detail: .settings(loanDays: library.loanPeriodDays, renewals: library.maxRenewals)),
                                          library: ctx, at: now, on: db)
             return library.dto(role: ctx.role)
         }
@@ -218,7 +218,7 @@ enum Accounts {
                 throw AccountError.alreadyStaff(username)
             }
             try await Membership(userID: user.id!, libraryID: library.libraryID, role: input.role).create(on: db)
-            try await ActivityLog.record(.init(type: .addStaff, info: "\(username) as \(input.role.rawValue)"), library: library, at: now, on: db)
+            try await ActivityLog.record(.init(type: .addStaff, detail: .staffAdded(username: username, role: input.role)), library: library, at: now, on: db)
             return StaffDTO(userId: user.id!, username: user.username, displayName: user.displayName, role: input.role)
         }
     }
@@ -239,7 +239,7 @@ enum Accounts {
             if let role {
                 membership.role = role
                 try await membership.save(on: db)
-                try await ActivityLog.record(.init(type: .addStaff, info: "\(membership.user.username) is now \(role.rawValue)"),
+                try await ActivityLog.record(.init(type: .addStaff, detail: .roleChanged(username: membership.user.username, role: role)),
                                              library: library, at: now, on: db)
             } else {
                 try await membership.delete(on: db)

@@ -13,14 +13,17 @@ enum ActivityLog {
         var author: String? = nil
         var memberCardID: String? = nil
         var info: String? = nil
+        /// The detail as values; its English text becomes `info` when `info` is not given.
+        var detail: ActivityDetail? = nil
     }
 
     /// A plain INSERT: building a Fluent model costs reflection on every write, and every write logs.
     static func record(_ entry: Entry, library: LibraryContext, at date: Date, on db: any Database) async throws {
         try await db.sql.raw("""
-            INSERT INTO activities (id, library_id, at, type, title_id, title_text, author_text, member_card_id, info, actor)
+            INSERT INTO activities (id, library_id, at, type, title_id, title_text, author_text, member_card_id, info, detail, actor)
             VALUES (\(bind: UUID()), \(bind: library.libraryID), \(bind: date), \(bind: entry.type.rawValue), \(bind: entry.titleID),
-                    \(bind: entry.title), \(bind: entry.author), \(bind: entry.memberCardID), \(bind: entry.info), \(bind: library.user.username))
+                    \(bind: entry.title), \(bind: entry.author), \(bind: entry.memberCardID), \(bind: entry.info ?? entry.detail?.english),
+                    \(bind: entry.detail?.json), \(bind: library.user.username))
             """).run()
     }
 
@@ -34,6 +37,6 @@ enum ActivityLog {
 extension Activity {
     var dto: ActivityDTO {
         ActivityDTO(id: id!, at: at, type: type, titleId: titleID, title: titleText, author: authorText,
-                    memberCardId: memberCardID, info: info, actor: actor)
+                    memberCardId: memberCardID, info: info, actor: actor, detail: ActivityDetail(json: detail))
     }
 }

@@ -79,6 +79,7 @@ struct LibraryBackup: Codable, Sendable, Equatable {
         var author_text: String?
         var member_card_id: String?
         var info: String?
+        var detail: String?
         var actor: String
     }
 

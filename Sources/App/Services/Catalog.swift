@@ -39,7 +39,7 @@ enum Catalog {
             if Enrichment.needed(title) { try await Enrichment.enqueue(titleID: titleID, libraryID: library.libraryID, now: now, on: db) }
             try await ActivityLog.record(.init(
                 type: wishlist ? .addWishlist : .addBook, titleID: titleID, title: title.title, author: title.authorLine,
-                info: wishlist ? nil : "\(copies) \(copies == 1 ? "copy" : "copies")"), library: library, at: now, on: db)
+                detail: wishlist ? nil : .copies(copies)), library: library, at: now, on: db)
             return titleID
         }
     }
@@ -68,7 +68,7 @@ enum Catalog {
                 try await Enrichment.enqueue(titleID: titleID, libraryID: library.libraryID, now: now, on: db)
             }
             if let categoryNames { try await setCategories(categoryNames, titleID: titleID, library: library.libraryID, on: db) }
-            var info: String?
+            var detail: ActivityDetail?
             if let requested = patch.totalCopies {
                 guard !title.wishlist else { throw CirculationError.titleIsWishlistItem }
                 let availability = try await Availability.of(titleID, on: db)
@@ -82,13 +82,13 @@ enum Catalog {
                 case .unchanged: break
                 case .add(let n):
                     try await addCopies(n, titleID: titleID, location: nil, library: library.libraryID, on: db)
-                    info = "copies \(availability.total) → \(requested)"
+                    detail = .copiesChanged(from: availability.total, to: requested)
                 case .remove(let n):
                     try await removeAvailableCopies(n, titleID: titleID, on: db)
-                    info = "copies \(availability.total) → \(requested)"
+                    detail = .copiesChanged(from: availability.total, to: requested)
                 }
             }
-            try await ActivityLog.record(.init(type: .editBook, titleID: titleID, title: title.title, author: title.authorLine, info: info),
+            try await ActivityLog.record(.init(type: .editBook, titleID: titleID, title: title.title, author: title.authorLine, detail: detail),
                                          library: library, at: now, on: db)
         }
     }
@@ -117,7 +117,7 @@ enum Catalog {
             }
             try await addCopies(count, titleID: titleID, location: location, library: library.libraryID, on: db)
             try await ActivityLog.record(.init(type: .addCopy, titleID: titleID, title: title.title, author: title.authorLine,
-                                               info: "+\(count) \(count == 1 ? "copy" : "copies")"),
+                                               detail: .copiesAdded(count)),
                                          library: library, at: now, on: db)
         }
     }
@@ -136,7 +136,7 @@ enum Catalog {
             try await title.save(on: db)
             try await addCopies(count, titleID: titleID, location: location, library: library.libraryID, on: db)
             try await ActivityLog.record(.init(type: .fulfillWishlist, titleID: titleID, title: title.title, author: title.authorLine,
-                                               info: "\(count) \(count == 1 ? "copy" : "copies")"),
+                                               detail: .copies(count)),
                                          library: library, at: now, on: db)
         }
     }
@@ -211,7 +211,7 @@ enum Catalog {
             let old = category.name
             category.name = name
             try await category.save(on: db)
-            try await ActivityLog.record(.init(type: .editCategory, info: "\(old) → \(name)"), library: library, at: now, on: db)
+            try await ActivityLog.record(.init(type: .editCategory, detail: .renamed(from: old, to: name)), library: library, at: now, on: db)
         }
     }
 

@@ -56,7 +56,7 @@ enum Circulation {
                         NULL, 0, \(bind: library.user.username))
                 """).run()
             try await ActivityLog.record(.init(type: .checkout, titleID: title.id, title: title.title, author: title.authors.joined(separator: ", "),
-                                               memberCardID: member.cardID, info: "copy \(barcode), due \(dueAt.formatted(.iso8601.year().month().day()))"),
+                                               memberCardID: member.cardID, detail: .lent(barcode: barcode, due: dueAt)),
                                          library: library, at: now, on: db)
             return LoanDTO(id: loanID, titleId: title.id, title: title.title, copyId: copyID, copyBarcode: barcode, memberId: member.id,
                            memberCardId: member.cardID, memberName: member.name, checkedOutAt: now, dueAt: dueAt, returnedAt: nil,
@@ -104,7 +104,7 @@ enum Circulation {
             let overdueDays = daysOverdue(dueAt: loan.dueAt, now: now)
             try await ActivityLog.record(.init(type: .returnBook, titleID: loan.$title.id, title: loan.titleText,
                                                memberCardID: loan.memberCardID,
-                                               info: overdueDays > 0 ? "\(overdueDays) \(overdueDays == 1 ? "day" : "days") overdue" : nil),
+                                               detail: overdueDays > 0 ? .overdue(days: overdueDays) : nil),
                                          library: library, at: now, on: db)
             return loan.dto(now: now, barcode: barcode)
         }
@@ -123,7 +123,7 @@ enum Circulation {
             loan.renewals += 1
             try await loan.save(on: db)
             try await ActivityLog.record(.init(type: .renew, titleID: loan.$title.id, title: loan.titleText, memberCardID: loan.memberCardID,
-                                               info: "due \(loan.dueAt.formatted(.iso8601.year().month().day()))"),
+                                               detail: .renewed(due: loan.dueAt)),
                                          library: library, at: now, on: db)
             return loan.dto(now: now)
         }

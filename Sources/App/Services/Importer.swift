@@ -513,12 +513,12 @@ enum Importer {
         var copiesBefore = 0
 
         func record(titles: Int, copies: Int, on db: any Database) async throws {
-            let summary = "\(titles) titles, \(copies) copies from \(format.displayName)"
+            let detail = ActivityDetail.imported(titles: titles, copies: copies, format: format)
             try await db.sql.raw("""
-                INSERT INTO activities (id, library_id, at, type, title_id, title_text, author_text, member_card_id, info, actor)
+                INSERT INTO activities (id, library_id, at, type, title_id, title_text, author_text, member_card_id, info, detail, actor)
                 VALUES (\(bind: id), \(bind: library.libraryID), \(bind: at), \(bind: ActivityType.importBooks.rawValue), NULL, NULL, NULL, NULL,
-                        \(bind: summary), \(bind: library.user.username))
-                ON CONFLICT (id) DO UPDATE SET info = excluded.info
+                        \(bind: detail.english), \(bind: detail.json), \(bind: library.user.username))
+                ON CONFLICT (id) DO UPDATE SET info = excluded.info, detail = excluded.detail
                 """).run()
         }
     }

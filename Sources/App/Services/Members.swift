@@ -60,7 +60,7 @@ enum Members {
                         .set(\.$status, to: CopyStatus.available.rawValue).update()
                 }
                 try await ActivityLog.record(.init(type: .returnBook, titleID: loan.$title.id, title: loan.titleText,
-                                                   memberCardID: member.cardID, info: "returned on member deletion"),
+                                                   memberCardID: member.cardID, detail: .returnedOnMemberDeletion),
                                              library: library, at: now, on: db)
             }
             try await member.delete(on: db)

@@ -32,7 +32,7 @@ extension ActivityPage {
                             Text(d.name + (a.title.map { ": " + $0 } ?? ""))
                         }
                         H.el("span", ["class": "authors"]) {
-                            Text([t.date(a.at), a.memberCardId, a.info, a.actor].compactMap { $0 }.joined(separator: " · "))
+                            Text([t.date(a.at), a.memberCardId, a.detail.map { t.message($0) } ?? a.info, a.actor].compactMap { $0 }.joined(separator: " · "))
                         }
                     }
                 }

@@ -1,0 +1,66 @@
+import Foundation
+import ShelfmarkCore
+
+/// What an activity entry says beyond its type and names, as values: stored as JSON next to the
+/// English `info` (which the API and exports keep), and said by a page in the reader's language
+/// with its numbers and dates localised.
+enum ActivityDetail: Codable, Sendable, Equatable {
+    case copies(Int)
+    case copiesAdded(Int)
+    case copiesChanged(from: Int, to: Int)
+    case lent(barcode: String, due: Date)
+    case overdue(days: Int)
+    case renewed(due: Date)
+    case returnedOnMemberDeletion
+    case staffAdded(username: String, role: Role)
+    case roleChanged(username: String, role: Role)
+    case settings(loanDays: Int, renewals: Int)
+    case renamed(from: String, to: String)
+    case imported(titles: Int, copies: Int, format: ImportFormat)
+
+    /// The English text stored in `info`.
+    var english: String {
+        func day(_ date: Date) -> String { date.formatted(.iso8601.year().month().day()) }
+        func copies(_ n: Int) -> String { "\(n) \(n == 1 ? "copy" : "copies")" }
+        switch self {
+        case .copies(let n): return copies(n)
+        case .copiesAdded(let n): return "+" + copies(n)
+        case .copiesChanged(let from, let to): return "copies \(from) → \(to)"
+        case .lent(let barcode, let due): return "copy \(barcode), due \(day(due))"
+        case .overdue(let days): return "\(days) \(days == 1 ? "day" : "days") overdue"
+        case .renewed(let due): return "due \(day(due))"
+        case .returnedOnMemberDeletion: return "returned on member deletion"
+        case .staffAdded(let username, let role): return "\(username) as \(role.rawValue)"
+        case .roleChanged(let username, let role): return "\(username) is now \(role.rawValue)"
+        case .settings(let days, let renewals): return "loan period \(days) days, \(renewals) renewals"
+        case .renamed(let from, let to): return "\(from) → \(to)"
+        case .imported(let titles, let copies, let format): return "\(titles) titles, \(copies) copies from \(format.displayName)"
+        }
+    }
+
+    var json: String? { (try? JSONEncoder().encode(self)).map { String(decoding: $0, as: UTF8.self) } }
+
+    init?(json: String?) {
+        guard let json, let detail = try? JSONDecoder().decode(ActivityDetail.self, from: Data(json.utf8)) else { return nil }
+        self = detail
+    }
+}
+
+extension Strings {
+    func message(_ detail: ActivityDetail) -> String {
+        switch detail {
+        case .copies(let n): self(.copiesCount, n)
+        case .copiesAdded(let n): "+" + self(.copiesCount, n)
+        case .copiesChanged(let from, let to): format(.actCopiesChanged, number(from), number(to))
+        case .lent(let barcode, let due): format(.actLent, barcode, date(due))
+        case .overdue(let days): self(.daysOverdue, days)
+        case .renewed(let due): format(.dueOn, date(due))
+        case .returnedOnMemberDeletion: self(.actReturnedOnDeletion)
+        case .staffAdded(let username, let role): format(.actStaffAs, username, self.role(role))
+        case .roleChanged(let username, let role): format(.actStaffNow, username, self.role(role))
+        case .settings(let days, let renewals): format(.actSettings, self(.days, days), number(renewals))
+        case .renamed(let from, let to): "\(from) → \(to)"
+        case .imported(let titles, let copies, let source): format(.actImported, self(.titles, titles), self(.copiesCount, copies), name(source))
+        }
+    }
+}
