@@ -105,10 +105,15 @@ import VaporTesting
                 ImportRowNote(line: 8, title: nil, reason: "x", code: "not_isbn", values: ["value": "12", "isbn": "wrong_length:2"]),
                 ImportRowNote(line: 9, title: nil, reason: "x", code: "providers_late", values: ["isbn": "978-3-522-20260-2"]),
                 ImportRowNote(line: 10, title: nil, reason: "x", code: "not_found", values: ["isbn": "978-3-522-20260-2"]),
+                ImportRowNote(line: 12, marc: .unsupportedCharacterSet("Cyrillic")),
+                ImportRowNote(line: 13, marc: .fieldOutOfBounds(tag: "245")),
+                ImportRowNote(line: 14, marc: .badLeader("too short")),
+                ImportRowNote(line: 15, title: "Momo", reason: "x", problem: .tooLong(field: "Title", max: 500)),
             ]
             let report = ImportReport(format: ImportFormat.generic.displayName, encoding: "UTF-8", rowsRead: 11, titlesCreated: 1, copiesAdded: 1,
                                       skipped: [ImportRowNote(line: 11, title: "Momo", reason: "x", code: "already_in_library", values: ["isbn": "9783522202602"])],
-                                      failed: notes, stoppedAt: nil, unit: .line)
+                                      failed: notes, stoppedAt: "Line 16, column 3: a quoted field is never closed",
+                                      stop: ImportRowNote(csv: .unterminatedQuote(line: 16, column: 3)), unit: .line)
             try await Jobs.finish(reportJob, result: ImportJob.Outcome(report: report, library: nil), failure: nil, app: app)
 
             let pages = [

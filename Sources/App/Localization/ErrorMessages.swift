@@ -87,6 +87,21 @@ extension Strings {
         case "providers_late": return format(.impProvidersLate, v["isbn"] ?? "")
         case "not_found": return format(.impNotFoundAtProviders, v["isbn"] ?? "")
         case "already_in_library": return format(.impAlreadyInLibrary, v["isbn"] ?? "")
+        case "unreadable":
+            let why: String? = switch v["why"] {
+            case "leader": self(.impMARCLeader)
+            case "directory": self(.impMARCDirectory)
+            case "field_bounds": format(.impMARCFieldBounds, v["tag"] ?? "")
+            case "charset": format(.impMARCCharset, v["set"] ?? "")
+            case "not_marc21": self(.impNotMARC21)
+            case "xml": format(.impXMLError, number(Int(v["line"] ?? "") ?? 0))
+            default: nil
+            }
+            return why.map { format(.impUnreadable, $0) } ?? note.reason
+        case "csv_quote":
+            let line = Int(v["line"] ?? "") ?? 0, column = Int(v["column"] ?? "") ?? 0
+            return v["kind"] == "stray" ? message(ExchangeError.csv(.strayQuote(line: line, column: column)))
+                : message(ExchangeError.csv(.unterminatedQuote(line: line, column: column)))
         case "input":
             guard let json = v["problem"], let problem = try? JSONDecoder().decode(InputProblem.self, from: Data(json.utf8)) else { return note.reason }
             return message(problem)

@@ -71,6 +71,7 @@ enum L: String, CaseIterable, Sendable {
     case errNotABackup, errNewerBackup, errBackupTooLarge, errBadBackupAt, errBackupSetting, fieldNextAccession
     case errJobNotFound, errTheCover, errBackupCoverN, errCoverTooLarge, errCoverNotImage, errNotRestored, errCoverNotFound, errRating, errBackupLibraryName
     case actCopiesChanged, actLent, actReturnedOnDeletion, actStaffAs, actStaffNow, actSettings, actImported
+    case impUnreadable, impMARCLeader, impMARCDirectory, impMARCFieldBounds, impMARCCharset, impNotMARC21, impXMLError
 }
 
 /// Counted phrases, one form per plural category the language has.
@@ -608,6 +609,16 @@ extension L {
         .actStaffNow: ("%1 is now %2", "%1 ist jetzt %2", "Is %2 é %1 anois", "%1 现在是%2"),
         .actSettings: ("loan period %1, %2 renewals", "Leihfrist %1, %2 Verlängerungen", "tréimhse iasachta %1, %2 athnuachan", "借期 %1，可续借 %2 次"),
         .actImported: ("%1, %2 from %3", "%1, %2 aus %3", "%1, %2 ó %3", "%1、%2，来自%3"),
+        .impUnreadable: ("cannot be read: %1", "kann nicht gelesen werden: %1", "ní féidir é a léamh: %1", "无法读取：%1"),
+        .impMARCLeader: ("the leader is not MARC 21", "der Leader ist kein MARC 21", "ní MARC 21 an ceannaire", "记录头不是 MARC 21"),
+        .impMARCDirectory: ("the directory is broken", "das Verzeichnis ist beschädigt", "tá an t-eolaire briste", "目录已损坏"),
+        .impMARCFieldBounds: ("field %1 points past the end of the record", "Feld %1 zeigt über das Ende des Datensatzes hinaus", "síneann réimse %1 thar dheireadh an taifid", "字段 %1 指向记录末尾之外"),
+        .impMARCCharset: ("it uses the MARC-8 %1 character set, which Shelfmark does not convert; export it as UTF-8 or MARCXML",
+                          "er verwendet den MARC-8-Zeichensatz %1, den Shelfmark nicht umwandelt; als UTF-8 oder MARCXML exportieren",
+                          "úsáideann sé tacar carachtar MARC-8 %1, nach n-athraíonn Shelfmark; easpórtáil mar UTF-8 nó MARCXML é",
+                          "它使用 MARC-8 %1 字符集，Shelfmark 无法转换；请导出为 UTF-8 或 MARCXML"),
+        .impNotMARC21: ("not a MARC 21 bibliographic record", "kein bibliografischer MARC-21-Datensatz", "ní taifead bibliografaíochta MARC 21 é", "不是 MARC 21 书目记录"),
+        .impXMLError: ("XML error at line %1", "XML-Fehler in Zeile %1", "earráid XML ag líne %1", "第 %1 行 XML 错误"),
     ]
 }
 

@@ -37,6 +37,33 @@ struct ImportRowNote: Content {
         }
     }
 
+    /// A MARC record that cannot be read (`code` "unreadable", `why` the kind with its values).
+    init(line: Int, marc error: MARCError) {
+        self.init(line: line, title: nil, reason: "cannot be read: \(error.description)")
+        var values: [String: String]
+        switch error {
+        case .badLeader: values = ["why": "leader"]
+        case .badDirectory: values = ["why": "directory"]
+        case .fieldOutOfBounds(let tag): values = ["why": "field_bounds", "tag": tag]
+        case .unsupportedCharacterSet(let set): values = ["why": "charset", "set": set]
+        case .notMARC21: values = ["why": "not_marc21"]
+        case .xml(let xmlLine, _): values = ["why": "xml", "line": String(xmlLine)]
+        }
+        (code, self.values) = ("unreadable", values)
+    }
+
+    /// Where a malformed CSV stopped being read (`code` "csv_quote").
+    init(csv failure: CSVReader.Failure) {
+        switch failure {
+        case .unterminatedQuote(let line, let column):
+            self.init(line: line, title: nil, reason: failure.description, code: "csv_quote",
+                      values: ["kind": "unterminated", "line": String(line), "column": String(column)])
+        case .strayQuote(let line, let column):
+            self.init(line: line, title: nil, reason: failure.description, code: "csv_quote",
+                      values: ["kind": "stray", "line": String(line), "column": String(column)])
+        }
+    }
+
     /// A row the mapper refused.
     init(line: Int, rowError: ImportMapper.RowError) {
         self.init(line: line, title: nil, reason: rowError.description)
@@ -98,6 +125,8 @@ struct ImportReport: Content {
     var failed: [ImportRowNote]
     /// Set when the file itself is malformed: reading stopped there; the rows before it were imported.
     var stoppedAt: String?
+    /// The same as a code with its values (`Strings.message(_: ImportRowNote)`), for a page in any language.
+    var stop: ImportRowNote? = nil
     /// What `line` counts in the notes: lines of the file (CSV, MARCXML) or records (MARC, JSON).
     var unit: Unit
 
@@ -132,6 +161,7 @@ enum Importer {
             guard !records.isEmpty else { throw ExchangeError.marcXMLUnreadable(detail: failure?.description) }
             let items = records.map { ReadItem(line: $0.line, marc: $0.result) }
             return try await runRecords(items, format: .marcXML, encoding: encoding.rawValue, stoppedAt: failure?.description,
+                                        stop: failure.map { ImportRowNote(line: 0, marc: $0) },
                                         policy: policy, library: ctx, app: app, now: now, progress: progress)
         }
         if requested == .libraryThingJSON || (requested == nil && LibraryThingJSON.looksLikeLibraryThing(head)) {
@@ -146,7 +176,7 @@ enum Importer {
             let items = books.map { book in
                 switch book.result {
                 case .success(let r): ReadItem(line: book.number, record: r, failure: nil)
-                case .failure(let e): ReadItem(line: book.number, record: nil, failure: e.description)
+                case .failure(let e): ReadItem(line: book.number, record: nil, failure: ImportRowNote(line: book.number, rowError: e))
                 }
             }
             return try await runRecords(items, format: .libraryThingJSON, encoding: encoding.rawValue, stoppedAt: nil,
@@ -233,7 +263,10 @@ enum Importer {
                 try await pipeline.submit(&pending, into: &report)
             }
         }
-        if let failure = reader.failure { report.stoppedAt = failure.description }
+        if let failure = reader.failure {
+            report.stoppedAt = failure.description
+            report.stop = ImportRowNote(csv: failure)
+        }
         try await pipeline.submit(&pending, into: &report)
         try await pipeline.drain(into: &report)
         let encoding: TextDecoding.Encoding = reader.sawWindows1252 ? .windows1252 : bom ? .utf8BOM : .utf8
@@ -258,9 +291,10 @@ enum Importer {
     struct ReadItem {
         var line: Int
         var record: ImportRecord?
-        var failure: String?
+        /// Why the record could not be read, as the report says it.
+        var failure: ImportRowNote?
 
-        init(line: Int, record: ImportRecord?, failure: String?) {
+        init(line: Int, record: ImportRecord?, failure: ImportRowNote?) {
             self.line = line
             self.record = record
             self.failure = failure
@@ -271,16 +305,16 @@ enum Importer {
             do throws(MARCError) {
                 record = try MARCMapping.importRecord(try marc.get(), line: line)
             } catch {
-                failure = "cannot be read: \(error.description)"
+                failure = ImportRowNote(line: line, marc: error)
             }
         }
     }
 
-    private static func runRecords(_ items: [ReadItem], format: ImportFormat, encoding: String, stoppedAt: String?,
+    private static func runRecords(_ items: [ReadItem], format: ImportFormat, encoding: String, stoppedAt: String?, stop: ImportRowNote? = nil,
                                    policy: ExistingISBNPolicy, library ctx: LibraryContext, app: Application, now: Date,
                                    progress: ProgressSink? = nil) async throws -> ImportReport {
         var report = ImportReport(format: format.displayName, encoding: encoding, rowsRead: 0, titlesCreated: 0, copiesAdded: 0,
-                                  skipped: [], failed: [], stoppedAt: stoppedAt, unit: format == .marcXML ? .line : .record)
+                                  skipped: [], failed: [], stoppedAt: stoppedAt, stop: stop, unit: format == .marcXML ? .line : .record)
         var pending: [ImportRecord] = []
         var pipeline = Pipeline(format: format, policy: policy, library: ctx, app: app, now: now, progress: progress)
         for item in items {
@@ -288,7 +322,7 @@ enum Importer {
             if let record = item.record {
                 pending.append(record)
             } else {
-                report.failed.append(ImportRowNote(line: item.line, title: nil, reason: item.failure ?? "cannot be read"))
+                report.failed.append(item.failure ?? ImportRowNote(line: item.line, title: nil, reason: "cannot be read"))
             }
             if pending.count >= pipeline.batchLimit {
                 try await pipeline.submit(&pending, into: &report)

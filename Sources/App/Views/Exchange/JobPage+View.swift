@@ -59,7 +59,7 @@ extension JobPage {
                 Components.fact(t(.skippedRows), t.number(report.skipped.count))
                 Components.fact(t(.failedRows), t.number(report.failed.count))
             }
-            if let stopped = report.stoppedAt { H.el("p", ["class": "warning"]) { Text(t.format(.stoppedAt, stopped)) } }
+            if let stopped = report.stop.map({ t.message($0) }) ?? report.stoppedAt { H.el("p", ["class": "warning"]) { Text(t.format(.stoppedAt, stopped)) } }
             if !report.failed.isEmpty || !report.skipped.isEmpty {
                 H.el("ul", ["class": "loans"]) {
                     for note in report.failed {
