@@ -23,23 +23,23 @@ enum H {
     }
 
     /// `<name attrs…>content</name>`; attributes whose value is nil are left out, "" renders bare.
-    static func el(_ name: String, _ attrs: Attrs = [:], @ComponentBuilder _ content: @escaping () -> any Component = { EmptyComponent() }) -> any Component {
-        var c: any Component = Element(name: name) { content() }
+    static func el(_ tag: Tag, _ attrs: Attrs = [:], @ComponentBuilder _ content: @escaping () -> any Component = { EmptyComponent() }) -> any Component {
+        var c: any Component = Element(name: tag.rawValue) { content() }
         for (key, value) in attrs.pairs {
             guard let value else { continue }
-            c = value.isEmpty ? c.attribute(Attribute<Any>(name: key, value: nil, ignoreIfValueIsEmpty: false))
-                : c.attribute(named: key, value: escapeAttribute(value))
+            c = value.isEmpty ? c.attribute(Attribute<Any>(name: key.rawValue, value: nil, ignoreIfValueIsEmpty: false))
+                : c.attribute(named: key.rawValue, value: escapeAttribute(value))
         }
         return c
     }
 
     /// A void element: `<input …>`, `<img …>`.
-    static func void(_ name: String, _ attrs: Attrs) -> any Component {
+    static func void(_ tag: Tag, _ attrs: Attrs) -> any Component {
         let attributes: [Attribute<Any>] = attrs.pairs.compactMap { key, value in
             guard let value else { return nil }
-            return Attribute<Any>(name: key, value: value.isEmpty ? nil : escapeAttribute(value), ignoreIfValueIsEmpty: false)
+            return Attribute<Any>(name: key.rawValue, value: value.isEmpty ? nil : escapeAttribute(value), ignoreIfValueIsEmpty: false)
         }
-        return Node<Any>.element(Element<Any>.selfClosed(named: name, attributes: attributes))
+        return Node<Any>.element(Element<Any>.selfClosed(named: tag.rawValue, attributes: attributes))
     }
 
     static func text(_ s: String) -> any Component { Text(s) }
@@ -49,58 +49,90 @@ enum H {
     static func field(_ label: String, name: String, type: String = "text", value: String? = nil, hint: String? = nil,
                       required: Bool = false, id customID: String? = nil, error: String? = nil, extra: Attrs = [:]) -> any Component {
         let id = customID ?? "f-" + name
-        var attrs: [(String, String?)] = [("type", type), ("id", id), ("name", name), ("value", value)]
-        if required { attrs.append(("required", "")) }
+        var attrs: [(Attr, String?)] = [(.type, type), (.id, id), (.name, name), (.value, value)]
+        if required { attrs.append((.required, "")) }
         attrs += described(id, hint: hint, error: error)
         attrs += extra.pairs
-        return el("div", ["class": error == nil ? "field" : "field invalid"]) {
-            el("label", ["for": id]) { Text(label) }
-            void("input", Attrs(attrs))
-            if let error { el("p", ["class": "field-error", "id": id + "-error"]) { Text(error) } }
-            if let hint { el("p", ["class": "hint", "id": id + "-hint"]) { Text(hint) } }
+        return el(.div, [.class: error == nil ? "field" : "field invalid"]) {
+            el(.label, [.for: id]) { Text(label) }
+            void(.input, Attrs(attrs))
+            if let error { el(.p, [.class: "field-error", .id: id + "-error"]) { Text(error) } }
+            if let hint { el(.p, [.class: "hint", .id: id + "-hint"]) { Text(hint) } }
         }
     }
 
     static func textarea(_ label: String, name: String, value: String?, rows: Int = 4, error: String? = nil) -> any Component {
         let id = "f-" + name
-        return el("div", ["class": error == nil ? "field" : "field invalid"]) {
-            el("label", ["for": id]) { Text(label) }
-            el("textarea", Attrs([("id", id), ("name", name), ("rows", String(rows))] + described(id, hint: nil, error: error))) { Text(value ?? "") }
-            if let error { el("p", ["class": "field-error", "id": id + "-error"]) { Text(error) } }
+        return el(.div, [.class: error == nil ? "field" : "field invalid"]) {
+            el(.label, [.for: id]) { Text(label) }
+            el(.textarea, Attrs([(.id, id), (.name, name), (.rows, String(rows))] + described(id, hint: nil, error: error))) { Text(value ?? "") }
+            if let error { el(.p, [.class: "field-error", .id: id + "-error"]) { Text(error) } }
         }
     }
 
-    private static func described(_ id: String, hint: String?, error: String?) -> [(String, String?)] {
+    private static func described(_ id: String, hint: String?, error: String?) -> [(Attr, String?)] {
         let ids = [error.map { _ in id + "-error" }, hint.map { _ in id + "-hint" }].compactMap { $0 }
-        var attrs: [(String, String?)] = ids.isEmpty ? [] : [("aria-describedby", ids.joined(separator: " "))]
-        if error != nil { attrs.append(("aria-invalid", "true")) }
+        var attrs: [(Attr, String?)] = ids.isEmpty ? [] : [(.ariaDescribedby, ids.joined(separator: " "))]
+        if error != nil { attrs.append((.ariaInvalid, "true")) }
         return attrs
     }
 
     /// A POST form carrying the CSRF token.
     static func form(_ action: String, csrf: String, attrs: Attrs = [:], @ComponentBuilder _ content: @escaping () -> any Component) -> any Component {
-        var all: [(String, String?)] = [("method", "post"), ("action", action)]
+        var all: [(Attr, String?)] = [(.method, "post"), (.action, action)]
         all += attrs.pairs
-        return el("form", Attrs(all)) {
-            void("input", ["type": "hidden", "name": CSRF.field, "value": csrf])
+        return el(.form, Attrs(all)) {
+            void(.input, [.type: "hidden", .name: CSRF.field, .value: csrf])
             content()
         }
     }
 
     static func button(_ title: String, kind: String = "primary", attrs: Attrs = [:]) -> any Component {
-        var all: [(String, String?)] = [("type", "submit"), ("class", "button " + kind)]
+        var all: [(Attr, String?)] = [(.type, "submit"), (.class, "button " + kind)]
         all += attrs.pairs
-        return el("button", Attrs(all)) { Text(title) }
+        return el(.button, Attrs(all)) { Text(title) }
     }
 
     static func link(_ title: String, _ href: String, cls: String? = nil) -> any Component {
-        el("a", ["href": href, "class": cls]) { Text(title) }
+        el(.a, [.href: href, .class: cls]) { Text(title) }
     }
 }
 
 /// Attributes in the order written; a nil value leaves the attribute out.
 struct Attrs: ExpressibleByDictionaryLiteral {
-    var pairs: [(String, String?)]
-    init(dictionaryLiteral elements: (String, String?)...) { pairs = elements }
-    init(_ pairs: [(String, String?)]) { self.pairs = pairs }
+    var pairs: [(Attr, String?)]
+    init(dictionaryLiteral elements: (Attr, String?)...) { pairs = elements }
+    init(_ pairs: [(Attr, String?)]) { self.pairs = pairs }
+}
+
+/// The elements pages use: a misspelt element does not compile. Add a case to use another.
+enum Tag: String, Sendable {
+    case a, article, button, dd, details, div, dl, dt, fieldset, footer, form, h1, h2, h3, header, img, input, label, legend, li, main
+    case nav, ol, option, p, path, progress, section, select, small, span, strong, summary, svg, table, tbody, td, textarea, th, thead
+    case tr, ul, video
+}
+
+/// The attributes pages use: a misspelt attribute does not compile. Add a case to use another.
+enum Attr: String, Sendable {
+    case accept, action, alt, autocapitalize, autocomplete, capture, checked, `class`, d, disabled, enctype, fill, focusable
+    case `for`, height, hidden, href, id, inputmode, lang, loading, max, method, min, minlength, muted, name, `open`, pattern
+    case placeholder, playsinline, rel, required, role, rows, selected, src, step, target, title, type, value, viewBox, width
+    // ARIA and the data attributes app.js reads
+    case ariaCurrent = "aria-current"
+    case ariaDescribedby = "aria-describedby"
+    case ariaHidden = "aria-hidden"
+    case ariaInvalid = "aria-invalid"
+    case ariaLabel = "aria-label"
+    case ariaLive = "aria-live"
+    case ariaPressed = "aria-pressed"
+    case dataAutosubmit = "data-autosubmit"
+    case dataBusy = "data-busy"
+    case dataHideWithJs = "data-hide-with-js"
+    case dataLiveSearch = "data-live-search"
+    case dataRefresh = "data-refresh"
+    case dataScanStart = "data-scan-start"
+    case dataScanTarget = "data-scan-target"
+    case dataScanner = "data-scanner"
+    case dataShare = "data-share"
+    case dataShareText = "data-share-text"
 }

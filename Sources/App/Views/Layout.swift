@@ -44,41 +44,41 @@ enum Layout {
                 .script(.attribute(named: "type", value: "module"), .src("/js/app.js"))
             ),
             .body {
-                H.el("a", ["class": "skip", "href": "#main"]) { Text(t(.skipToContent)) }
-                H.el("header", ["class": "top"]) {
-                    H.el("a", ["class": "brand", "href": ctx.library.map { WebRoute.catalog(library: $0.id).path } ?? WebRoute.home.path]) {
-                        H.void("img", ["src": "/icon.svg", "alt": "", "width": "28", "height": "28"])
+                H.el(.a, [.class: "skip", .href: "#main"]) { Text(t(.skipToContent)) }
+                H.el(.header, [.class: "top"]) {
+                    H.el(.a, [.class: "brand", .href: ctx.library.map { WebRoute.catalog(library: $0.id).path } ?? WebRoute.home.path]) {
+                        H.void(.img, [.src: "/icon.svg", .alt: "", .width: "28", .height: "28"])
                         Text(t(.appName))
                     }
                     if let library = ctx.library {
                         if ctx.libraries.count > 1 {
-                            H.el("details", ["class": "switcher"]) {
-                                H.el("summary", [:]) { Text(library.name) }
-                                H.el("ul", ["aria-label": t(.yourLibraries)]) {
+                            H.el(.details, [.class: "switcher"]) {
+                                H.el(.summary, [:]) { Text(library.name) }
+                                H.el(.ul, [.ariaLabel: t(.yourLibraries)]) {
                                     for other in ctx.libraries {
-                                        H.el("li", [:]) { H.link(other.name, WebRoute.catalog(library: other.id).path) }
+                                        H.el(.li, [:]) { H.link(other.name, WebRoute.catalog(library: other.id).path) }
                                     }
                                 }
                             }
                         } else {
-                            H.el("span", ["class": "library-name"]) { Text(library.name) }
+                            H.el(.span, [.class: "library-name"]) { Text(library.name) }
                         }
                     }
                     if let library = ctx.library {
-                        H.el("a", ["class": "more-link", "href": WebRoute.more(library: library.id).path]) { Text(t(.more)) }
+                        H.el(.a, [.class: "more-link", .href: WebRoute.more(library: library.id).path]) { Text(t(.more)) }
                     }
                     if ctx.user != nil, ctx.library == nil {
-                        H.form(WebRoute.logout.path, csrf: ctx.csrf, attrs: ["class": "inline"]) { H.button(t(.signOut), kind: "quiet") }
+                        H.form(WebRoute.logout.path, csrf: ctx.csrf, attrs: [.class: "inline"]) { H.button(t(.signOut), kind: "quiet") }
                     }
                 }
-                H.el("main", ["id": "main"]) {
+                H.el(.main, [.id: "main"]) {
                     if let flash = ctx.flash {
-                        H.el("p", ["class": ctx.flashIsError ? "flash error" : "flash", "role": ctx.flashIsError ? "alert" : "status"]) { Text(flash) }
+                        H.el(.p, [.class: ctx.flashIsError ? "flash error" : "flash", .role: ctx.flashIsError ? "alert" : "status"]) { Text(flash) }
                     }
                     content()
                 }
                 if let library = ctx.library {
-                    H.el("nav", ["class": "tabs", "aria-label": t(.appName)]) {
+                    H.el(.nav, [.class: "tabs", .ariaLabel: t(.appName)]) {
                         tab(t(.navCatalog), WebRoute.catalog(library: library.id).path, icon: "M4 4h4v16H4zM10 4h4v16h-4zM16 5l3.5-1 3 15.5-3.5 1z", ctx)
                         tab(t(.navAdd), WebRoute.add(library: library.id).path, icon: "M11 4h2v7h7v2h-7v7h-2v-7H4v-2h7z", ctx)
                         tab(t(.navCheckout), WebRoute.checkout(library: library.id).path, icon: "M12 3l5 5h-3v6h-4V8H7zM4 15h2v4h12v-4h2v6H4z", ctx)
@@ -87,16 +87,16 @@ enum Layout {
                         tab(t(.navLoans), WebRoute.loans(library: library.id).path, icon: "M12 2a10 10 0 1 0 0 20 10 10 0 0 0 0-20zm0 2a8 8 0 1 1 0 16 8 8 0 0 1 0-16zm-1 3v6l5 3 1-1.7-4-2.3V7z", ctx)
                     }
                 }
-                H.el("footer", ["class": "foot"]) {
-                    H.form(WebRoute.language.path, csrf: ctx.csrf, attrs: ["class": "inline language"]) {
-                        H.void("input", ["type": "hidden", "name": "back", "value": ctx.path])
-                        H.el("label", ["for": "f-lang"]) { Text(t(.language)) }
-                        H.el("select", ["id": "f-lang", "name": "lang", "data-autosubmit": ""]) {
+                H.el(.footer, [.class: "foot"]) {
+                    H.form(WebRoute.language.path, csrf: ctx.csrf, attrs: [.class: "inline language"]) {
+                        H.void(.input, [.type: "hidden", .name: "back", .value: ctx.path])
+                        H.el(.label, [.for: "f-lang"]) { Text(t(.language)) }
+                        H.el(.select, [.id: "f-lang", .name: "lang", .dataAutosubmit: ""]) {
                             for lang in Lang.allCases {
-                                H.el("option", ["value": lang.rawValue, "lang": lang.rawValue, "selected": lang == t.lang ? "" : nil]) { Text(lang.nativeName) }
+                                H.el(.option, [.value: lang.rawValue, .lang: lang.rawValue, .selected: lang == t.lang ? "" : nil]) { Text(lang.nativeName) }
                             }
                         }
-                        H.button("OK", kind: "quiet", attrs: ["data-hide-with-js": ""])
+                        H.button("OK", kind: "quiet", attrs: [.dataHideWithJs: ""])
                     }
                 }
             }
@@ -105,11 +105,11 @@ enum Layout {
 
     private static func tab(_ title: String, _ href: String, icon: String, _ ctx: PageContext) -> any Component {
         let current = ctx.path.hasPrefix(href)
-        return H.el("a", ["href": href, "class": current ? "tab current" : "tab", "aria-current": current ? "page" : nil]) {
-            H.el("span", ["class": "icon", "aria-hidden": "true"]) {
-                H.el("svg", ["viewBox": "0 0 24 24", "fill": "currentColor", "focusable": "false"]) { H.void("path", ["d": icon]) }
+        return H.el(.a, [.href: href, .class: current ? "tab current" : "tab", .ariaCurrent: current ? "page" : nil]) {
+            H.el(.span, [.class: "icon", .ariaHidden: "true"]) {
+                H.el(.svg, [.viewBox: "0 0 24 24", .fill: "currentColor", .focusable: "false"]) { H.void(.path, [.d: icon]) }
             }
-            H.el("span", [:]) { Text(title) }
+            H.el(.span, [:]) { Text(title) }
         }
     }
 }

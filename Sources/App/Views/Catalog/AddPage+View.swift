@@ -18,57 +18,57 @@ extension AddPage {
     static func start(isbn: String?, error: String?, lib: UUID, page: PageContext) -> any Component {
         let t = page.t
         return ComponentGroup {
-            H.el("h1", [:]) { Text(t(.addTitle)) }
-            H.el("section", ["class": "card scan", "data-scanner": WebRoute.add(library: lib).path]) {
-                H.el("p", [:]) { Text(t(.scanHint)) }
-                H.el("button", ["type": "button", "class": "button primary", "data-scan-start": "", "hidden": ""]) { Text("📷 " + t(.scanBarcode)) }
-                H.el("video", ["class": "viewfinder", "playsinline": "", "muted": "", "hidden": ""]) {}
-                H.el("form", ["method": "get", "action": WebRoute.add(library: lib).path, "class": "inline-form"]) {
+            H.el(.h1, [:]) { Text(t(.addTitle)) }
+            H.el(.section, [.class: "card scan", .dataScanner: WebRoute.add(library: lib).path]) {
+                H.el(.p, [:]) { Text(t(.scanHint)) }
+                H.el(.button, [.type: "button", .class: "button primary", .dataScanStart: "", .hidden: ""]) { Text("📷 " + t(.scanBarcode)) }
+                H.el(.video, [.class: "viewfinder", .playsinline: "", .muted: "", .hidden: ""]) {}
+                H.el(.form, [.method: "get", .action: WebRoute.add(library: lib).path, .class: "inline-form"]) {
                     H.field(t(.typeISBN), name: "isbn", value: isbn, required: true, error: error,
-                            extra: ["inputmode": "numeric", "autocomplete": "off", "pattern": "[0-9Xx\\- ]{10,20}", "data-scan-target": ""])
+                            extra: [.inputmode: "numeric", .autocomplete: "off", .pattern: "[0-9Xx\\- ]{10,20}", .dataScanTarget: ""])
                     H.button(t(.lookUp))
                 }
-                H.form(WebRoute.addPhoto(library: lib).path, csrf: page.csrf, attrs: ["enctype": "multipart/form-data", "class": "inline-form"]) {
-                    H.field(t(.takePhoto), name: "image", type: "file", extra: ["accept": "image/*", "capture": "environment"])
+                H.form(WebRoute.addPhoto(library: lib).path, csrf: page.csrf, attrs: [.enctype: "multipart/form-data", .class: "inline-form"]) {
+                    H.field(t(.takePhoto), name: "image", type: "file", extra: [.accept: "image/*", .capture: "environment"])
                     H.button(t(.lookUp), kind: "quiet")
                 }
             }
-            H.el("p", [:]) { H.link(t(.orEnterManually), WebRoute.add(library: lib).path(query: [("manual", "1")])) }
+            H.el(.p, [:]) { H.link(t(.orEnterManually), WebRoute.add(library: lib).path(query: [("manual", "1")])) }
         }
     }
 
     static func existing(_ existing: ExistingTitleDTO, lib: UUID, t: Strings, csrf: String) -> any Component {
-        H.el("section", ["class": "card"]) {
-            H.el("h1", [:]) { Text(t.format(.alreadyInLibrary, existing.title)) }
-            H.el("p", [:]) { Text(t(.copiesAvailable, existing.availableCopies)) }
+        H.el(.section, [.class: "card"]) {
+            H.el(.h1, [:]) { Text(t.format(.alreadyInLibrary, existing.title)) }
+            H.el(.p, [:]) { Text(t(.copiesAvailable, existing.availableCopies)) }
             H.form(WebRoute.titleCopies(library: lib, title: existing.id).path, csrf: csrf) {
-                H.field(t(.copiesField), name: "count", type: "number", value: "1", required: true, extra: ["min": "1", "max": "500"])
+                H.field(t(.copiesField), name: "count", type: "number", value: "1", required: true, extra: [.min: "1", .max: "500"])
                 H.button(t(.addMoreCopies))
             }
-            H.el("p", [:]) { H.link(existing.title, WebRoute.title(library: lib, title: existing.id).path) }
+            H.el(.p, [:]) { H.link(existing.title, WebRoute.title(library: lib, title: existing.id).path) }
         }
     }
 
     static func draft(_ d: FormState, intro: String?, lib: UUID, page: PageContext) -> any Component {
         let t = page.t
         return ComponentGroup {
-            H.el("h1", [:]) { Text(t(.addTitle)) }
-            if let intro { H.el("p", [:]) { Text(intro) } }
-            H.form(WebRoute.add(library: lib).path, csrf: page.csrf, attrs: ["class": "card book-form"]) {
-                if let general = d.general { H.el("p", ["class": "flash error", "role": "alert"]) { Text(general) } }
+            H.el(.h1, [:]) { Text(t(.addTitle)) }
+            if let intro { H.el(.p, [:]) { Text(intro) } }
+            H.form(WebRoute.add(library: lib).path, csrf: page.csrf, attrs: [.class: "card book-form"]) {
+                if let general = d.general { H.el(.p, [.class: "flash error", .role: "alert"]) { Text(general) } }
                 if let url = d["coverUrl"], !url.isEmpty { Components.cover(url, title: d["title"] ?? "", t: t, size: "large") }
                 H.field(t(.title), name: "title", value: d["title"], required: true, error: d.errors["title"])
                 H.field(t(.subtitle), name: "subtitle", value: d["subtitle"], error: d.errors["subtitle"])
                 H.field(t(.authorsField), name: "authors", value: d["authors"], hint: t(.authorsHint), error: d.errors["authors"])
-                H.field(t(.isbn), name: "isbn", value: d["isbn"], error: d.errors["isbn"], extra: ["inputmode": "numeric"])
+                H.field(t(.isbn), name: "isbn", value: d["isbn"], error: d.errors["isbn"], extra: [.inputmode: "numeric"])
                 H.field(t(.publisher), name: "publisher", value: d["publisher"], error: d.errors["publisher"])
                 H.field(t(.publishedDate), name: "publishedDate", value: d["publishedDate"], error: d.errors["publishedDate"])
-                H.field(t(.pageCount), name: "pageCount", type: "number", value: d["pageCount"], error: d.errors["pageCount"], extra: ["min": "1"])
+                H.field(t(.pageCount), name: "pageCount", type: "number", value: d["pageCount"], error: d.errors["pageCount"], extra: [.min: "1"])
                 H.field(t(.languageField), name: "language", value: d["language"], error: d.errors["language"])
                 H.textarea(t(.description), name: "description", value: d["description"], rows: 5, error: d.errors["description"])
                 H.field(t(.coverURL), name: "coverUrl", type: "url", value: d["coverUrl"], error: d.errors["coverUrl"])
                 H.field(t(.copiesField), name: "copies", type: "number", value: d["copies"] ?? "1", required: true, error: d.errors["copies"],
-                        extra: ["min": "0", "max": "500"])
+                        extra: [.min: "0", .max: "500"])
                 H.button(t(.confirmAdd))
             }
         }

@@ -7,16 +7,16 @@ extension CatalogPage {
         let t = page.t
         let (lib, q, chip, grid, result, categories, searching) = (libraryID, q, chip, grid, result, categories, searching)
         return Layout.page(page, title: t(.catalog)) {
-            H.el("h1", ["class": "visually-hidden"]) { Text(t(.catalog)) }
-            H.el("form", ["method": "get", "action": WebRoute.catalog(library: lib).path, "role": "search", "class": "search"]) {
-                H.el("label", ["for": "f-q", "class": "visually-hidden"]) { Text(t(.search)) }
-                H.void("input", ["type": "search", "id": "f-q", "name": "q", "value": q, "placeholder": t(.searchPlaceholder),
-                                 "autocomplete": "off", "data-live-search": WebRoute.catalog(library: lib).path])
-                if chip != "all" { H.void("input", ["type": "hidden", "name": "show", "value": chip]) }
-                if grid { H.void("input", ["type": "hidden", "name": "view", "value": "grid"]) }
-                H.button(t(.search), kind: "quiet", attrs: ["data-hide-with-js": ""])
+            H.el(.h1, [.class: "visually-hidden"]) { Text(t(.catalog)) }
+            H.el(.form, [.method: "get", .action: WebRoute.catalog(library: lib).path, .role: "search", .class: "search"]) {
+                H.el(.label, [.for: "f-q", .class: "visually-hidden"]) { Text(t(.search)) }
+                H.void(.input, [.type: "search", .id: "f-q", .name: "q", .value: q, .placeholder: t(.searchPlaceholder),
+                                 .autocomplete: "off", .dataLiveSearch: WebRoute.catalog(library: lib).path])
+                if chip != "all" { H.void(.input, [.type: "hidden", .name: "show", .value: chip]) }
+                if grid { H.void(.input, [.type: "hidden", .name: "view", .value: "grid"]) }
+                H.button(t(.search), kind: "quiet", attrs: [.dataHideWithJs: ""])
             }
-            H.el("nav", ["class": "chips", "aria-label": t(.catalog)]) {
+            H.el(.nav, [.class: "chips", .ariaLabel: t(.catalog)]) {
                 Components.chipLink(t(.filterAll), self.url(show: "all"), current: chip == "all")
                 Components.chipLink(t(.favoritesCount, result.favoritesCount), self.url(show: "favorites"), current: chip == "favorites")
                 Components.chipLink(t(.filterOnLoan), self.url(show: "onloan"), current: chip == "onloan")
@@ -26,40 +26,40 @@ extension CatalogPage {
                     Components.chipLink(category.name + " (" + t.number(category.titleCount) + ")", self.url(show: "cat-" + category.id.uuidString),
                              current: chip == "cat-" + category.id.uuidString)
                 }
-                H.el("span", ["class": "spacer"]) {}
+                H.el(.span, [.class: "spacer"]) {}
                 Components.chipLink(t(.viewList), self.url(view: "list"), current: !grid)
                 Components.chipLink(t(.viewGrid), self.url(view: "grid"), current: grid)
             }
-            H.el("div", ["id": "results", "aria-live": "polite"]) {
-                H.el("p", ["class": "count"]) { Text(t(result.totalIsLowerBound ? .titlesMoreThan : .titles, result.total)) }
+            H.el(.div, [.id: "results", .ariaLive: "polite"]) {
+                H.el(.p, [.class: "count"]) { Text(t(result.totalIsLowerBound ? .titlesMoreThan : .titles, result.total)) }
                 if result.items.isEmpty {
                     if searching {
-                        H.el("p", ["class": "empty"]) { Text(t.format(.noMatches, q ?? "")) }
+                        H.el(.p, [.class: "empty"]) { Text(t.format(.noMatches, q ?? "")) }
                     } else if chip == "all" {
-                        H.el("div", ["class": "empty card"]) {
-                            H.el("h2", [:]) { Text(t(.noTitlesYet)) }
-                            H.el("p", [:]) { Text(t(.noTitlesYetHint)) }
+                        H.el(.div, [.class: "empty card"]) {
+                            H.el(.h2, [:]) { Text(t(.noTitlesYet)) }
+                            H.el(.p, [:]) { Text(t(.noTitlesYetHint)) }
                             H.link(t(.addTitle), WebRoute.add(library: lib).path, cls: "button primary")
                         }
                     }
                 } else if grid {
-                    H.el("ul", ["class": "wall"]) {
-                        for item in result.items { H.el("li", [:]) { Components.wallItem(item, lib: lib, t: t) } }
+                    H.el(.ul, [.class: "wall"]) {
+                        for item in result.items { H.el(.li, [:]) { Components.wallItem(item, lib: lib, t: t) } }
                     }
                 } else if searching || result.order == .recent {
-                    H.el("ul", ["class": "titles"]) {
+                    H.el(.ul, [.class: "titles"]) {
                         for item in result.items { Components.titleRow(item, lib: lib, t: t) }
                     }
                 } else {
                     if let sections = result.sections, sections.count > 1 {
-                        H.el("nav", ["class": "az", "aria-label": t(.jumpTo)]) {
+                        H.el(.nav, [.class: "az", .ariaLabel: t(.jumpTo)]) {
                             for s in sections { H.link(s.letter, "#sec-" + (s.letter == "#" ? "num" : s.letter)) }
                         }
                     }
                     for (letter, items) in Self.grouped(result.items) {
-                        H.el("section", ["class": "az-section", "id": "sec-" + (letter == "#" ? "num" : letter)]) {
-                            H.el("h2", [:]) { Text(letter) }
-                            H.el("ul", ["class": "titles"]) {
+                        H.el(.section, [.class: "az-section", .id: "sec-" + (letter == "#" ? "num" : letter)]) {
+                            H.el(.h2, [:]) { Text(letter) }
+                            H.el(.ul, [.class: "titles"]) {
                                 for item in items { Components.titleRow(item, lib: lib, t: t) }
                             }
                         }

@@ -6,26 +6,26 @@ extension EditTitlePage {
         let t = page.t
         let form = form
         return Layout.page(page, title: t(.editTitle)) {
-            H.el("h1", [:]) { Text(t(.editTitle) + ": " + storedTitle) }
-            H.form(WebRoute.editTitle(library: libraryID, title: titleID).path, csrf: page.csrf, attrs: ["class": "card book-form"]) {
-                if let general = form.general { H.el("p", ["class": "flash error", "role": "alert"]) { Text(general) } }
+            H.el(.h1, [:]) { Text(t(.editTitle) + ": " + storedTitle) }
+            H.form(WebRoute.editTitle(library: libraryID, title: titleID).path, csrf: page.csrf, attrs: [.class: "card book-form"]) {
+                if let general = form.general { H.el(.p, [.class: "flash error", .role: "alert"]) { Text(general) } }
                 H.field(t(.title), name: "title", value: form["title"], required: true, error: form.errors["title"])
                 H.field(t(.subtitle), name: "subtitle", value: form["subtitle"], error: form.errors["subtitle"])
                 H.field(t(.authorsField), name: "authors", value: form["authors"], hint: t(.authorsHint), error: form.errors["authors"])
-                H.field(t(.isbn), name: "isbn", value: form["isbn"], error: form.errors["isbn"], extra: ["inputmode": "numeric"])
+                H.field(t(.isbn), name: "isbn", value: form["isbn"], error: form.errors["isbn"], extra: [.inputmode: "numeric"])
                 H.field(t(.publisher), name: "publisher", value: form["publisher"], error: form.errors["publisher"])
                 H.field(t(.publishedDate), name: "publishedDate", value: form["publishedDate"], error: form.errors["publishedDate"])
                 H.field(t(.pageCount), name: "pageCount", type: "number", value: form["pageCount"], error: form.errors["pageCount"],
-                        extra: ["min": "1"])
+                        extra: [.min: "1"])
                 H.field(t(.languageField), name: "language", value: form["language"], error: form.errors["language"])
                 H.field(t(.rating), name: "rating", type: "number", value: form["rating"], error: form.errors["rating"],
-                        extra: ["min": "0", "max": "5", "step": "0.5"])
+                        extra: [.min: "0", .max: "5", .step: "0.5"])
                 H.field(t(.categories), name: "categories", value: form["categories"], hint: t(.authorsHint), error: form.errors["categories"])
                 H.textarea(t(.description), name: "description", value: form["description"], rows: 6, error: form.errors["description"])
                 H.field(t(.coverURL), name: "coverUrl", value: form["coverUrl"], error: form.errors["coverUrl"])
                 if !isWishlist {
                     H.field(t(.copiesField), name: "totalCopies", type: "number", value: form["totalCopies"], required: true,
-                            error: form.errors["totalCopies"], extra: ["min": String(copiesOnLoan), "max": "500"])
+                            error: form.errors["totalCopies"], extra: [.min: String(copiesOnLoan), .max: "500"])
                 }
                 H.button(t(.save))
             }

@@ -8,42 +8,42 @@ extension TitlePage {
         let (lib, d, canEdit, canLend) = (libraryID, detail, canEdit, canLend)
         let here = WebRoute.title(library: lib, title: d.id).path
         return Layout.page(page, title: d.title) {
-            H.el("article", ["class": "book"]) {
-                H.el("div", ["class": "book-head"]) {
+            H.el(.article, [.class: "book"]) {
+                H.el(.div, [.class: "book-head"]) {
                     Components.cover(d.coverUrl, title: d.title, t: t, size: "large")
-                    H.el("div", [:]) {
-                        H.el("h1", [:]) { Text(d.title) }
-                        if let sub = d.subtitle { H.el("p", ["class": "subtitle"]) { Text(sub) } }
-                        if !d.authors.isEmpty { H.el("p", ["class": "authors"]) { Text(t.format(.by, d.authors.joined(separator: ", "))) } }
+                    H.el(.div, [:]) {
+                        H.el(.h1, [:]) { Text(d.title) }
+                        if let sub = d.subtitle { H.el(.p, [.class: "subtitle"]) { Text(sub) } }
+                        if !d.authors.isEmpty { H.el(.p, [.class: "authors"]) { Text(t.format(.by, d.authors.joined(separator: ", "))) } }
                         if let rating = d.rating {
-                            H.el("p", ["class": "rating", "aria-label": t(.rating) + ": " + String(format: "%.1f", rating) + "/5"]) {
+                            H.el(.p, [.class: "rating", .ariaLabel: t(.rating) + ": " + String(format: "%.1f", rating) + "/5"]) {
                                 Text(String(repeating: "★", count: Int(rating.rounded())) + String(repeating: "☆", count: max(0, 5 - Int(rating.rounded()))))
                             }
                         }
-                        H.el("p", [:]) {
+                        H.el(.p, [:]) {
                             Components.badge(d.availability, overdue: d.loans.contains { $0.overdue }, t: t)
                             Text(" " + t(.copiesAvailable, d.availability.available))
                         }
                         if canEdit {
-                            H.form(here + "/favorite", csrf: page.csrf, attrs: ["class": "inline"]) {
+                            H.form(here + "/favorite", csrf: page.csrf, attrs: [.class: "inline"]) {
                                 H.button(d.favorite ? "♥ " + t(.unfavorite) : "♡ " + t(.favorite), kind: "quiet",
-                                         attrs: ["aria-pressed": d.favorite ? "true" : "false"])
+                                         attrs: [.ariaPressed: d.favorite ? "true" : "false"])
                             }
                         }
                     }
                 }
-                H.el("div", ["class": "actions"]) {
+                H.el(.div, [.class: "actions"]) {
                     if canLend, d.availability.available > 0 {
                         H.link(t(.checkOut), WebRoute.checkout(library: lib).path(query: [("title", d.id.uuidString)]), cls: "button primary")
                     }
                     if canLend, !d.loans.isEmpty {
                         H.link(t(.returnBook), WebRoute.returnBook(library: lib).path, cls: "button")
                     }
-                    if let g = d.links["googleBooks"] { H.el("a", ["href": g, "class": "button quiet", "rel": "noopener", "target": "_blank"]) { Text(t(.viewOnGoogleBooks)) } }
+                    if let g = d.links["googleBooks"] { H.el(.a, [.href: g, .class: "button quiet", .rel: "noopener", .target: "_blank"]) { Text(t(.viewOnGoogleBooks)) } }
                     if canEdit { H.link(t(.editTitle), here + "/edit", cls: "button quiet") }
-                    H.el("button", ["type": "button", "class": "button quiet", "data-share": d.title, "data-share-text": d.title + (d.authors.first.map { " — " + $0 } ?? ""), "hidden": ""]) { Text(t(.share)) }
+                    H.el(.button, [.type: "button", .class: "button quiet", .dataShare: d.title, .dataShareText: d.title + (d.authors.first.map { " — " + $0 } ?? ""), .hidden: ""]) { Text(t(.share)) }
                 }
-                H.el("dl", ["class": "facts"]) {
+                H.el(.dl, [.class: "facts"]) {
                     Components.fact(t(.isbn), d.isbnHyphenated)
                     Components.fact(t(.publisher), d.publisher)
                     Components.fact(t(.published), d.publishedDate)
@@ -52,57 +52,57 @@ extension TitlePage {
                     Components.fact(t(.categories), d.categories.isEmpty ? nil : d.categories.map(\.name).joined(separator: ", "))
                 }
                 if let desc = d.description {
-                    H.el("section", [:]) {
-                        H.el("h2", [:]) { Text(t(.description)) }
-                        for para in desc.components(separatedBy: "\n\n") { H.el("p", [:]) { Text(para) } }
+                    H.el(.section, [:]) {
+                        H.el(.h2, [:]) { Text(t(.description)) }
+                        for para in desc.components(separatedBy: "\n\n") { H.el(.p, [:]) { Text(para) } }
                     }
                 }
                 if !d.loans.isEmpty {
-                    H.el("section", [:]) {
-                        H.el("h2", [:]) { Text(t(.currentLoans)) }
-                        H.el("ul", ["class": "loans"]) {
+                    H.el(.section, [:]) {
+                        H.el(.h2, [:]) { Text(t(.currentLoans)) }
+                        H.el(.ul, [.class: "loans"]) {
                             for loan in d.loans {
-                                H.el("li", ["class": loan.overdue ? "overdue" : nil]) {
-                                    H.el("span", [:]) { Text("\(loan.memberName) (\(loan.memberCardId))") }
-                                    H.el("span", [:]) { Text(loan.overdue ? t(.daysOverdue, loan.daysOverdue) : t.format(.dueOn, t.date(loan.dueAt))) }
+                                H.el(.li, [.class: loan.overdue ? "overdue" : nil]) {
+                                    H.el(.span, [:]) { Text("\(loan.memberName) (\(loan.memberCardId))") }
+                                    H.el(.span, [:]) { Text(loan.overdue ? t(.daysOverdue, loan.daysOverdue) : t.format(.dueOn, t.date(loan.dueAt))) }
                                 }
                             }
                         }
                     }
                 }
-                H.el("section", [:]) {
-                    H.el("h2", [:]) { Text(t(.copies)) }
-                    H.el("ul", ["class": "copies"]) {
+                H.el(.section, [:]) {
+                    H.el(.h2, [:]) { Text(t(.copies)) }
+                    H.el(.ul, [.class: "copies"]) {
                         for copy in d.copies {
-                            H.el("li", [:]) {
-                                H.el("span", [:]) { Text(t.format(.copyNumber, t.number(copy.copyNumber)) + " · " + copy.barcode) }
-                                H.el("span", [:]) { Text(Self.statusText(copy.status, t: t) + (copy.location.map { " · " + $0 } ?? "")) }
-                                H.el("a", ["href": APILink.copyBarcode(library: lib, copy: copy.id).path, "class": "label-link"]) {
-                                    H.void("img", ["src": APILink.copyBarcode(library: lib, copy: copy.id).path, "alt": t(.barcode) + " " + copy.barcode,
-                                                   "class": "label", "loading": "lazy"])
+                            H.el(.li, [:]) {
+                                H.el(.span, [:]) { Text(t.format(.copyNumber, t.number(copy.copyNumber)) + " · " + copy.barcode) }
+                                H.el(.span, [:]) { Text(Self.statusText(copy.status, t: t) + (copy.location.map { " · " + $0 } ?? "")) }
+                                H.el(.a, [.href: APILink.copyBarcode(library: lib, copy: copy.id).path, .class: "label-link"]) {
+                                    H.void(.img, [.src: APILink.copyBarcode(library: lib, copy: copy.id).path, .alt: t(.barcode) + " " + copy.barcode,
+                                                   .class: "label", .loading: "lazy"])
                                 }
                             }
                         }
                     }
                     if canEdit {
-                        H.form(here + "/copies", csrf: page.csrf, attrs: ["class": "inline-form"]) {
-                            H.field(t(.copiesField), name: "count", type: "number", value: "1", extra: ["min": "1", "max": "500"])
+                        H.form(here + "/copies", csrf: page.csrf, attrs: [.class: "inline-form"]) {
+                            H.field(t(.copiesField), name: "count", type: "number", value: "1", extra: [.min: "1", .max: "500"])
                             H.button(t(.addMoreCopies), kind: "quiet")
                         }
                     }
                 }
                 if canEdit {
-                    H.el("section", [:]) {
+                    H.el(.section, [:]) {
                         H.form(here + "/notes", csrf: page.csrf) {
                             H.textarea(t(.notes), name: "notes", value: d.notes)
                             H.button(t(.saveNotes), kind: "quiet")
                         }
                     }
-                    H.el("section", ["class": "danger"]) {
+                    H.el(.section, [.class: "danger"]) {
                         H.form(here + "/delete", csrf: page.csrf) {
                             // The box is the confirmation, with or without JavaScript.
-                            H.el("label", ["class": "pick"]) {
-                                H.void("input", ["type": "checkbox", "name": "confirm", "value": "true", "required": ""])
+                            H.el(.label, [.class: "pick"]) {
+                                H.void(.input, [.type: "checkbox", .name: "confirm", .value: "true", .required: ""])
                                 Text(" " + t.format(.deleteConfirm, d.title))
                             }
                             H.button(t(.deleteTitle), kind: "danger")

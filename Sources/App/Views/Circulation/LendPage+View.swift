@@ -20,23 +20,23 @@ extension LendPage {
         let values = form.values
         let chosen = values["days"].flatMap(Int.init) ?? defaultDays
         return ComponentGroup {
-            H.el("h1", [:]) { Text(t(.checkOutTitle)) }
-            H.form(WebRoute.checkout(library: lib).path, csrf: page.csrf, attrs: ["class": "card"]) {
-                if let general = form.general { H.el("p", ["class": "flash error", "role": "alert"]) { Text(general) } }
+            H.el(.h1, [:]) { Text(t(.checkOutTitle)) }
+            H.form(WebRoute.checkout(library: lib).path, csrf: page.csrf, attrs: [.class: "card"]) {
+                if let general = form.general { H.el(.p, [.class: "flash error", .role: "alert"]) { Text(general) } }
                 H.field(t(.memberCard), name: "card", value: values["card"], hint: t(.memberCardHint), required: true, error: form.errors["card"],
-                        extra: ["autocomplete": "off", "autocapitalize": "characters", "data-scan-target": ""])
+                        extra: [.autocomplete: "off", .autocapitalize: "characters", .dataScanTarget: ""])
                 if let titleID = values["titleId"] {
-                    H.void("input", ["type": "hidden", "name": "titleId", "value": titleID])
-                    H.el("p", ["class": "chosen-book"]) { Text(t(.bookField) + ": " + (values["titleName"] ?? "")) }
+                    H.void(.input, [.type: "hidden", .name: "titleId", .value: titleID])
+                    H.el(.p, [.class: "chosen-book"]) { Text(t(.bookField) + ": " + (values["titleName"] ?? "")) }
                 } else {
                     H.field(t(.bookField), name: "book", value: values["book"], hint: t(.bookHint), required: true, error: form.errors["book"],
-                            extra: ["autocomplete": "off", "data-scan-target": ""])
+                            extra: [.autocomplete: "off", .dataScanTarget: ""])
                 }
-                H.el("fieldset", ["class": "quick-picks"]) {
-                    H.el("legend", [:]) { Text(t(.dueDate)) }
+                H.el(.fieldset, [.class: "quick-picks"]) {
+                    H.el(.legend, [:]) { Text(t(.dueDate)) }
                     for days in Array(Set([7, 14, 21, 30, defaultDays])).sorted() {
-                        H.el("label", ["class": "pick"]) {
-                            H.void("input", ["type": "radio", "name": "days", "value": String(days), "checked": days == chosen && values["dueDate"] == nil ? "" : nil])
+                        H.el(.label, [.class: "pick"]) {
+                            H.void(.input, [.type: "radio", .name: "days", .value: String(days), .checked: days == chosen && values["dueDate"] == nil ? "" : nil])
                             Text(" " + t(.days, days))
                         }
                     }
@@ -50,22 +50,22 @@ extension LendPage {
     static func chooser(_ matches: [TitleSummary], values: [String: String], lib: UUID, page: PageContext) -> any Component {
         let t = page.t
         return ComponentGroup {
-            H.el("h1", [:]) { Text(t(.chooseBook)) }
-            H.el("ul", ["class": "titles"]) {
+            H.el(.h1, [:]) { Text(t(.chooseBook)) }
+            H.el(.ul, [.class: "titles"]) {
                 for item in matches {
-                    H.el("li", ["class": "title-row"]) {
+                    H.el(.li, [.class: "title-row"]) {
                         Components.cover(item.coverUrl, title: item.title, t: t)
-                        H.el("span", ["class": "meta"]) {
-                            H.el("span", ["class": "name"]) { Text(item.title) }
-                            H.el("span", ["class": "authors"]) { Text(item.authors.joined(separator: ", ")) }
+                        H.el(.span, [.class: "meta"]) {
+                            H.el(.span, [.class: "name"]) { Text(item.title) }
+                            H.el(.span, [.class: "authors"]) { Text(item.authors.joined(separator: ", ")) }
                         }
                         Components.badge(item.availability, overdue: item.overdue, t: t)
-                        H.form(WebRoute.checkout(library: lib).path, csrf: page.csrf, attrs: ["class": "inline"]) {
+                        H.form(WebRoute.checkout(library: lib).path, csrf: page.csrf, attrs: [.class: "inline"]) {
                             for (name, value) in [("card", values["card"]), ("days", values["days"]), ("dueDate", values["dueDate"]), ("titleId", item.id.uuidString)] {
-                                if let value { H.void("input", ["type": "hidden", "name": name, "value": value]) }
+                                if let value { H.void(.input, [.type: "hidden", .name: name, .value: value]) }
                             }
-                            H.button(t(.checkOut), kind: "quiet", attrs: ["aria-label": t(.checkOut) + ": " + item.title,
-                                                                          "disabled": item.availability.available == 0 ? "" : nil])
+                            H.button(t(.checkOut), kind: "quiet", attrs: [.ariaLabel: t(.checkOut) + ": " + item.title,
+                                                                          .disabled: item.availability.available == 0 ? "" : nil])
                         }
                     }
                 }
@@ -76,21 +76,21 @@ extension LendPage {
     static func confirmation(_ c: Confirmation, lib: UUID, page: PageContext) -> any Component {
         let t = page.t
         return ComponentGroup {
-            H.el("h1", [:]) { Text(t(.checkOutTitle)) }
-            H.el("section", ["class": "card confirm"]) {
+            H.el(.h1, [:]) { Text(t(.checkOutTitle)) }
+            H.el(.section, [.class: "card confirm"]) {
                 Components.cover(c.coverURL, title: c.titleName, t: t, size: "large")
-                H.el("dl", ["class": "facts"]) {
+                H.el(.dl, [.class: "facts"]) {
                     Components.fact(t(.bookField), c.titleName)
                     Components.fact(t(.member), c.memberName + " (" + c.cardID + ")")
                     Components.fact(t(.dueDate), t.date(c.due))
                 }
                 H.form(WebRoute.checkoutConfirm(library: lib).path, csrf: page.csrf) {
-                    H.void("input", ["type": "hidden", "name": "memberId", "value": c.input.memberId?.uuidString])
-                    H.void("input", ["type": "hidden", "name": "titleId", "value": c.input.titleId?.uuidString])
-                    H.void("input", ["type": "hidden", "name": "isbn", "value": c.input.isbn])
-                    H.void("input", ["type": "hidden", "name": "copyBarcode", "value": c.input.copyBarcode])
-                    H.void("input", ["type": "hidden", "name": "days", "value": c.input.days.map(String.init)])
-                    H.void("input", ["type": "hidden", "name": "dueDate", "value": c.dueDateText])
+                    H.void(.input, [.type: "hidden", .name: "memberId", .value: c.input.memberId?.uuidString])
+                    H.void(.input, [.type: "hidden", .name: "titleId", .value: c.input.titleId?.uuidString])
+                    H.void(.input, [.type: "hidden", .name: "isbn", .value: c.input.isbn])
+                    H.void(.input, [.type: "hidden", .name: "copyBarcode", .value: c.input.copyBarcode])
+                    H.void(.input, [.type: "hidden", .name: "days", .value: c.input.days.map(String.init)])
+                    H.void(.input, [.type: "hidden", .name: "dueDate", .value: c.dueDateText])
                     H.button(t(.confirmCheckout))
                 }
             }

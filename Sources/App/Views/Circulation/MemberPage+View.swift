@@ -6,24 +6,24 @@ extension MemberPage {
         let t = page.t
         let (lib, d) = (libraryID, detail)
         return Layout.page(page, title: d.member.name) {
-            H.el("h1", [:]) { Text(d.member.name) }
-            H.el("p", ["class": "card-id"]) { Text(t(.cardID) + ": " + d.member.cardId + (d.member.grade.map { " · " + $0 } ?? "")) }
-            H.el("div", ["class": "actions"]) {
+            H.el(.h1, [:]) { Text(d.member.name) }
+            H.el(.p, [.class: "card-id"]) { Text(t(.cardID) + ": " + d.member.cardId + (d.member.grade.map { " · " + $0 } ?? "")) }
+            H.el(.div, [.class: "actions"]) {
                 H.link(t(.checkOut), WebRoute.checkout(library: lib).path(query: [("card", d.member.cardId)]), cls: "button primary")
                 if mayEdit { H.link(t(.editMember), WebRoute.editMember(library: lib, member: d.member.id).path, cls: "button quiet") }
             }
-            H.void("img", ["src": APILink.memberBarcode(library: lib, member: d.member.id).path, "alt": t(.cardID) + " " + d.member.cardId, "class": "member-card"])
-            H.el("h2", [:]) { Text(t(.currentLoans)) }
+            H.void(.img, [.src: APILink.memberBarcode(library: lib, member: d.member.id).path, .alt: t(.cardID) + " " + d.member.cardId, .class: "member-card"])
+            H.el(.h2, [:]) { Text(t(.currentLoans)) }
             Components.loanList(d.loans, lib: lib, t: t, pickToReturn: true)
-            H.el("h2", [:]) { Text(t(.loanHistory)) }
+            H.el(.h2, [:]) { Text(t(.loanHistory)) }
             if d.history.isEmpty {
-                H.el("p", ["class": "empty"]) { Text(t(.noLoans)) }
+                H.el(.p, [.class: "empty"]) { Text(t(.noLoans)) }
             } else {
-                H.el("ul", ["class": "loans history"]) {
+                H.el(.ul, [.class: "loans history"]) {
                     for loan in d.history.prefix(100) {
-                        H.el("li", [:]) {
-                            H.el("span", [:]) { Text(loan.title) }
-                            H.el("span", [:]) { Text(t.date(loan.checkedOutAt) + " – " + (loan.returnedAt.map { t.date($0) } ?? "")) }
+                        H.el(.li, [:]) {
+                            H.el(.span, [:]) { Text(loan.title) }
+                            H.el(.span, [:]) { Text(t.date(loan.checkedOutAt) + " – " + (loan.returnedAt.map { t.date($0) } ?? "")) }
                         }
                     }
                 }

@@ -6,34 +6,34 @@ extension MembersPage {
         let t = page.t
         let (lib, q, members, mayManage, form) = (libraryID, q, members, mayManage, form)
         return Layout.page(page, title: t(.members)) {
-            H.el("h1", [:]) { Text(t(.members)) }
-            H.el("form", ["method": "get", "action": WebRoute.members(library: lib).path, "role": "search", "class": "search"]) {
-                H.el("label", ["for": "f-mq", "class": "visually-hidden"]) { Text(t(.search)) }
-                H.void("input", ["type": "search", "id": "f-mq", "name": "q", "value": q, "placeholder": t(.searchMembers)])
+            H.el(.h1, [:]) { Text(t(.members)) }
+            H.el(.form, [.method: "get", .action: WebRoute.members(library: lib).path, .role: "search", .class: "search"]) {
+                H.el(.label, [.for: "f-mq", .class: "visually-hidden"]) { Text(t(.search)) }
+                H.void(.input, [.type: "search", .id: "f-mq", .name: "q", .value: q, .placeholder: t(.searchMembers)])
                 H.button(t(.search), kind: "quiet")
             }
             if members.isEmpty {
-                H.el("p", ["class": "empty"]) { Text(q == nil ? t(.noMembers) : t.format(.noMatches, q ?? "")) }
+                H.el(.p, [.class: "empty"]) { Text(q == nil ? t(.noMembers) : t.format(.noMatches, q ?? "")) }
             } else {
-                H.el("ul", ["class": "members"]) {
+                H.el(.ul, [.class: "members"]) {
                     for m in members {
-                        H.el("li", [:]) {
-                            H.el("a", ["href": WebRoute.member(library: lib, member: m.id).path, "class": "member-row"]) {
-                                H.el("span", ["class": "name"]) { Text(m.name) }
-                                H.el("span", ["class": "card-id"]) { Text(m.cardId) }
-                                if m.activeLoans > 0 { H.el("span", ["class": "badge"]) { Text(t(.loansOut, m.activeLoans)) } }
+                        H.el(.li, [:]) {
+                            H.el(.a, [.href: WebRoute.member(library: lib, member: m.id).path, .class: "member-row"]) {
+                                H.el(.span, [.class: "name"]) { Text(m.name) }
+                                H.el(.span, [.class: "card-id"]) { Text(m.cardId) }
+                                if m.activeLoans > 0 { H.el(.span, [.class: "badge"]) { Text(t(.loansOut, m.activeLoans)) } }
                             }
                         }
                     }
                 }
             }
             if mayManage {
-                H.el("details", ["class": "card", "open": form.isRefused ? "" : nil]) {
-                    H.el("summary", [:]) { Text(t(.addMember)) }
+                H.el(.details, [.class: "card", .open: form.isRefused ? "" : nil]) {
+                    H.el(.summary, [:]) { Text(t(.addMember)) }
                     H.form(WebRoute.members(library: lib).path, csrf: page.csrf) {
-                        if let general = form.general { H.el("p", ["class": "flash error", "role": "alert"]) { Text(general) } }
+                        if let general = form.general { H.el(.p, [.class: "flash error", .role: "alert"]) { Text(general) } }
                         H.field(t(.cardID), name: "cardId", value: form["cardId"], required: true, error: form.errors["cardId"],
-                                extra: ["autocomplete": "off"])
+                                extra: [.autocomplete: "off"])
                         H.field(t(.firstName), name: "firstName", value: form["firstName"], required: true, error: form.errors["firstName"])
                         H.field(t(.lastName), name: "lastName", value: form["lastName"], error: form.errors["lastName"])
                         H.field(t(.grade), name: "grade", value: form["grade"], error: form.errors["grade"])

@@ -6,28 +6,28 @@ extension ReturnPage {
         let t = page.t
         let (lib, form) = (libraryID, form)
         return Layout.page(page, title: t(.returnTitle)) {
-            H.el("h1", [:]) { Text(t(.returnTitle)) }
+            H.el(.h1, [:]) { Text(t(.returnTitle)) }
             if let loan {
-                H.el("section", ["class": "card confirm"]) {
+                H.el(.section, [.class: "card confirm"]) {
                     Components.cover(coverURL, title: loan.title, t: t, size: "large")
                     if loan.overdue {
-                        H.el("p", ["class": "warning", "role": "alert"]) { Text("⚠ " + t(.daysOverdue, loan.daysOverdue)) }
+                        H.el(.p, [.class: "warning", .role: "alert"]) { Text("⚠ " + t(.daysOverdue, loan.daysOverdue)) }
                     }
-                    H.el("dl", ["class": "facts"]) {
+                    H.el(.dl, [.class: "facts"]) {
                         Components.fact(t(.bookField), loan.title)
                         Components.fact(t(.borrowedBy), loan.memberName + " (" + loan.memberCardId + ")")
                         Components.fact(t(.checkedOutOn), t.date(loan.checkedOutAt))
                         Components.fact(t(.dueDate), t.date(loan.dueAt))
                     }
                     H.form(WebRoute.returnBook(library: lib).path, csrf: page.csrf) {
-                        H.void("input", ["type": "hidden", "name": "loanId", "value": loan.id.uuidString])
+                        H.void(.input, [.type: "hidden", .name: "loanId", .value: loan.id.uuidString])
                         H.button(t(.confirmReturn))
                     }
                 }
             } else {
-                H.el("form", ["method": "get", "action": WebRoute.returnBook(library: lib).path, "class": "card"]) {
+                H.el(.form, [.method: "get", .action: WebRoute.returnBook(library: lib).path, .class: "card"]) {
                     H.field(t(.copyBarcode), name: "barcode", value: form["barcode"], hint: t(.copyBarcodeHint), required: true,
-                            error: form.errors["barcode"], extra: ["autocomplete": "off", "autocapitalize": "characters", "data-scan-target": ""])
+                            error: form.errors["barcode"], extra: [.autocomplete: "off", .autocapitalize: "characters", .dataScanTarget: ""])
                     H.button(t(.returnBook))
                 }
             }

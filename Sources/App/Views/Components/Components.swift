@@ -6,42 +6,42 @@ import ShelfmarkCore
 /// and tile in lists, a fact in a definition list. Each escapes what it writes through `H`.
 enum Components {
     static func chipLink(_ title: String, _ href: String, current: Bool) -> any Component {
-        H.el("a", ["href": href, "class": current ? "chip current" : "chip", "aria-current": current ? "true" : nil]) { Text(title) }
+        H.el(.a, [.href: href, .class: current ? "chip current" : "chip", .ariaCurrent: current ? "true" : nil]) { Text(title) }
     }
 
     static func badge(_ a: Availability, overdue: Bool, t: Strings) -> any Component {
         let cls = a.total == 0 ? "badge none" : (a.available > 0 ? "badge ok" : "badge out")
         let label = a.available > 0 ? t(.copiesAvailable, a.available) : t(.allOut)
-        return H.el("span", ["class": overdue ? cls + " overdue" : cls, "title": label, "aria-label": label]) {
+        return H.el(.span, [.class: overdue ? cls + " overdue" : cls, .title: label, .ariaLabel: label]) {
             Text("\(t.number(a.available))/\(t.number(a.total))")
         }
     }
 
     static func cover(_ url: String?, title: String, t: Strings, size: String = "thumb") -> any Component {
         if let url, !url.isEmpty {
-            return H.void("img", ["class": "cover " + size, "src": url, "alt": t.format(.coverOf, title), "loading": "lazy"])
+            return H.void(.img, [.class: "cover " + size, .src: url, .alt: t.format(.coverOf, title), .loading: "lazy"])
         }
-        return H.el("span", ["class": "cover placeholder " + size, "aria-hidden": "true"]) { Text(String(title.prefix(1)).uppercased()) }
+        return H.el(.span, [.class: "cover placeholder " + size, .ariaHidden: "true"]) { Text(String(title.prefix(1)).uppercased()) }
     }
 
     static func titleRow(_ item: TitleSummary, lib: UUID, t: Strings) -> any Component {
-        H.el("li", [:]) {
-            H.el("a", ["class": "title-row", "href": WebRoute.title(library: lib, title: item.id).path]) {
+        H.el(.li, [:]) {
+            H.el(.a, [.class: "title-row", .href: WebRoute.title(library: lib, title: item.id).path]) {
                 cover(item.coverUrl, title: item.title, t: t)
-                H.el("span", ["class": "meta"]) {
-                    H.el("span", ["class": "name"]) { Text(item.title) }
-                    if !item.authors.isEmpty { H.el("span", ["class": "authors"]) { Text(item.authors.joined(separator: ", ")) } }
+                H.el(.span, [.class: "meta"]) {
+                    H.el(.span, [.class: "name"]) { Text(item.title) }
+                    if !item.authors.isEmpty { H.el(.span, [.class: "authors"]) { Text(item.authors.joined(separator: ", ")) } }
                 }
-                if item.favorite { H.el("span", ["class": "heart", "aria-label": t(.filterFavorites)]) { Text("♥") } }
+                if item.favorite { H.el(.span, [.class: "heart", .ariaLabel: t(.filterFavorites)]) { Text("♥") } }
                 badge(item.availability, overdue: item.overdue, t: t)
             }
         }
     }
 
     static func wallItem(_ item: TitleSummary, lib: UUID, t: Strings) -> any Component {
-        H.el("a", ["class": "wall-item", "href": WebRoute.title(library: lib, title: item.id).path]) {
+        H.el(.a, [.class: "wall-item", .href: WebRoute.title(library: lib, title: item.id).path]) {
             cover(item.coverUrl, title: item.title, t: t, size: "large")
-            H.el("span", ["class": "name"]) { Text(item.title) }
+            H.el(.span, [.class: "name"]) { Text(item.title) }
             badge(item.availability, overdue: item.overdue, t: t)
         }
     }
@@ -51,29 +51,29 @@ enum Components {
     static func fact(_ label: String, _ value: String?) -> any Component {
         guard let value, !value.isEmpty else { return EmptyComponent() }
         return ComponentGroup {
-            H.el("dt", [:]) { Text(label) }
-            H.el("dd", [:]) { Text(value) }
+            H.el(.dt, [:]) { Text(label) }
+            H.el(.dd, [:]) { Text(value) }
         }
     }
 
     /// Loans as a list: the title (a link), the member when asked, due or overdue, and a button to
     /// return each (the same confirmation as scanning its barcode).
     static func loanList(_ loans: [LoanDTO], lib: UUID, t: Strings, showMember: Bool = false, pickToReturn: Bool = false) -> any Component {
-        guard !loans.isEmpty else { return H.el("p", ["class": "empty"]) { Text(t(.noLoans)) } }
-        return H.el("ul", ["class": "loans"]) {
+        guard !loans.isEmpty else { return H.el(.p, [.class: "empty"]) { Text(t(.noLoans)) } }
+        return H.el(.ul, [.class: "loans"]) {
             for loan in loans {
-                H.el("li", ["class": loan.overdue ? "overdue" : nil]) {
-                    H.el("span", [:]) {
+                H.el(.li, [.class: loan.overdue ? "overdue" : nil]) {
+                    H.el(.span, [:]) {
                         if let id = loan.titleId { H.link(loan.title, WebRoute.title(library: lib, title: id).path) } else { Text(loan.title) }
-                        if showMember { H.el("span", ["class": "who"]) { Text(" · \(loan.memberName) (\(loan.memberCardId))") } }
+                        if showMember { H.el(.span, [.class: "who"]) { Text(" · \(loan.memberName) (\(loan.memberCardId))") } }
                     }
-                    H.el("span", ["class": "due"]) {
+                    H.el(.span, [.class: "due"]) {
                         Text(loan.overdue ? t(.daysOverdue, loan.daysOverdue) : t.format(.dueOn, t.date(loan.dueAt)))
                     }
                     if pickToReturn, let barcode = loan.copyBarcode {
                         // Pick a loan to return: the same confirmation as scanning its barcode.
-                        H.el("a", ["class": "button quiet", "href": WebRoute.returnBook(library: lib).path(query: [("barcode", barcode)]),
-                                   "aria-label": t(.returnBook) + ": " + loan.title]) { Text(t(.returnBook)) }
+                        H.el(.a, [.class: "button quiet", .href: WebRoute.returnBook(library: lib).path(query: [("barcode", barcode)]),
+                                   .ariaLabel: t(.returnBook) + ": " + loan.title]) { Text(t(.returnBook)) }
                     }
                 }
             }

@@ -6,10 +6,10 @@ extension ErrorPage {
         let t = page.t
         let (title, message) = (title, message)
         return Layout.page(page, title: title) {
-            H.el("section", ["class": "card error-page"]) {
-                H.el("h1", [:]) { Text(title) }
-                H.el("p", [:]) { Text(message) }
-                H.el("p", [:]) { H.link(t(.backToCatalog), WebRoute.home.path, cls: "button") }
+            H.el(.section, [.class: "card error-page"]) {
+                H.el(.h1, [:]) { Text(title) }
+                H.el(.p, [:]) { Text(message) }
+                H.el(.p, [:]) { H.link(t(.backToCatalog), WebRoute.home.path, cls: "button") }
             }
         }
     }

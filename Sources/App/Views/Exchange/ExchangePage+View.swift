@@ -7,66 +7,66 @@ extension ExchangePage {
         let t = page.t
         let (lib, progress, libraryName, mayAdminister) = (libraryID, enrichment, libraryName, mayAdminister)
         return Layout.page(page, title: t(.importExport)) {
-            H.el("h1", [:]) { Text(t(.importExport)) }
-            H.form(WebRoute.exchange(library: lib).path, csrf: page.csrf, attrs: ["enctype": "multipart/form-data", "class": "card"]) {
+            H.el(.h1, [:]) { Text(t(.importExport)) }
+            H.form(WebRoute.exchange(library: lib).path, csrf: page.csrf, attrs: [.enctype: "multipart/form-data", .class: "card"]) {
                 H.field(t(.importFile), name: "file", type: "file", hint: t(.importFileHint), required: true,
-                        extra: ["accept": ".csv,.tsv,.txt,.json,.mrc,.marc,.dat,.xml,text/csv,text/plain,application/json,application/marc,application/xml"])
-                H.el("div", ["class": "field"]) {
-                    H.el("label", ["for": "f-format"]) { Text(t(.formatField)) }
-                    H.el("select", ["id": "f-format", "name": "format"]) {
-                        H.el("option", ["value": ""]) { Text(t(.detectFormat)) }
-                        for format in ImportFormat.allCases { H.el("option", ["value": format.rawValue]) { Text(t.name(format)) } }
+                        extra: [.accept: ".csv,.tsv,.txt,.json,.mrc,.marc,.dat,.xml,text/csv,text/plain,application/json,application/marc,application/xml"])
+                H.el(.div, [.class: "field"]) {
+                    H.el(.label, [.for: "f-format"]) { Text(t(.formatField)) }
+                    H.el(.select, [.id: "f-format", .name: "format"]) {
+                        H.el(.option, [.value: ""]) { Text(t(.detectFormat)) }
+                        for format in ImportFormat.allCases { H.el(.option, [.value: format.rawValue]) { Text(t.name(format)) } }
                     }
                 }
-                H.el("fieldset", ["class": "quick-picks"]) {
-                    H.el("legend", [:]) { Text(t(.isbn)) }
-                    H.el("label", ["class": "pick"]) {
-                        H.void("input", ["type": "radio", "name": "existing", "value": "skip", "checked": ""])
+                H.el(.fieldset, [.class: "quick-picks"]) {
+                    H.el(.legend, [:]) { Text(t(.isbn)) }
+                    H.el(.label, [.class: "pick"]) {
+                        H.void(.input, [.type: "radio", .name: "existing", .value: "skip", .checked: ""])
                         Text(" " + t(.existingSkip))
                     }
-                    H.el("label", ["class": "pick"]) {
-                        H.void("input", ["type": "radio", "name": "existing", "value": "copies"])
+                    H.el(.label, [.class: "pick"]) {
+                        H.void(.input, [.type: "radio", .name: "existing", .value: "copies"])
                         Text(" " + t(.existingCopies))
                     }
                 }
                 H.field(t(.importIntoNew), name: "newLibrary", hint: t(.importIntoNewHint))
-                H.button(t(.importButton), attrs: ["data-busy": t(.importing)])
+                H.button(t(.importButton), attrs: [.dataBusy: t(.importing)])
             }
             if progress.pending + progress.running > 0 {
-                H.el("p", ["class": "card", "id": "enrichment-progress", "aria-live": "polite", "data-refresh": WebRoute.exchange(library: lib).path]) {
+                H.el(.p, [.class: "card", .id: "enrichment-progress", .ariaLive: "polite", .dataRefresh: WebRoute.exchange(library: lib).path]) {
                     Text(t.format(.enrichmentProgress, t.number(progress.pending + progress.running), t.number(progress.done)))
                 }
             } else if progress.done > 0 {
-                H.el("p", ["class": "muted", "id": "enrichment-progress"]) { Text(t.format(.enrichmentDone, t.number(progress.done))) }
+                H.el(.p, [.class: "muted", .id: "enrichment-progress"]) { Text(t.format(.enrichmentDone, t.number(progress.done))) }
             }
-            H.el("h2", [:]) { Text(t(.exportHeading)) }
-            H.el("ul", ["class": "menu"]) {
-                H.el("li", [:]) { H.link(t(.exportCatalog), APILink.export(library: lib, format: "csv").path) }
-                H.el("li", [:]) { H.link(t(.exportWishlist), APILink.export(library: lib, format: "wishlist-csv").path) }
-                H.el("li", [:]) { H.link(t(.exportJSON), APILink.export(library: lib, format: "json").path) }
-                H.el("li", [:]) { H.link(t(.exportMARC), APILink.export(library: lib, format: "marc").path) }
-                H.el("li", [:]) { H.link(t(.exportMARCXML), APILink.export(library: lib, format: "marcxml").path) }
+            H.el(.h2, [:]) { Text(t(.exportHeading)) }
+            H.el(.ul, [.class: "menu"]) {
+                H.el(.li, [:]) { H.link(t(.exportCatalog), APILink.export(library: lib, format: "csv").path) }
+                H.el(.li, [:]) { H.link(t(.exportWishlist), APILink.export(library: lib, format: "wishlist-csv").path) }
+                H.el(.li, [:]) { H.link(t(.exportJSON), APILink.export(library: lib, format: "json").path) }
+                H.el(.li, [:]) { H.link(t(.exportMARC), APILink.export(library: lib, format: "marc").path) }
+                H.el(.li, [:]) { H.link(t(.exportMARCXML), APILink.export(library: lib, format: "marcxml").path) }
             }
             if mayAdminister {
-                H.el("h2", [:]) { Text(t(.backupHeading)) }
-                H.el("p", ["class": "muted"]) { Text(t(.backupHint)) }
-                H.el("ul", ["class": "menu"]) {
-                    H.el("li", [:]) { H.link(t(.backupDownload), APILink.backup(library: lib).path) }
+                H.el(.h2, [:]) { Text(t(.backupHeading)) }
+                H.el(.p, [.class: "muted"]) { Text(t(.backupHint)) }
+                H.el(.ul, [.class: "menu"]) {
+                    H.el(.li, [:]) { H.link(t(.backupDownload), APILink.backup(library: lib).path) }
                 }
-                H.form(WebRoute.restore(library: lib).path, csrf: page.csrf, attrs: ["enctype": "multipart/form-data", "class": "card"]) {
-                    H.field(t(.restoreFile), name: "backup", type: "file", required: true, extra: ["accept": ".json,application/json"])
+                H.form(WebRoute.restore(library: lib).path, csrf: page.csrf, attrs: [.enctype: "multipart/form-data", .class: "card"]) {
+                    H.field(t(.restoreFile), name: "backup", type: "file", required: true, extra: [.accept: ".json,application/json"])
                     H.field(t(.restoreAsNew), name: "name", hint: t(.restoreAsNewHint))
-                    H.el("label", ["class": "pick"]) {
-                        H.void("input", ["type": "checkbox", "name": "replace", "value": "true"])
+                    H.el(.label, [.class: "pick"]) {
+                        H.void(.input, [.type: "checkbox", .name: "replace", .value: "true"])
                         Text(" " + t.format(.restoreReplace, libraryName))
                     }
-                    H.button(t(.restoreButton), kind: "quiet", attrs: ["data-busy": t(.restoring)])
+                    H.button(t(.restoreButton), kind: "quiet", attrs: [.dataBusy: t(.restoring)])
                 }
-                H.el("section", ["class": "danger"]) {
-                    H.el("h2", [:]) { Text(t(.eraseHeading)) }
+                H.el(.section, [.class: "danger"]) {
+                    H.el(.h2, [:]) { Text(t(.eraseHeading)) }
                     H.form(WebRoute.erase(library: lib).path, csrf: page.csrf) {
-                        H.el("label", ["class": "pick"]) {
-                            H.void("input", ["type": "checkbox", "name": "confirm", "value": "true", "required": ""])
+                        H.el(.label, [.class: "pick"]) {
+                            H.void(.input, [.type: "checkbox", .name: "confirm", .value: "true", .required: ""])
                             Text(" " + t.format(.eraseConfirm, libraryName))
                         }
                         H.button(t(.eraseButton), kind: "danger")

@@ -7,8 +7,8 @@ extension ActivityPage {
         let t = page.t
         let lib = libraryID
         return Layout.page(page, title: t(.activity)) {
-            H.el("h1", [:]) { Text(t(.activity)) }
-            H.el("nav", ["class": "chips"]) {
+            H.el(.h1, [:]) { Text(t(.activity)) }
+            H.el(.nav, [.class: "chips"]) {
                 Components.chipLink(t(.allTypes), WebRoute.activity(library: lib).path, current: type == nil)
                 for kind in Self.filterTypes {
                     Components.chipLink(Self.describe(kind.rawValue, t).name, WebRoute.activity(library: lib).path(query: [("type", kind.rawValue)]),
@@ -21,17 +21,17 @@ extension ActivityPage {
 
     /// Entries as a list (also on the overview).
     static func list(_ items: [ActivityDTO], t: Strings) -> any Component {
-        guard !items.isEmpty else { return H.el("p", ["class": "empty"]) { Text("—") } }
-        return H.el("ul", ["class": "activity"]) {
+        guard !items.isEmpty else { return H.el(.p, [.class: "empty"]) { Text("—") } }
+        return H.el(.ul, [.class: "activity"]) {
             for a in items {
                 let d = describe(a.type, t)
-                H.el("li", ["class": "tone-" + d.tone]) {
-                    H.el("span", ["class": "act-icon", "aria-hidden": "true"]) { Text(d.icon) }
-                    H.el("span", ["class": "meta"]) {
-                        H.el("span", ["class": "name"]) {
+                H.el(.li, [.class: "tone-" + d.tone]) {
+                    H.el(.span, [.class: "act-icon", .ariaHidden: "true"]) { Text(d.icon) }
+                    H.el(.span, [.class: "meta"]) {
+                        H.el(.span, [.class: "name"]) {
                             Text(d.name + (a.title.map { ": " + $0 } ?? ""))
                         }
-                        H.el("span", ["class": "authors"]) {
+                        H.el(.span, [.class: "authors"]) {
                             Text([t.date(a.at), a.memberCardId, a.detail.map { t.message($0) } ?? a.info, a.actor].compactMap { $0 }.joined(separator: " · "))
                         }
                     }

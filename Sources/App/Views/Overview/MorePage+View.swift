@@ -7,19 +7,19 @@ extension MorePage {
         let t = page.t
         let lib = libraryID
         return Layout.page(page, title: t(.more)) {
-            H.el("h1", [:]) { Text(t(.more)) }
-            H.el("ul", ["class": "menu"]) {
-                H.el("li", [:]) { H.link(t(.dashboard), WebRoute.dashboard(library: lib).path) }
-                H.el("li", [:]) { H.link(t(.wishlist), WebRoute.wishlist(library: lib).path) }
-                H.el("li", [:]) { H.link(t(.activity), WebRoute.activity(library: lib).path) }
-                if role.may(.catalog) { H.el("li", [:]) { H.link(t(.importExport), WebRoute.exchange(library: lib).path) } }
-                if role.may(.administer) { H.el("li", [:]) { H.link(t(.settings), WebRoute.settings(library: lib).path) } }
+            H.el(.h1, [:]) { Text(t(.more)) }
+            H.el(.ul, [.class: "menu"]) {
+                H.el(.li, [:]) { H.link(t(.dashboard), WebRoute.dashboard(library: lib).path) }
+                H.el(.li, [:]) { H.link(t(.wishlist), WebRoute.wishlist(library: lib).path) }
+                H.el(.li, [:]) { H.link(t(.activity), WebRoute.activity(library: lib).path) }
+                if role.may(.catalog) { H.el(.li, [:]) { H.link(t(.importExport), WebRoute.exchange(library: lib).path) } }
+                if role.may(.administer) { H.el(.li, [:]) { H.link(t(.settings), WebRoute.settings(library: lib).path) } }
             }
             if page.libraries.count > 1 {
-                H.el("h2", [:]) { Text(t(.switchLibrary)) }
-                H.el("ul", ["class": "menu"]) {
+                H.el(.h2, [:]) { Text(t(.switchLibrary)) }
+                H.el(.ul, [.class: "menu"]) {
                     for other in page.libraries where other.id != lib {
-                        H.el("li", [:]) { H.link(other.name, WebRoute.catalog(library: other.id).path) }
+                        H.el(.li, [:]) { H.link(other.name, WebRoute.catalog(library: other.id).path) }
                     }
                 }
             }

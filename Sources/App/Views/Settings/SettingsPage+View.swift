@@ -7,47 +7,47 @@ extension SettingsPage {
         let t = page.t
         let (settings, addStaff, newLibrary) = (settings, addStaff, newLibrary)
         return Layout.page(page, title: t(.settings)) {
-            H.el("h1", [:]) { Text(t(.settings)) }
-            H.form(WebRoute.settings(library: libraryID).path, csrf: page.csrf, attrs: ["class": "card"]) {
-                if let general = settings.general { H.el("p", ["class": "flash error", "role": "alert"]) { Text(general) } }
+            H.el(.h1, [:]) { Text(t(.settings)) }
+            H.form(WebRoute.settings(library: libraryID).path, csrf: page.csrf, attrs: [.class: "card"]) {
+                if let general = settings.general { H.el(.p, [.class: "flash error", .role: "alert"]) { Text(general) } }
                 H.field(t(.libraryName), name: "name", value: settings["name"], required: true, error: settings.errors["name"])
                 H.field(t(.loanPeriod), name: "loanPeriodDays", type: "number", value: settings["loanPeriodDays"], required: true,
                         error: settings.errors["loanPeriodDays"],
-                        extra: ["min": String(LoanPolicy.loanPeriodRange.lowerBound), "max": String(LoanPolicy.loanPeriodRange.upperBound)])
+                        extra: [.min: String(LoanPolicy.loanPeriodRange.lowerBound), .max: String(LoanPolicy.loanPeriodRange.upperBound)])
                 H.field(t(.maxRenewals), name: "maxRenewals", type: "number", value: settings["maxRenewals"], required: true,
                         error: settings.errors["maxRenewals"],
-                        extra: ["min": String(Limits.maxRenewals.lowerBound), "max": String(Limits.maxRenewals.upperBound)])
-                H.el("div", ["class": "field"]) {
-                    H.el("label", ["class": "pick"]) {
-                        H.void("input", ["type": "checkbox", "name": "publicCatalog", "value": "true", "checked": settings["publicCatalog"] == "true" ? "" : nil])
+                        extra: [.min: String(Limits.maxRenewals.lowerBound), .max: String(Limits.maxRenewals.upperBound)])
+                H.el(.div, [.class: "field"]) {
+                    H.el(.label, [.class: "pick"]) {
+                        H.void(.input, [.type: "checkbox", .name: "publicCatalog", .value: "true", .checked: settings["publicCatalog"] == "true" ? "" : nil])
                         Text(" " + t(.publicCatalog))
                     }
                 }
                 H.button(t(.save))
             }
-            H.el("h2", [:]) { Text(t(.staff)) }
-            H.el("ul", ["class": "members"]) {
+            H.el(.h2, [:]) { Text(t(.staff)) }
+            H.el(.ul, [.class: "members"]) {
                 for s in staff {
-                    H.el("li", ["class": "member-row"]) {
-                        H.el("span", ["class": "name"]) { Text(s.displayName) }
-                        H.el("span", ["class": "card-id"]) { Text(s.username + " · " + MorePages.roleName(s.role, t)) }
+                    H.el(.li, [.class: "member-row"]) {
+                        H.el(.span, [.class: "name"]) { Text(s.displayName) }
+                        H.el(.span, [.class: "card-id"]) { Text(s.username + " · " + MorePages.roleName(s.role, t)) }
                     }
                 }
             }
-            H.el("details", ["class": "card", "open": refused == .staff ? "" : nil]) {
-                H.el("summary", [:]) { Text(t(.addStaff)) }
+            H.el(.details, [.class: "card", .open: refused == .staff ? "" : nil]) {
+                H.el(.summary, [:]) { Text(t(.addStaff)) }
                 H.form(WebRoute.staff(library: libraryID).path, csrf: page.csrf) {
-                    if let general = addStaff.general { H.el("p", ["class": "flash error", "role": "alert"]) { Text(general) } }
+                    if let general = addStaff.general { H.el(.p, [.class: "flash error", .role: "alert"]) { Text(general) } }
                     H.field(t(.username), name: "username", value: addStaff["username"], required: true, error: addStaff.errors["username"],
-                            extra: ["autocomplete": "off", "autocapitalize": "none"])
+                            extra: [.autocomplete: "off", .autocapitalize: "none"])
                     H.field(t(.yourName), name: "displayName", value: addStaff["displayName"], error: addStaff.errors["displayName"])
                     H.field(t(.password), name: "password", type: "password", hint: t(.staffPasswordHint), required: true,
-                            error: addStaff.errors["password"], extra: ["autocomplete": "new-password", "minlength": "8"])
-                    H.el("div", ["class": "field"]) {
-                        H.el("label", ["for": "f-role"]) { Text(t(.role)) }
-                        H.el("select", ["id": "f-role", "name": "role"]) {
+                            error: addStaff.errors["password"], extra: [.autocomplete: "new-password", .minlength: "8"])
+                    H.el(.div, [.class: "field"]) {
+                        H.el(.label, [.for: "f-role"]) { Text(t(.role)) }
+                        H.el(.select, [.id: "f-role", .name: "role"]) {
                             for role in [Role.librarian, .volunteer, .viewer, .owner] {
-                                H.el("option", ["value": role.rawValue, "selected": addStaff["role"] == role.rawValue ? "" : nil]) {
+                                H.el(.option, [.value: role.rawValue, .selected: addStaff["role"] == role.rawValue ? "" : nil]) {
                                     Text(MorePages.roleName(role, t))
                                 }
                             }
@@ -57,10 +57,10 @@ extension SettingsPage {
                 }
             }
             if mayCreateLibraries {
-                H.el("details", ["class": "card", "open": refused == .newLibrary ? "" : nil]) {
-                    H.el("summary", [:]) { Text(t(.newLibrary)) }
+                H.el(.details, [.class: "card", .open: refused == .newLibrary ? "" : nil]) {
+                    H.el(.summary, [:]) { Text(t(.newLibrary)) }
                     H.form(WebRoute.createLibrary(library: libraryID).path, csrf: page.csrf) {
-                        if let general = newLibrary.general { H.el("p", ["class": "flash error", "role": "alert"]) { Text(general) } }
+                        if let general = newLibrary.general { H.el(.p, [.class: "flash error", .role: "alert"]) { Text(general) } }
                         H.field(t(.libraryName), name: "name", value: newLibrary["name"], required: true, id: "f-new-library",
                                 error: newLibrary.errors["name"])
                         H.button(t(.newLibrary))
@@ -68,14 +68,14 @@ extension SettingsPage {
                 }
             }
             if server.youAreAdmin == true {
-                H.el("h2", [:]) { Text(t(.serverSettings)) }
-                H.form(WebRoute.server(library: libraryID).path, csrf: page.csrf, attrs: ["class": "card"]) {
-                    H.el("fieldset", ["class": "field"]) {
-                        H.el("legend", [:]) { Text(t(.libraryCreation)) }
+                H.el(.h2, [:]) { Text(t(.serverSettings)) }
+                H.form(WebRoute.server(library: libraryID).path, csrf: page.csrf, attrs: [.class: "card"]) {
+                    H.el(.fieldset, [.class: "field"]) {
+                        H.el(.legend, [:]) { Text(t(.libraryCreation)) }
                         for (value, label) in [(LibraryCreation.staff, t(.creationStaff)), (.admin, t(.creationAdmin))] {
-                            H.el("label", ["class": "pick"]) {
-                                H.void("input", ["type": "radio", "name": "libraryCreation", "value": value.rawValue,
-                                                 "checked": server.libraryCreation == value ? "" : nil])
+                            H.el(.label, [.class: "pick"]) {
+                                H.void(.input, [.type: "radio", .name: "libraryCreation", .value: value.rawValue,
+                                                 .checked: server.libraryCreation == value ? "" : nil])
                                 Text(" " + label)
                             }
                         }

@@ -8,35 +8,35 @@ extension WishlistPage {
         let t = page.t
         let (lib, q, candidates, items, canEdit) = (libraryID, q, candidates, items, canEdit)
         return Layout.page(page, title: t(.wishlist)) {
-            H.el("h1", [:]) { Text(t(.wishlist)) }
+            H.el(.h1, [:]) { Text(t(.wishlist)) }
             if canEdit {
-                H.el("form", ["method": "get", "action": WebRoute.wishlist(library: lib).path, "role": "search", "class": "search"]) {
-                    H.el("label", ["for": "f-wq", "class": "visually-hidden"]) { Text(t(.searchProviders)) }
-                    H.void("input", ["type": "search", "id": "f-wq", "name": "q", "value": q, "placeholder": t(.searchProvidersHint)])
+                H.el(.form, [.method: "get", .action: WebRoute.wishlist(library: lib).path, .role: "search", .class: "search"]) {
+                    H.el(.label, [.for: "f-wq", .class: "visually-hidden"]) { Text(t(.searchProviders)) }
+                    H.void(.input, [.type: "search", .id: "f-wq", .name: "q", .value: q, .placeholder: t(.searchProvidersHint)])
                     H.button(t(.searchProviders), kind: "quiet")
                 }
             }
             if let q, !q.isEmpty {
-                H.el("section", ["class": "card"]) {
-                    H.el("h2", [:]) { Text(t(.providerResults)) }
+                H.el(.section, [.class: "card"]) {
+                    H.el(.h2, [:]) { Text(t(.providerResults)) }
                     if candidates.isEmpty {
-                        H.el("p", ["class": "empty"]) { Text(t.format(.noMatches, q)) }
+                        H.el(.p, [.class: "empty"]) { Text(t.format(.noMatches, q)) }
                     } else {
-                        H.el("ul", ["class": "titles"]) {
+                        H.el(.ul, [.class: "titles"]) {
                             for c in candidates {
-                                H.el("li", ["class": "title-row"]) {
+                                H.el(.li, [.class: "title-row"]) {
                                     Components.cover(c.coverURL, title: c.title ?? "", t: t)
-                                    H.el("span", ["class": "meta"]) {
-                                        H.el("span", ["class": "name"]) { Text(c.title ?? "") }
-                                        H.el("span", ["class": "authors"]) { Text((c.authors ?? []).joined(separator: ", ")) }
+                                    H.el(.span, [.class: "meta"]) {
+                                        H.el(.span, [.class: "name"]) { Text(c.title ?? "") }
+                                        H.el(.span, [.class: "authors"]) { Text((c.authors ?? []).joined(separator: ", ")) }
                                     }
-                                    H.form(WebRoute.wishlist(library: lib).path, csrf: page.csrf, attrs: ["class": "inline"]) {
+                                    H.form(WebRoute.wishlist(library: lib).path, csrf: page.csrf, attrs: [.class: "inline"]) {
                                         for (name, value) in [("title", c.title), ("subtitle", c.subtitle), ("authors", c.authors?.joined(separator: ", ")),
                                                               ("isbn", c.isbn13), ("publisher", c.publisher), ("publishedDate", c.publishedDate),
                                                               ("coverUrl", c.coverURL), ("language", c.language)] {
-                                            if let value { H.void("input", ["type": "hidden", "name": name, "value": value]) }
+                                            if let value { H.void(.input, [.type: "hidden", .name: name, .value: value]) }
                                         }
-                                        H.button(t(.addToWishlist), kind: "quiet", attrs: ["aria-label": t(.addToWishlist) + ": " + (c.title ?? "")])
+                                        H.button(t(.addToWishlist), kind: "quiet", attrs: [.ariaLabel: t(.addToWishlist) + ": " + (c.title ?? "")])
                                     }
                                 }
                             }
@@ -45,30 +45,30 @@ extension WishlistPage {
                 }
             }
             if items.isEmpty {
-                H.el("p", ["class": "empty"]) { Text(t(.wishlistEmpty)) }
+                H.el(.p, [.class: "empty"]) { Text(t(.wishlistEmpty)) }
             } else {
-                H.el("ul", ["class": "wishlist"]) {
+                H.el(.ul, [.class: "wishlist"]) {
                     for item in items {
-                        H.el("li", ["class": "card wish"]) {
+                        H.el(.li, [.class: "card wish"]) {
                             Components.cover(item.coverUrl, title: item.title, t: t)
-                            H.el("div", ["class": "meta"]) {
-                                H.el("span", ["class": "name"]) { Text(item.title) }
-                                H.el("span", ["class": "authors"]) { Text(item.authors.joined(separator: ", ")) }
-                                H.el("div", ["class": "actions"]) {
+                            H.el(.div, [.class: "meta"]) {
+                                H.el(.span, [.class: "name"]) { Text(item.title) }
+                                H.el(.span, [.class: "authors"]) { Text(item.authors.joined(separator: ", ")) }
+                                H.el(.div, [.class: "actions"]) {
                                     let links = TitleQuery.links(isbn13: item.isbn13, title: item.title, authors: item.authors)
                                     if let amazon = links["amazon"] {
-                                        H.el("a", ["href": amazon, "class": "button quiet", "rel": "noopener", "target": "_blank"]) { Text(t(.findOnAmazon)) }
+                                        H.el(.a, [.href: amazon, .class: "button quiet", .rel: "noopener", .target: "_blank"]) { Text(t(.findOnAmazon)) }
                                     }
-                                    H.el("button", ["type": "button", "class": "button quiet", "hidden": "",
-                                                    "data-share": item.title,
-                                                    "data-share-text": t.format(.shareText, item.title, item.authors.joined(separator: ", "))]) { Text(t(.share)) }
+                                    H.el(.button, [.type: "button", .class: "button quiet", .hidden: "",
+                                                    .dataShare: item.title,
+                                                    .dataShareText: t.format(.shareText, item.title, item.authors.joined(separator: ", "))]) { Text(t(.share)) }
                                     if canEdit {
-                                        H.form(WebRoute.wishlistAcquire(library: lib, title: item.id).path, csrf: page.csrf, attrs: ["class": "inline-form"]) {
+                                        H.form(WebRoute.wishlistAcquire(library: lib, title: item.id).path, csrf: page.csrf, attrs: [.class: "inline-form"]) {
                                             H.field(t(.copiesField), name: "copies", type: "number", value: "1", required: true,
-                                                    id: "f-copies-" + item.id.uuidString, extra: ["min": "1", "max": "500"])
+                                                    id: "f-copies-" + item.id.uuidString, extra: [.min: "1", .max: "500"])
                                             H.button(t(.acquire))
                                         }
-                                        H.form(WebRoute.wishlistDelete(library: lib, title: item.id).path, csrf: page.csrf, attrs: ["class": "inline"]) {
+                                        H.form(WebRoute.wishlistDelete(library: lib, title: item.id).path, csrf: page.csrf, attrs: [.class: "inline"]) {
                                             H.button(t(.removeFromWishlist), kind: "danger")
                                         }
                                     }
