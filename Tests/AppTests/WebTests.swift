@@ -107,6 +107,28 @@ private struct Browser {
 
     /// Typed routes: every page and form action is registered under its `WebRoute` pattern, and the
     /// links the route builds fill that pattern in (ids and query values encoded).
+    @Test func everyAPILinkLeadsToARegisteredRoute() async throws {
+        try await withTestApp { app in
+            let (l, x) = (UUID(), UUID())
+            let links: [APILink] = [.export(library: l, format: "marc"), .backup(library: l), .copyBarcode(library: l, copy: x),
+                                    .memberBarcode(library: l, member: x), .titleCopies(library: l, title: x), .job(x), .cover(x)]
+            let routes = app.routes.all.map { $0.path }
+            for link in links {
+                let segments = String(link.path.split(separator: "?")[0]).split(separator: "/").map(String.init)
+                let matches = routes.contains { path in
+                    path.count == segments.count && zip(path, segments).allSatisfy { component, segment in
+                        switch component {
+                        case .constant(let text): text == segment
+                        case .parameter: UUID(uuidString: segment) != nil
+                        default: false
+                        }
+                    }
+                }
+                #expect(matches, "\(link.path) leads to no route")
+            }
+        }
+    }
+
     @Test func everyWebRouteIsRegisteredAndItsLinksFollowIt() async throws {
         try await withTestApp { app in
             let (l, x) = (UUID(), UUID())

@@ -105,7 +105,7 @@ enum LookupService {
 /// Cover images kept in the database and served at `/api/v1/covers/{id}`.
 enum CoverStore {
     static let maxBytes = 5 << 20
-    static func localURL(_ id: UUID) -> String { "/api/v1/covers/\(id.uuidString.lowercased())" }
+    static func localURL(_ id: UUID) -> String { APILink.cover(id).path }
 
     static func isLocal(_ url: String?) -> Bool { url?.hasPrefix("/api/v1/covers/") ?? false }
     static func isRemote(_ url: String?) -> Bool {

@@ -101,7 +101,7 @@ enum CatalogError: DomainError, Equatable {
         case .duplicateCategory(let name): ["name": name]
         case .duplicateISBN(let title, let id, let library):
             ["existingTitleId": id.uuidString, "title": title,
-             "addCopies": "/api/v1/libraries/\(library.uuidString)/titles/\(id.uuidString)/copies"]
+             "addCopies": APILink.titleCopies(library: library, title: id).path]
         case .tooManyCopiesAtOnce(let max, let from, let to): ["max": String(max), "from": String(from), "to": String(to)]
         default: nil
         }

@@ -53,7 +53,7 @@ enum JobsController {
     static func accepted(_ id: UUID, req: Request) async throws -> Response {
         let record = try await Jobs.find(id, user: try req.user.id, app: req.application)
         let response = Response(status: .accepted)
-        response.headers.replaceOrAdd(name: .location, value: "/api/v1/jobs/\(id.uuidString)")
+        response.headers.replaceOrAdd(name: .location, value: APILink.job(id).path)
         try response.content.encode(JobDTO(record, t: req.t))
         return response
     }

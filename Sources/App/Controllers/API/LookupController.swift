@@ -62,7 +62,7 @@ enum LookupController {
         let availability = try await Availability.of(id, on: db)
         return ExistingTitleDTO(id: id, title: title.title, wishlist: title.wishlist, totalCopies: availability.total,
                                 availableCopies: availability.available,
-                                addCopiesUrl: "/api/v1/libraries/\(library.uuidString)/titles/\(id.uuidString)/copies")
+                                addCopiesUrl: APILink.titleCopies(library: library, title: id).path)
     }
 
     @Sendable static func search(req: Request) async throws -> LookupSearchResponse {

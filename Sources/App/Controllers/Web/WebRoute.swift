@@ -140,26 +140,3 @@ extension RoutesBuilder {
         on(.POST, route.pattern, use: handler)
     }
 }
-
-/// Links from a page to the API (downloads, barcode images): built here, as `WebRoute` builds the
-/// pages' links, so no page spells out an API path.
-enum APILink: Sendable, Equatable {
-    case export(library: UUID, format: String)
-    case backup(library: UUID)
-    case copyBarcode(library: UUID, copy: UUID)
-    case memberBarcode(library: UUID, member: UUID)
-
-    var path: String {
-        let library = "/api/v1/libraries/" + {
-            switch self {
-            case .export(let l, _), .backup(let l), .copyBarcode(let l, _), .memberBarcode(let l, _): l.uuidString
-            }
-        }()
-        switch self {
-        case .export(_, let format): return library + "/export?format=" + (format.addingPercentEncoding(withAllowedCharacters: .alphanumerics.union(["-"])) ?? "")
-        case .backup: return library + "/backup"
-        case .copyBarcode(_, let copy): return library + "/copies/" + copy.uuidString + "/barcode.svg"
-        case .memberBarcode(_, let member): return library + "/members/" + member.uuidString + "/barcode.svg"
-        }
-    }
-}
