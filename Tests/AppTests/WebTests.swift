@@ -6,7 +6,7 @@ import Vapor
 import VaporTesting
 
 /// A browser-like client for the web pages: keeps cookies, sends forms with the CSRF token.
-private struct Browser {
+struct Browser {
     let app: Application
     var cookies: [String: String] = [:]
     var language: String?

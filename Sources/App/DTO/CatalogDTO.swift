@@ -128,6 +128,18 @@ struct SectionCount: Content {
     var count: Int
 }
 
+/// How a list of titles is ordered.
+enum TitleSort: String, Codable, Sendable, CaseIterable, SchemaEnum {
+    /// A–Z by title (leading articles ignored), in A–Z sections.
+    case title
+    /// By the authors' names.
+    case author
+    /// The most recently added first.
+    case newest
+    /// The most often lent first.
+    case borrowed
+}
+
 struct TitleList: Content {
     enum Order: String, Codable, Sendable, CaseIterable, SchemaEnum {
         /// A–Z by title (leading articles ignored).

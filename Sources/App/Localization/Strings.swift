@@ -72,6 +72,9 @@ enum L: String, CaseIterable, Sendable {
     case errJobNotFound, errTheCover, errBackupCoverN, errCoverTooLarge, errCoverNotImage, errNotRestored, errCoverNotFound, errRating, errBackupLibraryName
     case actCopiesChanged, actLent, actReturnedOnDeletion, actStaffAs, actStaffNow, actSettings, actImported
     case impUnreadable, impMARCLeader, impMARCDirectory, impMARCFieldBounds, impMARCCharset, impNotMARC21, impXMLError
+    // Paging and sorting (issue 16)
+    case pagesLabel, previousPage, nextPage, firstPage, lastPage, pageOf, showingRange, sortBy, sortTitle, sortAuthor, sortNewest
+    case sortBorrowed, sortName, sortCard, sortClass, pageN
 }
 
 /// Counted phrases, one form per plural category the language has.
@@ -619,6 +622,22 @@ extension L {
                           "它使用 MARC-8 %1 字符集，Shelfmark 无法转换；请导出为 UTF-8 或 MARCXML"),
         .impNotMARC21: ("not a MARC 21 bibliographic record", "kein bibliografischer MARC-21-Datensatz", "ní taifead bibliografaíochta MARC 21 é", "不是 MARC 21 书目记录"),
         .impXMLError: ("XML error at line %1", "XML-Fehler in Zeile %1", "earráid XML ag líne %1", "第 %1 行 XML 错误"),
+        .pagesLabel: ("Pages", "Seiten", "Leathanaigh", "分页"),
+        .previousPage: ("Previous", "Zurück", "Roimhe", "上一页"),
+        .nextPage: ("Next", "Weiter", "Ar aghaidh", "下一页"),
+        .firstPage: ("First", "Erste", "An chéad", "第一页"),
+        .lastPage: ("Last", "Letzte", "An ceann deireanach", "最后一页"),
+        .pageOf: ("Page %1 of %2", "Seite %1 von %2", "Leathanach %1 de %2", "第 %1 页，共 %2 页"),
+        .showingRange: ("%1–%2 of %3", "%1–%2 von %3", "%1–%2 de %3", "第 %1–%2 项，共 %3 项"),
+        .sortBy: ("Sort by", "Sortieren nach", "Sórtáil de réir", "排序"),
+        .sortTitle: ("Title", "Titel", "Teideal", "书名"),
+        .sortAuthor: ("Author", "Autor", "Údar", "作者"),
+        .sortNewest: ("Newest", "Neueste", "Is nuaí", "最新"),
+        .sortBorrowed: ("Most borrowed", "Meistgeliehen", "Is mó a tugadh ar iasacht", "借阅最多"),
+        .sortName: ("Name", "Name", "Ainm", "姓名"),
+        .sortCard: ("Card ID", "Ausweisnummer", "Uimhir chárta", "借书证号"),
+        .sortClass: ("Class", "Klasse", "Rang", "班级"),
+        .pageN: ("Page %1", "Seite %1", "Leathanach %1", "第 %1 页"),
     ]
 }
 

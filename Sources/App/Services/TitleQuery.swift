@@ -19,6 +19,7 @@ enum TitleQuery {
         var series: String?
         var readingLevel: String?
         var section: String?
+        var sort = TitleSort.title
         var limit = 50
         var offset = 0
         var includeSections = false
@@ -51,10 +52,10 @@ enum TitleQuery {
         var sections: [SectionCount]?
         if tokens.isEmpty {
             let clause = whereClause(filters, libraryID: libraryID, now: now, withSection: true)
-            rows = try await sql.raw("SELECT " + summaryColumns + " FROM titles t WHERE " + clause + " ORDER BY t.sort_key, t.id" + page).all()
+            rows = try await sql.raw("SELECT " + summaryColumns + " FROM titles t WHERE " + clause + orderBy(filters.sort) + page).all()
             total = filters.offset == 0 && rows.count < filters.limit
                 ? rows.count : try await count(sql, "SELECT COUNT(*) AS n FROM titles t WHERE " + clause)
-            if filters.includeSections {
+            if filters.includeSections, filters.sort == .title {
                 let sectionRows = try await sql.raw("SELECT t.section, COUNT(*) AS n FROM titles t WHERE "
                     + whereClause(filters, libraryID: libraryID, now: now, withSection: false) + " GROUP BY t.section").all()
                 sections = try sectionRows.map {
@@ -71,7 +72,7 @@ enum TitleQuery {
                 ? "SELECT " + summaryColumns + " FROM title_search CROSS JOIN titles t ON t.rowid = title_search.rowid WHERE " + match + " AND " + clause
                 : "SELECT " + summaryColumns + " FROM titles t WHERE " + match + " AND " + clause
             if matches <= sortedSearchLimit {
-                rows = try await sql.raw(from + " ORDER BY t.sort_key, t.id" + page).all()
+                rows = try await sql.raw(from + orderBy(filters.sort) + page).all()
                 if !filters.hasNonSearchFilters {
                     total = matches
                 } else if filters.offset == 0, rows.count < filters.limit {
@@ -89,6 +90,29 @@ enum TitleQuery {
         }
         return TitleList(items: try await summaries(try rows.map(SummaryRow.init), now: now, on: db), total: total, totalIsLowerBound: totalIsLowerBound,
                          order: order, limit: filters.limit, offset: filters.offset, favoritesCount: favoritesCount, sections: sections)
+    }
+
+    /// The ORDER BY of a list in `sort`'s order, ties broken A–Z and by id so pages never overlap.
+    static func orderBy(_ sort: TitleSort) -> SQLQueryString {
+        switch sort {
+        case .title: " ORDER BY t.sort_key, t.id"
+        case .author: " ORDER BY lower(t.authors), t.sort_key, t.id"
+        case .newest: " ORDER BY t.created_at DESC, t.id"
+        case .borrowed: " ORDER BY (SELECT COUNT(*) FROM loans l WHERE l.title_id = t.id) DESC, t.sort_key, t.id"
+        }
+    }
+
+    /// How many titles of the A–Z list (under `filters`, without a section) come before the first
+    /// title of section `letter`: where that letter starts, at any size of catalog. Nil when no
+    /// title is in that section.
+    static func position(ofSection letter: String, _ filters: Filters, libraryID: UUID, now: Date, on db: any Database) async throws -> Int? {
+        let clause = whereClause(filters, libraryID: libraryID, now: now, withSection: false)
+        guard let first = try await db.sql.raw("SELECT t.sort_key, t.id FROM titles t WHERE " + clause + " AND t.section = \(bind: letter)"
+                                                + " ORDER BY t.sort_key, t.id LIMIT 1").first() else { return nil }
+        let key = try first.decode(column: "sort_key", as: String.self)
+        let id = try first.decode(column: "id", as: UUID.self)
+        return try await count(db.sql, "SELECT COUNT(*) AS n FROM titles t WHERE " + clause
+                               + " AND (t.sort_key < \(bind: key) OR (t.sort_key = \(bind: key) AND t.id < \(bind: id)))")
     }
 
     /// The full-text condition: every typed word is a prefix. SQLite's MATCH also names the library

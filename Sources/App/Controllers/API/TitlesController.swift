@@ -18,6 +18,8 @@ enum TitlesController {
         .init(name: "readingLevel", description: "Only titles of this reading level."),
         .init(name: "section", description: "Only the A–Z section with this letter (A–Z or #)."),
         .init(name: "sections", kind: .boolean, description: "Include the A–Z index: each section's letter and count."),
+        .init(name: "sort", description: "The order: title (A–Z, the default), author, newest or borrowed (most lent first).",
+              schema: ["enum": .array(TitleSort.allCases.map { .string($0.rawValue) })]),
         .limit, .offset,
     ]
 
@@ -84,6 +86,13 @@ enum TitlesController {
         f.readingLevel = req.query[String.self, at: "readingLevel"].flatMap { $0.isEmpty ? nil : $0 }
         f.section = req.query[String.self, at: "section"].flatMap { $0.isEmpty ? nil : $0.uppercased() }
         f.includeSections = try req.flag("sections")
+        if let raw = req.query[String.self, at: "sort"], !raw.isEmpty {
+            guard let sort = TitleSort(rawValue: raw) else {
+                throw AppError(status: .badRequest, code: "invalid", message: "`sort` is title, author, newest or borrowed, got “\(raw.prefix(40))”.",
+                               field: "sort")
+            }
+            f.sort = sort
+        }
         (f.limit, f.offset) = try req.paging
         return f
     }

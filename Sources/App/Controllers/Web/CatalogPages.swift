@@ -20,11 +20,20 @@ enum CatalogPages {
 
     // MARK: - Catalog list
 
-    @Sendable static func list(req: Request) async throws -> HTML {
+    @Sendable static func list(req: Request) async throws -> Response {
         let ctx = try await req.library(.read)
-        let page = try await CatalogPage.make(q: req.query[String.self, at: "q"], chip: req.query[String.self, at: "show"] ?? "all",
-                                              grid: req.query[String.self, at: "view"] == "grid", library: ctx, now: req.now, on: req.db)
-        return page.render(try await req.page(library: ctx))
+        let q = req.query[String.self, at: "q"], chip = req.query[String.self, at: "show"] ?? "all"
+        let grid = req.query[String.self, at: "view"] == "grid"
+        // A letter of the A–Z index: to the page where that letter starts, at its heading.
+        if let letter = req.query[String.self, at: "letter"].map({ String($0.prefix(2)) }), !letter.isEmpty {
+            let number = try await CatalogPage.page(ofSection: letter, q: q, chip: chip, library: ctx, now: req.now, on: req.db) ?? 1
+            let link = CatalogPage.link(ctx.libraryID, q: q?.cleanedInput, chip: chip, grid: grid, sort: .title, page: number)
+            return req.redirect(to: link + "#sec-" + (letter == "#" ? "num" : letter))
+        }
+        let sort = req.query[String.self, at: "sort"].flatMap(TitleSort.init(rawValue:)) ?? .title
+        let page = try await CatalogPage.make(q: q, chip: chip, grid: grid, sort: sort, paging: Paging(req.query[Int.self, at: "page"]),
+                                              library: ctx, now: req.now, on: req.db)
+        return try await page.render(try await req.page(library: ctx)).encodeResponse(for: req)
     }
 
     @Sendable static func detail(req: Request) async throws -> HTML {

@@ -10,29 +10,49 @@ struct CatalogPage: Sendable {
     /// The chosen chip: `all`, `favorites`, `onloan`, `overdue` or `cat-<id>`.
     var chip: String
     var grid: Bool
+    var sort: TitleSort
+    var paging: Paging
     var result: TitleList
     var categories: [CategoryDTO]
 
-    static func make(q: String?, chip: String, grid: Bool, library: LibraryContext, now: Date, on db: any Database) async throws -> CatalogPage {
+    static func filters(q: String?, chip: String, sort: TitleSort) -> TitleQuery.Filters {
         var filters = TitleQuery.Filters()
-        let q = q?.cleanedInput
-        filters.query = q
+        filters.query = q?.cleanedInput
         filters.favorites = chip == "favorites"
         filters.onLoan = chip == "onloan"
         filters.overdue = chip == "overdue"
         if chip.hasPrefix("cat-") { filters.categoryID = UUID(uuidString: String(chip.dropFirst(4))) }
+        filters.sort = sort
+        return filters
+    }
+
+    static func make(q: String?, chip: String, grid: Bool, sort: TitleSort, paging: Paging, library: LibraryContext, now: Date,
+                     on db: any Database) async throws -> CatalogPage {
+        var filters = filters(q: q, chip: chip, sort: sort)
         filters.includeSections = true
-        filters.limit = 200
-        return CatalogPage(libraryID: library.libraryID, q: q, chip: chip, grid: grid,
+        filters.limit = paging.size
+        filters.offset = paging.offset
+        return CatalogPage(libraryID: library.libraryID, q: filters.query, chip: chip, grid: grid, sort: sort, paging: paging,
                            result: try await TitleQuery.list(filters, libraryID: library.libraryID, now: now, on: db),
                            categories: try await Catalog.categories(libraryID: library.libraryID, on: db).filter { $0.titleCount > 0 })
     }
 
-    /// This page's link with another chip or view.
-    func url(show: String? = nil, view: String? = nil) -> String {
-        let s = show ?? chip
-        let v = view ?? (grid ? "grid" : "list")
-        let query: [(String, String?)] = [("q", q), ("show", s == "all" ? nil : s), ("view", v == "grid" ? "grid" : nil)]
+    /// The page where section `letter` starts (A–Z order under these filters), nil when it has no titles.
+    static func page(ofSection letter: String, q: String?, chip: String, library: LibraryContext, now: Date, on db: any Database) async throws -> Int? {
+        try await TitleQuery.position(ofSection: letter, filters(q: q, chip: chip, sort: .title), libraryID: library.libraryID, now: now, on: db)
+            .map { Paging.page(holding: $0) }
+    }
+
+    /// This page's link with another chip, view, order or page (a new chip or order starts at page 1).
+    func url(show: String? = nil, view: String? = nil, sort newSort: TitleSort? = nil, page: Int? = nil, letter: String? = nil) -> String {
+        Self.link(libraryID, q: q, chip: show ?? chip, grid: (view.map { $0 == "grid" }) ?? grid, sort: newSort ?? sort,
+                  page: page ?? (show == nil && newSort == nil ? paging.number : 1), letter: letter)
+    }
+
+    static func link(_ libraryID: UUID, q: String?, chip: String, grid: Bool, sort: TitleSort, page: Int, letter: String? = nil) -> String {
+        let query: [(String, String?)] = [("q", q), ("show", chip == "all" ? nil : chip), ("view", grid ? "grid" : nil),
+                                          ("sort", sort == .title ? nil : sort.rawValue), ("page", page > 1 && letter == nil ? String(page) : nil),
+                                          ("letter", letter)]
         return WebRoute.catalog(library: libraryID).path(query: query)
     }
 

@@ -13,6 +13,7 @@ extension CatalogPage {
                 H.void(.input, [.type: "search", .id: "f-q", .name: "q", .value: q, .placeholder: t(.searchPlaceholder),
                                  .autocomplete: "off", .dataLiveSearch: WebRoute.catalog(library: lib).path])
                 if chip != "all" { H.void(.input, [.type: "hidden", .name: "show", .value: chip]) }
+                if sort != .title { H.void(.input, [.type: "hidden", .name: "sort", .value: sort.rawValue]) }
                 if grid { H.void(.input, [.type: "hidden", .name: "view", .value: "grid"]) }
                 H.button(t(.search), kind: "quiet", attrs: [.dataHideWithJs: ""])
             }
@@ -30,6 +31,10 @@ extension CatalogPage {
                 Components.chipLink(t(.viewList), self.url(view: "list"), current: !grid)
                 Components.chipLink(t(.viewGrid), self.url(view: "grid"), current: grid)
             }
+            if !searching || result.order == .title {
+                Components.sortChips([(TitleSort.title, t(.sortTitle)), (.author, t(.sortAuthor)), (.newest, t(.sortNewest)), (.borrowed, t(.sortBorrowed))],
+                                     current: sort, t: t) { self.url(sort: $0) }
+            }
             H.el(.div, [.id: "results", .ariaLive: "polite"]) {
                 H.el(.p, [.class: "count"]) { Text(t(result.totalIsLowerBound ? .titlesMoreThan : .titles, result.total)) }
                 if result.items.isEmpty {
@@ -46,14 +51,15 @@ extension CatalogPage {
                     H.el(.ul, [.class: "wall"]) {
                         for item in result.items { H.el(.li, [:]) { Components.wallItem(item, lib: lib, t: t) } }
                     }
-                } else if searching || result.order == .recent {
+                } else if searching || result.order == .recent || sort != .title {
                     H.el(.ul, [.class: "titles"]) {
                         for item in result.items { Components.titleRow(item, lib: lib, t: t) }
                     }
                 } else {
                     if let sections = result.sections, sections.count > 1 {
                         H.el(.nav, [.class: "az", .ariaLabel: t(.jumpTo)]) {
-                            for s in sections { H.link(s.letter, "#sec-" + (s.letter == "#" ? "num" : s.letter)) }
+                            // Each letter leads to the page where it starts, wherever that is in the catalog.
+                            for s in sections { H.link(s.letter, self.url(letter: s.letter)) }
                         }
                     }
                     for (letter, items) in Self.grouped(result.items) {
@@ -64,6 +70,9 @@ extension CatalogPage {
                             }
                         }
                     }
+                }
+                Components.pager(paging, total: result.totalIsLowerBound ? nil : result.total, hasMore: result.items.count == paging.size, t: t) {
+                    self.url(page: $0)
                 }
             }
         }
