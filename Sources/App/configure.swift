@@ -68,6 +68,7 @@ enum Migrations {
         app.migrations.add(AddSecurityControls())
         app.migrations.add(CreateJob())
         app.migrations.add(AddActivityDetail())
+        app.migrations.add(AddClassToMemberSearch())
     }
 }
 

@@ -68,4 +68,44 @@ import VaporTesting
             #expect(try await browser.get(catalog + "?page=999999").status == .ok)
         }
     }
+
+    /// Card IDs and copy barcodes are matched without regard to case; members are found by class;
+    /// the members list pages and sorts (name, card, class).
+    @Test func cardsAndBarcodesIgnoreCaseAndMembersAreFoundByClass() async throws {
+        try await withTestApp { app in
+            let f = try await Fixture.make(app)
+            let titleID = try await f.addTitle("Momo", authors: ["Michael Ende"], copies: 2)
+            let ada = try await f.owner.post("\(f.lib)/members", ["cardId": "S001", "firstName": "Ada", "lastName": "Lovelace", "grade": "4B"])
+            #expect(ada.status == .created)
+            let twin = try await f.owner.post("\(f.lib)/members", ["cardId": "s001", "firstName": "Eve"])
+            #expect(twin.status == .conflict && twin.errorCode == "duplicate_card_id", "\(twin.status)")
+
+            let loan = try await f.owner.post("\(f.lib)/checkouts", ["cardId": "s001", "titleId": titleID])
+            #expect(loan.status == .created, "\(loan.errorMessage ?? "")")
+            #expect(loan.string("memberName") == "Ada Lovelace")
+            let barcode = loan.string("copyBarcode")
+            let back = try await f.owner.post("\(f.lib)/returns", ["copyBarcode": barcode.lowercased()])
+            #expect(back.status == .ok, "\(back.errorMessage ?? "")")
+            #expect(back.string("returnedAt") != "")
+
+            for i in 0..<120 {
+                let grade = i % 2 == 0 ? "3A" : "5C"
+                _ = try await f.owner.post("\(f.lib)/members", ["cardId": String(format: "C%03d", i), "firstName": "Kid\(i)", "grade": grade])
+            }
+            let byClass = try await f.owner.get("\(f.lib)/members?q=4b&limit=200").array
+            #expect(byClass.map { $0["cardId"] as? String } == ["S001"])
+            let third = try await f.owner.get("\(f.lib)/members?q=3a&limit=200").array
+            #expect(third.count == 60)
+            let byCard = try await f.owner.get("\(f.lib)/members?sort=card&limit=3").array
+            #expect(byCard.map { $0["cardId"] as? String } == ["C000", "C001", "C002"])
+            #expect(try await f.owner.get("\(f.lib)/members?sort=shoe").status == .badRequest)
+
+            var browser = Browser(app: app)
+            browser.cookies[Credential.cookieName] = try #require(f.owner.token)
+            let page1 = try await browser.get("/libraries/\(f.libraryID)/members")
+            #expect(page1.html.contains("Page 1 of 3"), "\(page1.html.suffix(600))")
+            let page3 = try await browser.get("/libraries/\(f.libraryID)/members?page=3")
+            #expect(page3.html.contains("101–121 of 121"))
+        }
+    }
 }

@@ -83,6 +83,16 @@ struct LoanDTO: Content {
     var daysOverdue: Int
 }
 
+/// How the members list is ordered.
+enum MemberSort: String, Codable, Sendable, CaseIterable, SchemaEnum {
+    /// By last name, then first name.
+    case name
+    /// By card ID.
+    case card
+    /// By class (grade), then name.
+    case grade
+}
+
 struct ActivityDTO: Content {
     var id: UUID
     var at: Date

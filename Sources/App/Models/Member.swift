@@ -26,8 +26,13 @@ final class Member: Model, @unchecked Sendable {
         [first, last].filter { !$0.isEmpty }.joined(separator: " ")
     }
 
+    /// What a member search matches: card ID, names and class, as word prefixes.
+    static func searchText(cardID: String, firstName: String, lastName: String, grade: String?) -> String {
+        " " + SearchText.document([cardID, firstName, lastName, grade ?? ""]) + " "
+    }
+
     func refreshDerived() {
-        searchText = " " + SearchText.document([cardID, firstName, lastName]) + " "
+        searchText = Self.searchText(cardID: cardID, firstName: firstName, lastName: lastName, grade: grade)
     }
 }
 

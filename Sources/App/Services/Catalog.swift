@@ -149,8 +149,9 @@ enum Catalog {
                 throw CatalogError.copyNotFound
             }
             if let barcode, barcode != copy.barcode {
-                let taken = try await Copy.query(on: db).filter(\.$library.$id == library.libraryID).filter(\.$barcode == barcode).count()
-                if taken > 0 { throw CatalogError.duplicateBarcode(barcode) }
+                if let other = try await Lookup.copy(barcode: barcode, library: library.libraryID, on: db), other != copyID {
+                    throw CatalogError.duplicateBarcode(barcode)
+                }
                 copy.barcode = barcode
             }
             if patch.location != nil { copy.location = try Check.optional(patch.location, field: "location", max: 200) }

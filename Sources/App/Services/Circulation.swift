@@ -78,10 +78,10 @@ enum Circulation {
                 }
                 loan = found
             } else if let barcode = try Check.optional(input.copyBarcode, field: "copyBarcode", max: 64) {
-                guard let copy = try await Copy.query(on: db).filter(\.$library.$id == library.libraryID).filter(\.$barcode == barcode).first() else {
+                guard let copyID = try await Lookup.copy(barcode: barcode, library: library.libraryID, on: db) else {
                     throw LoanError.noCopyWithBarcode(barcode)
                 }
-                guard let found = try await Loan.query(on: db).filter(\.$copy.$id == copy.id!).filter(\.$returnedAt == nil).first() else {
+                guard let found = try await Loan.query(on: db).filter(\.$copy.$id == copyID).filter(\.$returnedAt == nil).first() else {
                     throw LoanError.notOnLoan(barcode: barcode)
                 }
                 loan = found
@@ -164,8 +164,8 @@ enum Circulation {
             guard let card = try Check.optional(input.cardId, field: "cardId", max: 64) else {
                 throw LoanError.sayWhoBorrows
             }
-            row = try await db.sql.raw(select + "card_id = \(bind: card)").first()
-            guard row != nil else { throw CirculationError.memberNotFound(card) }
+            guard let id = try await Lookup.member(card: card, library: libraryID, on: db) else { throw CirculationError.memberNotFound(card) }
+            row = try await db.sql.raw(select + "id = \(bind: id)").first()
         }
         let found = row!
         let name = Member.fullName(first: try found.decode(column: "first_name", as: String.self),
@@ -180,8 +180,9 @@ enum Circulation {
                  authors: try row.decode(column: "authors", as: [String].self))
         }
         if let barcode = try Check.optional(input.copyBarcode, field: "copyBarcode", max: 64) {
-            guard let row = try await db.sql.raw("SELECT c.id AS copy_id, " + columns + """
-                 FROM copies c JOIN titles t ON t.id = c.title_id WHERE c.library_id = \(bind: libraryID) AND c.barcode = \(bind: barcode)
+            guard let copyID = try await Lookup.copy(barcode: barcode, library: libraryID, on: db),
+                  let row = try await db.sql.raw("SELECT c.id AS copy_id, " + columns + """
+                 FROM copies c JOIN titles t ON t.id = c.title_id WHERE c.id = \(bind: copyID)
                 """).first() else {
                 throw LoanError.noCopyWithBarcode(barcode)
             }

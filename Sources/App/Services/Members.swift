@@ -70,12 +70,15 @@ enum Members {
     }
 
     /// Search by card ID or name, matching the start of any word, case- and diacritic-insensitive.
-    static func list(query: String?, libraryID: UUID, limit: Int, offset: Int, on db: any Database) async throws -> [MemberDTO] {
-        var builder = Member.query(on: db).filter(\.$library.$id == libraryID)
-        for token in SearchText.tokens(query ?? "") {
-            builder = builder.filter(\.$searchText ~~ " \(token)")
+    /// Members matching `query` (card ID, names or class, as word prefixes), in `sort`'s order.
+    static func list(query: String?, sort: MemberSort = .name, libraryID: UUID, limit: Int, offset: Int, on db: any Database) async throws -> [MemberDTO] {
+        var builder = matching(query, libraryID: libraryID, on: db)
+        switch sort {
+        case .name: builder = builder.sort(\.$lastName).sort(\.$firstName).sort(\.$cardID)
+        case .card: builder = builder.sort(\.$cardID)
+        case .grade: builder = builder.sort(\.$grade).sort(\.$lastName).sort(\.$firstName).sort(\.$cardID)
         }
-        let members = try await builder.sort(\.$lastName).sort(\.$firstName).sort(\.$cardID).range(offset..<(offset + limit)).all()
+        let members = try await builder.range(offset..<(offset + limit)).all()
         let ids = members.compactMap(\.id)
         var counts: [UUID: Int] = [:]
         if !ids.isEmpty {
@@ -85,6 +88,18 @@ enum Members {
             for row in rows { counts[try row.decode(column: "member_id", as: UUID.self)] = try row.decode(column: "n", as: Int.self) }
         }
         return members.map { $0.dto(activeLoans: counts[$0.id!] ?? 0) }
+    }
+
+    static func count(query: String?, libraryID: UUID, on db: any Database) async throws -> Int {
+        try await matching(query, libraryID: libraryID, on: db).count()
+    }
+
+    private static func matching(_ query: String?, libraryID: UUID, on db: any Database) -> QueryBuilder<Member> {
+        var builder = Member.query(on: db).filter(\.$library.$id == libraryID)
+        for token in SearchText.tokens(query ?? "") {
+            builder = builder.filter(\.$searchText ~~ " \(token)")
+        }
+        return builder
     }
 
     static func detail(_ id: UUID, libraryID: UUID, now: Date, on db: any Database) async throws -> MemberDetail {
@@ -107,7 +122,8 @@ enum Members {
     }
 
     private static func refuseDuplicateCard(_ card: String, except id: UUID?, library: UUID, on db: any Database) async throws {
-        if let other = try await Member.query(on: db).filter(\.$library.$id == library).filter(\.$cardID == card).first(), other.id != id {
+        if let otherID = try await Lookup.member(card: card, library: library, on: db), otherID != id,
+           let other = try await Member.find(otherID, on: db) {
             throw MemberError.duplicateCard(card: card, holder: other.fullName)
         }
     }

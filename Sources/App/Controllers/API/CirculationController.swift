@@ -7,8 +7,11 @@ import Vapor
 enum CirculationController {
     static func register(_ api: APIRoutes) {
         let lib = api.grouped("libraries", ":libraryID")
-        lib.on(.GET, "members", doc: .init(summary: "Members, searched by card ID or name (B1)", tag: "Members",
-                                           query: [.init(name: "q", description: "Card ID or name; each word matches a word prefix."), .limit, .offset],
+        lib.on(.GET, "members", doc: .init(summary: "Members, searched by card ID, name or class (B1)", tag: "Members",
+                                           query: [.init(name: "q", description: "Card ID, name or class; each word matches a word prefix."),
+                                                   .init(name: "sort", description: "The order: name (the default), card or grade (class, then name).",
+                                                         schema: ["enum": .array(MemberSort.allCases.map { .string($0.rawValue) })]),
+                                                   .limit, .offset],
                                            response: MemberDTO.self, responseIsArray: true), use: members)
         lib.on(.POST, "members", doc: .init(summary: "Add a member; the card ID is unique in the library", tag: "Members",
                                             request: MemberInput.self, response: MemberDTO.self, status: .created), use: createMember)
@@ -37,7 +40,15 @@ enum CirculationController {
     @Sendable static func members(req: Request) async throws -> [MemberDTO] {
         let ctx = try await req.library(.read)
         let (limit, offset) = try req.paging
-        return try await Members.list(query: req.query[String.self, at: "q"], libraryID: ctx.libraryID, limit: limit, offset: offset, on: req.db)
+        var sort = MemberSort.name
+        if let raw = req.query[String.self, at: "sort"], !raw.isEmpty {
+            guard let chosen = MemberSort(rawValue: raw) else {
+                throw AppError(status: .badRequest, code: "invalid", message: "`sort` is name, card or grade, got “\(raw.prefix(40))”.", field: "sort")
+            }
+            sort = chosen
+        }
+        return try await Members.list(query: req.query[String.self, at: "q"], sort: sort, libraryID: ctx.libraryID, limit: limit, offset: offset,
+                                      on: req.db)
             .map { $0.visible(to: ctx.role) }
     }
 

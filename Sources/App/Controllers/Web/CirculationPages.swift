@@ -30,7 +30,9 @@ enum CirculationPages {
     /// The members page; `form` is the add-member form (open, as typed, with the refusal next to its
     /// field, after a refusal).
     static func membersPage(_ req: Request, ctx: LibraryContext, form: FormState) async throws -> HTML {
-        try await MembersPage.make(q: req.query[String.self, at: "q"], form: form, library: ctx, on: req.db).render(try await req.page(library: ctx))
+        try await MembersPage.make(q: req.query[String.self, at: "q"], sort: req.query[String.self, at: "sort"].flatMap(MemberSort.init(rawValue:)) ?? .name,
+                                   paging: Paging(req.query[Int.self, at: "page"]), form: form, library: ctx, on: req.db)
+            .render(try await req.page(library: ctx))
     }
 
     @Sendable static func addMember(req: Request) async throws -> Response {

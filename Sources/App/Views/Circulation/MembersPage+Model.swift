@@ -8,15 +8,27 @@ struct MembersPage: Sendable {
 
     var libraryID: UUID
     var q: String?
+    var sort: MemberSort
+    var paging: Paging
+    var total: Int
     var members: [MemberDTO]
     var mayManage: Bool
     /// The add-member form: open, as typed and with the reason next to its field, after a refusal.
     var form: FormState
 
-    static func make(q: String?, form: FormState, library: LibraryContext, on db: any Database) async throws -> MembersPage {
+    static func make(q: String?, sort: MemberSort, paging: Paging, form: FormState, library: LibraryContext, on db: any Database) async throws -> MembersPage {
         let q = q?.cleanedInput
-        return MembersPage(libraryID: library.libraryID, q: q,
-                           members: try await Members.list(query: q, libraryID: library.libraryID, limit: 200, offset: 0, on: db),
+        return MembersPage(libraryID: library.libraryID, q: q, sort: sort, paging: paging,
+                           total: try await Members.count(query: q, libraryID: library.libraryID, on: db),
+                           members: try await Members.list(query: q, sort: sort, libraryID: library.libraryID, limit: paging.size,
+                                                           offset: paging.offset, on: db),
                            mayManage: library.role.may(.manageMembers), form: form)
+    }
+
+    /// This list with another order or page (a new order starts at page 1).
+    func url(sort newSort: MemberSort? = nil, page: Int? = nil) -> String {
+        let o = newSort ?? sort
+        let p = page ?? (newSort == nil ? paging.number : 1)
+        return WebRoute.members(library: libraryID).path(query: [("q", q), ("sort", o == .name ? nil : o.rawValue), ("page", p > 1 ? String(p) : nil)])
     }
 }

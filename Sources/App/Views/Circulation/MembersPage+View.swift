@@ -4,13 +4,17 @@ import Plot
 extension MembersPage {
     func render(_ page: PageContext) -> HTML {
         let t = page.t
-        let (lib, q, members, mayManage, form) = (libraryID, q, members, mayManage, form)
+        let (lib, q, members, mayManage, form, sort, paging, total) = (libraryID, q, members, mayManage, form, sort, paging, total)
         return Layout.page(page, title: t(.members)) {
             H.el(.h1, [:]) { Text(t(.members)) }
             H.el(.form, [.method: "get", .action: WebRoute.members(library: lib).path, .role: "search", .class: "search"]) {
                 H.el(.label, [.for: "f-mq", .class: "visually-hidden"]) { Text(t(.search)) }
                 H.void(.input, [.type: "search", .id: "f-mq", .name: "q", .value: q, .placeholder: t(.searchMembers)])
+                if sort != .name { H.void(.input, [.type: "hidden", .name: "sort", .value: sort.rawValue]) }
                 H.button(t(.search), kind: "quiet")
+            }
+            Components.sortChips([(MemberSort.name, t(.sortName)), (.card, t(.sortCard)), (.grade, t(.sortClass))], current: sort, t: t) {
+                self.url(sort: $0)
             }
             if members.isEmpty {
                 H.el(.p, [.class: "empty"]) { Text(q == nil ? t(.noMembers) : t.format(.noMatches, q ?? "")) }
@@ -20,12 +24,13 @@ extension MembersPage {
                         H.el(.li, [:]) {
                             H.el(.a, [.href: WebRoute.member(library: lib, member: m.id).path, .class: "member-row"]) {
                                 H.el(.span, [.class: "name"]) { Text(m.name) }
-                                H.el(.span, [.class: "card-id"]) { Text(m.cardId) }
+                                H.el(.span, [.class: "card-id"]) { Text([m.cardId, m.grade].compactMap { $0 }.joined(separator: " · ")) }
                                 if m.activeLoans > 0 { H.el(.span, [.class: "badge"]) { Text(t(.loansOut, m.activeLoans)) } }
                             }
                         }
                     }
                 }
+                Components.pager(paging, total: total, t: t) { self.url(page: $0) }
             }
             if mayManage {
                 H.el(.details, [.class: "card", .open: form.isRefused ? "" : nil]) {
