@@ -38,7 +38,9 @@ if (live) {
 for (const button of document.querySelectorAll("[data-share]")) {
   button.hidden = false;
   button.addEventListener("click", async () => {
-    const data = { title: button.dataset.share, text: button.dataset.shareText, url: location.href };
+    // The book's own page when the button names it, else this page.
+    const url = button.dataset.shareUrl ? new URL(button.dataset.shareUrl, location.href).href : location.href;
+    const data = { title: button.dataset.share, text: button.dataset.shareText, url };
     if (navigator.share) {
       try { await navigator.share(data); } catch { /* cancelled */ }
     } else if (navigator.clipboard) {

@@ -69,6 +69,7 @@ enum Migrations {
         app.migrations.add(CreateJob())
         app.migrations.add(AddActivityDetail())
         app.migrations.add(AddClassToMemberSearch())
+        app.migrations.add(AddWishDetails())
     }
 }
 

@@ -108,4 +108,29 @@ import VaporTesting
             #expect(page3.html.contains("101–121 of 121"))
         }
     }
+
+    /// Offline, the wishlist says the providers could not be reached (not "no match") and takes a
+    /// wish by hand with who asked for it and its priority; a refused one keeps what was typed.
+    @Test func aWishByHandWhenTheProvidersCannotBeReached() async throws {
+        try await withTestApp { app in
+            app.metadataConfig = MetadataConfig(endpoints: .replay("http://127.0.0.1:9"), timeout: .seconds(3))
+            var browser = Browser(app: app)
+            let catalog = try await browser.setUp()
+            let wishlist = catalog.replacingOccurrences(of: "/catalog", with: "/wishlist")
+            let searched = try await browser.get(wishlist + "?q=Momo")
+            #expect(searched.html.contains("could not be reached"), "\(searched.html.suffix(1500))")
+            #expect(!searched.html.contains("No books match"))
+
+            let refused = try await browser.post(wishlist, ["byHand": "1", "title": "", "requestedBy": "Mia K.", "priority": "3"])
+            #expect(refused.status == .unprocessableEntity)
+            #expect(refused.html.contains("value=\"Mia K.\"") && refused.html.contains("aria-invalid"))
+
+            let added = try await browser.post(wishlist, ["byHand": "1", "title": "Krabat", "authors": "Otfried Preußler", "requestedBy": "Mia K.",
+                                                          "priority": "3"])
+            #expect(added.status == .seeOther)
+            let shown = try await browser.get(wishlist)
+            #expect(shown.html.contains("Krabat") && shown.html.contains("Requested by Mia K.") && shown.html.contains("Priority: High"))
+            #expect(shown.html.contains("data-share-url=\"/libraries/"))
+        }
+    }
 }

@@ -425,7 +425,7 @@ struct Browser {
             .copies(2), .copiesAdded(1), .copiesChanged(from: 2, to: 3), .lent(barcode: "B0001", due: due), .overdue(days: 4),
             .renewed(due: due), .returnedOnMemberDeletion, .staffAdded(username: "ada", role: .volunteer),
             .roleChanged(username: "ada", role: .librarian), .settings(loanDays: 21, renewals: 2), .renamed(from: "Musik", to: "Lieder"),
-            .imported(titles: 1200, copies: 1500, format: .goodreads),
+            .imported(titles: 1200, copies: 1500, format: .goodreads), .favorite(true), .favorite(false),
         ]
         #expect(ActivityDetail.copies(2).english == "2 copies")
         #expect(ActivityDetail.lent(barcode: "B0001", due: due).english.hasPrefix("copy B0001, due 2026-"))

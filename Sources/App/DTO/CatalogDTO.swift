@@ -24,6 +24,9 @@ struct TitleCreate: Content {
     var categories: [String]?
     var copies: Int?
     var location: String?
+    /// A wish only: who asked for it, and its priority (1 low, 2 normal, 3 high).
+    var requestedBy: String? = nil
+    var priority: Int? = nil
 }
 
 /// Body of editing a title (A7): only the fields present change. `totalCopies` adds or removes

@@ -40,6 +40,8 @@ extension Strings {
         case "categories": .categories
         case "rating": .rating
         case "nextAccession": .fieldNextAccession
+        case "requestedBy": .requestedBy
+        case "priority": .priority
         default: nil
         }
         return key.map { self($0) } ?? field

@@ -96,6 +96,11 @@ struct Strings: Sendable {
 
     func number(_ n: Int) -> String { n.formatted(.number.locale(lang.locale)) }
 
+    /// A date with its time of day, in the server's time zone.
+    func dateTime(_ d: Date) -> String {
+        d.formatted(Date.FormatStyle(date: .abbreviated, time: .shortened).locale(lang.locale))
+    }
+
     func date(_ d: Date) -> String {
         d.formatted(Date.FormatStyle(date: .abbreviated, time: .omitted).locale(lang.locale))
     }

@@ -70,11 +70,12 @@ enum L: String, CaseIterable, Sendable {
     case errNotJSON, errNotLibraryThingJSON, errCSVUnterminated, errCSVStrayQuote, errUnknownFormat, errMissingColumns, errCannotOpen
     case errNotABackup, errNewerBackup, errBackupTooLarge, errBadBackupAt, errBackupSetting, fieldNextAccession
     case errJobNotFound, errTheCover, errBackupCoverN, errCoverTooLarge, errCoverNotImage, errNotRestored, errCoverNotFound, errRating, errBackupLibraryName
-    case actCopiesChanged, actLent, actReturnedOnDeletion, actStaffAs, actStaffNow, actSettings, actImported
+    case actCopiesChanged, actLent, actReturnedOnDeletion, actStaffAs, actStaffNow, actSettings, actImported, actFavoriteOn, actFavoriteOff
     case impUnreadable, impMARCLeader, impMARCDirectory, impMARCFieldBounds, impMARCCharset, impNotMARC21, impXMLError
     // Paging and sorting (issue 16)
     case pagesLabel, previousPage, nextPage, firstPage, lastPage, pageOf, showingRange, sortBy, sortTitle, sortAuthor, sortNewest
     case sortBorrowed, sortName, sortCard, sortClass, pageN
+    case requestedBy, priority, priorityLow, priorityNormal, priorityHigh, addWishByHand, providersUnreachable, requestedByShown
 }
 
 /// Counted phrases, one form per plural category the language has.
@@ -638,6 +639,19 @@ extension L {
         .sortCard: ("Card ID", "Ausweisnummer", "Uimhir chárta", "借书证号"),
         .sortClass: ("Class", "Klasse", "Rang", "班级"),
         .pageN: ("Page %1", "Seite %1", "Leathanach %1", "第 %1 页"),
+        .actFavoriteOn: ("marked as a favorite", "als Favorit markiert", "marcáilte mar cheanán", "已加入收藏"),
+        .actFavoriteOff: ("no longer a favorite", "kein Favorit mehr", "ní ceanán é a thuilleadh", "已取消收藏"),
+        .requestedBy: ("Requested by", "Gewünscht von", "Iarrtha ag", "推荐人"),
+        .priority: ("Priority", "Priorität", "Tosaíocht", "优先级"),
+        .priorityLow: ("Low", "Niedrig", "Íseal", "低"),
+        .priorityNormal: ("Normal", "Normal", "Gnáth", "普通"),
+        .priorityHigh: ("High", "Hoch", "Ard", "高"),
+        .addWishByHand: ("Add a wish by hand", "Wunsch von Hand eintragen", "Cuir mian leis de láimh", "手动添加心愿"),
+        .providersUnreachable: ("The book providers could not be reached, so nothing was searched. Add the wish by hand below.",
+                                "Die Buchdienste waren nicht erreichbar, es wurde nichts gesucht. Tragen Sie den Wunsch unten von Hand ein.",
+                                "Níorbh fhéidir teacht ar na soláthraithe leabhar, mar sin níor cuardaíodh aon rud. Cuir an mian leis de láimh thíos.",
+                                "无法连接图书数据源，因此未能搜索。请在下方手动添加心愿。"),
+        .requestedByShown: ("Requested by %1", "Gewünscht von %1", "Iarrtha ag %1", "推荐人：%1"),
     ]
 }
 

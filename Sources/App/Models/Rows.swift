@@ -25,6 +25,8 @@ struct TitleRow: Codable, Sendable, Equatable {
     var series: String?
     var series_number: String?
     var reading_level: String?
+    var requested_by: String? = nil
+    var priority: Int? = nil
     var sort_key: String
     var section: String
     var search_text: String
@@ -34,13 +36,14 @@ struct TitleRow: Codable, Sendable, Equatable {
     /// The columns of an insert, in the order of `values(library:)`.
     static let insertColumns = ["id", "library_id", "isbn13", "title", "subtitle", "authors", "publisher", "published_date", "page_count",
                                 "language", "description", "cover_url", "notes", "favorite", "rating", "wishlist", "series", "series_number",
-                                "reading_level", "sort_key", "section", "search_text", "created_at", "updated_at"]
+                                "reading_level", "requested_by", "priority", "sort_key", "section", "search_text", "created_at",
+                                "updated_at"]
 
     /// This row's values for a bulk insert into `library`.
     func values(library: UUID) -> [BulkInsert.Value] {
         [.uuid(id), .uuid(library), .text(isbn13), .text(title), .text(subtitle), .strings(authors), .text(publisher), .text(published_date),
          .integer(page_count), .text(language), .text(description), .text(cover_url), .text(notes), .bool(favorite), .real(rating),
-         .bool(wishlist), .text(series), .text(series_number), .text(reading_level), .text(sort_key), .text(section), .text(search_text),
+         .bool(wishlist), .text(series), .text(series_number), .text(reading_level), .text(requested_by), .integer(priority), .text(sort_key), .text(section), .text(search_text),
          .date(created_at), .date(updated_at)]
     }
 

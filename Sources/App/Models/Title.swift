@@ -25,6 +25,8 @@ final class Title: Model, @unchecked Sendable {
     @OptionalField(key: "series") var series: String?
     @OptionalField(key: "series_number") var seriesNumber: String?
     @OptionalField(key: "reading_level") var readingLevel: String?
+    @OptionalField(key: "requested_by") var requestedBy: String?
+    @OptionalField(key: "priority") var priority: Int?
     @Field(key: "sort_key") var sortKey: String
     @Field(key: "section") var section: String
     @Field(key: "search_text") var searchText: String

@@ -52,6 +52,8 @@ extension TitleCreate: SchemaConstrained {
     static var schemaConstraints: [String: JSONValue] {
         var fields = titleFields(requireTitle: true)
         fields["copies"] = Rule.range(0...Limits.copiesPerRequest)
+        fields["requestedBy"] = Rule.optionalText(100)
+        fields["priority"] = Rule.range(1...3)
         return fields
     }
 }
@@ -75,10 +77,16 @@ struct WishlistInput: Codable, Sendable, SchemaConstrained {
     var seriesNumber: String?
     var readingLevel: String?
     var categories: [String]?
+    /// Who asked for it.
+    var requestedBy: String?
+    /// 1 low, 2 normal, 3 high.
+    var priority: Int?
 
     static var schemaConstraints: [String: JSONValue] {
         var fields = titleFields(requireTitle: true)
         fields["location"] = nil
+        fields["requestedBy"] = Rule.optionalText(100)
+        fields["priority"] = Rule.range(1...3)
         fields["."] = ["anyOf": [["required": ["title"]], ["required": ["isbn"]]], "additionalProperties": false]
         return fields
     }

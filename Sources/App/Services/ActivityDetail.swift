@@ -17,6 +17,7 @@ enum ActivityDetail: Codable, Sendable, Equatable {
     case settings(loanDays: Int, renewals: Int)
     case renamed(from: String, to: String)
     case imported(titles: Int, copies: Int, format: ImportFormat)
+    case favorite(Bool)
 
     /// The English text stored in `info`.
     var english: String {
@@ -35,6 +36,7 @@ enum ActivityDetail: Codable, Sendable, Equatable {
         case .settings(let days, let renewals): return "loan period \(days) days, \(renewals) renewals"
         case .renamed(let from, let to): return "\(from) → \(to)"
         case .imported(let titles, let copies, let format): return "\(titles) titles, \(copies) copies from \(format.displayName)"
+        case .favorite(let on): return on ? "marked as a favorite" : "no longer a favorite"
         }
     }
 
@@ -61,6 +63,7 @@ extension Strings {
         case .settings(let days, let renewals): format(.actSettings, self(.days, days), number(renewals))
         case .renamed(let from, let to): "\(from) → \(to)"
         case .imported(let titles, let copies, let source): format(.actImported, self(.titles, titles), self(.copiesCount, copies), name(source))
+        case .favorite(let on): self(on ? .actFavoriteOn : .actFavoriteOff)
         }
     }
 }

@@ -23,6 +23,10 @@ enum Catalog {
         title.authors = try Check.authors(input.authors)
         title.favorite = input.favorite ?? false
         title.wishlist = wishlist
+        if wishlist {
+            title.requestedBy = try Check.optional(input.requestedBy, field: "requestedBy", max: 100)
+            title.priority = try Check.range(input.priority, 1...3, field: "priority")
+        }
         try apply(TitlePatch(title: nil, subtitle: input.subtitle, authors: nil, isbn: nil, publisher: input.publisher,
                              publishedDate: input.publishedDate, pageCount: input.pageCount, language: input.language,
                              description: input.description, coverUrl: input.coverUrl, notes: input.notes, favorite: nil,
@@ -88,6 +92,7 @@ enum Catalog {
                     detail = .copiesChanged(from: availability.total, to: requested)
                 }
             }
+            if detail == nil, let favorite = patch.favorite { detail = .favorite(favorite) }
             try await ActivityLog.record(.init(type: .editBook, titleID: titleID, title: title.title, author: title.authorLine, detail: detail),
                                          library: library, at: now, on: db)
         }

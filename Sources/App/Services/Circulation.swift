@@ -138,6 +138,12 @@ enum Circulation {
         return try await withBarcodes(loans, now: now, on: db)
     }
 
+    static func activeLoanCount(libraryID: UUID, overdueOnly: Bool, now: Date, on db: any Database) async throws -> Int {
+        var query = Loan.query(on: db).filter(\.$library.$id == libraryID).filter(\.$returnedAt == nil)
+        if overdueOnly { query = query.filter(\.$dueAt < now) }
+        return try await query.count()
+    }
+
     static func withBarcodes(_ loans: [Loan], now: Date, on db: any Database) async throws -> [LoanDTO] {
         let copyIDs = loans.compactMap { $0.$copy.id }
         var barcodes: [UUID: String] = [:]

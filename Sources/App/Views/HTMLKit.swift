@@ -109,11 +109,12 @@ struct Attrs: ExpressibleByDictionaryLiteral {
 enum Tag: String, Sendable {
     case a, article, button, dd, details, div, dl, dt, fieldset, footer, form, h1, h2, h3, header, img, input, label, legend, li, main
     case nav, ol, option, p, path, progress, section, select, small, span, strong, summary, svg, table, tbody, td, textarea, th, thead
-    case tr, ul, video
+    case time, tr, ul, video
 }
 
 /// The attributes pages use: a misspelt attribute does not compile. Add a case to use another.
 enum Attr: String, Sendable {
+    case datetime
     case accept, action, alt, autocapitalize, autocomplete, capture, checked, `class`, d, disabled, enctype, fill, focusable
     case `for`, height, hidden, href, id, inputmode, lang, loading, max, method, min, minlength, muted, name, `open`, pattern
     case placeholder, playsinline, rel, required, role, rows, selected, src, step, target, title, type, value, viewBox, width
@@ -135,4 +136,5 @@ enum Attr: String, Sendable {
     case dataScanner = "data-scanner"
     case dataShare = "data-share"
     case dataShareText = "data-share-text"
+    case dataShareUrl = "data-share-url"
 }

@@ -204,6 +204,7 @@ enum CirculationPages {
     @Sendable static func loans(req: Request) async throws -> HTML {
         let ctx = try await req.library(.circulate)
         let overdueOnly = req.query[String.self, at: "show"] == "overdue"
-        return try await LoansPage.make(overdueOnly: overdueOnly, library: ctx, now: req.now, on: req.db).render(try await req.page(library: ctx))
+        return try await LoansPage.make(overdueOnly: overdueOnly, paging: Paging(req.query[Int.self, at: "page"]), library: ctx, now: req.now, on: req.db)
+            .render(try await req.page(library: ctx))
     }
 }

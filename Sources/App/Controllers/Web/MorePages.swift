@@ -31,7 +31,8 @@ enum MorePages {
     @Sendable static func activity(req: Request) async throws -> HTML {
         let ctx = try await req.library(.read)
         let type = req.query[String.self, at: "type"].flatMap(ActivityType.init(rawValue:))
-        return try await ActivityPage.make(type: type, library: ctx, on: req.db).render(try await req.page(library: ctx))
+        return try await ActivityPage.make(type: type, paging: Paging(req.query[Int.self, at: "page"]), library: ctx, on: req.db)
+            .render(try await req.page(library: ctx))
     }
 
     // MARK: - Settings, staff, libraries

@@ -17,20 +17,33 @@ enum WishlistPages {
 
     @Sendable static func list(req: Request) async throws -> HTML {
         let ctx = try await req.library(.read)
-        return try await WishlistPage.make(q: req.query[String.self, at: "q"], library: ctx, app: req.application, now: req.now)
+        return try await WishlistPage.make(q: req.query[String.self, at: "q"], paging: Paging(req.query[Int.self, at: "page"]), library: ctx,
+                                           app: req.application, now: req.now)
             .render(try await req.page(library: ctx))
     }
 
     @Sendable static func add(req: Request) async throws -> Response {
         let ctx = try await req.library(.catalog)
         let d = CatalogPages.Draft(form: req)
-        let input = TitleCreate(
+        var input = TitleCreate(
             title: d.title ?? "", subtitle: d.subtitle,
             authors: d.authors.map { $0.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty } },
             isbn: d.isbn, publisher: d.publisher, publishedDate: d.publishedDate, pageCount: nil, language: d.language,
             description: nil, coverUrl: d.coverUrl, notes: nil, favorite: nil, rating: nil, series: nil, seriesNumber: nil,
             readingLevel: nil, categories: nil, copies: 0, location: nil)
-        _ = try await Catalog.create(input, wishlist: true, in: req.scope(ctx))
+        input.requestedBy = req.formText("requestedBy")
+        do {
+            input.priority = try req.formInt("priority")
+            _ = try await Catalog.create(input, wishlist: true, in: req.scope(ctx))
+        } catch let error where error.isFormRefusal && req.formText("byHand") != nil {
+            // Entered by hand: the form again as typed, the reason next to its field.
+            let typed = WishlistPage.fields.reduce(into: [String: String]()) { $0[$1] = req.formText($1) ?? "" }
+            let page = try await WishlistPage.make(q: nil, paging: Paging(1), form: FormState(values: typed, refusedWith: error, t: req.t,
+                                                   fields: WishlistPage.fields), library: ctx, app: req.application, now: req.now)
+            let response = try await page.render(try await req.page(library: ctx)).encodeResponse(for: req)
+            response.status = .unprocessableEntity
+            return response
+        }
         req.application.enrichmentWorker?.nudge()
         return req.seeOther(WebRoute.wishlist(library: ctx.libraryID).path, flash: req.t.format(.addedToWishlist, d.title ?? ""))
     }

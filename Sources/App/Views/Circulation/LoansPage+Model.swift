@@ -5,11 +5,18 @@ import Foundation
 struct LoansPage: Sendable {
     var libraryID: UUID
     var overdueOnly: Bool
+    var paging: Paging
+    var total: Int
     var loans: [LoanDTO]
 
-    static func make(overdueOnly: Bool, library: LibraryContext, now: Date, on db: any Database) async throws -> LoansPage {
-        LoansPage(libraryID: library.libraryID, overdueOnly: overdueOnly,
+    static func make(overdueOnly: Bool, paging: Paging, library: LibraryContext, now: Date, on db: any Database) async throws -> LoansPage {
+        LoansPage(libraryID: library.libraryID, overdueOnly: overdueOnly, paging: paging,
+                  total: try await Circulation.activeLoanCount(libraryID: library.libraryID, overdueOnly: overdueOnly, now: now, on: db),
                   loans: try await Circulation.activeLoans(libraryID: library.libraryID, overdueOnly: overdueOnly, now: now,
-                                                           limit: 500, offset: 0, on: db))
+                                                           limit: paging.size, offset: paging.offset, on: db))
+    }
+
+    func url(page: Int) -> String {
+        WebRoute.loans(library: libraryID).path(query: [("show", overdueOnly ? "overdue" : nil), ("page", page > 1 ? String(page) : nil)])
     }
 }

@@ -12,6 +12,7 @@ extension LoansPage {
                 Components.chipLink(t(.filterOverdue), WebRoute.loans(library: lib).path(query: [("show", "overdue")]), current: overdueOnly)
             }
             Components.loanList(loans, lib: lib, t: t, showMember: true, pickToReturn: true)
+            Components.pager(paging, total: total, t: t) { self.url(page: $0) }
         }
     }
 }

@@ -9,18 +9,18 @@ extension ActivityPage {
         return Layout.page(page, title: t(.activity)) {
             H.el(.h1, [:]) { Text(t(.activity)) }
             H.el(.nav, [.class: "chips"]) {
-                Components.chipLink(t(.allTypes), WebRoute.activity(library: lib).path, current: type == nil)
+                Components.chipLink(t(.allTypes), self.url(type: nil), current: type == nil)
                 for kind in Self.filterTypes {
-                    Components.chipLink(Self.describe(kind.rawValue, t).name, WebRoute.activity(library: lib).path(query: [("type", kind.rawValue)]),
-                                        current: type == kind)
+                    Components.chipLink(Self.describe(kind.rawValue, t).name, self.url(type: kind), current: type == kind)
                 }
             }
-            Self.list(items, t: t)
+            Self.list(items, lib: lib, t: t)
+            Components.pager(paging, total: nil, hasMore: hasMore, t: t) { self.url(type: type, page: $0) }
         }
     }
 
     /// Entries as a list (also on the overview).
-    static func list(_ items: [ActivityDTO], t: Strings) -> any Component {
+    static func list(_ items: [ActivityDTO], lib: UUID, t: Strings) -> any Component {
         guard !items.isEmpty else { return H.el(.p, [.class: "empty"]) { Text("—") } }
         return H.el(.ul, [.class: "activity"]) {
             for a in items {
@@ -29,10 +29,20 @@ extension ActivityPage {
                     H.el(.span, [.class: "act-icon", .ariaHidden: "true"]) { Text(d.icon) }
                     H.el(.span, [.class: "meta"]) {
                         H.el(.span, [.class: "name"]) {
-                            Text(d.name + (a.title.map { ": " + $0 } ?? ""))
+                            if let title = a.title, let id = a.titleId {
+                                Text(d.name + ": ")
+                                H.link(title, WebRoute.title(library: lib, title: id).path)
+                            } else {
+                                Text(d.name + (a.title.map { ": " + $0 } ?? ""))
+                            }
                         }
                         H.el(.span, [.class: "authors"]) {
-                            Text([t.date(a.at), a.memberCardId, a.detail.map { t.message($0) } ?? a.info, a.actor].compactMap { $0 }.joined(separator: " · "))
+                            H.el(.time, [.datetime: a.at.formatted(.iso8601)]) { Text(t.dateTime(a.at)) }
+                            if let card = a.memberCardId {
+                                Text(" · ")
+                                H.link(card, WebRoute.members(library: lib).path(query: [("q", card)]))
+                            }
+                            Text([a.detail.map { t.message($0) } ?? a.info, a.actor].compactMap { $0 }.map { " · " + $0 }.joined())
                         }
                     }
                 }

@@ -22,7 +22,7 @@ extension DashboardPage {
                 }
             }
             H.el(.h2, [:]) { Text(t(.recentActivity)) }
-            ActivityPage.list(d.recentActivity, t: t)
+            ActivityPage.list(d.recentActivity, lib: lib, t: t)
         }
     }
 

@@ -2,6 +2,7 @@ import Fluent
 import Foundation
 import ShelfmarkCore
 import ShelfmarkLookup
+import SQLKit
 import Vapor
 
 /// The wishlist (C1, C2): the books wished for, and for those who catalog, a search at the providers
@@ -10,20 +11,47 @@ struct WishlistPage: Sendable {
     var libraryID: UUID
     var q: String?
     var candidates: [BookRecord]
+    /// The providers were asked and none could answer (offline, down, late): not the same as "no match".
+    var providersUnreachable: Bool
+    var paging: Paging
+    var total: Int
     var items: [TitleSummary]
+    /// Who asked for each wish and its priority, by title id.
+    var wishes: [UUID: (requestedBy: String?, priority: Int?)]
     var canEdit: Bool
+    /// The wish-by-hand form: as typed, with the reason next to its field, after a refusal.
+    var form: FormState
+    static let fields: Set<String> = ["title", "authors", "isbn", "requestedBy", "priority"]
 
-    static func make(q: String?, library: LibraryContext, app: Application, now: Date) async throws -> WishlistPage {
+    static func make(q: String?, paging: Paging, form: FormState = FormState(), library: LibraryContext, app: Application,
+                     now: Date) async throws -> WishlistPage {
         var filters = TitleQuery.Filters()
         filters.wishlist = true
-        filters.limit = 200
-        let items = try await TitleQuery.list(filters, libraryID: library.libraryID, now: now, on: app.db).items
+        filters.limit = paging.size
+        filters.offset = paging.offset
+        let list = try await TitleQuery.list(filters, libraryID: library.libraryID, now: now, on: app.db)
         let q = q?.cleanedInput
         let canEdit = library.role.may(.catalog)
         var candidates: [BookRecord] = []
+        var unreachable = false
         if let q, !q.isEmpty, canEdit {
-            candidates = await app.metadataLookup.search(SearchQuery(text: String(q.prefix(300)), limit: 10)).candidates
+            let result = await app.metadataLookup.search(SearchQuery(text: String(q.prefix(300)), limit: 10))
+            candidates = result.candidates
+            unreachable = candidates.isEmpty && !result.outcomes.isEmpty && !result.outcomes.contains { $0.status == .found || $0.status == .notFound }
         }
-        return WishlistPage(libraryID: library.libraryID, q: q, candidates: candidates, items: items, canEdit: canEdit)
+        var wishes: [UUID: (requestedBy: String?, priority: Int?)] = [:]
+        let ids = list.items.map(\.id)
+        if !ids.isEmpty {
+            struct Row: Decodable { var id: UUID; var requested_by: String?; var priority: Int? }
+            for row in try await app.db.sql.raw("SELECT id, requested_by, priority FROM titles WHERE id IN (\(binds: ids))").all(decoding: Row.self) {
+                wishes[row.id] = (row.requested_by, row.priority)
+            }
+        }
+        return WishlistPage(libraryID: library.libraryID, q: q, candidates: candidates, providersUnreachable: unreachable, paging: paging,
+                            total: list.total, items: list.items, wishes: wishes, canEdit: canEdit, form: form)
+    }
+
+    func url(page: Int) -> String {
+        WebRoute.wishlist(library: libraryID).path(query: [("q", q), ("page", page > 1 ? String(page) : nil)])
     }
 }

@@ -6,7 +6,7 @@ import ShelfmarkLookup
 extension WishlistPage {
     func render(_ page: PageContext) -> HTML {
         let t = page.t
-        let (lib, q, candidates, items, canEdit) = (libraryID, q, candidates, items, canEdit)
+        let (lib, q, candidates, items, canEdit, form, wishes) = (libraryID, q, candidates, items, canEdit, form, wishes)
         return Layout.page(page, title: t(.wishlist)) {
             H.el(.h1, [:]) { Text(t(.wishlist)) }
             if canEdit {
@@ -19,7 +19,9 @@ extension WishlistPage {
             if let q, !q.isEmpty {
                 H.el(.section, [.class: "card"]) {
                     H.el(.h2, [:]) { Text(t(.providerResults)) }
-                    if candidates.isEmpty {
+                    if providersUnreachable {
+                        H.el(.p, [.class: "flash error", .role: "alert"]) { Text(t(.providersUnreachable)) }
+                    } else if candidates.isEmpty {
                         H.el(.p, [.class: "empty"]) { Text(t.format(.noMatches, q)) }
                     } else {
                         H.el(.ul, [.class: "titles"]) {
@@ -44,6 +46,29 @@ extension WishlistPage {
                     }
                 }
             }
+            if canEdit {
+                H.el(.details, [.class: "card", .open: form.isRefused || providersUnreachable ? "" : nil]) {
+                    H.el(.summary, [:]) { Text(t(.addWishByHand)) }
+                    H.form(WebRoute.wishlist(library: lib).path, csrf: page.csrf) {
+                        H.void(.input, [.type: "hidden", .name: "byHand", .value: "1"])
+                        if let general = form.general { H.el(.p, [.class: "flash error", .role: "alert"]) { Text(general) } }
+                        H.field(t(.title), name: "title", value: form["title"], required: true, error: form.errors["title"])
+                        H.field(t(.authorsField), name: "authors", value: form["authors"], hint: t(.authorsHint), error: form.errors["authors"])
+                        H.field(t(.isbn), name: "isbn", value: form["isbn"], error: form.errors["isbn"], extra: [.inputmode: "numeric"])
+                        H.field(t(.requestedBy), name: "requestedBy", value: form["requestedBy"], error: form.errors["requestedBy"])
+                        H.el(.div, [.class: form.errors["priority"] == nil ? "field" : "field invalid"]) {
+                            H.el(.label, [.for: "f-priority"]) { Text(t(.priority)) }
+                            H.el(.select, [.id: "f-priority", .name: "priority"]) {
+                                for (value, label) in [("2", t(.priorityNormal)), ("3", t(.priorityHigh)), ("1", t(.priorityLow))] {
+                                    H.el(.option, [.value: value, .selected: (form["priority"] ?? "2") == value ? "" : nil]) { Text(label) }
+                                }
+                            }
+                            if let error = form.errors["priority"] { H.el(.p, [.class: "field-error"]) { Text(error) } }
+                        }
+                        H.button(t(.addToWishlist))
+                    }
+                }
+            }
             if items.isEmpty {
                 H.el(.p, [.class: "empty"]) { Text(t(.wishlistEmpty)) }
             } else {
@@ -54,13 +79,20 @@ extension WishlistPage {
                             H.el(.div, [.class: "meta"]) {
                                 H.el(.span, [.class: "name"]) { Text(item.title) }
                                 H.el(.span, [.class: "authors"]) { Text(item.authors.joined(separator: ", ")) }
+                                if let wish = wishes[item.id], wish.requestedBy != nil || wish.priority != nil {
+                                    H.el(.span, [.class: "authors"]) {
+                                        Text([wish.requestedBy.map { t.format(.requestedByShown, $0) },
+                                              wish.priority.map { t(.priority) + ": " + t($0 >= 3 ? .priorityHigh : ($0 <= 1 ? .priorityLow : .priorityNormal)) }]
+                                            .compactMap { $0 }.joined(separator: " · "))
+                                    }
+                                }
                                 H.el(.div, [.class: "actions"]) {
                                     let links = TitleQuery.links(isbn13: item.isbn13, title: item.title, authors: item.authors)
                                     if let amazon = links["amazon"] {
                                         H.el(.a, [.href: amazon, .class: "button quiet", .rel: "noopener", .target: "_blank"]) { Text(t(.findOnAmazon)) }
                                     }
                                     H.el(.button, [.type: "button", .class: "button quiet", .hidden: "",
-                                                    .dataShare: item.title,
+                                                    .dataShare: item.title, .dataShareUrl: WebRoute.title(library: lib, title: item.id).path,
                                                     .dataShareText: t.format(.shareText, item.title, item.authors.joined(separator: ", "))]) { Text(t(.share)) }
                                     if canEdit {
                                         H.form(WebRoute.wishlistAcquire(library: lib, title: item.id).path, csrf: page.csrf, attrs: [.class: "inline-form"]) {
@@ -77,6 +109,7 @@ extension WishlistPage {
                         }
                     }
                 }
+                Components.pager(paging, total: total, t: t) { self.url(page: $0) }
             }
         }
     }
