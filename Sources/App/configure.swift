@@ -70,6 +70,7 @@ enum Migrations {
         app.migrations.add(AddActivityDetail())
         app.migrations.add(AddClassToMemberSearch())
         app.migrations.add(AddWishDetails())
+        app.migrations.add(AddLibraryTimeZone())
     }
 }
 

@@ -69,7 +69,9 @@ import Vapor
             let f = try await Fixture.make(app)
             let title = try await f.addTitle("Momo", copies: 3)
             try await f.addMember("S1", "Ada")
-            #expect(try await f.owner.patch(f.lib, ["loanPeriodDays": 21])["loanPeriodDays"] as? Int == 21)
+            #expect(try await f.owner.patch(f.lib, ["loanPeriodDays": 21, "timeZone": "America/New_York"])["loanPeriodDays"] as? Int == 21)
+            let badZone = try await f.owner.send(.PATCH, f.lib, ["timeZone": "Mars/Olympus"])
+            #expect(badZone.status == .unprocessableEntity || badZone.status == .badRequest)
             let byDefault = try await f.owner.post("\(f.lib)/checkouts", ["cardId": "S1", "titleId": title])
             let byDays = try await f.owner.post("\(f.lib)/checkouts", ["cardId": "S1", "titleId": title, "days": 7])
             let day = String(ISO8601DateFormatter().string(from: Date().addingTimeInterval(100 * 86_400)).prefix(10))
@@ -82,7 +84,14 @@ import Vapor
             let d7 = try #require(iso.date(from: byDays.string("dueAt"))).timeIntervalSinceNow / 86_400
             #expect((20...22).contains(d21))
             #expect((6...8).contains(d7))
-            #expect(byDate.string("dueAt") == day + "T00:00:00Z")
+            // A typed day is due at the end of that day in the library's zone: 23:59:59 in New York
+            // (04:59:59 or 03:59:59 UTC the next day), never the day's first moment.
+            let due = try #require(iso.date(from: byDate.string("dueAt")))
+            var newYork = Calendar(identifier: .gregorian)
+            newYork.timeZone = TimeZone(identifier: "America/New_York")!
+            let local = newYork.dateComponents([.year, .month, .day, .hour, .minute, .second], from: due)
+            #expect(String(format: "%04d-%02d-%02d", local.year!, local.month!, local.day!) == day, "\(local)")
+            #expect(local.hour == 23 && local.minute == 59 && local.second == 59)
         }
     }
 

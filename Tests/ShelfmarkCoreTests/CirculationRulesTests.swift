@@ -19,17 +19,45 @@ import Testing
 
     /// B2: due at the end of the day, loan period days from today; days or a date override it.
     @Test func dueDates() throws {
-        let policy = LoanPolicy()
-        let due = try policy.dueDate(from: now, calendar: utc)
-        #expect(utc.dateComponents([.year, .month, .day, .hour, .minute], from: due) ==
-                DateComponents(year: 2026, month: 12, day: 2, hour: 23, minute: 59))
-        let week = try policy.dueDate(from: now, days: 7, calendar: utc)
+        let policy = LoanPolicy(timeZone: TimeZone(identifier: "UTC")!)
+        let due = try policy.dueDate(from: now)
+        #expect(utc.dateComponents([.year, .month, .day, .hour, .minute, .second], from: due) ==
+                DateComponents(year: 2026, month: 12, day: 2, hour: 23, minute: 59, second: 59))
+        let week = try policy.dueDate(from: now, days: 7)
         #expect(utc.component(.day, from: week) == 25)
-        let explicit = now.addingTimeInterval(3 * 86_400)
-        #expect(try policy.dueDate(from: now, explicit: explicit) == explicit)
-        #expect(throws: CirculationError.dueDateInPast) { try policy.dueDate(from: now, explicit: now.addingTimeInterval(-1)) }
+        #expect(throws: CirculationError.dueDateInPast) { try policy.dueDate(from: now, explicit: now.addingTimeInterval(-86_400)) }
         #expect(throws: CirculationError.loanPeriodOutOfRange(0)) { try policy.dueDate(from: now, days: 0) }
         #expect(throws: CirculationError.loanPeriodOutOfRange(366)) { try policy.dueDate(from: now, days: 366) }
+    }
+
+    /// Issue 16: a day typed in the date field ("2026-11-21", which decodes as midnight UTC) is due at
+    /// the end of that day in the library's time zone, so the loan is not overdue on its due day; a
+    /// quick pick (days) ends at the same moment; today is a valid due day.
+    @Test func aTypedDueDayEndsAtMidnightInTheLibrarysTimeZone() throws {
+        for zone in ["UTC", "America/Los_Angeles", "Pacific/Auckland", "Europe/Dublin"] {
+            let tz = TimeZone(identifier: zone)!
+            let policy = LoanPolicy(timeZone: tz)
+            var calendar = Calendar(identifier: .gregorian)
+            calendar.timeZone = tz
+            let today = calendar.dateComponents([.year, .month, .day], from: now)
+            let typedDay = calendar.date(byAdding: .day, value: 3, to: calendar.date(from: today)!)!
+            var utcDay = calendar.dateComponents([.year, .month, .day], from: typedDay)
+            utcDay.timeZone = TimeZone(identifier: "UTC")
+            let typed = Calendar(identifier: .gregorian).date(from: utcDay)!  // what the form's "yyyy-mm-dd" decodes to
+            let due = try policy.dueDate(from: now, explicit: typed)
+            let local = calendar.dateComponents([.year, .month, .day, .hour, .minute, .second], from: due)
+            #expect(local.day == utcDay.day && local.hour == 23 && local.minute == 59 && local.second == 59, "\(zone): \(local)")
+            // Not overdue at any moment of its due day, overdue the moment after.
+            let lastMorning = calendar.date(bySettingHour: 8, minute: 0, second: 0, of: typedDay)!
+            #expect(!isOverdue(dueAt: due, returnedAt: nil, now: lastMorning))
+            #expect(isOverdue(dueAt: due, returnedAt: nil, now: due.addingTimeInterval(1)))
+            #expect(try policy.dueDate(from: now, days: 3) == due, "\(zone)")
+            // Due today is allowed; yesterday is in the past.
+            let todayTyped = Calendar(identifier: .gregorian).date(from: DateComponents(timeZone: TimeZone(identifier: "UTC"), year: today.year,
+                                                                                       month: today.month, day: today.day))!
+            #expect(try policy.dueDate(from: now, explicit: todayTyped) > now)
+            #expect(throws: CirculationError.dueDateInPast) { try policy.dueDate(from: now, explicit: todayTyped.addingTimeInterval(-86_400)) }
+        }
     }
 
     /// B4: overdue is past due and not returned.

@@ -102,7 +102,7 @@ struct UserAuthenticator: AsyncMiddleware {
         // Sessions always expire; API tokens may not.
         let expiry = table == "api_tokens" ? "(s.expires_at IS NULL OR s.expires_at > ?3)" : "s.expires_at > ?3"
         let sql = """
-            SELECT u.id, u.username, u.display_name, m.role, l.name, l.loan_period_days, l.max_renewals
+            SELECT u.id, u.username, u.display_name, m.role, l.name, l.loan_period_days, l.max_renewals, l.time_zone
             FROM \(table) s JOIN users u ON u.id = s.user_id
             LEFT JOIN memberships m ON m.user_id = u.id AND m.library_id = ?1
             LEFT JOIN libraries l ON l.id = m.library_id
@@ -115,7 +115,8 @@ struct UserAuthenticator: AsyncMiddleware {
             guard library != nil, let role = text(3), let name = text(4) else { return (user, nil) }
             return (user, MembershipLookup.Membership(
                 role: Role(rawValue: role) ?? .viewer, libraryName: name,
-                policy: LoanPolicy(loanPeriodDays: int(5) ?? LoanPolicy().loanPeriodDays, maxRenewals: int(6) ?? LoanPolicy().maxRenewals)))
+                policy: LoanPolicy(loanPeriodDays: int(5) ?? LoanPolicy().loanPeriodDays, maxRenewals: int(6) ?? LoanPolicy().maxRenewals,
+                                   timeZone: Library.zone(text(7)))))
         }
         if let sqlite = db as? any SQLiteDatabase {
             let binds: [SQLiteData] = [library.map { .text($0.uuidString) } ?? .null, .text(hash), .float(now.timeIntervalSince1970)]
@@ -130,7 +131,7 @@ struct UserAuthenticator: AsyncMiddleware {
         // PostgreSQL: the same statement.
         let query = SQLQueryString(numbered: sql, [library, hash, now])
         guard let row = try await db.sql.raw(query).first() else { return nil }
-        let names = ["id", "username", "display_name", "role", "name", "loan_period_days", "max_renewals"]
+        let names = ["id", "username", "display_name", "role", "name", "loan_period_days", "max_renewals", "time_zone"]
         return make({ i in
             (try? row.decode(column: names[i], as: String?.self)) ?? (try? row.decode(column: names[i], as: UUID?.self))??.uuidString
         }, { i in

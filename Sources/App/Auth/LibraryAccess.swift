@@ -31,7 +31,7 @@ extension Request {
         if let lookup = storage[MembershipLookup.Key.self], lookup.libraryID == libraryID {
             membership = lookup.membership
         } else if let row = try await sql.raw("""
-            SELECT m.role, l.name, l.loan_period_days, l.max_renewals FROM memberships m
+            SELECT m.role, l.name, l.loan_period_days, l.max_renewals, l.time_zone FROM memberships m
             JOIN libraries l ON l.id = m.library_id
             WHERE m.user_id = \(bind: user.id) AND m.library_id = \(bind: libraryID)
             """).first() {
@@ -39,7 +39,8 @@ extension Request {
                 role: Role(rawValue: try row.decode(column: "role", as: String.self)) ?? .viewer,
                 libraryName: try row.decode(column: "name", as: String.self),
                 policy: LoanPolicy(loanPeriodDays: try row.decode(column: "loan_period_days", as: Int.self),
-                                   maxRenewals: try row.decode(column: "max_renewals", as: Int.self)))
+                                   maxRenewals: try row.decode(column: "max_renewals", as: Int.self),
+                                   timeZone: Library.zone(try row.decode(column: "time_zone", as: String?.self))))
         } else {
             membership = nil
         }

@@ -62,6 +62,8 @@ struct LibraryPatch: Content {
     var loanPeriodDays: Int?
     var maxRenewals: Int?
     var publicCatalog: Bool?
+    /// An IANA time zone name ("Europe/Dublin"); loans are due at the end of their due day there.
+    var timeZone: String? = nil
 }
 
 struct LibraryDTO: Content {
@@ -71,6 +73,8 @@ struct LibraryDTO: Content {
     var maxRenewals: Int
     var publicCatalog: Bool
     var role: Role
+    /// The library's time zone (IANA name): the server's unless one was chosen.
+    var timeZone: String
 }
 
 struct StaffInput: Content {

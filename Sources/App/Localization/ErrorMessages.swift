@@ -41,6 +41,7 @@ extension Strings {
         case "rating": .rating
         case "nextAccession": .fieldNextAccession
         case "requestedBy": .requestedBy
+        case "timeZone": .timeZoneField
         case "priority": .priority
         default: nil
         }

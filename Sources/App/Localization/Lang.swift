@@ -1,4 +1,5 @@
 import Foundation
+import ShelfmarkCore
 import Vapor
 
 /// The languages of the web app (G5): English, German, Irish, Simplified Chinese.
@@ -62,12 +63,23 @@ extension Request {
     }
 
     var t: Strings { Strings(lang: lang) }
+
+    /// The strings of this request for a page of `library`: its dates in the library's time zone.
+    func t(_ library: LibraryContext) -> Strings { Strings(lang: lang, timeZone: library.policy.timeZone) }
 }
 
 /// Looks up the interface text for one language. `t(.signIn)`, `t(.daysOverdue, 3)`,
 /// `t.format(.copiesOf, 2, 3)`.
 struct Strings: Sendable {
     let lang: Lang
+    /// Dates are shown in this zone: the library's on its pages (its loans are due at the end of a
+    /// day there), else the server's.
+    var timeZone: TimeZone = .current
+
+    init(lang: Lang, timeZone: TimeZone = .current) {
+        self.lang = lang
+        self.timeZone = timeZone
+    }
 
     func callAsFunction(_ key: L) -> String {
         let row = L.table[key]!
@@ -98,10 +110,14 @@ struct Strings: Sendable {
 
     /// A date with its time of day, in the server's time zone.
     func dateTime(_ d: Date) -> String {
-        d.formatted(Date.FormatStyle(date: .abbreviated, time: .shortened).locale(lang.locale))
+        var style = Date.FormatStyle(date: .abbreviated, time: .shortened).locale(lang.locale)
+        style.timeZone = timeZone
+        return d.formatted(style)
     }
 
     func date(_ d: Date) -> String {
-        d.formatted(Date.FormatStyle(date: .abbreviated, time: .omitted).locale(lang.locale))
+        var style = Date.FormatStyle(date: .abbreviated, time: .omitted).locale(lang.locale)
+        style.timeZone = timeZone
+        return d.formatted(style)
     }
 }

@@ -76,6 +76,7 @@ enum L: String, CaseIterable, Sendable {
     case pagesLabel, previousPage, nextPage, firstPage, lastPage, pageOf, showingRange, sortBy, sortTitle, sortAuthor, sortNewest
     case sortBorrowed, sortName, sortCard, sortClass, pageN
     case requestedBy, priority, priorityLow, priorityNormal, priorityHigh, addWishByHand, providersUnreachable, requestedByShown
+    case timeZoneField, timeZoneHint, errUnknownTimeZone
 }
 
 /// Counted phrases, one form per plural category the language has.
@@ -652,6 +653,11 @@ extension L {
                                 "Níorbh fhéidir teacht ar na soláthraithe leabhar, mar sin níor cuardaíodh aon rud. Cuir an mian leis de láimh thíos.",
                                 "无法连接图书数据源，因此未能搜索。请在下方手动添加心愿。"),
         .requestedByShown: ("Requested by %1", "Gewünscht von %1", "Iarrtha ag %1", "推荐人：%1"),
+        .timeZoneField: ("Time zone", "Zeitzone", "Crios ama", "时区"),
+        .timeZoneHint: ("A loan is due at the end of its due day in this time zone.", "Eine Ausleihe ist am Ende ihres Rückgabetags in dieser Zeitzone fällig.",
+                        "Bíonn iasacht dlite ag deireadh a lae dlite sa chrios ama seo.", "借阅在此时区的到期日结束时到期。"),
+        .errUnknownTimeZone: ("“%1” is not a time zone this server knows (e.g. Europe/Dublin).", "„%1“ ist keine Zeitzone, die dieser Server kennt (z. B. Europe/Berlin).",
+                              "Ní crios ama é “%1” a bhfuil aithne ag an bhfreastalaí seo air (m.sh. Europe/Dublin).", "“%1”不是此服务器认识的时区（例如 Asia/Shanghai）。"),
     ]
 }
 

@@ -13,6 +13,8 @@ final class Library: Model, @unchecked Sendable {
     @Field(key: "public_catalog") var publicCatalog: Bool
     /// The next accession number handed to a new copy's barcode (A9).
     @Field(key: "next_accession") var nextAccession: Int
+    /// An IANA time zone name; nil: the server's.
+    @OptionalField(key: "time_zone") var timeZone: String?
     @Timestamp(key: "created_at", on: .create) var createdAt: Date?
     @Timestamp(key: "updated_at", on: .update) var updatedAt: Date?
 
@@ -27,5 +29,12 @@ final class Library: Model, @unchecked Sendable {
         self.nextAccession = 1
     }
 
-    var policy: LoanPolicy { LoanPolicy(loanPeriodDays: loanPeriodDays, maxRenewals: maxRenewals) }
+    var policy: LoanPolicy {
+        LoanPolicy(loanPeriodDays: loanPeriodDays, maxRenewals: maxRenewals, timeZone: Self.zone(timeZone))
+    }
+
+    /// The zone named `name`, the server's when it names none (or one this system does not know).
+    static func zone(_ name: String?) -> TimeZone {
+        name.flatMap(TimeZone.init(identifier:)) ?? .current
+    }
 }

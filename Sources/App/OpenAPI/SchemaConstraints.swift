@@ -175,7 +175,11 @@ extension LibraryInput: SchemaConstrained {
 }
 
 extension LibraryPatch: SchemaConstrained {
-    static var schemaConstraints: [String: JSONValue] { LibraryInput.schemaConstraints }
+    static var schemaConstraints: [String: JSONValue] {
+        var fields = LibraryInput.schemaConstraints
+        fields["timeZone"] = ["enum": .array(TimeZone.knownTimeZoneIdentifiers.sorted().map { .string($0) })]
+        return fields
+    }
 }
 
 extension ISBNLookupInput: SchemaConstrained {

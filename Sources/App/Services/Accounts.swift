@@ -174,6 +174,10 @@ enum Accounts {
         }
         if let renewals = try Check.range(patch.maxRenewals, Limits.maxRenewals, field: "maxRenewals") { library.maxRenewals = renewals }
         if let isPublic = patch.publicCatalog { library.publicCatalog = isPublic }
+        if let name = try Check.optional(patch.timeZone, field: "timeZone", max: 64) {
+            guard TimeZone(identifier: name) != nil else { throw LibraryError.unknownTimeZone(name) }
+            library.timeZone = name
+        }
     }
 
     // MARK: - Staff
@@ -290,6 +294,7 @@ extension User {
 
 extension Library {
     func dto(role: Role) -> LibraryDTO {
-        LibraryDTO(id: id!, name: name, loanPeriodDays: loanPeriodDays, maxRenewals: maxRenewals, publicCatalog: publicCatalog, role: role)
+        LibraryDTO(id: id!, name: name, loanPeriodDays: loanPeriodDays, maxRenewals: maxRenewals, publicCatalog: publicCatalog, role: role,
+                   timeZone: Library.zone(timeZone).identifier)
     }
 }

@@ -29,6 +29,7 @@ struct LibraryBackup: Codable, Sendable, Equatable {
         var max_renewals: Int
         var public_catalog: Bool
         var next_accession: Int
+        var time_zone: String? = nil
     }
 
     struct CategoryRow: Codable, Sendable, Equatable {
@@ -97,7 +98,7 @@ struct LibraryBackup: Codable, Sendable, Equatable {
 enum Backup {
     static func make(libraryID: UUID, includeCovers: Bool, now: Date, on db: any Database) async throws -> LibraryBackup {
         let sql = db.sql
-        guard let library = try await sql.select().columns("name", "loan_period_days", "max_renewals", "public_catalog", "next_accession")
+        guard let library = try await sql.select().columns("name", "loan_period_days", "max_renewals", "public_catalog", "next_accession", "time_zone")
             .from("libraries").where("id", .equal, libraryID).first(decoding: LibraryBackup.LibraryRow.self) else {
             throw AccountError.libraryNotFound
         }
@@ -292,9 +293,13 @@ enum Backup {
             }
             coverURLs[CoverStore.localURL(cover.id)] = CoverStore.localURL(id)
         }
-        struct Settings: Encodable { var loan_period_days: Int; var max_renewals: Int; var public_catalog: Bool; var next_accession: Int }
+        struct Settings: Encodable {
+            var loan_period_days: Int; var max_renewals: Int; var public_catalog: Bool; var next_accession: Int; var time_zone: String?
+        }
+        // A zone this system does not know is left out: the server's applies.
         let settings = Settings(loan_period_days: b.library.loan_period_days, max_renewals: b.library.max_renewals,
-                                public_catalog: b.library.public_catalog, next_accession: b.library.next_accession)
+                                public_catalog: b.library.public_catalog, next_accession: b.library.next_accession,
+                                time_zone: b.library.time_zone.flatMap { TimeZone(identifier: $0)?.identifier })
         try await write { db in
             try await db.sql.update("libraries").set(model: settings).where("id", .equal, libraryID).run()
         }

@@ -509,6 +509,22 @@ enum ExchangeError: DomainError, Equatable {
     }
 }
 
+// MARK: - Library settings
+
+enum LibraryError: DomainError, Equatable {
+    case unknownTimeZone(String)
+
+    var refusal: Refusal { .invalid }
+    var code: String { "invalid" }
+    var field: String? { "timeZone" }
+
+    func message(_ t: Strings) -> String {
+        switch self {
+        case .unknownTimeZone(let name): t.format(.errUnknownTimeZone, name)
+        }
+    }
+}
+
 // MARK: - Background jobs
 
 enum JobError: DomainError, Equatable {

@@ -42,29 +42,53 @@ public struct LoanPolicy: Equatable, Sendable {
 
     public var loanPeriodDays: Int
     public var maxRenewals: Int
+    /// The library's time zone: a loan is due at the end of its due day there.
+    public var timeZone: TimeZone
 
-    public init(loanPeriodDays: Int = LoanPolicy.defaultLoanPeriodDays, maxRenewals: Int = LoanPolicy.defaultMaxRenewals) {
+    public init(loanPeriodDays: Int = LoanPolicy.defaultLoanPeriodDays, maxRenewals: Int = LoanPolicy.defaultMaxRenewals,
+                timeZone: TimeZone = .current) {
         self.loanPeriodDays = loanPeriodDays
         self.maxRenewals = maxRenewals
+        self.timeZone = timeZone
     }
 
-    /// The due date of a loan starting `now`: an explicit date wins, then an explicit number of days,
-    /// then the library's loan period. Due at the end of that day in the library's calendar.
-    public func dueDate(
-        from now: Date, days: Int? = nil, explicit: Date? = nil, calendar: Calendar = .init(identifier: .gregorian)
-    ) throws(CirculationError) -> Date {
+    /// The Gregorian calendar in the library's time zone.
+    public var calendar: Calendar {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = timeZone
+        return calendar
+    }
+
+    /// The last second of the day `day` (year, month, day) in the library's time zone.
+    public func endOfDay(_ day: DateComponents) -> Date? {
+        var components = DateComponents(year: day.year, month: day.month, day: day.day)
+        components.timeZone = timeZone
+        guard let start = calendar.date(from: components) else { return nil }
+        return calendar.date(byAdding: DateComponents(day: 1, second: -1), to: start)
+    }
+
+    /// The due date of a loan starting `now`: an explicit due day wins, then an explicit number of
+    /// days, then the library's loan period. Either way the loan is due at the end of its due day in
+    /// the library's time zone, so it is never overdue on the day it is due. An explicit date that is
+    /// a day alone (midnight UTC: "2026-12-01") is that day; any other moment is the day it falls on
+    /// in the library's time zone.
+    public func dueDate(from now: Date, days: Int? = nil, explicit: Date? = nil) throws(CirculationError) -> Date {
         if let explicit {
-            guard explicit > now else { throw .dueDateInPast }
-            // Bounded like a loan period: at most a year ahead.
-            let days = Int((explicit.timeIntervalSince(now) / 86_400).rounded(.up))
-            guard LoanPolicy.loanPeriodRange.contains(days) else { throw .loanPeriodOutOfRange(days) }
-            return explicit
+            var utc = Calendar(identifier: .gregorian)
+            utc.timeZone = TimeZone(identifier: "UTC")!
+            let time = utc.dateComponents([.hour, .minute, .second, .nanosecond], from: explicit)
+            let dayOnly = time.hour == 0 && time.minute == 0 && time.second == 0 && (time.nanosecond ?? 0) < 1_000_000
+            let day = (dayOnly ? utc : calendar).dateComponents([.year, .month, .day], from: explicit)
+            guard let due = endOfDay(day), due > now else { throw .dueDateInPast }
+            // Due today at the earliest, at most a year ahead.
+            let days = calendar.dateComponents([.day], from: calendar.startOfDay(for: now), to: calendar.startOfDay(for: due)).day ?? 0
+            guard days <= LoanPolicy.loanPeriodRange.upperBound else { throw .loanPeriodOutOfRange(days) }
+            return due
         }
         let period = days ?? loanPeriodDays
         guard LoanPolicy.loanPeriodRange.contains(period) else { throw .loanPeriodOutOfRange(period) }
-        let start = calendar.startOfDay(for: now)
-        let dueDay = calendar.date(byAdding: .day, value: period, to: start)!
-        return calendar.date(byAdding: .second, value: 86_399, to: dueDay)!
+        let dueDay = calendar.date(byAdding: .day, value: period, to: calendar.startOfDay(for: now))!
+        return endOfDay(calendar.dateComponents([.year, .month, .day], from: dueDay))!
     }
 }
 

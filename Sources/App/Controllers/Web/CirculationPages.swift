@@ -155,7 +155,7 @@ enum CirculationPages {
             days: req.formText("days").flatMap(Int.init))
         do {
             let loan = try await Circulation.checkout(input, in: req.scope(ctx))
-            let t = req.t
+            let t = req.t(ctx)
             return req.seeOther(WebRoute.checkout(library: ctx.libraryID).path, flash: t.format(.checkedOut, loan.title, loan.memberName, t.date(loan.dueAt)))
         } catch let error where error is CirculationError || error is LoanError {
             // The form again as it was filled in, the reason next to its field.

@@ -78,7 +78,7 @@ enum MorePages {
         return try await refusal(req, ctx: ctx, form: .settings, fields: SettingsPage.settingsFields) {
             let patch = LibraryPatch(name: req.formText("name") ?? "", loanPeriodDays: try req.formInt("loanPeriodDays"),
                                      maxRenewals: try req.formInt("maxRenewals"),
-                                     publicCatalog: req.formText("publicCatalog") == "true")
+                                     publicCatalog: req.formText("publicCatalog") == "true", timeZone: req.formText("timeZone"))
             _ = try await Accounts.updateLibrary(patch, in: req.scope(ctx))
             return req.seeOther(WebRoute.settings(library: ctx.libraryID).path, flash: req.t(.settingsSaved))
         }

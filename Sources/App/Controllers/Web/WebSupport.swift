@@ -14,6 +14,8 @@ extension Request {
         if let user {
             libraries = try await Accounts.libraries(of: user, on: db).map { PageContext.LibraryRef(id: $0.id, name: $0.name) }
         }
+        var t = self.t
+        if let library { t.timeZone = library.policy.timeZone }
         return PageContext(t: t, csrf: csrfToken, path: url.path, user: user,
                            library: library.map { PageContext.LibraryRef(id: $0.libraryID, name: $0.name) },
                            libraries: libraries, flash: flash ?? flashMessage, flashIsError: error)

@@ -9,7 +9,7 @@ import Vapor
 struct SettingsPage: Sendable {
     enum Form: Sendable { case settings, staff, newLibrary }
 
-    static let settingsFields: Set<String> = ["name", "loanPeriodDays", "maxRenewals", "publicCatalog"]
+    static let settingsFields: Set<String> = ["name", "loanPeriodDays", "maxRenewals", "publicCatalog", "timeZone"]
     static let staffFields: Set<String> = ["username", "displayName", "password", "role"]
     static let newLibraryFields: Set<String> = ["name"]
 
@@ -26,7 +26,8 @@ struct SettingsPage: Sendable {
     static func make(library ctx: LibraryContext, on db: any Database) async throws -> SettingsPage {
         guard let library = try await Library.find(ctx.libraryID, on: db) else { throw AccountError.libraryNotFound }
         let settings = FormState(values: ["name": library.name, "loanPeriodDays": String(library.loanPeriodDays),
-                                          "maxRenewals": String(library.maxRenewals), "publicCatalog": library.publicCatalog ? "true" : ""])
+                                          "maxRenewals": String(library.maxRenewals), "publicCatalog": library.publicCatalog ? "true" : "",
+                                          "timeZone": Library.zone(library.timeZone).identifier])
         return SettingsPage(
             libraryID: ctx.libraryID, staff: try await Accounts.staff(of: ctx.libraryID, on: db),
             mayCreateLibraries: (try? await ServerSettings.requireMayCreateLibrary(ctx.user, on: db)) != nil,

@@ -17,6 +17,17 @@ extension SettingsPage {
                 H.field(t(.maxRenewals), name: "maxRenewals", type: "number", value: settings["maxRenewals"], required: true,
                         error: settings.errors["maxRenewals"],
                         extra: [.min: String(Limits.maxRenewals.lowerBound), .max: String(Limits.maxRenewals.upperBound)])
+                H.el(.div, [.class: settings.errors["timeZone"] == nil ? "field" : "field invalid"]) {
+                    H.el(.label, [.for: "f-timeZone"]) { Text(t(.timeZoneField)) }
+                    H.el(.select, [.id: "f-timeZone", .name: "timeZone", .ariaDescribedby: "f-timeZone-hint"]) {
+                        let chosen = settings["timeZone"] ?? TimeZone.current.identifier
+                        for zone in Self.zones(including: chosen) {
+                            H.el(.option, [.value: zone, .selected: zone == chosen ? "" : nil]) { Text(zone.replacingOccurrences(of: "_", with: " ")) }
+                        }
+                    }
+                    if let error = settings.errors["timeZone"] { H.el(.p, [.class: "field-error"]) { Text(error) } }
+                    H.el(.p, [.class: "hint", .id: "f-timeZone-hint"]) { Text(t(.timeZoneHint)) }
+                }
                 H.el(.div, [.class: "field"]) {
                     H.el(.label, [.class: "pick"]) {
                         H.void(.input, [.type: "checkbox", .name: "publicCatalog", .value: "true", .checked: settings["publicCatalog"] == "true" ? "" : nil])
@@ -84,5 +95,14 @@ extension SettingsPage {
                 }
             }
         }
+    }
+
+    /// The time zones offered: the regions' zones (Europe/Dublin …), and the chosen one whatever it is.
+    static func zones(including chosen: String) -> [String] {
+        let regions = ["Africa/", "America/", "Antarctica/", "Asia/", "Atlantic/", "Australia/", "Europe/", "Indian/", "Pacific/"]
+        var zones = TimeZone.knownTimeZoneIdentifiers.filter { id in regions.contains { id.hasPrefix($0) } }
+        if !zones.contains(chosen) { zones.append(chosen) }
+        if !zones.contains("UTC") { zones.append("UTC") }
+        return zones.sorted()
     }
 }
