@@ -133,4 +133,64 @@ import VaporTesting
             #expect(shown.html.contains("data-share-url=\"/libraries/"))
         }
     }
+
+    /// Each loan on the book and member pages has its own Return and Renew; Renew stops at the
+    /// library's limit and says why; a member page returns all at once; a volunteer sees only the
+    /// tabs it can use.
+    @Test func eachLoanHasItsOwnReturnAndRenew() async throws {
+        try await withTestApp { app in
+            let f = try await Fixture.make(app)
+            _ = try await f.owner.patch(f.lib, ["maxRenewals": 1])
+            let titleID = try await f.addTitle("Momo", authors: ["Michael Ende"], copies: 3)
+            let memberID = try await f.addMember("S1", "Ada", "Lovelace")
+            var loans: [String] = []
+            for _ in 0..<3 { loans.append(try await f.owner.post("\(f.lib)/checkouts", ["cardId": "S1", "titleId": titleID]).string("id")) }
+            var browser = Browser(app: app)
+            browser.cookies[Credential.cookieName] = try #require(f.owner.token)
+            let book = "/libraries/\(f.libraryID)/titles/\(titleID)"
+            let page = try await browser.get(book)
+            for loan in loans {
+                #expect(page.html.contains("/loans/\(loan.uppercased())/return") || page.html.contains("/loans/\(loan)/return"))
+                #expect(page.html.contains("/loans/\(loan.uppercased())/renew") || page.html.contains("/loans/\(loan)/renew"))
+            }
+            let loanID = try #require(UUID(uuidString: loans[0]))
+            let renewed = try await browser.post(WebRoute.loanRenew(library: UUID(uuidString: f.libraryID)!, loan: loanID).path, ["back": book])
+            #expect(renewed.status == .seeOther && renewed.location == book)
+            #expect(try await browser.get(book).html.contains("is renewed"))
+            // The limit (1) is reached: the button gives way to the count, and a second renewal is refused with the reason.
+            let after = try await browser.get(book)
+            #expect(after.html.contains("Renewed 1 of 1 times"))
+            let refused = try await browser.post(WebRoute.loanRenew(library: UUID(uuidString: f.libraryID)!, loan: loanID).path, ["back": book])
+            #expect(refused.status == .seeOther)
+            let said = try await browser.get(book)
+            #expect(said.html.contains("renewed the maximum of 1 times") && said.html.contains("flash error"), "\(said.html.prefix(3000))")
+
+            let back = try await browser.post(WebRoute.loanReturn(library: UUID(uuidString: f.libraryID)!, loan: loanID).path, ["back": book])
+            #expect(back.location == book)
+            #expect(try await browser.get(book).html.contains("is back"))
+            // A "back" that leaves the site is not followed.
+            let outside = try await browser.post(WebRoute.loanReturn(library: UUID(uuidString: f.libraryID)!, loan: UUID(uuidString: loans[1])!).path,
+                                                 ["back": "https://evil.example/"])
+            #expect(outside.location?.hasPrefix("/libraries/") == true)
+
+            let member = "/libraries/\(f.libraryID)/members/\(memberID)"
+            let all = try await browser.post(member + "/return-all", [:])
+            #expect(all.location == member)
+            let open = try await f.owner.get("\(f.lib)/loans").array
+            #expect(open.isEmpty)
+
+            // A volunteer's tab bar has no Add; a viewer's has no Lend, Return, Members or Loans.
+            let volunteer = try await f.staff("vol", role: "volunteer")
+            var volunteerBrowser = Browser(app: app)
+            volunteerBrowser.cookies[Credential.cookieName] = try #require(volunteer.token)
+            let tabs = try await volunteerBrowser.get("/libraries/\(f.libraryID)/catalog").html
+            #expect(!tabs.contains("/libraries/\(f.libraryID)/add\"") && tabs.contains("/checkout\""))
+            let viewer = try await f.staff("view", role: "viewer")
+            var viewerBrowser = Browser(app: app)
+            viewerBrowser.cookies[Credential.cookieName] = try #require(viewer.token)
+            let viewerTabs = try await viewerBrowser.get("/libraries/\(f.libraryID)/catalog").html
+            #expect(!viewerTabs.contains("/checkout\"") && !viewerTabs.contains("/loans\""))
+            #expect(!(try await viewerBrowser.get(book).html.contains("/renew")))
+        }
+    }
 }

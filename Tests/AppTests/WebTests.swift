@@ -142,6 +142,7 @@ struct Browser {
                 .checkoutConfirm(library: l), .returnBook(library: l), .loans(library: l), .dashboard(library: l),
                 .activity(library: l), .settings(library: l), .staff(library: l), .createLibrary(library: l), .server(library: l),
                 .wishlist(library: l), .wishlistAcquire(library: l, title: x), .wishlistDelete(library: l, title: x),
+                .loanReturn(library: l, loan: x), .loanRenew(library: l, loan: x), .memberReturnAll(library: l, member: x),
             ]
             let registered = Set(app.routes.all.map { $0.path.map(\.description).joined(separator: "/") })
             for route in routes {

@@ -77,6 +77,7 @@ enum L: String, CaseIterable, Sendable {
     case sortBorrowed, sortName, sortCard, sortClass, pageN
     case requestedBy, priority, priorityLow, priorityNormal, priorityHigh, addWishByHand, providersUnreachable, requestedByShown
     case timeZoneField, timeZoneHint, errUnknownTimeZone
+    case renew, renewedUntil, returnAll, returnedAll, renewalsUsed
 }
 
 /// Counted phrases, one form per plural category the language has.
@@ -658,6 +659,11 @@ extension L {
                         "Bíonn iasacht dlite ag deireadh a lae dlite sa chrios ama seo.", "借阅在此时区的到期日结束时到期。"),
         .errUnknownTimeZone: ("“%1” is not a time zone this server knows (e.g. Europe/Dublin).", "„%1“ ist keine Zeitzone, die dieser Server kennt (z. B. Europe/Berlin).",
                               "Ní crios ama é “%1” a bhfuil aithne ag an bhfreastalaí seo air (m.sh. Europe/Dublin).", "“%1”不是此服务器认识的时区（例如 Asia/Shanghai）。"),
+        .renew: ("Renew", "Verlängern", "Athnuaigh", "续借"),
+        .renewedUntil: ("“%1” is renewed: due %2.", "„%1“ ist verlängert: fällig am %2.", "Athnuadh “%1”: le tabhairt ar ais %2.", "《%1》已续借，%2 到期。"),
+        .returnAll: ("Return all", "Alle zurückbuchen", "Fill gach ceann", "全部归还"),
+        .returnedAll: ("%1 back from %2.", "%1 von %2 zurück.", "%1 ar ais ó %2.", "%2 归还了 %1。"),
+        .renewalsUsed: ("Renewed %1 of %2 times", "%1 von %2 Mal verlängert", "Athnuadh %1 as %2 uair", "已续借 %1/%2 次"),
     ]
 }
 

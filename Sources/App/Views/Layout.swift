@@ -1,5 +1,6 @@
 import Foundation
 import Plot
+import ShelfmarkCore
 import Vapor
 
 /// What every page's shell needs: language, the signed-in user's library, CSRF token, flash message.
@@ -23,7 +24,12 @@ struct PageContext: Sendable {
     struct LibraryRef: Sendable {
         var id: UUID
         var name: String
+        /// The user's role in it (the library of the page): each role sees the tabs and buttons it can use.
+        var role: Role? = nil
     }
+
+    /// Whether the user's role in this page's library allows `action`.
+    func may(_ action: Role.Action) -> Bool { library?.role?.may(action) ?? false }
 }
 
 enum Layout {
@@ -80,11 +86,15 @@ enum Layout {
                 if let library = ctx.library {
                     H.el(.nav, [.class: "tabs", .ariaLabel: t(.appName)]) {
                         tab(t(.navCatalog), WebRoute.catalog(library: library.id).path, icon: "M4 4h4v16H4zM10 4h4v16h-4zM16 5l3.5-1 3 15.5-3.5 1z", ctx)
-                        tab(t(.navAdd), WebRoute.add(library: library.id).path, icon: "M11 4h2v7h7v2h-7v7h-2v-7H4v-2h7z", ctx)
-                        tab(t(.navCheckout), WebRoute.checkout(library: library.id).path, icon: "M12 3l5 5h-3v6h-4V8H7zM4 15h2v4h12v-4h2v6H4z", ctx)
-                        tab(t(.navReturn), WebRoute.returnBook(library: library.id).path, icon: "M12 16l-5-5h3V4h4v7h3zM4 15h2v4h12v-4h2v6H4z", ctx)
-                        tab(t(.navMembers), WebRoute.members(library: library.id).path, icon: "M9 11a4 4 0 1 0 0-8 4 4 0 0 0 0 8zm7 0a3 3 0 1 0 0-6 3 3 0 0 0 0 6zM2 20c0-4 3-6 7-6s7 2 7 6zm15-5.5c3 .3 5 2 5 5.5h-4c0-2-.3-3.8-1-5.5z", ctx)
-                        tab(t(.navLoans), WebRoute.loans(library: library.id).path, icon: "M12 2a10 10 0 1 0 0 20 10 10 0 0 0 0-20zm0 2a8 8 0 1 1 0 16 8 8 0 0 1 0-16zm-1 3v6l5 3 1-1.7-4-2.3V7z", ctx)
+                        if ctx.may(.catalog) {
+                            tab(t(.navAdd), WebRoute.add(library: library.id).path, icon: "M11 4h2v7h7v2h-7v7h-2v-7H4v-2h7z", ctx)
+                        }
+                        if ctx.may(.circulate) {
+                            tab(t(.navCheckout), WebRoute.checkout(library: library.id).path, icon: "M12 3l5 5h-3v6h-4V8H7zM4 15h2v4h12v-4h2v6H4z", ctx)
+                            tab(t(.navReturn), WebRoute.returnBook(library: library.id).path, icon: "M12 16l-5-5h3V4h4v7h3zM4 15h2v4h12v-4h2v6H4z", ctx)
+                            tab(t(.navMembers), WebRoute.members(library: library.id).path, icon: "M9 11a4 4 0 1 0 0-8 4 4 0 0 0 0 8zm7 0a3 3 0 1 0 0-6 3 3 0 0 0 0 6zM2 20c0-4 3-6 7-6s7 2 7 6zm15-5.5c3 .3 5 2 5 5.5h-4c0-2-.3-3.8-1-5.5z", ctx)
+                            tab(t(.navLoans), WebRoute.loans(library: library.id).path, icon: "M12 2a10 10 0 1 0 0 20 10 10 0 0 0 0-20zm0 2a8 8 0 1 1 0 16 8 8 0 0 1 0-16zm-1 3v6l5 3 1-1.7-4-2.3V7z", ctx)
+                        }
                     }
                 }
                 H.el(.footer, [.class: "foot"]) {

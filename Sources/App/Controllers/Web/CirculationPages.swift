@@ -16,6 +16,9 @@ enum CirculationPages {
         web.get(.returnBook(library: .pattern), use: returnForm)
         web.post(.returnBook(library: .pattern), use: giveBack)
         web.get(.loans(library: .pattern), use: loans)
+        web.post(.loanReturn(library: .pattern, loan: .pattern), use: returnLoan)
+        web.post(.loanRenew(library: .pattern, loan: .pattern), use: renewLoan)
+        web.post(.memberReturnAll(library: .pattern, member: .pattern), use: returnAll)
     }
 
     // MARK: - Members
@@ -197,6 +200,50 @@ enum CirculationPages {
         let input = ReturnInput(loanId: req.formText("loanId").flatMap(UUID.init(uuidString:)), copyBarcode: req.formText("barcode"))
         let loan = try await Circulation.giveBack(input, in: req.scope(ctx))
         return req.seeOther(WebRoute.returnBook(library: ctx.libraryID).path, flash: req.t.format(.returned, loan.title))
+    }
+
+    /// The page a loan's own Return or Renew button was on (the book's, the member's, the loans'), to go back to.
+    static func back(_ req: Request, ctx: LibraryContext) -> String {
+        req.formText("back").flatMap(LocalPath.validate) ?? WebRoute.loans(library: ctx.libraryID).path
+    }
+
+    /// One loan's Return button (on the book, the member and the loans pages).
+    @Sendable static func returnLoan(req: Request) async throws -> Response {
+        let ctx = try await req.library(.circulate)
+        let loan = try await Circulation.giveBack(ReturnInput(loanId: try req.uuid("loanID"), copyBarcode: nil), in: req.scope(ctx))
+        return req.seeOther(back(req, ctx: ctx), flash: req.t.format(.returned, loan.title))
+    }
+
+    /// One loan's Renew button; a refusal (the library's renewal limit) is said on the page it came from.
+    @Sendable static func renewLoan(req: Request) async throws -> Response {
+        let ctx = try await req.library(.circulate)
+        let t = req.t(ctx)
+        do {
+            let loan = try await Circulation.renew(try req.uuid("loanID"), in: req.scope(ctx))
+            return req.seeOther(back(req, ctx: ctx), flash: t.format(.renewedUntil, loan.title, t.date(loan.dueAt)))
+        } catch let error where error.isFormRefusal {
+            return req.seeOther(back(req, ctx: ctx), flash: t.message(error), isError: true)
+        }
+    }
+
+    /// "Return all" on a member's page.
+    @Sendable static func returnAll(req: Request) async throws -> Response {
+        let ctx = try await req.library(.circulate)
+        let memberID = try req.uuid("memberID")
+        let member = try await Members.find(memberID, library: ctx.libraryID, on: req.db)
+        let loans = try await Circulation.activeLoans(libraryID: ctx.libraryID, overdueOnly: false, memberID: memberID, now: req.now,
+                                                      limit: 1_000, offset: 0, on: req.db)
+        var returned = 0
+        for loan in loans {
+            do {
+                _ = try await Circulation.giveBack(ReturnInput(loanId: loan.id, copyBarcode: nil), in: req.scope(ctx))
+                returned += 1
+            } catch CirculationError.loanAlreadyReturned {
+                continue  // returned meanwhile, at the desk
+            }
+        }
+        return req.seeOther(WebRoute.member(library: ctx.libraryID, member: memberID).path,
+                            flash: req.t.format(.returnedAll, req.t(.titles, returned), member.fullName))
     }
 
     // MARK: - Loans

@@ -8,6 +8,8 @@ import Vapor
 /// clears it).
 enum Flash {
     static let cookie = "shelfmark_flash"
+    /// Marks a refusal (shown as an error); a control character, which no cleaned text holds.
+    static let errorMark = "\u{7}"
     struct ShownKey: StorageKey { typealias Value = Bool }
 
     static func signature(_ payload: String, session: String) -> String {
@@ -40,10 +42,12 @@ enum Flash {
 }
 
 extension Request {
-    /// The flash message this request carries (and marks it shown, so the response clears it).
-    var flashMessage: String? {
+    /// The flash message this request carries (and marks it shown, so the response clears it), and
+    /// whether it says something was refused.
+    var flashMessage: (text: String, isError: Bool)? {
         guard let raw = cookies[Flash.cookie]?.string, !raw.isEmpty else { return nil }
         storage[Flash.ShownKey.self] = true
-        return Flash.message(in: raw, session: cookieSession)
+        guard let text = Flash.message(in: raw, session: cookieSession) else { return nil }
+        return text.hasPrefix(Flash.errorMark) ? (String(text.dropFirst()), true) : (text, false)
     }
 }

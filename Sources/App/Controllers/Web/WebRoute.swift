@@ -31,6 +31,9 @@ enum WebRoute: Sendable, Equatable {
     case checkoutConfirm(library: UUID)
     case returnBook(library: UUID)
     case loans(library: UUID)
+    case loanReturn(library: UUID, loan: UUID)
+    case loanRenew(library: UUID, loan: UUID)
+    case memberReturnAll(library: UUID, member: UUID)
     case dashboard(library: UUID)
     case activity(library: UUID)
     case settings(library: UUID)
@@ -76,6 +79,9 @@ enum WebRoute: Sendable, Equatable {
         case .checkoutConfirm(let library): Self.library(library) + [.fixed("checkout"), .fixed("confirm")]
         case .returnBook(let library): Self.library(library) + [.fixed("return")]
         case .loans(let library): Self.library(library) + [.fixed("loans")]
+        case .loanReturn(let library, let loan): Self.library(library) + [.fixed("loans"), .parameter(name: "loanID", value: loan.uuidString), .fixed("return")]
+        case .loanRenew(let library, let loan): Self.library(library) + [.fixed("loans"), .parameter(name: "loanID", value: loan.uuidString), .fixed("renew")]
+        case .memberReturnAll(let library, let member): Self.member(library: library, member: member).segments + [.fixed("return-all")]
         case .dashboard(let library): Self.library(library) + [.fixed("dashboard")]
         case .activity(let library): Self.library(library) + [.fixed("activity")]
         case .settings(let library): Self.library(library) + [.fixed("settings")]

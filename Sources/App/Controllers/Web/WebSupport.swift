@@ -16,9 +16,10 @@ extension Request {
         }
         var t = self.t
         if let library { t.timeZone = library.policy.timeZone }
+        let carried = flash == nil ? flashMessage : nil
         return PageContext(t: t, csrf: csrfToken, path: url.path, user: user,
-                           library: library.map { PageContext.LibraryRef(id: $0.libraryID, name: $0.name) },
-                           libraries: libraries, flash: flash ?? flashMessage, flashIsError: error)
+                           library: library.map { PageContext.LibraryRef(id: $0.libraryID, name: $0.name, role: $0.role) },
+                           libraries: libraries, flash: flash ?? carried?.text, flashIsError: flash != nil ? error : carried?.isError ?? false)
     }
 }
 
@@ -106,9 +107,9 @@ enum WebError: Error { case csrf }
 
 extension Request {
     /// A redirect after a successful POST, with a message shown once on the next page.
-    func seeOther(_ path: String, flash: String? = nil) -> Response {
+    func seeOther(_ path: String, flash: String? = nil, isError: Bool = false) -> Response {
         let response = redirect(to: path, redirectType: .normal)
-        if let flash, let value = Flash.value(flash, session: cookieSession) {
+        if let flash, let value = Flash.value((isError ? Flash.errorMark : "") + flash, session: cookieSession) {
             response.cookies[Flash.cookie] = cookie(value, maxAge: 120)
         }
         return response

@@ -44,7 +44,7 @@ extension CatalogPage {
                         H.el(.div, [.class: "empty card"]) {
                             H.el(.h2, [:]) { Text(t(.noTitlesYet)) }
                             H.el(.p, [:]) { Text(t(.noTitlesYetHint)) }
-                            H.link(t(.addTitle), WebRoute.add(library: lib).path, cls: "button primary")
+                            if page.may(.catalog) { H.link(t(.addTitle), WebRoute.add(library: lib).path, cls: "button primary") }
                         }
                     }
                 } else if grid {

@@ -9,9 +9,10 @@ struct TitlePage: Sendable {
     var detail: TitleDetail
     var canEdit: Bool
     var canLend: Bool
+    var maxRenewals: Int
 
     static func make(titleID: UUID, library: LibraryContext, now: Date, on db: any Database) async throws -> TitlePage {
         TitlePage(libraryID: library.libraryID, detail: try await TitleQuery.detail(titleID, libraryID: library.libraryID, now: now, on: db),
-                  canEdit: library.role.may(.catalog), canLend: library.role.may(.circulate))
+                  canEdit: library.role.may(.catalog), canLend: library.role.may(.circulate), maxRenewals: library.policy.maxRenewals)
     }
 }

@@ -36,9 +36,6 @@ extension TitlePage {
                     if canLend, d.availability.available > 0 {
                         H.link(t(.checkOut), WebRoute.checkout(library: lib).path(query: [("title", d.id.uuidString)]), cls: "button primary")
                     }
-                    if canLend, !d.loans.isEmpty {
-                        H.link(t(.returnBook), WebRoute.returnBook(library: lib).path, cls: "button")
-                    }
                     if let g = d.links["googleBooks"] { H.el(.a, [.href: g, .class: "button quiet", .rel: "noopener", .target: "_blank"]) { Text(t(.viewOnGoogleBooks)) } }
                     if canEdit { H.link(t(.editTitle), here + "/edit", cls: "button quiet") }
                     H.el(.button, [.type: "button", .class: "button quiet", .dataShare: d.title, .dataShareText: d.title + (d.authors.first.map { " — " + $0 } ?? ""), .hidden: ""]) { Text(t(.share)) }
@@ -60,14 +57,8 @@ extension TitlePage {
                 if !d.loans.isEmpty {
                     H.el(.section, [:]) {
                         H.el(.h2, [:]) { Text(t(.currentLoans)) }
-                        H.el(.ul, [.class: "loans"]) {
-                            for loan in d.loans {
-                                H.el(.li, [.class: loan.overdue ? "overdue" : nil]) {
-                                    H.el(.span, [:]) { Text("\(loan.memberName) (\(loan.memberCardId))") }
-                                    H.el(.span, [:]) { Text(loan.overdue ? t(.daysOverdue, loan.daysOverdue) : t.format(.dueOn, t.date(loan.dueAt))) }
-                                }
-                            }
-                        }
+                        Components.loanList(d.loans, lib: lib, t: t, showTitle: false, showMember: true,
+                                            actions: canLend ? .init(back: here, csrf: page.csrf, maxRenewals: self.maxRenewals) : nil)
                     }
                 }
                 H.el(.section, [:]) {

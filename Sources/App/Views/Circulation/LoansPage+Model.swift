@@ -1,5 +1,6 @@
 import Fluent
 import Foundation
+import ShelfmarkCore
 
 /// The loans out (B4), overdue ones marked, all or only the overdue.
 struct LoansPage: Sendable {
@@ -8,12 +9,14 @@ struct LoansPage: Sendable {
     var paging: Paging
     var total: Int
     var loans: [LoanDTO]
+    var maxRenewals: Int
 
     static func make(overdueOnly: Bool, paging: Paging, library: LibraryContext, now: Date, on db: any Database) async throws -> LoansPage {
         LoansPage(libraryID: library.libraryID, overdueOnly: overdueOnly, paging: paging,
                   total: try await Circulation.activeLoanCount(libraryID: library.libraryID, overdueOnly: overdueOnly, now: now, on: db),
                   loans: try await Circulation.activeLoans(libraryID: library.libraryID, overdueOnly: overdueOnly, now: now,
-                                                           limit: paging.size, offset: paging.offset, on: db))
+                                                           limit: paging.size, offset: paging.offset, on: db),
+                  maxRenewals: library.policy.maxRenewals)
     }
 
     func url(page: Int) -> String {

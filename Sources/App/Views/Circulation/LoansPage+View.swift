@@ -11,7 +11,8 @@ extension LoansPage {
                 Components.chipLink(t(.filterAll), WebRoute.loans(library: lib).path, current: !overdueOnly)
                 Components.chipLink(t(.filterOverdue), WebRoute.loans(library: lib).path(query: [("show", "overdue")]), current: overdueOnly)
             }
-            Components.loanList(loans, lib: lib, t: t, showMember: true, pickToReturn: true)
+            Components.loanList(loans, lib: lib, t: t, showMember: true,
+                                actions: .init(back: url(page: paging.number), csrf: page.csrf, maxRenewals: maxRenewals))
             Components.pager(paging, total: total, t: t) { self.url(page: $0) }
         }
     }

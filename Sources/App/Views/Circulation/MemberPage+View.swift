@@ -14,7 +14,13 @@ extension MemberPage {
             }
             H.void(.img, [.src: APILink.memberBarcode(library: lib, member: d.member.id).path, .alt: t(.cardID) + " " + d.member.cardId, .class: "member-card"])
             H.el(.h2, [:]) { Text(t(.currentLoans)) }
-            Components.loanList(d.loans, lib: lib, t: t, pickToReturn: true)
+            Components.loanList(d.loans, lib: lib, t: t,
+                                actions: .init(back: WebRoute.member(library: lib, member: d.member.id).path, csrf: page.csrf, maxRenewals: maxRenewals))
+            if d.loans.count > 1 {
+                H.form(WebRoute.memberReturnAll(library: lib, member: d.member.id).path, csrf: page.csrf, attrs: [.class: "inline"]) {
+                    H.button(t(.returnAll), kind: "quiet")
+                }
+            }
             H.el(.h2, [:]) { Text(t(.loanHistory)) }
             if d.history.isEmpty {
                 H.el(.p, [.class: "empty"]) { Text(t(.noLoans)) }

@@ -58,22 +58,49 @@ enum Components {
 
     /// Loans as a list: the title (a link), the member when asked, due or overdue, and a button to
     /// return each (the same confirmation as scanning its barcode).
-    static func loanList(_ loans: [LoanDTO], lib: UUID, t: Strings, showMember: Bool = false, pickToReturn: Bool = false) -> any Component {
+    /// What each loan of a list offers: its own Return and Renew, coming back to `back` (the page the
+    /// list is on); Renew only while the library's renewal limit allows.
+    struct LoanActions: Sendable {
+        var back: String
+        var csrf: String
+        var maxRenewals: Int
+    }
+
+    static func loanList(_ loans: [LoanDTO], lib: UUID, t: Strings, showTitle: Bool = true, showMember: Bool = false,
+                         actions: LoanActions? = nil) -> any Component {
         guard !loans.isEmpty else { return H.el(.p, [.class: "empty"]) { Text(t(.noLoans)) } }
         return H.el(.ul, [.class: "loans"]) {
             for loan in loans {
                 H.el(.li, [.class: loan.overdue ? "overdue" : nil]) {
                     H.el(.span, [:]) {
-                        if let id = loan.titleId { H.link(loan.title, WebRoute.title(library: lib, title: id).path) } else { Text(loan.title) }
-                        if showMember { H.el(.span, [.class: "who"]) { Text(" · \(loan.memberName) (\(loan.memberCardId))") } }
+                        if showTitle {
+                            if let id = loan.titleId { H.link(loan.title, WebRoute.title(library: lib, title: id).path) } else { Text(loan.title) }
+                        }
+                        if showMember {
+                            H.el(.span, [.class: "who"]) {
+                                Text((showTitle ? " · " : "") + "\(loan.memberName) (\(loan.memberCardId))")
+                            }
+                        }
+                        if let barcode = loan.copyBarcode { H.el(.span, [.class: "who"]) { Text(" · " + barcode) } }
                     }
                     H.el(.span, [.class: "due"]) {
                         Text(loan.overdue ? t(.daysOverdue, loan.daysOverdue) : t.format(.dueOn, t.date(loan.dueAt)))
                     }
-                    if pickToReturn, let barcode = loan.copyBarcode {
-                        // Pick a loan to return: the same confirmation as scanning its barcode.
-                        H.el(.a, [.class: "button quiet", .href: WebRoute.returnBook(library: lib).path(query: [("barcode", barcode)]),
-                                   .ariaLabel: t(.returnBook) + ": " + loan.title]) { Text(t(.returnBook)) }
+                    if let actions {
+                        H.el(.span, [.class: "loan-actions"]) {
+                            H.form(WebRoute.loanReturn(library: lib, loan: loan.id).path, csrf: actions.csrf, attrs: [.class: "inline"]) {
+                                H.void(.input, [.type: "hidden", .name: "back", .value: actions.back])
+                                H.button(t(.returnBook), kind: "quiet", attrs: [.ariaLabel: t(.returnBook) + ": " + loan.title])
+                            }
+                            if loan.renewals < actions.maxRenewals {
+                                H.form(WebRoute.loanRenew(library: lib, loan: loan.id).path, csrf: actions.csrf, attrs: [.class: "inline"]) {
+                                    H.void(.input, [.type: "hidden", .name: "back", .value: actions.back])
+                                    H.button(t(.renew), kind: "quiet", attrs: [.ariaLabel: t(.renew) + ": " + loan.title])
+                                }
+                            } else {
+                                H.el(.span, [.class: "hint"]) { Text(t.format(.renewalsUsed, t.number(loan.renewals), t.number(actions.maxRenewals))) }
+                            }
+                        }
                     }
                 }
             }
