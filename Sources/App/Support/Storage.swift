@@ -52,7 +52,9 @@ extension Application {
         case .postgres(let url, let schema):
             var pg = try SQLPostgresConfiguration(url: url)
             if let schema { pg.searchPath = [schema] }
-            databases.use(.postgres(configuration: pg, maxConnectionsPerEventLoop: 8, sqlLogLevel: .trace), as: .psql)
+            // The test suite runs many apps at once against one server: fewer connections each.
+            let perLoop = environment == .testing ? 3 : 8
+            databases.use(.postgres(configuration: pg, maxConnectionsPerEventLoop: perLoop, sqlLogLevel: .trace), as: .psql)
             writeGate = WriteGate(serialised: false)
         }
         storageConfig = config
