@@ -71,6 +71,7 @@ enum Migrations {
         app.migrations.add(AddClassToMemberSearch())
         app.migrations.add(AddWishDetails())
         app.migrations.add(AddLibraryTimeZone())
+        app.migrations.add(AddTitleASIN())
     }
 }
 

@@ -178,11 +178,40 @@ import Testing
         #expect(try rows[0].get().totalCopies == 2)
         #expect(throws: ImportMapper.RowError.missing(column: "Author")) { try rows[1].get() }
         #expect(throws: ImportMapper.RowError.self) { try rows[2].get() }
-        #expect(throws: ImportMapper.RowError.invalid(column: "ISBN", value: "978-0-306-40615-8", reason: .isbn(.badChecksum))) { try rows[3].get() }
+        // A bad ISBN never drops the book: it is imported without one, and the report says so.
+        #expect(try rows[3].get().isbn == nil)
+        #expect(try rows[3].get().warnings == [.isbnDropped(value: "978-0-306-40615-8", reason: .badChecksum)])
         #expect(throws: ImportMapper.RowError.invalid(column: "total copies", value: "two", reason: .notWholeNumber)) { try rows[4].get() }
         #expect(throws: ImportMapper.HeaderError.missingColumns(["total copies", "available copies"])) {
             try ImportMapper(format: .shelfmarkCatalog, header: ["ISBN", "Title", "Author"])
         }
+    }
+
+    /// Issue 16: identifiers as real exports and spreadsheets write them.
+    @Test func identifiersAreSalvagedRatherThanDropped() throws {
+        #expect(try ISBN.salvage("9780306406157") == .isbn(try ISBN("9780306406157")))
+        // An ISBN-10 that a spreadsheet turned into a number: the leading zero back, proven by the check digit.
+        #expect(try ISBN.salvage("140143505") == .repaired(try ISBN("0140143505")))
+        #expect(try ISBN.salvage("B07MNWKF2M") == .asin("B07MNWKF2M"))
+        #expect(try ISBN.salvage(" b07mnwkf2m ") == .asin("B07MNWKF2M"))
+        #expect(throws: ISBN.Invalid.self) { try ISBN.salvage("140143506") }  // a wrong check digit is not "repaired"
+        #expect(throws: ISBN.Invalid.self) { try ISBN.salvage("hello") }
+
+        let csv = #"""
+            Title,Author,ISBN,Copies
+            Kindle Book,Ann Author,B07MNWKF2M,1
+            Penguin Classic,Old Author,140143505,2
+            Typo,Some One,978-0-306-40615-8,
+            Plain,Some One,9780306406157,4
+            """#
+        let rows = try records(csv, format: .generic).map { try $0.get() }
+        #expect(rows.map(\.isbn) == [nil, "9780140143508", nil, "9780306406157"])
+        #expect(rows[0].asin == "B07MNWKF2M" && rows[0].warnings == [.asinKept("B07MNWKF2M")])
+        #expect(rows[1].warnings == [.isbnRepaired(value: "140143505", isbn: "0140143505")])
+        #expect(rows[2].warnings == [.isbnDropped(value: "978-0-306-40615-8", reason: .badChecksum)])
+        #expect(rows[3].warnings.isEmpty)
+        // The generic CSV's copies column is honoured.
+        #expect(rows.map(\.totalCopies) == [1, 2, nil, 4])
     }
 
     @Test func otherAppsAreRecognisedByTheirHeaders() {

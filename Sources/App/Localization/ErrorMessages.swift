@@ -105,6 +105,11 @@ extension Strings {
             let line = Int(v["line"] ?? "") ?? 0, column = Int(v["column"] ?? "") ?? 0
             return v["kind"] == "stray" ? message(ExchangeError.csv(.strayQuote(line: line, column: column)))
                 : message(ExchangeError.csv(.unterminatedQuote(line: line, column: column)))
+        case "isbn_repaired": return format(.impISBNRepaired, v["value"] ?? "", v["isbn"] ?? "")
+        case "asin_kept": return format(.impASINKept, v["asin"] ?? "")
+        case "isbn_dropped":
+            let why = ImportRowNote.isbnInvalid(v["isbn"]).map { message($0) } ?? ""
+            return format(.impISBNDropped, v["value"] ?? "", why)
         case "input":
             guard let json = v["problem"], let problem = try? JSONDecoder().decode(InputProblem.self, from: Data(json.utf8)) else { return note.reason }
             return message(problem)

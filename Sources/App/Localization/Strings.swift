@@ -78,6 +78,7 @@ enum L: String, CaseIterable, Sendable {
     case requestedBy, priority, priorityLow, priorityNormal, priorityHigh, addWishByHand, providersUnreachable, requestedByShown
     case timeZoneField, timeZoneHint, errUnknownTimeZone
     case renew, renewedUntil, returnAll, returnedAll, renewalsUsed
+    case errBackupAsImport, impISBNRepaired, impASINKept, impISBNDropped, warningsHeading, asinField
 }
 
 /// Counted phrases, one form per plural category the language has.
@@ -664,6 +665,18 @@ extension L {
         .returnAll: ("Return all", "Alle zurückbuchen", "Fill gach ceann", "全部归还"),
         .returnedAll: ("%1 back from %2.", "%1 von %2 zurück.", "%1 ar ais ó %2.", "%2 归还了 %1。"),
         .renewalsUsed: ("Renewed %1 of %2 times", "%1 von %2 Mal verlängert", "Athnuadh %1 as %2 uair", "已续借 %1/%2 次"),
+        .errBackupAsImport: ("This file is a Shelfmark backup: use Restore below to bring a library back from it.",
+                             "Diese Datei ist eine Shelfmark-Sicherung: Stellen Sie sie unten mit „Wiederherstellen“ wieder her.",
+                             "Cúltaca Shelfmark é an comhad seo: úsáid Athchóirigh thíos chun leabharlann a thabhairt ar ais uaidh.",
+                             "此文件是 Shelfmark 备份：请使用下方的“恢复”功能。"),
+        .impISBNRepaired: ("ISBN “%1” had lost its leading zeros: imported as %2", "ISBN „%1“ hatte ihre führenden Nullen verloren: als %2 importiert",
+                           "Bhí a nialais tosaigh caillte ag ISBN “%1”: iompórtáilte mar %2", "ISBN“%1”丢失了开头的零：已按 %2 导入"),
+        .impASINKept: ("“%1” is an Amazon ASIN, not an ISBN: kept as the book's ASIN", "„%1“ ist eine Amazon-ASIN, keine ISBN: als ASIN des Buchs behalten",
+                       "ASIN Amazon é “%1”, ní ISBN: coinníodh é mar ASIN an leabhair", "“%1”是亚马逊 ASIN，不是 ISBN：已作为本书的 ASIN 保存"),
+        .impISBNDropped: ("“%1” is not an ISBN (%2): the book was imported without one", "„%1“ ist keine ISBN (%2): das Buch wurde ohne importiert",
+                          "Ní ISBN é “%1” (%2): iompórtáladh an leabhar gan ceann", "“%1”不是 ISBN（%2）：本书已在无 ISBN 的情况下导入"),
+        .warningsHeading: ("Imported with a change", "Mit einer Änderung importiert", "Iompórtáilte le hathrú", "导入时有改动"),
+        .asinField: ("ASIN", "ASIN", "ASIN", "ASIN"),
     ]
 }
 

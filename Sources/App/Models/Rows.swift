@@ -27,6 +27,7 @@ struct TitleRow: Codable, Sendable, Equatable {
     var reading_level: String?
     var requested_by: String? = nil
     var priority: Int? = nil
+    var asin: String? = nil
     var sort_key: String
     var section: String
     var search_text: String
@@ -36,14 +37,14 @@ struct TitleRow: Codable, Sendable, Equatable {
     /// The columns of an insert, in the order of `values(library:)`.
     static let insertColumns = ["id", "library_id", "isbn13", "title", "subtitle", "authors", "publisher", "published_date", "page_count",
                                 "language", "description", "cover_url", "notes", "favorite", "rating", "wishlist", "series", "series_number",
-                                "reading_level", "requested_by", "priority", "sort_key", "section", "search_text", "created_at",
+                                "reading_level", "requested_by", "priority", "asin", "sort_key", "section", "search_text", "created_at",
                                 "updated_at"]
 
     /// This row's values for a bulk insert into `library`.
     func values(library: UUID) -> [BulkInsert.Value] {
         [.uuid(id), .uuid(library), .text(isbn13), .text(title), .text(subtitle), .strings(authors), .text(publisher), .text(published_date),
          .integer(page_count), .text(language), .text(description), .text(cover_url), .text(notes), .bool(favorite), .real(rating),
-         .bool(wishlist), .text(series), .text(series_number), .text(reading_level), .text(requested_by), .integer(priority), .text(sort_key), .text(section), .text(search_text),
+         .bool(wishlist), .text(series), .text(series_number), .text(reading_level), .text(requested_by), .integer(priority), .text(asin), .text(sort_key), .text(section), .text(search_text),
          .date(created_at), .date(updated_at)]
     }
 
@@ -67,6 +68,7 @@ struct TitleRow: Codable, Sendable, Equatable {
         series = try Check.optional(r.series, field: "Series", max: 300)
         series_number = try Check.optional(r.seriesNumber, field: "Series number", max: 50)
         reading_level = nil
+        asin = r.asin
         created_at = now
         updated_at = now
         (sort_key, section, search_text) = Title.derived(title: title, subtitle: subtitle, authors: authors, series: series, isbn13: isbn13)

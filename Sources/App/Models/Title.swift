@@ -27,6 +27,7 @@ final class Title: Model, @unchecked Sendable {
     @OptionalField(key: "reading_level") var readingLevel: String?
     @OptionalField(key: "requested_by") var requestedBy: String?
     @OptionalField(key: "priority") var priority: Int?
+    @OptionalField(key: "asin") var asin: String?
     @Field(key: "sort_key") var sortKey: String
     @Field(key: "section") var section: String
     @Field(key: "search_text") var searchText: String

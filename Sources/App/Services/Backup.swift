@@ -133,6 +133,12 @@ enum Backup {
         return UUID(uuidString: String(url.dropFirst("/api/v1/covers/".count)))
     }
 
+    /// A Shelfmark backup (JSON naming its format), for telling someone who chose one as an import to use Restore.
+    static func looksLikeBackup(_ data: Data) -> Bool {
+        guard data.prefix(64).drop(while: { $0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 }).first == UInt8(ascii: "{") else { return false }
+        return data.range(of: Data(#""format":"shelfmark-library""#.utf8)) != nil
+    }
+
     static func decode(_ data: Data) throws -> LibraryBackup {
         let decoder = JSONDecoder()
         decoder.dateDecodingStrategy = .iso8601withFractions

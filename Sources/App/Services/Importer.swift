@@ -64,6 +64,20 @@ struct ImportRowNote: Content {
         }
     }
 
+    /// A row imported with a change (`code` "isbn_repaired", "asin_kept" or "isbn_dropped").
+    init(line: Int, title: String?, warning: ImportWarning) {
+        switch warning {
+        case .isbnRepaired(let value, let isbn):
+            self.init(line: line, title: title, reason: warning.description, code: "isbn_repaired",
+                      values: ["value": ImportMapper.RowError.quote(value), "isbn": isbn])
+        case .asinKept(let asin):
+            self.init(line: line, title: title, reason: warning.description, code: "asin_kept", values: ["asin": asin])
+        case .isbnDropped(let value, let reason):
+            self.init(line: line, title: title, reason: warning.description, code: "isbn_dropped",
+                      values: ["value": ImportMapper.RowError.quote(value), "isbn": Self.isbnCode(reason)])
+        }
+    }
+
     /// A row the mapper refused.
     init(line: Int, rowError: ImportMapper.RowError) {
         self.init(line: line, title: nil, reason: rowError.description)
@@ -127,6 +141,9 @@ struct ImportReport: Content {
     var stoppedAt: String?
     /// The same as a code with its values (`Strings.message(_: ImportRowNote)`), for a page in any language.
     var stop: ImportRowNote? = nil
+    /// Rows imported with a change the reader should know of: an ISBN repaired, an ASIN kept in its
+    /// place, a bad ISBN left out.
+    var warnings: [ImportRowNote] = []
     /// What `line` counts in the notes: lines of the file (CSV, MARCXML) or records (MARC, JSON).
     var unit: Unit
 
@@ -142,11 +159,14 @@ enum Importer {
     /// 11.5 s, 8,000 7.9 s, 16,000 7.1 s, one transaction 6.8 s. In the app 16,000 gained little over
     /// 8,000 and cost 25 MB more at its peak; a batch also holds the write gate while it commits.
     static let firstBatch = 2_000
+    /// A report names at most this many rows imported with a change (a file of 100,000 spreadsheet-mangled ISBNs stays readable).
+    static let maxWarnings = 10_000
     static let largestBatch = 8_000
 
     static func run(_ data: Data, format requested: ImportFormat?, existing policy: ExistingISBNPolicy, library ctx: LibraryContext,
                     app: Application, now: Date, progress: ProgressSink? = nil) async throws -> ImportReport {
         guard !data.isEmpty else { throw ExchangeError.emptyFile }
+        if Backup.looksLikeBackup(data) { throw ExchangeError.backupChosenAsImport }
         if requested == .marc || (requested == nil && MARC21Reader.looksLikeMARC(data)) {
             let items = MARC21Reader(data).map { ReadItem(line: $0.number, marc: $0.result) }
             guard !items.isEmpty else { throw ExchangeError.noMARCRecords }
@@ -252,7 +272,11 @@ enum Importer {
             report.rowsRead += 1
             if let mapper {
                 do {
-                    pending.append(try mapper.record(row))
+                    let record = try mapper.record(row)
+                    if report.warnings.count < Importer.maxWarnings {
+                        report.warnings += record.warnings.map { ImportRowNote(line: row.line, title: record.title, warning: $0) }
+                    }
+                    pending.append(record)
                 } catch {
                     report.failed.append(ImportRowNote(line: row.line, rowError: error))
                 }

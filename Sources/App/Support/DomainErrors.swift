@@ -456,6 +456,7 @@ enum ExchangeError: DomainError, Equatable {
     case backupSettingOutOfRange(field: String, value: Int)
     case backupLibraryName
     case backupCover(number: Int, CoverProblem)
+    case backupChosenAsImport
 
     var refusal: Refusal { .invalid }
 
@@ -505,6 +506,7 @@ enum ExchangeError: DomainError, Equatable {
         case .backupSettingOutOfRange(let field, let value): return t.format(.errBackupSetting, t.label(field), t.number(value))
         case .backupLibraryName: return t(.errBackupLibraryName)
         case .backupCover(let number, let problem): return t.format(.errNotRestored, problem.message(t, number: number))
+        case .backupChosenAsImport: return t(.errBackupAsImport)
         }
     }
 }

@@ -24,8 +24,59 @@ public struct ImportRecord: Sendable, Equatable {
     public var wishlist = false
     public var series: String?
     public var seriesNumber: String?
+    /// An Amazon identifier (ASIN) the file gave where an ISBN goes, kept with the book.
+    public var asin: String?
+    /// What was changed or left out to import the book rather than drop it (for the report).
+    public var warnings: [ImportWarning] = []
 
     public init(line: Int) { self.line = line }
+}
+
+/// A book that was imported with a change the report should name.
+public enum ImportWarning: Equatable, Sendable, CustomStringConvertible {
+    /// An ISBN-10 that lost its leading zeros (a spreadsheet took it for a number), proven by its check digit.
+    case isbnRepaired(value: String, isbn: String)
+    /// An Amazon ASIN in the ISBN column: kept as the book's ASIN.
+    case asinKept(String)
+    /// Not an ISBN: the book was imported without one.
+    case isbnDropped(value: String, reason: ISBN.Invalid)
+
+    public var description: String {
+        switch self {
+        case .isbnRepaired(let value, let isbn): "ISBN “\(value)” lost its leading zeros; imported as \(isbn)"
+        case .asinKept(let asin): "“\(asin)” is an Amazon ASIN, not an ISBN: kept as the book's ASIN"
+        case .isbnDropped(let value, let reason): "“\(ImportMapper.RowError.quote(value))” is not an ISBN (\(reason.description)): imported without one"
+        }
+    }
+}
+
+extension ISBN {
+    /// An identifier as it comes out of a spreadsheet or another app: an ISBN; an ISBN-10 whose
+    /// leading zeros were dropped (`140143505` is 0-14-014350-5), when its check digit proves it;
+    /// or an Amazon ASIN (`B07MNWKF2M`).
+    public enum Salvaged: Equatable, Sendable {
+        case isbn(ISBN)
+        case repaired(ISBN)
+        case asin(String)
+    }
+
+    public static func salvage(_ raw: String) throws(Invalid) -> Salvaged {
+        do {
+            return .isbn(try ISBN(raw))
+        } catch {
+            let compact = raw.filter { !$0.isWhitespace && $0 != "-" }.uppercased()
+            // An ASIN is ten letters and digits starting with B (an ISBN-10 never starts with a letter).
+            if compact.count == 10, compact.first == "B", compact.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber) }) {
+                return .asin(compact)
+            }
+            let body = compact.last == "X" ? compact.dropLast() : Substring(compact)
+            if (7...9).contains(compact.count), body.allSatisfy(\.isNumber) {
+                let padded = String(repeating: "0", count: 10 - compact.count) + compact
+                if let isbn = try? ISBN(padded) { return .repaired(isbn) }
+            }
+            throw error
+        }
+    }
 }
 
 /// The files Shelfmark reads (F1–F3).
@@ -198,6 +249,12 @@ public struct ImportMapper: Sendable {
             r.notes = value("notes")
             r.categories = list("category") + list("genre") + list("categories")
             r.totalCopies = try integer("total copies")
+            // A spreadsheet of one's own says "copies" (or "quantity") rather than "total copies".
+            if format == .generic, r.totalCopies == nil {
+                for column in ["copies", "quantity", "qty", "number of copies"] where r.totalCopies == nil {
+                    r.totalCopies = try integer(column)
+                }
+            }
             r.availableCopies = try integer("available copies")
             r.wishlist = format == .shelfmarkWishlist
             if format == .shelfmarkCatalog {
@@ -270,10 +327,21 @@ public struct ImportMapper: Sendable {
             break
         }
         if let raw = r.isbn {
+            // A bad identifier never drops the book: it is repaired, kept as an ASIN, or left out, and said.
             do {
-                r.isbn = try ISBN(raw).isbn13
+                switch try ISBN.salvage(raw) {
+                case .isbn(let isbn): r.isbn = isbn.isbn13
+                case .repaired(let isbn):
+                    r.isbn = isbn.isbn13
+                    r.warnings.append(.isbnRepaired(value: raw, isbn: isbn.isbn10 ?? isbn.isbn13))
+                case .asin(let asin):
+                    r.isbn = nil
+                    r.asin = asin
+                    r.warnings.append(.asinKept(asin))
+                }
             } catch {
-                throw .invalid(column: "ISBN", value: raw, reason: .isbn(error))
+                r.isbn = nil
+                r.warnings.append(.isbnDropped(value: raw, reason: error))
             }
         }
         if let rating = r.rating, !(0...5).contains(rating) {

@@ -70,6 +70,14 @@ extension JobPage {
                     }
                 }
             }
+            if !report.warnings.isEmpty {
+                H.el(.h3, [:]) { Text(t(.warningsHeading)) }
+                H.el(.ul, [.class: "loans"]) {
+                    for note in report.warnings.prefix(1_000) {
+                        H.el(.li, [:]) { Text(t.format(report.unit == .record ? .recordLabel : .lineLabel, t.number(note.line)) + ": " + t.message(note)) }
+                    }
+                }
+            }
         }
     }
 }
