@@ -193,4 +193,40 @@ import VaporTesting
             #expect(!(try await viewerBrowser.get(book).html.contains("/renew")))
         }
     }
+
+    /// A class of thirty comes in from a CSV on the members page; a card ID the library has (in any
+    /// case) is skipped and named, a bad line is named by its number; the export reads back.
+    @Test func aClassListComesInAtOnce() async throws {
+        try await withTestApp { app in
+            let f = try await Fixture.make(app)
+            try await f.addMember("S001", "Ada", "Lovelace")
+            var csv = "Card ID,First Name,Last Name,Class,Email\n"
+            for i in 1...30 { csv += String(format: "s%03d", i) + ",Kid\(i),Family\(i),3A,\n" }
+            csv += "S 999,Spacey,Card,3A,\n,No,Card,3A,\nS040,Bad,Mail,3A,not-an-email\n"
+            var browser = Browser(app: app)
+            browser.cookies[Credential.cookieName] = try #require(f.owner.token)
+            let page = try await browser.upload("/libraries/\(f.libraryID)/members/import", file: ("file", "class-3a.csv", Data(csv.utf8)))
+            #expect(page.status == .ok, "\(page.html.prefix(400))")
+            #expect(page.html.contains("29 added, 1 already here, 3 not taken."), "\(page.html)")
+            #expect(page.html.contains("Line 2: Card ID s001 already belongs to Ada Lovelace"))
+            #expect(page.html.contains("Line 32:") && page.html.contains("Line 33:") && page.html.contains("Line 34:"))
+            let members = try await f.owner.get("\(f.lib)/members?q=3a&limit=100").array
+            #expect(members.count == 29)
+
+            let export = try await f.owner.get("\(f.lib)/members/export")
+            #expect(export.status == .ok)
+            let text = String(buffer: export.body)
+            #expect(text.hasPrefix("Card ID,First Name,Last Name,Class,Email"))
+            #expect(text.split(whereSeparator: \.isNewline).count == 31)  // header + 30 members
+            // The export reads back: every card is already there.
+            let again = try await f.owner.send(.POST, "\(f.lib)/members/import", rawBody: Data(text.utf8), contentType: "text/csv")
+            #expect(again["membersCreated"] as? Int == 0)
+            #expect((again["skipped"] as? [Any])?.count == 30)
+            // Not a member list: refused as a whole, in the reader's language.
+            browser.language = "de"
+            let wrong = try await browser.upload("/libraries/\(f.libraryID)/members/import", file: ("file", "books.csv", Data("Title,Author\nMomo,Ende\n".utf8)))
+            #expect(wrong.status == .unprocessableEntity)
+            #expect(wrong.html.contains("Zeile 1"))
+        }
+    }
 }

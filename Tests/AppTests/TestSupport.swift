@@ -96,6 +96,15 @@ struct Client: Sendable {
         return Reply(status: response.status, body: response.body, headers: response.headers)
     }
 
+    /// A request with a raw body (a CSV file, say).
+    func send(_ method: HTTPMethod, _ path: String, rawBody: Data, contentType: String) async throws -> Reply {
+        var headers = HTTPHeaders()
+        if let token { headers.bearerAuthorization = .init(token: token) }
+        headers.replaceOrAdd(name: .contentType, value: contentType)
+        let response = try await app.testing().sendRequest(method, path, headers: headers, body: ByteBuffer(data: rawBody))
+        return Reply(status: response.status, body: response.body, headers: response.headers)
+    }
+
     /// An import or restore answered 202 with its job: waits until the job has ended, then answers
     /// the job as `GET /jobs/{id}` shows it, 200 when it is done, 422 (with its `error`) when it failed.
     /// Any other reply is returned as it is.

@@ -111,7 +111,8 @@ struct Browser {
         try await withTestApp { app in
             let (l, x) = (UUID(), UUID())
             let links: [APILink] = [.export(library: l, format: "marc"), .backup(library: l), .copyBarcode(library: l, copy: x),
-                                    .memberBarcode(library: l, member: x), .titleCopies(library: l, title: x), .job(x), .cover(x)]
+                                    .memberBarcode(library: l, member: x), .titleCopies(library: l, title: x), .job(x), .cover(x),
+                                    .membersExport(library: l)]
             let routes = app.routes.all.map { $0.path }
             for link in links {
                 let segments = String(link.path.split(separator: "?")[0]).split(separator: "/").map(String.init)
@@ -143,6 +144,7 @@ struct Browser {
                 .activity(library: l), .settings(library: l), .staff(library: l), .createLibrary(library: l), .server(library: l),
                 .wishlist(library: l), .wishlistAcquire(library: l, title: x), .wishlistDelete(library: l, title: x),
                 .loanReturn(library: l, loan: x), .loanRenew(library: l, loan: x), .memberReturnAll(library: l, member: x),
+                .membersImport(library: l),
             ]
             let registered = Set(app.routes.all.map { $0.path.map(\.description).joined(separator: "/") })
             for route in routes {

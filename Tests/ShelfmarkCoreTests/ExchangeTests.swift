@@ -226,3 +226,46 @@ import Testing
         #expect(ImportFormat.detect(header: ["name", "price"]) == nil)
     }
 }
+
+/// Issue 16: a class list from a spreadsheet, whatever its columns are called.
+@Suite struct MemberListTests {
+    func records(_ text: String) throws -> [Result<MemberListMapper.Record, MemberListMapper.RowError>] {
+        var reader = CSVReader(text, separator: CSVReader.guessSeparator(text))
+        let mapper = try MemberListMapper(header: reader.next()!.fields)
+        var out: [Result<MemberListMapper.Record, MemberListMapper.RowError>] = []
+        while let row = reader.next() {
+            do { out.append(.success(try mapper.record(row))) } catch { out.append(.failure(error)) }
+        }
+        return out
+    }
+
+    @Test func columnsAreFoundByTheirUsualNames() throws {
+        let rows = try records("""
+            Student ID;Surname;First name;Form;E-mail
+            S001;Lovelace;Ada;4B;ada@example.org
+            S 002;Byron;George;4B;
+            S003;Somerville;;4B;
+            """)
+        #expect(try rows[0].get() == .init(line: 2, cardID: "S001", firstName: "Ada", lastName: "Lovelace", grade: "4B", email: "ada@example.org"))
+        #expect(throws: MemberListMapper.RowError.cardHasSpaces("S 002")) { try rows[1].get() }
+        #expect(throws: MemberListMapper.RowError.missing(column: "First Name")) { try rows[2].get() }
+    }
+
+    @Test func aSingleNameColumnIsSplitAndGermanHeadersWork() throws {
+        let rows = try records("""
+            Ausweisnummer,Name,Klasse
+            A1,"Lovelace, Ada",5a
+            A2,Mary Ann Evans,5a
+            A3,Cher,5b
+            """).map { try $0.get() }
+        #expect(rows.map(\.firstName) == ["Ada", "Mary Ann", "Cher"])
+        #expect(rows.map(\.lastName) == ["Lovelace", "Evans", ""])
+        #expect(rows.map(\.grade) == ["5a", "5a", "5b"])
+    }
+
+    @Test func aListWithoutCardOrNameIsRefusedByItsHeader() {
+        #expect(throws: MemberListMapper.HeaderError.missingColumns(["Card ID"])) { try MemberListMapper(header: ["Name", "Class"]) }
+        #expect(throws: MemberListMapper.HeaderError.missingColumns(["First Name"])) { try MemberListMapper(header: ["Card ID", "Class"]) }
+        #expect(MemberListMapper.looksLikeMemberList(MemberListMapper.exportColumns))
+    }
+}

@@ -110,6 +110,8 @@ extension Strings {
         case "isbn_dropped":
             let why = ImportRowNote.isbnInvalid(v["isbn"]).map { message($0) } ?? ""
             return format(.impISBNDropped, v["value"] ?? "", why)
+        case "card_taken": return format(.errDuplicateCard, v["card"] ?? "", v["name"] ?? "")
+        case "card_spaces": return format(.errCardSpaces, v["card"] ?? "")
         case "input":
             guard let json = v["problem"], let problem = try? JSONDecoder().decode(InputProblem.self, from: Data(json.utf8)) else { return note.reason }
             return message(problem)

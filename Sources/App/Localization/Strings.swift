@@ -79,11 +79,12 @@ enum L: String, CaseIterable, Sendable {
     case timeZoneField, timeZoneHint, errUnknownTimeZone
     case renew, renewedUntil, returnAll, returnedAll, renewalsUsed
     case errBackupAsImport, impISBNRepaired, impASINKept, impISBNDropped, warningsHeading, asinField
+    case errMemberListTooLarge, actMembersImported, importMembers, importMembersHint, exportMembers, membersImported
 }
 
 /// Counted phrases, one form per plural category the language has.
 enum P: String, CaseIterable, Sendable {
-    case titles, titlesMoreThan, copiesAvailable, daysOverdue, loansOut, days, favoritesCount, copiesOnLoan, copiesCount
+    case titles, titlesMoreThan, copiesAvailable, daysOverdue, loansOut, days, favoritesCount, copiesOnLoan, copiesCount, membersCount
 }
 
 extension L {
@@ -677,6 +678,17 @@ extension L {
                           "Ní ISBN é “%1” (%2): iompórtáladh an leabhar gan ceann", "“%1”不是 ISBN（%2）：本书已在无 ISBN 的情况下导入"),
         .warningsHeading: ("Imported with a change", "Mit einer Änderung importiert", "Iompórtáilte le hathrú", "导入时有改动"),
         .asinField: ("ASIN", "ASIN", "ASIN", "ASIN"),
+        .errMemberListTooLarge: ("A member list is at most %1 MB and %2 lines.", "Eine Mitgliederliste hat höchstens %1 MB und %2 Zeilen.",
+                                 "Bíonn %1 MB agus %2 líne ar a mhéad i liosta ball.", "读者名单最多 %1 MB、%2 行。"),
+        .actMembersImported: ("%1 from a member list", "%1 aus einer Mitgliederliste", "%1 ó liosta ball", "从读者名单导入 %1"),
+        .importMembers: ("Import a class list", "Klassenliste importieren", "Iompórtáil liosta ranga", "导入班级名单"),
+        .importMembersHint: ("A CSV from a spreadsheet: Card ID, First Name, Last Name (or one Name), Class, Email, in any order.",
+                             "Eine CSV-Datei aus einer Tabelle: Ausweisnummer, Vorname, Nachname (oder ein Name), Klasse, E-Mail, in beliebiger Reihenfolge.",
+                             "CSV ó scarbhileog: Uimhir chárta, Céadainm, Sloinne (nó Ainm amháin), Rang, Ríomhphost, in ord ar bith.",
+                             "来自电子表格的 CSV：借书证号、名、姓（或一个姓名列）、班级、电子邮件，顺序不限。"),
+        .exportMembers: ("Export members (CSV)", "Mitglieder exportieren (CSV)", "Easpórtáil baill (CSV)", "导出读者（CSV）"),
+        .membersImported: ("%1 added, %2 already here, %3 not taken.", "%1 hinzugefügt, %2 schon vorhanden, %3 nicht übernommen.",
+                           "%1 curtha leis, %2 anseo cheana, %3 nár glacadh.", "已添加 %1，已存在 %2，未导入 %3。"),
     ]
 }
 
@@ -738,6 +750,12 @@ extension P {
             .de: [.one: "%d Exemplar", .other: "%d Exemplare"],
             .ga: [.one: "%d chóip", .two: "%d chóip", .few: "%d chóip", .many: "%d gcóip", .other: "%d cóip"],
             .zh: [.other: "%d 本"],
+        ],
+        .membersCount: [
+            .en: [.one: "%d member", .other: "%d members"],
+            .de: [.one: "%d Mitglied", .other: "%d Mitglieder"],
+            .ga: [.one: "%d bhall", .two: "%d bhall", .few: "%d bhall", .many: "%d mball", .other: "%d ball"],
+            .zh: [.other: "%d 位读者"],
         ],
     ]
 }

@@ -18,6 +18,7 @@ enum ActivityDetail: Codable, Sendable, Equatable {
     case renamed(from: String, to: String)
     case imported(titles: Int, copies: Int, format: ImportFormat)
     case favorite(Bool)
+    case membersImported(Int)
 
     /// The English text stored in `info`.
     var english: String {
@@ -37,6 +38,7 @@ enum ActivityDetail: Codable, Sendable, Equatable {
         case .renamed(let from, let to): return "\(from) → \(to)"
         case .imported(let titles, let copies, let format): return "\(titles) titles, \(copies) copies from \(format.displayName)"
         case .favorite(let on): return on ? "marked as a favorite" : "no longer a favorite"
+        case .membersImported(let n): return "\(n) \(n == 1 ? "member" : "members") from a member list"
         }
     }
 
@@ -64,6 +66,7 @@ extension Strings {
         case .renamed(let from, let to): "\(from) → \(to)"
         case .imported(let titles, let copies, let source): format(.actImported, self(.titles, titles), self(.copiesCount, copies), name(source))
         case .favorite(let on): self(on ? .actFavoriteOn : .actFavoriteOff)
+        case .membersImported(let n): format(.actMembersImported, self(.membersCount, n))
         }
     }
 }

@@ -457,6 +457,7 @@ enum ExchangeError: DomainError, Equatable {
     case backupLibraryName
     case backupCover(number: Int, CoverProblem)
     case backupChosenAsImport
+    case memberListTooLarge(maxMB: Int)
 
     var refusal: Refusal { .invalid }
 
@@ -507,6 +508,7 @@ enum ExchangeError: DomainError, Equatable {
         case .backupLibraryName: return t(.errBackupLibraryName)
         case .backupCover(let number, let problem): return t.format(.errNotRestored, problem.message(t, number: number))
         case .backupChosenAsImport: return t(.errBackupAsImport)
+        case .memberListTooLarge(let mb): return t.format(.errMemberListTooLarge, t.number(mb), t.number(MemberExchange.maxRows))
         }
     }
 }

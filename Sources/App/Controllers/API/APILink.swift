@@ -12,6 +12,7 @@ enum APILink: Sendable, Equatable {
     case titleCopies(library: UUID, title: UUID)
     case job(UUID)
     case cover(UUID)
+    case membersExport(library: UUID)
 
     static let root = "/api/v1"
 
@@ -26,6 +27,7 @@ enum APILink: Sendable, Equatable {
         case .titleCopies(let l, let title): return library(l) + "/titles/" + title.uuidString + "/copies"
         case .job(let id): return Self.root + "/jobs/" + id.uuidString
         case .cover(let id): return Self.root + "/covers/" + id.uuidString.lowercased()
+        case .membersExport(let l): return library(l) + "/members/export"
         }
     }
 }

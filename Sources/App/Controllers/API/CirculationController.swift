@@ -1,5 +1,6 @@
 import Fluent
 import Foundation
+import NIOFoundationEssentialsCompat
 import ShelfmarkCore
 import Vapor
 
@@ -13,6 +14,13 @@ enum CirculationController {
                                                          schema: ["enum": .array(MemberSort.allCases.map { .string($0.rawValue) })]),
                                                    .limit, .offset],
                                            response: MemberDTO.self, responseIsArray: true), use: members)
+        lib.on(.POST, "members", "import", doc: .init(
+            summary: "Import a class list or member list (CSV: card ID, first and last name or one name, class, e-mail, in any order; at most 2 MB). Every good line is added; a card ID the library has (whatever its case) is skipped, and each skipped or refused line is named in the report",
+            tag: "Members", upload: ["text/csv", "application/octet-stream"], response: MemberImportReport.self),
+            body: .collect(maxSize: ByteCount(value: MemberExchange.maxBytes)), use: importMembers)
+        lib.on(.GET, "members", "export", doc: .init(
+            summary: "The members as CSV (Card ID, First Name, Last Name, Class, Email), by class and name; it imports back", tag: "Members"),
+            use: exportMembers)
         lib.on(.POST, "members", doc: .init(summary: "Add a member; the card ID is unique in the library", tag: "Members",
                                             request: MemberInput.self, response: MemberDTO.self, status: .created), use: createMember)
         lib.on(.GET, "members", ":memberID", doc: .init(summary: "A member with current loans and history", tag: "Members",
@@ -35,6 +43,24 @@ enum CirculationController {
                                                                response: LoanDTO.self), use: returnLoan)
         lib.on(.POST, "loans", ":loanID", "renew", doc: .init(summary: "Renew this loan by the loan period, up to the library's limit (B5)",
                                                               tag: "Circulation", response: LoanDTO.self), use: renew)
+    }
+
+    @Sendable static func importMembers(req: Request) async throws -> MemberImportReport {
+        let ctx = try await req.library(.manageMembers)
+        let data: Data
+        if req.headers.contentType?.type == "multipart" {
+            struct Upload: Content { var file: File? }
+            data = try req.content.decode(Upload.self).file.map { Data(buffer: $0.data) } ?? Data()
+        } else {
+            data = req.body.data.map { Data(buffer: $0) } ?? Data()
+        }
+        return try await MemberExchange.importList(data, in: req.scope(ctx))
+    }
+
+    @Sendable static func exportMembers(req: Request) async throws -> Response {
+        let ctx = try await req.library(.manageMembers)
+        return ExchangeController.download(try await MemberExchange.exportCSV(libraryID: ctx.libraryID, on: req.db), type: "text/csv; charset=utf-8",
+                                           name: "library_members.csv")
     }
 
     @Sendable static func members(req: Request) async throws -> [MemberDTO] {

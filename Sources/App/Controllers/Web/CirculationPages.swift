@@ -9,6 +9,8 @@ enum CirculationPages {
     static func register(_ web: any RoutesBuilder) {
         web.get(.members(library: .pattern), use: members)
         web.post(.members(library: .pattern), use: addMember)
+        web.on(.POST, WebRoute.membersImport(library: .pattern).pattern, body: .collect(maxSize: ByteCount(value: MemberExchange.maxBytes + (64 << 10))),
+               use: importMembers).maxBody(MemberExchange.maxBytes + (64 << 10))
         web.get(.member(library: .pattern, member: .pattern), use: member)
         web.get(.checkout(library: .pattern), use: checkoutForm)
         web.post(.checkout(library: .pattern), use: checkoutReview)
@@ -29,6 +31,22 @@ enum CirculationPages {
     }
 
     static let memberFields = MembersPage.fields
+
+    /// A class list from the members page: the page again with what was added and each line not taken.
+    @Sendable static func importMembers(req: Request) async throws -> Response {
+        let ctx = try await req.library(.manageMembers)
+        var page = try await MembersPage.make(q: nil, sort: .name, paging: Paging(1), form: FormState(), library: ctx, on: req.db)
+        do {
+            page.importReport = try await MemberExchange.importList(req.formFile("file"), in: req.scope(ctx))
+            page = try await MembersPage.make(q: nil, sort: .name, paging: Paging(1), form: FormState(), library: ctx, on: req.db)
+                .with(report: page.importReport)
+        } catch let error where error.isFormRefusal {
+            page.importError = req.t.message(error)
+        }
+        let response = try await page.render(try await req.page(library: ctx)).encodeResponse(for: req)
+        if page.importError != nil { response.status = .unprocessableEntity }
+        return response
+    }
 
     /// The members page; `form` is the add-member form (open, as typed, with the refusal next to its
     /// field, after a refusal).

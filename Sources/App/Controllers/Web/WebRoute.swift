@@ -13,6 +13,7 @@ enum WebRoute: Sendable, Equatable {
     case title(library: UUID, title: UUID)
     case editTitle(library: UUID, title: UUID)
     case members(library: UUID)
+    case membersImport(library: UUID)
     case member(library: UUID, member: UUID)
     case editMember(library: UUID, member: UUID)
     case deleteMember(library: UUID, member: UUID)
@@ -61,6 +62,7 @@ enum WebRoute: Sendable, Equatable {
         case .title(let library, let title): Self.library(library) + [.fixed("titles"), .parameter(name: "titleID", value: title.uuidString)]
         case .editTitle(let library, let title): Self.title(library: library, title: title).segments + [.fixed("edit")]
         case .members(let library): Self.library(library) + [.fixed("members")]
+        case .membersImport(let library): Self.library(library) + [.fixed("members"), .fixed("import")]
         case .member(let library, let member): Self.library(library) + [.fixed("members"), .parameter(name: "memberID", value: member.uuidString)]
         case .editMember(let library, let member): Self.member(library: library, member: member).segments + [.fixed("edit")]
         case .deleteMember(let library, let member): Self.member(library: library, member: member).segments + [.fixed("delete")]

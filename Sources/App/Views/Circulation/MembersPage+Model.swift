@@ -15,6 +15,16 @@ struct MembersPage: Sendable {
     var mayManage: Bool
     /// The add-member form: open, as typed and with the reason next to its field, after a refusal.
     var form: FormState
+    /// A class list just imported: what it did, line by line.
+    var importReport: MemberImportReport? = nil
+    /// A class list refused as a whole (not a member list, too large …).
+    var importError: String? = nil
+
+    func with(report: MemberImportReport?) -> MembersPage {
+        var page = self
+        page.importReport = report
+        return page
+    }
 
     static func make(q: String?, sort: MemberSort, paging: Paging, form: FormState, library: LibraryContext, on db: any Database) async throws -> MembersPage {
         let q = q?.cleanedInput

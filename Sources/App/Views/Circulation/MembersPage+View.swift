@@ -7,6 +7,27 @@ extension MembersPage {
         let (lib, q, members, mayManage, form, sort, paging, total) = (libraryID, q, members, mayManage, form, sort, paging, total)
         return Layout.page(page, title: t(.members)) {
             H.el(.h1, [:]) { Text(t(.members)) }
+            if let error = importError {
+                H.el(.p, [.class: "flash error", .role: "alert"]) { Text(error) }
+            }
+            if let report = importReport {
+                H.el(.section, [.class: "card", .role: "status"]) {
+                    H.el(.h2, [:]) { Text(t(.importMembers)) }
+                    H.el(.p, [:]) {
+                        Text(t.format(.membersImported, t.number(report.membersCreated), t.number(report.skipped.count), t.number(report.failed.count)))
+                    }
+                    if !report.failed.isEmpty || !report.skipped.isEmpty {
+                        H.el(.ul, [.class: "loans"]) {
+                            for note in report.failed.prefix(500) {
+                                H.el(.li, [.class: "overdue"]) { Text(t.format(.lineLabel, t.number(note.line)) + ": " + t.message(note)) }
+                            }
+                            for note in report.skipped.prefix(500) {
+                                H.el(.li, [:]) { Text(t.format(.lineLabel, t.number(note.line)) + ": " + t.message(note)) }
+                            }
+                        }
+                    }
+                }
+            }
             H.el(.form, [.method: "get", .action: WebRoute.members(library: lib).path, .role: "search", .class: "search"]) {
                 H.el(.label, [.for: "f-mq", .class: "visually-hidden"]) { Text(t(.search)) }
                 H.void(.input, [.type: "search", .id: "f-mq", .name: "q", .value: q, .placeholder: t(.searchMembers)])
@@ -33,6 +54,19 @@ extension MembersPage {
                 Components.pager(paging, total: total, t: t) { self.url(page: $0) }
             }
             if mayManage {
+                H.el(.details, [.class: "card", .open: importError != nil ? "" : nil]) {
+                    H.el(.summary, [:]) { Text(t(.importMembers)) }
+                    H.form(WebRoute.membersImport(library: lib).path, csrf: page.csrf, attrs: [.enctype: "multipart/form-data"]) {
+                        H.el(.div, [.class: "field"]) {
+                            H.el(.label, [.for: "f-members-file"]) { Text(t(.importFile)) }
+                            H.void(.input, [.type: "file", .id: "f-members-file", .name: "file", .accept: ".csv,.tsv,.txt,text/csv", .required: "",
+                                            .ariaDescribedby: "f-members-file-hint"])
+                            H.el(.p, [.class: "hint", .id: "f-members-file-hint"]) { Text(t(.importMembersHint)) }
+                        }
+                        H.button(t(.importButton))
+                    }
+                    H.el(.p, [:]) { H.link(t(.exportMembers), APILink.membersExport(library: lib).path) }
+                }
                 H.el(.details, [.class: "card", .open: form.isRefused ? "" : nil]) {
                     H.el(.summary, [:]) { Text(t(.addMember)) }
                     H.form(WebRoute.members(library: lib).path, csrf: page.csrf) {
