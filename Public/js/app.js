@@ -34,6 +34,12 @@ if (live) {
   });
 }
 
+// Print buttons (without JavaScript, the browser's own Print menu does the same).
+for (const button of document.querySelectorAll("[data-print]")) {
+  button.hidden = false;
+  button.addEventListener("click", () => window.print());
+}
+
 // Share (Web Share API, else copy to the clipboard).
 for (const button of document.querySelectorAll("[data-share]")) {
   button.hidden = false;

@@ -178,6 +178,8 @@ import VaporTesting
             #expect(all.location == member)
             let open = try await f.owner.get("\(f.lib)/loans").array
             #expect(open.isEmpty)
+            let labels = try await browser.get(book + "/labels")
+            #expect(labels.html.components(separatedBy: "class=\"print-card\"").count - 1 == 3)
 
             // A volunteer's tab bar has no Add; a viewer's has no Lend, Return, Members or Loans.
             let volunteer = try await f.staff("vol", role: "volunteer")
@@ -212,6 +214,10 @@ import VaporTesting
             #expect(page.html.contains("Line 32:") && page.html.contains("Line 33:") && page.html.contains("Line 34:"))
             let members = try await f.owner.get("\(f.lib)/members?q=3a&limit=100").array
             #expect(members.count == 29)
+            // A sheet of the class's cards to print: one card (with its barcode) each.
+            let cards = try await browser.get("/libraries/\(f.libraryID)/members/cards?q=3a")
+            #expect(cards.html.components(separatedBy: "class=\"print-card\"").count - 1 == 29)
+            #expect(cards.html.components(separatedBy: "/barcode.svg").count - 1 == 29)
 
             let export = try await f.owner.get("\(f.lib)/members/export")
             #expect(export.status == .ok)

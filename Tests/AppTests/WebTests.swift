@@ -144,7 +144,7 @@ struct Browser {
                 .activity(library: l), .settings(library: l), .staff(library: l), .createLibrary(library: l), .server(library: l),
                 .wishlist(library: l), .wishlistAcquire(library: l, title: x), .wishlistDelete(library: l, title: x),
                 .loanReturn(library: l, loan: x), .loanRenew(library: l, loan: x), .memberReturnAll(library: l, member: x),
-                .membersImport(library: l),
+                .membersImport(library: l), .memberCards(library: l), .copyLabels(library: l, title: x),
             ]
             let registered = Set(app.routes.all.map { $0.path.map(\.description).joined(separator: "/") })
             for route in routes {

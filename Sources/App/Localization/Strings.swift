@@ -80,6 +80,7 @@ enum L: String, CaseIterable, Sendable {
     case renew, renewedUntil, returnAll, returnedAll, renewalsUsed
     case errBackupAsImport, impISBNRepaired, impASINKept, impISBNDropped, warningsHeading, asinField
     case errMemberListTooLarge, actMembersImported, importMembers, importMembersHint, exportMembers, membersImported
+    case memberCards, copyLabels, print, cardsForClassHint, firstN, printCards, printLabels
 }
 
 /// Counted phrases, one form per plural category the language has.
@@ -689,6 +690,14 @@ extension L {
         .exportMembers: ("Export members (CSV)", "Mitglieder exportieren (CSV)", "Easpórtáil baill (CSV)", "导出读者（CSV）"),
         .membersImported: ("%1 added, %2 already here, %3 not taken.", "%1 hinzugefügt, %2 schon vorhanden, %3 nicht übernommen.",
                            "%1 curtha leis, %2 anseo cheana, %3 nár glacadh.", "已添加 %1，已存在 %2，未导入 %3。"),
+        .memberCards: ("Member cards", "Mitgliedsausweise", "Cártaí ball", "读者证"),
+        .copyLabels: ("Copy labels", "Exemplar-Etiketten", "Lipéid cóipe", "副本标签"),
+        .print: ("Print", "Drucken", "Priontáil", "打印"),
+        .cardsForClassHint: ("A class (e.g. 3A), a name or a card ID", "Eine Klasse (z. B. 3a), ein Name oder eine Ausweisnummer",
+                             "Rang (m.sh. 3A), ainm nó uimhir chárta", "班级（如 3A）、姓名或借书证号"),
+        .firstN: ("the first %1", "die ersten %1", "an chéad %1", "前 %1 张"),
+        .printCards: ("Print member cards", "Mitgliedsausweise drucken", "Priontáil cártaí ball", "打印读者证"),
+        .printLabels: ("Print labels", "Etiketten drucken", "Priontáil lipéid", "打印标签"),
     ]
 }
 

@@ -137,4 +137,5 @@ enum Attr: String, Sendable {
     case dataShare = "data-share"
     case dataShareText = "data-share-text"
     case dataShareUrl = "data-share-url"
+    case dataPrint = "data-print"
 }

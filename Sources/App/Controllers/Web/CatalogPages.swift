@@ -15,6 +15,7 @@ enum CatalogPages {
         web.post(.titleDelete(library: .pattern, title: .pattern), use: delete)
         web.post(.titleCopies(library: .pattern, title: .pattern), use: addCopies)
         web.get(.add(library: .pattern), use: addForm)
+        web.get(.copyLabels(library: .pattern, title: .pattern), use: copyLabels)
         web.post(.add(library: .pattern), use: add)
     }
 
@@ -34,6 +35,13 @@ enum CatalogPages {
         let page = try await CatalogPage.make(q: q, chip: chip, grid: grid, sort: sort, paging: Paging(req.query[Int.self, at: "page"]),
                                               library: ctx, now: req.now, on: req.db)
         return try await page.render(try await req.page(library: ctx)).encodeResponse(for: req)
+    }
+
+    /// Labels for a title's copies, to print.
+    @Sendable static func copyLabels(req: Request) async throws -> HTML {
+        let ctx = try await req.library(.catalog)
+        return try await CopyLabelsPage.make(titleID: try req.uuid("titleID"), library: ctx, now: req.now, on: req.db)
+            .render(try await req.page(library: ctx))
     }
 
     @Sendable static func detail(req: Request) async throws -> HTML {

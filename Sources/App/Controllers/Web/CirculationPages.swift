@@ -12,6 +12,7 @@ enum CirculationPages {
         web.on(.POST, WebRoute.membersImport(library: .pattern).pattern, body: .collect(maxSize: ByteCount(value: MemberExchange.maxBytes + (64 << 10))),
                use: importMembers).maxBody(MemberExchange.maxBytes + (64 << 10))
         web.get(.member(library: .pattern, member: .pattern), use: member)
+        web.get(.memberCards(library: .pattern), use: memberCards)
         web.get(.checkout(library: .pattern), use: checkoutForm)
         web.post(.checkout(library: .pattern), use: checkoutReview)
         web.post(.checkoutConfirm(library: .pattern), use: checkout)
@@ -31,6 +32,12 @@ enum CirculationPages {
     }
 
     static let memberFields = MembersPage.fields
+
+    /// A sheet of member cards to print, for a class or a search.
+    @Sendable static func memberCards(req: Request) async throws -> HTML {
+        let ctx = try await req.library(.circulate)
+        return try await MemberCardsPage.make(q: req.query[String.self, at: "q"], library: ctx, on: req.db).render(try await req.page(library: ctx))
+    }
 
     /// A class list from the members page: the page again with what was added and each line not taken.
     @Sendable static func importMembers(req: Request) async throws -> Response {

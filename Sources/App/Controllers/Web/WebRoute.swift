@@ -14,6 +14,8 @@ enum WebRoute: Sendable, Equatable {
     case editTitle(library: UUID, title: UUID)
     case members(library: UUID)
     case membersImport(library: UUID)
+    case memberCards(library: UUID)
+    case copyLabels(library: UUID, title: UUID)
     case member(library: UUID, member: UUID)
     case editMember(library: UUID, member: UUID)
     case deleteMember(library: UUID, member: UUID)
@@ -63,6 +65,8 @@ enum WebRoute: Sendable, Equatable {
         case .editTitle(let library, let title): Self.title(library: library, title: title).segments + [.fixed("edit")]
         case .members(let library): Self.library(library) + [.fixed("members")]
         case .membersImport(let library): Self.library(library) + [.fixed("members"), .fixed("import")]
+        case .memberCards(let library): Self.library(library) + [.fixed("members"), .fixed("cards")]
+        case .copyLabels(let library, let title): Self.library(library) + [.fixed("titles"), .parameter(name: "titleID", value: title.uuidString), .fixed("labels")]
         case .member(let library, let member): Self.library(library) + [.fixed("members"), .parameter(name: "memberID", value: member.uuidString)]
         case .editMember(let library, let member): Self.member(library: library, member: member).segments + [.fixed("edit")]
         case .deleteMember(let library, let member): Self.member(library: library, member: member).segments + [.fixed("delete")]

@@ -37,7 +37,8 @@ extension TitlePage {
                         H.link(t(.checkOut), WebRoute.checkout(library: lib).path(query: [("title", d.id.uuidString)]), cls: "button primary")
                     }
                     if let g = d.links["googleBooks"] { H.el(.a, [.href: g, .class: "button quiet", .rel: "noopener", .target: "_blank"]) { Text(t(.viewOnGoogleBooks)) } }
-                    if canEdit { H.link(t(.editTitle), here + "/edit", cls: "button quiet") }
+                    if canEdit { H.link(t(.editTitle), WebRoute.editTitle(library: lib, title: d.id).path, cls: "button quiet") }
+                    if canEdit, !d.copies.isEmpty { H.link(t(.printLabels), WebRoute.copyLabels(library: lib, title: d.id).path, cls: "button quiet") }
                     H.el(.button, [.type: "button", .class: "button quiet", .dataShare: d.title, .dataShareText: d.title + (d.authors.first.map { " — " + $0 } ?? ""), .hidden: ""]) { Text(t(.share)) }
                 }
                 H.el(.dl, [.class: "facts"]) {

@@ -66,6 +66,7 @@ extension MembersPage {
                         H.button(t(.importButton))
                     }
                     H.el(.p, [:]) { H.link(t(.exportMembers), APILink.membersExport(library: lib).path) }
+                    H.el(.p, [:]) { H.link(t(.printCards), WebRoute.memberCards(library: lib).path) }
                 }
                 H.el(.details, [.class: "card", .open: form.isRefused ? "" : nil]) {
                     H.el(.summary, [:]) { Text(t(.addMember)) }
