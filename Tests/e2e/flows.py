@@ -297,7 +297,67 @@ def flow_languages(page, library, servers):
     page.get_by_label(re.compile("Language|Sprache|Teanga|语言")).select_option("en")
 
 
-FLOWS = [flow_add_by_isbn, flow_add_by_hand, flow_member, flow_lend_and_return_overdue, flow_wishlist, flow_overview,
+def flow_no_sideways_scroll(page, library, servers):
+    # Issue 16: long words (a German compound, an unbroken title, a long e-mail) never make a page wider
+    # than a 360 px phone, in any of the four languages.
+    long_word = "Donaudampfschifffahrtsgesellschaftskapitänsmützenabzeichenherstellungsbetrieb"
+    book = library.title(long_word + " und die Rechtsschutzversicherungsgesellschaften", [long_word + " von Unterschleißheim"], copies=2,
+                         publisher=long_word, notes=long_word * 3, categories=[long_word])
+    member = library.member("LONGWORD1", long_word, long_word)
+    api("POST", f"/libraries/{library.id}/checkouts", {"cardId": "LONGWORD1", "titleId": book["id"]}, library.token)
+    page.set_viewport_size({"width": 360, "height": 780})
+    paths = ["/catalog", f"/titles/{book['id']}", "/members", f"/members/{member['id']}", "/loans", "/checkout", "/return",
+             "/exchange", "/settings", "/activity", "/wishlist", "/more", "/dashboard", "/members/cards"]
+    for code in ["en", "de", "ga", "zh-Hans"]:
+        page.context.add_cookies([{"name": "shelfmark_lang", "value": code, "url": BASE}])
+        for path in paths:
+            page.goto(library.url(path))
+            width = page.evaluate("() => document.documentElement.scrollWidth")
+            if width > 360:
+                shot(page, f"overflow-{code}-{path.strip('/').replace('/', '-')}")
+            assert width <= 360, f"{path} in {code} is {width} px wide at 360 px"
+    shot(page, "13-long-words-360")
+    page.context.add_cookies([{"name": "shelfmark_lang", "value": "en", "url": BASE}])
+
+
+def flow_return_and_renew_from_member(page, library, servers):
+    # Issue 16: each loan on the member page has its own Return and Renew.
+    book = library.title("The Lighthouse Keeper's Lunch", ["Rhonda Armitage"], copies=2)
+    member = library.member("RR1", "Nora", "Quinn")
+    for _ in range(2):
+        api("POST", f"/libraries/{library.id}/checkouts", {"cardId": "RR1", "titleId": book["id"]}, library.token)
+    page.goto(library.url(f"/members/{member['id']}"))
+    page.get_by_role("button", name="Renew: The Lighthouse Keeper's Lunch").first.click()
+    expect(page.get_by_role("status")).to_contain_text("is renewed")
+    page.get_by_role("button", name="Return: The Lighthouse Keeper's Lunch").first.click()
+    expect(page.get_by_role("status")).to_contain_text("is back")
+    shot(page, "14-member-return-renew")
+
+
+def flow_class_list_import(page, library, servers):
+    # Issue 16: a class list from a spreadsheet, from the members page.
+    csv = "Card ID,First Name,Last Name,Class\n" + "".join(f"K{i:03d},Kid{i},Family{i},2B\n" for i in range(30))
+    path = os.path.join(OUT, "class-2b.csv")
+    with open(path, "w") as f:
+        f.write(csv)
+    page.goto(library.url("/members"))
+    page.get_by_text("Import a class list").click()
+    page.get_by_label("File").set_input_files(path)
+    page.get_by_role("button", name="Import", exact=True).click()
+    expect(page.get_by_role("status")).to_contain_text("30 added")
+    page.goto(library.url("/members?q=2b"))
+    expect(page.locator("ul.members li")).to_have_count(30)
+    shot(page, "15-class-list")
+    # The cards of the class as they print: no tab bar, no buttons.
+    page.goto(library.url("/members/cards?q=2b"))
+    page.emulate_media(media="print")
+    assert not page.locator("nav.tabs").is_visible()
+    assert not page.get_by_role("button", name="Print").is_visible()
+    shot(page, "16-cards-print")
+    page.emulate_media(media="screen")
+
+
+FLOWS = [flow_no_sideways_scroll, flow_return_and_renew_from_member, flow_class_list_import, flow_add_by_isbn, flow_add_by_hand, flow_member, flow_lend_and_return_overdue, flow_wishlist, flow_overview,
          flow_import_backup_restore, flow_category_filter, flow_search, flow_languages]
 
 
