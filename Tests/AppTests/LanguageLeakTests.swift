@@ -121,7 +121,7 @@ import VaporTesting
                 "\(lib)/titles/\(titleID)/edit", "\(lib)/add", "\(lib)/add?manual=1", "\(lib)/add?isbn=12345", "\(lib)/checkout", "\(lib)/checkout?q=Momo", "\(lib)/return", "\(lib)/return?barcode=NOPE",
                 "\(lib)/members", "\(lib)/members/\(memberID)", "\(lib)/members/\(memberID)/edit", "\(lib)/loans", "\(lib)/more",
                 "\(lib)/dashboard", "\(lib)/activity", "\(lib)/settings", "\(lib)/exchange", "\(lib)/wishlist",
-                "\(lib)/members/cards", "\(lib)/titles/\(titleID)/labels", "\(lib)/catalog?sort=borrowed", "\(lib)/members?sort=grade",
+                "\(lib)/members/cards", "\(lib)/categories", "\(lib)/titles/\(titleID)/labels", "\(lib)/catalog?sort=borrowed", "\(lib)/members?sort=grade",
                 WebRoute.job(library: library, job: failedJob).path, WebRoute.job(library: library, job: runningJob).path,
                 WebRoute.job(library: library, job: reportJob).path,
                 "\(lib)/titles/\(UUID().uuidString)", "/no-such-page",

@@ -235,4 +235,47 @@ import VaporTesting
             #expect(wrong.html.contains("Zeile 1"))
         }
     }
+
+    /// Categories are one whatever their case; the categories page renames, merges and deletes.
+    @Test func categoriesAreRenamedMergedAndDeletedAndIgnoreCase() async throws {
+        try await withTestApp { app in
+            let f = try await Fixture.make(app)
+            let one = try await f.addTitle("Songs of the Sea", extra: ["categories": ["Music"]])
+            let two = try await f.addTitle("Rhythm", extra: ["categories": ["music", "Dance"]])
+            let three = try await f.addTitle("Steps", extra: ["categories": ["Dance", "DANCE"]])
+            var categories = try await f.owner.get("\(f.lib)/categories").array
+            #expect(categories.compactMap { $0["name"] as? String } == ["Dance", "Music"])
+            #expect(categories.first { $0["name"] as? String == "Music" }?["titleCount"] as? Int == 2)
+            let twice = try await f.owner.post("\(f.lib)/categories", ["name": "DANCE"])
+            #expect(twice.status == .conflict && twice.errorCode == "duplicate_category")
+
+            var browser = Browser(app: app)
+            browser.cookies[Credential.cookieName] = try #require(f.owner.token)
+            let lib = try #require(UUID(uuidString: f.libraryID))
+            let music = try #require(UUID(uuidString: categories.first { $0["name"] as? String == "Music" }?["id"] as? String ?? ""))
+            let dance = try #require(UUID(uuidString: categories.first { $0["name"] as? String == "Dance" }?["id"] as? String ?? ""))
+            let page = try await browser.get(WebRoute.categories(library: lib).path)
+            #expect(page.html.contains("Music") && page.html.contains("Merge into"))
+            // Renaming Music to "dance" is refused next to its field, as typed.
+            let clash = try await browser.post(WebRoute.categoryRename(library: lib, category: music).path, ["name": "dance"])
+            #expect(clash.status == .unprocessableEntity && clash.html.contains("value=\"dance\"") && clash.html.contains("aria-invalid"))
+            let renamed = try await browser.post(WebRoute.categoryRename(library: lib, category: music).path, ["name": "Music & Dance"])
+            #expect(renamed.status == .seeOther)
+            // Dance merges into it: every book once, Dance gone.
+            let merged = try await browser.post(WebRoute.categoryMerge(library: lib, category: dance).path, ["into": music.uuidString])
+            #expect(merged.status == .seeOther)
+            categories = try await f.owner.get("\(f.lib)/categories").array
+            #expect(categories.compactMap { $0["name"] as? String } == ["Music & Dance"])
+            #expect(categories.first?["titleCount"] as? Int == 3)
+            for id in [one, two, three] {
+                #expect((try await f.owner.get("\(f.lib)/titles/\(id)")["categories"] as? [Any])?.count == 1)
+            }
+            #expect(try await browser.post(WebRoute.categoryMerge(library: lib, category: music).path, ["into": music.uuidString]).status
+                    == .unprocessableEntity)
+            let deleted = try await browser.post(WebRoute.categoryDelete(library: lib, category: music).path, [:])
+            #expect(deleted.status == .seeOther)
+            #expect(try await f.owner.get("\(f.lib)/categories").array.isEmpty)
+            #expect(try await f.owner.get("\(f.lib)/titles")["total"] as? Int == 3)  // the books stay
+        }
+    }
 }

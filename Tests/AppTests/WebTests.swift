@@ -145,6 +145,8 @@ struct Browser {
                 .wishlist(library: l), .wishlistAcquire(library: l, title: x), .wishlistDelete(library: l, title: x),
                 .loanReturn(library: l, loan: x), .loanRenew(library: l, loan: x), .memberReturnAll(library: l, member: x),
                 .membersImport(library: l), .memberCards(library: l), .copyLabels(library: l, title: x),
+                .categories(library: l), .categoryRename(library: l, category: x), .categoryMerge(library: l, category: x),
+                .categoryDelete(library: l, category: x),
             ]
             let registered = Set(app.routes.all.map { $0.path.map(\.description).joined(separator: "/") })
             for route in routes {

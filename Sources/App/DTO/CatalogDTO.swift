@@ -167,6 +167,11 @@ struct CategoryInput: Content {
     var name: String
 }
 
+/// Body of merging a category into another: `into` is the category that stays.
+struct CategoryMerge: Content {
+    var into: UUID
+}
+
 struct CategoryDTO: Content {
     var id: UUID
     var name: String

@@ -81,6 +81,7 @@ enum L: String, CaseIterable, Sendable {
     case errBackupAsImport, impISBNRepaired, impASINKept, impISBNDropped, warningsHeading, asinField
     case errMemberListTooLarge, actMembersImported, importMembers, importMembersHint, exportMembers, membersImported
     case memberCards, copyLabels, print, cardsForClassHint, firstN, printCards, printLabels
+    case errMergeIntoItself, actMerged, manageCategories, renameTo, mergeInto, rename, merge, deleteCategory, deleteCategoryHint, categoryRenamed, categoryMerged, categoryDeleted, noCategories, newCategory, categoryAdded
 }
 
 /// Counted phrases, one form per plural category the language has.
@@ -698,6 +699,24 @@ extension L {
         .firstN: ("the first %1", "die ersten %1", "an chéad %1", "前 %1 张"),
         .printCards: ("Print member cards", "Mitgliedsausweise drucken", "Priontáil cártaí ball", "打印读者证"),
         .printLabels: ("Print labels", "Etiketten drucken", "Priontáil lipéid", "打印标签"),
+        .errMergeIntoItself: ("Choose another category to merge into.", "Wählen Sie eine andere Kategorie zum Zusammenführen.",
+                              "Roghnaigh catagóir eile le cumasc léi.", "请选择另一个要合并到的分类。"),
+        .actMerged: ("%1 merged into %2", "%1 zusammengeführt mit %2", "%1 cumaiscthe le %2", "%1 已合并到 %2"),
+        .manageCategories: ("Categories", "Kategorien", "Catagóirí", "分类"),
+        .renameTo: ("New name", "Neuer Name", "Ainm nua", "新名称"),
+        .mergeInto: ("Merge into", "Zusammenführen mit", "Cumaisc le", "合并到"),
+        .rename: ("Rename", "Umbenennen", "Athainmnigh", "重命名"),
+        .merge: ("Merge", "Zusammenführen", "Cumaisc", "合并"),
+        .deleteCategory: ("Delete category", "Kategorie löschen", "Scrios an chatagóir", "删除分类"),
+        .deleteCategoryHint: ("The books stay; only the category goes.", "Die Bücher bleiben, nur die Kategorie verschwindet.",
+                              "Fanann na leabhair; ní imíonn ach an chatagóir.", "图书保留，只删除分类。"),
+        .categoryRenamed: ("Category renamed to “%1”.", "Kategorie in „%1“ umbenannt.", "Athainmníodh an chatagóir go “%1”.", "分类已重命名为“%1”。"),
+        .categoryMerged: ("“%1” merged into “%2”.", "„%1“ mit „%2“ zusammengeführt.", "Cumascadh “%1” le “%2”.", "“%1”已合并到“%2”。"),
+        .categoryDeleted: ("Category “%1” deleted; its books stay.", "Kategorie „%1“ gelöscht; ihre Bücher bleiben.", "Scriosadh an chatagóir “%1”; fanann a leabhair.", "分类“%1”已删除，图书保留。"),
+        .noCategories: ("No categories yet: add one here, or give a book one on its edit page.", "Noch keine Kategorien: hier eine anlegen oder einem Buch auf seiner Bearbeitungsseite eine geben.",
+                        "Níl catagóir ar bith fós: cuir ceann leis anseo, nó tabhair ceann do leabhar ar a leathanach eagarthóireachta.", "还没有分类：在此添加，或在图书编辑页为图书设置分类。"),
+        .newCategory: ("New category", "Neue Kategorie", "Catagóir nua", "新分类"),
+        .categoryAdded: ("Category “%1” added.", "Kategorie „%1“ angelegt.", "Cuireadh an chatagóir “%1” leis.", "已添加分类“%1”。"),
     ]
 }
 

@@ -19,6 +19,7 @@ enum ActivityDetail: Codable, Sendable, Equatable {
     case imported(titles: Int, copies: Int, format: ImportFormat)
     case favorite(Bool)
     case membersImported(Int)
+    case merged(from: String, into: String)
 
     /// The English text stored in `info`.
     var english: String {
@@ -39,6 +40,7 @@ enum ActivityDetail: Codable, Sendable, Equatable {
         case .imported(let titles, let copies, let format): return "\(titles) titles, \(copies) copies from \(format.displayName)"
         case .favorite(let on): return on ? "marked as a favorite" : "no longer a favorite"
         case .membersImported(let n): return "\(n) \(n == 1 ? "member" : "members") from a member list"
+        case .merged(let from, let into): return "\(from) merged into \(into)"
         }
     }
 
@@ -67,6 +69,7 @@ extension Strings {
         case .imported(let titles, let copies, let source): format(.actImported, self(.titles, titles), self(.copiesCount, copies), name(source))
         case .favorite(let on): self(on ? .actFavoriteOn : .actFavoriteOff)
         case .membersImported(let n): format(.actMembersImported, self(.membersCount, n))
+        case .merged(let from, let into): format(.actMerged, from, into)
         }
     }
 }

@@ -193,8 +193,8 @@ enum Catalog {
         let (library, now, gate, db) = (scope.library, scope.now, scope.gate, scope.db)
         let name = try Check.required(input.name, field: "name", max: 100)
         return try await gate.transaction(on: db) { db in
-            if try await Category.query(on: db).filter(\.$library.$id == library.libraryID).filter(\.$name == name).first() != nil {
-                throw CatalogError.duplicateCategory(name)
+            if let other = try await category(named: name, library: library.libraryID, on: db) {
+                throw CatalogError.duplicateCategory(other.name)
             }
             let category = Category(libraryID: library.libraryID, name: name)
             try await category.create(on: db)
@@ -210,15 +210,44 @@ enum Catalog {
             guard let category = try await Category.query(on: db).filter(\.$id == id).filter(\.$library.$id == library.libraryID).first() else {
                 throw CatalogError.categoryNotFound
             }
-            if let other = try await Category.query(on: db).filter(\.$library.$id == library.libraryID).filter(\.$name == name).first(),
-               other.id != id {
-                throw CatalogError.duplicateCategory(name)
+            if let other = try await Catalog.category(named: name, library: library.libraryID, on: db), other.id != id {
+                throw CatalogError.duplicateCategory(other.name)
             }
             let old = category.name
             category.name = name
             try await category.save(on: db)
             try await ActivityLog.record(.init(type: .editCategory, detail: .renamed(from: old, to: name)), library: library, at: now, on: db)
         }
+    }
+
+    /// Merges category `from` into `into` (issue 16: "Music" and "music" were two): every title of
+    /// `from` is in `into` (once), and `from` is gone.
+    static func mergeCategory(_ from: UUID, into: UUID, in scope: Scope) async throws {
+        let (library, now, gate, db) = (scope.library, scope.now, scope.gate, scope.db)
+        guard from != into else { throw CatalogError.mergeIntoItself }
+        try await gate.transaction(on: db) { db in
+            guard let source = try await Category.query(on: db).filter(\.$id == from).filter(\.$library.$id == library.libraryID).first(),
+                  let target = try await Category.query(on: db).filter(\.$id == into).filter(\.$library.$id == library.libraryID).first() else {
+                throw CatalogError.categoryNotFound
+            }
+            let titles = try await TitleCategory.query(on: db).filter(\.$category.$id == from).all().map { $0.$title.id }
+            let already = Set(try await TitleCategory.query(on: db).filter(\.$category.$id == into).filter(\.$title.$id ~~ titles).all().map { $0.$title.id })
+            for title in titles where !already.contains(title) {
+                let link = TitleCategory()
+                link.$title.id = title
+                link.$category.id = into
+                try await link.create(on: db)
+            }
+            try await TitleCategory.query(on: db).filter(\.$category.$id == from).delete()
+            try await source.delete(on: db)
+            try await ActivityLog.record(.init(type: .editCategory, detail: .merged(from: source.name, into: target.name)), library: library, at: now, on: db)
+        }
+    }
+
+    /// The library's category of this name, whatever its case ("music" is "Music").
+    static func category(named name: String, library: UUID, on db: any Database) async throws -> Category? {
+        let folded = name.uppercased()
+        return try await Category.query(on: db).filter(\.$library.$id == library).all().first { $0.name.uppercased() == folded }
     }
 
     /// Titles keep existing, uncategorised (A8): only the links go, by cascade.
@@ -286,7 +315,7 @@ enum Catalog {
         guard names.count <= 50 else { throw CatalogError.tooManyCategories(max: 50) }
         var seen = Set<String>()
         return try names.enumerated().compactMap { index, raw in
-            guard let name = try Check.optional(raw, field: "categories.\(index)", max: 100), seen.insert(name).inserted else { return nil }
+            guard let name = try Check.optional(raw, field: "categories.\(index)", max: 100), seen.insert(name.uppercased()).inserted else { return nil }
             return name
         }
     }
@@ -295,17 +324,23 @@ enum Catalog {
     static func setCategories(_ names: [String], titleID: UUID, library: UUID, on db: any Database) async throws {
         try await TitleCategory.query(on: db).filter(\.$title.$id == titleID).delete()
         guard !names.isEmpty else { return }
-        let existing = try await Category.query(on: db).filter(\.$library.$id == library).filter(\.$name ~~ names).all()
-        var byName = Dictionary(existing.map { ($0.name, $0) }, uniquingKeysWith: { a, _ in a })
-        for name in names where byName[name] == nil {
-            let category = Category(libraryID: library, name: name)
-            try await category.create(on: db)
-            byName[name] = category
-        }
+        // Names match without regard to case: "music" joins "Music".
+        let existing = try await Category.query(on: db).filter(\.$library.$id == library).all()
+        var byName = Dictionary(existing.map { ($0.name.uppercased(), $0) }, uniquingKeysWith: { a, _ in a })
+        var linked = Set<UUID>()
         for name in names {
+            let category: Category
+            if let found = byName[name.uppercased()] {
+                category = found
+            } else {
+                category = Category(libraryID: library, name: name)
+                try await category.create(on: db)
+                byName[name.uppercased()] = category
+            }
+            guard linked.insert(try category.requireID()).inserted else { continue }
             let link = TitleCategory()
             link.$title.id = titleID
-            link.$category.id = try byName[name]!.requireID()
+            link.$category.id = try category.requireID()
             try await link.create(on: db)
         }
     }

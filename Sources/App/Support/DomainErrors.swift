@@ -44,6 +44,7 @@ enum CatalogError: DomainError, Equatable {
     case categoryNotFound
     case coverNotFound
     case ratingOutOfRange(Double)
+    case mergeIntoItself
     case wishlistHasNoCopies
     case wishlistItem(title: String)
     case notWishlist(title: String)
@@ -60,7 +61,7 @@ enum CatalogError: DomainError, Equatable {
     var refusal: Refusal {
         switch self {
         case .titleNotFound, .copyNotFound, .categoryNotFound, .coverNotFound, .noISBNToDraw: .notFound
-        case .wishlistHasNoCopies, .loanedByEditing, .tooManyCategories, .tooManyAuthors, .cover, .ratingOutOfRange: .invalid
+        case .wishlistHasNoCopies, .loanedByEditing, .tooManyCategories, .tooManyAuthors, .cover, .ratingOutOfRange, .mergeIntoItself: .invalid
         case .wishlistItem, .notWishlist, .duplicateBarcode, .duplicateCategory, .duplicateISBN, .tooManyCopiesAtOnce: .conflict
         }
     }
@@ -69,7 +70,7 @@ enum CatalogError: DomainError, Equatable {
         switch self {
         case .titleNotFound, .copyNotFound, .categoryNotFound, .coverNotFound: "not_found"
         case .noISBNToDraw: "no_isbn"
-        case .wishlistHasNoCopies, .loanedByEditing, .tooManyCategories, .tooManyAuthors, .cover, .ratingOutOfRange: "invalid"
+        case .wishlistHasNoCopies, .loanedByEditing, .tooManyCategories, .tooManyAuthors, .cover, .ratingOutOfRange, .mergeIntoItself: "invalid"
         case .wishlistItem: "wishlist_item"
         case .notWishlist: "not_wishlist"
         case .duplicateBarcode: "duplicate_barcode"
@@ -91,6 +92,7 @@ enum CatalogError: DomainError, Equatable {
         case .tooManyCopiesAtOnce: "totalCopies"
         case .cover: "cover"
         case .ratingOutOfRange: "rating"
+        case .mergeIntoItself: "into"
         default: nil
         }
     }
@@ -114,6 +116,7 @@ enum CatalogError: DomainError, Equatable {
         case .categoryNotFound: t(.errCategoryNotFound)
         case .coverNotFound: t(.errCoverNotFound)
         case .ratingOutOfRange(let got): t.format(.errRating, got.formatted(.number.locale(t.lang.locale)))
+        case .mergeIntoItself: t(.errMergeIntoItself)
         case .wishlistHasNoCopies: t(.errWishlistNoCopies)
         case .wishlistItem(let title): t.format(.errWishlistItemNamed, title)
         case .notWishlist(let title): t.format(.errNotWishlist, title)

@@ -49,6 +49,9 @@ enum TitlesController {
                                                response: CategoryDTO.self, status: .created), use: createCategory)
         lib.on(.PATCH, "categories", ":categoryID", doc: .init(summary: "Rename a category", tag: "Catalog", request: CategoryInput.self,
                                                                response: Empty.self), use: renameCategory)
+        lib.on(.POST, "categories", ":categoryID", "merge", doc: .init(
+            summary: "Merge this category into another (`into`): its titles join that one (once each) and this one is deleted", tag: "Catalog",
+            request: CategoryMerge.self, status: .noContent), use: mergeCategory)
         lib.on(.DELETE, "categories", ":categoryID", doc: .init(summary: "Delete a category; its titles stay, uncategorised", tag: "Catalog",
                                                                 status: .noContent), use: deleteCategory)
         lib.on(.GET, "wishlist", doc: .init(summary: "Wishlist items (C2)", tag: "Wishlist",
@@ -230,6 +233,12 @@ enum TitlesController {
         let ctx = try await req.library(.catalog)
         try await Catalog.renameCategory(try req.uuid("categoryID"), try req.content.decode(CategoryInput.self), in: req.scope(ctx))
         return Empty()
+    }
+
+    @Sendable static func mergeCategory(req: Request) async throws -> HTTPStatus {
+        let ctx = try await req.library(.catalog)
+        try await Catalog.mergeCategory(try req.uuid("categoryID"), into: try req.content.decode(CategoryMerge.self).into, in: req.scope(ctx))
+        return .noContent
     }
 
     @Sendable static func deleteCategory(req: Request) async throws -> HTTPStatus {

@@ -16,6 +16,11 @@ enum CatalogPages {
         web.post(.titleCopies(library: .pattern, title: .pattern), use: addCopies)
         web.get(.add(library: .pattern), use: addForm)
         web.get(.copyLabels(library: .pattern, title: .pattern), use: copyLabels)
+        web.get(.categories(library: .pattern), use: categories)
+        web.post(.categories(library: .pattern), use: addCategory)
+        web.post(.categoryRename(library: .pattern, category: .pattern), use: renameCategory)
+        web.post(.categoryMerge(library: .pattern, category: .pattern), use: mergeCategory)
+        web.post(.categoryDelete(library: .pattern, category: .pattern), use: deleteCategory)
         web.post(.add(library: .pattern), use: add)
     }
 
@@ -35,6 +40,64 @@ enum CatalogPages {
         let page = try await CatalogPage.make(q: q, chip: chip, grid: grid, sort: sort, paging: Paging(req.query[Int.self, at: "page"]),
                                               library: ctx, now: req.now, on: req.db)
         return try await page.render(try await req.page(library: ctx)).encodeResponse(for: req)
+    }
+
+    // MARK: - Categories
+
+    @Sendable static func categories(req: Request) async throws -> HTML {
+        let ctx = try await req.library(.catalog)
+        return try await CategoriesPage.make(library: ctx, on: req.db).render(try await req.page(library: ctx))
+    }
+
+    /// Runs a categories form; a refusal shows the page again with that form as typed and the reason.
+    static func categoryForm(_ req: Request, category: UUID?, _ body: (LibraryContext) async throws -> String) async throws -> Response {
+        let ctx = try await req.library(.catalog)
+        do {
+            let flash = try await body(ctx)
+            return req.seeOther(WebRoute.categories(library: ctx.libraryID).path, flash: flash)
+        } catch let error where error.isFormRefusal {
+            let form = FormState(values: ["name": req.formText("name") ?? ""], refusedWith: error, t: req.t, fields: ["name"])
+            let page = try await CategoriesPage.make(refused: (category, form), library: ctx, on: req.db)
+            let response = try await page.render(try await req.page(library: ctx)).encodeResponse(for: req)
+            response.status = .unprocessableEntity
+            return response
+        }
+    }
+
+    @Sendable static func addCategory(req: Request) async throws -> Response {
+        try await categoryForm(req, category: nil) { ctx in
+            let category = try await Catalog.createCategory(CategoryInput(name: req.formText("name") ?? ""), in: req.scope(ctx))
+            return req.t.format(.categoryAdded, category.name)
+        }
+    }
+
+    @Sendable static func renameCategory(req: Request) async throws -> Response {
+        let id = try req.uuid("categoryID")
+        return try await categoryForm(req, category: id) { ctx in
+            let name = req.formText("name") ?? ""
+            try await Catalog.renameCategory(id, CategoryInput(name: name), in: req.scope(ctx))
+            return req.t.format(.categoryRenamed, name)
+        }
+    }
+
+    @Sendable static func mergeCategory(req: Request) async throws -> Response {
+        let id = try req.uuid("categoryID")
+        return try await categoryForm(req, category: id) { ctx in
+            let categories = try await Catalog.categories(libraryID: ctx.libraryID, on: req.db)
+            guard let into = req.formText("into").flatMap(UUID.init(uuidString:)), let target = categories.first(where: { $0.id == into }),
+                  let source = categories.first(where: { $0.id == id }) else { throw CatalogError.categoryNotFound }
+            try await Catalog.mergeCategory(id, into: into, in: req.scope(ctx))
+            return req.t.format(.categoryMerged, source.name, target.name)
+        }
+    }
+
+    @Sendable static func deleteCategory(req: Request) async throws -> Response {
+        let id = try req.uuid("categoryID")
+        return try await categoryForm(req, category: id) { ctx in
+            let name = try await Catalog.categories(libraryID: ctx.libraryID, on: req.db).first { $0.id == id }?.name ?? ""
+            try await Catalog.deleteCategory(id, in: req.scope(ctx))
+            return req.t.format(.categoryDeleted, name)
+        }
     }
 
     /// Labels for a title's copies, to print.

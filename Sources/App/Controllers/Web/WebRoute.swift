@@ -15,6 +15,10 @@ enum WebRoute: Sendable, Equatable {
     case members(library: UUID)
     case membersImport(library: UUID)
     case memberCards(library: UUID)
+    case categories(library: UUID)
+    case categoryRename(library: UUID, category: UUID)
+    case categoryMerge(library: UUID, category: UUID)
+    case categoryDelete(library: UUID, category: UUID)
     case copyLabels(library: UUID, title: UUID)
     case member(library: UUID, member: UUID)
     case editMember(library: UUID, member: UUID)
@@ -66,6 +70,10 @@ enum WebRoute: Sendable, Equatable {
         case .members(let library): Self.library(library) + [.fixed("members")]
         case .membersImport(let library): Self.library(library) + [.fixed("members"), .fixed("import")]
         case .memberCards(let library): Self.library(library) + [.fixed("members"), .fixed("cards")]
+        case .categories(let library): Self.library(library) + [.fixed("categories")]
+        case .categoryRename(let library, let category): Self.library(library) + [.fixed("categories"), .parameter(name: "categoryID", value: category.uuidString), .fixed("rename")]
+        case .categoryMerge(let library, let category): Self.library(library) + [.fixed("categories"), .parameter(name: "categoryID", value: category.uuidString), .fixed("merge")]
+        case .categoryDelete(let library, let category): Self.library(library) + [.fixed("categories"), .parameter(name: "categoryID", value: category.uuidString), .fixed("delete")]
         case .copyLabels(let library, let title): Self.library(library) + [.fixed("titles"), .parameter(name: "titleID", value: title.uuidString), .fixed("labels")]
         case .member(let library, let member): Self.library(library) + [.fixed("members"), .parameter(name: "memberID", value: member.uuidString)]
         case .editMember(let library, let member): Self.member(library: library, member: member).segments + [.fixed("edit")]
