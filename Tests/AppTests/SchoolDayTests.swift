@@ -278,4 +278,49 @@ import VaporTesting
             #expect(try await f.owner.get("\(f.lib)/titles")["total"] as? Int == 3)  // the books stay
         }
     }
+
+    /// Owners change roles, remove staff and set a forgotten password, never beyond their own libraries.
+    @Test func ownersManageTheirStaff() async throws {
+        try await withTestApp { app in
+            let f = try await Fixture.make(app)
+            let volunteer = try await f.staff("vol", role: "volunteer")
+            let staff = try await f.owner.get("\(f.lib)/staff").array
+            let volID = try #require(UUID(uuidString: staff.first { $0["username"] as? String == "vol" }?["userId"] as? String ?? ""))
+            let ownerID = try #require(UUID(uuidString: staff.first { $0["username"] as? String == "owner" }?["userId"] as? String ?? ""))
+            let lib = try #require(UUID(uuidString: f.libraryID))
+            var browser = Browser(app: app)
+            browser.cookies[Credential.cookieName] = try #require(f.owner.token)
+            let settings = WebRoute.settings(library: lib).path
+            #expect(try await browser.get(settings).html.contains(WebRoute.staffPassword(library: lib, user: volID).path))
+
+            // A new password: the old session ends, the new password signs in.
+            let reset = try await browser.post(WebRoute.staffPassword(library: lib, user: volID).path, ["password": "a brand new secret"])
+            #expect(reset.status == .seeOther)
+            #expect(try await volunteer.get("\(f.lib)/titles").status == .unauthorized)
+            #expect(try await Client(app: app).post("/api/v1/auth/login", ["username": "vol", "password": "a brand new secret"]).status == .ok)
+            let short = try await f.owner.post("\(f.lib)/staff/\(volID.uuidString)/password", ["password": "short"])
+            #expect(short.status == .unprocessableEntity || short.status == .badRequest)
+
+            // Someone who owns another library is out of this owner's reach.
+            let other = try await Client(app: app).post("/api/v1/auth/login", ["username": "vol", "password": "a brand new secret"])
+            let volClient = Client(app: app, token: other.string("token"))
+            _ = try await f.owner.patch(f.lib, ["name": "Room 12"])
+            _ = try await f.owner.send(.PATCH, "/api/v1/server/settings", ["libraryCreation": "staff"])
+            _ = try await f.owner.send(.PATCH, "\(f.lib)/staff/\(volID.uuidString)", ["role": "librarian"])
+            let own = try await volClient.post("/api/v1/libraries", ["name": "Vol's own"])
+            #expect(own.status == .created, "\(own.json)")
+            let refused = try await f.owner.post("\(f.lib)/staff/\(volID.uuidString)/password", ["password": "taken over!!"])
+            #expect(refused.status == .forbidden, "\(refused.status)")
+
+            // Role and removal from the settings page; the last owner stays, said as an error.
+            let role = try await browser.post(WebRoute.staffRole(library: lib, user: volID).path, ["role": "viewer"])
+            #expect(role.status == .seeOther)
+            #expect(try await f.owner.get("\(f.lib)/staff").array.first { $0["username"] as? String == "vol" }?["role"] as? String == "viewer")
+            let removed = try await browser.post(WebRoute.staffRemove(library: lib, user: volID).path, [:])
+            #expect(removed.status == .seeOther)
+            #expect(try await f.owner.get("\(f.lib)/staff").array.count == 1)
+            _ = try await f.owner.send(.PATCH, "\(f.lib)/staff/\(ownerID.uuidString)", ["role": "viewer"])
+            #expect(try await f.owner.get("\(f.lib)/staff").array.first?["role"] as? String == "owner")
+        }
+    }
 }

@@ -89,6 +89,11 @@ struct StaffPatch: Content {
     var role: Role
 }
 
+/// Body of an owner setting a staff member's new password.
+struct PasswordReset: Content {
+    var password: String
+}
+
 struct StaffDTO: Content {
     var userId: UUID
     var username: String

@@ -82,6 +82,7 @@ enum L: String, CaseIterable, Sendable {
     case errMemberListTooLarge, actMembersImported, importMembers, importMembersHint, exportMembers, membersImported
     case memberCards, copyLabels, print, cardsForClassHint, firstN, printCards, printLabels
     case errMergeIntoItself, actMerged, manageCategories, renameTo, mergeInto, rename, merge, deleteCategory, deleteCategoryHint, categoryRenamed, categoryMerged, categoryDeleted, noCategories, newCategory, categoryAdded
+    case errCannotResetPassword, actPasswordReset, changeRole, removeStaff, resetPassword, newPassword, roleChanged, staffRemoved, passwordWasReset
 }
 
 /// Counted phrases, one form per plural category the language has.
@@ -717,6 +718,19 @@ extension L {
                         "Níl catagóir ar bith fós: cuir ceann leis anseo, nó tabhair ceann do leabhar ar a leathanach eagarthóireachta.", "还没有分类：在此添加，或在图书编辑页为图书设置分类。"),
         .newCategory: ("New category", "Neue Kategorie", "Catagóir nua", "新分类"),
         .categoryAdded: ("Category “%1” added.", "Kategorie „%1“ angelegt.", "Cuireadh an chatagóir “%1” leis.", "已添加分类“%1”。"),
+        .errCannotResetPassword: ("This account also works where you are not an owner (or runs the server): its owner resets its password.",
+                                  "Dieses Konto arbeitet auch dort, wo Sie nicht Eigentümer sind (oder verwaltet den Server): das Passwort setzt die Person selbst zurück.",
+                                  "Oibríonn an cuntas seo freisin áit nach úinéir thú (nó riarann sé an freastalaí): athshocraíonn a úinéir a phasfhocal.",
+                                  "此账户也在您不是所有者的图书馆工作（或是服务器管理员）：请由其本人重置密码。"),
+        .actPasswordReset: ("new password for %1", "neues Passwort für %1", "pasfhocal nua do %1", "为 %1 设置了新密码"),
+        .changeRole: ("Change role", "Rolle ändern", "Athraigh an ról", "更改角色"),
+        .removeStaff: ("Remove from this library", "Aus dieser Bibliothek entfernen", "Bain den leabharlann seo", "从本图书馆移除"),
+        .resetPassword: ("Set a new password", "Neues Passwort setzen", "Socraigh pasfhocal nua", "设置新密码"),
+        .newPassword: ("New password", "Neues Passwort", "Pasfhocal nua", "新密码"),
+        .roleChanged: ("%1 is now %2.", "%1 ist jetzt %2.", "Is %2 é %1 anois.", "%1 现在是%2。"),
+        .staffRemoved: ("%1 no longer works in this library.", "%1 arbeitet nicht mehr in dieser Bibliothek.", "Níl %1 ag obair sa leabharlann seo a thuilleadh.", "%1 已不在本图书馆工作。"),
+        .passwordWasReset: ("%1 has a new password; their sessions have ended.", "%1 hat ein neues Passwort; die Sitzungen sind beendet.",
+                            "Tá pasfhocal nua ag %1; chríochnaigh a seisiúin.", "%1 已设置新密码，其登录会话已结束。"),
     ]
 }
 

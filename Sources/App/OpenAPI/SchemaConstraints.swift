@@ -158,6 +158,10 @@ extension LoginInput: SchemaConstrained {
     static var schemaConstraints: [String: JSONValue] { ["username": ["maxLength": 200], "password": ["maxLength": 1_000]] }
 }
 
+extension PasswordReset: SchemaConstrained {
+    static var schemaConstraints: [String: JSONValue] { ["password": Rule.password] }
+}
+
 extension StaffInput: SchemaConstrained {
     static var schemaConstraints: [String: JSONValue] {
         ["username": Rule.username, "password": Rule.password, "displayName": Rule.optionalText(100), ".": ["required": ["username", "role", "password"]]]

@@ -252,6 +252,29 @@ enum Accounts {
         }
     }
 
+    /// An owner sets a new password for someone on the library's staff who has forgotten theirs; their
+    /// sessions and API tokens end. Only for an account that works in no library where the owner is not
+    /// also an owner, and never the server's administrator's: a reset must not reach beyond the
+    /// owner's own libraries.
+    static func resetPassword(_ userID: UUID, password: String, hasher: some PasswordHasher, in scope: Scope) async throws {
+        let (library, now, gate, db) = (scope.library, scope.now, scope.gate, scope.db)
+        let hash = try validPasswordHash(password, hasher: hasher)
+        try await gate.transaction(on: db) { db in
+            guard let user = try await User.find(userID, on: db),
+                  try await Membership.query(on: db).filter(\.$user.$id == userID).filter(\.$library.$id == library.libraryID).first() != nil else {
+                throw AccountError.staffNotFound
+            }
+            let theirs = Set(try await Membership.query(on: db).filter(\.$user.$id == userID).all().map { $0.$library.id })
+            let owned = Set(try await Membership.query(on: db).filter(\.$user.$id == library.user.id).filter(\.$role == .owner).all().map { $0.$library.id })
+            guard user.id != library.user.id, !user.isAdmin, theirs.isSubset(of: owned) else { throw AccountError.cannotResetPassword }
+            user.passwordHash = hash
+            try await user.save(on: db)
+            try await UserSession.query(on: db).filter(\.$user.$id == userID).delete()
+            try await APIToken.query(on: db).filter(\.$user.$id == userID).delete()
+            try await ActivityLog.record(.init(type: .editLibrary, detail: .passwordReset(username: user.username)), library: library, at: now, on: db)
+        }
+    }
+
     // MARK: - Validation
 
     static func validUsername(_ raw: String) throws -> String {

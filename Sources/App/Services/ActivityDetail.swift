@@ -20,6 +20,7 @@ enum ActivityDetail: Codable, Sendable, Equatable {
     case favorite(Bool)
     case membersImported(Int)
     case merged(from: String, into: String)
+    case passwordReset(username: String)
 
     /// The English text stored in `info`.
     var english: String {
@@ -41,6 +42,7 @@ enum ActivityDetail: Codable, Sendable, Equatable {
         case .favorite(let on): return on ? "marked as a favorite" : "no longer a favorite"
         case .membersImported(let n): return "\(n) \(n == 1 ? "member" : "members") from a member list"
         case .merged(let from, let into): return "\(from) merged into \(into)"
+        case .passwordReset(let username): return "new password for \(username)"
         }
     }
 
@@ -70,6 +72,7 @@ extension Strings {
         case .favorite(let on): self(on ? .actFavoriteOn : .actFavoriteOff)
         case .membersImported(let n): format(.actMembersImported, self(.membersCount, n))
         case .merged(let from, let into): format(.actMerged, from, into)
+        case .passwordReset(let username): format(.actPasswordReset, username)
         }
     }
 }

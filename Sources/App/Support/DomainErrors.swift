@@ -218,6 +218,7 @@ enum AccountError: DomainError, Equatable {
     case roleTooLow(Role, needs: Role)
     case creationRestricted(adminOnly: Bool)
     case serverSettingsAdminOnly
+    case cannotResetPassword
 
     var refusal: Refusal {
         switch self {
@@ -226,7 +227,7 @@ enum AccountError: DomainError, Equatable {
         case .alreadySetUp, .duplicateUsername, .cannotAddStaff, .alreadyStaff, .lastOwner: .conflict
         case .tooManyAttempts: .tooManyRequests
         case .badCredentials: .unauthenticated
-        case .roleTooLow, .creationRestricted, .serverSettingsAdminOnly: .forbidden
+        case .roleTooLow, .creationRestricted, .serverSettingsAdminOnly, .cannotResetPassword: .forbidden
         }
     }
 
@@ -241,7 +242,7 @@ enum AccountError: DomainError, Equatable {
         case .cannotAddStaff: "cannot_add_staff"
         case .alreadyStaff: "already_staff"
         case .lastOwner: "last_owner"
-        case .roleTooLow, .serverSettingsAdminOnly: "forbidden"
+        case .roleTooLow, .serverSettingsAdminOnly, .cannotResetPassword: "forbidden"
         case .creationRestricted: "creation_restricted"
         }
     }
@@ -282,6 +283,7 @@ enum AccountError: DomainError, Equatable {
         case .roleTooLow(let role, let needs): t.format(.errRoleTooLow, t.role(role), t.role(needs))
         case .creationRestricted(let adminOnly): t(adminOnly ? .errCreationAdminOnly : .errCreationRestricted)
         case .serverSettingsAdminOnly: t(.errServerAdminOnly)
+        case .cannotResetPassword: t(.errCannotResetPassword)
         }
     }
 }

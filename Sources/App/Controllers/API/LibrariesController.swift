@@ -22,6 +22,9 @@ enum LibrariesController {
                                               request: StaffInput.self, response: StaffDTO.self, status: .created), use: addStaff)
         library.on(.PATCH, "staff", ":userID", doc: .init(summary: "Change a staff member's role; owner only", tag: "Libraries",
                                                           request: StaffPatch.self, response: Empty.self), use: setRole)
+        library.on(.POST, "staff", ":userID", "password", doc: .init(
+            summary: "Set a staff member's new password (they forgot theirs): their sessions and API tokens end. Owner only, and only for an account that works in no library you do not own",
+            tag: "Libraries", request: PasswordReset.self, status: .noContent), use: resetPassword)
         library.on(.DELETE, "staff", ":userID", doc: .init(summary: "Remove a staff member from the library; owner only", tag: "Libraries",
                                                            status: .noContent), use: removeStaff)
         library.on(.GET, "dashboard", doc: .init(summary: "Counts, recent activity and last added titles (G6)", tag: "Libraries",
@@ -78,6 +81,13 @@ enum LibrariesController {
         let input = try req.content.decode(StaffPatch.self)
         try await Accounts.setRole(try req.uuid("userID"), role: input.role, in: req.scope(ctx))
         return Empty()
+    }
+
+    @Sendable static func resetPassword(req: Request) async throws -> HTTPStatus {
+        let ctx = try await req.library(.administer)
+        try await Accounts.resetPassword(try req.uuid("userID"), password: try req.content.decode(PasswordReset.self).password, hasher: req.password,
+                                         in: req.scope(ctx))
+        return .noContent
     }
 
     @Sendable static func removeStaff(req: Request) async throws -> HTTPStatus {

@@ -14,6 +14,9 @@ enum MorePages {
         web.get(.settings(library: .pattern), use: settings)
         web.post(.settings(library: .pattern), use: saveSettings)
         web.post(.staff(library: .pattern), use: addStaff)
+        web.post(.staffRole(library: .pattern, user: .pattern), use: changeRole)
+        web.post(.staffRemove(library: .pattern, user: .pattern), use: removeStaff)
+        web.post(.staffPassword(library: .pattern, user: .pattern), use: resetPassword)
         web.post(.createLibrary(library: .pattern), use: createLibrary)
         web.post(.server(library: .pattern), use: saveServer)
     }
@@ -91,6 +94,44 @@ enum MorePages {
                                    password: req.formText("password"), displayName: req.formText("displayName"))
             let added = try await Accounts.addStaff(input, hasher: req.password, in: req.scope(ctx))
             return req.seeOther(WebRoute.settings(library: ctx.libraryID).path, flash: req.t.format(.staffAdded, added.displayName))
+        }
+    }
+
+    /// A staff member's own forms on the settings page: role, removal, new password. A refusal (the
+    /// last owner, a short password …) is said on the settings page.
+    static func staffAction(_ req: Request, _ body: (LibraryContext, StaffDTO) async throws -> String) async throws -> Response {
+        let ctx = try await req.library(.administer)
+        let userID = try req.uuid("userID")
+        guard let member = try await Accounts.staff(of: ctx.libraryID, on: req.db).first(where: { $0.userId == userID }) else {
+            throw AccountError.staffNotFound
+        }
+        let settings = WebRoute.settings(library: ctx.libraryID).path
+        do {
+            return req.seeOther(settings, flash: try await body(ctx, member))
+        } catch let error where error.isFormRefusal || error.answered.status == .forbidden {
+            return req.seeOther(settings, flash: req.t.message(error), isError: true)
+        }
+    }
+
+    @Sendable static func changeRole(req: Request) async throws -> Response {
+        try await staffAction(req) { ctx, member in
+            let role = req.formText("role").flatMap(Role.init(rawValue:)) ?? member.role
+            try await Accounts.setRole(member.userId, role: role, in: req.scope(ctx))
+            return req.t.format(.roleChanged, member.displayName, roleName(role, req.t))
+        }
+    }
+
+    @Sendable static func removeStaff(req: Request) async throws -> Response {
+        try await staffAction(req) { ctx, member in
+            try await Accounts.setRole(member.userId, role: nil, in: req.scope(ctx))
+            return req.t.format(.staffRemoved, member.displayName)
+        }
+    }
+
+    @Sendable static func resetPassword(req: Request) async throws -> Response {
+        try await staffAction(req) { ctx, member in
+            try await Accounts.resetPassword(member.userId, password: req.formText("password") ?? "", hasher: req.password, in: req.scope(ctx))
+            return req.t.format(.passwordWasReset, member.displayName)
         }
     }
 

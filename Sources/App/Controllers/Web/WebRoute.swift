@@ -45,6 +45,9 @@ enum WebRoute: Sendable, Equatable {
     case activity(library: UUID)
     case settings(library: UUID)
     case staff(library: UUID)
+    case staffRole(library: UUID, user: UUID)
+    case staffRemove(library: UUID, user: UUID)
+    case staffPassword(library: UUID, user: UUID)
     case createLibrary(library: UUID)
     case server(library: UUID)
     case wishlist(library: UUID)
@@ -100,6 +103,9 @@ enum WebRoute: Sendable, Equatable {
         case .activity(let library): Self.library(library) + [.fixed("activity")]
         case .settings(let library): Self.library(library) + [.fixed("settings")]
         case .staff(let library): Self.library(library) + [.fixed("staff")]
+        case .staffRole(let library, let user): Self.library(library) + [.fixed("staff"), .parameter(name: "userID", value: user.uuidString), .fixed("role")]
+        case .staffRemove(let library, let user): Self.library(library) + [.fixed("staff"), .parameter(name: "userID", value: user.uuidString), .fixed("remove")]
+        case .staffPassword(let library, let user): Self.library(library) + [.fixed("staff"), .parameter(name: "userID", value: user.uuidString), .fixed("password")]
         case .createLibrary(let library): Self.library(library) + [.fixed("libraries")]
         case .server(let library): Self.library(library) + [.fixed("server")]
         case .wishlist(let library): Self.library(library) + [.fixed("wishlist")]

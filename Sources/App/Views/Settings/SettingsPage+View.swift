@@ -39,9 +39,36 @@ extension SettingsPage {
             H.el(.h2, [:]) { Text(t(.staff)) }
             H.el(.ul, [.class: "members"]) {
                 for s in staff {
-                    H.el(.li, [.class: "member-row"]) {
-                        H.el(.span, [.class: "name"]) { Text(s.displayName) }
-                        H.el(.span, [.class: "card-id"]) { Text(s.username + " · " + MorePages.roleName(s.role, t)) }
+                    let id = s.userId.uuidString
+                    H.el(.li, [.class: "staff-row"]) {
+                        H.el(.div, [.class: "member-row"]) {
+                            H.el(.span, [.class: "name"]) { Text(s.displayName) }
+                            H.el(.span, [.class: "card-id"]) { Text(s.username + " · " + MorePages.roleName(s.role, t)) }
+                        }
+                        if s.userId != page.user?.id {
+                            H.el(.details, [:]) {
+                                H.el(.summary, [:]) { Text(t(.changeRole) + " · " + t(.resetPassword)) }
+                                H.form(WebRoute.staffRole(library: libraryID, user: s.userId).path, csrf: page.csrf, attrs: [.class: "inline-form"]) {
+                                    H.el(.div, [.class: "field"]) {
+                                        H.el(.label, [.for: "f-role-" + id]) { Text(t(.role)) }
+                                        H.el(.select, [.id: "f-role-" + id, .name: "role"]) {
+                                            for role in [Role.viewer, .volunteer, .librarian, .owner] {
+                                                H.el(.option, [.value: role.rawValue, .selected: role == s.role ? "" : nil]) { Text(MorePages.roleName(role, t)) }
+                                            }
+                                        }
+                                    }
+                                    H.button(t(.changeRole), kind: "quiet")
+                                }
+                                H.form(WebRoute.staffPassword(library: libraryID, user: s.userId).path, csrf: page.csrf, attrs: [.class: "inline-form"]) {
+                                    H.field(t(.newPassword), name: "password", type: "password", required: true, id: "f-password-" + id,
+                                            extra: [.minlength: "8", .autocomplete: "new-password"])
+                                    H.button(t(.resetPassword), kind: "quiet")
+                                }
+                                H.form(WebRoute.staffRemove(library: libraryID, user: s.userId).path, csrf: page.csrf, attrs: [.class: "inline-form"]) {
+                                    H.button(t(.removeStaff), kind: "danger", attrs: [.ariaLabel: t(.removeStaff) + ": " + s.displayName])
+                                }
+                            }
+                        }
                     }
                 }
             }
