@@ -72,6 +72,7 @@ enum Migrations {
         app.migrations.add(AddWishDetails())
         app.migrations.add(AddLibraryTimeZone())
         app.migrations.add(AddTitleASIN())
+        app.migrations.add(AddCopyStatusDetails())
     }
 }
 

@@ -42,7 +42,7 @@ import Vapor
             #expect(props["authors"]?["type"] as? String == "array")
             #expect(props["copies"]?["type"] as? String == "integer")
             let copy = try #require((schemas["CopyDTO"]?["properties"] as? [String: [String: Any]])?["status"])
-            #expect(copy["enum"] as? [String] == ["available", "on_loan", "lost", "withdrawn"])
+            #expect(copy["enum"] as? [String] == ["available", "on_loan", "lost", "damaged", "withdrawn"])
             let loan = try #require(schemas["LoanDTO"]?["properties"] as? [String: [String: Any]])
             #expect(loan["dueAt"]?["format"] as? String == "date-time")
             #expect(schemas["Error"] != nil)

@@ -323,4 +323,45 @@ import VaporTesting
             #expect(try await f.owner.get("\(f.lib)/staff").array.first?["role"] as? String == "owner")
         }
     }
+
+    /// A copy is marked lost, damaged or withdrawn with a note and the date, a chosen copy is removed,
+    /// and staff see who borrowed the book and when.
+    @Test func copiesAreMarkedAndRemovedOneByOneAndTheBookShowsItsBorrowers() async throws {
+        try await withTestApp { app in
+            let f = try await Fixture.make(app)
+            let titleID = try await f.addTitle("Momo", copies: 3)
+            try await f.addMember("S1", "Ada", "Lovelace")
+            let loan = try await f.owner.post("\(f.lib)/checkouts", ["cardId": "S1", "titleId": titleID])
+            _ = try await f.owner.post("\(f.lib)/returns", ["loanId": loan.string("id")])
+            let detail = try await f.owner.get("\(f.lib)/titles/\(titleID)")
+            let copies = try #require(detail["copies"] as? [[String: Any]])
+            let second = try #require(UUID(uuidString: copies[1]["id"] as? String ?? ""))
+            let third = try #require(UUID(uuidString: copies[2]["id"] as? String ?? ""))
+            let lib = try #require(UUID(uuidString: f.libraryID))
+            var browser = Browser(app: app)
+            browser.cookies[Credential.cookieName] = try #require(f.owner.token)
+            let book = WebRoute.title(library: lib, title: UUID(uuidString: titleID)!).path
+
+            let marked = try await browser.post(WebRoute.copyStatus(library: lib, copy: second).path, ["status": "damaged", "statusNote": "Water on pages 3–40"])
+            #expect(marked.status == .seeOther && marked.location == book)
+            let page = try await browser.get(book)
+            #expect(page.html.contains("Damaged · ") && page.html.contains("Water on pages 3–40"))
+            let after = try await f.owner.get("\(f.lib)/titles/\(titleID)")
+            #expect((after["availability"] as? [String: Any])?["available"] as? Int == 2)
+            #expect((after["copies"] as? [[String: Any]])?[1]["statusNote"] as? String == "Water on pages 3–40")
+
+            let removed = try await browser.post(WebRoute.copyRemove(library: lib, copy: third).path, [:])
+            #expect(removed.status == .seeOther)
+            let left = try await f.owner.get("\(f.lib)/titles/\(titleID)")["copies"] as? [[String: Any]]
+            #expect(left?.compactMap { $0["id"] as? String }.contains(third.uuidString) == false)
+            #expect(left?.count == 2)
+
+            // The borrowing history, for those who lend: who, when.
+            #expect(page.html.contains("Borrowing history") && page.html.contains("Ada Lovelace (S1)"))
+            let viewer = try await f.staff("view", role: "viewer")
+            var viewerBrowser = Browser(app: app)
+            viewerBrowser.cookies[Credential.cookieName] = try #require(viewer.token)
+            #expect(!(try await viewerBrowser.get(book).html.contains("Borrowing history")))
+        }
+    }
 }

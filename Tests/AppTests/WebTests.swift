@@ -147,7 +147,7 @@ struct Browser {
                 .membersImport(library: l), .memberCards(library: l), .copyLabels(library: l, title: x),
                 .categories(library: l), .categoryRename(library: l, category: x), .categoryMerge(library: l, category: x),
                 .categoryDelete(library: l, category: x), .staffRole(library: l, user: x), .staffRemove(library: l, user: x),
-                .staffPassword(library: l, user: x),
+                .staffPassword(library: l, user: x), .copyStatus(library: l, copy: x), .copyRemove(library: l, copy: x),
             ]
             let registered = Set(app.routes.all.map { $0.path.map(\.description).joined(separator: "/") })
             for route in routes {

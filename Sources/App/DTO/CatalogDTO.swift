@@ -62,6 +62,8 @@ struct CopyPatch: Content {
     var location: String?
     var condition: String?
     var status: CopyStatus?
+    /// Why the copy is lost, damaged or withdrawn (kept with the date it was marked).
+    var statusNote: String? = nil
 }
 
 struct CopyDTO: Content {
@@ -72,6 +74,9 @@ struct CopyDTO: Content {
     var location: String?
     var condition: String?
     var status: CopyStatus
+    /// Why and when it was marked lost, damaged or withdrawn.
+    var statusNote: String? = nil
+    var statusAt: Date? = nil
 }
 
 /// A title as lists show it: enough for a row with cover, badge and A–Z section.

@@ -83,6 +83,7 @@ enum L: String, CaseIterable, Sendable {
     case memberCards, copyLabels, print, cardsForClassHint, firstN, printCards, printLabels
     case errMergeIntoItself, actMerged, manageCategories, renameTo, mergeInto, rename, merge, deleteCategory, deleteCategoryHint, categoryRenamed, categoryMerged, categoryDeleted, noCategories, newCategory, categoryAdded
     case errCannotResetPassword, actPasswordReset, changeRole, removeStaff, resetPassword, newPassword, roleChanged, staffRemoved, passwordWasReset
+    case statusDamaged, statusNote, copyStatusChange, copyStatusSaved, removeCopy, copyRemoved, borrowingHistory
 }
 
 /// Counted phrases, one form per plural category the language has.
@@ -731,6 +732,13 @@ extension L {
         .staffRemoved: ("%1 no longer works in this library.", "%1 arbeitet nicht mehr in dieser Bibliothek.", "Níl %1 ag obair sa leabharlann seo a thuilleadh.", "%1 已不在本图书馆工作。"),
         .passwordWasReset: ("%1 has a new password; their sessions have ended.", "%1 hat ein neues Passwort; die Sitzungen sind beendet.",
                             "Tá pasfhocal nua ag %1; chríochnaigh a seisiúin.", "%1 已设置新密码，其登录会话已结束。"),
+        .statusDamaged: ("Damaged", "Beschädigt", "Damáistithe", "已损坏"),
+        .statusNote: ("Note (why, when)", "Notiz (warum, wann)", "Nóta (cén fáth, cathain)", "备注（原因、时间）"),
+        .copyStatusChange: ("Lost, damaged, withdrawn …", "Verloren, beschädigt, ausgesondert …", "Caillte, damáistithe, tarraingthe siar …", "遗失、损坏、注销……"),
+        .copyStatusSaved: ("Copy %1 saved.", "Exemplar %1 gespeichert.", "Sábháladh cóip %1.", "副本 %1 已保存。"),
+        .removeCopy: ("Remove this copy", "Dieses Exemplar entfernen", "Bain an chóip seo", "删除此副本"),
+        .copyRemoved: ("Copy %1 removed.", "Exemplar %1 entfernt.", "Baineadh cóip %1.", "副本 %1 已删除。"),
+        .borrowingHistory: ("Borrowing history", "Ausleihverlauf", "Stair iasachtaí", "借阅记录"),
     ]
 }
 

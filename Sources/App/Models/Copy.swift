@@ -14,6 +14,9 @@ final class Copy: Model, @unchecked Sendable {
     @OptionalField(key: "location") var location: String?
     @OptionalField(key: "condition") var condition: String?
     @Field(key: "status") var status: String
+    /// Why and when it was marked lost, damaged or withdrawn.
+    @OptionalField(key: "status_note") var statusNote: String?
+    @OptionalField(key: "status_at") var statusAt: Date?
     @Timestamp(key: "created_at", on: .create) var createdAt: Date?
     @Timestamp(key: "updated_at", on: .update) var updatedAt: Date?
 

@@ -92,14 +92,16 @@ struct CopyRow: Codable, Sendable, Equatable {
     var location: String?
     var condition: String?
     var status: String
+    var status_note: String? = nil
+    var status_at: Date? = nil
     var created_at: Date?
     var updated_at: Date?
 
-    static let insertColumns = ["id", "library_id", "title_id", "copy_number", "barcode", "location", "condition", "status", "created_at",
-                                "updated_at"]
+    static let insertColumns = ["id", "library_id", "title_id", "copy_number", "barcode", "location", "condition", "status", "status_note",
+                                "status_at", "created_at", "updated_at"]
 
     func values(library: UUID) -> [BulkInsert.Value] {
         [.uuid(id), .uuid(library), .uuid(title_id), .integer(copy_number), .text(barcode), .text(location), .text(condition), .text(status),
-         .date(created_at), .date(updated_at)]
+         .text(status_note), .date(status_at), .date(created_at), .date(updated_at)]
     }
 }

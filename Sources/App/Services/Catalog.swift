@@ -161,7 +161,10 @@ enum Catalog {
             }
             if patch.location != nil { copy.location = try Check.optional(patch.location, field: "location", max: 200) }
             if patch.condition != nil { copy.condition = try Check.optional(patch.condition, field: "condition", max: 200) }
+            let note = try Check.optional(patch.statusNote, field: "statusNote", max: 500)
             if let status = patch.status, status != copy.copyStatus {
+                copy.statusAt = status == .available ? nil : scope.now
+                copy.statusNote = status == .available ? nil : note
                 if copy.copyStatus == .onLoan { throw CirculationError.copyOnLoan }
                 if status == .onLoan {
                     throw CatalogError.loanedByEditing

@@ -138,6 +138,13 @@ enum Circulation {
         return try await withBarcodes(loans, now: now, on: db)
     }
 
+    /// A title's loans, newest first, returned or not: who borrowed it and when.
+    static func history(titleID: UUID, libraryID: UUID, limit: Int, now: Date, on db: any Database) async throws -> [LoanDTO] {
+        let loans = try await Loan.query(on: db).filter(\.$library.$id == libraryID).filter(\.$title.$id == titleID)
+            .sort(\.$checkedOutAt, .descending).sort(\.$id).range(0..<limit).all()
+        return try await withBarcodes(loans, now: now, on: db)
+    }
+
     static func activeLoanCount(libraryID: UUID, overdueOnly: Bool, now: Date, on db: any Database) async throws -> Int {
         var query = Loan.query(on: db).filter(\.$library.$id == libraryID).filter(\.$returnedAt == nil)
         if overdueOnly { query = query.filter(\.$dueAt < now) }

@@ -241,7 +241,8 @@ enum TitleQuery {
         for row in copyRows {
             guard let copy = row.copy else { continue }
             copies.append(CopyDTO(id: copy.id, titleId: titleID, copyNumber: copy.number, barcode: copy.barcode, location: copy.location,
-                                  condition: copy.condition, status: CopyStatus(rawValue: copy.status) ?? .available))
+                                  condition: copy.condition, status: CopyStatus(rawValue: copy.status) ?? .available,
+                                  statusNote: copy.statusNote, statusAt: copy.statusAt))
             guard let loan = row.loan else { continue }
             loans.append(LoanDTO(
                 id: loan.id, titleId: titleID, title: loan.titleText, copyId: copy.id, copyBarcode: copy.barcode, memberId: loan.memberID,
@@ -267,7 +268,8 @@ enum TitleQuery {
                t.description, t.cover_url, t.notes, t.favorite, t.rating, t.wishlist, t.series, t.series_number,
                t.reading_level, t.section, t.created_at, t.updated_at, cat.id AS category_id, cat.name AS category_name,
                c.id AS copy_id, c.copy_number, c.barcode, c.location, c.condition, c.status,
-               l.id AS loan_id, l.member_id, l.member_card_id, l.member_name, l.title_text, l.checked_out_at, l.due_at, l.renewals
+               l.id AS loan_id, l.member_id, l.member_card_id, l.member_name, l.title_text, l.checked_out_at, l.due_at, l.renewals,
+               c.status_note, c.status_at
         FROM titles t
         LEFT JOIN copies c ON c.title_id = t.id LEFT JOIN loans l ON l.copy_id = c.id AND l.returned_at IS NULL
         LEFT JOIN title_categories tc ON tc.title_id = t.id LEFT JOIN categories cat ON cat.id = tc.category_id
@@ -277,7 +279,10 @@ enum TitleQuery {
 
     /// One row of the detail statement, by position (the columns of `detailSQL`, in order).
     struct DetailRow: Sendable {
-        struct CopyPart: Sendable { var id: UUID; var number: Int; var barcode: String; var location: String?; var condition: String?; var status: String }
+        struct CopyPart: Sendable {
+            var id: UUID; var number: Int; var barcode: String; var location: String?; var condition: String?; var status: String
+            var statusNote: String?; var statusAt: Date?
+        }
         struct LoanPart: Sendable {
             var id: UUID; var memberID: UUID?; var memberCardID: String; var memberName: String; var titleText: String
             var checkedOutAt: Date; var dueAt: Date; var renewals: Int
@@ -303,7 +308,7 @@ enum TitleQuery {
             if let categoryID = uuid(20) { category = CategoryRef(id: categoryID, name: text(21) ?? "") }
             if let copyID = uuid(22) {
                 copy = CopyPart(id: copyID, number: int(23) ?? 0, barcode: text(24) ?? "", location: text(25), condition: text(26),
-                                status: text(27) ?? CopyStatus.available.rawValue)
+                                status: text(27) ?? CopyStatus.available.rawValue, statusNote: text(36), statusAt: date(37))
             }
             if let loanID = uuid(28), let checkedOut = date(33), let due = date(34) {
                 loan = LoanPart(id: loanID, memberID: uuid(29), memberCardID: text(30) ?? "", memberName: text(31) ?? "",

@@ -5,6 +5,7 @@ public enum CopyStatus: String, Codable, Sendable, CaseIterable {
     case available
     case onLoan = "on_loan"
     case lost
+    case damaged
     case withdrawn
 }
 
@@ -27,7 +28,7 @@ public struct Availability: Equatable, Codable, Sendable {
             switch status {
             case .available: total += 1; available += 1
             case .onLoan: total += 1; onLoan += 1
-            case .lost, .withdrawn: break
+            case .lost, .damaged, .withdrawn: break
             }
         }
         self.init(total: total, available: available, onLoan: onLoan)

@@ -17,6 +17,8 @@ enum CatalogPages {
         web.get(.add(library: .pattern), use: addForm)
         web.get(.copyLabels(library: .pattern, title: .pattern), use: copyLabels)
         web.get(.categories(library: .pattern), use: categories)
+        web.post(.copyStatus(library: .pattern, copy: .pattern), use: copyStatus)
+        web.post(.copyRemove(library: .pattern, copy: .pattern), use: removeCopy)
         web.post(.categories(library: .pattern), use: addCategory)
         web.post(.categoryRename(library: .pattern, category: .pattern), use: renameCategory)
         web.post(.categoryMerge(library: .pattern, category: .pattern), use: mergeCategory)
@@ -40,6 +42,42 @@ enum CatalogPages {
         let page = try await CatalogPage.make(q: q, chip: chip, grid: grid, sort: sort, paging: Paging(req.query[Int.self, at: "page"]),
                                               library: ctx, now: req.now, on: req.db)
         return try await page.render(try await req.page(library: ctx)).encodeResponse(for: req)
+    }
+
+    // MARK: - One copy
+
+    /// Marks a copy lost, damaged, withdrawn or available again, with a note; back to its book.
+    @Sendable static func copyStatus(req: Request) async throws -> Response {
+        let ctx = try await req.library(.catalog)
+        let copyID = try req.uuid("copyID")
+        guard let copy = try await Copy.query(on: req.db).filter(\.$id == copyID).filter(\.$library.$id == ctx.libraryID).first() else {
+            throw CatalogError.copyNotFound
+        }
+        let back = WebRoute.title(library: ctx.libraryID, title: copy.$title.id).path
+        do {
+            let status = req.formText("status").flatMap(CopyStatus.init(rawValue:))
+            try await Catalog.updateCopy(copyID, CopyPatch(barcode: nil, location: nil, condition: nil, status: status,
+                                                           statusNote: req.formText("statusNote")), in: req.scope(ctx))
+            return req.seeOther(back, flash: req.t.format(.copyStatusSaved, copy.barcode))
+        } catch let error where error.isFormRefusal {
+            return req.seeOther(back, flash: req.t.message(error), isError: true)
+        }
+    }
+
+    /// Removes this copy (not "some available copy"); back to its book.
+    @Sendable static func removeCopy(req: Request) async throws -> Response {
+        let ctx = try await req.library(.catalog)
+        let copyID = try req.uuid("copyID")
+        guard let copy = try await Copy.query(on: req.db).filter(\.$id == copyID).filter(\.$library.$id == ctx.libraryID).first() else {
+            throw CatalogError.copyNotFound
+        }
+        let back = WebRoute.title(library: ctx.libraryID, title: copy.$title.id).path
+        do {
+            try await Catalog.deleteCopy(copyID, in: req.scope(ctx))
+            return req.seeOther(back, flash: req.t.format(.copyRemoved, copy.barcode))
+        } catch let error where error.isFormRefusal {
+            return req.seeOther(back, flash: req.t.message(error), isError: true)
+        }
     }
 
     // MARK: - Categories

@@ -16,6 +16,8 @@ enum WebRoute: Sendable, Equatable {
     case membersImport(library: UUID)
     case memberCards(library: UUID)
     case categories(library: UUID)
+    case copyStatus(library: UUID, copy: UUID)
+    case copyRemove(library: UUID, copy: UUID)
     case categoryRename(library: UUID, category: UUID)
     case categoryMerge(library: UUID, category: UUID)
     case categoryDelete(library: UUID, category: UUID)
@@ -74,6 +76,8 @@ enum WebRoute: Sendable, Equatable {
         case .membersImport(let library): Self.library(library) + [.fixed("members"), .fixed("import")]
         case .memberCards(let library): Self.library(library) + [.fixed("members"), .fixed("cards")]
         case .categories(let library): Self.library(library) + [.fixed("categories")]
+        case .copyStatus(let library, let copy): Self.library(library) + [.fixed("copies"), .parameter(name: "copyID", value: copy.uuidString), .fixed("status")]
+        case .copyRemove(let library, let copy): Self.library(library) + [.fixed("copies"), .parameter(name: "copyID", value: copy.uuidString), .fixed("remove")]
         case .categoryRename(let library, let category): Self.library(library) + [.fixed("categories"), .parameter(name: "categoryID", value: category.uuidString), .fixed("rename")]
         case .categoryMerge(let library, let category): Self.library(library) + [.fixed("categories"), .parameter(name: "categoryID", value: category.uuidString), .fixed("merge")]
         case .categoryDelete(let library, let category): Self.library(library) + [.fixed("categories"), .parameter(name: "categoryID", value: category.uuidString), .fixed("delete")]

@@ -10,9 +10,16 @@ struct TitlePage: Sendable {
     var canEdit: Bool
     var canLend: Bool
     var maxRenewals: Int
+    /// Who borrowed it and when, newest first (for staff who lend).
+    var history: [LoanDTO]
+
+    static let historyLength = 50
 
     static func make(titleID: UUID, library: LibraryContext, now: Date, on db: any Database) async throws -> TitlePage {
-        TitlePage(libraryID: library.libraryID, detail: try await TitleQuery.detail(titleID, libraryID: library.libraryID, now: now, on: db),
-                  canEdit: library.role.may(.catalog), canLend: library.role.may(.circulate), maxRenewals: library.policy.maxRenewals)
+        let canLend = library.role.may(.circulate)
+        return TitlePage(libraryID: library.libraryID, detail: try await TitleQuery.detail(titleID, libraryID: library.libraryID, now: now, on: db),
+                         canEdit: library.role.may(.catalog), canLend: canLend, maxRenewals: library.policy.maxRenewals,
+                         history: canLend ? try await Circulation.history(titleID: titleID, libraryID: library.libraryID, limit: historyLength,
+                                                                          now: now, on: db) : [])
     }
 }

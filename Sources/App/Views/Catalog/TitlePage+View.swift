@@ -68,30 +68,69 @@ extension TitlePage {
                         for copy in d.copies {
                             H.el(.li, [:]) {
                                 H.el(.span, [:]) { Text(t.format(.copyNumber, t.number(copy.copyNumber)) + " · " + copy.barcode) }
-                                H.el(.span, [:]) { Text(Self.statusText(copy.status, t: t) + (copy.location.map { " · " + $0 } ?? "")) }
+                                H.el(.span, [:]) {
+                                    Text(Self.statusText(copy.status, t: t) + (copy.statusAt.map { " · " + t.date($0) } ?? "")
+                                         + (copy.statusNote.map { " · " + $0 } ?? "") + (copy.location.map { " · " + $0 } ?? ""))
+                                }
                                 H.el(.a, [.href: APILink.copyBarcode(library: lib, copy: copy.id).path, .class: "label-link"]) {
                                     H.void(.img, [.src: APILink.copyBarcode(library: lib, copy: copy.id).path, .alt: t(.barcode) + " " + copy.barcode,
                                                    .class: "label", .loading: "lazy"])
+                                }
+                                if canEdit, copy.status != .onLoan {
+                                    // Mark this copy lost, damaged or withdrawn (or back), or remove it: this one, not "some copy".
+                                    H.el(.details, [.class: "copy-actions"]) {
+                                        H.el(.summary, [:]) { Text(t(.copyStatusChange)) }
+                                        H.form(WebRoute.copyStatus(library: lib, copy: copy.id).path, csrf: page.csrf, attrs: [.class: "inline-form"]) {
+                                            H.el(.div, [.class: "field"]) {
+                                                H.el(.label, [.for: "f-status-" + copy.id.uuidString]) { Text(t(.status)) }
+                                                H.el(.select, [.id: "f-status-" + copy.id.uuidString, .name: "status"]) {
+                                                    for status in [CopyStatus.available, .lost, .damaged, .withdrawn] {
+                                                        H.el(.option, [.value: status.rawValue, .selected: status == copy.status ? "" : nil]) {
+                                                            Text(Self.statusText(status, t: t))
+                                                        }
+                                                    }
+                                                }
+                                            }
+                                            H.field(t(.statusNote), name: "statusNote", value: copy.statusNote, id: "f-note-" + copy.id.uuidString)
+                                            H.button(t(.save), kind: "quiet")
+                                        }
+                                        H.form(WebRoute.copyRemove(library: lib, copy: copy.id).path, csrf: page.csrf, attrs: [.class: "inline-form"]) {
+                                            H.button(t(.removeCopy), kind: "danger", attrs: [.ariaLabel: t(.removeCopy) + ": " + copy.barcode])
+                                        }
+                                    }
                                 }
                             }
                         }
                     }
                     if canEdit {
-                        H.form(here + "/copies", csrf: page.csrf, attrs: [.class: "inline-form"]) {
+                        H.form(WebRoute.titleCopies(library: lib, title: d.id).path, csrf: page.csrf, attrs: [.class: "inline-form"]) {
                             H.field(t(.copiesField), name: "count", type: "number", value: "1", extra: [.min: "1", .max: "500"])
                             H.button(t(.addMoreCopies), kind: "quiet")
                         }
                     }
                 }
+                if canLend, !history.isEmpty {
+                    H.el(.section, [:]) {
+                        H.el(.h2, [:]) { Text(t(.borrowingHistory)) }
+                        H.el(.ul, [.class: "loans history"]) {
+                            for loan in history {
+                                H.el(.li, [:]) {
+                                    H.el(.span, [:]) { Text("\(loan.memberName) (\(loan.memberCardId))" + (loan.copyBarcode.map { " · " + $0 } ?? "")) }
+                                    H.el(.span, [:]) { Text(t.date(loan.checkedOutAt) + " – " + (loan.returnedAt.map { t.date($0) } ?? t(.statusOnLoan))) }
+                                }
+                            }
+                        }
+                    }
+                }
                 if canEdit {
                     H.el(.section, [:]) {
-                        H.form(here + "/notes", csrf: page.csrf) {
+                        H.form(WebRoute.titleNotes(library: lib, title: d.id).path, csrf: page.csrf) {
                             H.textarea(t(.notes), name: "notes", value: d.notes)
                             H.button(t(.saveNotes), kind: "quiet")
                         }
                     }
                     H.el(.section, [.class: "danger"]) {
-                        H.form(here + "/delete", csrf: page.csrf) {
+                        H.form(WebRoute.titleDelete(library: lib, title: d.id).path, csrf: page.csrf) {
                             // The box is the confirmation, with or without JavaScript.
                             H.el(.label, [.class: "pick"]) {
                                 H.void(.input, [.type: "checkbox", .name: "confirm", .value: "true", .required: ""])
@@ -110,6 +149,7 @@ extension TitlePage {
         case .available: t(.statusAvailable)
         case .onLoan: t(.statusOnLoan)
         case .lost: t(.statusLost)
+        case .damaged: t(.statusDamaged)
         case .withdrawn: t(.statusWithdrawn)
         }
     }
