@@ -34,6 +34,28 @@ if (live) {
   });
 }
 
+// Member suggestions as one types a card ID, a name or a class (the API, with this page's session).
+for (const input of document.querySelectorAll("[data-suggest-members]")) {
+  const list = document.getElementById(input.getAttribute("list"));
+  let last = "";
+  input.addEventListener("input", async () => {
+    const q = input.value.trim();
+    if (q.length < 1 || q === last || !list) return;
+    last = q;
+    try {
+      const response = await fetch(`${input.dataset.suggestMembers}?q=${encodeURIComponent(q)}&limit=8`, { credentials: "same-origin" });
+      if (!response.ok || q !== last) return;
+      const members = await response.json();
+      list.replaceChildren(...members.map((m) => {
+        const option = document.createElement("option");
+        option.value = m.cardId;
+        option.label = [m.name, m.grade].filter(Boolean).join(" · ");
+        return option;
+      }));
+    } catch { /* offline: the field still takes a card ID */ }
+  });
+}
+
 // Print buttons (without JavaScript, the browser's own Print menu does the same).
 for (const button of document.querySelectorAll("[data-print]")) {
   button.hidden = false;

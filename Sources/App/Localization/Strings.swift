@@ -83,7 +83,7 @@ enum L: String, CaseIterable, Sendable {
     case memberCards, copyLabels, print, cardsForClassHint, firstN, printCards, printLabels
     case errMergeIntoItself, actMerged, manageCategories, renameTo, mergeInto, rename, merge, deleteCategory, deleteCategoryHint, categoryRenamed, categoryMerged, categoryDeleted, noCategories, newCategory, categoryAdded
     case errCannotResetPassword, actPasswordReset, changeRole, removeStaff, resetPassword, newPassword, roleChanged, staffRemoved, passwordWasReset
-    case statusDamaged, statusNote, copyStatusChange, copyStatusSaved, removeCopy, copyRemoved, borrowingHistory
+    case statusDamaged, statusNote, copyStatusChange, copyStatusSaved, removeCopy, copyRemoved, borrowingHistory, handOver
 }
 
 /// Counted phrases, one form per plural category the language has.
@@ -739,6 +739,7 @@ extension L {
         .removeCopy: ("Remove this copy", "Dieses Exemplar entfernen", "Bain an chóip seo", "删除此副本"),
         .copyRemoved: ("Copy %1 removed.", "Exemplar %1 entfernt.", "Baineadh cóip %1.", "副本 %1 已删除。"),
         .borrowingHistory: ("Borrowing history", "Ausleihverlauf", "Stair iasachtaí", "借阅记录"),
+        .handOver: ("Hand over copy", "Exemplar übergeben", "Tabhair an chóip", "交付副本"),
     ]
 }
 

@@ -109,11 +109,12 @@ struct Attrs: ExpressibleByDictionaryLiteral {
 enum Tag: String, Sendable {
     case a, article, button, dd, details, div, dl, dt, fieldset, footer, form, h1, h2, h3, header, img, input, label, legend, li, main
     case nav, ol, option, p, path, progress, section, select, small, span, strong, summary, svg, table, tbody, td, textarea, th, thead
-    case time, tr, ul, video
+    case datalist, time, tr, ul, video
 }
 
 /// The attributes pages use: a misspelt attribute does not compile. Add a case to use another.
 enum Attr: String, Sendable {
+    case autofocus, list
     case datetime
     case accept, action, alt, autocapitalize, autocomplete, capture, checked, `class`, d, disabled, enctype, fill, focusable
     case `for`, height, hidden, href, id, inputmode, lang, loading, max, method, min, minlength, muted, name, `open`, pattern
@@ -138,4 +139,5 @@ enum Attr: String, Sendable {
     case dataShareText = "data-share-text"
     case dataShareUrl = "data-share-url"
     case dataPrint = "data-print"
+    case dataSuggestMembers = "data-suggest-members"
 }

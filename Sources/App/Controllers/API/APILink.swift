@@ -13,6 +13,7 @@ enum APILink: Sendable, Equatable {
     case job(UUID)
     case cover(UUID)
     case membersExport(library: UUID)
+    case members(library: UUID)
 
     static let root = "/api/v1"
 
@@ -28,6 +29,7 @@ enum APILink: Sendable, Equatable {
         case .job(let id): return Self.root + "/jobs/" + id.uuidString
         case .cover(let id): return Self.root + "/covers/" + id.uuidString.lowercased()
         case .membersExport(let l): return library(l) + "/members/export"
+        case .members(let l): return library(l) + "/members"
         }
     }
 }

@@ -120,8 +120,8 @@ enum CirculationPages {
             response.status = .unprocessableEntity
             return response
         }
-        guard let card = values["card"],
-              let member = try await Member.query(on: req.db).filter(\.$library.$id == ctx.libraryID).filter(\.$cardID == card).first() else {
+        guard let card = values["card"], let memberID = try await Lookup.member(card: card, library: ctx.libraryID, on: req.db),
+              let member = try await Member.find(memberID, on: req.db) else {
             return try await fail("card", t.message(CirculationError.memberNotFound(values["card"] ?? "")))
         }
         var bookTitle: Title?
@@ -133,9 +133,10 @@ enum CirculationPages {
             if let isbn = try? ISBN(book) {
                 bookTitle = try await Title.query(on: req.db).filter(\.$library.$id == ctx.libraryID).filter(\.$isbn13 == isbn.isbn13).first()
                 input.isbn = isbn.isbn13
-            } else if let copy = try await Copy.query(on: req.db).filter(\.$library.$id == ctx.libraryID).filter(\.$barcode == book).first() {
+            } else if let copyID = try await Lookup.copy(barcode: book, library: ctx.libraryID, on: req.db),
+                      let copy = try await Copy.find(copyID, on: req.db) {
                 bookTitle = try await Title.find(copy.$title.id, on: req.db)
-                input.copyBarcode = book
+                input.copyBarcode = copy.barcode
             }
         }
         if bookTitle == nil, let text = values["book"] {
@@ -152,18 +153,39 @@ enum CirculationPages {
             }
         }
         guard let title = bookTitle else { return try await fail("book", t.format(.errBookNotFound, values["book"] ?? "")) }
+        // Everything the lending itself would refuse is said here, on the first screen, with what was typed.
+        if title.wishlist { return try await fail("book", t.message(CirculationError.titleIsWishlistItem)) }
         let due: Date
-        if let raw = values["dueDate"] {
-            guard let date = try? Date(raw, strategy: .iso8601.year().month().day()) else { return try await fail("dueDate", t.format(.errNotADate, raw)) }
-            due = date
-            input.dueDate = date
+        do {
+            if let raw = values["dueDate"] {
+                guard let date = try? Date(raw, strategy: .iso8601.year().month().day()) else { return try await fail("dueDate", t.format(.errNotADate, raw)) }
+                input.dueDate = date
+                due = try ctx.policy.dueDate(from: req.now, explicit: date)
+            } else {
+                let days = values["days"].flatMap(Int.init) ?? ctx.policy.loanPeriodDays
+                input.days = days
+                due = try ctx.policy.dueDate(from: req.now, days: days)
+            }
+        } catch {
+            return try await fail("dueDate", t.message(error))
+        }
+        // The copy to hand over: the one scanned, else the first on the shelf (the one the lending takes).
+        let handOver: String
+        if let barcode = input.copyBarcode {
+            guard let copy = try await Copy.query(on: req.db).filter(\.$library.$id == ctx.libraryID).filter(\.$barcode == barcode).first(),
+                  copy.copyStatus == .available else {
+                return try await fail("book", t.format(.errCopyNotAvailable, title.title))
+            }
+            handOver = copy.barcode
         } else {
-            let days = values["days"].flatMap(Int.init) ?? ctx.policy.loanPeriodDays
-            input.days = days
-            due = try ctx.policy.dueDate(from: req.now, days: days)
+            guard let copy = try await Copy.query(on: req.db).filter(\.$title.$id == title.requireID())
+                .filter(\.$status == CopyStatus.available.rawValue).sort(\.$copyNumber).first() else {
+                return try await fail("book", t.message(CirculationError.noCopyAvailable(title: title.title)))
+            }
+            handOver = copy.barcode
         }
         let confirmation = LendPage.Confirmation(titleName: title.title, coverURL: title.coverURL, memberName: member.fullName, cardID: member.cardID,
-                                                 due: due, input: input, dueDateText: values["dueDate"])
+                                                 due: due, input: input, dueDateText: values["dueDate"], handOver: handOver)
         return try await LendPage(libraryID: ctx.libraryID, defaultDays: ctx.policy.loanPeriodDays, state: .confirm(confirmation))
             .render(try await req.page(library: ctx)).encodeResponse(for: req)
     }

@@ -20,6 +20,8 @@ struct LendPage: Sendable {
         var due: Date
         var input: CheckoutInput
         var dueDateText: String?
+        /// The barcode of the copy to hand over.
+        var handOver: String
     }
 
     var libraryID: UUID

@@ -23,11 +23,17 @@ extension LendPage {
             H.el(.h1, [:]) { Text(t(.checkOutTitle)) }
             H.form(WebRoute.checkout(library: lib).path, csrf: page.csrf, attrs: [.class: "card"]) {
                 if let general = form.general { H.el(.p, [.class: "flash error", .role: "alert"]) { Text(general) } }
+                // The first thing to do is say who borrows: the field has the focus, and suggests members
+                // (card ID, name or class) as one types.
                 H.field(t(.memberCard), name: "card", value: values["card"], hint: t(.memberCardHint), required: true, error: form.errors["card"],
-                        extra: [.autocomplete: "off", .autocapitalize: "characters", .dataScanTarget: ""])
+                        extra: [.autocomplete: "off", .autocapitalize: "characters", .dataScanTarget: "",
+                                .autofocus: values["card"] == nil || form.errors["card"] != nil ? "" : nil,
+                                .list: "member-suggestions", .dataSuggestMembers: APILink.members(library: lib).path])
+                H.el(.datalist, [.id: "member-suggestions"]) {}
                 if let titleID = values["titleId"] {
                     H.void(.input, [.type: "hidden", .name: "titleId", .value: titleID])
                     H.el(.p, [.class: "chosen-book"]) { Text(t(.bookField) + ": " + (values["titleName"] ?? "")) }
+                    if let error = form.errors["book"] { H.el(.p, [.class: "field-error", .role: "alert"]) { Text(error) } }
                 } else {
                     H.field(t(.bookField), name: "book", value: values["book"], hint: t(.bookHint), required: true, error: form.errors["book"],
                             extra: [.autocomplete: "off", .dataScanTarget: ""])
@@ -83,6 +89,7 @@ extension LendPage {
                     Components.fact(t(.bookField), c.titleName)
                     Components.fact(t(.member), c.memberName + " (" + c.cardID + ")")
                     Components.fact(t(.dueDate), t.date(c.due))
+                    Components.fact(t(.handOver), c.handOver)
                 }
                 H.form(WebRoute.checkoutConfirm(library: lib).path, csrf: page.csrf) {
                     H.void(.input, [.type: "hidden", .name: "memberId", .value: c.input.memberId?.uuidString])
