@@ -227,12 +227,12 @@ enum Catalog {
     /// `from` is in `into` (once), and `from` is gone.
     static func mergeCategory(_ from: UUID, into: UUID, in scope: Scope) async throws {
         let (library, now, gate, db) = (scope.library, scope.now, scope.gate, scope.db)
-        guard from != into else { throw CatalogError.mergeIntoItself }
         try await gate.transaction(on: db) { db in
             guard let source = try await Category.query(on: db).filter(\.$id == from).filter(\.$library.$id == library.libraryID).first(),
                   let target = try await Category.query(on: db).filter(\.$id == into).filter(\.$library.$id == library.libraryID).first() else {
                 throw CatalogError.categoryNotFound
             }
+            guard from != into else { throw CatalogError.mergeIntoItself }
             let titles = try await TitleCategory.query(on: db).filter(\.$category.$id == from).all().map { $0.$title.id }
             let already = Set(try await TitleCategory.query(on: db).filter(\.$category.$id == into).filter(\.$title.$id ~~ titles).all().map { $0.$title.id })
             for title in titles where !already.contains(title) {

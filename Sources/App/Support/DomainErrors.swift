@@ -61,7 +61,8 @@ enum CatalogError: DomainError, Equatable {
     var refusal: Refusal {
         switch self {
         case .titleNotFound, .copyNotFound, .categoryNotFound, .coverNotFound, .noISBNToDraw: .notFound
-        case .wishlistHasNoCopies, .loanedByEditing, .tooManyCategories, .tooManyAuthors, .cover, .ratingOutOfRange, .mergeIntoItself: .invalid
+        case .wishlistHasNoCopies, .loanedByEditing, .tooManyCategories, .tooManyAuthors, .cover, .ratingOutOfRange: .invalid
+        case .mergeIntoItself: .conflict
         case .wishlistItem, .notWishlist, .duplicateBarcode, .duplicateCategory, .duplicateISBN, .tooManyCopiesAtOnce: .conflict
         }
     }
@@ -70,7 +71,8 @@ enum CatalogError: DomainError, Equatable {
         switch self {
         case .titleNotFound, .copyNotFound, .categoryNotFound, .coverNotFound: "not_found"
         case .noISBNToDraw: "no_isbn"
-        case .wishlistHasNoCopies, .loanedByEditing, .tooManyCategories, .tooManyAuthors, .cover, .ratingOutOfRange, .mergeIntoItself: "invalid"
+        case .wishlistHasNoCopies, .loanedByEditing, .tooManyCategories, .tooManyAuthors, .cover, .ratingOutOfRange: "invalid"
+        case .mergeIntoItself: "merge_into_itself"
         case .wishlistItem: "wishlist_item"
         case .notWishlist: "not_wishlist"
         case .duplicateBarcode: "duplicate_barcode"

@@ -49,8 +49,7 @@ enum CirculationController {
         let ctx = try await req.library(.manageMembers)
         let data: Data
         if req.headers.contentType?.type == "multipart" {
-            struct Upload: Content { var file: File? }
-            data = try req.content.decode(Upload.self).file.map { Data(buffer: $0.data) } ?? Data()
+            data = try req.multipart(ExchangeController.Upload.self).file.map { Data(buffer: $0.data) } ?? Data()
         } else {
             data = req.body.data.map { Data(buffer: $0) } ?? Data()
         }
