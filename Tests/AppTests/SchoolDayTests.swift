@@ -394,4 +394,23 @@ import VaporTesting
             #expect(past.status == .unprocessableEntity && past.html.contains("must be in the future"))
         }
     }
+
+    /// Small things people notice: half stars, one person's two libraries never share a name (a backup
+    /// restored under its own name is numbered), line breaks in descriptions are kept.
+    @Test func smallThingsPeopleNotice() async throws {
+        #expect(TitlePage.stars(3.5) == "★★★⯪☆")
+        #expect(TitlePage.stars(4) == "★★★★☆")
+        #expect(TitlePage.stars(0) == "☆☆☆☆☆" && TitlePage.stars(5) == "★★★★★")
+        try await withTestApp { app in
+            let f = try await Fixture.make(app)
+            let twin = try await f.owner.post("/api/v1/libraries", ["name": "room 12"])
+            #expect(twin.status == .conflict && twin.errorCode == "duplicate_library_name")
+            let backup = try await f.owner.get("\(f.lib)/backup")
+            let restored = try await f.owner.finished(try await f.owner.send(.POST, "/api/v1/libraries/restore", rawBody: Data(buffer: backup.body),
+                                                                             contentType: "application/json"))
+            #expect(restored.status == .ok, "\(restored.json)")
+            let names = try await f.owner.get("/api/v1/libraries").array.compactMap { $0["name"] as? String }
+            #expect(names.sorted() == ["Room 12", "Room 12 (2)"])
+        }
+    }
 }

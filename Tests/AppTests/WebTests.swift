@@ -486,6 +486,8 @@ struct Browser {
             InputProblem.outOfRange(field: "totalCopies", min: 0, max: 2000, got: -2), InputProblem.notEmail(field: "email", value: "x"),
             InputProblem.notCoverURL(field: "coverUrl"), InputProblem.notANumber(field: "pageCount"),
             ISBN.Invalid.badChecksum, ISBN.Invalid.wrongLength(7),
+            CatalogError.mergeIntoItself, AccountError.cannotResetPassword, AccountError.duplicateLibraryName("Room 12"),
+            LibraryError.unknownTimeZone("Mars/Olympus"), ExchangeError.backupChosenAsImport, ExchangeError.memberListTooLarge(maxMB: 2),
         ]
         for error in errors {
             // The status is the refusal's; the API's English message is the strings table's English row.

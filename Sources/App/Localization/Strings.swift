@@ -83,7 +83,7 @@ enum L: String, CaseIterable, Sendable {
     case memberCards, copyLabels, print, cardsForClassHint, firstN, printCards, printLabels
     case errMergeIntoItself, actMerged, manageCategories, renameTo, mergeInto, rename, merge, deleteCategory, deleteCategoryHint, categoryRenamed, categoryMerged, categoryDeleted, noCategories, newCategory, categoryAdded
     case errCannotResetPassword, actPasswordReset, changeRole, removeStaff, resetPassword, newPassword, roleChanged, staffRemoved, passwordWasReset
-    case statusDamaged, statusNote, copyStatusChange, copyStatusSaved, removeCopy, copyRemoved, borrowingHistory, handOver
+    case statusDamaged, statusNote, copyStatusChange, readMore, copyStatusSaved, removeCopy, copyRemoved, borrowingHistory, handOver, errDuplicateLibraryName
 }
 
 /// Counted phrases, one form per plural category the language has.
@@ -363,10 +363,10 @@ extension L {
         .exportJSON: ("The whole library (JSON)", "Die ganze Bibliothek (JSON)", "An leabharlann ar fad (JSON)", "整个图书馆（JSON）"),
         .exportMARC: ("The catalog as MARC 21", "Katalog als MARC 21", "An catalóg mar MARC 21", "书目（MARC 21）"),
         .exportMARCXML: ("The catalog as MARCXML", "Katalog als MARCXML", "An catalóg mar MARCXML", "书目（MARCXML）"),
-        .enrichmentProgress: ("Covers and details are being added: %1 books waiting, %2 done.",
-                              "Cover und Angaben werden ergänzt: %1 Bücher warten, %2 fertig.",
-                              "Tá clúdaigh agus sonraí á gcur leis: %1 leabhar ag fanacht, %2 déanta.",
-                              "正在补充封面和详细信息：%1 本等待中，%2 本已完成。"),
+        .enrichmentProgress: ("Covers and details are being added: waiting, %1; done, %2.",
+                              "Cover und Angaben werden ergänzt: wartend %1, fertig %2.",
+                              "Tá clúdaigh agus sonraí á gcur leis: ag fanacht, %1; déanta, %2.",
+                              "正在补充封面和详细信息：等待中 %1，已完成 %2 本。"),
         .enrichmentDone: ("Covers and details: all %1 books done.", "Cover und Angaben: alle %1 Bücher fertig.",
                           "Clúdaigh agus sonraí: gach ceann de na %1 leabhar déanta.", "封面和详细信息：%1 本全部完成。"),
         .backupHeading: ("Backup", "Sicherung", "Cúltaca", "备份"),
@@ -740,6 +740,9 @@ extension L {
         .copyRemoved: ("Copy %1 removed.", "Exemplar %1 entfernt.", "Baineadh cóip %1.", "副本 %1 已删除。"),
         .borrowingHistory: ("Borrowing history", "Ausleihverlauf", "Stair iasachtaí", "借阅记录"),
         .handOver: ("Hand over copy", "Exemplar übergeben", "Tabhair an chóip", "交付副本"),
+        .readMore: ("Read all", "Alles lesen", "Léigh ar fad", "阅读全文"),
+        .errDuplicateLibraryName: ("You already have a library named “%1”: choose another name.", "Sie haben schon eine Bibliothek namens „%1“: wählen Sie einen anderen Namen.",
+                                   "Tá leabharlann darb ainm “%1” agat cheana: roghnaigh ainm eile.", "您已有名为“%1”的图书馆：请换一个名称。"),
     ]
 }
 

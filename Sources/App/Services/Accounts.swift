@@ -136,12 +136,24 @@ enum Accounts {
         }
     }
 
-    static func createLibrary(_ input: LibraryInput, user: AuthenticatedUser, gate: WriteGate, on db: any Database) async throws -> LibraryDTO {
+    /// A new library owned by `user`. A name the user's libraries already have is refused, or, with
+    /// `numberIfTaken` (a backup restored as a new library under its own name), numbered: "Room 12 (2)".
+    static func createLibrary(_ input: LibraryInput, user: AuthenticatedUser, numberIfTaken: Bool = false, gate: WriteGate,
+                              on db: any Database) async throws -> LibraryDTO {
         try await ServerSettings.requireMayCreateLibrary(user, on: db)
         let library = Library(name: try Check.required(input.name, field: "name", max: 200))
         try applySettings(LibraryPatch(name: nil, loanPeriodDays: input.loanPeriodDays, maxRenewals: input.maxRenewals,
                                        publicCatalog: input.publicCatalog), to: library)
         try await gate.transaction(on: db) { db in
+            // Two libraries of one person with the same name cannot be told apart in the switcher.
+            let mine = Set(try await Membership.query(on: db).filter(\.$user.$id == user.id).with(\.$library).all().map { $0.library.name.uppercased() })
+            if mine.contains(library.name.uppercased()) {
+                guard numberIfTaken else { throw AccountError.duplicateLibraryName(library.name) }
+                let base = library.name
+                var n = 2
+                while mine.contains("\(base) (\(n))".uppercased()) { n += 1 }
+                library.name = String("\(base) (\(n))".prefix(200))
+            }
             try await library.create(on: db)
             try await Membership(userID: user.id, libraryID: library.id!, role: .owner).create(on: db)
         }

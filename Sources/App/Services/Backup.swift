@@ -236,9 +236,10 @@ enum Backup {
     /// Creates a library owned by `user` (named `name`, else as in the backup) holding the backup.
     /// On failure nothing is left behind.
     static func restoreAsNew(_ backup: LibraryBackup, name: String?, user: AuthenticatedUser, gate: WriteGate, on db: any Database) async throws -> LibraryDTO {
-        let name = name.flatMap { $0.trimmingCharacters(in: .whitespaces).isEmpty ? nil : $0 } ?? backup.library.name
-        let created = try await Accounts.createLibrary(LibraryInput(name: name, loanPeriodDays: nil, maxRenewals: nil, publicCatalog: nil),
-                                                       user: user, gate: gate, on: db)
+        let typed = name.flatMap { $0.trimmingCharacters(in: .whitespaces).isEmpty ? nil : $0 }
+        let created = try await Accounts.createLibrary(LibraryInput(name: typed ?? backup.library.name, loanPeriodDays: nil, maxRenewals: nil,
+                                                                    publicCatalog: nil),
+                                                       user: user, numberIfTaken: typed == nil, gate: gate, on: db)
         do {
             try await restore(backup, into: created.id, on: db, batches: gate)
         } catch {

@@ -221,12 +221,13 @@ enum AccountError: DomainError, Equatable {
     case creationRestricted(adminOnly: Bool)
     case serverSettingsAdminOnly
     case cannotResetPassword
+    case duplicateLibraryName(String)
 
     var refusal: Refusal {
         switch self {
         case .tokenNotFound, .libraryNotFound, .staffNotFound: .notFound
         case .staffPasswordNeeded, .badUsername, .passwordTooShort, .passwordTooLong: .invalid
-        case .alreadySetUp, .duplicateUsername, .cannotAddStaff, .alreadyStaff, .lastOwner: .conflict
+        case .alreadySetUp, .duplicateUsername, .cannotAddStaff, .alreadyStaff, .lastOwner, .duplicateLibraryName: .conflict
         case .tooManyAttempts: .tooManyRequests
         case .badCredentials: .unauthenticated
         case .roleTooLow, .creationRestricted, .serverSettingsAdminOnly, .cannotResetPassword: .forbidden
@@ -244,6 +245,7 @@ enum AccountError: DomainError, Equatable {
         case .cannotAddStaff: "cannot_add_staff"
         case .alreadyStaff: "already_staff"
         case .lastOwner: "last_owner"
+        case .duplicateLibraryName: "duplicate_library_name"
         case .roleTooLow, .serverSettingsAdminOnly, .cannotResetPassword: "forbidden"
         case .creationRestricted: "creation_restricted"
         }
@@ -252,6 +254,7 @@ enum AccountError: DomainError, Equatable {
     var field: String? {
         switch self {
         case .duplicateUsername, .alreadyStaff, .badUsername: "username"
+        case .duplicateLibraryName: "name"
         case .staffPasswordNeeded, .cannotAddStaff, .passwordTooShort, .passwordTooLong: "password"
         default: nil
         }
@@ -286,6 +289,7 @@ enum AccountError: DomainError, Equatable {
         case .creationRestricted(let adminOnly): t(adminOnly ? .errCreationAdminOnly : .errCreationRestricted)
         case .serverSettingsAdminOnly: t(.errServerAdminOnly)
         case .cannotResetPassword: t(.errCannotResetPassword)
+        case .duplicateLibraryName(let name): t.format(.errDuplicateLibraryName, name)
         }
     }
 }

@@ -62,7 +62,12 @@ enum Layout {
                                 H.el(.summary, [:]) { Text(library.name) }
                                 H.el(.ul, [.ariaLabel: t(.yourLibraries)]) {
                                     for other in ctx.libraries {
-                                        H.el(.li, [:]) { H.link(other.name, WebRoute.catalog(library: other.id).path) }
+                                        H.el(.li, [:]) {
+                                            H.el(.a, [.href: WebRoute.catalog(library: other.id).path, .class: other.id == library.id ? "current" : nil,
+                                                      .ariaCurrent: other.id == library.id ? "page" : nil]) {
+                                                Text((other.id == library.id ? "✓ " : "") + other.name)
+                                            }
+                                        }
                                     }
                                 }
                             }

@@ -17,7 +17,7 @@ extension TitlePage {
                         if !d.authors.isEmpty { H.el(.p, [.class: "authors"]) { Text(t.format(.by, d.authors.joined(separator: ", "))) } }
                         if let rating = d.rating {
                             H.el(.p, [.class: "rating", .ariaLabel: t(.rating) + ": " + String(format: "%.1f", rating) + "/5"]) {
-                                Text(String(repeating: "★", count: Int(rating.rounded())) + String(repeating: "☆", count: max(0, 5 - Int(rating.rounded()))))
+                                Text(Self.stars(rating))
                             }
                         }
                         H.el(.p, [:]) {
@@ -50,9 +50,19 @@ extension TitlePage {
                     Components.fact(t(.categories), d.categories.isEmpty ? nil : d.categories.map(\.name).joined(separator: ", "))
                 }
                 if let desc = d.description {
-                    H.el(.section, [:]) {
+                    // Line breaks kept; a long description opens on demand, its start shown.
+                    let paragraphs = desc.components(separatedBy: "\n\n").filter { !$0.trimmed.isEmpty }
+                    H.el(.section, [.class: "description"]) {
                         H.el(.h2, [:]) { Text(t(.description)) }
-                        for para in desc.components(separatedBy: "\n\n") { H.el(.p, [:]) { Text(para) } }
+                        if desc.count > 600, paragraphs.count > 1 || desc.count > 900 {
+                            H.el(.p, [:]) { Text(String(paragraphs.first?.prefix(400) ?? "") + ((paragraphs.first?.count ?? 0) > 400 ? "…" : "")) }
+                            H.el(.details, [:]) {
+                                H.el(.summary, [:]) { Text(t(.readMore)) }
+                                for para in paragraphs { H.el(.p, [:]) { Text(para) } }
+                            }
+                        } else {
+                            for para in paragraphs { H.el(.p, [:]) { Text(para) } }
+                        }
                     }
                 }
                 if !d.loans.isEmpty {
@@ -142,6 +152,12 @@ extension TitlePage {
                 }
             }
         }
+    }
+
+    /// A rating as five stars, halves shown as ⯪ (3.5 is ★★★⯪☆, not four stars).
+    static func stars(_ rating: Double) -> String {
+        let halves = Int((min(max(rating, 0), 5) * 2).rounded())
+        return String(repeating: "★", count: halves / 2) + (halves % 2 == 1 ? "⯪" : "") + String(repeating: "☆", count: 5 - halves / 2 - halves % 2)
     }
 
     static func statusText(_ s: CopyStatus, t: Strings) -> String {

@@ -34,7 +34,7 @@ extension ExchangePage {
             }
             if progress.pending + progress.running > 0 {
                 H.el(.p, [.class: "card", .id: "enrichment-progress", .ariaLive: "polite", .dataRefresh: WebRoute.exchange(library: lib).path]) {
-                    Text(t.format(.enrichmentProgress, t.number(progress.pending + progress.running), t.number(progress.done)))
+                    Text(t.format(.enrichmentProgress, t(.titles, progress.pending + progress.running), t.number(progress.done)))
                 }
             } else if progress.done > 0 {
                 H.el(.p, [.class: "muted", .id: "enrichment-progress"]) { Text(t.format(.enrichmentDone, t.number(progress.done))) }
