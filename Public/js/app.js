@@ -78,50 +78,64 @@ for (const button of document.querySelectorAll("[data-share]")) {
 }
 
 // Camera scanning: BarcodeDetector where the browser has it, else frames sent to /api/v1/scan.
-const scanner = document.querySelector("[data-scanner]");
-if (scanner && navigator.mediaDevices?.getUserMedia) {
-  const start = scanner.querySelector("[data-scan-start]");
+// A scanner section has one or more start buttons; each fills the field it names (data-scan-for, else the
+// section's [data-scan-target]) with an ISBN (data-scan-kind="isbn", the default on the Add page) or any
+// code (a member card, a copy's barcode, an ISBN), then submits the field's form.
+for (const scanner of document.querySelectorAll("[data-scanner]")) {
+  if (!navigator.mediaDevices?.getUserMedia) break;
   const video = scanner.querySelector("video");
-  const target = scanner.querySelector("[data-scan-target]");
-  start.hidden = false;
-  start.addEventListener("click", async () => {
-    let stream;
-    try {
-      stream = await navigator.mediaDevices.getUserMedia({ video: { facingMode: "environment" } });
-    } catch {
-      return; // no camera or permission refused: typing and photos still work
-    }
-    video.hidden = false;
-    video.srcObject = stream;
-    await video.play();
-    const detector = "BarcodeDetector" in window ? new window.BarcodeDetector({ formats: ["ean_13"] }) : null;
-    const canvas = document.createElement("canvas");
-    const stop = () => { for (const track of stream.getTracks()) track.stop(); video.hidden = true; };
-    const found = (isbn) => { stop(); target.value = isbn; target.form.requestSubmit(); };
-    const tick = async () => {
-      if (video.hidden) return;
+  for (const start of scanner.querySelectorAll("[data-scan-start]")) {
+    const target = start.dataset.scanFor ? document.getElementById(start.dataset.scanFor) : scanner.querySelector("[data-scan-target]");
+    if (!target || !video) continue;
+    const anyCode = start.dataset.scanKind === "any";
+    start.hidden = false;
+    start.addEventListener("click", async () => {
+      let stream;
       try {
-        if (detector) {
-          const codes = await detector.detect(video);
-          const book = codes.find((c) => /^97[89]\d{10}$/.test(c.rawValue));
-          if (book) return found(book.rawValue);
-        } else {
-          canvas.width = video.videoWidth; canvas.height = video.videoHeight;
-          canvas.getContext("2d").drawImage(video, 0, 0);
-          const blob = await new Promise((resolve) => canvas.toBlob(resolve, "image/jpeg", 0.85));
-          const response = await fetch("/api/v1/scan?ocr=false", { method: "POST", body: blob, headers: { "Content-Type": "image/jpeg", "X-CSRF-Token": document.querySelector('meta[name="csrf-token"]')?.content ?? "" } });
-          if (response.ok) {
-            const answer = await response.json();
-            if (answer.isbn) return found(answer.isbn.isbn13);
-          }
-        }
-      } catch (error) {
-        console.warn("scan failed", error);
+        stream = await navigator.mediaDevices.getUserMedia({ video: { facingMode: "environment" } });
+      } catch {
+        return; // no camera or permission refused: typing still works
       }
-      setTimeout(tick, detector ? 150 : 600);
-    };
-    tick();
-  });
+      video.hidden = false;
+      video.srcObject = stream;
+      await video.play();
+      const formats = anyCode ? ["ean_13", "code_128", "code_39", "qr_code", "upc_a"] : ["ean_13"];
+      const detector = "BarcodeDetector" in window ? new window.BarcodeDetector({ formats }) : null;
+      const canvas = document.createElement("canvas");
+      const stop = () => { for (const track of stream.getTracks()) track.stop(); video.hidden = true; };
+      // Filled in: on to the form when nothing else is missing, else to the next empty field.
+      const found = (value) => {
+        stop();
+        target.value = value;
+        const missing = [...target.form.querySelectorAll("[required]")].find((el) => !el.value);
+        if (missing) missing.focus(); else target.form.requestSubmit();
+      };
+      const pick = (values) => anyCode ? values.find((v) => v && v.length <= 64) : values.find((v) => /^97[89]\d{10}$/.test(v));
+      const tick = async () => {
+        if (video.hidden) return;
+        try {
+          if (detector) {
+            const value = pick((await detector.detect(video)).map((c) => c.rawValue));
+            if (value) return found(value);
+          } else {
+            canvas.width = video.videoWidth; canvas.height = video.videoHeight;
+            canvas.getContext("2d").drawImage(video, 0, 0);
+            const blob = await new Promise((resolve) => canvas.toBlob(resolve, "image/jpeg", 0.85));
+            const response = await fetch("/api/v1/scan?ocr=false", { method: "POST", body: blob, headers: { "Content-Type": "image/jpeg", "X-CSRF-Token": document.querySelector('meta[name="csrf-token"]')?.content ?? "" } });
+            if (response.ok) {
+              const answer = await response.json();
+              const value = anyCode ? pick((answer.barcodes ?? []).map((c) => c.text)) : answer.isbn?.isbn13;
+              if (value) return found(value);
+            }
+          }
+        } catch (error) {
+          console.warn("scan failed", error);
+        }
+        setTimeout(tick, detector ? 150 : 600);
+      };
+      tick();
+    });
+  }
 }
 
 // Long-running forms (import, restore): once sent, the button says what is happening and cannot

@@ -139,5 +139,7 @@ enum Attr: String, Sendable {
     case dataShareText = "data-share-text"
     case dataShareUrl = "data-share-url"
     case dataPrint = "data-print"
+    case dataScanFor = "data-scan-for"
+    case dataScanKind = "data-scan-kind"
     case dataSuggestMembers = "data-suggest-members"
 }

@@ -21,6 +21,19 @@ extension LendPage {
         let chosen = values["days"].flatMap(Int.init) ?? defaultDays
         return ComponentGroup {
             H.el(.h1, [:]) { Text(t(.checkOutTitle)) }
+            H.el(.section, [.class: "scan", .dataScanner: ""]) {
+                H.el(.div, [.class: "actions"]) {
+                    H.el(.button, [.type: "button", .class: "button quiet", .dataScanStart: "", .dataScanFor: "f-card", .dataScanKind: "any", .hidden: ""]) {
+                        Text("📷 " + t(.memberCard))
+                    }
+                    if values["titleId"] == nil {
+                        H.el(.button, [.type: "button", .class: "button quiet", .dataScanStart: "", .dataScanFor: "f-book", .dataScanKind: "any", .hidden: ""]) {
+                            Text("📷 " + t(.bookField))
+                        }
+                    }
+                }
+                H.el(.video, [.class: "viewfinder", .playsinline: "", .muted: "", .hidden: ""]) {}
+            }
             H.form(WebRoute.checkout(library: lib).path, csrf: page.csrf, attrs: [.class: "card"]) {
                 if let general = form.general { H.el(.p, [.class: "flash error", .role: "alert"]) { Text(general) } }
                 // The first thing to do is say who borrows: the field has the focus, and suggests members

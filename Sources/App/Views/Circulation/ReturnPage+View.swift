@@ -25,10 +25,16 @@ extension ReturnPage {
                     }
                 }
             } else {
-                H.el(.form, [.method: "get", .action: WebRoute.returnBook(library: lib).path, .class: "card"]) {
-                    H.field(t(.copyBarcode), name: "barcode", value: form["barcode"], hint: t(.copyBarcodeHint), required: true,
-                            error: form.errors["barcode"], extra: [.autocomplete: "off", .autocapitalize: "characters", .dataScanTarget: ""])
-                    H.button(t(.returnBook))
+                H.el(.section, [.class: "card scan", .dataScanner: ""]) {
+                    H.el(.button, [.type: "button", .class: "button primary", .dataScanStart: "", .dataScanFor: "f-barcode", .dataScanKind: "any",
+                                   .hidden: ""]) { Text("📷 " + t(.scanBarcode)) }
+                    H.el(.video, [.class: "viewfinder", .playsinline: "", .muted: "", .hidden: ""]) {}
+                    H.el(.form, [.method: "get", .action: WebRoute.returnBook(library: lib).path]) {
+                        H.field(t(.copyBarcode), name: "barcode", value: form["barcode"], hint: t(.copyBarcodeHint), required: true,
+                                error: form.errors["barcode"], extra: [.autocomplete: "off", .autocapitalize: "characters", .dataScanTarget: "",
+                                                                       .autofocus: ""])
+                        H.button(t(.returnBook))
+                    }
                 }
             }
         }
