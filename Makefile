@@ -94,6 +94,7 @@ bench:
 	scripts/bench.py
 	BENCH_SKIP_BUILD=1 scripts/bench-import.py
 	BENCH_SKIP_BUILD=1 scripts/bench-web-import.py
+	BENCH_SKIP_BUILD=1 scripts/bench-pages.py
 
 bench-scan:
 	$(call ensure_packages,$(BENCH_SCAN_PACKAGES))

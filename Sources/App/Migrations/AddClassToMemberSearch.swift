@@ -1,4 +1,5 @@
 import Fluent
+import Foundation
 import ShelfmarkCore
 import SQLKit
 

@@ -7,6 +7,8 @@ import Vapor
 /// never build HTML from strings.
 enum H {
     static func escapeAttribute(_ value: String) -> String {
+        // Most values (class names, ids, paths) need nothing: checked on the bytes first.
+        if !value.utf8.contains(where: { $0 == 0x26 || $0 == 0x22 || $0 == 0x27 || $0 == 0x3C || $0 == 0x3E }) { return value }
         var out = ""
         out.reserveCapacity(value.count)
         for ch in value {
@@ -23,23 +25,34 @@ enum H {
     }
 
     /// `<name attrs…>content</name>`; attributes whose value is nil are left out, "" renders bare.
+    /// The element is written straight to text here (its content rendered once, its attribute values
+    /// escaped by `escapeAttribute`) and handed to Plot as finished HTML: building it as Plot's nested
+    /// element and attribute wrappers made rendering the larger part of a page's time (issue 16,
+    /// `scripts/bench-pages.py`).
     static func el(_ tag: Tag, _ attrs: Attrs = [:], @ComponentBuilder _ content: @escaping () -> any Component = { EmptyComponent() }) -> any Component {
-        var c: any Component = Element(name: tag.rawValue) { content() }
-        for (key, value) in attrs.pairs {
-            guard let value else { continue }
-            c = value.isEmpty ? c.attribute(Attribute<Any>(name: key.rawValue, value: nil, ignoreIfValueIsEmpty: false))
-                : c.attribute(named: key.rawValue, value: escapeAttribute(value))
-        }
-        return c
+        var html = "<" + tag.rawValue
+        append(attrs, to: &html)
+        html += ">"
+        html += content().render(indentedBy: nil)
+        html += "</" + tag.rawValue + ">"
+        return Node<Any>.raw(html)
     }
 
     /// A void element: `<input …>`, `<img …>`.
     static func void(_ tag: Tag, _ attrs: Attrs) -> any Component {
-        let attributes: [Attribute<Any>] = attrs.pairs.compactMap { key, value in
-            guard let value else { return nil }
-            return Attribute<Any>(name: key.rawValue, value: value.isEmpty ? nil : escapeAttribute(value), ignoreIfValueIsEmpty: false)
+        var html = "<" + tag.rawValue
+        append(attrs, to: &html)
+        html += "/>"
+        return Node<Any>.raw(html)
+    }
+
+    /// ` name="escaped value"` for each attribute with a value, ` name` for an empty one.
+    private static func append(_ attrs: Attrs, to html: inout String) {
+        for (key, value) in attrs.pairs {
+            guard let value else { continue }
+            html += " " + key.rawValue
+            if !value.isEmpty { html += "=\"" + escapeAttribute(value) + "\"" }
         }
-        return Node<Any>.element(Element<Any>.selfClosed(named: tag.rawValue, attributes: attributes))
     }
 
     static func text(_ s: String) -> any Component { Text(s) }
@@ -114,6 +127,7 @@ enum Tag: String, Sendable {
 
 /// The attributes pages use: a misspelt attribute does not compile. Add a case to use another.
 enum Attr: String, Sendable {
+    case formaction
     case autofocus, list
     case datetime
     case accept, action, alt, autocapitalize, autocomplete, capture, checked, `class`, d, disabled, enctype, fill, focusable

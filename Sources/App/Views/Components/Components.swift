@@ -87,16 +87,14 @@ enum Components {
                         Text(loan.overdue ? t(.daysOverdue, loan.daysOverdue) : t.format(.dueOn, t.date(loan.dueAt)))
                     }
                     if let actions {
-                        H.el(.span, [.class: "loan-actions"]) {
-                            H.form(WebRoute.loanReturn(library: lib, loan: loan.id).path, csrf: actions.csrf, attrs: [.class: "inline"]) {
-                                H.void(.input, [.type: "hidden", .name: "back", .value: actions.back])
-                                H.button(t(.returnBook), kind: "quiet", attrs: [.ariaLabel: t(.returnBook) + ": " + loan.title])
-                            }
+                        // One form: Return posts to its action, Renew to its own (formaction), so the token
+                        // and the way back are written once per loan.
+                        H.form(WebRoute.loanReturn(library: lib, loan: loan.id).path, csrf: actions.csrf, attrs: [.class: "inline loan-actions"]) {
+                            H.void(.input, [.type: "hidden", .name: "back", .value: actions.back])
+                            H.button(t(.returnBook), kind: "quiet", attrs: [.ariaLabel: t(.returnBook) + ": " + loan.title])
                             if loan.renewals < actions.maxRenewals {
-                                H.form(WebRoute.loanRenew(library: lib, loan: loan.id).path, csrf: actions.csrf, attrs: [.class: "inline"]) {
-                                    H.void(.input, [.type: "hidden", .name: "back", .value: actions.back])
-                                    H.button(t(.renew), kind: "quiet", attrs: [.ariaLabel: t(.renew) + ": " + loan.title])
-                                }
+                                H.button(t(.renew), kind: "quiet", attrs: [.ariaLabel: t(.renew) + ": " + loan.title,
+                                                                           .formaction: WebRoute.loanRenew(library: lib, loan: loan.id).path])
                             } else {
                                 H.el(.span, [.class: "hint"]) { Text(t.format(.renewalsUsed, t.number(loan.renewals), t.number(actions.maxRenewals))) }
                             }

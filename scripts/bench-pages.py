@@ -1,0 +1,175 @@
+#!/usr/bin/env python3
+"""Pages at the size of a real school library (issue 16): 20,000 titles, 60,000 copies, 600 members and
+3,000 open loans, on SQLite and, when PostgreSQL is installed, on a private throwaway cluster.
+
+For each page a librarian uses all day (catalog, a search, a letter of the A–Z, a book, a member, the
+loans, the lend confirmation, the activity log), the time from request to the whole page over
+127.0.0.1, after a warm-up: p50 and p99 over BENCH_PAGE_REQUESTS requests in each of BENCH_ROUNDS rounds
+(medians over rounds). Time on the wire to localhost is part of it, so the figures bound the server's
+own time from above. And the weight of the catalog's first page: its HTML, CSS and JavaScript,
+compressed (gzip -6) as they would go over a compressing proxy, and as served.
+
+Uses the release build of `make bench` (or BENCH_BIN=<bin dir>)."""
+import gzip, json, os, re, statistics, subprocess, sys, tempfile, time, urllib.parse, urllib.request
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+TITLES = int(os.environ.get("BENCH_PAGE_TITLES", "20000"))
+MEMBERS = int(os.environ.get("BENCH_PAGE_MEMBERS", "600"))
+LOANS = int(os.environ.get("BENCH_PAGE_LOANS", "3000"))
+REQUESTS = int(os.environ.get("BENCH_PAGE_REQUESTS", "200"))
+ROUNDS = int(os.environ.get("BENCH_ROUNDS", "3"))
+PORT = int(os.environ.get("BENCH_PORT", "8199"))
+PG_PORT = int(os.environ.get("BENCH_PG_PORT", "55499"))
+BASE = f"http://127.0.0.1:{PORT}"
+
+
+class NoRedirect(urllib.request.HTTPRedirectHandler):
+    def redirect_request(self, *args):
+        return None
+
+
+OPENER = urllib.request.build_opener(NoRedirect)
+
+
+def request(method, path, cookie=None, token=None, body=None, form=None, headers=None):
+    h = dict(headers or {})
+    data = None
+    if body is not None:
+        data, h["content-type"] = json.dumps(body).encode(), "application/json"
+    if form is not None:
+        data, h["content-type"] = urllib.parse.urlencode(form).encode(), "application/x-www-form-urlencoded"
+    if cookie:
+        h["cookie"] = cookie
+    if token:
+        h["authorization"] = f"Bearer {token}"
+    req = urllib.request.Request(BASE + path, method=method, data=data, headers=h)
+    try:
+        with OPENER.open(req, timeout=30) as r:
+            return r.status, r.read(), dict(r.headers)
+    except urllib.error.HTTPError as e:
+        return e.code, e.read(), dict(e.headers)
+
+
+def pct(values, q):
+    values = sorted(values)
+    return values[min(len(values) - 1, int(round(q / 100 * (len(values) - 1))))]
+
+
+def run_backend(bin_dir, name, env):
+    binary = f"{bin_dir}/shelfmark"
+    subprocess.run([binary, "user", "create", "--username", "bench", "--password", "bench-password", "--library", "School"],
+                   env=env, check=True, capture_output=True)
+    t0 = time.time()
+    subprocess.run([binary, "seed", "--library", "School", "--owner", "bench", "--titles", str(TITLES), "--members", str(MEMBERS),
+                    "--copies", "3"], env=env, check=True, capture_output=True)
+    print(f"   {name}: seeded {TITLES:,} titles × 3 copies, {MEMBERS} members in {time.time() - t0:.0f} s", flush=True)
+    log = open(os.path.join(env["SHELFMARK_DATA_DIR"], "server.log"), "w")
+    server = subprocess.Popen([binary, "serve", "--hostname", "127.0.0.1", "--port", str(PORT)], env=env, stdout=log, stderr=subprocess.STDOUT)
+    try:
+        for _ in range(150):
+            try:
+                if request("GET", "/api/v1/health")[0] == 200:
+                    break
+            except Exception:
+                pass
+            time.sleep(0.2)
+        token = json.loads(request("POST", "/api/v1/auth/login", body={"username": "bench", "password": "bench-password"})[1])["token"]
+        cookie = f"shelfmark_session={token}"
+        lib = [l for l in json.loads(request("GET", "/api/v1/libraries", token=token)[1]) if l["name"] == "School"][0]["id"]
+        api = f"/api/v1/libraries/{lib}"
+        members = []
+        for offset in range(0, MEMBERS, 500):
+            members += json.loads(request("GET", f"{api}/members?limit=500&offset={offset}", token=token)[1])
+        titles = []
+        for offset in range(0, 4000, 500):
+            titles += json.loads(request("GET", f"{api}/titles?limit=500&offset={offset}", token=token)[1])["items"]
+        t0 = time.time()
+        lent = 0
+        for i in range(LOANS):
+            status, _, _ = request("POST", f"{api}/checkouts", token=token,
+                                   body={"cardId": members[i % len(members)]["cardId"], "titleId": titles[i % len(titles)]["id"]})
+            lent += status == 201
+        print(f"   {name}: {lent:,} open loans made in {time.time() - t0:.0f} s", flush=True)
+        web = f"/libraries/{lib}"
+        catalog_html = request("GET", f"{web}/catalog", cookie=cookie)[1].decode()
+        csrf = re.search(r'name="csrf-token" content="([^"]+)"', catalog_html).group(1)
+        letter = request("GET", f"{web}/catalog?letter=W", cookie=cookie)[2].get("Location", f"{web}/catalog").split("#")[0]
+        book = titles[len(titles) // 2]["id"]
+        free = next(t for t in titles[len(titles) // 2:] if t["availability"]["available"] > 0)["id"]
+        pages = [
+            ("catalog", "GET", f"{web}/catalog", None),
+            ("search 'the'", "GET", f"{web}/catalog?q=the", None),
+            ("letter W", "GET", letter, None),
+            ("book", "GET", f"{web}/titles/{book}", None),
+            ("member", "GET", f"{web}/members/{members[0]['id']}", None),
+            ("loans", "GET", f"{web}/loans", None),
+            ("lend confirmation", "POST", f"{web}/checkout", {"card": members[1]["cardId"], "titleId": free, "days": "14", "_csrf": csrf}),
+            ("activity", "GET", f"{web}/activity", None),
+        ]
+        results = {}
+        for label, method, path, form in pages:
+            status, body, _ = request(method, path, cookie=cookie, form=form)
+            assert status == 200, f"{label}: HTTP {status} {body[:300]!r}"
+            p50s, p99s = [], []
+            for _ in range(ROUNDS):
+                for _ in range(20):
+                    request(method, path, cookie=cookie, form=form)
+                times = []
+                for _ in range(REQUESTS):
+                    t = time.perf_counter()
+                    request(method, path, cookie=cookie, form=form)
+                    times.append((time.perf_counter() - t) * 1000)
+                p50s.append(pct(times, 50))
+                p99s.append(pct(times, 99))
+            results[label] = (statistics.median(p50s), statistics.median(p99s), len(body))
+            print(f"   {name}: {label:18} p50 {results[label][0]:6.2f} ms  p99 {results[label][1]:6.2f} ms  ({len(body) / 1024:.1f} KB)", flush=True)
+        # The catalog's first page as a phone loads it: the page, its stylesheet and its script.
+        assets = [catalog_html.encode()]
+        for ref in re.findall(r'(?:href|src)="(/(?:css|js)/[^"]+)"', catalog_html):
+            assets.append(request("GET", ref)[1])
+        raw = sum(len(a) for a in assets)
+        zipped = sum(len(gzip.compress(a, 6)) for a in assets)
+        served = request("GET", f"{web}/catalog", cookie=cookie, headers={"accept-encoding": "gzip"})[2].get("Content-Encoding", "none")
+        print(f"   {name}: catalog first page (HTML + CSS + JS): {raw / 1024:.1f} KB, {zipped / 1024:.1f} KB gzip-compressed "
+              f"(the server itself sends Content-Encoding: {served})", flush=True)
+        return results, raw, zipped
+    finally:
+        server.terminate()
+        server.wait(timeout=20)
+
+
+def main():
+    bin_dir = os.environ.get("BENCH_BIN")
+    if not bin_dir:
+        if not os.environ.get("BENCH_SKIP_BUILD"):
+            subprocess.run(["swift", "build", "-c", "release", "--product", "shelfmark"], cwd=ROOT, check=True)
+        bin_dir = subprocess.run(["swift", "build", "-c", "release", "--show-bin-path"], cwd=ROOT, check=True,
+                                 capture_output=True, text=True).stdout.strip()
+    print(f"== Pages at school size: {TITLES:,} titles, {MEMBERS} members, {LOANS:,} open loans; "
+          f"{REQUESTS} requests × {ROUNDS} rounds per page ==", flush=True)
+    work = tempfile.mkdtemp(prefix="shelfmark-pages-")
+    env = dict(os.environ, SHELFMARK_DATA_DIR=os.path.join(work, "sqlite"), LOG_LEVEL="error",
+               SHELFMARK_PROVIDERS_URL="http://127.0.0.1:9", SHELFMARK_LOOKUP_TIMEOUT="1")
+    env.pop("DATABASE_URL", None)
+    os.makedirs(env["SHELFMARK_DATA_DIR"])
+    worst = []
+    results, _, zipped = run_backend(bin_dir, "SQLite", env)
+    worst.append(("SQLite", max(r[1] for r in results.values())))
+    if os.path.exists("/usr/lib/postgresql") and not os.environ.get("BENCH_SKIP_POSTGRES"):
+        cluster = os.path.join(ROOT, ".tmp", "bench-pg")  # a directory the postgres user can reach
+        url = subprocess.run([os.path.join(ROOT, "scripts", "pg-test-cluster.sh"), "start", cluster, str(PG_PORT)], check=True,
+                             capture_output=True, text=True).stdout.strip()
+        try:
+            pg_env = dict(env, SHELFMARK_DATA_DIR=os.path.join(work, "pgdata"), DATABASE_URL=url)
+            os.makedirs(pg_env["SHELFMARK_DATA_DIR"])
+            pg_results, _, _ = run_backend(bin_dir, "PostgreSQL", pg_env)
+            worst.append(("PostgreSQL", max(r[1] for r in pg_results.values())))
+        finally:
+            subprocess.run([os.path.join(ROOT, "scripts", "pg-test-cluster.sh"), "stop", cluster], capture_output=True)
+    for name, p99 in worst:
+        print(f"   {name}: slowest page p99 {p99:.2f} ms (target ≤ 25 ms)")
+    print(f"   catalog first page {zipped / 1024:.1f} KB compressed (target ≤ 60 KB)")
+
+
+if __name__ == "__main__":
+    main()
