@@ -106,7 +106,9 @@ struct Strings: Sendable {
         return text
     }
 
-    func number(_ n: Int) -> String { n.formatted(.number.locale(lang.locale)) }
+    /// A whole number as the language writes it. Below a thousand every one of the four writes the
+    /// plain digits, so those skip the formatter (a list page formats hundreds of small counts).
+    func number(_ n: Int) -> String { (-999...999).contains(n) ? String(n) : n.formatted(.number.locale(lang.locale)) }
 
     /// A date with its time of day, in the server's time zone.
     func dateTime(_ d: Date) -> String {
@@ -116,8 +118,36 @@ struct Strings: Sendable {
     }
 
     func date(_ d: Date) -> String {
+        // A list shows the same few days again and again (due dates): each day is formatted once.
+        let day = Int((d.timeIntervalSince1970 + Double(timeZone.secondsFromGMT(for: d))) / 86_400)
+        let key = DateText.Key(lang: lang, zone: timeZone.identifier, day: day)
+        if let text = DateText.cache.get(key) { return text }
         var style = Date.FormatStyle(date: .abbreviated, time: .omitted).locale(lang.locale)
         style.timeZone = timeZone
-        return d.formatted(style)
+        let text = d.formatted(style)
+        DateText.cache.set(key, text)
+        return text
     }
+}
+
+
+/// Formatted days, shared by all requests (a bounded map behind a lock).
+enum DateText {
+    struct Key: Hashable { var lang: Lang; var zone: String; var day: Int }
+
+    final class Cache: @unchecked Sendable {
+        private let lock = NSLock()
+        private var texts: [Key: String] = [:]
+
+        func get(_ key: Key) -> String? { lock.withLock { texts[key] } }
+
+        func set(_ key: Key, _ text: String) {
+            lock.withLock {
+                if texts.count >= 20_000 { texts.removeAll(keepingCapacity: true) }
+                texts[key] = text
+            }
+        }
+    }
+
+    static let cache = Cache()
 }
