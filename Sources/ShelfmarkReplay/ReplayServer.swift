@@ -199,10 +199,16 @@ public final class ReplayServer: Sendable {
             let stall = b.stallSeconds
             headers.replaceOrAdd(name: .contentType, value: contentType)
             return Response(status: .ok, headers: headers, body: .init(asyncStream: { writer in
-                try await writer.write(.buffer(ByteBuffer(bytes: data.prefix(half))))
-                try await Task.sleep(for: .milliseconds(Int(stall * 1000)))
-                try await writer.write(.buffer(ByteBuffer(bytes: data.dropFirst(half))))
-                try await writer.write(.end)
+                // A stream ends with .end or .error whatever happens (a client that gave up during the
+                // stall): Vapor asserts on a writer dropped without either.
+                do {
+                    try await writer.write(.buffer(ByteBuffer(bytes: data.prefix(half))))
+                    try await Task.sleep(for: .milliseconds(Int(stall * 1000)))
+                    try await writer.write(.buffer(ByteBuffer(bytes: data.dropFirst(half))))
+                    try await writer.write(.end)
+                } catch {
+                    try? await writer.write(.error(error))
+                }
             }))
         case .hang:
             try await Task.sleep(for: .milliseconds(Int(b.stallSeconds * 1000)))
