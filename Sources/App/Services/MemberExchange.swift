@@ -73,16 +73,12 @@ enum MemberExchange {
                 let member = Member()
                 member.$library.id = library.libraryID
                 do {
-                    member.cardID = try Check.required(record.cardID, field: "cardId", max: 64)
-                    member.firstName = try Check.required(record.firstName, field: "firstName", max: 100)
-                    member.lastName = try Check.optional(record.lastName, field: "lastName", max: 100) ?? ""
-                    member.grade = try Check.optional(record.grade, field: "grade", max: 50)
-                    member.email = try Check.email(record.email)
+                    try Members.apply(MemberPatch(cardId: record.cardID, firstName: record.firstName, lastName: record.lastName,
+                                                  grade: record.grade, email: record.email, notes: nil), to: member, creating: true)
                 } catch {
                     report.failed.append(ImportRowNote(line: record.line, title: name, reason: error.answered.message, problem: error as? InputProblem))
                     continue
                 }
-                member.refreshDerived()
                 try await member.create(on: db)
                 taken[member.cardID.uppercased()] = name
                 added += 1

@@ -128,7 +128,8 @@ enum Members {
         }
     }
 
-    private static func apply(_ patch: MemberPatch, to member: Member, creating: Bool) throws {
+    /// Checks and sets a member's fields (every write of a member: the API, the pages, a class list).
+    static func apply(_ patch: MemberPatch, to member: Member, creating: Bool) throws {
         if creating || patch.cardId != nil {
             let card = try Check.required(patch.cardId, field: "cardId", max: 64)
             guard !card.contains(where: \.isWhitespace) else {

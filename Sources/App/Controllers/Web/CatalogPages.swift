@@ -46,37 +46,33 @@ enum CatalogPages {
 
     // MARK: - One copy
 
+    /// The copy a form is about (in this library) and the page of its book, where the form goes back to.
+    static func copy(_ req: Request, ctx: LibraryContext) async throws -> (copy: Copy, book: String) {
+        guard let copy = try await Copy.query(on: req.db).filter(\.$id == req.uuid("copyID")).filter(\.$library.$id == ctx.libraryID).first() else {
+            throw CatalogError.copyNotFound
+        }
+        return (copy, WebRoute.title(library: ctx.libraryID, title: copy.$title.id).path)
+    }
+
     /// Marks a copy lost, damaged, withdrawn or available again, with a note; back to its book.
     @Sendable static func copyStatus(req: Request) async throws -> Response {
         let ctx = try await req.library(.catalog)
-        let copyID = try req.uuid("copyID")
-        guard let copy = try await Copy.query(on: req.db).filter(\.$id == copyID).filter(\.$library.$id == ctx.libraryID).first() else {
-            throw CatalogError.copyNotFound
-        }
-        let back = WebRoute.title(library: ctx.libraryID, title: copy.$title.id).path
-        do {
+        let (copy, book) = try await copy(req, ctx: ctx)
+        return try await req.seeOther(book) {
             let status = req.formText("status").flatMap(CopyStatus.init(rawValue:))
-            try await Catalog.updateCopy(copyID, CopyPatch(barcode: nil, location: nil, condition: nil, status: status,
-                                                           statusNote: req.formText("statusNote")), in: req.scope(ctx))
-            return req.seeOther(back, flash: req.t.format(.copyStatusSaved, copy.barcode))
-        } catch let error where error.isFormRefusal {
-            return req.seeOther(back, flash: req.t.message(error), isError: true)
+            try await Catalog.updateCopy(try copy.requireID(), CopyPatch(barcode: nil, location: nil, condition: nil, status: status,
+                                                                         statusNote: req.formText("statusNote")), in: req.scope(ctx))
+            return req.t.format(.copyStatusSaved, copy.barcode)
         }
     }
 
     /// Removes this copy (not "some available copy"); back to its book.
     @Sendable static func removeCopy(req: Request) async throws -> Response {
         let ctx = try await req.library(.catalog)
-        let copyID = try req.uuid("copyID")
-        guard let copy = try await Copy.query(on: req.db).filter(\.$id == copyID).filter(\.$library.$id == ctx.libraryID).first() else {
-            throw CatalogError.copyNotFound
-        }
-        let back = WebRoute.title(library: ctx.libraryID, title: copy.$title.id).path
-        do {
-            try await Catalog.deleteCopy(copyID, in: req.scope(ctx))
-            return req.seeOther(back, flash: req.t.format(.copyRemoved, copy.barcode))
-        } catch let error where error.isFormRefusal {
-            return req.seeOther(back, flash: req.t.message(error), isError: true)
+        let (copy, book) = try await copy(req, ctx: ctx)
+        return try await req.seeOther(book) {
+            try await Catalog.deleteCopy(try copy.requireID(), in: req.scope(ctx))
+            return req.t.format(.copyRemoved, copy.barcode)
         }
     }
 

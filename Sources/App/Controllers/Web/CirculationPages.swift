@@ -125,6 +125,7 @@ enum CirculationPages {
             return try await fail("card", t.message(CirculationError.memberNotFound(values["card"] ?? "")))
         }
         var bookTitle: Title?
+        var scanned: Copy?
         var input = CheckoutInput(memberId: try member.requireID(), cardId: nil, titleId: nil, copyBarcode: nil, isbn: nil, dueDate: nil, days: nil)
         if let id = values["titleId"].flatMap(UUID.init(uuidString:)) {
             bookTitle = try? await Catalog.find(id, library: ctx.libraryID, on: req.db)
@@ -137,6 +138,7 @@ enum CirculationPages {
                       let copy = try await Copy.find(copyID, on: req.db) {
                 bookTitle = try await Title.find(copy.$title.id, on: req.db)
                 input.copyBarcode = copy.barcode
+                scanned = copy
             }
         }
         if bookTitle == nil, let text = values["book"] {
@@ -171,9 +173,8 @@ enum CirculationPages {
         }
         // The copy to hand over: the one scanned, else the first on the shelf (the one the lending takes).
         let handOver: String
-        if let barcode = input.copyBarcode {
-            guard let copy = try await Copy.query(on: req.db).filter(\.$library.$id == ctx.libraryID).filter(\.$barcode == barcode).first(),
-                  copy.copyStatus == .available else {
+        if let copy = scanned {
+            guard copy.copyStatus == .available else {
                 return try await fail("book", t.format(.errCopyNotAvailable, title.title))
             }
             handOver = copy.barcode
@@ -265,11 +266,9 @@ enum CirculationPages {
     @Sendable static func renewLoan(req: Request) async throws -> Response {
         let ctx = try await req.library(.circulate)
         let t = req.t(ctx)
-        do {
+        return try await req.seeOther(back(req, ctx: ctx)) {
             let loan = try await Circulation.renew(try req.uuid("loanID"), in: req.scope(ctx))
-            return req.seeOther(back(req, ctx: ctx), flash: t.format(.renewedUntil, loan.title, t.date(loan.dueAt)))
-        } catch let error where error.isFormRefusal {
-            return req.seeOther(back(req, ctx: ctx), flash: t.message(error), isError: true)
+            return t.format(.renewedUntil, loan.title, t.date(loan.dueAt))
         }
     }
 

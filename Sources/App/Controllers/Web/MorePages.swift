@@ -105,12 +105,8 @@ enum MorePages {
         guard let member = try await Accounts.staff(of: ctx.libraryID, on: req.db).first(where: { $0.userId == userID }) else {
             throw AccountError.staffNotFound
         }
-        let settings = WebRoute.settings(library: ctx.libraryID).path
-        do {
-            return req.seeOther(settings, flash: try await body(ctx, member))
-        } catch let error where error.isFormRefusal || error.answered.status == .forbidden {
-            return req.seeOther(settings, flash: req.t.message(error), isError: true)
-        }
+        return try await req.seeOther(WebRoute.settings(library: ctx.libraryID).path,
+                                      refusing: { $0.isFormRefusal || $0.answered.status == .forbidden }) { try await body(ctx, member) }
     }
 
     @Sendable static func changeRole(req: Request) async throws -> Response {

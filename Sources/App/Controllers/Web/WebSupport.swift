@@ -115,6 +115,17 @@ extension Request {
         return response
     }
 
+    /// A one-button action (return, renew, a copy's status, a staff member's role …): runs `body` and goes
+    /// back to `path` with what it says, or with the refusal said as an error there.
+    func seeOther(_ path: String, refusing refused: (any Error) -> Bool = { $0.isFormRefusal },
+                  saying body: () async throws -> String) async throws -> Response {
+        do {
+            return seeOther(path, flash: try await body())
+        } catch let error where refused(error) {
+            return seeOther(path, flash: t.message(error), isError: true)
+        }
+    }
+
     /// A form field as text, cleaned (`String.cleanedInput`), nil when empty.
     func formText(_ name: String) -> String? {
         let raw: String?
