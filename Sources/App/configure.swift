@@ -73,6 +73,7 @@ enum Migrations {
         app.migrations.add(AddLibraryTimeZone())
         app.migrations.add(AddTitleASIN())
         app.migrations.add(AddCopyStatusDetails())
+        app.migrations.add(CreateReading())
     }
 }
 

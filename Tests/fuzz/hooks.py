@@ -9,7 +9,16 @@ ISBNS = ["9780306406157", "0306406152", "978-3-522-20260-2", "9780140143508", "0
 
 schemathesis.openapi.format("isbn", st.sampled_from(ISBNS))
 
-# The only date-time a request carries is a loan's due date, which the document says lies in the
+# A moment that has happened (a read's start or finish, a progress event): the last five years.
+def _past_moments():
+    import datetime
+    now = datetime.datetime.now(datetime.timezone.utc)
+    return st.datetimes(min_value=(now - datetime.timedelta(days=5 * 365)).replace(tzinfo=None),
+                        max_value=(now - datetime.timedelta(minutes=5)).replace(tzinfo=None)).map(lambda d: d.strftime("%Y-%m-%dT%H:%M:%SZ"))
+
+schemathesis.openapi.format("past-date-time", _past_moments())
+
+# The other date-time a request carries is a loan's due date, which the document says lies in the
 # future and at most a year ahead.
 def _due_dates():
     import datetime

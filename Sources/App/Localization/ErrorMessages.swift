@@ -43,6 +43,12 @@ extension Strings {
         case "requestedBy": .requestedBy
         case "timeZone": .timeZoneField
         case "priority": .priority
+        case "page", "percent", "pagesRead", "label", "phrase": .pageField
+        case "books": .goalBooks
+        case "pages": .goalPages
+        case "year": .yearCol
+        case "review": .notes
+        case "at", "startedAt", "finishedAt": .whenField
         default: nil
         }
         return key.map { self($0) } ?? field

@@ -83,12 +83,14 @@ enum L: String, CaseIterable, Sendable {
     case memberCards, copyLabels, print, cardsForClassHint, firstN, printCards, printLabels
     case errMergeIntoItself, actMerged, manageCategories, renameTo, mergeInto, rename, merge, deleteCategory, deleteCategoryHint, categoryRenamed, categoryMerged, categoryDeleted, noCategories, newCategory, categoryAdded
     case errCannotResetPassword, actPasswordReset, changeRole, removeStaff, resetPassword, newPassword, roleChanged, staffRemoved, passwordWasReset
+    case errReadNotFound, errPageBeyondEnd, errNoPageHeard, errHeardOutOfRange, errSayOneProgress, errMomentInFuture, errUnknownReadStatus, goalSaved, finishedFlash, progressSaved, statusSavedFlash, loggedForMember, readDeleted, readWant, readReading, readFinished, readDNF, pageOfPercent, pageOnly, percentOnly, pageField, pageFieldHint, listening, speakPage, saveProgress, yourReading, startedOn, finishedOn, navReading, readingStats, noReadingYet, noReadsHere, noReadingYetHint, yearInBooks, goalFor, goalRingTitle, goalBooks, goalPages, onPace, pagesGoalText, setGoal, currentStreak, longestStreak, perMonth, booksPerMonthTitle, pagesPerMonthTitle, readingNow, pagesPerDay, projectedFinish, perYear, yearCol, monthCol, byStatus, ratingsTitle, topAuthors, topCategories, longestBook, shortestBook, pageCountText, showAsTable, logForMember, addToLog, readingLog, noReadsForMember, removeFromLog, logForMemberHint, whenField
     case statusDamaged, statusNote, copyStatusChange, readMore, copyStatusSaved, removeCopy, copyRemoved, borrowingHistory, handOver, errDuplicateLibraryName
 }
 
 /// Counted phrases, one form per plural category the language has.
 enum P: String, CaseIterable, Sendable {
     case titles, titlesMoreThan, copiesAvailable, daysOverdue, loansOut, days, favoritesCount, copiesOnLoan, copiesCount, membersCount
+    case readTimes, booksAhead, booksBehind, pagesAhead, pagesBehind, daysInARow
 }
 
 extension L {
@@ -743,6 +745,73 @@ extension L {
         .readMore: ("Read all", "Alles lesen", "Léigh ar fad", "阅读全文"),
         .errDuplicateLibraryName: ("You already have a library named “%1”: choose another name.", "Sie haben schon eine Bibliothek namens „%1“: wählen Sie einen anderen Namen.",
                                    "Tá leabharlann darb ainm “%1” agat cheana: roghnaigh ainm eile.", "您已有名为“%1”的图书馆：请换一个名称。"),
+        .errReadNotFound: ("This read is not in your reading.", "Diese Lektüre gehört nicht zu Ihrem Lesetagebuch.", "Níl an léamh seo i do léitheoireacht.", "你的阅读记录里没有这一项。"),
+        .errPageBeyondEnd: ("Page %1 is past the end: this book has %2 pages.", "Seite %1 liegt hinter dem Ende: Dieses Buch hat %2 Seiten.", "Tá leathanach %1 thar an deireadh: tá %2 leathanach sa leabhar seo.", "第 %1 页超出了本书的范围：这本书共 %2 页。"),
+        .errNoPageHeard: ("Didn't catch a page number in “%1”. Say “page 157”, or type it.", "In „%1“ war keine Seitenzahl zu erkennen. Sagen Sie „Seite 157“ oder tippen Sie sie ein.", "Níor aithníodh uimhir leathanaigh in “%1”. Abair “leathanach 157”, nó clóscríobh í.", "没有从“%1”中听出页码。请说“第157页”，或直接输入。"),
+        .errHeardOutOfRange: ("Heard %1: a page is from 1 to 9,999 and a percentage from 0 to 100.", "Verstanden: %1. Eine Seite liegt zwischen 1 und 9.999, ein Prozentwert zwischen 0 und 100.", "Chualathas %1: bíonn leathanach idir 1 agus 9,999 agus céatadán idir 0 agus 100.", "听到的是 %1：页码应在 1 到 9,999 之间，百分比应在 0 到 100 之间。"),
+        .errSayOneProgress: ("Give one of: a page, a percentage, pages read, or a page label.", "Geben Sie genau eines an: eine Seite, einen Prozentwert, gelesene Seiten oder eine Seitenbezeichnung.", "Tabhair ceann amháin díobh seo: leathanach, céatadán, leathanaigh léite, nó lipéad leathanaigh.", "请只给出一项：页码、百分比、读了多少页，或页码标签。"),
+        .errMomentInFuture: ("A reading date lies between 1900 and tomorrow.", "Ein Lesedatum liegt zwischen 1900 und morgen.", "Bíonn dáta léitheoireachta idir 1900 agus amárach.", "阅读日期应在 1900 年到明天之间。"),
+        .errUnknownReadStatus: ("“%1” is not a reading status (want to read, reading, finished, did not finish).", "„%1“ ist kein Lesestatus (möchte ich lesen, lese ich, gelesen, abgebrochen).", "Ní stádas léitheoireachta é “%1” (le léamh, á léamh, léite, tréigthe).", "“%1”不是阅读状态（想读、在读、读完、弃读）。"),
+        .goalSaved: ("Goal saved.", "Ziel gespeichert.", "Sprioc sábháilte.", "目标已保存。"),
+        .finishedFlash: ("Finished “%1”. Well done!", "„%1“ ausgelesen. Gut gemacht!", "“%1” críochnaithe. Maith thú!", "读完了《%1》，太棒了！"),
+        .progressSaved: ("Saved: %1.", "Gespeichert: %1.", "Sábháilte: %1.", "已保存：%1。"),
+        .statusSavedFlash: ("“%1”: %2.", "„%1“: %2.", "“%1”: %2.", "《%1》：%2。"),
+        .loggedForMember: ("Added to %1's reading log: %2.", "In das Lesetagebuch von %1 eingetragen: %2.", "Curtha le logleabhar léitheoireachta %1: %2.", "已记入 %1 的阅读记录：%2。"),
+        .readDeleted: ("Removed from the reading log.", "Aus dem Lesetagebuch entfernt.", "Bainte den logleabhar léitheoireachta.", "已从阅读记录中删除。"),
+        .readWant: ("Want to read", "Möchte ich lesen", "Le léamh", "想读"),
+        .readReading: ("Reading", "Lese ich", "Á léamh", "在读"),
+        .readFinished: ("Finished", "Gelesen", "Léite", "读完"),
+        .readDNF: ("Did not finish", "Abgebrochen", "Tréigthe", "弃读"),
+        .pageOfPercent: ("Page %1 of %2 · %3 %", "Seite %1 von %2 · %3 %", "Leathanach %1 de %2 · %3 %", "第 %1 页，共 %2 页 · %3%"),
+        .pageOnly: ("Page %1", "Seite %1", "Leathanach %1", "第 %1 页"),
+        .percentOnly: ("%1 %", "%1 %", "%1 %", "%1%"),
+        .pageField: ("Page", "Seite", "Leathanach", "页码"),
+        .pageFieldHint: ("A page (157), a percentage (40 %), pages read (+20) or a label (ix); or tap the microphone and say it.", "Eine Seite (157), ein Prozentwert (40 %), gelesene Seiten (+20) oder eine Bezeichnung (ix); oder tippen Sie aufs Mikrofon und sagen Sie es.", "Leathanach (157), céatadán (40 %), leathanaigh léite (+20) nó lipéad (ix); nó brúigh an micreafón agus abair é.", "页码（157）、百分比（40%）、读了多少页（+20）或页码标签（ix）；也可以点麦克风直接说。"),
+        .listening: ("Listening…", "Ich höre zu …", "Ag éisteacht…", "正在听…"),
+        .speakPage: ("Say the page", "Seite sagen", "Abair an leathanach", "说出页码"),
+        .saveProgress: ("Save", "Speichern", "Sábháil", "保存"),
+        .yourReading: ("Your reading", "Ihr Lesen", "Do léitheoireacht", "我的阅读"),
+        .startedOn: ("Started %1", "Begonnen am %1", "Tosaithe %1", "%1 开始"),
+        .finishedOn: ("Finished %1", "Beendet am %1", "Críochnaithe %1", "%1 读完"),
+        .navReading: ("Reading", "Lesen", "Léitheoireacht", "阅读"),
+        .readingStats: ("Statistics", "Statistik", "Staitisticí", "统计"),
+        .noReadingYet: ("Nothing on your reading list yet.", "Noch nichts auf Ihrer Leseliste.", "Níl aon rud ar do liosta léitheoireachta fós.", "你的阅读清单还是空的。"),
+        .noReadsHere: ("No books here yet.", "Hier sind noch keine Bücher.", "Níl aon leabhar anseo fós.", "这里还没有书。"),
+        .noReadingYetHint: ("Open a book and tap “Reading”, or type the page you are on.", "Öffnen Sie ein Buch und tippen Sie auf „Lese ich“ oder geben Sie die Seite ein, auf der Sie sind.", "Oscail leabhar agus brúigh “Á léamh”, nó clóscríobh an leathanach ar a bhfuil tú.", "打开一本书，点“在读”，或输入你读到的页码。"),
+        .yearInBooks: ("Your %1 in books", "Ihr Lesejahr %1", "Do %1 i leabhair", "你的 %1 阅读年"),
+        .goalFor: ("Goal for %1", "Ziel für %1", "Sprioc do %1", "%1 年目标"),
+        .goalRingTitle: ("%1 of %2 books read", "%1 von %2 Büchern gelesen", "%1 as %2 leabhar léite", "已读 %1 本，目标 %2 本"),
+        .goalBooks: ("Books", "Bücher", "Leabhair", "书"),
+        .goalPages: ("Pages", "Seiten", "Leathanaigh", "页数"),
+        .onPace: ("Right on pace", "Genau im Plan", "Díreach ar an luas ceart", "进度正好"),
+        .pagesGoalText: ("%1 of %2 pages", "%1 von %2 Seiten", "%1 as %2 leathanach", "%1 / %2 页"),
+        .setGoal: ("Save goal", "Ziel speichern", "Sábháil an sprioc", "保存目标"),
+        .currentStreak: ("Current streak", "Aktuelle Serie", "Sraith reatha", "当前连续"),
+        .longestStreak: ("Longest streak", "Längste Serie", "An tsraith is faide", "最长连续"),
+        .perMonth: ("Per month", "Pro Monat", "In aghaidh na míosa", "每月"),
+        .booksPerMonthTitle: ("Books finished per month in %1", "Ausgelesene Bücher pro Monat %1", "Leabhair críochnaithe in aghaidh na míosa in %1", "%1 年每月读完的书"),
+        .pagesPerMonthTitle: ("Pages read per month in %1", "Gelesene Seiten pro Monat %1", "Leathanaigh léite in aghaidh na míosa in %1", "%1 年每月读的页数"),
+        .readingNow: ("Reading now", "Lese ich gerade", "Á léamh anois", "正在读"),
+        .pagesPerDay: ("%1 pages a day", "%1 Seiten am Tag", "%1 leathanach sa lá", "每天 %1 页"),
+        .projectedFinish: ("done around %1", "fertig etwa am %1", "críochnaithe timpeall %1", "预计 %1 读完"),
+        .perYear: ("By year", "Nach Jahr", "De réir bliana", "按年"),
+        .yearCol: ("Year", "Jahr", "Bliain", "年份"),
+        .monthCol: ("Month", "Monat", "Mí", "月份"),
+        .byStatus: ("By status", "Nach Status", "De réir stádais", "按状态"),
+        .ratingsTitle: ("Ratings of books finished in %1", "Bewertungen der %1 ausgelesenen Bücher", "Rátálacha na leabhar a críochnaíodh in %1", "%1 年读完的书的评分"),
+        .topAuthors: ("Top authors", "Meistgelesene Autoren", "Na húdair is mó", "最常读的作者"),
+        .topCategories: ("Top categories", "Häufigste Kategorien", "Na catagóirí is mó", "最常读的分类"),
+        .longestBook: ("Longest book", "Längstes Buch", "An leabhar is faide", "最长的书"),
+        .shortestBook: ("Shortest book", "Kürzestes Buch", "An leabhar is giorra", "最短的书"),
+        .pageCountText: ("%1 pages", "%1 Seiten", "%1 leathanach", "%1 页"),
+        .showAsTable: ("Show as a table", "Als Tabelle zeigen", "Taispeáin mar thábla", "以表格显示"),
+        .logForMember: ("Reading log of a member", "Lesetagebuch eines Mitglieds", "Logleabhar léitheoireachta baill", "读者的阅读记录"),
+        .addToLog: ("Add to their log", "Eintragen", "Cuir lena logleabhar", "记入"),
+        .readingLog: ("Reading log", "Lesetagebuch", "Logleabhar léitheoireachta", "阅读记录"),
+        .noReadsForMember: ("No books in the reading log yet.", "Noch keine Bücher im Lesetagebuch.", "Níl aon leabhar sa logleabhar léitheoireachta fós.", "阅读记录里还没有书。"),
+        .removeFromLog: ("Remove", "Entfernen", "Bain", "删除"),
+        .logForMemberHint: ("To add a book, open it and use “Reading log of a member” with this card ID.", "Um ein Buch einzutragen, öffnen Sie es und nutzen Sie „Lesetagebuch eines Mitglieds“ mit dieser Ausweisnummer.", "Chun leabhar a chur leis, oscail é agus úsáid “Logleabhar léitheoireachta baill” leis an uimhir chárta seo.", "要记入一本书，请打开这本书，在“读者的阅读记录”中输入这个借书证号。"),
+        .whenField: ("When", "Wann", "Cathain", "时间"),
     ]
 }
 
@@ -810,6 +879,42 @@ extension P {
             .de: [.one: "%d Mitglied", .other: "%d Mitglieder"],
             .ga: [.one: "%d bhall", .two: "%d bhall", .few: "%d bhall", .many: "%d mball", .other: "%d ball"],
             .zh: [.other: "%d 位读者"],
+        ],
+        .readTimes: [
+            .en: [.one: "Read %d time", .other: "Read %d times"],
+            .de: [.one: "%d-mal gelesen", .other: "%d-mal gelesen"],
+            .ga: [.one: "Léite %d uair", .two: "Léite %d uair", .few: "Léite %d uair", .many: "Léite %d uair", .other: "Léite %d uair"],
+            .zh: [.other: "读过 %d 遍"],
+        ],
+        .booksAhead: [
+            .en: [.one: "%d book ahead of pace", .other: "%d books ahead of pace"],
+            .de: [.one: "%d Buch vor dem Plan", .other: "%d Bücher vor dem Plan"],
+            .ga: [.one: "%d leabhar chun tosaigh ar an luas", .two: "%d leabhar chun tosaigh ar an luas", .few: "%d leabhar chun tosaigh ar an luas", .many: "%d leabhar chun tosaigh ar an luas", .other: "%d leabhar chun tosaigh ar an luas"],
+            .zh: [.other: "比计划快 %d 本"],
+        ],
+        .booksBehind: [
+            .en: [.one: "%d book behind pace", .other: "%d books behind pace"],
+            .de: [.one: "%d Buch hinter dem Plan", .other: "%d Bücher hinter dem Plan"],
+            .ga: [.one: "%d leabhar taobh thiar den luas", .two: "%d leabhar taobh thiar den luas", .few: "%d leabhar taobh thiar den luas", .many: "%d leabhar taobh thiar den luas", .other: "%d leabhar taobh thiar den luas"],
+            .zh: [.other: "比计划慢 %d 本"],
+        ],
+        .pagesAhead: [
+            .en: [.one: "%d page ahead", .other: "%d pages ahead"],
+            .de: [.one: "%d Seite voraus", .other: "%d Seiten voraus"],
+            .ga: [.one: "%d leathanach chun tosaigh", .two: "%d leathanach chun tosaigh", .few: "%d leathanach chun tosaigh", .many: "%d leathanach chun tosaigh", .other: "%d leathanach chun tosaigh"],
+            .zh: [.other: "超前 %d 页"],
+        ],
+        .pagesBehind: [
+            .en: [.one: "%d page behind", .other: "%d pages behind"],
+            .de: [.one: "%d Seite zurück", .other: "%d Seiten zurück"],
+            .ga: [.one: "%d leathanach taobh thiar", .two: "%d leathanach taobh thiar", .few: "%d leathanach taobh thiar", .many: "%d leathanach taobh thiar", .other: "%d leathanach taobh thiar"],
+            .zh: [.other: "落后 %d 页"],
+        ],
+        .daysInARow: [
+            .en: [.one: "%d day", .other: "%d days"],
+            .de: [.one: "%d Tag", .other: "%d Tage"],
+            .ga: [.one: "%d lá", .two: "%d lá", .few: "%d lá", .many: "%d lá", .other: "%d lá"],
+            .zh: [.other: "%d 天"],
         ],
     ]
 }

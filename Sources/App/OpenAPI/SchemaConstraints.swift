@@ -31,6 +31,9 @@ enum Rule {
     static let coverURL: JSONValue = ["maxLength": .number(Double(CoverURL.maxLength)), "pattern": "^(https?://[A-Za-z0-9.-]+(:[0-9]{1,5})?(/[A-Za-z0-9._~%/-]*)?)?$"]
     static let email: JSONValue = ["format": "email", "maxLength": 320]
     static let rating: JSONValue = ["minimum": 0, "maximum": 5]
+    /// A moment that has happened (a day's slack for a phone's clock), from 1900 on.
+    /// (Its own format name, so the fuzzer makes moments that have happened: `date-time` is a due date there.)
+    static let pastMoment: JSONValue = ["format": "past-date-time", "description": "An ISO 8601 date-time from 1900 to at most a day ahead of the server's clock."]
     static let futureDate: JSONValue = ["format": "date-time", "description": "In the future, at most 365 days ahead (a due date)."]
 }
 

@@ -294,6 +294,64 @@ enum AccountError: DomainError, Equatable {
     }
 }
 
+// MARK: - Reading (E1–E3)
+
+enum ReadingError: DomainError, Equatable {
+    case readNotFound
+    case pageBeyondEnd(page: Int, pages: Int)
+    case noPageHeard(phrase: String)
+    case heardOutOfRange(Int)
+    case sayOneProgress
+    case momentInFuture
+    case unknownStatus(String)
+
+    var refusal: Refusal {
+        switch self {
+        case .readNotFound: .notFound
+        default: .invalid
+        }
+    }
+
+    var code: String {
+        switch self {
+        case .readNotFound: "not_found"
+        case .pageBeyondEnd: "page_beyond_end"
+        case .noPageHeard: "no_page_heard"
+        case .heardOutOfRange: "out_of_range"
+        case .sayOneProgress, .momentInFuture, .unknownStatus: "invalid"
+        }
+    }
+
+    var field: String? {
+        switch self {
+        case .pageBeyondEnd: "page"
+        case .noPageHeard, .heardOutOfRange: "phrase"
+        case .momentInFuture: "at"
+        case .unknownStatus: "status"
+        default: nil
+        }
+    }
+
+    var details: [String: String]? {
+        switch self {
+        case .pageBeyondEnd(_, let pages): ["pageCount": String(pages)]
+        default: nil
+        }
+    }
+
+    func message(_ t: Strings) -> String {
+        switch self {
+        case .readNotFound: t(.errReadNotFound)
+        case .pageBeyondEnd(let page, let pages): t.format(.errPageBeyondEnd, t.number(page), t.number(pages))
+        case .noPageHeard(let phrase): t.format(.errNoPageHeard, String(phrase.prefix(80)))
+        case .heardOutOfRange(let n): t.format(.errHeardOutOfRange, t.number(n))
+        case .sayOneProgress: t(.errSayOneProgress)
+        case .momentInFuture: t(.errMomentInFuture)
+        case .unknownStatus(let raw): t.format(.errUnknownReadStatus, String(raw.prefix(40)))
+        }
+    }
+}
+
 // MARK: - Lending and returning (the refusals of the domain rules themselves are `CirculationError`)
 
 enum LoanError: DomainError, Equatable {

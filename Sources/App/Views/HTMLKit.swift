@@ -123,6 +123,8 @@ enum Tag: String, Sendable {
     case a, article, button, dd, details, div, dl, dt, fieldset, footer, form, h1, h2, h3, header, img, input, label, legend, li, main
     case nav, ol, option, p, path, progress, section, select, small, span, strong, summary, svg, table, tbody, td, textarea, th, thead
     case datalist, time, tr, ul, video
+    // SVG charts
+    case figure, title, line, rect, circle, text
 }
 
 /// The attributes pages use: a misspelt attribute does not compile. Add a case to use another.
@@ -156,4 +158,13 @@ enum Attr: String, Sendable {
     case dataScanFor = "data-scan-for"
     case dataScanKind = "data-scan-kind"
     case dataSuggestMembers = "data-suggest-members"
+    case dataVoice = "data-voice"
+    case dataVoiceLang = "data-voice-lang"
+    case dataListening = "data-listening"
+    case maxlength, scope
+    // SVG
+    case x, y, x1, y1, x2, y2, rx, cx, cy, r, transform
+    case strokeDasharray = "stroke-dasharray"
+    case textAnchor = "text-anchor"
+    case ariaLabelledby = "aria-labelledby"
 }

@@ -76,6 +76,9 @@ enum Layout {
                         }
                     }
                     if let library = ctx.library {
+                        if ctx.may(.circulate) {
+                            H.el(.a, [.class: "more-link", .href: WebRoute.reading(library: library.id).path]) { Text(t(.navReading)) }
+                        }
                         H.el(.a, [.class: "more-link", .href: WebRoute.more(library: library.id).path]) { Text(t(.more)) }
                     }
                     if ctx.user != nil, ctx.library == nil {
@@ -93,6 +96,10 @@ enum Layout {
                         tab(t(.navCatalog), WebRoute.catalog(library: library.id).path, icon: "M4 4h4v16H4zM10 4h4v16h-4zM16 5l3.5-1 3 15.5-3.5 1z", ctx)
                         if ctx.may(.catalog) {
                             tab(t(.navAdd), WebRoute.add(library: library.id).path, icon: "M11 4h2v7h7v2h-7v7h-2v-7H4v-2h7z", ctx)
+                        }
+                        if !ctx.may(.circulate) {
+                            // A reader without lending rights (a child, a parent): their reading is their second tab.
+                            tab(t(.navReading), WebRoute.reading(library: library.id).path, icon: "M4 5c3-1 6-1 8 1 2-2 5-2 8-1v14c-3-1-6-1-8 1-2-2-5-2-8-1zm8 2v11m0-11", ctx)
                         }
                         if ctx.may(.circulate) {
                             tab(t(.navCheckout), WebRoute.checkout(library: library.id).path, icon: "M12 3l5 5h-3v6h-4V8H7zM4 15h2v4h12v-4h2v6H4z", ctx)

@@ -55,6 +55,13 @@ enum WebRoute: Sendable, Equatable {
     case wishlist(library: UUID)
     case wishlistAcquire(library: UUID, title: UUID)
     case wishlistDelete(library: UUID, title: UUID)
+    case reading(library: UUID)
+    case readingStats(library: UUID)
+    case readingGoal(library: UUID)
+    case titleProgress(library: UUID, title: UUID)
+    case titleReadStatus(library: UUID, title: UUID)
+    case titleMemberRead(library: UUID, title: UUID)
+    case readDelete(library: UUID, read: UUID)
 
     /// One piece of a path: fixed text, or a parameter (its name when registering, its value in a link).
     enum Segment: Sendable, Equatable {
@@ -115,6 +122,13 @@ enum WebRoute: Sendable, Equatable {
         case .wishlist(let library): Self.library(library) + [.fixed("wishlist")]
         case .wishlistAcquire(let library, let title): Self.library(library) + [.fixed("wishlist"), .parameter(name: "titleID", value: title.uuidString), .fixed("acquire")]
         case .wishlistDelete(let library, let title): Self.library(library) + [.fixed("wishlist"), .parameter(name: "titleID", value: title.uuidString), .fixed("delete")]
+        case .reading(let library): Self.library(library) + [.fixed("reading")]
+        case .readingStats(let library): Self.library(library) + [.fixed("reading"), .fixed("stats")]
+        case .readingGoal(let library): Self.library(library) + [.fixed("reading"), .fixed("goal")]
+        case .titleProgress(let library, let title): Self.title(library: library, title: title).segments + [.fixed("progress")]
+        case .titleReadStatus(let library, let title): Self.title(library: library, title: title).segments + [.fixed("reading-status")]
+        case .titleMemberRead(let library, let title): Self.title(library: library, title: title).segments + [.fixed("member-read")]
+        case .readDelete(let library, let read): Self.library(library) + [.fixed("reading"), .parameter(name: "readID", value: read.uuidString), .fixed("delete")]
         }
     }
 

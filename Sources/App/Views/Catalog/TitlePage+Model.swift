@@ -12,6 +12,8 @@ struct TitlePage: Sendable {
     var maxRenewals: Int
     /// Who borrowed it and when, newest first (for staff who lend).
     var history: [LoanDTO]
+    /// The signed-in reader's own reading of it (E1).
+    var reading: ReadingCard
 
     static let historyLength = 50
 
@@ -20,6 +22,7 @@ struct TitlePage: Sendable {
         return TitlePage(libraryID: library.libraryID, detail: try await TitleQuery.detail(titleID, libraryID: library.libraryID, now: now, on: db),
                          canEdit: library.role.may(.catalog), canLend: canLend, maxRenewals: library.policy.maxRenewals,
                          history: canLend ? try await Circulation.history(titleID: titleID, libraryID: library.libraryID, limit: historyLength,
-                                                                          now: now, on: db) : [])
+                                                                          now: now, on: db) : [],
+                         reading: try await ReadingCard.make(titleID: titleID, library: library, on: db))
     }
 }

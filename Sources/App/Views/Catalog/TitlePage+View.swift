@@ -41,6 +41,7 @@ extension TitlePage {
                     if canEdit, !d.copies.isEmpty { H.link(t(.printLabels), WebRoute.copyLabels(library: lib, title: d.id).path, cls: "button quiet") }
                     H.el(.button, [.type: "button", .class: "button quiet", .dataShare: d.title, .dataShareText: d.title + (d.authors.first.map { " — " + $0 } ?? ""), .hidden: ""]) { Text(t(.share)) }
                 }
+                if !d.wishlist { reading.render(page) }
                 H.el(.dl, [.class: "facts"]) {
                     Components.fact(t(.isbn), d.isbnHyphenated)
                     Components.fact(t(.publisher), d.publisher)
@@ -62,6 +63,25 @@ extension TitlePage {
                             }
                         } else {
                             for para in paragraphs { H.el(.p, [:]) { Text(para) } }
+                        }
+                    }
+                }
+                if canLend, !d.wishlist {
+                    H.el(.section, [.id: "member-reading"]) {
+                        H.el(.h2, [:]) { Text(t(.logForMember)) }
+                        H.form(WebRoute.titleMemberRead(library: lib, title: d.id).path, csrf: page.csrf, attrs: [.class: "member-read"]) {
+                            H.field(t(.memberCard), name: "cardId", id: "f-log-card",
+                                    extra: [.autocomplete: "off", .autocapitalize: "characters", .list: "member-suggestions", .dataSuggestMembers: APILink.members(library: lib).path])
+                            H.el(.datalist, [.id: "member-suggestions"]) { EmptyComponent() }
+                            H.el(.div, [.class: "field"]) {
+                                H.el(.label, [.for: "f-log-status"]) { Text(t(.status)) }
+                                H.el(.select, [.id: "f-log-status", .name: "status"]) {
+                                    for status in [ReadStatus.finished, .reading, .wantToRead, .didNotFinish] {
+                                        H.el(.option, [.value: status.rawValue]) { Text(ReadingCard.statusName(status, t: t)) }
+                                    }
+                                }
+                            }
+                            H.button(t(.addToLog), kind: "quiet")
                         }
                     }
                 }

@@ -8,9 +8,17 @@ struct MemberPage: Sendable {
     var detail: MemberDetail
     var mayEdit: Bool
     var maxRenewals: Int
+    /// The member's reading log (E1), kept by staff: newest first.
+    var reads: [ReadDTO]
+    var readsTotal: Int
+
+    static let readsShown = 50
 
     static func make(memberID: UUID, library: LibraryContext, now: Date, on db: any Database) async throws -> MemberPage {
-        MemberPage(libraryID: library.libraryID, detail: try await Members.detail(memberID, libraryID: library.libraryID, now: now, on: db),
-                   mayEdit: library.role.may(.manageMembers), maxRenewals: library.policy.maxRenewals)
+        let reader = Reader.member(memberID)
+        return MemberPage(libraryID: library.libraryID, detail: try await Members.detail(memberID, libraryID: library.libraryID, now: now, on: db),
+                          mayEdit: library.role.may(.manageMembers), maxRenewals: library.policy.maxRenewals,
+                          reads: try await ReadingLog.list(reader: reader, status: nil, libraryID: library.libraryID, limit: readsShown, offset: 0, on: db),
+                          readsTotal: try await ReadingLog.count(reader: reader, status: nil, libraryID: library.libraryID, on: db))
     }
 }

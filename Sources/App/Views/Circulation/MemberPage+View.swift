@@ -1,5 +1,6 @@
 import Foundation
 import Plot
+import ShelfmarkCore
 
 extension MemberPage {
     func render(_ page: PageContext) -> HTML {
@@ -20,6 +21,36 @@ extension MemberPage {
                 H.form(WebRoute.memberReturnAll(library: lib, member: d.member.id).path, csrf: page.csrf, attrs: [.class: "inline"]) {
                     H.button(t(.returnAll), kind: "quiet")
                 }
+            }
+            H.el(.section, [.id: "reading"]) {
+                H.el(.h2, [:]) { Text(t(.readingLog)) }
+                if reads.isEmpty {
+                    H.el(.p, [.class: "empty"]) { Text(t(.noReadsForMember)) }
+                } else {
+                    H.el(.ul, [.class: "reads"]) {
+                        for read in reads {
+                            H.el(.li, [.class: "read"]) {
+                                H.el(.div, [.class: "read-head"]) {
+                                    if let titleID = read.titleId {
+                                        H.el(.a, [.href: WebRoute.title(library: lib, title: titleID).path, .class: "title"]) { Text(read.title) }
+                                    } else {
+                                        H.el(.span, [.class: "title"]) { Text(read.title) }
+                                    }
+                                    H.el(.span, [.class: "status"]) {
+                                        Text(ReadingCard.statusName(ReadStatus(rawValue: read.status) ?? .wantToRead, t: t)
+                                             + (read.finishedAt.map { " · " + t.date($0) } ?? read.startedAt.map { " · " + t.date($0) } ?? ""))
+                                    }
+                                }
+                                H.form(WebRoute.readDelete(library: lib, read: read.id).path, csrf: page.csrf, attrs: [.class: "inline"]) {
+                                    H.void(.input, [.type: "hidden", .name: "member", .value: d.member.id.uuidString])
+                                    H.button(t(.removeFromLog), kind: "quiet small")
+                                }
+                            }
+                        }
+                    }
+                    if readsTotal > reads.count { H.el(.p, [.class: "hint"]) { Text(t.format(.showingRange, "1", t.number(reads.count), t.number(readsTotal))) } }
+                }
+                H.el(.p, [.class: "hint"]) { Text(t(.logForMemberHint)) }
             }
             H.el(.h2, [:]) { Text(t(.loanHistory)) }
             if d.history.isEmpty {

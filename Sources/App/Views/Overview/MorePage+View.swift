@@ -9,6 +9,8 @@ extension MorePage {
         return Layout.page(page, title: t(.more)) {
             H.el(.h1, [:]) { Text(t(.more)) }
             H.el(.ul, [.class: "menu"]) {
+                H.el(.li, [:]) { H.link(t(.navReading), WebRoute.reading(library: lib).path) }
+                H.el(.li, [:]) { H.link(t(.readingStats), WebRoute.readingStats(library: lib).path) }
                 H.el(.li, [:]) { H.link(t(.dashboard), WebRoute.dashboard(library: lib).path) }
                 H.el(.li, [:]) { H.link(t(.wishlist), WebRoute.wishlist(library: lib).path) }
                 H.el(.li, [:]) { H.link(t(.activity), WebRoute.activity(library: lib).path) }

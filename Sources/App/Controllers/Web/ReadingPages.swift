@@ -1,0 +1,133 @@
+import Fluent
+import Foundation
+import Plot
+import ShelfmarkCore
+import Vapor
+
+/// Reading life on the web (E1–E3): the reading card on a book's page (status in one tap, the page
+/// typed or said), the Reading list, the statistics with the year's goal, and a member's reading log
+/// kept by staff.
+enum ReadingPages {
+    static func register(_ web: any RoutesBuilder) {
+        web.get(.reading(library: .pattern), use: list)
+        web.get(.readingStats(library: .pattern), use: stats)
+        web.post(.readingGoal(library: .pattern), use: setGoal)
+        web.post(.titleProgress(library: .pattern, title: .pattern), use: progress)
+        web.post(.titleReadStatus(library: .pattern, title: .pattern), use: setStatus)
+        web.post(.titleMemberRead(library: .pattern, title: .pattern), use: logForMember)
+        web.post(.readDelete(library: .pattern, read: .pattern), use: deleteRead)
+    }
+
+    @Sendable static func list(req: Request) async throws -> HTML {
+        let ctx = try await req.library(.read)
+        let show = req.query[String.self, at: "show"].flatMap(ReadStatus.init(rawValue:)) ?? .reading
+        return try await ReadingPage.make(show: show, paging: Paging(req.query[Int.self, at: "page"]), library: ctx, on: req.db)
+            .render(try await req.page(library: ctx))
+    }
+
+    @Sendable static func stats(req: Request) async throws -> HTML {
+        let ctx = try await req.library(.read)
+        let thisYear = ctx.policy.calendar.component(.year, from: req.now)
+        let year = min(max(req.query[Int.self, at: "year"] ?? thisYear, ReadingLog.goalYears.lowerBound), ReadingLog.goalYears.upperBound)
+        return try await ReadingStatsPage.make(year: year, thisYear: thisYear, library: ctx, scope: req.scope(ctx))
+            .render(try await req.page(library: ctx))
+    }
+
+    @Sendable static func setGoal(req: Request) async throws -> Response {
+        let ctx = try await req.library(.read)
+        let year = try req.formInt("year") ?? ctx.policy.calendar.component(.year, from: req.now)
+        let back = WebRoute.readingStats(library: ctx.libraryID).path(query: [("year", String(year))])
+        return try await req.seeOther(back) {
+            _ = try await ReadingLog.setGoal(year: year, books: try req.formInt("books"), pages: try req.formInt("pages"),
+                                             reader: .user(ctx.user.id), in: req.scope(ctx))
+            return req.t(.goalSaved)
+        }
+    }
+
+    /// Where a reading form goes back to: the Reading list, or the book (never a address from the form).
+    static func back(_ req: Request, library: UUID, title: UUID) -> String {
+        req.formText("back") == "reading" ? WebRoute.reading(library: library).path : WebRoute.title(library: library, title: title).path + "#reading"
+    }
+
+    /// The page field takes what a reader types or says: "157", "40 %", "+20", "page 157", or a label
+    /// ("ix"); the microphone's transcript comes as `phrase`.
+    @Sendable static func progress(req: Request) async throws -> Response {
+        let ctx = try await req.library(.read)
+        let titleID = try req.uuid("titleID")
+        let t = req.t(ctx)
+        return try await req.seeOther(back(req, library: ctx.libraryID, title: titleID)) {
+            var input = ProgressInput()
+            let typed = req.formText("page")
+            if let phrase = req.formText("phrase") {
+                input.phrase = phrase
+            } else if let typed {
+                if let n = Int(typed) { input.page = n } else {
+                    do throws(SpokenProgress.Problem) {
+                        _ = try SpokenProgress.parse(String(typed.prefix(SpokenProgress.maxPhraseLength)), language: req.lang.spoken)
+                        input.phrase = typed
+                    } catch .noNumber where typed.count <= ProgressEntry.labelMaxLength {
+                        input.label = typed
+                    } catch {
+                        input.phrase = typed
+                    }
+                }
+            } else {
+                throw ReadingError.noPageHeard(phrase: "")
+            }
+            let read = try await ReadingLog.progressOnTitle(titleID, input, reader: .user(ctx.user.id), language: req.lang.spoken, in: req.scope(ctx))
+            if read.status == ReadStatus.finished.rawValue { return t.format(.finishedFlash, read.title) }
+            return t.format(.progressSaved, ReadingCard.positionText(read, t: t))
+        }
+    }
+
+    @Sendable static func setStatus(req: Request) async throws -> Response {
+        let ctx = try await req.library(.read)
+        let titleID = try req.uuid("titleID")
+        let t = req.t(ctx)
+        return try await req.seeOther(back(req, library: ctx.libraryID, title: titleID)) {
+            let status = try ReadingLog.parseStatus(req.formText("status") ?? "")
+            let reader = Reader.user(ctx.user.id)
+            let reads = try await ReadingLog.list(reader: reader, status: nil, titleID: titleID, libraryID: ctx.libraryID, limit: 1, offset: 0, on: req.db)
+            let read: ReadDTO
+            if let latest = reads.first, latest.status != ReadStatus.finished.rawValue || status == .finished || status == .didNotFinish {
+                read = try await ReadingLog.update(latest.id, ReadPatch(status: status.rawValue), reader: reader, in: req.scope(ctx))
+            } else {
+                // Nothing yet, or a finished read: a new read (reading a finished book again is a re-read).
+                read = try await ReadingLog.start(ReadInput(titleId: titleID, status: status.rawValue), reader: reader, in: req.scope(ctx))
+            }
+            return t.format(.statusSavedFlash, read.title, ReadingCard.statusName(status, t: t))
+        }
+    }
+
+    /// Staff who lend keep a member's reading log from the book's page: card ID and what they did.
+    @Sendable static func logForMember(req: Request) async throws -> Response {
+        let ctx = try await req.library(.circulate)
+        let titleID = try req.uuid("titleID")
+        let t = req.t(ctx)
+        return try await req.seeOther(WebRoute.title(library: ctx.libraryID, title: titleID).path + "#member-reading") {
+            let card = try Check.required(req.formText("cardId"), field: "cardId", max: 64)
+            guard let memberID = try await Lookup.member(card: card, library: ctx.libraryID, on: req.db) else {
+                throw CirculationError.memberNotFound(card)
+            }
+            let member = try await Members.find(memberID, library: ctx.libraryID, on: req.db)
+            let status = try ReadingLog.parseStatus(req.formText("status") ?? ReadStatus.finished.rawValue)
+            _ = try await ReadingLog.start(ReadInput(titleId: titleID, status: status.rawValue), reader: .member(memberID), in: req.scope(ctx))
+            return t.format(.loggedForMember, member.fullName, ReadingCard.statusName(status, t: t))
+        }
+    }
+
+    @Sendable static func deleteRead(req: Request) async throws -> Response {
+        let ctx = try await req.library(.read)
+        let readID = try req.uuid("readID")
+        var reader = Reader.user(ctx.user.id)
+        var back = WebRoute.reading(library: ctx.libraryID).path
+        if let raw = req.formText("member"), let memberID = UUID(uuidString: raw) {
+            reader = try await ReadingController.reader(req, ctx, memberID: memberID)
+            back = WebRoute.member(library: ctx.libraryID, member: memberID).path + "#reading"
+        }
+        return try await req.seeOther(back) {
+            try await ReadingLog.delete(readID, reader: reader, in: req.scope(ctx))
+            return req.t(.readDeleted)
+        }
+    }
+}

@@ -1,0 +1,86 @@
+import Fluent
+import Foundation
+import ShelfmarkCore
+
+/// Whose reading: a user account (their own, private to them) or a member without a login (a log
+/// kept by the library's staff).
+enum Reader: Sendable, Equatable, Hashable {
+    case user(UUID)
+    case member(UUID)
+
+    /// The goal table's key: one goal per reader and year.
+    var key: String {
+        switch self {
+        case .user(let id): "u:\(id.uuidString)"
+        case .member(let id): "m:\(id.uuidString)"
+        }
+    }
+    var userID: UUID? { if case .user(let id) = self { id } else { nil } }
+    var memberID: UUID? { if case .member(let id) = self { id } else { nil } }
+}
+
+/// One reading of a title by a reader (E1). A re-read is a new read. The position is kept here,
+/// derived from the events, so lists do not read the events.
+final class Read: Model, @unchecked Sendable {
+    static let schema = "reads"
+
+    @ID(key: .id) var id: UUID?
+    @Parent(key: "library_id") var library: Library
+    @OptionalField(key: "user_id") var userID: UUID?
+    @OptionalField(key: "member_id") var memberID: UUID?
+    @OptionalField(key: "title_id") var titleID: UUID?
+    @Field(key: "title_text") var titleText: String
+    @OptionalField(key: "author_text") var authorText: String?
+    @OptionalField(key: "page_count") var pageCount: Int?
+    @Field(key: "status") var status: String
+    @OptionalField(key: "started_at") var startedAt: Date?
+    @OptionalField(key: "finished_at") var finishedAt: Date?
+    @OptionalField(key: "rating") var rating: Double?
+    @OptionalField(key: "review") var review: String?
+    @OptionalField(key: "progress_page") var progressPage: Int?
+    @OptionalField(key: "progress_fraction") var progressFraction: Double?
+    @OptionalField(key: "progress_label") var progressLabel: String?
+    @OptionalField(key: "last_progress_at") var lastProgressAt: Date?
+    @Field(key: "created_at") var createdAt: Date
+    @Field(key: "updated_at") var updatedAt: Date
+
+    init() {}
+
+    var readStatus: ReadStatus { ReadStatus(rawValue: status) ?? .wantToRead }
+    var reader: Reader? { userID.map(Reader.user) ?? memberID.map(Reader.member) }
+    var position: ReadPosition { ReadPosition(page: progressPage, label: progressLabel, fraction: progressFraction) }
+}
+
+/// One progress event (E1): append-only; its id may be chosen by the client, so an event sent
+/// twice (an offline client retrying) is recorded once.
+final class ProgressEvent: Model, @unchecked Sendable {
+    static let schema = "progress_events"
+
+    @ID(key: .id) var id: UUID?
+    @Parent(key: "read_id") var read: Read
+    @Field(key: "at") var at: Date
+    @Field(key: "unit") var unit: String
+    @OptionalField(key: "value") var value: Int?
+    @OptionalField(key: "label") var label: String?
+    @Field(key: "created_at") var createdAt: Date
+
+    init() {}
+
+    var entry: ProgressEntry { ProgressEntry(at: at, kind: ProgressUnit(rawValue: unit) ?? .page, value: value, label: label) }
+}
+
+/// A reader's goal for a year (E3): books, pages, or both.
+final class ReadingGoal: Model, @unchecked Sendable {
+    static let schema = "reading_goals"
+
+    @ID(key: .id) var id: UUID?
+    @Parent(key: "library_id") var library: Library
+    @OptionalField(key: "user_id") var userID: UUID?
+    @OptionalField(key: "member_id") var memberID: UUID?
+    @Field(key: "reader_key") var readerKey: String
+    @Field(key: "year") var year: Int
+    @OptionalField(key: "books") var books: Int?
+    @OptionalField(key: "pages") var pages: Int?
+
+    init() {}
+}

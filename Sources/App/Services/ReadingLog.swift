@@ -1,0 +1,427 @@
+import Fluent
+import FluentSQL
+import Foundation
+import ShelfmarkCore
+import SQLKit
+
+/// Reading life (E1–E3): reads, progress events, goals and statistics, for a reader — a user account
+/// (private to them) or a member without a login (staff who lend keep the log). Every call is
+/// scoped to the library and the reader: another reader's read is "not found".
+enum ReadingLog {
+    static let listLimit = 200
+    /// How far ahead of the server's clock an event may be dated (a phone's clock runs a little fast).
+    static let futureSlack: TimeInterval = 86_400
+
+    // MARK: Reads
+
+    static func start(_ input: ReadInput, reader: Reader, in scope: Scope) async throws -> ReadDTO {
+        let title = try await Catalog.find(input.titleId, library: scope.libraryID, on: scope.db)
+        let status = try input.status.map(parseStatus) ?? .wantToRead
+        let rating = try checkedRating(input.rating)
+        let review = try Check.optional(input.review, field: "review", max: 20_000)
+        try checkMoment(input.startedAt, scope: scope)
+        try checkMoment(input.finishedAt, scope: scope)
+        return try await scope.gate.transaction(on: scope.db) { db in
+            let read = Read()
+            read.id = UUID()
+            read.$library.id = scope.libraryID
+            read.userID = reader.userID
+            read.memberID = reader.memberID
+            read.titleID = title.id
+            read.titleText = title.title
+            read.authorText = title.authors.first
+            read.pageCount = title.pageCount
+            read.status = status.rawValue
+            read.startedAt = input.startedAt ?? (status == .wantToRead ? nil : scope.now)
+            read.finishedAt = input.finishedAt ?? (status == .finished || status == .didNotFinish ? scope.now : nil)
+            read.rating = rating
+            read.review = review
+            read.createdAt = scope.now
+            read.updatedAt = scope.now
+            derive(read, events: [])
+            try await read.create(on: db)
+            return read.dto
+        }
+    }
+
+    static func update(_ id: UUID, _ patch: ReadPatch, reader: Reader, in scope: Scope) async throws -> ReadDTO {
+        let status = try patch.status.map(parseStatus)
+        let rating = try checkedRating(patch.rating)
+        let review = try Check.optional(patch.review, field: "review", max: 20_000)
+        try checkMoment(patch.startedAt, scope: scope)
+        try checkMoment(patch.finishedAt, scope: scope)
+        return try await scope.gate.transaction(on: scope.db) { db in
+            let read = try await find(id, reader: reader, library: scope.libraryID, on: db)
+            if let status, status != read.readStatus {
+                read.status = status.rawValue
+                switch status {
+                case .reading: if read.startedAt == nil { read.startedAt = scope.now }; read.finishedAt = nil
+                case .finished, .didNotFinish:
+                    if read.startedAt == nil { read.startedAt = read.lastProgressAt ?? scope.now }
+                    read.finishedAt = scope.now
+                case .wantToRead: read.startedAt = nil; read.finishedAt = nil
+                }
+            }
+            if let started = patch.startedAt { read.startedAt = started }
+            if let finished = patch.finishedAt { read.finishedAt = finished }
+            if patch.rating != nil { read.rating = rating }
+            if patch.review != nil { read.review = review }
+            read.updatedAt = scope.now
+            derive(read, events: try await entries(of: read.id!, on: db))
+            try await read.save(on: db)
+            return read.dto
+        }
+    }
+
+    static func delete(_ id: UUID, reader: Reader, in scope: Scope) async throws {
+        try await scope.gate.transaction(on: scope.db) { db in
+            let read = try await find(id, reader: reader, library: scope.libraryID, on: db)
+            try await read.delete(on: db)
+        }
+    }
+
+    static func detail(_ id: UUID, reader: Reader, libraryID: UUID, on db: any Database) async throws -> ReadDetail {
+        let read = try await find(id, reader: reader, library: libraryID, on: db)
+        let events = try await ProgressEvent.query(on: db).filter(\.$read.$id == id).sort(\.$at).sort(\.$createdAt).all()
+        return ReadDetail(read: read.dto, events: events.map {
+            ProgressEventDTO(id: $0.id!, at: $0.at, unit: $0.unit, value: $0.value, label: $0.label)
+        })
+    }
+
+    /// The reader's reads, newest activity first, optionally of one status or one title.
+    static func list(reader: Reader, status: ReadStatus?, titleID: UUID? = nil, libraryID: UUID, limit: Int, offset: Int,
+                     on db: any Database) async throws -> [ReadDTO] {
+        var query = readsOf(reader, libraryID: libraryID, on: db)
+        if let status { query = query.filter(\.$status == status.rawValue) }
+        if let titleID { query = query.filter(\.$titleID == titleID) }
+        return try await query.sort(\.$updatedAt, .descending).sort(\.$id).range(offset..<(offset + limit)).all().map(\.dto)
+    }
+
+    static func count(reader: Reader, status: ReadStatus?, libraryID: UUID, on db: any Database) async throws -> Int {
+        var query = readsOf(reader, libraryID: libraryID, on: db)
+        if let status { query = query.filter(\.$status == status.rawValue) }
+        return try await query.count()
+    }
+
+    // MARK: Progress
+
+    /// Records one progress event on a read and derives its position and status again from all its
+    /// events in time order. An event whose id is already recorded is not recorded again.
+    static func addProgress(_ input: ProgressInput, to id: UUID, reader: Reader, language: SpokenProgress.Language,
+                            in scope: Scope) async throws -> ReadDTO {
+        let entry = try progressEntry(input, language: language, scope: scope)
+        return try await scope.gate.transaction(on: scope.db) { db in
+            let read = try await find(id, reader: reader, library: scope.libraryID, on: db)
+            return try await record(entry, eventID: input.id, on: read, scope: scope, db: db)
+        }
+    }
+
+    /// Progress on a title: on the reader's open read of it (want to read, reading or stopped), or on
+    /// a new read when there is none (a finished book read again is a re-read).
+    static func progressOnTitle(_ titleID: UUID, _ input: ProgressInput, reader: Reader, language: SpokenProgress.Language,
+                                in scope: Scope) async throws -> ReadDTO {
+        let title = try await Catalog.find(titleID, library: scope.libraryID, on: scope.db)
+        let entry = try progressEntry(input, language: language, scope: scope)
+        return try await scope.gate.transaction(on: scope.db) { db in
+            if let eventID = input.id, let done = try await ProgressEvent.query(on: db).filter(\.$id == eventID).with(\.$read).first(),
+               done.read.reader == reader, done.read.$library.id == scope.libraryID {
+                return done.read.dto
+            }
+            let open = try await readsOf(reader, libraryID: scope.libraryID, on: db).filter(\.$titleID == titleID)
+                .filter(\.$status != ReadStatus.finished.rawValue).sort(\.$updatedAt, .descending).first()
+            let read: Read
+            if let open {
+                read = open
+            } else {
+                read = Read()
+                read.id = UUID()
+                read.$library.id = scope.libraryID
+                read.userID = reader.userID
+                read.memberID = reader.memberID
+                read.titleID = titleID
+                read.titleText = title.title
+                read.authorText = title.authors.first
+                read.status = ReadStatus.wantToRead.rawValue
+                read.createdAt = scope.now
+                read.updatedAt = scope.now
+                try await read.create(on: db)
+            }
+            read.pageCount = title.pageCount
+            return try await record(entry, eventID: input.id, on: read, scope: scope, db: db)
+        }
+    }
+
+    private static func record(_ entry: ProgressEntry, eventID: UUID?, on read: Read, scope: Scope, db: any Database) async throws -> ReadDTO {
+        if let eventID, try await ProgressEvent.find(eventID, on: db) != nil { return read.dto }
+        if entry.kind == .page, let page = entry.value, let pages = read.pageCount, pages > 0, page > pages {
+            throw ReadingError.pageBeyondEnd(page: page, pages: pages)
+        }
+        let event = ProgressEvent()
+        event.id = eventID ?? UUID()
+        event.$read.id = read.id!
+        event.at = entry.at
+        event.unit = entry.kind.rawValue
+        event.value = entry.value
+        event.label = entry.label
+        event.createdAt = scope.now
+        try await event.create(on: db)
+        let events = try await entries(of: read.id!, on: db)
+        let before = read.readStatus
+        derive(read, events: events)
+        if read.readStatus != before {
+            if read.startedAt == nil { read.startedAt = events.first?.at ?? entry.at }
+            if read.readStatus == .finished { read.finishedAt = entry.at }
+            if read.readStatus == .reading { read.finishedAt = nil }
+        }
+        if read.startedAt == nil, read.readStatus != .wantToRead { read.startedAt = events.first?.at }
+        read.updatedAt = scope.now
+        try await read.save(on: db)
+        return read.dto
+    }
+
+    /// The read's position and status from its events (status only moves forward from progress;
+    /// the reader's own choice of status is kept otherwise).
+    private static func derive(_ read: Read, events: [ProgressEntry]) {
+        let position = ReadingRules.position(of: events, pageCount: read.pageCount, status: read.readStatus)
+        read.progressPage = position.page
+        read.progressFraction = position.fraction
+        read.progressLabel = position.label
+        read.lastProgressAt = events.last?.at
+        read.status = ReadingRules.status(after: position, was: read.readStatus).rawValue
+        if read.readStatus == .finished {
+            read.progressFraction = 1
+            if let pages = read.pageCount { read.progressPage = pages }
+        }
+    }
+
+    private static func entries(of readID: UUID, on db: any Database) async throws -> [ProgressEntry] {
+        try await ProgressEvent.query(on: db).filter(\.$read.$id == readID).sort(\.$at).sort(\.$createdAt).all().map(\.entry)
+    }
+
+    /// The one event a progress input describes: a page, a percentage, pages read, a label, or a
+    /// phrase read by `SpokenProgress`.
+    static func progressEntry(_ input: ProgressInput, language: SpokenProgress.Language, scope: Scope) throws -> ProgressEntry {
+        let at = input.at ?? scope.now
+        try checkMoment(at, scope: scope)
+        let label = try Check.optional(input.label, field: "label", max: ProgressEntry.labelMaxLength)
+        let phrase = try Check.optional(input.phrase, field: "phrase", max: SpokenProgress.maxPhraseLength)
+        let given = [input.page != nil, input.percent != nil, input.pagesRead != nil, phrase != nil].filter { $0 }.count
+        guard given == 1 || (given == 0 && label != nil) else {
+            throw ReadingError.sayOneProgress
+        }
+        if let phrase {
+            let spoken: SpokenProgress
+            do {
+                spoken = try SpokenProgress.parse(phrase, language: language)
+            } catch .noNumber {
+                throw ReadingError.noPageHeard(phrase: phrase)
+            } catch .outOfRange(let n) {
+                throw ReadingError.heardOutOfRange(n)
+            }
+            switch spoken {
+            case .page(let p): return ProgressEntry(at: at, kind: .page, value: p, label: label)
+            case .percent(let p): return ProgressEntry(at: at, kind: .percent, value: p)
+            case .pagesRead(let n): return ProgressEntry(at: at, kind: .pagesRead, value: n)
+            }
+        }
+        if let page = try Check.range(input.page, SpokenProgress.pageRange, field: "page") {
+            return ProgressEntry(at: at, kind: .page, value: page, label: label)
+        }
+        if let percent = try Check.range(input.percent, SpokenProgress.percentRange, field: "percent") {
+            return ProgressEntry(at: at, kind: .percent, value: percent)
+        }
+        if let n = try Check.range(input.pagesRead, SpokenProgress.pageRange, field: "pagesRead") {
+            return ProgressEntry(at: at, kind: .pagesRead, value: n)
+        }
+        guard let label else { throw ReadingError.sayOneProgress }
+        return ProgressEntry(at: at, kind: .page, value: nil, label: label)
+    }
+
+    // MARK: Goals
+
+    static func setGoal(year: Int, books: Int?, pages: Int?, reader: Reader, in scope: Scope) async throws -> GoalDTO {
+        _ = try Check.range(year, goalYears, field: "year")
+        let books = try Check.range(books, 1...10_000, field: "books")
+        let pages = try Check.range(pages, 1...10_000_000, field: "pages")
+        try await scope.gate.transaction(on: scope.db) { db in
+            let existing = try await ReadingGoal.query(on: db).filter(\.$library.$id == scope.libraryID)
+                .filter(\.$readerKey == reader.key).filter(\.$year == year).first()
+            if books == nil && pages == nil {
+                try await existing?.delete(on: db)
+                return
+            }
+            let goal = existing ?? ReadingGoal()
+            goal.$library.id = scope.libraryID
+            goal.userID = reader.userID
+            goal.memberID = reader.memberID
+            goal.readerKey = reader.key
+            goal.year = year
+            goal.books = books
+            goal.pages = pages
+            try await goal.save(on: db)
+        }
+        let stats = try await stats(year: year, reader: reader, in: scope)
+        return stats.goal ?? GoalDTO(year: year, books: nil, pages: nil, booksDone: stats.books, pagesDone: stats.pages)
+    }
+
+    static let goalYears = 1900...2200
+
+    // MARK: Statistics
+
+    /// E3: a reader's year: books and pages per month and per year, streaks, goal pace, statuses,
+    /// ratings, top authors and categories, longest and shortest book, and each current read's pace.
+    static func stats(year: Int, reader: Reader, in scope: Scope) async throws -> ReadingStatsDTO {
+        _ = try Check.range(year, goalYears, field: "year")
+        let db = scope.db
+        let calendar = scope.library.policy.calendar
+        let reads = try await readsOf(reader, libraryID: scope.libraryID, on: db).all()
+        let ids = reads.compactMap(\.id)
+        var eventsByRead: [UUID: [ProgressEntry]] = [:]
+        if !ids.isEmpty {
+            let rows = try await db.sql.raw("""
+                SELECT e.read_id, e.at, e.unit, e.value FROM progress_events e JOIN reads r ON r.id = e.read_id
+                WHERE r.library_id = \(bind: scope.libraryID) AND \(readerCondition(reader))
+                ORDER BY e.read_id, e.at, e.created_at
+                """).all()
+            for row in rows {
+                let readID = try row.decode(column: "read_id", as: UUID.self)
+                eventsByRead[readID, default: []].append(ProgressEntry(
+                    at: try row.decode(column: "at", as: Date.self),
+                    kind: ProgressUnit(rawValue: try row.decode(column: "unit", as: String.self)) ?? .page,
+                    value: try row.decode(column: "value", as: Int?.self)))
+            }
+        }
+        var months = (1...12).map { ReadingStatsDTO.Month(month: $0, books: 0, pages: 0) }
+        var years: [Int: (books: Int, pages: Int)] = [:]
+        var days = Set<Int>()
+        var statuses: [String: Int] = [:]
+        var ratings = [0, 0, 0, 0, 0]
+        var authors: [String: Int] = [:]
+        var finishedTitleIDs: [UUID] = []
+        var longest: ReadingStatsDTO.Book? = nil
+        var shortest: ReadingStatsDTO.Book? = nil
+        var current: [ReadingStatsDTO.Current] = []
+        func dayNumber(_ date: Date) -> Int {
+            let c = calendar.dateComponents([.year, .month, .day], from: date)
+            return Int(floor(DateComponents(calendar: Calendar(identifier: .gregorian), timeZone: TimeZone(identifier: "UTC"),
+                                            year: c.year, month: c.month, day: c.day).date!.timeIntervalSince1970 / 86_400))
+        }
+        for read in reads {
+            statuses[read.status, default: 0] += 1
+            let events = eventsByRead[read.id!] ?? []
+            let finished = read.readStatus == .finished ? read.finishedAt : nil
+            for gain in ReadingRules.pagesRead(by: events, pageCount: read.pageCount, finishedAt: finished) {
+                let y = calendar.component(.year, from: gain.at)
+                years[y, default: (0, 0)].pages += gain.pages
+                if y == year { months[calendar.component(.month, from: gain.at) - 1].pages += gain.pages }
+            }
+            for event in events { days.insert(dayNumber(event.at)) }
+            if let finished {
+                days.insert(dayNumber(finished))
+                let y = calendar.component(.year, from: finished)
+                years[y, default: (0, 0)].books += 1
+                if y == year {
+                    months[calendar.component(.month, from: finished) - 1].books += 1
+                    if let rating = read.rating, rating > 0 { ratings[min(4, max(0, Int(rating.rounded()) - 1))] += 1 }
+                    if let author = read.authorText, !author.isEmpty { authors[author, default: 0] += 1 }
+                    if let titleID = read.titleID { finishedTitleIDs.append(titleID) }
+                    if let pages = read.pageCount, pages > 0 {
+                        let book = ReadingStatsDTO.Book(readId: read.id!, titleId: read.titleID, title: read.titleText, pages: pages)
+                        if pages > (longest?.pages ?? 0) { longest = book }
+                        if pages < (shortest?.pages ?? Int.max) { shortest = book }
+                    }
+                }
+            }
+            if read.readStatus == .reading {
+                let speed = ReadingRules.pagesPerDay(events, pageCount: read.pageCount)
+                current.append(.init(readId: read.id!, titleId: read.titleID, title: read.titleText, page: read.progressPage,
+                                     pageCount: read.pageCount, percent: read.position.percent, pagesPerDay: speed.map { ($0 * 10).rounded() / 10 },
+                                     projectedFinish: ReadingRules.projectedFinish(position: read.position, pageCount: read.pageCount,
+                                                                                   pagesPerDay: speed, now: scope.now)))
+            }
+        }
+        var categories: [String: Int] = [:]
+        if !finishedTitleIDs.isEmpty {
+            for chunk in stride(from: 0, to: finishedTitleIDs.count, by: 500).map({ Array(finishedTitleIDs[$0..<min($0 + 500, finishedTitleIDs.count)]) }) {
+                let rows = try await db.sql.raw("""
+                    SELECT c.name, tc.title_id FROM title_categories tc JOIN categories c ON c.id = tc.category_id
+                    WHERE tc.title_id IN (\(binds: chunk))
+                    """).all()
+                let counts = Dictionary(finishedTitleIDs.map { ($0, 1) }, uniquingKeysWith: +)
+                for row in rows {
+                    let titleID = try row.decode(column: "title_id", as: UUID.self)
+                    categories[try row.decode(column: "name", as: String.self), default: 0] += counts[titleID] ?? 1
+                }
+            }
+        }
+        func top(_ counts: [String: Int]) -> [ReadingStatsDTO.Count] {
+            counts.sorted { $0.value != $1.value ? $0.value > $1.value : $0.key < $1.key }.prefix(5).map { .init(name: $0.key, books: $0.value) }
+        }
+        let books = months.reduce(0) { $0 + $1.books }
+        let pages = months.reduce(0) { $0 + $1.pages }
+        var goalDTO: GoalDTO? = nil
+        if let goal = try await ReadingGoal.query(on: db).filter(\.$library.$id == scope.libraryID).filter(\.$readerKey == reader.key)
+            .filter(\.$year == year).first() {
+            goalDTO = GoalDTO(year: year, books: goal.books, pages: goal.pages, booksDone: books, pagesDone: pages,
+                              booksAhead: goal.books.map { GoalPace(target: $0, done: books, year: year, now: scope.now, calendar: calendar).ahead },
+                              pagesAhead: goal.pages.map { GoalPace(target: $0, done: pages, year: year, now: scope.now, calendar: calendar).ahead })
+        }
+        let today = dayNumber(scope.now)
+        return ReadingStatsDTO(
+            year: year, books: books, pages: pages, goal: goalDTO, months: months,
+            years: years.keys.sorted().map { .init(year: $0, books: years[$0]!.books, pages: years[$0]!.pages) },
+            currentStreak: ReadingStreak.current(days: days, today: today), longestStreak: ReadingStreak.longest(days: days),
+            statuses: ReadStatus.allCases.map { .init(status: $0.rawValue, reads: statuses[$0.rawValue] ?? 0) }, ratings: ratings, topAuthors: top(authors), topCategories: top(categories),
+            longest: longest, shortest: shortest, current: current.sorted { ($0.percent ?? 0) > ($1.percent ?? 0) })
+    }
+
+    // MARK: Helpers
+
+    static func find(_ id: UUID, reader: Reader, library: UUID, on db: any Database) async throws -> Read {
+        guard let read = try await readsOf(reader, libraryID: library, on: db).filter(\.$id == id).first() else {
+            throw ReadingError.readNotFound
+        }
+        return read
+    }
+
+    private static func readsOf(_ reader: Reader, libraryID: UUID, on db: any Database) -> QueryBuilder<Read> {
+        let query = Read.query(on: db).filter(\.$library.$id == libraryID)
+        switch reader {
+        case .user(let id): return query.filter(\.$userID == id)
+        case .member(let id): return query.filter(\.$memberID == id)
+        }
+    }
+
+    private static func readerCondition(_ reader: Reader) -> SQLQueryString {
+        switch reader {
+        case .user(let id): "r.user_id = \(bind: id)"
+        case .member(let id): "r.member_id = \(bind: id)"
+        }
+    }
+
+    static func parseStatus(_ raw: String) throws -> ReadStatus {
+        guard let status = ReadStatus(rawValue: raw) else { throw ReadingError.unknownStatus(raw) }
+        return status
+    }
+
+    private static func checkedRating(_ rating: Double?) throws -> Double? {
+        guard let rating else { return nil }
+        guard (0...5).contains(rating), rating.isFinite else { throw CatalogError.ratingOutOfRange(rating) }
+        return (rating * 2).rounded() / 2
+    }
+
+    private static func checkMoment(_ date: Date?, scope: Scope) throws {
+        guard let date else { return }
+        if date.timeIntervalSince(scope.now) > futureSlack || date.timeIntervalSince1970 < -2_208_988_800 { // before 1900
+            throw ReadingError.momentInFuture
+        }
+    }
+}
+
+extension Read {
+    var dto: ReadDTO {
+        ReadDTO(id: id!, titleId: titleID, title: titleText, authors: authorText, pageCount: pageCount, status: status,
+                startedAt: startedAt, finishedAt: finishedAt, rating: rating, review: review, page: progressPage,
+                pageLabel: progressLabel, percent: position.percent, lastProgressAt: lastProgressAt, memberId: memberID)
+    }
+}

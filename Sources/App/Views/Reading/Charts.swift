@@ -1,0 +1,68 @@
+import Foundation
+import Plot
+
+/// Charts drawn on the server as SVG (E3): they work without JavaScript, print, and can go into a
+/// PDF. Each has a title for screen readers (`role="img"`, `aria-labelledby`) and a table with the
+/// same numbers under it.
+enum Charts {
+    /// Vertical bars, one per label, the value over each bar.
+    static func bars(id: String, title: String, labels: [String], values: [Int], t: Strings, columnTitle: String, valueTitle: String) -> any Component {
+        let width = 340.0, height = 170.0, top = 18.0, bottom = 22.0
+        let maxValue = max(1, values.max() ?? 1)
+        let slot = width / Double(max(1, values.count))
+        let barWidth = max(4, slot * 0.64)
+        return H.el(.figure, [.class: "chart"]) {
+            H.el(.svg, [.viewBox: "0 0 \(Int(width)) \(Int(height))", .role: "img", .ariaLabelledby: id + "-title", .focusable: "false",
+                        .class: "bars"]) {
+                H.el(.title, [.id: id + "-title"]) { Text(title) }
+                H.void(.line, [.x1: "0", .y1: fmt(height - bottom), .x2: fmt(width), .y2: fmt(height - bottom), .class: "axis"])
+                for (i, value) in values.enumerated() {
+                    let h = (height - top - bottom) * Double(value) / Double(maxValue)
+                    let x = slot * Double(i) + (slot - barWidth) / 2
+                    if value > 0 {
+                        H.void(.rect, [.x: fmt(x), .y: fmt(height - bottom - h), .width: fmt(barWidth), .height: fmt(h), .rx: "2", .class: "bar"])
+                        H.el(.text, [.x: fmt(x + barWidth / 2), .y: fmt(height - bottom - h - 4), .textAnchor: "middle", .class: "value"]) {
+                            Text(t.number(value))
+                        }
+                    }
+                    H.el(.text, [.x: fmt(x + barWidth / 2), .y: fmt(height - 6), .textAnchor: "middle", .class: "label"]) { Text(labels[i]) }
+                }
+            }
+            H.el(.details, [.class: "chart-table"]) {
+                H.el(.summary, [:]) { Text(t(.showAsTable)) }
+                table(columns: [columnTitle, valueTitle], rows: zip(labels, values).map { [$0, t.number($1)] })
+            }
+        }
+    }
+
+    /// A ring filled to `fraction`, the text in its middle.
+    static func ring(id: String, title: String, fraction: Double, center: String, sub: String?) -> any Component {
+        let r = 52.0, c = 2 * Double.pi * r
+        let filled = c * min(1, max(0, fraction))
+        return H.el(.svg, [.viewBox: "0 0 128 128", .role: "img", .ariaLabelledby: id + "-title", .focusable: "false", .class: "ring"]) {
+            H.el(.title, [.id: id + "-title"]) { Text(title) }
+            H.void(.circle, [.cx: "64", .cy: "64", .r: fmt(r), .class: "track"])
+            H.void(.circle, [.cx: "64", .cy: "64", .r: fmt(r), .class: "fill", .strokeDasharray: fmt(filled) + " " + fmt(c),
+                             .transform: "rotate(-90 64 64)"])
+            H.el(.text, [.x: "64", .y: sub == nil ? "70" : "64", .textAnchor: "middle", .class: "big"]) { Text(center) }
+            if let sub { H.el(.text, [.x: "64", .y: "84", .textAnchor: "middle", .class: "small"]) { Text(sub) } }
+        }
+    }
+
+    static func table(columns: [String], rows: [[String]]) -> any Component {
+        H.el(.table, [.class: "data"]) {
+            H.el(.thead, [:]) { H.el(.tr, [:]) { for c in columns { H.el(.th, [.scope: "col"]) { Text(c) } } } }
+            H.el(.tbody, [:]) {
+                for row in rows {
+                    H.el(.tr, [:]) {
+                        for (i, cell) in row.enumerated() {
+                            if i == 0 { H.el(.th, [.scope: "row"]) { Text(cell) } } else { H.el(.td, [:]) { Text(cell) } }
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    private static func fmt(_ v: Double) -> String { String(format: "%.1f", v) }
+}

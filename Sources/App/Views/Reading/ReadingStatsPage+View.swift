@@ -1,0 +1,129 @@
+import Foundation
+import Plot
+import ShelfmarkCore
+
+extension ReadingStatsPage {
+    func render(_ page: PageContext) -> HTML {
+        let t = page.t
+        let (lib, s, year) = (libraryID, stats, year)
+        let here = WebRoute.readingStats(library: lib)
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.locale = t.lang.locale
+        let months = calendar.shortStandaloneMonthSymbols
+        return Layout.page(page, title: t.format(.yearInBooks, String(year))) {
+            H.el(.div, [.class: "page-head"]) {
+                H.el(.h1, [:]) { Text(t.format(.yearInBooks, String(year))) }
+                H.link(t(.navReading), WebRoute.reading(library: lib).path, cls: "button quiet")
+            }
+            H.el(.nav, [.class: "chips", .ariaLabel: t(.yearCol)]) {
+                Components.chipLink("‹ " + String(year - 1), here.path(query: [("year", String(year - 1))]), current: false)
+                if year != thisYear { Components.chipLink(String(thisYear), here.path, current: false) }
+                if year < thisYear { Components.chipLink(String(year + 1) + " ›", here.path(query: [("year", String(year + 1))]), current: false) }
+            }
+            H.el(.section, [.class: "goal"]) {
+                H.el(.h2, [:]) { Text(t.format(.goalFor, String(year))) }
+                if let goal = s.goal, let books = goal.books {
+                    Charts.ring(id: "goal-ring", title: t.format(.goalRingTitle, t.number(goal.booksDone), t.number(books)),
+                                fraction: books > 0 ? Double(goal.booksDone) / Double(books) : 0,
+                                center: t.number(goal.booksDone) + "/" + t.number(books), sub: t(.goalBooks))
+                    if let ahead = goal.booksAhead {
+                        H.el(.p, [.class: ahead >= 0 ? "pace ahead" : "pace behind"]) {
+                            Text(ahead > 0 ? t(.booksAhead, ahead) : ahead < 0 ? t(.booksBehind, -ahead) : t(.onPace))
+                        }
+                    }
+                }
+                if let goal = s.goal, let pages = goal.pages {
+                    H.el(.p, [:]) {
+                        H.el(.progress, [.max: String(pages), .value: String(min(goal.pagesDone, pages)),
+                                         .ariaLabel: t.format(.pagesGoalText, t.number(goal.pagesDone), t.number(pages))]) { EmptyComponent() }
+                        Text(" " + t.format(.pagesGoalText, t.number(goal.pagesDone), t.number(pages)))
+                        if let ahead = goal.pagesAhead { Text(" · " + (ahead >= 0 ? t(.pagesAhead, ahead) : t(.pagesBehind, -ahead))) }
+                    }
+                }
+                H.form(WebRoute.readingGoal(library: lib).path, csrf: page.csrf, attrs: [.class: "goal-form"]) {
+                    H.void(.input, [.type: "hidden", .name: "year", .value: String(year)])
+                    H.field(t(.goalBooks), name: "books", type: "number", value: s.goal?.books.map(String.init),
+                            extra: [.min: "1", .max: "10000", .inputmode: "numeric"])
+                    H.field(t(.goalPages), name: "pages", type: "number", value: s.goal?.pages.map(String.init),
+                            extra: [.min: "1", .max: "10000000", .inputmode: "numeric"])
+                    H.button(t(.setGoal))
+                }
+            }
+            H.el(.dl, [.class: "figures"]) {
+                H.el(.div, [:]) { H.el(.dt, [:]) { Text(t(.goalBooks)) }; H.el(.dd, [:]) { Text(t.number(s.books)) } }
+                H.el(.div, [:]) { H.el(.dt, [:]) { Text(t(.goalPages)) }; H.el(.dd, [:]) { Text(t.number(s.pages)) } }
+                H.el(.div, [:]) { H.el(.dt, [:]) { Text(t(.currentStreak)) }; H.el(.dd, [:]) { Text(t(.daysInARow, s.currentStreak)) } }
+                H.el(.div, [:]) { H.el(.dt, [:]) { Text(t(.longestStreak)) }; H.el(.dd, [:]) { Text(t(.daysInARow, s.longestStreak)) } }
+            }
+            H.el(.section, [:]) {
+                H.el(.h2, [:]) { Text(t(.perMonth)) }
+                Charts.bars(id: "books-month", title: t.format(.booksPerMonthTitle, String(year)), labels: months, values: s.months.map(\.books),
+                            t: t, columnTitle: t(.monthCol), valueTitle: t(.goalBooks))
+                Charts.bars(id: "pages-month", title: t.format(.pagesPerMonthTitle, String(year)), labels: months, values: s.months.map(\.pages),
+                            t: t, columnTitle: t(.monthCol), valueTitle: t(.goalPages))
+            }
+            if !s.current.isEmpty {
+                H.el(.section, [:]) {
+                    H.el(.h2, [:]) { Text(t(.readingNow)) }
+                    H.el(.ul, [.class: "reads"]) {
+                        for c in s.current {
+                            H.el(.li, [.class: "read"]) {
+                                if let titleID = c.titleId {
+                                    H.el(.a, [.href: WebRoute.title(library: lib, title: titleID).path, .class: "title"]) { Text(c.title) }
+                                } else {
+                                    H.el(.span, [.class: "title"]) { Text(c.title) }
+                                }
+                                if let percent = c.percent {
+                                    H.el(.progress, [.max: "100", .value: String(percent)]) { Text(t.format(.percentOnly, t.number(percent))) }
+                                }
+                                H.el(.p, [.class: "meta"]) {
+                                    Text([c.pagesPerDay.map { t.format(.pagesPerDay, $0.formatted(.number.precision(.fractionLength(0...1)).locale(t.lang.locale))) },
+                                          c.projectedFinish.map { t.format(.projectedFinish, t.date($0)) }].compactMap { $0 }.joined(separator: " · "))
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+            if s.years.count > 1 {
+                H.el(.section, [:]) {
+                    H.el(.h2, [:]) { Text(t(.perYear)) }
+                    Charts.table(columns: [t(.yearCol), t(.goalBooks), t(.goalPages)],
+                                 rows: s.years.reversed().map { [String($0.year), t.number($0.books), t.number($0.pages)] })
+                }
+            }
+            H.el(.section, [.class: "columns"]) {
+                H.el(.div, [:]) {
+                    H.el(.h2, [:]) { Text(t(.byStatus)) }
+                    Charts.table(columns: [t(.status), t(.goalBooks)],
+                                 rows: s.statuses.compactMap { c in ReadStatus(rawValue: c.status).map { [ReadingCard.statusName($0, t: t), t.number(c.reads)] } })
+                }
+                if s.ratings.contains(where: { $0 > 0 }) {
+                    H.el(.div, [:]) {
+                        H.el(.h2, [:]) { Text(t(.rating)) }
+                        Charts.bars(id: "ratings", title: t.format(.ratingsTitle, String(year)), labels: ["1★", "2★", "3★", "4★", "5★"],
+                                    values: s.ratings, t: t, columnTitle: t(.rating), valueTitle: t(.goalBooks))
+                    }
+                }
+                if !s.topAuthors.isEmpty {
+                    H.el(.div, [:]) {
+                        H.el(.h2, [:]) { Text(t(.topAuthors)) }
+                        H.el(.ol, [:]) { for a in s.topAuthors { H.el(.li, [:]) { Text(a.name + " · " + t.number(a.books)) } } }
+                    }
+                }
+                if !s.topCategories.isEmpty {
+                    H.el(.div, [:]) {
+                        H.el(.h2, [:]) { Text(t(.topCategories)) }
+                        H.el(.ol, [:]) { for c in s.topCategories { H.el(.li, [:]) { Text(c.name + " · " + t.number(c.books)) } } }
+                    }
+                }
+            }
+            if let longest = s.longest, let shortest = s.shortest {
+                H.el(.dl, [.class: "facts"]) {
+                    Components.fact(t(.longestBook), longest.title + " · " + t.format(.pageCountText, t.number(longest.pages)))
+                    Components.fact(t(.shortestBook), shortest.title + " · " + t.format(.pageCountText, t.number(shortest.pages)))
+                }
+            }
+        }
+    }
+}
