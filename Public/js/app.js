@@ -62,6 +62,39 @@ for (const button of document.querySelectorAll("[data-print]")) {
   button.addEventListener("click", () => window.print());
 }
 
+// Voice (E2): where the browser has speech recognition, a microphone button next to the page field.
+// The transcript goes to the server as `phrase` (the server reads numbers in four languages); the
+// field itself always takes a typed page, so nothing depends on the microphone.
+const Recognition = window.SpeechRecognition || window.webkitSpeechRecognition;
+for (const button of document.querySelectorAll("[data-voice]")) {
+  if (!Recognition) break;
+  const field = document.getElementById(button.dataset.voice);
+  const phrase = document.getElementById(button.dataset.voice + "-phrase");
+  if (!field || !phrase) continue;
+  button.hidden = false;
+  button.addEventListener("click", () => {
+    const recognition = new Recognition();
+    recognition.lang = button.dataset.voiceLang || document.documentElement.lang;
+    recognition.interimResults = false;
+    recognition.maxAlternatives = 1;
+    const placeholder = field.placeholder;
+    field.placeholder = button.dataset.listening || "…";
+    button.setAttribute("aria-pressed", "true");
+    const done = () => { field.placeholder = placeholder; button.setAttribute("aria-pressed", "false"); };
+    recognition.onresult = (event) => {
+      done();
+      const transcript = event.results[0][0].transcript;
+      field.value = transcript;
+      phrase.value = transcript;
+      phrase.disabled = false;
+      field.form.requestSubmit();
+    };
+    recognition.onerror = done;
+    recognition.onend = done;
+    recognition.start();
+  });
+}
+
 // Share (Web Share API, else copy to the clipboard).
 for (const button of document.querySelectorAll("[data-share]")) {
   button.hidden = false;

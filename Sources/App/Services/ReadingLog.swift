@@ -67,7 +67,7 @@ enum ReadingLog {
             if patch.rating != nil { read.rating = rating }
             if patch.review != nil { read.review = review }
             read.updatedAt = scope.now
-            derive(read, events: try await entries(of: read.id!, on: db))
+            derive(read, events: try await entries(of: read.id!, on: db), followProgress: false)
             try await read.save(on: db)
             return read.dto
         }
@@ -181,13 +181,13 @@ enum ReadingLog {
 
     /// The read's position and status from its events (status only moves forward from progress;
     /// the reader's own choice of status is kept otherwise).
-    private static func derive(_ read: Read, events: [ProgressEntry]) {
+    private static func derive(_ read: Read, events: [ProgressEntry], followProgress: Bool = true) {
         let position = ReadingRules.position(of: events, pageCount: read.pageCount, status: read.readStatus)
         read.progressPage = position.page
         read.progressFraction = position.fraction
         read.progressLabel = position.label
         read.lastProgressAt = events.last?.at
-        read.status = ReadingRules.status(after: position, was: read.readStatus).rawValue
+        if followProgress { read.status = ReadingRules.status(after: position, was: read.readStatus).rawValue }
         if read.readStatus == .finished {
             read.progressFraction = 1
             if let pages = read.pageCount { read.progressPage = pages }

@@ -104,7 +104,9 @@ enum ReadingPages {
         let ctx = try await req.library(.circulate)
         let titleID = try req.uuid("titleID")
         let t = req.t(ctx)
-        return try await req.seeOther(WebRoute.title(library: ctx.libraryID, title: titleID).path + "#member-reading") {
+        // An unknown card is said on the book's page, as any other refusal.
+        return try await req.seeOther(WebRoute.title(library: ctx.libraryID, title: titleID).path + "#member-reading",
+                                      refusing: { $0 is any DomainError }) {
             let card = try Check.required(req.formText("cardId"), field: "cardId", max: 64)
             guard let memberID = try await Lookup.member(card: card, library: ctx.libraryID, on: req.db) else {
                 throw CirculationError.memberNotFound(card)

@@ -1,0 +1,227 @@
+@testable import App
+import Foundation
+import ShelfmarkCore
+import Testing
+import Vapor
+import VaporTesting
+
+/// Issue 17: a reader's life — reads, progress by page and by voice, privacy, members' logs, goals
+/// and statistics, on the API and on the pages.
+@Suite struct ReadingTests {
+    enum ISO { static func string(from d: Date) -> String { d.formatted(.iso8601) } }
+    static let iso = ISO.self
+
+    /// Progress by page, percentage, "+N" and spoken phrase; the status follows; the last page
+    /// finishes the read; reading it again is a re-read; an event sent twice counts once; a late
+    /// event falls into place by its moment.
+    @Test func progressMovesTheReadAndItsStatus() async throws {
+        try await withTestApp { app in
+            let f = try await Fixture.make(app)
+            let titleID = try await f.addTitle("Momo", authors: ["Michael Ende"], extra: ["pageCount": 320])
+            let progress = "\(f.lib)/titles/\(titleID)/progress"
+
+            let spoken = try await f.owner.post(progress, ["phrase": "page one hundred and fifty-seven"])
+            #expect(spoken.status == .created, "\(spoken.json)")
+            #expect(spoken.string("status") == "reading" && spoken["page"] as? Int == 157 && spoken["percent"] as? Int == 49)
+            let readID = spoken.string("id")
+
+            let german = try await f.owner.post(progress, ["phrase": "Seite hundertsiebzig", "language": "de"])
+            #expect(german["page"] as? Int == 170 && german.string("id") == readID)
+            let more = try await f.owner.post(progress, ["pagesRead": 10])
+            #expect(more["page"] as? Int == 180)
+            let percent = try await f.owner.post(progress, ["percent": 75])
+            #expect(percent["page"] as? Int == 240 && percent["percent"] as? Int == 75)
+
+            // Refusals say what was wrong and where.
+            let beyond = try await f.owner.post(progress, ["page": 400])
+            #expect(beyond.status == .unprocessableEntity && beyond.errorCode == "page_beyond_end" && beyond.errorField == "page")
+            var german422 = HTTPHeaders(); german422.add(name: .acceptLanguage, value: "de")
+            let unheard = try await f.owner.send(.POST, progress, ["phrase": "ich weiß nicht"], headers: german422)
+            #expect(unheard.status == .unprocessableEntity && unheard.errorCode == "no_page_heard")
+            #expect(unheard.errorMessage?.contains("Seitenzahl") == true, "\(unheard.errorMessage ?? "")")
+            let two = try await f.owner.post(progress, ["page": 10, "percent": 5])
+            #expect(two.status == .unprocessableEntity)
+            let future = try await f.owner.post(progress, ["page": 10, "at": Self.iso.string(from: Date().addingTimeInterval(5 * 86_400))])
+            #expect(future.status == .unprocessableEntity && future.errorField == "at")
+
+            // The same event twice (an offline client retrying) is recorded once.
+            let eventID = UUID().uuidString
+            _ = try await f.owner.post("\(f.lib)/reads/\(readID)/progress", ["id": eventID, "page": 250])
+            _ = try await f.owner.post("\(f.lib)/reads/\(readID)/progress", ["id": eventID, "page": 250])
+            // A late event from yesterday does not move the position back.
+            let late = try await f.owner.post("\(f.lib)/reads/\(readID)/progress",
+                                              ["page": 20, "at": Self.iso.string(from: Date().addingTimeInterval(-86_400))])
+            #expect(late["page"] as? Int == 250, "\(late.json)")
+            let detail = try await f.owner.get("\(f.lib)/reads/\(readID)")
+            let events = detail["events"] as? [[String: Any]] ?? []
+            #expect(events.count == 6, "\(events.count)")
+            #expect(events.first?["value"] as? Int == 20)   // oldest first
+
+            // The last page finishes it.
+            let done = try await f.owner.post(progress, ["page": 320])
+            #expect(done.string("status") == "finished" && done.string("finishedAt") != "" && done["percent"] as? Int == 100)
+            // Progress on a finished book is a re-read: a new read.
+            let again = try await f.owner.post(progress, ["page": 12])
+            #expect(again.string("id") != readID && again.string("status") == "reading")
+            let reads = try await f.owner.get("\(f.lib)/reads?titleId=\(titleID)").array
+            #expect(reads.count == 2)
+
+            // Status by hand; a label alone.
+            let stopped = try await f.owner.patch("\(f.lib)/reads/\(again.string("id"))", ["status": "did_not_finish"])
+            #expect(stopped.string("status") == "did_not_finish" && stopped.string("finishedAt") != "")
+            let label = try await f.owner.post("\(f.lib)/reads/\(again.string("id"))/progress", ["label": "ix"])
+            #expect(label.string("pageLabel") == "ix" && label.string("status") == "reading")
+            #expect(try await f.owner.patch("\(f.lib)/reads/\(readID)", ["status": "sleeping"]).status == .unprocessableEntity)
+
+            // What a phrase says, without recording it.
+            let heard = try await f.owner.post("\(f.lib)/reading/spoken", ["phrase": "第一百五十七页", "language": "zh"])
+            #expect(heard["page"] as? Int == 157)
+        }
+    }
+
+    /// Reading is private: another account (even the owner) does not see it; a viewer keeps their
+    /// own; a member's log needs a role that lends; a member's log is kept apart from the user's.
+    @Test func readingIsPrivateAndMembersLogsNeedStaff() async throws {
+        try await withTestApp { app in
+            let f = try await Fixture.make(app)
+            let titleID = try await f.addTitle("Krabat", authors: ["Otfried Preußler"], extra: ["pageCount": 200])
+            let viewer = try await f.staff("vera", role: "viewer")
+            let mine = try await viewer.post("\(f.lib)/titles/\(titleID)/progress", ["page": 30])
+            #expect(mine.status == .created)
+            let readID = mine.string("id")
+            #expect(try await f.owner.get("\(f.lib)/reads/\(readID)").status == .notFound)
+            #expect(try await f.owner.get("\(f.lib)/reads").array.isEmpty)
+            #expect(try await f.owner.delete("\(f.lib)/reads/\(readID)").status == .notFound)
+            #expect(try await viewer.get("\(f.lib)/reads").array.count == 1)
+
+            let memberID = try await f.addMember("S001", "Mia")
+            let denied = try await viewer.post("\(f.lib)/reads", ["titleId": titleID, "memberId": memberID, "status": "finished"])
+            #expect(denied.status == .forbidden)
+            let volunteer = try await f.staff("val", role: "volunteer")
+            let logged = try await volunteer.post("\(f.lib)/reads", ["titleId": titleID, "memberId": memberID, "status": "finished"])
+            #expect(logged.status == .created && logged.string("memberId") == memberID && logged.string("finishedAt") != "")
+            #expect(try await f.owner.get("\(f.lib)/reads?memberId=\(memberID)").array.count == 1)
+            #expect(try await volunteer.get("\(f.lib)/reads").array.isEmpty)
+            #expect(try await viewer.get("\(f.lib)/reads?memberId=\(memberID)").status == .forbidden)
+            // Another library's member is not found.
+            #expect(try await f.owner.get("\(f.lib)/reads?memberId=\(UUID().uuidString)").status == .notFound)
+            // Deleting the member deletes their log.
+            #expect(try await f.owner.delete("\(f.lib)/members/\(memberID)").status == .noContent)
+            #expect(try await f.owner.get("\(f.lib)/reads/\(logged.string("id"))?memberId=\(memberID)").status == .notFound)
+        }
+    }
+
+    /// E3: books and pages per month, streaks, the goal's pace, ratings, top authors, longest and
+    /// shortest book, each current read's pace.
+    @Test func statisticsAndTheYearsGoal() async throws {
+        let clock = TestClock()
+        try await withTestApp(clock: clock.appClock) { app in
+            let f = try await Fixture.make(app)
+            var calendar = Calendar(identifier: .gregorian)
+            calendar.timeZone = .current
+            let now = clock.now
+            let year = calendar.component(.year, from: now)
+            let month = calendar.component(.month, from: now)
+            let long = try await f.addTitle("Long", authors: ["Ann"], extra: ["pageCount": 500])
+            let short = try await f.addTitle("Short", authors: ["Ann"], extra: ["pageCount": 100])
+            let mid = try await f.addTitle("Mid", authors: ["Bob"], extra: ["pageCount": 300])
+            let current = try await f.addTitle("Current", authors: ["Cy"], extra: ["pageCount": 400])
+            // Two days of reading "Current": 40 pages a day.
+            for (days, page) in [(2.0, 20), (1.0, 60), (0.0, 100)] {
+                let r = try await f.owner.post("\(f.lib)/titles/\(current)/progress",
+                                               ["page": page, "at": Self.iso.string(from: now.addingTimeInterval(-days * 86_400))])
+                #expect(r.status == .created, "\(r.json)")
+            }
+            for (id, rating) in [(long, 5.0), (short, 2.0), (mid, 4.5)] {
+                let r = try await f.owner.post("\(f.lib)/reads", ["titleId": id, "status": "finished", "rating": rating])
+                #expect(r.status == .created, "\(r.json)")
+            }
+            let goal = try await f.owner.send(.PUT, "\(f.lib)/reading/goal", ["year": year, "books": 24, "pages": 6000])
+            #expect(goal.status == .ok, "\(goal.json)")
+
+            let stats = try await f.owner.get("\(f.lib)/reading/stats?year=\(year)")
+            #expect(stats.status == .ok)
+            #expect(stats["books"] as? Int == 3)
+            // 500 + 100 + 300 finished, and "Current" from page 0 to 100.
+            #expect(stats["pages"] as? Int == 1_000, "\(stats["pages"] ?? "")")
+            let months = stats["months"] as? [[String: Any]] ?? []
+            #expect(months[month - 1]["books"] as? Int == 3)
+            #expect(stats["currentStreak"] as? Int == 3)
+            let goalJSON = stats["goal"] as? [String: Any] ?? [:]
+            let start = calendar.date(from: DateComponents(year: year, month: 1, day: 1))!
+            let end = calendar.date(from: DateComponents(year: year + 1, month: 1, day: 1))!
+            let expected = Int((24 * now.timeIntervalSince(start) / end.timeIntervalSince(start)).rounded(.down))
+            #expect(goalJSON["booksAhead"] as? Int == 3 - expected)
+            #expect((stats["ratings"] as? [Int]) == [0, 1, 0, 0, 2])   // 2 → 2★, 4.5 and 5 → 5★
+            let authors = stats["topAuthors"] as? [[String: Any]] ?? []
+            #expect(authors.first?["name"] as? String == "Ann" && authors.first?["books"] as? Int == 2)
+            #expect((stats["longest"] as? [String: Any])?["title"] as? String == "Long")
+            #expect((stats["shortest"] as? [String: Any])?["title"] as? String == "Short")
+            let reading = stats["current"] as? [[String: Any]] ?? []
+            #expect(reading.first?["pagesPerDay"] as? Double == 40)
+            #expect(reading.first?["projectedFinish"] as? String != nil)
+            // Another year is empty but answers; a year out of range is refused.
+            #expect(try await f.owner.get("\(f.lib)/reading/stats?year=\(year - 3)")["books"] as? Int == 0)
+            #expect(try await f.owner.get("\(f.lib)/reading/stats?year=99999").status == .badRequest)
+            // Neither books nor pages removes the goal.
+            _ = try await f.owner.send(.PUT, "\(f.lib)/reading/goal", ["year": year])
+            #expect(try await f.owner.get("\(f.lib)/reading/stats?year=\(year)")["goal"] == nil)
+        }
+    }
+
+    /// The pages: the reading card on a book (status in one tap, the page typed), the Reading list,
+    /// the statistics with SVG charts and tables, a member's log from the book page — in German too.
+    @Test func theReadingPages() async throws {
+        try await withTestApp { app in
+            var browser = Browser(app: app)
+            let catalog = try await browser.setUp()
+            let lib = String(catalog.dropLast("/catalog".count))
+            let api = Client(app: app, token: browser.cookies[Credential.cookieName])
+            let libraryID = String(lib.split(separator: "/")[1])
+            let made = try await api.post("/api/v1/libraries/\(libraryID)/titles", ["title": "Matilda", "authors": ["Roald Dahl"], "pageCount": 240, "copies": 1])
+            let titleID = made.string("id")
+            let book = "\(lib)/titles/\(titleID)"
+
+            let page = try await browser.get(book)
+            #expect(page.html.contains("id=\"reading\"") && page.html.contains("data-voice=\"f-progress\""))
+            #expect(page.html.contains("inputmode=\"numeric\""))
+            let saved = try await browser.post(book + "/progress", ["page": "120"])
+            #expect(saved.status == .seeOther && saved.location == book + "#reading")
+            let after = try await browser.get(book)
+            #expect(after.html.contains("Page 120 of 240 · 50 %"), "\(after.html)")
+            #expect(after.html.contains("Saved: Page 120 of 240 · 50 %."))
+            // The microphone's transcript, and a refusal said on the page.
+            _ = try await browser.post(book + "/progress", ["page": "one hundred thirty", "phrase": "one hundred thirty"])
+            #expect(try await browser.get(book).html.contains("Page 130 of 240"))
+            _ = try await browser.post(book + "/progress", ["page": "999"])
+            let refused = try await browser.get(book)
+            #expect(refused.html.contains("past the end") && refused.html.contains("flash error"))
+            // Status in one tap.
+            _ = try await browser.post(book + "/reading-status", ["status": "finished"])
+            let finished = try await browser.get(book)
+            #expect(finished.html.contains("aria-pressed=\"true\">Finished"))
+
+            let list = try await browser.get(lib + "/reading?show=finished")
+            #expect(list.html.contains("Matilda") && list.html.contains("Finished (1)"))
+            _ = try await browser.post(lib + "/reading/goal", ["year": String(Calendar.current.component(.year, from: Date())), "books": "12"])
+            let stats = try await browser.get(lib + "/reading/stats")
+            #expect(stats.html.contains("<svg") && stats.html.contains("role=\"img\"") && stats.html.contains("<title id=\"books-month-title\">"))
+            #expect(stats.html.contains("<table class=\"data\">") && stats.html.contains("1/12"))
+
+            // A member's log, kept from the book's page with the card ID; shown on the member's page.
+            let member = try await api.post("/api/v1/libraries/\(libraryID)/members", ["cardId": "S7", "firstName": "Mia"])
+            let logged = try await browser.post(book + "/member-read", ["cardId": "s7", "status": "finished"])
+            #expect(logged.status == .seeOther)
+            let memberPage = try await browser.get("\(lib)/members/\(member.string("id"))")
+            #expect(memberPage.html.contains("Reading log") && memberPage.html.contains("Matilda"))
+            let unknown = try await browser.post(book + "/member-read", ["cardId": "NOPE", "status": "finished"])
+            #expect(unknown.status == .seeOther)
+            #expect(try await browser.get(book).html.contains("NOPE"))
+
+            browser.language = "de"
+            let german = try await browser.get(lib + "/reading/stats")
+            #expect(german.html.contains("Ihr Lesejahr") && german.html.contains("Als Tabelle zeigen"))
+            #expect(try await browser.get(book).html.contains("Ihr Lesen"))
+        }
+    }
+}
