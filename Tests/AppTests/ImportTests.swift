@@ -122,6 +122,55 @@ private func notes(_ reply: Client.Reply, _ key: String) -> [(Int, String)] {
         }
     }
 
+    /// Issue 17: a Goodreads export brings the importer's reading history (shelves, Date Read, Read Count,
+    /// My Rating; a custom "dnf" shelf), a StoryGraph export its date ranges; importing it again does not
+    /// double it; the history goes out again in Goodreads' layout.
+    @Test func goodreadsAndStoryGraphBringTheReadingHistory() async throws {
+        try await withTestApp { app in
+            let f = try await Fixture.make(app)
+            let goodreads = #"""
+                Book Id,Title,Author,Author l-f,Additional Authors,ISBN,ISBN13,My Rating,Average Rating,Publisher,Binding,Number of Pages,Year Published,Original Publication Year,Date Read,Date Added,Bookshelves,Bookshelves with positions,Exclusive Shelf,My Review,Spoiler,Private Notes,Read Count,Owned Copies
+                1,Matilda,Roald Dahl,"Dahl, Roald",,"=""0142410373""","=""9780142410370""",4,4.3,Puffin,Paperback,240,2007,1988,2021/03/02,2020/12/24,"read, favourites",,read,,,,2,1
+                2,Momo,Michael Ende,"Ende, Michael",,,"=""9780306406157""",0,4.2,Thienemann,Hardcover,300,1973,1973,,2024/01/10,currently-reading,,currently-reading,,,,0,1
+                3,Krabat,Otfried Preußler,"Preußler, Otfried",,,"=""9780140143508""",0,4.1,Thienemann,Hardcover,320,1971,1971,,2022/05/01,dnf,,dnf,,,,0,1
+                """#
+            let report = try await upload(f, goodreads)
+            #expect(report.status == .ok, "\(report.json)")
+            var reads = try await f.owner.get("\(f.lib)/reads?limit=100").array
+            #expect(reads.count == 4, "\(reads)")
+            let matilda = reads.filter { $0["title"] as? String == "Matilda" }
+            #expect(matilda.count == 2 && matilda.allSatisfy { $0["status"] as? String == "finished" })
+            #expect(matilda.contains { ($0["finishedAt"] as? String)?.hasPrefix("2021-03-02") == true && $0["rating"] as? Double == 4 })
+            #expect(reads.contains { $0["title"] as? String == "Momo" && $0["status"] as? String == "reading" })
+            #expect(reads.contains { $0["title"] as? String == "Krabat" && $0["status"] as? String == "did_not_finish" })
+            let stats = try await f.owner.get("\(f.lib)/reading/stats?year=2021")
+            #expect(stats["books"] as? Int == 1 && stats["pages"] as? Int == 240)
+            // The same file again: the history is not doubled.
+            _ = try await upload(f, goodreads)
+            #expect(try await f.owner.get("\(f.lib)/reads?limit=100").array.count == 4)
+
+            let storyGraph = """
+                Title,Authors,ISBN/UID,Format,Read Status,Date Added,Last Date Read,Dates Read,Read Count,Star Rating,Review,Tags,Owned?
+                Der Räuber Hotzenplotz,Otfried Preußler,,hardcover,read,2021/01/01,2021/01/20,"2020/06/01-2020/06/09, 2021/01/05-2021/01/20",2,4.5,,,Yes
+                """
+            #expect(try await upload(f, storyGraph).status == .ok)
+            reads = try await f.owner.get("\(f.lib)/reads?limit=100").array
+            let hotzenplotz = reads.filter { $0["title"] as? String == "Der Räuber Hotzenplotz" }
+            #expect(hotzenplotz.count == 2)
+            #expect(hotzenplotz.contains { ($0["startedAt"] as? String)?.hasPrefix("2021-01-05") == true && ($0["finishedAt"] as? String)?.hasPrefix("2021-01-20") == true })
+
+            let export = try await f.owner.get("\(f.lib)/reading/export")
+            #expect(export.status == .ok)
+            let csv = String(buffer: export.body)
+            #expect(csv.hasPrefix("Book Id,Title,Author,"))
+            #expect(csv.contains("Matilda,Roald Dahl,,0142410373,9780142410370,4,Puffin,240,2007,2021/03/02"), "\(csv)")
+            #expect(csv.contains("currently-reading") && csv.contains("did-not-finish"))
+            // It imports back as a Goodreads export.
+            let header = String(csv.prefix { $0 != "\r" && $0 != "\n" }).split(separator: ",").map { String($0) }
+            #expect(ImportFormat.detect(header: header) == .goodreads)
+        }
+    }
+
     @Test func goodreadsAndLatin1LibraryThingKeepTheirData() async throws {
         try await withTestApp { app in
             let f = try await Fixture.make(app)

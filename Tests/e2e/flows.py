@@ -307,7 +307,8 @@ def flow_no_sideways_scroll(page, library, servers):
     api("POST", f"/libraries/{library.id}/checkouts", {"cardId": "LONGWORD1", "titleId": book["id"]}, library.token)
     page.set_viewport_size({"width": 360, "height": 780})
     paths = ["/catalog", f"/titles/{book['id']}", "/members", f"/members/{member['id']}", "/loans", "/checkout", "/return",
-             "/exchange", "/settings", "/activity", "/wishlist", "/more", "/dashboard", "/members/cards"]
+             "/exchange", "/settings", "/activity", "/wishlist", "/more", "/dashboard", "/members/cards", "/reading", "/reading/stats",
+             "/reading?show=finished"]
     for code in ["en", "de", "ga", "zh-Hans"]:
         page.context.add_cookies([{"name": "shelfmark_lang", "value": code, "url": BASE}])
         for path in paths:
@@ -357,7 +358,62 @@ def flow_class_list_import(page, library, servers):
     page.emulate_media(media="screen")
 
 
-FLOWS = [flow_no_sideways_scroll, flow_return_and_renew_from_member, flow_class_list_import, flow_add_by_isbn, flow_add_by_hand, flow_member, flow_lend_and_return_overdue, flow_wishlist, flow_overview,
+# A speech recogniser that hears what the test put in sessionStorage (headless Chromium has none).
+SPEECH_STUB = """
+window.SpeechRecognition = class {
+  start() {
+    sessionStorage.setItem("heardLang", this.lang);
+    setTimeout(() => {
+      const transcript = sessionStorage.getItem("transcript") || "";
+      if (this.onresult) this.onresult({ results: [[{ transcript }]] });
+      if (this.onend) this.onend();
+    }, 50);
+  }
+  stop() {}
+};
+"""
+
+
+def flow_reading_by_keypad_and_voice(page, library, servers):
+    # Issue 17: the page typed on the number pad, then said into the microphone, in English and German;
+    # the Reading list and the year's statistics with a goal.
+    book = library.title("Matilda", ["Roald Dahl"], pageCount=320)
+    page.add_init_script(SPEECH_STUB)
+    page.goto(library.url(f"/titles/{book['id']}"))
+    card = page.locator("#reading")
+    card.get_by_label("Page", exact=True).fill("40")
+    card.get_by_role("button", name="Save").click()
+    expect(page.get_by_role("status")).to_contain_text("Page 40 of 320 · 12 %")
+    expect(page.locator("#reading progress")).to_have_attribute("value", "12")
+    page.evaluate("sessionStorage.setItem('transcript', 'I am on page one hundred and fifty-seven')")
+    page.get_by_role("button", name="Say the page").click()
+    expect(page.get_by_role("status")).to_contain_text("Page 157 of 320 · 49 %")
+    shot(page, "17-reading-card")
+    # In German, the recogniser listens for German and the server reads the German number.
+    page.context.add_cookies([{"name": "shelfmark_lang", "value": "de", "url": BASE}])
+    page.goto(library.url(f"/titles/{book['id']}"))
+    page.evaluate("sessionStorage.setItem('transcript', 'Seite zweihundertzehn')")
+    page.get_by_role("button", name="Seite sagen").click()
+    expect(page.get_by_role("status")).to_contain_text("Seite 210 von 320")
+    assert page.evaluate("sessionStorage.getItem('heardLang')") == "de-DE"
+    page.context.add_cookies([{"name": "shelfmark_lang", "value": "en", "url": BASE}])
+    # The Reading list: the page field on each current book.
+    page.goto(library.url("/reading"))
+    expect(page.get_by_role("link", name="Matilda")).to_be_visible()
+    page.locator("li.read").first.get_by_label("Page", exact=True).fill("320")
+    page.locator("li.read").first.get_by_role("button", name="Save").click()
+    expect(page.get_by_role("status")).to_contain_text("Finished “Matilda”")
+    # Statistics: set a goal, see the ring and the monthly chart.
+    page.goto(library.url("/reading/stats"))
+    page.get_by_label("Books", exact=True).fill("12")
+    page.get_by_role("button", name="Save goal").click()
+    expect(page.get_by_role("status")).to_contain_text("Goal saved")
+    expect(page.locator("svg.ring")).to_be_visible()
+    expect(page.locator("svg.bars").first).to_be_visible()
+    shot(page, "18-reading-stats")
+
+
+FLOWS = [flow_reading_by_keypad_and_voice, flow_no_sideways_scroll, flow_return_and_renew_from_member, flow_class_list_import, flow_add_by_isbn, flow_add_by_hand, flow_member, flow_lend_and_return_overdue, flow_wishlist, flow_overview,
          flow_import_backup_restore, flow_category_filter, flow_search, flow_languages]
 
 

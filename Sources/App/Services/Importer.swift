@@ -490,11 +490,15 @@ enum Importer {
             var copyCounts: [(UUID, Int)] = []
             var categories: [(UUID, [String])] = []
             var jobs: [JobInsert] = []
+            var history: [ReadingLog.ImportedHistory] = []
             var ids = UUIDSource()
             for p in rows {
                 let r = p.record
                 let title = r.title ?? ""
                 if let isbn = r.isbn, let existingID = inLibrary[isbn] ?? seenHere[isbn] {
+                    if !r.reads.isEmpty {
+                        history.append(.init(titleID: existingID, title: title, author: r.authors.first, pageCount: r.pageCount, reads: r.reads, rating: r.rating))
+                    }
                     if policy == .copies, !r.wishlist {
                         let n = r.totalCopies ?? 1
                         if let pending = copyCounts.firstIndex(where: { $0.0 == existingID }) {
@@ -520,6 +524,9 @@ enum Importer {
                 }
                 titles.append(row)
                 created += 1
+                if !r.reads.isEmpty {
+                    history.append(.init(titleID: row.id, title: title, author: r.authors.first, pageCount: r.pageCount, reads: r.reads, rating: r.rating))
+                }
                 if let isbn = r.isbn { seenHere[isbn] = row.id }
                 if !r.categories.isEmpty, let names = try? Catalog.categoryNames(Array(r.categories.prefix(20))) { categories.append((row.id, names)) }
                 if !r.wishlist {
@@ -553,6 +560,7 @@ enum Importer {
                 try await Catalog.setCategories(names, titleID: titleID, library: ctx.libraryID, on: db)
             }
             try await BulkInsert.run("enrichment_jobs", columns: JobInsert.columns, rows: jobs, values: \.values, on: db)
+            try await ReadingLog.importHistory(history, user: ctx.user.id, library: ctx.libraryID, now: now, on: db)
             // The file's one activity entry lands with the first rows and counts them as they land, so
             // an import stopped half-way (a crash, a kill) still says what it brought in.
             try await activity.record(titles: activity.titlesBefore + created, copies: activity.copiesBefore + copies, on: db)

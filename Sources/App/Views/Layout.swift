@@ -76,9 +76,6 @@ enum Layout {
                         }
                     }
                     if let library = ctx.library {
-                        if ctx.may(.circulate) {
-                            H.el(.a, [.class: "more-link", .href: WebRoute.reading(library: library.id).path]) { Text(t(.navReading)) }
-                        }
                         H.el(.a, [.class: "more-link", .href: WebRoute.more(library: library.id).path]) { Text(t(.more)) }
                     }
                     if ctx.user != nil, ctx.library == nil {

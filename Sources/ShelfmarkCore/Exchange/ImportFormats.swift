@@ -28,8 +28,92 @@ public struct ImportRecord: Sendable, Equatable {
     public var asin: String?
     /// What was changed or left out to import the book rather than drop it (for the report).
     public var warnings: [ImportWarning] = []
+    /// The importing reader's history of this book (E1): Goodreads, StoryGraph and LibraryThing say it.
+    public var reads: [ImportedRead] = []
 
     public init(line: Int) { self.line = line }
+}
+
+/// One read of a book as an export file states it.
+public struct ImportedRead: Sendable, Equatable {
+    public var status: ReadStatus
+    public var startedAt: Date?
+    public var finishedAt: Date?
+
+    public init(status: ReadStatus, startedAt: Date? = nil, finishedAt: Date? = nil) {
+        self.status = status
+        self.startedAt = startedAt
+        self.finishedAt = finishedAt
+    }
+
+    /// A day as export files write it ("2021/01/20", "2021-01-20", "2021/1/5"), as noon UTC so that it
+    /// is the same day in every time zone; nil for anything else.
+    public static func day(_ raw: String?) -> Date? {
+        guard let raw = raw?.trimmingCharacters(in: .whitespaces), !raw.isEmpty else { return nil }
+        let parts = raw.prefix(10).split(whereSeparator: { $0 == "/" || $0 == "-" }).compactMap { Int($0) }
+        guard parts.count == 3, (1000...2999).contains(parts[0]), (1...12).contains(parts[1]), (1...31).contains(parts[2]) else { return nil }
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = TimeZone(identifier: "UTC")!
+        let c = DateComponents(year: parts[0], month: parts[1], day: parts[2], hour: 12)
+        guard let date = calendar.date(from: c), calendar.component(.day, from: date) == parts[2] else { return nil }
+        return date
+    }
+
+    /// A shelf or status name as a status: read, currently-reading, to-read, did-not-finish (and the
+    /// usual names of a "did not finish" shelf); another exclusive shelf is a book to read.
+    public static func status(shelf raw: String?) -> ReadStatus? {
+        guard let shelf = raw?.lowercased().trimmingCharacters(in: .whitespaces), !shelf.isEmpty else { return nil }
+        switch shelf {
+        case "read", "finished": return .finished
+        case "currently-reading", "currently reading", "reading": return .reading
+        case "to-read", "to read", "want to read", "want-to-read": return .wantToRead
+        default:
+            if ["dnf", "did-not-finish", "did not finish", "abandon", "gave-up", "unfinished", "stopped"].contains(where: { shelf.contains($0) }) {
+                return .didNotFinish
+            }
+            return .wantToRead
+        }
+    }
+
+    /// Goodreads: the exclusive shelf, "Date Read" (the last read) and "Read Count" (earlier reads
+    /// undated), "Date Added" as the start of a current read.
+    static func goodreads(shelf: String?, dateRead: String?, dateAdded: String?, readCount: Int?) -> [ImportedRead] {
+        guard let status = status(shelf: shelf) else { return [] }
+        switch status {
+        case .finished:
+            let n = max(1, min(readCount ?? 1, 50))
+            return [ImportedRead(status: .finished, finishedAt: day(dateRead))]
+                + Array(repeating: ImportedRead(status: .finished), count: n - 1)
+        case .reading:
+            return [ImportedRead(status: .reading, startedAt: day(dateAdded))]
+        default:
+            return [ImportedRead(status: status, finishedAt: status == .didNotFinish ? day(dateRead) : nil)]
+        }
+    }
+
+    /// StoryGraph: "Read Status" and "Dates Read" as ranges ("2021/01/05-2021/01/20", several
+    /// separated by commas; a single day is the finish), "Read Count" for undated reads beyond them.
+    static func storyGraph(status raw: String?, datesRead: String?, readCount: Int?) -> [ImportedRead] {
+        guard let status = status(shelf: raw) else { return [] }
+        var reads: [ImportedRead] = []
+        for range in (datesRead ?? "").split(separator: ",").map({ $0.trimmingCharacters(in: .whitespaces) }) where !range.isEmpty {
+            // "2021/01/05-2021/01/20": split at the dash between two dates (the dates may use dashes too).
+            let pieces = range.split(separator: "-").map(String.init)
+            let (start, end): (Date?, Date?) = switch pieces.count {
+            case 2: (day(pieces[0]), day(pieces[1]))          // 2021/01/05-2021/01/20
+            case 6: (day(pieces[0...2].joined(separator: "-")), day(pieces[3...5].joined(separator: "-")))
+            default: (nil, day(range))
+            }
+            reads.append(ImportedRead(status: .finished, startedAt: start, finishedAt: end))
+        }
+        if status == .finished {
+            let n = max(1, min(readCount ?? reads.count, 50))
+            if reads.count < n { reads += Array(repeating: ImportedRead(status: .finished), count: n - reads.count) }
+            return reads
+        }
+        // Reading now or stopped: earlier finished reads, then this one.
+        return reads + [ImportedRead(status: status)]
+    }
 }
 
 /// A book that was imported with a change the report should name.
@@ -277,6 +361,8 @@ public struct ImportMapper: Sendable {
             r.notes = value("private notes") ?? value("my review")
             r.totalCopies = try integer("owned copies").flatMap { $0 > 0 ? $0 : nil }
             r.wishlist = value("exclusive shelf") == "to-read" && (r.totalCopies ?? 0) == 0
+            r.reads = ImportedRead.goodreads(shelf: value("exclusive shelf"), dateRead: value("date read"), dateAdded: value("date added"),
+                                             readCount: try integer("read count"))
         case .libraryThing:
             r.title = value("title")
             r.authors = [value("primary author")].compactMap { $0 }.map(Self.surnameFirstToNatural) + list("secondary author").map(Self.surnameFirstToNatural)
@@ -292,6 +378,10 @@ public struct ImportMapper: Sendable {
             r.language = value("languages")
             r.totalCopies = try integer("copies")
             r.wishlist = (value("collections") ?? "").contains("Wishlist")
+            let started = ImportedRead.day(value("date started")), finished = ImportedRead.day(value("date read"))
+            if started != nil || finished != nil {
+                r.reads = [ImportedRead(status: finished != nil ? .finished : .reading, startedAt: started, finishedAt: finished)]
+            }
         case .storyGraph:
             r.title = value("title")
             r.authors = list("authors")
@@ -300,6 +390,8 @@ public struct ImportMapper: Sendable {
             r.notes = value("review")
             r.categories = list("tags")
             r.wishlist = value("read status") == "to-read" && value("owned?") != "Yes"
+            r.reads = ImportedRead.storyGraph(status: value("read status"), datesRead: value("dates read") ?? value("last date read"),
+                                              readCount: try integer("read count"))
         case .libib:
             r.title = value("title")
             r.authors = list("creators")

@@ -14,6 +14,7 @@ enum APILink: Sendable, Equatable {
     case cover(UUID)
     case membersExport(library: UUID)
     case members(library: UUID)
+    case readingExport(library: UUID)
 
     static let root = "/api/v1"
 
@@ -30,6 +31,7 @@ enum APILink: Sendable, Equatable {
         case .cover(let id): return Self.root + "/covers/" + id.uuidString.lowercased()
         case .membersExport(let l): return library(l) + "/members/export"
         case .members(let l): return library(l) + "/members"
+        case .readingExport(let l): return library(l) + "/reading/export"
         }
     }
 }

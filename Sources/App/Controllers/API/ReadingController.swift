@@ -38,6 +38,9 @@ enum ReadingController {
             tag: "Reading", query: [memberParam, .init(name: "year", kind: .integer, description: "The year (default this year).",
                                                        schema: ["minimum": 1900, "maximum": 2200])],
             response: ReadingStatsDTO.self), use: stats)
+        lib.on(.GET, "reading", "export", doc: .init(
+            summary: "Your reading history (or a member's) as CSV in Goodreads' layout: one line per book with its latest read, Read Count its finished reads; it imports back here and into Goodreads-compatible apps",
+            tag: "Reading", query: [memberParam]), use: export)
         lib.on(.PUT, "reading", "goal", doc: .init(
             summary: "Set your (or a member's) goal for a year in books and/or pages; neither removes it (E3)", tag: "Reading",
             request: GoalInput.self, response: GoalDTO.self), use: setGoal)
@@ -140,6 +143,12 @@ enum ReadingController {
         let ctx = try await req.library(.read)
         let year = try req.intQuery("year", default: ctx.policy.calendar.component(.year, from: req.now), range: ReadingLog.goalYears)
         return try await ReadingLog.stats(year: year, reader: reader(req, ctx, memberID: queryMember(req)), in: req.scope(ctx))
+    }
+
+    @Sendable static func export(req: Request) async throws -> Response {
+        let ctx = try await req.library(.read)
+        let csv = try await ReadingLog.exportGoodreadsCSV(reader: reader(req, ctx, memberID: queryMember(req)), libraryID: ctx.libraryID, on: req.db)
+        return ExchangeController.download(Data(csv.utf8), type: "text/csv; charset=utf-8", name: "reading_history.csv")
     }
 
     @Sendable static func setGoal(req: Request) async throws -> GoalDTO {

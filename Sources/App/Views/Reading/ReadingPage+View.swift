@@ -50,6 +50,10 @@ extension ReadingPage {
                     here.path(query: [("show", show == .reading ? nil : show.rawValue), ("page", n > 1 ? String(n) : nil)])
                 }
             }
+            H.el(.p, [.class: "hint"]) {
+                H.link(t(.exportHistory), APILink.readingExport(library: lib).path)
+                Text(" · " + t(.importHistoryHint))
+            }
         }
     }
 }
