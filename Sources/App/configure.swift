@@ -40,6 +40,7 @@ func configure(_ app: Application, storage: StorageConfig) throws {
     app.asyncCommands.use(UserCommand(), as: "user")
     app.asyncCommands.use(SeedCommand(), as: "seed")
     app.asyncCommands.use(BenchSearchCommand(), as: "bench-search")
+    app.asyncCommands.use(BenchSpokenCommand(), as: "bench-spoken")
     app.asyncCommands.use(LookupCommand(), as: "lookup")
     app.asyncCommands.use(ImportCommand(), as: "import")
     app.asyncCommands.use(ExportCommand(), as: "export")
