@@ -10,7 +10,7 @@ PG_PORT ?= 55432
 
 # Debian packages each goal needs; installed only when missing. The imaging libraries (barcode
 # decoding, OCR, barcode and QR drawing) are linked into the binary, so every goal needs them.
-IMAGING_PACKAGES := libzbar-dev libleptonica-dev libtesseract-dev tesseract-ocr-eng libqrencode-dev libzint-dev zlib1g-dev
+IMAGING_PACKAGES := libzbar-dev libleptonica-dev libtesseract-dev tesseract-ocr-eng tesseract-ocr-deu tesseract-ocr-gle tesseract-ocr-chi-sim libqrencode-dev libzint-dev zlib1g-dev
 RUN_PACKAGES := ca-certificates $(IMAGING_PACKAGES)
 TEST_PACKAGES := postgresql chromium $(IMAGING_PACKAGES)
 # Browser tests: Python Playwright in a venv of our own, driving Debian's Chromium (no browser download).

@@ -96,7 +96,7 @@ for (const button of document.querySelectorAll("[data-voice]")) {
 }
 
 // Share (Web Share API, else copy to the clipboard).
-for (const button of document.querySelectorAll("[data-share]")) {
+for (const button of document.querySelectorAll("[data-share]:not([data-share-file])")) {
   button.hidden = false;
   button.addEventListener("click", async () => {
     // The book's own page when the button names it, else this page.
@@ -209,4 +209,166 @@ for (const watched of document.querySelectorAll("[data-refresh][id]")) {
     } catch { /* offline for a moment: the next page load shows the state */ }
   };
   setTimeout(tick, delay);
+}
+
+// Page photos (E4). Zoom: pinch with two fingers, double-tap (or double-click) for 2.5×, drag to pan.
+for (const view of document.querySelectorAll("[data-zoom]")) {
+  const inner = view.querySelector(".zoom-inner");
+  let scale = 1, x = 0, y = 0, lastTap = 0;
+  const pointers = new Map();
+  let start = null;
+  const apply = () => {
+    scale = Math.min(6, Math.max(1, scale));
+    if (scale === 1) { x = 0; y = 0; }
+    inner.style.transform = `translate(${x}px, ${y}px) scale(${scale})`;
+  };
+  view.addEventListener("pointerdown", (e) => {
+    pointers.set(e.pointerId, { x: e.clientX, y: e.clientY });
+    view.setPointerCapture(e.pointerId);
+    const now = Date.now();
+    if (pointers.size === 1 && now - lastTap < 300) { scale = scale > 1 ? 1 : 2.5; apply(); }
+    lastTap = now;
+    start = { scale, x, y, pts: [...pointers.values()].map((p) => ({ ...p })) };
+  });
+  view.addEventListener("pointermove", (e) => {
+    if (!pointers.has(e.pointerId) || !start) return;
+    pointers.set(e.pointerId, { x: e.clientX, y: e.clientY });
+    const pts = [...pointers.values()];
+    if (pts.length >= 2 && start.pts.length >= 2) {
+      const d0 = Math.hypot(start.pts[0].x - start.pts[1].x, start.pts[0].y - start.pts[1].y) || 1;
+      const d1 = Math.hypot(pts[0].x - pts[1].x, pts[0].y - pts[1].y);
+      scale = start.scale * d1 / d0;
+    } else if (pts.length === 1 && scale > 1) {
+      x = start.x + pts[0].x - start.pts[0].x;
+      y = start.y + pts[0].y - start.pts[0].y;
+    }
+    apply();
+  });
+  const end = (e) => { pointers.delete(e.pointerId); start = { scale, x, y, pts: [...pointers.values()].map((p) => ({ ...p })) }; };
+  view.addEventListener("pointerup", end);
+  view.addEventListener("pointercancel", end);
+}
+
+// Straighten: four handles over the original photo; their places (fractions, clockwise from the top
+// left) go into the corners field the form sends. Without JavaScript the field can be typed.
+for (const crop of document.querySelectorAll("[data-crop]")) {
+  const field = document.getElementById(crop.dataset.crop);
+  const handles = [...crop.querySelectorAll("[data-corner]")];
+  const quad = crop.querySelector(".quad");
+  let pts = (field.value || "").split(",").map(Number);
+  if (pts.length !== 8 || pts.some(Number.isNaN)) pts = [0.05, 0.05, 0.95, 0.05, 0.95, 0.95, 0.05, 0.95];
+  const draw = () => {
+    handles.forEach((h, i) => { h.style.left = `${pts[2 * i] * 100}%`; h.style.top = `${pts[2 * i + 1] * 100}%`; });
+    quad.setAttribute("points", [0, 1, 2, 3].map((i) => `${pts[2 * i]},${pts[2 * i + 1]}`).join(" "));
+    field.value = pts.map((v) => v.toFixed(4)).join(",");
+  };
+  handles.forEach((handle, i) => {
+    handle.addEventListener("pointerdown", (e) => { handle.setPointerCapture(e.pointerId); e.preventDefault(); });
+    handle.addEventListener("pointermove", (e) => {
+      if (!handle.hasPointerCapture(e.pointerId)) return;
+      const box = crop.getBoundingClientRect();
+      pts[2 * i] = Math.min(1, Math.max(0, (e.clientX - box.left) / box.width));
+      pts[2 * i + 1] = Math.min(1, Math.max(0, (e.clientY - box.top) / box.height));
+      draw();
+    });
+    handle.addEventListener("keydown", (e) => {   // arrow keys move a focused corner
+      const step = e.shiftKey ? 0.05 : 0.01;
+      const moves = { ArrowLeft: [-step, 0], ArrowRight: [step, 0], ArrowUp: [0, -step], ArrowDown: [0, step] };
+      const m = moves[e.key];
+      if (!m) return;
+      e.preventDefault();
+      pts[2 * i] = Math.min(1, Math.max(0, pts[2 * i] + m[0]));
+      pts[2 * i + 1] = Math.min(1, Math.max(0, pts[2 * i + 1] + m[1]));
+      draw();
+    });
+  });
+  draw();
+}
+
+// Markup: pen and highlighter strokes on a canvas over the page, kept apart from the photo as JSON
+// (points as fractions of the page); the eraser removes the strokes it touches.
+for (const editor of document.querySelectorAll("[data-markup]")) {
+  const field = document.getElementById(editor.dataset.markup);
+  const canvas = editor.querySelector("canvas");
+  const ctx = canvas.getContext("2d");
+  let data;
+  try { data = JSON.parse(field.value); } catch { data = { strokes: [] }; }
+  let tool = "pen", current = null;
+  const styles = { pen: { color: "#d32f2f", width: 0.004 }, highlighter: { color: "#ffeb3b", width: 0.025 } };
+  const render = () => {
+    ctx.clearRect(0, 0, canvas.width, canvas.height);
+    for (const s of data.strokes.concat(current ? [current] : [])) {
+      ctx.globalAlpha = s.tool === "highlighter" ? 0.4 : 1;
+      ctx.strokeStyle = s.color; ctx.lineWidth = s.width * canvas.width; ctx.lineCap = "round"; ctx.lineJoin = "round";
+      ctx.beginPath();
+      for (let i = 0; i < s.points.length; i += 2) {
+        const px = s.points[i] * canvas.width, py = s.points[i + 1] * canvas.height;
+        if (i === 0) ctx.moveTo(px, py); else ctx.lineTo(px, py);
+      }
+      ctx.stroke();
+    }
+    ctx.globalAlpha = 1;
+    field.value = JSON.stringify(data);
+  };
+  const at = (e) => {
+    const box = canvas.getBoundingClientRect();
+    return [Math.min(1, Math.max(0, (e.clientX - box.left) / box.width)), Math.min(1, Math.max(0, (e.clientY - box.top) / box.height))];
+  };
+  const erase = ([px, py]) => {
+    const before = data.strokes.length;
+    data.strokes = data.strokes.filter((s) => {
+      for (let i = 0; i < s.points.length; i += 2) if (Math.hypot(s.points[i] - px, s.points[i + 1] - py) < 0.02) return false;
+      return true;
+    });
+    if (data.strokes.length !== before) render();
+  };
+  for (const button of editor.querySelectorAll("[data-tool]")) {
+    button.addEventListener("click", () => {
+      tool = button.dataset.tool;
+      for (const b of editor.querySelectorAll("[data-tool]")) {
+        b.classList.toggle("current", b === button);
+        b.setAttribute("aria-pressed", b === button ? "true" : "false");
+      }
+    });
+  }
+  canvas.addEventListener("pointerdown", (e) => {
+    canvas.setPointerCapture(e.pointerId);
+    e.preventDefault();
+    const p = at(e);
+    if (tool === "eraser") { erase(p); return; }
+    current = { tool, color: styles[tool].color, width: styles[tool].width, points: p.map((v) => Math.round(v * 10000) / 10000) };
+  });
+  canvas.addEventListener("pointermove", (e) => {
+    if (!canvas.hasPointerCapture(e.pointerId)) return;
+    const p = at(e);
+    if (tool === "eraser") { erase(p); return; }
+    if (current && current.points.length < 3998) { current.points.push(...p.map((v) => Math.round(v * 10000) / 10000)); render(); }
+  });
+  const finish = () => {
+    if (current && current.points.length >= 4 && data.strokes.length < 500) data.strokes.push(current);
+    current = null;
+    render();
+  };
+  canvas.addEventListener("pointerup", finish);
+  canvas.addEventListener("pointercancel", finish);
+  render();
+}
+
+// Share a page photo as a file where the browser can (Web Share Level 2), else download it.
+for (const button of document.querySelectorAll("[data-share-file]")) {
+  button.hidden = false;
+  button.addEventListener("click", async () => {
+    const response = await fetch(button.dataset.shareFile, { credentials: "same-origin" });
+    const blob = await response.blob();
+    const file = new File([blob], "page.jpg", { type: blob.type || "image/jpeg" });
+    if (navigator.canShare && navigator.canShare({ files: [file] })) {
+      try { await navigator.share({ files: [file], title: button.dataset.share }); } catch { /* cancelled */ }
+    } else {
+      const link = document.createElement("a");
+      link.href = URL.createObjectURL(blob);
+      link.download = "page.jpg";
+      link.click();
+      URL.revokeObjectURL(link.href);
+    }
+  });
 }

@@ -75,6 +75,8 @@ enum Migrations {
         app.migrations.add(AddTitleASIN())
         app.migrations.add(AddCopyStatusDetails())
         app.migrations.add(CreateReading())
+        app.migrations.add(CreateQuotes())
+        app.migrations.add(CreatePagePhotos())
     }
 }
 

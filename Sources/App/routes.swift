@@ -21,6 +21,7 @@ func routes(_ app: Application) throws {
     CirculationPages.register(web)
     WishlistPages.register(web)
     ReadingPages.register(web)
+    PhotoPages.register(web)
     MorePages.register(web)
     EditPages.register(web)
     ExchangePages.register(web)

@@ -18,6 +18,30 @@ public final class TextReader: @unchecked Sendable {
     }
 
     public static let shared = TextReader()
+    /// For photographed book pages (E5): the reader's language with English (a German reader's book
+    /// may be English), when its model is installed (Debian's tesseract-ocr-deu, -gle, -chi-sim).
+    public static func pages(language code: String) -> TextReader {
+        switch code.prefix(2) {
+        case "de": pagesDE
+        case "ga": pagesGA
+        case "zh": pagesZH
+        default: shared
+        }
+    }
+    private static let pagesDE = TextReader(languages: ["deu", "eng"])
+    private static let pagesGA = TextReader(languages: ["gle", "eng"])
+    private static let pagesZH = TextReader(languages: ["chi_sim", "eng"])
+
+    private let languages: String
+
+    public init(languages: [String] = ["eng"]) {
+        // Only the models Tesseract can find: a missing one would make every start fail.
+        let folders = ["/usr/share/tesseract-ocr/5/tessdata", "/usr/share/tesseract-ocr/4.00/tessdata", "/usr/share/tessdata"]
+        let present = languages.filter { lang in
+            lang == "eng" || folders.contains { FileManager.default.fileExists(atPath: "\($0)/\(lang).traineddata") }
+        }
+        self.languages = (present.isEmpty ? ["eng"] : present).joined(separator: "+")
+    }
 
     private let lock = NSLock()
     private var idle: [OpaquePointer] = []
@@ -57,7 +81,7 @@ public final class TextReader: @unchecked Sendable {
         }
         lock.unlock()
         guard let handle = TessBaseAPICreate() else { throw Failure.unavailable }
-        guard TessBaseAPIInit3(handle, nil, "eng") == 0 else {
+        guard TessBaseAPIInit3(handle, nil, languages) == 0 || TessBaseAPIInit3(handle, nil, "eng") == 0 else {
             TessBaseAPIDelete(handle)
             throw Failure.unavailable
         }

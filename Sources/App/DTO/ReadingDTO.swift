@@ -137,3 +137,73 @@ struct SpokenInput: Content {
     var phrase: String
     var language: String?
 }
+
+/// A quote or note from a book (E5).
+struct QuoteDTO: Content {
+    var id: UUID
+    var titleId: UUID
+    var title: String
+    var authors: [String]
+    var page: String?
+    var text: String
+    var note: String?
+    var photoId: UUID?
+    var createdAt: Date
+}
+
+struct QuoteInput: Content {
+    var titleId: UUID
+    var page: String?
+    var text: String
+    var note: String?
+    var photoId: UUID?
+}
+
+/// A page photo (E4). The image addresses are relative to the server.
+struct PhotoDTO: Content {
+    var id: UUID
+    var titleId: UUID
+    var page: String?
+    var width: Int
+    var height: Int
+    var originalWidth: Int
+    var originalHeight: Int
+    /// The page's corners as fractions of the upright photo, clockwise from the top left (8 numbers).
+    var corners: [Double]?
+    var markup: PhotoMarkup
+    var image: String
+    var thumbnail: String
+    var original: String
+    var createdAt: Date
+}
+
+/// The markup layer over a page photo: pen and highlighter strokes, points as fractions of the
+/// straightened page (so a new crop keeps them in place only when cleared; the eraser removes strokes).
+struct PhotoMarkup: Content, Equatable {
+    struct Stroke: Content, Equatable {
+        /// pen or highlighter.
+        var tool: String
+        /// #rrggbb.
+        var color: String
+        /// Line width as a fraction of the page's width.
+        var width: Double
+        /// x1, y1, x2, y2, … as fractions of the page's width and height.
+        var points: [Double]
+    }
+    var strokes: [Stroke]
+
+    static let maxStrokes = 500
+    static let maxPoints = 4_000
+}
+
+struct CornersInput: Content {
+    /// 8 numbers from 0 to 1, clockwise from the top left; absent or null: no crop.
+    var corners: [Double]?
+}
+
+struct PhotoText: Content { var text: String }
+
+struct QuoteList: Content {
+    var items: [QuoteDTO]
+    var total: Int
+}

@@ -84,3 +84,48 @@ final class ReadingGoal: Model, @unchecked Sendable {
 
     init() {}
 }
+
+/// A quote or note a reader keeps from a book (E5), private to the reader.
+final class Quote: Model, @unchecked Sendable {
+    static let schema = "quotes"
+
+    @ID(key: .id) var id: UUID?
+    @Parent(key: "library_id") var library: Library
+    @Field(key: "user_id") var userID: UUID
+    @Field(key: "title_id") var titleID: UUID
+    /// The page as printed: "157", "ix".
+    @OptionalField(key: "page") var page: String?
+    @Field(key: "text") var text: String
+    @OptionalField(key: "note") var note: String?
+    @OptionalField(key: "photo_id") var photoID: UUID?
+    @Field(key: "search_text") var searchText: String
+    @Field(key: "created_at") var createdAt: Date
+
+    init() {}
+}
+
+/// A photo of a book page (E4), private to the reader who took it.
+final class PagePhoto: Model, @unchecked Sendable {
+    static let schema = "page_photos"
+
+    @ID(key: .id) var id: UUID?
+    @Parent(key: "library_id") var library: Library
+    @Field(key: "user_id") var userID: UUID
+    @Field(key: "title_id") var titleID: UUID
+    @OptionalField(key: "page") var page: String?
+    @Field(key: "original") var original: Data
+    @Field(key: "original_width") var originalWidth: Int
+    @Field(key: "original_height") var originalHeight: Int
+    /// "x1,y1,…,x4,y4" as fractions of the upright photo; nil: not cropped.
+    @OptionalField(key: "corners") var corners: String?
+    @Field(key: "image") var image: Data
+    @Field(key: "width") var width: Int
+    @Field(key: "height") var height: Int
+    @Field(key: "thumbnail") var thumbnail: Data
+    /// The markup layer as JSON (`PhotoMarkup`).
+    @OptionalField(key: "markup") var markup: String?
+    @Field(key: "created_at") var createdAt: Date
+    @Field(key: "updated_at") var updatedAt: Date
+
+    init() {}
+}

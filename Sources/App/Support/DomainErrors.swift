@@ -298,6 +298,10 @@ enum AccountError: DomainError, Equatable {
 
 enum ReadingError: DomainError, Equatable {
     case readNotFound
+    case quoteNotFound
+    case photoNotFound
+    case photo(ImageProblem)
+    case cornersInvalid
     case pageBeyondEnd(page: Int, pages: Int)
     case noPageHeard(phrase: String)
     case heardOutOfRange(Int)
@@ -307,14 +311,16 @@ enum ReadingError: DomainError, Equatable {
 
     var refusal: Refusal {
         switch self {
-        case .readNotFound: .notFound
+        case .readNotFound, .quoteNotFound, .photoNotFound: .notFound
         default: .invalid
         }
     }
 
     var code: String {
         switch self {
-        case .readNotFound: "not_found"
+        case .readNotFound, .quoteNotFound, .photoNotFound: "not_found"
+        case .photo: "invalid_image"
+        case .cornersInvalid: "invalid"
         case .pageBeyondEnd: "page_beyond_end"
         case .noPageHeard: "no_page_heard"
         case .heardOutOfRange: "out_of_range"
@@ -328,6 +334,8 @@ enum ReadingError: DomainError, Equatable {
         case .noPageHeard, .heardOutOfRange: "phrase"
         case .momentInFuture: "at"
         case .unknownStatus: "status"
+        case .photo: "file"
+        case .cornersInvalid: "corners"
         default: nil
         }
     }
@@ -342,6 +350,10 @@ enum ReadingError: DomainError, Equatable {
     func message(_ t: Strings) -> String {
         switch self {
         case .readNotFound: t(.errReadNotFound)
+        case .quoteNotFound: t(.errQuoteNotFound)
+        case .photoNotFound: t(.errPhotoNotFound)
+        case .photo(let problem): problem.message(t)
+        case .cornersInvalid: t(.errCornersInvalid)
         case .pageBeyondEnd(let page, let pages): t.format(.errPageBeyondEnd, t.number(page), t.number(pages))
         case .noPageHeard(let phrase): t.format(.errNoPageHeard, String(phrase.prefix(80)))
         case .heardOutOfRange(let n): t.format(.errHeardOutOfRange, t.number(n))

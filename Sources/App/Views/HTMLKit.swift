@@ -124,7 +124,7 @@ enum Tag: String, Sendable {
     case nav, ol, option, p, path, progress, section, select, small, span, strong, summary, svg, table, tbody, td, textarea, th, thead
     case datalist, time, tr, ul, video
     // SVG charts
-    case figure, title, line, rect, circle, text
+    case figure, title, line, rect, circle, text, polyline, polygon, canvas, blockquote
 }
 
 /// The attributes pages use: a misspelt attribute does not compile. Add a case to use another.
@@ -161,7 +161,14 @@ enum Attr: String, Sendable {
     case dataVoice = "data-voice"
     case dataVoiceLang = "data-voice-lang"
     case dataListening = "data-listening"
-    case maxlength, scope
+    case maxlength, scope, download, points, stroke, preserveAspectRatio
+    case strokeWidth = "stroke-width"
+    case dataZoom = "data-zoom"
+    case dataCrop = "data-crop"
+    case dataCorner = "data-corner"
+    case dataMarkup = "data-markup"
+    case dataTool = "data-tool"
+    case dataShareFile = "data-share-file"
     // SVG
     case x, y, x1, y1, x2, y2, rx, cx, cy, r, transform
     case strokeDasharray = "stroke-dasharray"

@@ -15,6 +15,8 @@ enum APILink: Sendable, Equatable {
     case membersExport(library: UUID)
     case members(library: UUID)
     case readingExport(library: UUID)
+    /// A page photo's image, thumbnail or original.
+    case photo(library: UUID, photo: UUID, part: String)
 
     static let root = "/api/v1"
 
@@ -32,6 +34,7 @@ enum APILink: Sendable, Equatable {
         case .membersExport(let l): return library(l) + "/members/export"
         case .members(let l): return library(l) + "/members"
         case .readingExport(let l): return library(l) + "/reading/export"
+        case .photo(let l, let photo, let part): return library(l) + "/photos/" + photo.uuidString + "/" + part
         }
     }
 }

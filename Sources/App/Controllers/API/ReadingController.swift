@@ -1,5 +1,6 @@
 import Fluent
 import Foundation
+import NIOFoundationEssentialsCompat
 import ShelfmarkCore
 import Vapor
 
@@ -41,6 +42,38 @@ enum ReadingController {
         lib.on(.GET, "reading", "export", doc: .init(
             summary: "Your reading history (or a member's) as CSV in Goodreads' layout: one line per book with its latest read, Read Count its finished reads; it imports back here and into Goodreads-compatible apps",
             tag: "Reading", query: [memberParam]), use: export)
+        lib.on(.POST, "titles", ":titleID", "photos", doc: .init(
+            summary: "Upload a photo of a page (JPEG, PNG, WebP …, at most 20 MB; raw body or multipart `file`); its phone rotation is applied and a large photo brought to 2,800 px (E4)",
+            tag: "Reading", query: [.init(name: "page", description: "The page as printed (\"157\", \"ix\").", schema: ["maxLength": 20])],
+            upload: ["image/jpeg", "image/png", "image/webp", "application/octet-stream"], response: PhotoDTO.self, status: .created),
+            body: .collect(maxSize: ByteCount(value: PagePhotos.maxBytes + 65_536)), use: uploadPhoto)
+        lib.on(.GET, "titles", ":titleID", "photos", doc: .init(summary: "Your page photos of a title, newest first", tag: "Reading",
+                                                              response: PhotoDTO.self, responseIsArray: true), use: photos)
+        lib.on(.GET, "photos", ":photoID", doc: .init(summary: "A page photo", tag: "Reading", response: PhotoDTO.self), use: photo)
+        for part in ["image", "thumbnail", "original"] {
+            lib.on(.GET, "photos", ":photoID", .constant(part), doc: .init(
+                summary: part == "original" ? "The photo as uploaded" : part == "image" ? "The page (straightened when cropped), JPEG" : "A thumbnail of the page, JPEG",
+                tag: "Reading"), use: { try await photoBytes(req: $0, part: part) })
+        }
+        lib.on(.PUT, "photos", ":photoID", "corners", doc: .init(
+            summary: "Straighten the page by its four corners (fractions of the upright photo, clockwise from the top left) from the original; null undoes the crop. Clears the markup",
+            tag: "Reading", request: CornersInput.self, response: PhotoDTO.self), use: setCorners)
+        lib.on(.PUT, "photos", ":photoID", "markup", doc: .init(
+            summary: "Replace the markup layer (pen and highlighter strokes; the photo itself is not changed)", tag: "Reading",
+            request: PhotoMarkup.self, response: PhotoDTO.self), use: setMarkup)
+        lib.on(.DELETE, "photos", ":photoID", doc: .init(summary: "Delete a page photo (its quotes stay)", tag: "Reading", status: .noContent),
+               use: deletePhoto)
+        lib.on(.POST, "photos", ":photoID", "text", doc: .init(
+            summary: "The text on the page by OCR (the reader's language and English), to trim into a quote (E5)", tag: "Reading",
+            response: PhotoText.self), use: photoText)
+        lib.on(.GET, "quotes", doc: .init(summary: "Your quotes and notes, newest first: of a title, or matching words (E5)", tag: "Reading",
+                                          query: [.init(name: "titleId", description: "Only quotes from this title.", format: "uuid"),
+                                                  .init(name: "q", description: "Words of the quote, the note, the title or the author, as word prefixes."),
+                                                  .limit, .offset],
+                                          response: QuoteList.self), use: quotes)
+        lib.on(.POST, "quotes", doc: .init(summary: "Keep a quote or note from a title, with its page (E5)", tag: "Reading",
+                                           request: QuoteInput.self, response: QuoteDTO.self, status: .created), use: addQuote)
+        lib.on(.DELETE, "quotes", ":quoteID", doc: .init(summary: "Delete a quote", tag: "Reading", status: .noContent), use: deleteQuote)
         lib.on(.PUT, "reading", "goal", doc: .init(
             summary: "Set your (or a member's) goal for a year in books and/or pages; neither removes it (E3)", tag: "Reading",
             request: GoalInput.self, response: GoalDTO.self), use: setGoal)
@@ -151,6 +184,90 @@ enum ReadingController {
         return ExchangeController.download(Data(csv.utf8), type: "text/csv; charset=utf-8", name: "reading_history.csv")
     }
 
+    @Sendable static func uploadPhoto(req: Request) async throws -> Response {
+        let ctx = try await req.library(.read)
+        let data: Data
+        if req.headers.contentType?.type == "multipart" {
+            data = try req.multipart(ExchangeController.Upload.self).file.map { Data(buffer: $0.data) } ?? Data()
+        } else {
+            data = req.body.data.map { Data(buffer: $0) } ?? Data()
+        }
+        let photo = try await PagePhotos.upload(data, titleID: try req.uuid("titleID"), page: req.query[String.self, at: "page"], userID: ctx.user.id,
+                                                in: req.scope(ctx), pool: req.application.threadPool)
+        return try await req.created(photo)
+    }
+
+    @Sendable static func photos(req: Request) async throws -> [PhotoDTO] {
+        let ctx = try await req.library(.read)
+        return try await PagePhotos.list(titleID: try req.uuid("titleID"), userID: ctx.user.id, libraryID: ctx.libraryID, on: req.db)
+    }
+
+    @Sendable static func photo(req: Request) async throws -> PhotoDTO {
+        let ctx = try await req.library(.read)
+        return try await PagePhotos.find(try req.uuid("photoID"), userID: ctx.user.id, library: ctx.libraryID, on: req.db).dto
+    }
+
+    static func photoBytes(req: Request, part: String) async throws -> Response {
+        let ctx = try await req.library(.read)
+        let photo = try await PagePhotos.find(try req.uuid("photoID"), userID: ctx.user.id, library: ctx.libraryID, on: req.db)
+        let bytes = part == "original" ? photo.original : part == "thumbnail" ? photo.thumbnail : photo.image
+        var headers = HTTPHeaders()
+        headers.replaceOrAdd(name: .contentType, value: part == "original" ? (CoverStore.sniff(bytes) ?? "application/octet-stream") : "image/jpeg")
+        headers.replaceOrAdd(name: "X-Content-Type-Options", value: "nosniff")
+        headers.replaceOrAdd(name: .cacheControl, value: "private, no-cache")
+        headers.replaceOrAdd(name: .eTag, value: "\"\(Int(photo.updatedAt.timeIntervalSince1970 * 1000))-\(part)\"")
+        if part == "original" { headers.replaceOrAdd(name: .contentDisposition, value: "inline; filename=\"page.jpg\"") }
+        return Response(status: .ok, headers: headers, body: .init(data: bytes))
+    }
+
+    @Sendable static func setCorners(req: Request) async throws -> PhotoDTO {
+        let ctx = try await req.library(.read)
+        let input = try req.content.decode(CornersInput.self)
+        return try await PagePhotos.setCorners(try req.uuid("photoID"), corners: input.corners, userID: ctx.user.id, in: req.scope(ctx),
+                                               pool: req.application.threadPool)
+    }
+
+    @Sendable static func setMarkup(req: Request) async throws -> PhotoDTO {
+        let ctx = try await req.library(.read)
+        return try await PagePhotos.setMarkup(try req.uuid("photoID"), try req.content.decode(PhotoMarkup.self), userID: ctx.user.id, in: req.scope(ctx))
+    }
+
+    @Sendable static func deletePhoto(req: Request) async throws -> HTTPStatus {
+        let ctx = try await req.library(.read)
+        try await PagePhotos.delete(try req.uuid("photoID"), userID: ctx.user.id, in: req.scope(ctx))
+        return .noContent
+    }
+
+    @Sendable static func photoText(req: Request) async throws -> PhotoText {
+        let ctx = try await req.library(.read)
+        return PhotoText(text: try await PagePhotos.text(try req.uuid("photoID"), userID: ctx.user.id, library: ctx.libraryID,
+                                                         language: req.lang.rawValue, on: req.db, pool: req.application.threadPool))
+    }
+
+    @Sendable static func quotes(req: Request) async throws -> QuoteList {
+        let ctx = try await req.library(.read)
+        let (limit, offset) = try req.paging
+        var titleID: UUID? = nil
+        if let raw = req.query[String.self, at: "titleId"], !raw.isEmpty {
+            guard let id = UUID(uuidString: raw) else { throw AppError(status: .badRequest, code: "invalid", message: "`titleId` is not a valid id.", field: "titleId") }
+            titleID = id
+        }
+        let (items, total) = try await Quotes.list(userID: ctx.user.id, titleID: titleID, query: req.query[String.self, at: "q"],
+                                                   libraryID: ctx.libraryID, limit: limit, offset: offset, on: req.db)
+        return QuoteList(items: items, total: total)
+    }
+
+    @Sendable static func addQuote(req: Request) async throws -> Response {
+        let ctx = try await req.library(.read)
+        return try await req.created(try await Quotes.create(try req.content.decode(QuoteInput.self), userID: ctx.user.id, in: req.scope(ctx)))
+    }
+
+    @Sendable static func deleteQuote(req: Request) async throws -> HTTPStatus {
+        let ctx = try await req.library(.read)
+        try await Quotes.delete(try req.uuid("quoteID"), userID: ctx.user.id, in: req.scope(ctx))
+        return .noContent
+    }
+
     @Sendable static func setGoal(req: Request) async throws -> GoalDTO {
         let ctx = try await req.library(.read)
         let input = try req.content.decode(GoalInput.self)
@@ -202,6 +319,24 @@ extension ProgressInput: SchemaConstrained {
 extension SpokenInput: SchemaConstrained {
     static var schemaConstraints: [String: JSONValue] {
         ["phrase": Rule.text(SpokenProgress.maxPhraseLength), "language": ["enum": ["en", "de", "ga", "zh", "zh-Hans"]]]
+    }
+}
+
+extension QuoteInput: SchemaConstrained {
+    static var schemaConstraints: [String: JSONValue] {
+        ["text": Rule.text(Quotes.maxText), "note": Rule.optionalText(Quotes.maxNote), "page": Rule.optionalText(Quotes.maxPage)]
+    }
+}
+
+extension CornersInput: SchemaConstrained {
+    static var schemaConstraints: [String: JSONValue] {
+        ["corners": ["minItems": 8, "maxItems": 8, "items": ["type": "number", "minimum": 0, "maximum": 1]]]
+    }
+}
+
+extension PhotoMarkup: SchemaConstrained {
+    static var schemaConstraints: [String: JSONValue] {
+        ["strokes": ["maxItems": .number(Double(PhotoMarkup.maxStrokes))]]
     }
 }
 

@@ -62,6 +62,14 @@ enum WebRoute: Sendable, Equatable {
     case titleReadStatus(library: UUID, title: UUID)
     case titleMemberRead(library: UUID, title: UUID)
     case readDelete(library: UUID, read: UUID)
+    case titlePhotos(library: UUID, title: UUID)
+    case photo(library: UUID, photo: UUID)
+    case photoCorners(library: UUID, photo: UUID)
+    case photoMarkup(library: UUID, photo: UUID)
+    case photoDelete(library: UUID, photo: UUID)
+    case photoQuote(library: UUID, photo: UUID)
+    case quotes(library: UUID)
+    case quoteDelete(library: UUID, quote: UUID)
 
     /// One piece of a path: fixed text, or a parameter (its name when registering, its value in a link).
     enum Segment: Sendable, Equatable {
@@ -129,6 +137,14 @@ enum WebRoute: Sendable, Equatable {
         case .titleReadStatus(let library, let title): Self.title(library: library, title: title).segments + [.fixed("reading-status")]
         case .titleMemberRead(let library, let title): Self.title(library: library, title: title).segments + [.fixed("member-read")]
         case .readDelete(let library, let read): Self.library(library) + [.fixed("reading"), .parameter(name: "readID", value: read.uuidString), .fixed("delete")]
+        case .titlePhotos(let library, let title): Self.title(library: library, title: title).segments + [.fixed("photos")]
+        case .photo(let library, let photo): Self.library(library) + [.fixed("photos"), .parameter(name: "photoID", value: photo.uuidString)]
+        case .photoCorners(let library, let photo): Self.photo(library: library, photo: photo).segments + [.fixed("corners")]
+        case .photoMarkup(let library, let photo): Self.photo(library: library, photo: photo).segments + [.fixed("markup")]
+        case .photoDelete(let library, let photo): Self.photo(library: library, photo: photo).segments + [.fixed("delete")]
+        case .photoQuote(let library, let photo): Self.photo(library: library, photo: photo).segments + [.fixed("quote")]
+        case .quotes(let library): Self.library(library) + [.fixed("reading"), .fixed("quotes")]
+        case .quoteDelete(let library, let quote): Self.library(library) + [.fixed("reading"), .fixed("quotes"), .parameter(name: "quoteID", value: quote.uuidString), .fixed("delete")]
         }
     }
 

@@ -12,8 +12,9 @@ struct TitlePage: Sendable {
     var maxRenewals: Int
     /// Who borrowed it and when, newest first (for staff who lend).
     var history: [LoanDTO]
-    /// The signed-in reader's own reading of it (E1).
+    /// The signed-in reader's own reading of it (E1), page photos and quotes (E4, E5).
     var reading: ReadingCard
+    var notes: BookNotes
 
     static let historyLength = 50
 
@@ -23,6 +24,7 @@ struct TitlePage: Sendable {
                          canEdit: library.role.may(.catalog), canLend: canLend, maxRenewals: library.policy.maxRenewals,
                          history: canLend ? try await Circulation.history(titleID: titleID, libraryID: library.libraryID, limit: historyLength,
                                                                           now: now, on: db) : [],
-                         reading: try await ReadingCard.make(titleID: titleID, library: library, on: db))
+                         reading: try await ReadingCard.make(titleID: titleID, library: library, on: db),
+                         notes: try await BookNotes.make(titleID: titleID, library: library, on: db))
     }
 }

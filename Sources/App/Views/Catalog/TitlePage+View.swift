@@ -66,6 +66,7 @@ extension TitlePage {
                         }
                     }
                 }
+                if !d.wishlist { notes.render(page) }
                 if canLend, !d.wishlist {
                     H.el(.section, [.id: "member-reading"]) {
                         H.el(.h2, [:]) { Text(t(.logForMember)) }

@@ -1,0 +1,105 @@
+import Fluent
+import Foundation
+import Plot
+import ShelfmarkCore
+
+/// One page photo (E4): the page with its markup layer in a zoomable viewer (pinch, double tap),
+/// straightening by dragging the four corners over the original, markup with pen, highlighter and
+/// eraser, a quote from its text (OCR), share, download, delete.
+struct PhotoPage: Sendable {
+    var libraryID: UUID
+    var photo: PhotoDTO
+    var title: String
+
+    static func make(photoID: UUID, library: LibraryContext, on db: any Database) async throws -> PhotoPage {
+        let photo = try await PagePhotos.find(photoID, userID: library.user.id, library: library.libraryID, on: db)
+        let title = try await Catalog.find(photo.titleID, library: library.libraryID, on: db)
+        return PhotoPage(libraryID: library.libraryID, photo: photo.dto, title: title.title)
+    }
+
+    /// The markup as SVG over the page (the same drawing the editor makes), in the page's pixels.
+    static func markupLayer(_ p: PhotoDTO) -> any Component {
+        let w = Double(p.width), h = Double(p.height)
+        return H.el(.svg, [.class: "markup", .viewBox: "0 0 \(p.width) \(p.height)", .ariaHidden: "true", .focusable: "false"]) {
+            for stroke in p.markup.strokes {
+                let points = stride(from: 0, to: stroke.points.count - 1, by: 2).map {
+                    String(format: "%.1f,%.1f", stroke.points[$0] * w, stroke.points[$0 + 1] * h)
+                }
+                H.void(.polyline, [.points: points.joined(separator: " "), .stroke: stroke.color,
+                                   .strokeWidth: String(format: "%.1f", stroke.width * w),
+                                   .class: stroke.tool == "highlighter" ? "hl" : "pen"])
+            }
+        }
+    }
+
+    func render(_ page: PageContext) -> HTML {
+        let t = page.t
+        let (lib, p) = (libraryID, photo)
+        let markupJSON = (try? String(decoding: JSONEncoder().encode(p.markup), as: UTF8.self)) ?? "{\"strokes\":[]}"
+        let corners = (p.corners ?? [0.05, 0.05, 0.95, 0.05, 0.95, 0.95, 0.05, 0.95]).map { String(format: "%.4f", $0) }.joined(separator: ",")
+        return Layout.page(page, title: t(.pagePhoto) + " · " + title) {
+            H.el(.p, [:]) { H.link("‹ " + title, WebRoute.title(library: lib, title: p.titleId).path + "#photos") }
+            H.el(.h1, [:]) { Text(p.page.map { t.format(.pageOnly, $0) } ?? t(.pagePhoto)) }
+            H.el(.div, [.class: "photo-view", .dataZoom: "", .role: "img", .ariaLabel: t(.pagePhoto) + " · " + title]) {
+                H.el(.div, [.class: "zoom-inner"]) {
+                    H.void(.img, [.src: p.image + "?v=\(Int(p.createdAt.timeIntervalSince1970))", .alt: "", .width: String(p.width),
+                                  .height: String(p.height), .id: "page-image"])
+                    Self.markupLayer(p)
+                }
+            }
+            H.el(.p, [.class: "hint"]) { Text(t(.zoomHint)) }
+            H.el(.div, [.class: "actions"]) {
+                H.form(WebRoute.photoQuote(library: lib, photo: p.id).path, csrf: page.csrf, attrs: [.class: "inline"]) {
+                    H.button(t(.makeQuote), attrs: [.dataBusy: t(.readingText)])
+                }
+                H.el(.button, [.type: "button", .class: "button quiet", .dataShareFile: p.image, .dataShare: title, .hidden: ""]) { Text(t(.share)) }
+                H.el(.a, [.href: p.image, .download: "page.jpg", .class: "button quiet"]) { Text(t(.download)) }
+            }
+            H.el(.details, [.class: "tool", .id: "crop"]) {
+                H.el(.summary, [:]) { Text(t(.straighten)) }
+                H.el(.p, [.class: "hint"]) { Text(t(.straightenHint)) }
+                H.el(.div, [.class: "crop", .dataCrop: "f-corners"]) {
+                    H.void(.img, [.src: p.original, .alt: t(.pagePhoto), .width: String(p.originalWidth), .height: String(p.originalHeight)])
+                    H.el(.svg, [.class: "crop-lines", .viewBox: "0 0 1 1", .preserveAspectRatio: "none", .ariaHidden: "true"]) {
+                        H.void(.polygon, [.points: "", .class: "quad"])
+                    }
+                    for (i, name) in [t(.cornerTopLeft), t(.cornerTopRight), t(.cornerBottomRight), t(.cornerBottomLeft)].enumerated() {
+                        H.el(.button, [.type: "button", .class: "handle", .dataCorner: String(i), .ariaLabel: name]) { EmptyComponent() }
+                    }
+                }
+                H.form(WebRoute.photoCorners(library: lib, photo: p.id).path, csrf: page.csrf, attrs: [.class: "inline-form"]) {
+                    H.field(t(.cornersField), name: "corners", value: corners,
+                            hint: t(.cornersHint), id: "f-corners", extra: [.pattern: "[0-9.,\\s]+", .autocomplete: "off"])
+                    H.button(t(.straighten))
+                }
+                if p.corners != nil {
+                    H.form(WebRoute.photoCorners(library: lib, photo: p.id).path, csrf: page.csrf, attrs: [.class: "inline"]) {
+                        H.void(.input, [.type: "hidden", .name: "undo", .value: "1"])
+                        H.button(t(.undoCrop), kind: "quiet")
+                    }
+                }
+            }
+            H.el(.details, [.class: "tool", .id: "markup"]) {
+                H.el(.summary, [:]) { Text(t(.markUp)) }
+                H.el(.div, [.class: "markup-editor", .dataMarkup: "f-markup"]) {
+                    H.el(.div, [.class: "chips", .role: "toolbar", .ariaLabel: t(.markUp)]) {
+                        H.el(.button, [.type: "button", .class: "chip current", .dataTool: "pen", .ariaPressed: "true"]) { Text(t(.toolPen)) }
+                        H.el(.button, [.type: "button", .class: "chip", .dataTool: "highlighter", .ariaPressed: "false"]) { Text(t(.toolHighlighter)) }
+                        H.el(.button, [.type: "button", .class: "chip", .dataTool: "eraser", .ariaPressed: "false"]) { Text(t(.toolEraser)) }
+                    }
+                    H.el(.div, [.class: "markup-canvas"]) {
+                        H.void(.img, [.src: p.image, .alt: "", .width: String(p.width), .height: String(p.height)])
+                        H.el(.canvas, [.width: String(p.width), .height: String(p.height), .ariaLabel: t(.markUp)]) { EmptyComponent() }
+                    }
+                }
+                H.form(WebRoute.photoMarkup(library: lib, photo: p.id).path, csrf: page.csrf, attrs: [.class: "inline"]) {
+                    H.void(.input, [.type: "hidden", .name: "markup", .id: "f-markup", .value: markupJSON])
+                    H.button(t(.saveMarkup))
+                }
+            }
+            H.form(WebRoute.photoDelete(library: lib, photo: p.id).path, csrf: page.csrf, attrs: [.class: "danger"]) {
+                H.button(t(.deletePhoto), kind: "danger")
+            }
+        }
+    }
+}
