@@ -308,7 +308,7 @@ def flow_no_sideways_scroll(page, library, servers):
     page.set_viewport_size({"width": 360, "height": 780})
     paths = ["/catalog", f"/titles/{book['id']}", "/members", f"/members/{member['id']}", "/loans", "/checkout", "/return",
              "/exchange", "/settings", "/activity", "/wishlist", "/more", "/dashboard", "/members/cards", "/reading", "/reading/stats",
-             "/reading?show=finished"]
+             "/reading?show=finished", "/reading/quotes"]
     for code in ["en", "de", "ga", "zh-Hans"]:
         page.context.add_cookies([{"name": "shelfmark_lang", "value": code, "url": BASE}])
         for path in paths:
@@ -413,7 +413,78 @@ def flow_reading_by_keypad_and_voice(page, library, servers):
     shot(page, "18-reading-stats")
 
 
-FLOWS = [flow_reading_by_keypad_and_voice, flow_no_sideways_scroll, flow_return_and_renew_from_member, flow_class_list_import, flow_add_by_isbn, flow_add_by_hand, flow_member, flow_lend_and_return_overdue, flow_wishlist, flow_overview,
+def flow_page_photo_to_quote(page, library, servers):
+    # Issue 17 (E4, E5): photograph a page (here: a page rendered by the browser, tilted on a grey desk),
+    # straighten it by dragging its corners, mark it up, make a quote from its text by OCR.
+    book = library.title("Momo", ["Michael Ende"], pageCount=300)
+    shot_page = page.context.new_page()
+    shot_page.set_viewport_size({"width": 900, "height": 700})
+    shot_page.set_content("""<body style="margin:0;background:#777">
+      <div id="p" style="position:absolute;left:150px;top:120px;width:560px;height:420px;background:#fff;transform:rotate(4deg);
+           font:bold 40px/1.4 sans-serif;padding:30px;box-sizing:border-box">TIME IS LIFE<br>AND LIFE LIVES<br>IN THE HEART</div></body>""")
+    corners = shot_page.evaluate("""() => {
+      const r = document.getElementById('p'), a = 4 * Math.PI / 180, cx = 150 + 280, cy = 120 + 210;
+      return [[-280,-210],[280,-210],[280,210],[-280,210]].map(([x, y]) =>
+        [(cx + x * Math.cos(a) - y * Math.sin(a)) / 900, (cy + x * Math.sin(a) + y * Math.cos(a)) / 700]);
+    }""")
+    photo_path = os.path.join(OUT, "page-photo.png")
+    shot_page.screenshot(path=photo_path)
+    shot_page.close()
+
+    page.goto(library.url(f"/titles/{book['id']}"))
+    page.get_by_label("Photograph a page").set_input_files(photo_path)
+    page.locator("#photos").get_by_label("Page", exact=True).fill("42")
+    page.get_by_role("button", name="Keep the photo").click()
+    expect(page.get_by_role("status")).to_contain_text("Photo kept")
+    original_width = page.evaluate("document.getElementById('page-image').naturalWidth")
+
+    # Drag each corner handle onto the page's corner.
+    page.get_by_text("Straighten the page", exact=True).first.click()
+    crop = page.locator("[data-crop]")
+    crop.evaluate("e => e.scrollIntoView({block: 'center'})")   # all four handles on screen, clear of the tab bar
+    box = crop.bounding_box()
+    for i, (x, y) in enumerate(corners):
+        handle = page.locator(f"[data-corner='{i}']")
+        hb = handle.bounding_box()
+        page.mouse.move(hb["x"] + hb["width"] / 2, hb["y"] + hb["height"] / 2)
+        page.mouse.down()
+        page.mouse.move(box["x"] + x * box["width"], box["y"] + y * box["height"], steps=5)
+        page.mouse.up()
+    shot(page, "19-photo-corners")
+    page.get_by_role("button", name="Straighten the page").click()
+    expect(page.get_by_role("status")).to_contain_text("Page straightened")
+    page.wait_for_function("document.getElementById('page-image').complete")
+    straight = page.evaluate("[document.getElementById('page-image').naturalWidth, document.getElementById('page-image').naturalHeight]")
+    assert straight[0] < original_width and abs(straight[0] / straight[1] - 560 / 420) < 0.08, straight
+    shot(page, "20-photo-straightened")
+
+    # Mark up with the highlighter, save, see the stroke over the page.
+    page.get_by_text("Mark up", exact=True).first.click()
+    page.get_by_role("button", name="Highlighter").click()
+    canvas = page.locator(".markup-canvas canvas")
+    canvas.scroll_into_view_if_needed()
+    cb = canvas.bounding_box()
+    page.mouse.move(cb["x"] + cb["width"] * 0.15, cb["y"] + cb["height"] * 0.3)
+    page.mouse.down()
+    page.mouse.move(cb["x"] + cb["width"] * 0.8, cb["y"] + cb["height"] * 0.3, steps=8)
+    page.mouse.up()
+    page.get_by_role("button", name="Save markup").click()
+    expect(page.get_by_role("status")).to_contain_text("Markup saved")
+    expect(page.locator("svg.markup polyline")).to_have_count(1)
+
+    # A quote from the page's text, trimmed, saved, found among all quotes.
+    page.get_by_role("button", name="Make a quote from this page").click()
+    text = page.get_by_label("Quote", exact=True)
+    assert "HEART" in text.input_value().upper(), text.input_value()
+    text.fill("TIME IS LIFE")
+    page.get_by_role("button", name="Save quote").click()
+    expect(page.get_by_role("status")).to_contain_text("Quote saved")
+    page.goto(library.url("/reading/quotes?q=life"))
+    expect(page.locator("ul.quotes blockquote")).to_contain_text("TIME IS LIFE")
+    shot(page, "21-quotes")
+
+
+FLOWS = [flow_page_photo_to_quote, flow_reading_by_keypad_and_voice, flow_no_sideways_scroll, flow_return_and_renew_from_member, flow_class_list_import, flow_add_by_isbn, flow_add_by_hand, flow_member, flow_lend_and_return_overdue, flow_wishlist, flow_overview,
          flow_import_backup_restore, flow_category_filter, flow_search, flow_languages]
 
 

@@ -113,12 +113,16 @@ enum PagePhotos {
             throw InputProblem.outOfRange(field: "markup", min: 0, max: PhotoMarkup.maxStrokes, got: markup.strokes.count)
         }
         var total = 0
+        var markup = markup
+        for i in markup.strokes.indices where markup.strokes[i].points.count % 2 == 1 {
+            markup.strokes[i].points.removeLast()   // an odd coordinate out: the last point was cut short
+        }
         for stroke in markup.strokes {
             total += stroke.points.count
             guard ["pen", "highlighter"].contains(stroke.tool),
                   stroke.color.count == 7, stroke.color.first == "#", stroke.color.dropFirst().allSatisfy(\.isHexDigit),
                   stroke.width.isFinite, (0.001...0.1).contains(stroke.width),
-                  stroke.points.count >= 2, stroke.points.count % 2 == 0,
+                  stroke.points.count >= 2, stroke.points.count <= PhotoMarkup.maxPoints,
                   stroke.points.allSatisfy({ $0.isFinite && $0 >= -0.05 && $0 <= 1.05 }) else {
                 throw InputProblem.notANumber(field: "markup")
             }

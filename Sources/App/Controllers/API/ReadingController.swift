@@ -334,6 +334,15 @@ extension CornersInput: SchemaConstrained {
     }
 }
 
+extension PhotoMarkup.Stroke: SchemaConstrained {
+    static var schemaConstraints: [String: JSONValue] {
+        ["tool": ["enum": ["pen", "highlighter"]], "color": ["pattern": "^#[0-9A-Fa-f]{6}$"],
+         "width": ["minimum": .number(0.001), "maximum": .number(0.1)],
+         "points": ["minItems": 2, "maxItems": .number(Double(PhotoMarkup.maxPoints)),
+                    "items": ["type": "number", "minimum": .number(-0.05), "maximum": .number(1.05)]]]
+    }
+}
+
 extension PhotoMarkup: SchemaConstrained {
     static var schemaConstraints: [String: JSONValue] {
         ["strokes": ["maxItems": .number(Double(PhotoMarkup.maxStrokes))]]
