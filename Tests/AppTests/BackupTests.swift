@@ -49,6 +49,65 @@ private func send(_ f: Fixture, _ method: HTTPMethod, _ path: String, body: Data
 }
 
 @Suite struct BackupTests {
+    /// Issue 17: a backup keeps the reading life — the owner's reads with their progress, a member's
+    /// log, goals, quotes and page photos — and a restore brings it back (as a new library too); another
+    /// server's accounts' diaries are not restored; a photo that is not an image is left out.
+    @Test func aBackupKeepsReadsProgressGoalsQuotesAndPhotos() async throws {
+        try await withTestApp { app in
+            let f = try await Fixture.make(app)
+            let titleID = try await f.addTitle("Momo", authors: ["Michael Ende"], extra: ["pageCount": 300])
+            let memberID = try await f.addMember("S1", "Mia")
+            _ = try await f.owner.post("\(f.lib)/titles/\(titleID)/progress", ["page": 40])
+            _ = try await f.owner.post("\(f.lib)/titles/\(titleID)/progress", ["page": 90])
+            _ = try await f.owner.post("\(f.lib)/reads", ["titleId": titleID, "memberId": memberID, "status": "finished"])
+            _ = try await f.owner.send(.PUT, "\(f.lib)/reading/goal", ["year": 2026, "books": 20])
+            _ = try await f.owner.send(.PUT, "\(f.lib)/reading/goal", ["year": 2026, "books": 5, "memberId": memberID])
+            let png = try BarcodeRenderer.render(.isbn, "9780306406157", scale: 3).png
+            var headers = HTTPHeaders()
+            headers.bearerAuthorization = .init(token: f.owner.token!)
+            headers.replaceOrAdd(name: .contentType, value: "image/png")
+            let photo = try await app.testing().sendRequest(.POST, "\(f.lib)/titles/\(titleID)/photos", headers: headers, body: ByteBuffer(data: png))
+            #expect(photo.status == .created)
+            let photoID = try #require(try JSONSerialization.jsonObject(with: Data(buffer: photo.body)) as? [String: Any])["id"] as! String
+            _ = try await f.owner.post("\(f.lib)/quotes", ["titleId": titleID, "text": "Zeit ist Leben", "page": "157", "photoId": photoID])
+
+            let backup = try await send(f, .GET, "\(f.lib)/backup")
+            let decoded = try Backup.decode(Data(buffer: backup.body))
+            #expect(decoded.reads?.count == 2 && decoded.progressEvents?.count == 2 && decoded.readingGoals?.count == 2)
+            #expect(decoded.quotes?.count == 1 && decoded.pagePhotos?.count == 1)
+
+            let accepted = try await send(f, .POST, "/api/v1/libraries/restore?name=Copy", body: Data(buffer: backup.body))
+            let restored = try await f.owner.finished(accepted)
+            #expect(restored.status == .ok, "\(restored.json)")
+            let copy = "/api/v1/libraries/\(try #require((restored["library"] as? [String: Any])?["id"] as? String))"
+            let reads = try await f.owner.get("\(copy)/reads").array
+            #expect(reads.count == 1 && reads.first?["page"] as? Int == 90 && reads.first?["title"] as? String == "Momo")
+            let newMember = try #require(try await f.owner.get("\(copy)/members").array.first?["id"] as? String)
+            #expect(newMember != memberID)
+            #expect(try await f.owner.get("\(copy)/reads?memberId=\(newMember)").array.first?["status"] as? String == "finished")
+            let stats = try await f.owner.get("\(copy)/reading/stats?year=2026&memberId=\(newMember)")
+            #expect((stats["goal"] as? [String: Any])?["books"] as? Int == 5)
+            let quotes = try await f.owner.get("\(copy)/quotes")
+            let quote = try #require((quotes["items"] as? [[String: Any]])?.first)
+            #expect(quote["text"] as? String == "Zeit ist Leben")
+            let newPhoto = try #require(quote["photoId"] as? String)
+            #expect(newPhoto != photoID)
+            #expect(try await f.owner.get("\(copy)/photos/\(newPhoto)/original").body.readableBytes == png.count)
+
+            // Another server's accounts and a "photo" that is not an image are left out.
+            var tampered = decoded
+            tampered.reads = tampered.reads?.map { var r = $0; if r.user_id != nil { r.user_id = UUID() }; return r }
+            tampered.pagePhotos = tampered.pagePhotos?.map { var p = $0; p.image = Data("<svg onload=alert(1)>".utf8); return p }
+            let encoder = JSONEncoder()
+            encoder.dateEncodingStrategy = .iso8601withFractions
+            let second = try await f.owner.finished(try await send(f, .POST, "/api/v1/libraries/restore?name=Other", body: try encoder.encode(tampered)))
+            let other = "/api/v1/libraries/\(try #require((second["library"] as? [String: Any])?["id"] as? String))"
+            #expect(try await f.owner.get("\(other)/reads").array.isEmpty)
+            let otherQuote = try #require((try await f.owner.get("\(other)/quotes")["items"] as? [[String: Any]])?.first)
+            #expect(otherQuote["photoId"] == nil)
+        }
+    }
+
     @Test func backupThenRestoreIsLosslessFieldByField() async throws {
         let clock = TestClock()
         try await withTestApp(clock: clock.appClock) { app in

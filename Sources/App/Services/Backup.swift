@@ -22,6 +22,83 @@ struct LibraryBackup: Codable, Sendable, Equatable {
     var loans: [LoanRow]
     var activities: [ActivityRow]
     var covers: [CoverRow]?
+    /// Reading life (issue 17), in a backup only: reads, their progress, goals, quotes and page photos.
+    var reads: [ReadRow]?
+    var progressEvents: [ProgressEventRow]?
+    var readingGoals: [GoalRow]?
+    var quotes: [QuoteRow]?
+    var pagePhotos: [PhotoRow]?
+
+    struct ReadRow: Codable, Sendable, Equatable {
+        var id: UUID
+        var user_id: UUID?
+        var member_id: UUID?
+        var title_id: UUID?
+        var title_text: String
+        var author_text: String?
+        var page_count: Int?
+        var status: String
+        var started_at: Date?
+        var finished_at: Date?
+        var rating: Double?
+        var review: String?
+        var progress_page: Int?
+        var progress_fraction: Double?
+        var progress_label: String?
+        var last_progress_at: Date?
+        var created_at: Date
+        var updated_at: Date
+    }
+
+    struct ProgressEventRow: Codable, Sendable, Equatable {
+        var id: UUID
+        var read_id: UUID
+        var at: Date
+        var unit: String
+        var value: Int?
+        var label: String?
+        var created_at: Date
+    }
+
+    struct GoalRow: Codable, Sendable, Equatable {
+        var id: UUID
+        var user_id: UUID?
+        var member_id: UUID?
+        var reader_key: String
+        var year: Int
+        var books: Int?
+        var pages: Int?
+    }
+
+    struct QuoteRow: Codable, Sendable, Equatable {
+        var id: UUID
+        var user_id: UUID
+        var title_id: UUID
+        var page: String?
+        var text: String
+        var note: String?
+        var photo_id: UUID?
+        var search_text: String
+        var created_at: Date
+    }
+
+    struct PhotoRow: Codable, Sendable, Equatable {
+        var id: UUID
+        var user_id: UUID
+        var title_id: UUID
+        var page: String?
+        var original: Data
+        var original_width: Int
+        var original_height: Int
+        var corners: String?
+        var image: Data
+        var width: Int
+        var height: Int
+        var thumbnail: Data
+        var markup: String?
+        var created_at: Date
+        var updated_at: Date
+    }
 
     struct LibraryRow: Codable, Sendable, Equatable {
         var name: String
@@ -116,6 +193,18 @@ enum Backup {
             covers = ids.isEmpty ? [] : try await sql.select().column("*").from("covers").where("id", .in, Array(Set(ids)))
                 .orderBy("id").all(decoding: LibraryBackup.CoverRow.self)
         }
+        var reading: (reads: [LibraryBackup.ReadRow], events: [LibraryBackup.ProgressEventRow], goals: [LibraryBackup.GoalRow],
+                      quotes: [LibraryBackup.QuoteRow], photos: [LibraryBackup.PhotoRow])? = nil
+        if includeCovers {
+            reading = (try await rows("reads", LibraryBackup.ReadRow.self),
+                       try await sql.raw("""
+                           SELECT e.id, e.read_id, e.at, e.unit, e.value, e.label, e.created_at FROM progress_events e
+                           JOIN reads r ON r.id = e.read_id WHERE r.library_id = \(bind: libraryID) ORDER BY e.read_id, e.at
+                           """).all(decoding: LibraryBackup.ProgressEventRow.self),
+                       try await rows("reading_goals", LibraryBackup.GoalRow.self),
+                       try await rows("quotes", LibraryBackup.QuoteRow.self),
+                       try await rows("page_photos", LibraryBackup.PhotoRow.self))
+        }
         return LibraryBackup(
             createdAt: now, library: library,
             categories: try await rows("categories", LibraryBackup.CategoryRow.self),
@@ -124,7 +213,8 @@ enum Backup {
             members: try await rows("members", LibraryBackup.MemberRow.self),
             loans: try await rows("loans", LibraryBackup.LoanRow.self),
             activities: try await rows("activities", LibraryBackup.ActivityRow.self),
-            covers: covers)
+            covers: covers, reads: reading?.reads, progressEvents: reading?.events, readingGoals: reading?.goals,
+            quotes: reading?.quotes, pagePhotos: reading?.photos)
     }
 
     /// The id in a stored cover's URL.
@@ -204,6 +294,11 @@ enum Backup {
         try value("library", backup.library)
         try array("loans", backup.loans)
         try array("members", backup.members)
+        if let photos = backup.pagePhotos { try array("pagePhotos", photos) }
+        if let events = backup.progressEvents { try array("progressEvents", events) }
+        if let quotes = backup.quotes { try array("quotes", quotes) }
+        if let goals = backup.readingGoals { try array("readingGoals", goals) }
+        if let reads = backup.reads { try array("reads", reads) }
         try array("titleCategories", backup.titleCategories)
         try array("titles", backup.titles)
         try value("version", backup.version)
@@ -272,7 +367,8 @@ enum Backup {
     static func restore(_ b: LibraryBackup, into libraryID: UUID, on db: any Database, batches gate: WriteGate? = nil) async throws {
         try validateSettings(b.library)
         let total = b.titles.count + b.copies.count + b.members.count + b.loans.count + b.activities.count + b.categories.count
-            + b.titleCategories.count + (b.covers?.count ?? 0)
+            + b.titleCategories.count + (b.covers?.count ?? 0) + (b.reads?.count ?? 0) + (b.progressEvents?.count ?? 0)
+            + (b.readingGoals?.count ?? 0) + (b.quotes?.count ?? 0) + (b.pagePhotos?.count ?? 0)
         guard total <= Limits.rowsPerRestore else {
             throw ExchangeError.backupTooLarge(rows: total, max: Limits.rowsPerRestore)
         }
@@ -357,6 +453,61 @@ enum Backup {
             return r
         })
         try await insert("activities", b.activities.map { var r = $0; r.id = map(r.id); r.title_id = map(r.title_id); return r })
+
+        // Reading life: reads, progress, goals, quotes and page photos. A user's rows come back only when
+        // that account exists on this server (a backup from elsewhere brings its members' logs, not
+        // strangers' diaries); a member's follow the member; photos whose bytes are not images are left out.
+        let reads = b.reads ?? [], goals = b.readingGoals ?? [], quotes = b.quotes ?? [], photos = b.pagePhotos ?? []
+        let named = Array(Set(reads.compactMap(\.user_id) + goals.compactMap(\.user_id) + quotes.map(\.user_id) + photos.map(\.user_id)))
+        var users = Set<UUID>()
+        struct IDRow: Decodable { var id: UUID }
+        for chunk in named.chunked(500) where !chunk.isEmpty {
+            for row in try await db.sql.select().column("id").from("users").where("id", .in, Array(chunk)).all(decoding: IDRow.self) { users.insert(row.id) }
+        }
+        let members = Set(b.members.map(\.id))
+        func kept(_ user: UUID?, _ member: UUID?) -> Bool {
+            if let user { return users.contains(user) }
+            if let member { return members.contains(member) }
+            return false
+        }
+        let keptReads = reads.filter { kept($0.user_id, $0.member_id) }
+        let readIDs = Set(keptReads.map(\.id))
+        try await insert("reads", keptReads.map { r in
+            var row = r
+            row.id = map(r.id); row.member_id = map(r.member_id); row.title_id = map(r.title_id)
+            return row
+        })
+        let events = (b.progressEvents ?? []).filter { readIDs.contains($0.read_id) && ProgressUnit(rawValue: $0.unit) != nil }
+            .map { e in var row = e; row.id = map(e.id); row.read_id = map(e.read_id); return row }
+        for batch in events.chunked(2_000) {
+            try await write { db in
+                for chunk in batch.chunked(200) { try await db.sql.insert(into: "progress_events").models(Array(chunk), nilEncodingStrategy: .asNil).run() }
+            }
+        }
+        try await insert("reading_goals", goals.filter { kept($0.user_id, $0.member_id) }.map { g in
+            var row = g
+            row.id = map(g.id)
+            if let member = g.member_id { let mapped: UUID = map(member); row.member_id = mapped; row.reader_key = Reader.member(mapped).key }
+            return row
+        })
+        let titleIDs = Set(b.titles.map(\.id))
+        let keptPhotos = photos.filter {
+            users.contains($0.user_id) && titleIDs.contains($0.title_id) && CoverStore.sniff($0.original) != nil
+                && CoverStore.sniff($0.image) == "image/jpeg" && CoverStore.sniff($0.thumbnail) == "image/jpeg"
+                && $0.original.count <= PagePhotos.maxBytes
+        }
+        let photoIDs = Set(keptPhotos.map(\.id))
+        for photo in keptPhotos {
+            var row = photo
+            row.id = map(photo.id); row.title_id = map(photo.title_id)
+            try await insert("page_photos", [row])
+        }
+        try await insert("quotes", quotes.filter { users.contains($0.user_id) && titleIDs.contains($0.title_id) }.map { q in
+            var row = q
+            row.id = map(q.id); row.title_id = map(q.title_id)
+            row.photo_id = q.photo_id.flatMap { id -> UUID? in photoIDs.contains(id) ? map(id) as UUID : nil }
+            return row
+        })
     }
 
 }

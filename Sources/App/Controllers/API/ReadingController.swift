@@ -214,6 +214,7 @@ enum ReadingController {
         var headers = HTTPHeaders()
         headers.replaceOrAdd(name: .contentType, value: part == "original" ? (CoverStore.sniff(bytes) ?? "application/octet-stream") : "image/jpeg")
         headers.replaceOrAdd(name: "X-Content-Type-Options", value: "nosniff")
+        headers.replaceOrAdd(name: "Content-Security-Policy", value: "default-src 'none'; img-src 'self'; sandbox")
         headers.replaceOrAdd(name: .cacheControl, value: "private, no-cache")
         headers.replaceOrAdd(name: .eTag, value: "\"\(Int(photo.updatedAt.timeIntervalSince1970 * 1000))-\(part)\"")
         if part == "original" { headers.replaceOrAdd(name: .contentDisposition, value: "inline; filename=\"page.jpg\"") }
