@@ -95,6 +95,7 @@ bench:
 	BENCH_SKIP_BUILD=1 scripts/bench-import.py
 	BENCH_SKIP_BUILD=1 scripts/bench-web-import.py
 	BENCH_SKIP_BUILD=1 scripts/bench-pages.py
+	BENCH_SKIP_BUILD=1 scripts/bench-reading.py
 
 bench-scan:
 	$(call ensure_packages,$(BENCH_SCAN_PACKAGES))

@@ -41,6 +41,7 @@ func configure(_ app: Application, storage: StorageConfig) throws {
     app.asyncCommands.use(SeedCommand(), as: "seed")
     app.asyncCommands.use(BenchSearchCommand(), as: "bench-search")
     app.asyncCommands.use(BenchSpokenCommand(), as: "bench-spoken")
+    app.asyncCommands.use(SeedReadingCommand(), as: "seed-reading")
     app.asyncCommands.use(LookupCommand(), as: "lookup")
     app.asyncCommands.use(ImportCommand(), as: "import")
     app.asyncCommands.use(ExportCommand(), as: "export")
@@ -77,6 +78,7 @@ enum Migrations {
         app.migrations.add(CreateReading())
         app.migrations.add(CreateQuotes())
         app.migrations.add(CreatePagePhotos())
+        app.migrations.add(AddProgressGain())
     }
 }
 

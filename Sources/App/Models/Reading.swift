@@ -63,6 +63,9 @@ final class ProgressEvent: Model, @unchecked Sendable {
     @OptionalField(key: "value") var value: Int?
     @OptionalField(key: "label") var label: String?
     @Field(key: "created_at") var createdAt: Date
+    /// The day in the library's time zone (days since 1970) and the pages this event added.
+    @Field(key: "day") var day: Int
+    @Field(key: "gain") var gain: Int
 
     init() {}
 

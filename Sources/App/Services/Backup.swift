@@ -484,6 +484,10 @@ enum Backup {
                 for chunk in batch.chunked(200) { try await db.sql.insert(into: "progress_events").models(Array(chunk), nilEncodingStrategy: .asNil).run() }
             }
         }
+        let withEvents = Array(Set(events.map(\.read_id)))
+        for chunk in withEvents.chunked(500) {
+            try await write { db in try await ReadingLog.refreshGains(readIDs: chunk, library: libraryID, on: db) }
+        }
         try await insert("reading_goals", goals.filter { kept($0.user_id, $0.member_id) }.map { g in
             var row = g
             row.id = map(g.id)

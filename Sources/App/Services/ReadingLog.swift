@@ -164,8 +164,10 @@ enum ReadingLog {
         event.value = entry.value
         event.label = entry.label
         event.createdAt = scope.now
+        event.day = ReadingRules.dayNumber(entry.at, in: scope.library.policy.timeZone)
+        event.gain = 0
         try await event.create(on: db)
-        let events = try await entries(of: read.id!, on: db)
+        let events = try await refreshGains(of: read, zone: scope.library.policy.timeZone, on: db)
         let before = read.readStatus
         derive(read, events: events)
         if read.readStatus != before {
@@ -191,6 +193,35 @@ enum ReadingLog {
         if read.readStatus == .finished {
             read.progressFraction = 1
             if let pages = read.pageCount { read.progressPage = pages }
+        }
+    }
+
+    /// Sets each event's pages gained and day again (a late event changes what the ones after it
+    /// added) and answers the read's events in time order. Only rows that change are written.
+    @discardableResult
+    static func refreshGains(of read: Read, zone: TimeZone, on db: any Database) async throws -> [ProgressEntry] {
+        let events = try await ProgressEvent.query(on: db).filter(\.$read.$id == read.id!).sort(\.$at).sort(\.$createdAt).all()
+        let entries = events.map(\.entry)
+        let gains = ReadingRules.gains(of: entries, pageCount: read.pageCount)
+        for (event, gain) in zip(events, gains) {
+            let day = ReadingRules.dayNumber(event.at, in: zone)
+            if event.gain != gain || event.day != day {
+                event.gain = gain
+                event.day = day
+                try await event.save(on: db)
+            }
+        }
+        return entries
+    }
+
+    /// After a restore: every read's pages gained and days, in its library's time zone.
+    static func refreshGains(readIDs: [UUID], library: UUID, on db: any Database) async throws {
+        guard !readIDs.isEmpty, let lib = try await Library.find(library, on: db) else { return }
+        let zone = Library.zone(lib.timeZone)
+        for chunk in readIDs.chunked(500) {
+            for read in try await Read.query(on: db).filter(\.$id ~~ Array(chunk)).all() {
+                try await refreshGains(of: read, zone: zone, on: db)
+            }
         }
     }
 
@@ -370,81 +401,102 @@ enum ReadingLog {
     static func stats(year: Int, reader: Reader, in scope: Scope) async throws -> ReadingStatsDTO {
         _ = try Check.range(year, goalYears, field: "year")
         let db = scope.db
+        let zone = scope.library.policy.timeZone
         let calendar = scope.library.policy.calendar
-        let reads = try await readsOf(reader, libraryID: scope.libraryID, on: db).all()
-        let ids = reads.compactMap(\.id)
-        var eventsByRead: [UUID: [ProgressEntry]] = [:]
-        if !ids.isEmpty {
-            let rows = try await db.sql.raw("""
-                SELECT e.read_id, e.at, e.unit, e.value FROM progress_events e JOIN reads r ON r.id = e.read_id
-                WHERE r.library_id = \(bind: scope.libraryID) AND \(readerCondition(reader))
-                ORDER BY e.read_id, e.at, e.created_at
-                """).all()
-            for row in rows {
-                let readID = try row.decode(column: "read_id", as: UUID.self)
-                eventsByRead[readID, default: []].append(ProgressEntry(
-                    at: try row.decode(column: "at", as: Date.self),
-                    kind: ProgressUnit(rawValue: try row.decode(column: "unit", as: String.self)) ?? .page,
-                    value: try row.decode(column: "value", as: Int?.self)))
-            }
+        // The reads, only the columns the statistics use, with the pages their events added.
+        struct ReadFacts: Decodable {
+            var id: UUID; var title_id: UUID?; var title_text: String; var author_text: String?; var page_count: Int?; var status: String
+            var finished_at: Date?; var rating: Double?; var progress_page: Int?; var progress_fraction: Double?; var covered: Int?
+        }
+        let reads = try await db.sql.raw("""
+            SELECT r.id, r.title_id, r.title_text, r.author_text, r.page_count, r.status, r.finished_at, r.rating, r.progress_page,
+                   r.progress_fraction, (SELECT CAST(SUM(e.gain) AS BIGINT) FROM progress_events e WHERE e.read_id = r.id) AS covered
+            FROM reads r WHERE r.library_id = \(bind: scope.libraryID) AND \(readerCondition(reader))
+            """).all(decoding: ReadFacts.self)
+        // Pages per day, summed in the database.
+        struct DayRow: Decodable { var day: Int; var pages: Int? }
+        let dayRows = try await db.sql.raw("""
+            SELECT e.day, CAST(SUM(e.gain) AS BIGINT) AS pages FROM progress_events e JOIN reads r ON r.id = e.read_id
+            WHERE r.library_id = \(bind: scope.libraryID) AND \(readerCondition(reader)) GROUP BY e.day
+            """).all(decoding: DayRow.self)
+
+        var monthOfDay: [Int: (year: Int, month: Int)] = [:]
+        func yearMonth(ofDay day: Int) -> (year: Int, month: Int) {
+            if let known = monthOfDay[day] { return known }
+            var utc = Calendar(identifier: .gregorian)
+            utc.timeZone = TimeZone(identifier: "UTC")!
+            let c = utc.dateComponents([.year, .month], from: Date(timeIntervalSince1970: Double(day) * 86_400 + 43_200))
+            let value = (c.year ?? 1970, c.month ?? 1)
+            monthOfDay[day] = value
+            return value
         }
         var months = (1...12).map { ReadingStatsDTO.Month(month: $0, books: 0, pages: 0) }
         var years: [Int: (books: Int, pages: Int)] = [:]
         var days = Set<Int>()
+        for row in dayRows {
+            let pages = row.pages ?? 0
+            days.insert(row.day)
+            let (y, m) = yearMonth(ofDay: row.day)
+            years[y, default: (0, 0)].pages += pages
+            if y == year { months[m - 1].pages += pages }
+        }
         var statuses: [String: Int] = [:]
         var ratings = [0, 0, 0, 0, 0]
         var authors: [String: Int] = [:]
         var finishedTitleIDs: [UUID] = []
         var longest: ReadingStatsDTO.Book? = nil
         var shortest: ReadingStatsDTO.Book? = nil
-        var current: [ReadingStatsDTO.Current] = []
-        func dayNumber(_ date: Date) -> Int {
-            let c = calendar.dateComponents([.year, .month, .day], from: date)
-            return Int(floor(DateComponents(calendar: Calendar(identifier: .gregorian), timeZone: TimeZone(identifier: "UTC"),
-                                            year: c.year, month: c.month, day: c.day).date!.timeIntervalSince1970 / 86_400))
-        }
+        var currentReads: [ReadFacts] = []
         for read in reads {
             statuses[read.status, default: 0] += 1
-            let events = eventsByRead[read.id!] ?? []
-            let finished = read.readStatus == .finished ? read.finishedAt : nil
-            for gain in ReadingRules.pagesRead(by: events, pageCount: read.pageCount, finishedAt: finished) {
-                let y = calendar.component(.year, from: gain.at)
-                years[y, default: (0, 0)].pages += gain.pages
-                if y == year { months[calendar.component(.month, from: gain.at) - 1].pages += gain.pages }
+            if read.status == ReadStatus.reading.rawValue { currentReads.append(read) }
+            guard read.status == ReadStatus.finished.rawValue, let finished = read.finished_at else { continue }
+            let day = ReadingRules.dayNumber(finished, in: zone)
+            days.insert(day)
+            let (y, m) = yearMonth(ofDay: day)
+            // A finished book's pages its events did not cover count on its finish day.
+            let rest = max(0, (read.page_count ?? 0) - (read.covered ?? 0))
+            years[y, default: (0, 0)].books += 1
+            years[y, default: (0, 0)].pages += rest
+            guard y == year else { continue }
+            months[m - 1].books += 1
+            months[m - 1].pages += rest
+            if let rating = read.rating, rating > 0 { ratings[min(4, max(0, Int(rating.rounded()) - 1))] += 1 }
+            if let author = read.author_text, !author.isEmpty { authors[author, default: 0] += 1 }
+            if let titleID = read.title_id { finishedTitleIDs.append(titleID) }
+            if let pages = read.page_count, pages > 0 {
+                let book = ReadingStatsDTO.Book(readId: read.id, titleId: read.title_id, title: read.title_text, pages: pages)
+                if pages > (longest?.pages ?? 0) { longest = book }
+                if pages < (shortest?.pages ?? Int.max) { shortest = book }
             }
-            for event in events { days.insert(dayNumber(event.at)) }
-            if let finished {
-                days.insert(dayNumber(finished))
-                let y = calendar.component(.year, from: finished)
-                years[y, default: (0, 0)].books += 1
-                if y == year {
-                    months[calendar.component(.month, from: finished) - 1].books += 1
-                    if let rating = read.rating, rating > 0 { ratings[min(4, max(0, Int(rating.rounded()) - 1))] += 1 }
-                    if let author = read.authorText, !author.isEmpty { authors[author, default: 0] += 1 }
-                    if let titleID = read.titleID { finishedTitleIDs.append(titleID) }
-                    if let pages = read.pageCount, pages > 0 {
-                        let book = ReadingStatsDTO.Book(readId: read.id!, titleId: read.titleID, title: read.titleText, pages: pages)
-                        if pages > (longest?.pages ?? 0) { longest = book }
-                        if pages < (shortest?.pages ?? Int.max) { shortest = book }
-                    }
+        }
+        // Each current read's pace, from its own events.
+        var current: [ReadingStatsDTO.Current] = []
+        if !currentReads.isEmpty {
+            var eventsByRead: [UUID: [ProgressEntry]] = [:]
+            for chunk in currentReads.map(\.id).chunked(500) {
+                for event in try await ProgressEvent.query(on: db).filter(\.$read.$id ~~ Array(chunk)).sort(\.$at).sort(\.$createdAt).all() {
+                    eventsByRead[event.$read.id, default: []].append(event.entry)
                 }
             }
-            if read.readStatus == .reading {
-                let speed = ReadingRules.pagesPerDay(events, pageCount: read.pageCount)
-                current.append(.init(readId: read.id!, titleId: read.titleID, title: read.titleText, page: read.progressPage,
-                                     pageCount: read.pageCount, percent: read.position.percent, pagesPerDay: speed.map { ($0 * 10).rounded() / 10 },
-                                     projectedFinish: ReadingRules.projectedFinish(position: read.position, pageCount: read.pageCount,
+            for read in currentReads {
+                let events = eventsByRead[read.id] ?? []
+                let speed = ReadingRules.pagesPerDay(events, pageCount: read.page_count)
+                let position = ReadPosition(page: read.progress_page, fraction: read.progress_fraction)
+                current.append(.init(readId: read.id, titleId: read.title_id, title: read.title_text, page: read.progress_page,
+                                     pageCount: read.page_count, percent: position.percent, pagesPerDay: speed.map { ($0 * 10).rounded() / 10 },
+                                     projectedFinish: ReadingRules.projectedFinish(position: position, pageCount: read.page_count,
                                                                                    pagesPerDay: speed, now: scope.now)))
             }
         }
         var categories: [String: Int] = [:]
         if !finishedTitleIDs.isEmpty {
-            for chunk in stride(from: 0, to: finishedTitleIDs.count, by: 500).map({ Array(finishedTitleIDs[$0..<min($0 + 500, finishedTitleIDs.count)]) }) {
+            let counts = Dictionary(finishedTitleIDs.map { ($0, 1) }, uniquingKeysWith: +)
+            for chunk in Array(counts.keys).chunked(500) {
                 let rows = try await db.sql.raw("""
                     SELECT c.name, tc.title_id FROM title_categories tc JOIN categories c ON c.id = tc.category_id
-                    WHERE tc.title_id IN (\(binds: chunk))
+                    WHERE tc.title_id IN (\(binds: Array(chunk)))
                     """).all()
-                let counts = Dictionary(finishedTitleIDs.map { ($0, 1) }, uniquingKeysWith: +)
                 for row in rows {
                     let titleID = try row.decode(column: "title_id", as: UUID.self)
                     categories[try row.decode(column: "name", as: String.self), default: 0] += counts[titleID] ?? 1
@@ -463,12 +515,13 @@ enum ReadingLog {
                               booksAhead: goal.books.map { GoalPace(target: $0, done: books, year: year, now: scope.now, calendar: calendar).ahead },
                               pagesAhead: goal.pages.map { GoalPace(target: $0, done: pages, year: year, now: scope.now, calendar: calendar).ahead })
         }
-        let today = dayNumber(scope.now)
+        let today = ReadingRules.dayNumber(scope.now, in: zone)
         return ReadingStatsDTO(
             year: year, books: books, pages: pages, goal: goalDTO, months: months,
             years: years.keys.sorted().map { .init(year: $0, books: years[$0]!.books, pages: years[$0]!.pages) },
             currentStreak: ReadingStreak.current(days: days, today: today), longestStreak: ReadingStreak.longest(days: days),
-            statuses: ReadStatus.allCases.map { .init(status: $0.rawValue, reads: statuses[$0.rawValue] ?? 0) }, ratings: ratings, topAuthors: top(authors), topCategories: top(categories),
+            statuses: ReadStatus.allCases.map { .init(status: $0.rawValue, reads: statuses[$0.rawValue] ?? 0) }, ratings: ratings,
+            topAuthors: top(authors), topCategories: top(categories),
             longest: longest, shortest: shortest, current: current.sorted { ($0.percent ?? 0) > ($1.percent ?? 0) })
     }
 

@@ -120,6 +120,32 @@ public enum ReadingRules {
         return result
     }
 
+    /// The pages each event added, aligned with `entries` (0 for an event that added none: a label, a
+    /// page going back). Stored with each event so statistics sum them without reading every event.
+    public static func gains(of entries: [ProgressEntry], pageCount: Int?) -> [Int] {
+        let pages = pageCount.flatMap { $0 > 0 ? $0 : nil }
+        var last = 0
+        var page: Int? = nil
+        return entries.map { entry in
+            guard let value = entry.value else { return 0 }
+            switch entry.kind {
+            case .page: page = value
+            case .percent: page = pages.map { Int((Double($0) * min(1, Double(value) / 100)).rounded()) }
+            case .pagesRead: page = (page ?? last) + value
+            }
+            guard let p = page else { return 0 }
+            let bounded = pages.map { min($0, p) } ?? p
+            guard bounded > last else { return 0 }
+            defer { last = bounded }
+            return bounded - last
+        }
+    }
+
+    /// A moment's day number in `zone` (days since 1970-01-01 there): the key of a reading day.
+    public static func dayNumber(_ date: Date, in zone: TimeZone) -> Int {
+        Int(((date.timeIntervalSince1970 + Double(zone.secondsFromGMT(for: date))) / 86_400).rounded(.down))
+    }
+
     /// Pages per day between a read's first and last progress (at least one day), nil when it cannot
     /// be said (fewer than two page positions, or no pages gained).
     public static func pagesPerDay(_ entries: [ProgressEntry], pageCount: Int?) -> Double? {
