@@ -160,6 +160,12 @@ import VaporTesting
             let reading = stats["current"] as? [[String: Any]] ?? []
             #expect(reading.first?["pagesPerDay"] as? Double == 40)
             #expect(reading.first?["projectedFinish"] as? String != nil)
+            // The figures follow each change at once (they are kept only while the reads stay the same).
+            _ = try await f.owner.post("\(f.lib)/titles/\(current)/progress", ["page": 150])
+            #expect(try await f.owner.get("\(f.lib)/reading/stats?year=\(year)")["pages"] as? Int == 1_050)
+            let dropped = try #require(try await f.owner.get("\(f.lib)/reads?titleId=\(short)").array.first?["id"] as? String)
+            #expect(try await f.owner.delete("\(f.lib)/reads/\(dropped)").status == .noContent)
+            #expect(try await f.owner.get("\(f.lib)/reading/stats?year=\(year)")["books"] as? Int == 2)
             // Another year is empty but answers; a year out of range is refused.
             #expect(try await f.owner.get("\(f.lib)/reading/stats?year=\(year - 3)")["books"] as? Int == 0)
             #expect(try await f.owner.get("\(f.lib)/reading/stats?year=99999").status == .badRequest)

@@ -165,6 +165,10 @@ import Testing
         let done = ReadingRules.projectedFinish(position: position, pageCount: 300, pagesPerDay: speed, now: now)
         #expect(done == now.addingTimeInterval(9 * day))   // 200 pages at 22.5 a day: 8.9 → 9 days
         #expect(ReadingRules.pagesPerDay([entry(0, .page, 10)], pageCount: 300) == nil)
+        // From stored gains, the same figure.
+        let g = ReadingRules.gains(of: events, pageCount: 300)
+        #expect(g == [10, 30, 0, 60])
+        #expect(ReadingRules.pagesPerDay(events: 3, pages: 100, firstGain: 10, first: t0, last: t0.addingTimeInterval(4 * day)) == speed)
     }
 
     @Test func goalPaceAndStreaks() {

@@ -1,4 +1,5 @@
 import Fluent
+import NIOConcurrencyHelpers
 import FluentSQL
 import Foundation
 import ShelfmarkCore
@@ -40,6 +41,7 @@ enum ReadingLog {
             read.updatedAt = scope.now
             derive(read, events: [])
             try await read.create(on: db)
+            StatsCache.shared.invalidate(library: scope.libraryID, reader: reader.key)
             return read.dto
         }
     }
@@ -69,6 +71,7 @@ enum ReadingLog {
             read.updatedAt = scope.now
             derive(read, events: try await entries(of: read.id!, on: db), followProgress: false)
             try await read.save(on: db)
+            StatsCache.shared.invalidate(library: scope.libraryID, reader: reader.key)
             return read.dto
         }
     }
@@ -77,6 +80,7 @@ enum ReadingLog {
         try await scope.gate.transaction(on: scope.db) { db in
             let read = try await find(id, reader: reader, library: scope.libraryID, on: db)
             try await read.delete(on: db)
+            StatsCache.shared.invalidate(library: scope.libraryID, reader: reader.key)
         }
     }
 
@@ -178,6 +182,7 @@ enum ReadingLog {
         if read.startedAt == nil, read.readStatus != .wantToRead { read.startedAt = events.first?.at }
         read.updatedAt = scope.now
         try await read.save(on: db)
+        if let reader = read.reader { StatsCache.shared.invalidate(library: scope.libraryID, reader: reader.key) }
         return read.dto
     }
 
@@ -285,6 +290,7 @@ enum ReadingLog {
     /// import from the command line (no account) brings no history.
     static func importHistory(_ history: [ImportedHistory], user userID: UUID, library: UUID, now: Date, on db: any Database) async throws {
         guard !history.isEmpty, try await User.find(userID, on: db) != nil else { return }
+        StatsCache.shared.invalidate(library: library, reader: Reader.user(userID).key)
         var known = Set<UUID>()
         let titleIDs = history.map(\.titleID)
         for chunk in stride(from: 0, to: titleIDs.count, by: 500) {
@@ -401,8 +407,40 @@ enum ReadingLog {
     static func stats(year: Int, reader: Reader, in scope: Scope) async throws -> ReadingStatsDTO {
         _ = try Check.range(year, goalYears, field: "year")
         let db = scope.db
+        // The figures change only when the reader's reads do (each write sets a read's updated_at; a
+        // new read has a new created_at; a deletion changes the count): the last figures are kept
+        // with that version, read from the database, so every process sees the same. The goal's pace
+        // is worked out again each time (it moves with the clock).
+        struct Version: Decodable { var n: Int; var updated: Date?; var created: Date? }
+        let version = try await db.sql.raw("""
+            SELECT COUNT(*) AS n, MAX(r.updated_at) AS updated, MAX(r.created_at) AS created FROM reads r
+            WHERE r.library_id = \(bind: scope.libraryID) AND \(readerCondition(reader))
+            """).first(decoding: Version.self)
+        let today = ReadingRules.dayNumber(scope.now, in: scope.library.policy.timeZone)
+        let key = StatsCache.Key(library: scope.libraryID, reader: reader.key, year: year, day: today)
+        let stamp = "\(version?.n ?? 0)|\(version?.updated?.timeIntervalSince1970 ?? 0)|\(version?.created?.timeIntervalSince1970 ?? 0)"
+        var figures: ReadingStatsDTO
+        if let cached = StatsCache.shared.get(key, version: stamp) {
+            figures = cached
+        } else {
+            figures = try await computeStats(year: year, reader: reader, in: scope)
+            StatsCache.shared.set(key, version: stamp, figures)
+        }
+        figures.goal = nil
+        if let goal = try await ReadingGoal.query(on: db).filter(\.$library.$id == scope.libraryID).filter(\.$readerKey == reader.key)
+            .filter(\.$year == year).first() {
+            let calendar = scope.library.policy.calendar
+            let (books, pages) = (figures.books, figures.pages)
+            figures.goal = GoalDTO(year: year, books: goal.books, pages: goal.pages, booksDone: books, pagesDone: pages,
+                                   booksAhead: goal.books.map { GoalPace(target: $0, done: books, year: year, now: scope.now, calendar: calendar).ahead },
+                                   pagesAhead: goal.pages.map { GoalPace(target: $0, done: pages, year: year, now: scope.now, calendar: calendar).ahead })
+        }
+        return figures
+    }
+
+    private static func computeStats(year: Int, reader: Reader, in scope: Scope) async throws -> ReadingStatsDTO {
+        let db = scope.db
         let zone = scope.library.policy.timeZone
-        let calendar = scope.library.policy.calendar
         // The reads, only the columns the statistics use, with the pages their events added.
         struct ReadFacts: Decodable {
             var id: UUID; var title_id: UUID?; var title_text: String; var author_text: String?; var page_count: Int?; var status: String
@@ -470,18 +508,24 @@ enum ReadingLog {
                 if pages < (shortest?.pages ?? Int.max) { shortest = book }
             }
         }
-        // Each current read's pace, from its own events.
+        // Each current read's pace, from its events' stored gains (one row per read).
         var current: [ReadingStatsDTO.Current] = []
         if !currentReads.isEmpty {
-            var eventsByRead: [UUID: [ProgressEntry]] = [:]
+            struct Pace: Decodable { var read_id: UUID; var n: Int; var pages: Int; var first_at: Date; var last_at: Date; var first_gain: Int? }
+            var paces: [UUID: Pace] = [:]
             for chunk in currentReads.map(\.id).chunked(500) {
-                for event in try await ProgressEvent.query(on: db).filter(\.$read.$id ~~ Array(chunk)).sort(\.$at).sort(\.$createdAt).all() {
-                    eventsByRead[event.$read.id, default: []].append(event.entry)
+                for pace in try await db.sql.raw("""
+                    SELECT e.read_id, COUNT(*) AS n, CAST(SUM(e.gain) AS BIGINT) AS pages, MIN(e.at) AS first_at, MAX(e.at) AS last_at,
+                           (SELECT f.gain FROM progress_events f WHERE f.read_id = e.read_id AND f.gain > 0 ORDER BY f.at, f.created_at LIMIT 1) AS first_gain
+                    FROM progress_events e WHERE e.read_id IN (\(binds: Array(chunk))) AND e.gain > 0 GROUP BY e.read_id
+                    """).all(decoding: Pace.self) {
+                    paces[pace.read_id] = pace
                 }
             }
             for read in currentReads {
-                let events = eventsByRead[read.id] ?? []
-                let speed = ReadingRules.pagesPerDay(events, pageCount: read.page_count)
+                let speed = paces[read.id].flatMap {
+                    ReadingRules.pagesPerDay(events: $0.n, pages: $0.pages, firstGain: $0.first_gain ?? 0, first: $0.first_at, last: $0.last_at)
+                }
                 let position = ReadPosition(page: read.progress_page, fraction: read.progress_fraction)
                 current.append(.init(readId: read.id, titleId: read.title_id, title: read.title_text, page: read.progress_page,
                                      pageCount: read.page_count, percent: position.percent, pagesPerDay: speed.map { ($0 * 10).rounded() / 10 },
@@ -508,13 +552,7 @@ enum ReadingLog {
         }
         let books = months.reduce(0) { $0 + $1.books }
         let pages = months.reduce(0) { $0 + $1.pages }
-        var goalDTO: GoalDTO? = nil
-        if let goal = try await ReadingGoal.query(on: db).filter(\.$library.$id == scope.libraryID).filter(\.$readerKey == reader.key)
-            .filter(\.$year == year).first() {
-            goalDTO = GoalDTO(year: year, books: goal.books, pages: goal.pages, booksDone: books, pagesDone: pages,
-                              booksAhead: goal.books.map { GoalPace(target: $0, done: books, year: year, now: scope.now, calendar: calendar).ahead },
-                              pagesAhead: goal.pages.map { GoalPace(target: $0, done: pages, year: year, now: scope.now, calendar: calendar).ahead })
-        }
+        let goalDTO: GoalDTO? = nil
         let today = ReadingRules.dayNumber(scope.now, in: zone)
         return ReadingStatsDTO(
             year: year, books: books, pages: pages, goal: goalDTO, months: months,
@@ -573,5 +611,43 @@ extension Read {
         ReadDTO(id: id!, titleId: titleID, title: titleText, authors: authorText, pageCount: pageCount, status: status,
                 startedAt: startedAt, finishedAt: finishedAt, rating: rating, review: review, page: progressPage,
                 pageLabel: progressLabel, percent: position.percent, lastProgressAt: lastProgressAt, memberId: memberID)
+    }
+}
+
+/// The last statistics of each reader and year (today's), with the version of the reads they were
+/// worked out from (see `ReadingLog.stats`). Bounded: the oldest half goes when it is full.
+final class StatsCache: Sendable {
+    struct Key: Hashable, Sendable { var library: UUID; var reader: String; var year: Int; var day: Int }
+    static let shared = StatsCache()
+    static let capacity = 512
+
+    private let entries = NIOLockedValueBox<[Key: (version: String, stats: ReadingStatsDTO, used: UInt64)]>([:])
+    private let clock = NIOLockedValueBox<UInt64>(0)
+
+    func get(_ key: Key, version: String) -> ReadingStatsDTO? {
+        let tick = clock.withLockedValue { $0 += 1; return $0 }
+        return entries.withLockedValue { all in
+            guard let entry = all[key], entry.version == version else { return nil }
+            all[key]?.used = tick
+            return entry.stats
+        }
+    }
+
+    /// A write in this process: the reader's figures are worked out again (the version catches writes
+    /// in other processes; this catches two in the same millisecond).
+    func invalidate(library: UUID, reader: String) {
+        entries.withLockedValue { all in
+            for key in all.keys where key.library == library && key.reader == reader { all.removeValue(forKey: key) }
+        }
+    }
+
+    func set(_ key: Key, version: String, _ stats: ReadingStatsDTO) {
+        let tick = clock.withLockedValue { $0 += 1; return $0 }
+        entries.withLockedValue { all in
+            if all.count >= Self.capacity {
+                for old in all.sorted(by: { $0.value.used < $1.value.used }).prefix(Self.capacity / 2) { all.removeValue(forKey: old.key) }
+            }
+            all[key] = (version, stats, tick)
+        }
     }
 }

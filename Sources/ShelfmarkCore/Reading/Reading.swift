@@ -156,6 +156,15 @@ public enum ReadingRules {
         return pages > 0 ? Double(pages) / days : nil
     }
 
+    /// The same pace from a read's stored gains: `events` that added pages, `pages` they added in all,
+    /// `firstGain` the first one's pages, between `first` and `last`.
+    public static func pagesPerDay(events: Int, pages: Int, firstGain: Int, first: Date, last: Date) -> Double? {
+        guard events >= 2 else { return nil }
+        let gained = pages - firstGain
+        let days = max(1, last.timeIntervalSince(first) / 86_400)
+        return gained > 0 ? Double(gained) / days : nil
+    }
+
     /// When a current read will be finished at its pace: nil without a pace or a page count.
     public static func projectedFinish(position: ReadPosition, pageCount: Int?, pagesPerDay: Double?, now: Date) -> Date? {
         guard let pageCount, pageCount > 0, let speed = pagesPerDay, speed > 0 else { return nil }
