@@ -224,6 +224,22 @@ import VaporTesting
             #expect(unknown.status == .seeOther)
             #expect(try await browser.get(book).html.contains("NOPE"))
 
+            // A teacher's view: the member's own statistics and goal, and the class this term.
+            _ = try await api.patch("/api/v1/libraries/\(libraryID)/members/\(member.string("id"))", ["grade": "4B"])
+            let other = try await api.post("/api/v1/libraries/\(libraryID)/members", ["cardId": "S8", "firstName": "Noah", "grade": "4b"])
+            #expect(other.status == .created)
+            let memberStats = try await browser.get(lib + "/reading/stats?member=\(member.string("id"))")
+            #expect(memberStats.html.contains("Mia&#39;s") || memberStats.html.contains("Mia's"), "\(memberStats.html.prefix(3000))")
+            _ = try await browser.post(lib + "/reading/goal", ["year": String(Calendar.current.component(.year, from: Date())), "books": "30",
+                                                               "member": member.string("id")])
+            #expect(try await browser.get(lib + "/reading/stats?member=\(member.string("id"))").html.contains("1/30"))
+            #expect(try await browser.get(lib + "/reading/stats").html.contains("1/12"))   // the teacher's own goal is apart
+            let classPage = try await browser.get(lib + "/reading/class?grade=4B")
+            #expect(classPage.status == .ok)
+            #expect(classPage.html.contains("Mia") && classPage.html.contains("Noah") && classPage.html.contains("Books finished since") && classPage.html.contains(": 1</p>"))
+            let since = try await browser.get(lib + "/reading/class?grade=4B&since=2999-01-01")
+            #expect(since.html.contains(": 0</p>"))
+
             browser.language = "de"
             let german = try await browser.get(lib + "/reading/stats")
             #expect(german.html.contains("Ihr Lesejahr") && german.html.contains("Als Tabelle zeigen"))

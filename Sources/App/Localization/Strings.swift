@@ -85,6 +85,7 @@ enum L: String, CaseIterable, Sendable {
     case errCannotResetPassword, actPasswordReset, changeRole, removeStaff, resetPassword, newPassword, roleChanged, staffRemoved, passwordWasReset
     case errQuoteNotFound, errPhotoNotFound, errCornersInvalid, errImageEmpty, errImageTooLarge, errImageNotImage, errImageDamaged
     case pagePhotos, pagePhoto, takePagePhoto, uploadPhoto, photoSaved, photoDeleted, quotesHeading, addQuote, allQuotes, quoteText, quoteNote, saveQuote, quoteSaved, quoteDeleted, searchQuotes, noQuotesYet, makeQuote, readingText, ocrTrimHint, ocrFoundNothing, zoomHint, download, straighten, straightenHint, cornersField, cornersHint, undoCrop, cropUndone, pageStraightened, cornerTopLeft, cornerTopRight, cornerBottomRight, cornerBottomLeft, markUp, toolPen, toolHighlighter, toolEraser, saveMarkup, markupSaved, deletePhoto
+    case memberYearInBooks, classReading, classReadingOf, noClassesYet, sinceField, show, classTotals
     case exportHistory, importHistoryHint, errReadNotFound, errPageBeyondEnd, errNoPageHeard, errHeardOutOfRange, errSayOneProgress, errMomentInFuture, errUnknownReadStatus, goalSaved, finishedFlash, progressSaved, statusSavedFlash, loggedForMember, readDeleted, readWant, readReading, readFinished, readDNF, pageOfPercent, pageOnly, percentOnly, pageField, pageFieldHint, listening, speakPage, saveProgress, yourReading, startedOn, finishedOn, navReading, readingStats, noReadingYet, noReadsHere, noReadingYetHint, yearInBooks, goalFor, goalRingTitle, goalBooks, goalPages, onPace, pagesGoalText, setGoal, currentStreak, longestStreak, perMonth, booksPerMonthTitle, pagesPerMonthTitle, readingNow, pagesPerDay, projectedFinish, perYear, yearCol, monthCol, byStatus, ratingsTitle, topAuthors, topCategories, longestBook, shortestBook, pageCountText, showAsTable, logForMember, addToLog, readingLog, noReadsForMember, removeFromLog, logForMemberHint, whenField
     case statusDamaged, statusNote, copyStatusChange, readMore, copyStatusSaved, removeCopy, copyRemoved, borrowingHistory, handOver, errDuplicateLibraryName
 }
@@ -794,6 +795,13 @@ extension L {
         .saveMarkup: ("Save markup", "Markierungen speichern", "Sábháil an marcáil", "保存标注"),
         .markupSaved: ("Markup saved.", "Markierungen gespeichert.", "Marcáil sábháilte.", "标注已保存。"),
         .deletePhoto: ("Delete photo", "Foto löschen", "Scrios an grianghraf", "删除照片"),
+        .memberYearInBooks: ("%1's %2 in books", "Lesejahr %2 von %1", "%2 %1 i leabhair", "%1 的 %2 阅读年"),
+        .classReading: ("Class reading", "Lesen in der Klasse", "Léitheoireacht an ranga", "班级阅读"),
+        .classReadingOf: ("Reading in class %1", "Lesen in Klasse %1", "Léitheoireacht i rang %1", "%1 班的阅读"),
+        .noClassesYet: ("No member has a class yet: give members a class, or import a class list.", "Noch kein Mitglied hat eine Klasse: Tragen Sie Klassen ein oder importieren Sie eine Klassenliste.", "Níl rang ag aon bhall fós: tabhair rang do bhaill, nó iompórtáil liosta ranga.", "还没有读者填写班级：请为读者填写班级，或导入班级名单。"),
+        .sinceField: ("Since", "Seit", "Ó", "起始日期"),
+        .show: ("Show", "Anzeigen", "Taispeáin", "显示"),
+        .classTotals: ("Books finished since %2: %1", "Ausgelesene Bücher seit %2: %1", "Leabhair críochnaithe ó %2: %1", "自 %2 起读完的书：%1 本"),
         .exportHistory: ("Download your reading history (Goodreads CSV)", "Lesetagebuch herunterladen (Goodreads-CSV)", "Íoslódáil do stair léitheoireachta (CSV Goodreads)", "下载阅读记录（Goodreads CSV）"),
         .importHistoryHint: ("A Goodreads or StoryGraph export imported under More › Import brings your reading history with it.", "Ein Goodreads- oder StoryGraph-Export, importiert unter Mehr › Import, bringt Ihr Lesetagebuch mit.", "Tugann easpórtáil Goodreads nó StoryGraph, iompórtáilte faoi Tuilleadh › Iompórtáil, do stair léitheoireachta léi.", "在“更多 › 导入”中导入 Goodreads 或 StoryGraph 的导出文件，会一并带入你的阅读记录。"),
         .errReadNotFound: ("This read is not in your reading.", "Diese Lektüre gehört nicht zu Ihrem Lesetagebuch.", "Níl an léamh seo i do léitheoireacht.", "你的阅读记录里没有这一项。"),

@@ -11,6 +11,7 @@ enum ReadingPages {
     static func register(_ web: any RoutesBuilder) {
         web.get(.reading(library: .pattern), use: list)
         web.get(.readingStats(library: .pattern), use: stats)
+        web.get(.readingClass(library: .pattern), use: classOverview)
         web.post(.readingGoal(library: .pattern), use: setGoal)
         web.post(.titleProgress(library: .pattern, title: .pattern), use: progress)
         web.post(.titleReadStatus(library: .pattern, title: .pattern), use: setStatus)
@@ -29,17 +30,40 @@ enum ReadingPages {
         let ctx = try await req.library(.read)
         let thisYear = ctx.policy.calendar.component(.year, from: req.now)
         let year = min(max(req.query[Int.self, at: "year"] ?? thisYear, ReadingLog.goalYears.lowerBound), ReadingLog.goalYears.upperBound)
-        return try await ReadingStatsPage.make(year: year, thisYear: thisYear, library: ctx, scope: req.scope(ctx))
+        // A member's log: the same figures, for staff who lend.
+        var member: Member? = nil
+        if let raw = req.query[String.self, at: "member"], let id = UUID(uuidString: raw) {
+            _ = try await ReadingController.reader(req, ctx, memberID: id)
+            member = try await Members.find(id, library: ctx.libraryID, on: req.db)
+        }
+        return try await ReadingStatsPage.make(year: year, thisYear: thisYear, member: member, library: ctx, scope: req.scope(ctx))
+            .render(try await req.page(library: ctx))
+    }
+
+    /// A class's reading this term: books each member finished since a day (default 1 September of
+    /// the school year), from their reading logs. For staff who lend.
+    @Sendable static func classOverview(req: Request) async throws -> HTML {
+        let ctx = try await req.library(.circulate)
+        let calendar = ctx.policy.calendar
+        let now = req.now
+        var since = ClassReadingPage.termStart(now: now, calendar: calendar)
+        if let raw = req.query[String.self, at: "since"], let day = ImportedRead.day(raw) {
+            since = calendar.startOfDay(for: day)
+        }
+        return try await ClassReadingPage.make(grade: req.query[String.self, at: "grade"].flatMap { $0.isEmpty ? nil : String($0.prefix(50)) },
+                                               since: since, library: ctx, on: req.db)
             .render(try await req.page(library: ctx))
     }
 
     @Sendable static func setGoal(req: Request) async throws -> Response {
         let ctx = try await req.library(.read)
         let year = try req.formInt("year") ?? ctx.policy.calendar.component(.year, from: req.now)
-        let back = WebRoute.readingStats(library: ctx.libraryID).path(query: [("year", String(year))])
+        let memberID = req.formText("member").flatMap(UUID.init(uuidString:))
+        let reader = try await ReadingController.reader(req, ctx, memberID: memberID)
+        let back = WebRoute.readingStats(library: ctx.libraryID).path(query: [("year", String(year)), ("member", memberID?.uuidString)])
         return try await req.seeOther(back) {
             _ = try await ReadingLog.setGoal(year: year, books: try req.formInt("books"), pages: try req.formInt("pages"),
-                                             reader: .user(ctx.user.id), in: req.scope(ctx))
+                                             reader: reader, in: req.scope(ctx))
             return req.t(.goalSaved)
         }
     }

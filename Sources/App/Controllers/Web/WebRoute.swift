@@ -57,6 +57,7 @@ enum WebRoute: Sendable, Equatable {
     case wishlistDelete(library: UUID, title: UUID)
     case reading(library: UUID)
     case readingStats(library: UUID)
+    case readingClass(library: UUID)
     case readingGoal(library: UUID)
     case titleProgress(library: UUID, title: UUID)
     case titleReadStatus(library: UUID, title: UUID)
@@ -132,6 +133,7 @@ enum WebRoute: Sendable, Equatable {
         case .wishlistDelete(let library, let title): Self.library(library) + [.fixed("wishlist"), .parameter(name: "titleID", value: title.uuidString), .fixed("delete")]
         case .reading(let library): Self.library(library) + [.fixed("reading")]
         case .readingStats(let library): Self.library(library) + [.fixed("reading"), .fixed("stats")]
+        case .readingClass(let library): Self.library(library) + [.fixed("reading"), .fixed("class")]
         case .readingGoal(let library): Self.library(library) + [.fixed("reading"), .fixed("goal")]
         case .titleProgress(let library, let title): Self.title(library: library, title: title).segments + [.fixed("progress")]
         case .titleReadStatus(let library, let title): Self.title(library: library, title: title).segments + [.fixed("reading-status")]

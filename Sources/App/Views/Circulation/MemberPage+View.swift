@@ -51,6 +51,13 @@ extension MemberPage {
                     if readsTotal > reads.count { H.el(.p, [.class: "hint"]) { Text(t.format(.showingRange, "1", t.number(reads.count), t.number(readsTotal))) } }
                 }
                 H.el(.p, [.class: "hint"]) { Text(t(.logForMemberHint)) }
+                H.el(.p, [:]) {
+                    H.link(t(.readingStats) + " ›", WebRoute.readingStats(library: lib).path(query: [("member", d.member.id.uuidString)]))
+                    if let grade = d.member.grade {
+                        Text(" · ")
+                        H.link(t.format(.classReadingOf, grade) + " ›", WebRoute.readingClass(library: lib).path(query: [("grade", grade)]))
+                    }
+                }
             }
             H.el(.h2, [:]) { Text(t(.loanHistory)) }
             if d.history.isEmpty {

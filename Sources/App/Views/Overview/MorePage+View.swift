@@ -11,6 +11,8 @@ extension MorePage {
             H.el(.ul, [.class: "menu"]) {
                 H.el(.li, [:]) { H.link(t(.navReading), WebRoute.reading(library: lib).path) }
                 H.el(.li, [:]) { H.link(t(.readingStats), WebRoute.readingStats(library: lib).path) }
+                H.el(.li, [:]) { H.link(t(.allQuotes), WebRoute.quotes(library: lib).path) }
+                if role.may(.circulate) { H.el(.li, [:]) { H.link(t(.classReading), WebRoute.readingClass(library: lib).path) } }
                 H.el(.li, [:]) { H.link(t(.dashboard), WebRoute.dashboard(library: lib).path) }
                 H.el(.li, [:]) { H.link(t(.wishlist), WebRoute.wishlist(library: lib).path) }
                 H.el(.li, [:]) { H.link(t(.activity), WebRoute.activity(library: lib).path) }

@@ -10,9 +10,14 @@ struct ReadingStatsPage: Sendable {
     var thisYear: Int
     var stats: ReadingStatsDTO
     var now: Date
+    /// A member's log (staff who lend), else the signed-in reader's own.
+    var memberID: UUID?
+    var memberName: String?
 
-    static func make(year: Int, thisYear: Int, library: LibraryContext, scope: Scope) async throws -> ReadingStatsPage {
-        ReadingStatsPage(libraryID: library.libraryID, year: year, thisYear: thisYear,
-                         stats: try await ReadingLog.stats(year: year, reader: .user(library.user.id), in: scope), now: scope.now)
+    static func make(year: Int, thisYear: Int, member: Member?, library: LibraryContext, scope: Scope) async throws -> ReadingStatsPage {
+        let reader: Reader = member.flatMap { $0.id }.map(Reader.member) ?? .user(library.user.id)
+        return ReadingStatsPage(libraryID: library.libraryID, year: year, thisYear: thisYear,
+                                stats: try await ReadingLog.stats(year: year, reader: reader, in: scope), now: scope.now,
+                                memberID: member?.id, memberName: member?.fullName)
     }
 }

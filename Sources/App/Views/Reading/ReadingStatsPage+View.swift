@@ -5,20 +5,25 @@ import ShelfmarkCore
 extension ReadingStatsPage {
     func render(_ page: PageContext) -> HTML {
         let t = page.t
-        let (lib, s, year) = (libraryID, stats, year)
+        let (lib, s, year, member) = (libraryID, stats, year, memberID?.uuidString)
         let here = WebRoute.readingStats(library: lib)
+        let heading = memberName.map { t.format(.memberYearInBooks, $0, String(year)) } ?? t.format(.yearInBooks, String(year))
         var calendar = Calendar(identifier: .gregorian)
         calendar.locale = t.lang.locale
         let months = calendar.shortStandaloneMonthSymbols
-        return Layout.page(page, title: t.format(.yearInBooks, String(year))) {
+        return Layout.page(page, title: heading) {
             H.el(.div, [.class: "page-head"]) {
-                H.el(.h1, [:]) { Text(t.format(.yearInBooks, String(year))) }
-                H.link(t(.navReading), WebRoute.reading(library: lib).path, cls: "button quiet")
+                H.el(.h1, [:]) { Text(heading) }
+                if let memberID {
+                    H.link(memberName ?? "", WebRoute.member(library: lib, member: memberID).path + "#reading", cls: "button quiet")
+                } else {
+                    H.link(t(.navReading), WebRoute.reading(library: lib).path, cls: "button quiet")
+                }
             }
             H.el(.nav, [.class: "chips", .ariaLabel: t(.yearCol)]) {
-                Components.chipLink("‹ " + String(year - 1), here.path(query: [("year", String(year - 1))]), current: false)
-                if year != thisYear { Components.chipLink(String(thisYear), here.path, current: false) }
-                if year < thisYear { Components.chipLink(String(year + 1) + " ›", here.path(query: [("year", String(year + 1))]), current: false) }
+                Components.chipLink("‹ " + String(year - 1), here.path(query: [("year", String(year - 1)), ("member", member)]), current: false)
+                if year != thisYear { Components.chipLink(String(thisYear), here.path(query: [("member", member)]), current: false) }
+                if year < thisYear { Components.chipLink(String(year + 1) + " ›", here.path(query: [("year", String(year + 1)), ("member", member)]), current: false) }
             }
             H.el(.section, [.class: "goal"]) {
                 H.el(.h2, [:]) { Text(t.format(.goalFor, String(year))) }
@@ -42,6 +47,7 @@ extension ReadingStatsPage {
                 }
                 H.form(WebRoute.readingGoal(library: lib).path, csrf: page.csrf, attrs: [.class: "goal-form"]) {
                     H.void(.input, [.type: "hidden", .name: "year", .value: String(year)])
+                    if let member { H.void(.input, [.type: "hidden", .name: "member", .value: member]) }
                     H.field(t(.goalBooks), name: "books", type: "number", value: s.goal?.books.map(String.init),
                             extra: [.min: "1", .max: "10000", .inputmode: "numeric"])
                     H.field(t(.goalPages), name: "pages", type: "number", value: s.goal?.pages.map(String.init),
