@@ -82,6 +82,7 @@ struct ClassReadingPage: Sendable {
                     H.el(.p, [:]) {
                         Text(t.format(.classTotals, t.number(rows.reduce(0) { $0 + ($1.finished ?? 0) }), t.date(since)))
                     }
+                    H.el(.div, [.class: "table-scroll"]) {
                     H.el(.table, [.class: "data class-reading"]) {
                         H.el(.thead, [:]) {
                             H.el(.tr, [:]) {
@@ -108,6 +109,7 @@ struct ClassReadingPage: Sendable {
                                 }
                             }
                         }
+                    }
                     }
                 }
             }
