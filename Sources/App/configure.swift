@@ -79,6 +79,7 @@ enum Migrations {
         app.migrations.add(CreateQuotes())
         app.migrations.add(CreatePagePhotos())
         app.migrations.add(AddProgressGain())
+        app.migrations.add(CreateReadingShares())
     }
 }
 

@@ -240,6 +240,20 @@ import VaporTesting
             let since = try await browser.get(lib + "/reading/class?grade=4B&since=2999-01-01")
             #expect(since.html.contains(": 0</p>"))
 
+            // The year shared by a secret link: anyone with it sees the figures, not the notes; stopping ends it.
+            let shared = try await browser.post(lib + "/reading/share", ["year": String(Calendar.current.component(.year, from: Date()))])
+            #expect(shared.status == .seeOther)
+            let withLink = try await browser.get(lib + "/reading/stats")
+            let token = try #require(withLink.html.range(of: #"/shared/year/[A-Za-z0-9_-]{43}"#, options: .regularExpression)
+                .map { String(withLink.html[$0].dropFirst("/shared/year/".count)) })
+            var stranger = Browser(app: app)
+            let summary = try await stranger.get("/shared/year/\(token)")
+            #expect(summary.status == .ok && summary.html.contains("in books") && summary.html.contains("<svg"))
+            #expect(!summary.html.contains("Eine Seite") && !summary.html.contains("Lieblings"))
+            #expect(try await stranger.get("/shared/year/\(String(repeating: "A", count: 43))").status == .notFound)
+            _ = try await browser.post(lib + "/reading/share", ["year": String(Calendar.current.component(.year, from: Date())), "stop": "1"])
+            #expect(try await stranger.get("/shared/year/\(token)").status == .notFound)
+
             browser.language = "de"
             let german = try await browser.get(lib + "/reading/stats")
             #expect(german.html.contains("Ihr Lesejahr") && german.html.contains("Als Tabelle zeigen"))

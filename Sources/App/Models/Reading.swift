@@ -132,3 +132,18 @@ final class PagePhoto: Model, @unchecked Sendable {
 
     init() {}
 }
+
+/// A year summary shared by a secret link (E3).
+final class ReadingShare: Model, @unchecked Sendable {
+    static let schema = "reading_shares"
+
+    @ID(key: .id) var id: UUID?
+    @Parent(key: "library_id") var library: Library
+    @Field(key: "user_id") var userID: UUID
+    @Field(key: "year") var year: Int
+    /// 32 random bytes, base64url: the address is the secret.
+    @Field(key: "token") var token: String
+    @Field(key: "created_at") var createdAt: Date
+
+    init() {}
+}

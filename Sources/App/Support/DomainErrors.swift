@@ -299,6 +299,7 @@ enum AccountError: DomainError, Equatable {
 enum ReadingError: DomainError, Equatable {
     case readNotFound
     case quoteNotFound
+    case shareNotFound
     case photoNotFound
     case photo(ImageProblem)
     case cornersInvalid
@@ -311,14 +312,14 @@ enum ReadingError: DomainError, Equatable {
 
     var refusal: Refusal {
         switch self {
-        case .readNotFound, .quoteNotFound, .photoNotFound: .notFound
+        case .readNotFound, .quoteNotFound, .photoNotFound, .shareNotFound: .notFound
         default: .invalid
         }
     }
 
     var code: String {
         switch self {
-        case .readNotFound, .quoteNotFound, .photoNotFound: "not_found"
+        case .readNotFound, .quoteNotFound, .photoNotFound, .shareNotFound: "not_found"
         case .photo: "invalid_image"
         case .cornersInvalid: "invalid"
         case .pageBeyondEnd: "page_beyond_end"
@@ -351,6 +352,7 @@ enum ReadingError: DomainError, Equatable {
         switch self {
         case .readNotFound: t(.errReadNotFound)
         case .quoteNotFound: t(.errQuoteNotFound)
+        case .shareNotFound: t(.errShareNotFound)
         case .photoNotFound: t(.errPhotoNotFound)
         case .photo(let problem): problem.message(t)
         case .cornersInvalid: t(.errCornersInvalid)

@@ -161,7 +161,7 @@ enum Attr: String, Sendable {
     case dataVoice = "data-voice"
     case dataVoiceLang = "data-voice-lang"
     case dataListening = "data-listening"
-    case maxlength, scope, download, points, stroke, preserveAspectRatio
+    case maxlength, scope, download, points, stroke, preserveAspectRatio, readonly
     case strokeWidth = "stroke-width"
     case dataZoom = "data-zoom"
     case dataCrop = "data-crop"

@@ -12,6 +12,8 @@ enum ReadingPages {
         web.get(.reading(library: .pattern), use: list)
         web.get(.readingStats(library: .pattern), use: stats)
         web.get(.readingClass(library: .pattern), use: classOverview)
+        web.post(.readingShare(library: .pattern), use: share)
+        web.get(.sharedYear(token: "pattern"), use: sharedYear)
         web.post(.readingGoal(library: .pattern), use: setGoal)
         web.post(.titleProgress(library: .pattern, title: .pattern), use: progress)
         web.post(.titleReadStatus(library: .pattern, title: .pattern), use: setStatus)
@@ -36,8 +38,45 @@ enum ReadingPages {
             _ = try await ReadingController.reader(req, ctx, memberID: id)
             member = try await Members.find(id, library: ctx.libraryID, on: req.db)
         }
-        return try await ReadingStatsPage.make(year: year, thisYear: thisYear, member: member, library: ctx, scope: req.scope(ctx))
-            .render(try await req.page(library: ctx))
+        var model = try await ReadingStatsPage.make(year: year, thisYear: thisYear, member: member, library: ctx, scope: req.scope(ctx))
+        model.origin = origin(req)
+        return model.render(try await req.page(library: ctx))
+    }
+
+    /// This server's address as the browser reached it (for a link to copy): the Host header, only
+    /// when it is a plain host name or address with a port.
+    static func origin(_ req: Request) -> String {
+        let host = req.headers.first(name: .host) ?? "127.0.0.1"
+        guard host.count <= 255, host.allSatisfy({ $0.isLetter || $0.isNumber || ".-:[]".contains($0) }) else { return "" }
+        return (req.application.transportSecurity.https ? "https://" : "http://") + host
+    }
+
+    /// Share the year by a secret link, or stop sharing it (the link then leads nowhere).
+    @Sendable static func share(req: Request) async throws -> Response {
+        let ctx = try await req.library(.read)
+        let year = try req.formInt("year") ?? ctx.policy.calendar.component(.year, from: req.now)
+        let back = WebRoute.readingStats(library: ctx.libraryID).path(query: [("year", String(year))]) + "#share"
+        return try await req.seeOther(back) {
+            if req.formText("stop") != nil {
+                try await ReadingShares.stop(year: year, userID: ctx.user.id, in: req.scope(ctx))
+                return req.t(.shareStopped)
+            }
+            _ = try await ReadingShares.share(year: year, userID: ctx.user.id, in: req.scope(ctx))
+            return req.t(.shareMade)
+        }
+    }
+
+    /// The shared year, for anyone with the link: no sign-in, not indexed, nothing private.
+    @Sendable static func sharedYear(req: Request) async throws -> Response {
+        guard let token = req.parameters.get("token"),
+              let (name, stats) = try await ReadingShares.summary(token: token, app: req.application, now: req.now) else {
+            throw ReadingError.shareNotFound
+        }
+        let response = try await SharedYearPage(name: name, stats: stats).render(try await req.page()).encodeResponse(for: req)
+        response.headers.replaceOrAdd(name: "X-Robots-Tag", value: "noindex, nofollow")
+        response.headers.replaceOrAdd(name: .cacheControl, value: "private, no-store")
+        response.headers.replaceOrAdd(name: "Referrer-Policy", value: "no-referrer")
+        return response
     }
 
     /// A class's reading this term: books each member finished since a day (default 1 September of

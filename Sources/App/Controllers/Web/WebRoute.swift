@@ -58,6 +58,8 @@ enum WebRoute: Sendable, Equatable {
     case reading(library: UUID)
     case readingStats(library: UUID)
     case readingClass(library: UUID)
+    case readingShare(library: UUID)
+    case sharedYear(token: String)
     case readingGoal(library: UUID)
     case titleProgress(library: UUID, title: UUID)
     case titleReadStatus(library: UUID, title: UUID)
@@ -134,6 +136,8 @@ enum WebRoute: Sendable, Equatable {
         case .reading(let library): Self.library(library) + [.fixed("reading")]
         case .readingStats(let library): Self.library(library) + [.fixed("reading"), .fixed("stats")]
         case .readingClass(let library): Self.library(library) + [.fixed("reading"), .fixed("class")]
+        case .readingShare(let library): Self.library(library) + [.fixed("reading"), .fixed("share")]
+        case .sharedYear(let token): [.fixed("shared"), .fixed("year"), .parameter(name: "token", value: token)]
         case .readingGoal(let library): Self.library(library) + [.fixed("reading"), .fixed("goal")]
         case .titleProgress(let library, let title): Self.title(library: library, title: title).segments + [.fixed("progress")]
         case .titleReadStatus(let library, let title): Self.title(library: library, title: title).segments + [.fixed("reading-status")]

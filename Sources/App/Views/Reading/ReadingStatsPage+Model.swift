@@ -13,11 +13,16 @@ struct ReadingStatsPage: Sendable {
     /// A member's log (staff who lend), else the signed-in reader's own.
     var memberID: UUID?
     var memberName: String?
+    /// The secret link's token when the reader shares this year, and this server's address for it.
+    var shareToken: String?
+    var origin: String = ""
 
     static func make(year: Int, thisYear: Int, member: Member?, library: LibraryContext, scope: Scope) async throws -> ReadingStatsPage {
         let reader: Reader = member.flatMap { $0.id }.map(Reader.member) ?? .user(library.user.id)
         return ReadingStatsPage(libraryID: library.libraryID, year: year, thisYear: thisYear,
                                 stats: try await ReadingLog.stats(year: year, reader: reader, in: scope), now: scope.now,
-                                memberID: member?.id, memberName: member?.fullName)
+                                memberID: member?.id, memberName: member?.fullName,
+                                shareToken: member == nil ? try await ReadingShares.token(year: year, userID: library.user.id,
+                                                                                         libraryID: library.libraryID, on: scope.db) : nil)
     }
 }

@@ -124,6 +124,24 @@ extension ReadingStatsPage {
                     }
                 }
             }
+            if memberID == nil {
+                H.el(.section, [.id: "share"]) {
+                    H.el(.h2, [:]) { Text(t(.shareYear)) }
+                    H.form(WebRoute.readingShare(library: lib).path, csrf: page.csrf, attrs: [.class: "inline-form"]) {
+                        H.void(.input, [.type: "hidden", .name: "year", .value: String(year)])
+                        if let token = shareToken {
+                            H.field(t(.shareLink), name: "link", value: origin + WebRoute.sharedYear(token: token).path,
+                                    hint: t(.shareLinkHint), extra: [.readonly: ""])
+                            H.el(.button, [.type: "button", .class: "button quiet", .dataShare: t.format(.yearInBooks, String(year)),
+                                           .dataShareUrl: WebRoute.sharedYear(token: token).path, .hidden: ""]) { Text(t(.share)) }
+                            H.button(t(.stopSharing), kind: "quiet", attrs: [.name: "stop", .value: "1"])
+                        } else {
+                            H.el(.p, [.class: "hint"]) { Text(t(.shareYearHint)) }
+                            H.button(t(.shareYear), kind: "quiet")
+                        }
+                    }
+                }
+            }
             if let longest = s.longest, let shortest = s.shortest {
                 H.el(.dl, [.class: "facts"]) {
                     Components.fact(t(.longestBook), longest.title + " · " + t.format(.pageCountText, t.number(longest.pages)))

@@ -1,0 +1,62 @@
+import Fluent
+import Foundation
+import ShelfmarkCore
+import Vapor
+
+/// E3: a reader's year in books, shared by a secret link: who has the address sees the figures
+/// (books, pages, months, top authors and categories, longest and shortest book) and the reader's
+/// display name — never reviews, notes, photos or what else they read. Stopping ends the link.
+enum ReadingShares {
+    static func share(year: Int, userID: UUID, in scope: Scope) async throws -> String {
+        _ = try Check.range(year, ReadingLog.goalYears, field: "year")
+        return try await scope.gate.transaction(on: scope.db) { db in
+            if let existing = try await ReadingShare.query(on: db).filter(\.$library.$id == scope.libraryID).filter(\.$userID == userID)
+                .filter(\.$year == year).first() {
+                return existing.token
+            }
+            let share = ReadingShare()
+            share.$library.id = scope.libraryID
+            share.userID = userID
+            share.year = year
+            share.token = Data([UInt8].random(count: 32)).base64URLEncodedString()
+            share.createdAt = scope.now
+            try await share.create(on: db)
+            return share.token
+        }
+    }
+
+    static func stop(year: Int, userID: UUID, in scope: Scope) async throws {
+        try await scope.gate.transaction(on: scope.db) { db in
+            try await ReadingShare.query(on: db).filter(\.$library.$id == scope.libraryID).filter(\.$userID == userID)
+                .filter(\.$year == year).delete()
+        }
+    }
+
+    static func token(year: Int, userID: UUID, libraryID: UUID, on db: any Database) async throws -> String? {
+        try await ReadingShare.query(on: db).filter(\.$library.$id == libraryID).filter(\.$userID == userID).filter(\.$year == year).first()?.token
+    }
+
+    /// The shared summary behind a token, or nil (an unknown or stopped link).
+    static func summary(token: String, app: Application, now: Date) async throws -> (name: String, stats: ReadingStatsDTO)? {
+        guard token.count == 43, token.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" }) else { return nil }
+        guard let share = try await ReadingShare.query(on: app.db).filter(\.$token == token).first(),
+              let library = try await Library.find(share.$library.id, on: app.db),
+              let user = try await User.find(share.userID, on: app.db) else { return nil }
+        let context = LibraryContext(libraryID: try library.requireID(), name: library.name,
+                                     policy: LoanPolicy(loanPeriodDays: library.loanPeriodDays, maxRenewals: library.maxRenewals,
+                                                        timeZone: Library.zone(library.timeZone)),
+                                     role: .viewer, user: AuthenticatedUser(id: share.userID, username: user.username, displayName: user.displayName))
+        var stats = try await ReadingLog.stats(year: share.year, reader: .user(share.userID),
+                                               in: Scope(library: context, now: now, gate: app.writeGate, db: app.db))
+        stats.current = []   // what they are reading now is not part of a year's summary
+        stats.goal = nil
+        return (user.displayName.isEmpty ? user.username : user.displayName, stats)
+    }
+}
+
+extension Data {
+    func base64URLEncodedString() -> String {
+        base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
+            .replacingOccurrences(of: "=", with: "")
+    }
+}
