@@ -188,6 +188,13 @@ import VaporTesting
             let titleID = made.string("id")
             let book = "\(lib)/titles/\(titleID)"
 
+            // Issue 16: the "1/1" pills are explained, and a published date must say a year.
+            let catalogPage = try await browser.get(catalog)
+            #expect(catalogPage.html.contains("2/3 = copies free / copies") && catalogPage.html.contains("1 of 1 copies free to lend"))
+            let noYear = try await api.patch("/api/v1/libraries/\(libraryID)/titles/\(titleID)", ["publishedDate": "yesterday"])
+            #expect(noYear.status == .unprocessableEntity && noYear.errorField == "publishedDate")
+            #expect(try await api.patch("/api/v1/libraries/\(libraryID)/titles/\(titleID)", ["publishedDate": "October 1988"]).status == .ok)
+
             let page = try await browser.get(book)
             #expect(page.html.contains("id=\"reading\"") && page.html.contains("data-voice=\"f-progress\""))
             #expect(page.html.contains("inputmode=\"numeric\""))

@@ -228,6 +228,31 @@ def flow_overview(page, library, servers):
     page.goto(library.url("/activity"))
     labelled(page)
     shot(page, "09-activity")
+    # Issue 16: text and icons on colour keep 4.5:1 (WCAG AA) in light and dark.
+    for scheme in ["light", "dark"]:
+        page.emulate_media(color_scheme=scheme)
+        for path in ["/activity", "/catalog", "/reading/stats"]:
+            page.goto(library.url(path))
+            low = page.evaluate(CONTRAST_CHECK)
+            assert not low, f"{path} ({scheme}): {low}"
+    page.emulate_media(color_scheme="light")
+
+
+# Every coloured pill, icon and primary button: contrast of its text with its own background.
+CONTRAST_CHECK = """() => {
+  const rgb = (s) => (s.match(/[\\d.]+/g) || []).slice(0, 3).map(Number);
+  const lum = ([r, g, b]) => [r, g, b].map((c) => { c /= 255; return c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4; })
+    .reduce((sum, c, i) => sum + c * [0.2126, 0.7152, 0.0722][i], 0);
+  const low = [];
+  for (const el of document.querySelectorAll(".act-icon, .badge, .chip.current, .button.primary, .flash")) {
+    const style = getComputedStyle(el);
+    if (style.backgroundColor === "rgba(0, 0, 0, 0)") continue;
+    const a = lum(rgb(style.color)), b = lum(rgb(style.backgroundColor));
+    const ratio = (Math.max(a, b) + 0.05) / (Math.min(a, b) + 0.05);
+    if (ratio < 4.5) low.push(`${el.className} "${el.textContent.trim().slice(0, 20)}" ${ratio.toFixed(2)}`);
+  }
+  return low;
+}"""
 
 
 def flow_import_backup_restore(page, library, servers):

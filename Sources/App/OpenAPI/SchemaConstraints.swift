@@ -40,7 +40,8 @@ enum Rule {
 private func titleFields(requireTitle: Bool) -> [String: JSONValue] {
     var fields: [String: JSONValue] = [
         "title": Rule.text(500), "subtitle": Rule.optionalText(500), "authors": Rule.items(Rule.optionalText(300), max: 50),
-        "isbn": Rule.optionalISBN, "publisher": Rule.optionalText(300), "publishedDate": Rule.optionalText(40),
+        "isbn": Rule.optionalISBN, "publisher": Rule.optionalText(300),
+        "publishedDate": ["maxLength": 40, "pattern": "[0-9]{3}", "description": "With a year: 1988, October 1988, 1988-10-01."],
         "pageCount": Rule.range(Limits.pageCount), "language": Rule.optionalText(35), "description": Rule.optionalText(20_000),
         "coverUrl": Rule.coverURL, "notes": Rule.optionalText(20_000), "rating": Rule.rating, "series": Rule.optionalText(300),
         "seriesNumber": Rule.optionalText(20), "readingLevel": Rule.optionalText(40),

@@ -297,7 +297,12 @@ enum Catalog {
     private static func apply(_ patch: TitlePatch, to title: Title) throws {
         if patch.subtitle != nil { title.subtitle = try Check.optional(patch.subtitle, field: "subtitle", max: 500) }
         if patch.publisher != nil { title.publisher = try Check.optional(patch.publisher, field: "publisher", max: 300) }
-        if patch.publishedDate != nil { title.publishedDate = try Check.optional(patch.publishedDate, field: "publishedDate", max: 40) }
+        if patch.publishedDate != nil {
+            // A date people type says a year (1988, Oct 1988, 1988-10-01); "yesterday" or "soon" does not.
+            let date = try Check.optional(patch.publishedDate, field: "publishedDate", max: 40)
+            if let date, date.range(of: "[0-9]{3,4}", options: .regularExpression) == nil { throw CatalogError.publishedDateWithoutYear(date) }
+            title.publishedDate = date
+        }
         if let pages = patch.pageCount { title.pageCount = try Check.range(pages, Limits.pageCount, field: "pageCount") }
         if patch.language != nil { title.language = try Check.optional(patch.language, field: "language", max: 35) }
         if patch.description != nil { title.summary = try Check.optional(patch.description, field: "description", max: 20_000) }

@@ -57,11 +57,13 @@ enum CatalogError: DomainError, Equatable {
     case tooManyCopiesAtOnce(max: Int, from: Int, to: Int)
     case noISBNToDraw(title: String)
     case cover(CoverProblem)
+    case publishedDateWithoutYear(String)
 
     var refusal: Refusal {
         switch self {
         case .titleNotFound, .copyNotFound, .categoryNotFound, .coverNotFound, .noISBNToDraw: .notFound
-        case .wishlistHasNoCopies, .loanedByEditing, .tooManyCategories, .tooManyAuthors, .cover, .ratingOutOfRange: .invalid
+        case .wishlistHasNoCopies, .loanedByEditing, .tooManyCategories, .tooManyAuthors, .cover, .ratingOutOfRange,
+             .publishedDateWithoutYear: .invalid
         case .mergeIntoItself: .conflict
         case .wishlistItem, .notWishlist, .duplicateBarcode, .duplicateCategory, .duplicateISBN, .tooManyCopiesAtOnce: .conflict
         }
@@ -71,7 +73,8 @@ enum CatalogError: DomainError, Equatable {
         switch self {
         case .titleNotFound, .copyNotFound, .categoryNotFound, .coverNotFound: "not_found"
         case .noISBNToDraw: "no_isbn"
-        case .wishlistHasNoCopies, .loanedByEditing, .tooManyCategories, .tooManyAuthors, .cover, .ratingOutOfRange: "invalid"
+        case .wishlistHasNoCopies, .loanedByEditing, .tooManyCategories, .tooManyAuthors, .cover, .ratingOutOfRange,
+             .publishedDateWithoutYear: "invalid"
         case .mergeIntoItself: "merge_into_itself"
         case .wishlistItem: "wishlist_item"
         case .notWishlist: "not_wishlist"
@@ -95,6 +98,7 @@ enum CatalogError: DomainError, Equatable {
         case .cover: "cover"
         case .ratingOutOfRange: "rating"
         case .mergeIntoItself: "into"
+        case .publishedDateWithoutYear: "publishedDate"
         default: nil
         }
     }
@@ -131,6 +135,7 @@ enum CatalogError: DomainError, Equatable {
         case .tooManyCopiesAtOnce(let max, _, _): t.format(.errTooManyCopiesAtOnce, t.number(max))
         case .noISBNToDraw(let title): t.format(.errNoISBNToDraw, title)
         case .cover(let problem): problem.message(t, number: nil)
+        case .publishedDateWithoutYear(let got): t.format(.errPublishedNoYear, String(got.prefix(40)))
         }
     }
 }

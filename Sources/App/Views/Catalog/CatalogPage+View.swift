@@ -36,7 +36,11 @@ extension CatalogPage {
                                      current: sort, t: t) { self.url(sort: $0) }
             }
             H.el(.div, [.id: "results", .ariaLive: "polite"]) {
-                H.el(.p, [.class: "count"]) { Text(t(result.totalIsLowerBound ? .titlesMoreThan : .titles, result.total)) }
+                H.el(.p, [.class: "count"]) {
+                    Text(t(result.totalIsLowerBound ? .titlesMoreThan : .titles, result.total))
+                    // What the "2/3" pills say, once per page.
+                    if !result.items.isEmpty { H.el(.span, [.class: "legend"]) { Text(" · " + t(.badgeLegend)) } }
+                }
                 if result.items.isEmpty {
                     if searching {
                         H.el(.p, [.class: "empty"]) { Text(t.format(.noMatches, q ?? "")) }

@@ -11,7 +11,7 @@ enum Components {
 
     static func badge(_ a: Availability, overdue: Bool, t: Strings) -> any Component {
         let cls = a.total == 0 ? "badge none" : (a.available > 0 ? "badge ok" : "badge out")
-        let label = a.available > 0 ? t(.copiesAvailable, a.available) : t(.allOut)
+        let label = a.total == 0 ? t(.allOut) : t.format(.badgeLabel, t.number(a.available), t.number(a.total))
         return H.el(.span, [.class: overdue ? cls + " overdue" : cls, .title: label, .ariaLabel: label]) {
             Text("\(t.number(a.available))/\(t.number(a.total))")
         }
