@@ -194,6 +194,11 @@ import VaporTesting
             let noYear = try await api.patch("/api/v1/libraries/\(libraryID)/titles/\(titleID)", ["publishedDate": "yesterday"])
             #expect(noYear.status == .unprocessableEntity && noYear.errorField == "publishedDate")
             #expect(try await api.patch("/api/v1/libraries/\(libraryID)/titles/\(titleID)", ["publishedDate": "October 1988"]).status == .ok)
+            // The star control: ten half stars, the title's 3.5 chosen; choosing 4.5 saves it.
+            _ = try await api.patch("/api/v1/libraries/\(libraryID)/titles/\(titleID)", ["rating": 3.5])
+            let edit = try await browser.get(book + "/edit")
+            #expect(edit.html.components(separatedBy: "type=\"radio\" id=\"f-rating-").count == 11)
+            #expect(edit.html.contains("id=\"f-rating-7\" name=\"rating\" value=\"3.5\" checked"))
 
             let page = try await browser.get(book)
             #expect(page.html.contains("id=\"reading\"") && page.html.contains("data-voice=\"f-progress\""))

@@ -8,6 +8,15 @@ extension Strings {
     func message(_ error: some DomainError) -> String { error.message(self) }
 
     /// A form field's label in this language; the field's own name when it has none.
+    /// "3½", "4", "½" — a rating as people say it.
+    func stars(_ value: Double) -> String {
+        let whole = Int(value.rounded(.down))
+        let half = value - Double(whole) >= 0.5
+        return (whole == 0 && half ? "" : t2(whole)) + (half ? "½" : "")
+    }
+
+    private func t2(_ n: Int) -> String { String(n) }
+
     func label(_ field: String) -> String {
         let key: L? = switch field {
         case "title", "Title": .title

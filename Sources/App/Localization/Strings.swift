@@ -89,6 +89,7 @@ enum L: String, CaseIterable, Sendable {
     case errShareNotFound, shareYear, shareYearHint, shareLink, shareLinkHint, stopSharing, shareMade, shareStopped
     case badgeLegend, badgeLabel
     case errPublishedNoYear
+    case starsOutOfFive
     case exportHistory, importHistoryHint, errReadNotFound, errPageBeyondEnd, errNoPageHeard, errHeardOutOfRange, errSayOneProgress, errMomentInFuture, errUnknownReadStatus, goalSaved, finishedFlash, progressSaved, statusSavedFlash, loggedForMember, readDeleted, readWant, readReading, readFinished, readDNF, pageOfPercent, pageOnly, percentOnly, pageField, pageFieldHint, listening, speakPage, saveProgress, yourReading, startedOn, finishedOn, navReading, readingStats, noReadingYet, noReadsHere, noReadingYetHint, yearInBooks, goalFor, goalRingTitle, goalBooks, goalPages, onPace, pagesGoalText, setGoal, currentStreak, longestStreak, perMonth, booksPerMonthTitle, pagesPerMonthTitle, readingNow, pagesPerDay, projectedFinish, perYear, yearCol, monthCol, byStatus, ratingsTitle, topAuthors, topCategories, longestBook, shortestBook, pageCountText, showAsTable, logForMember, addToLog, readingLog, noReadsForMember, removeFromLog, logForMemberHint, whenField
     case statusDamaged, statusNote, copyStatusChange, readMore, copyStatusSaved, removeCopy, copyRemoved, borrowingHistory, handOver, errDuplicateLibraryName
 }
@@ -816,6 +817,7 @@ extension L {
         .badgeLegend: ("2/3 = copies free / copies", "2/3 = verfügbare Exemplare / Exemplare", "2/3 = cóipeanna saor / cóipeanna", "2/3 = 可借册数 / 总册数"),
         .badgeLabel: ("%1 of %2 copies free to lend", "%1 von %2 Exemplaren verfügbar", "%1 as %2 cóip saor le tabhairt ar iasacht", "%2 册中 %1 册可借"),
         .errPublishedNoYear: ("A published date gives the year (1988, October 1988, 1988-10-01), not “%1”.", "Ein Erscheinungsdatum nennt das Jahr (1988, Oktober 1988, 1988-10-01), nicht „%1“.", "Tugann dáta foilsithe an bhliain (1988, Deireadh Fómhair 1988, 1988-10-01), ní “%1”.", "出版日期要写明年份（1988、1988年10月、1988-10-01），而不是“%1”。"),
+        .starsOutOfFive: ("%1 of 5 stars", "%1 von 5 Sternen", "%1 as 5 réalta", "5 星中的 %1 星"),
         .exportHistory: ("Download your reading history (Goodreads CSV)", "Lesetagebuch herunterladen (Goodreads-CSV)", "Íoslódáil do stair léitheoireachta (CSV Goodreads)", "下载阅读记录（Goodreads CSV）"),
         .importHistoryHint: ("A Goodreads or StoryGraph export imported under More › Import brings your reading history with it.", "Ein Goodreads- oder StoryGraph-Export, importiert unter Mehr › Import, bringt Ihr Lesetagebuch mit.", "Tugann easpórtáil Goodreads nó StoryGraph, iompórtáilte faoi Tuilleadh › Iompórtáil, do stair léitheoireachta léi.", "在“更多 › 导入”中导入 Goodreads 或 StoryGraph 的导出文件，会一并带入你的阅读记录。"),
         .errReadNotFound: ("This read is not in your reading.", "Diese Lektüre gehört nicht zu Ihrem Lesetagebuch.", "Níl an léamh seo i do léitheoireacht.", "你的阅读记录里没有这一项。"),

@@ -18,8 +18,8 @@ extension EditTitlePage {
                 H.field(t(.pageCount), name: "pageCount", type: "number", value: form["pageCount"], error: form.errors["pageCount"],
                         extra: [.min: "1"])
                 H.field(t(.languageField), name: "language", value: form["language"], error: form.errors["language"])
-                H.field(t(.rating), name: "rating", type: "number", value: form["rating"], error: form.errors["rating"],
-                        extra: [.min: "0", .max: "5", .step: "0.5"])
+                Components.stars(name: "rating", value: form["rating"].flatMap { Double($0.replacingOccurrences(of: ",", with: ".")) },
+                                 label: t(.rating), error: form.errors["rating"], t: t)
                 H.field(t(.categories), name: "categories", value: form["categories"], hint: t(.authorsHint), error: form.errors["categories"])
                 H.textarea(t(.description), name: "description", value: form["description"], rows: 6, error: form.errors["description"])
                 H.field(t(.coverURL), name: "coverUrl", value: form["coverUrl"], error: form.errors["coverUrl"])

@@ -17,6 +17,28 @@ enum Components {
         }
     }
 
+    /// A star control for a rating from ½ to 5 (issue 16): ten radio buttons, each half a star, 44 px
+    /// tall; the chosen one and those before it lit. Works without JavaScript; arrow keys move it.
+    static func stars(name: String, value: Double?, label: String, error: String?, t: Strings) -> any Component {
+        let chosen = value.map { ($0 * 2).rounded() / 2 }
+        return H.el(.fieldset, [.class: error == nil ? "stars" : "stars invalid"]) {
+            H.el(.legend, [:]) { Text(label) }
+            H.el(.div, [.class: "star-row"]) {
+                for step in stride(from: 10, through: 1, by: -1) {
+                    let v = Double(step) / 2
+                    let id = "f-\(name)-\(step)"
+                    H.void(.input, [.type: "radio", .id: id, .name: name, .value: v == v.rounded() ? String(Int(v)) : String(v),
+                                    .checked: chosen == v ? "" : nil])
+                    H.el(.label, [.for: id, .class: step % 2 == 0 ? "half right" : "half left", .title: t.format(.starsOutOfFive, t.stars(v))]) {
+                        H.el(.span, [.ariaHidden: "true"]) { Text("★") }
+                        H.el(.span, [.class: "sr-only"]) { Text(t.format(.starsOutOfFive, t.stars(v))) }
+                    }
+                }
+            }
+            if let error { H.el(.p, [.class: "field-error"]) { Text(error) } }
+        }
+    }
+
     static func cover(_ url: String?, title: String, t: Strings, size: String = "thumb") -> any Component {
         if let url, !url.isEmpty {
             return H.void(.img, [.class: "cover " + size, .src: url, .alt: t.format(.coverOf, title), .loading: "lazy"])
