@@ -148,7 +148,8 @@ def flow_add_by_isbn(page, library, servers):
     page.get_by_role("link", name="Edit").click()
     labelled(page)
     page.get_by_label("Categories").fill("Non-fiction")
-    page.get_by_label("Rating").fill("4")
+    page.locator("label[for='f-rating-8']").click()   # the fourth star of the star control
+    expect(page.locator("#f-rating-8")).to_be_checked()
     page.get_by_role("button", name="Save").click()
     expect(page.get_by_text("Changes saved.")).to_be_visible()
     expect(page.locator(".rating")).to_have_text("★★★★☆")
