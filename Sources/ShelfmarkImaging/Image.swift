@@ -60,6 +60,14 @@ final class Bitmap: @unchecked Sendable {
 
     /// Decodes a photo into 8-bit grey, refusing what is not a whole image of a sane size.
     static func decodeGray(_ data: Data) throws(ImageError) -> Bitmap {
+        let (pix, format) = try decode(data)
+        guard let gray = pix.gray() else { throw .undecodable(format) }
+        return gray
+    }
+
+    /// Decodes a photo as it is stored (any depth), refusing what is not a whole image of a sane size:
+    /// the one door every photo comes in by (the scanner's grey, the page photos' colour).
+    static func decode(_ data: Data) throws(ImageError) -> (Bitmap, format: String) {
         _ = quiet
         guard !data.isEmpty else { throw .empty }
         guard let format = format(of: data) else { throw .notAnImage }
@@ -80,8 +88,7 @@ final class Bitmap: @unchecked Sendable {
         guard Int(w) * Int(h) <= maxPixels else { throw .tooManyPixels(width: Int(w), height: Int(h)) }
         let decoded = data.withUnsafeBytes { raw in pixReadMem(raw.bindMemory(to: UInt8.self).baseAddress, raw.count) }
         guard let pix = Bitmap(decoded) else { throw .undecodable(format) }
-        guard let gray = pix.gray() else { throw .undecodable(format) }
-        return gray
+        return (pix, format)
     }
 
     /// 8-bit grey from any depth (RGB by luminance, colour maps removed).

@@ -82,26 +82,9 @@ public enum PageImage {
         return o >= 5 ? (image.height, image.width) : (image.width, image.height)
     }
 
-    /// 32-bit colour, with the same checks as the scanner's decoder (whole file, sane size).
+    /// 32-bit colour, through the scanner's decoder (whole file, sane size).
     static func decodeColor(_ data: Data) throws(ImageError) -> Bitmap {
-        guard !data.isEmpty else { throw .empty }
-        guard let format = Bitmap.format(of: data) else { throw .notAnImage }
-        let tail = [UInt8](data.suffix(2048))
-        switch format {
-        case "JPEG":
-            guard tail.indices.dropLast().contains(where: { tail[$0] == 0xFF && tail[$0 + 1] == 0xD9 }) else { throw .truncated(format) }
-        case "PNG":
-            guard tail.count >= 8, String(decoding: tail.suffix(64), as: UTF8.self).contains("IEND") else { throw .truncated(format) }
-        default: break
-        }
-        var fmt: Int32 = 0, w: Int32 = 0, h: Int32 = 0, bps: Int32 = 0, spp: Int32 = 0, cmap: Int32 = 0
-        let header = data.withUnsafeBytes { raw in
-            pixReadHeaderMem(raw.bindMemory(to: UInt8.self).baseAddress, raw.count, &fmt, &w, &h, &bps, &spp, &cmap)
-        }
-        guard header == 0, w > 0, h > 0, w <= 30_000, h <= 30_000 else { throw .undecodable(format) }
-        guard Int(w) * Int(h) <= Bitmap.maxPixels else { throw .tooManyPixels(width: Int(w), height: Int(h)) }
-        let decoded = data.withUnsafeBytes { raw in pixReadMem(raw.bindMemory(to: UInt8.self).baseAddress, raw.count) }
-        guard let pix = Bitmap(decoded) else { throw .undecodable(format) }
+        let (pix, format) = try Bitmap.decode(data)
         if pix.depth == 32 { return pix }
         guard let color = Bitmap(pixConvertTo32(pix.pointer)) else { throw .undecodable(format) }
         return color

@@ -60,18 +60,9 @@ struct SeedReadingCommand: AsyncCommand {
                     let pages = title.pageCount ?? 250
                     let status: ReadStatus = n % 20 == 0 ? .reading : n % 25 == 1 ? .wantToRead : n % 30 == 2 ? .didNotFinish : .finished
                     let start = now.addingTimeInterval(-Double(Int.random(in: 1...1_400, using: &rng)) * 86_400)
-                    let read = Read()
-                    read.id = UUID()
-                    read.$library.id = libraryID
-                    read.userID = userID
-                    read.titleID = title.id
-                    read.titleText = title.title
-                    read.authorText = title.authors.first
-                    read.pageCount = pages
-                    read.status = status.rawValue
+                    let read = Read(library: libraryID, reader: .user(userID), titleID: title.id, title: title.title, author: title.authors.first,
+                                    pageCount: pages, status: status, at: start)
                     read.startedAt = status == .wantToRead ? nil : start
-                    read.createdAt = start
-                    read.updatedAt = start
                     try await read.create(on: db)
                     var last = start
                     var previous = 0

@@ -46,6 +46,22 @@ final class Read: Model, @unchecked Sendable {
 
     init() {}
 
+    /// A new read of a book by a reader, with the book's name, first author and length as they are now
+    /// (kept, so the history survives the book's deletion).
+    init(library: UUID, reader: Reader, titleID: UUID?, title: String, author: String?, pageCount: Int?, status: ReadStatus, at now: Date) {
+        self.id = UUID()
+        self.$library.id = library
+        self.userID = reader.userID
+        self.memberID = reader.memberID
+        self.titleID = titleID
+        self.titleText = title
+        self.authorText = author
+        self.pageCount = pageCount
+        self.status = status.rawValue
+        self.createdAt = now
+        self.updatedAt = now
+    }
+
     var readStatus: ReadStatus { ReadStatus(rawValue: status) ?? .wantToRead }
     var reader: Reader? { userID.map(Reader.user) ?? memberID.map(Reader.member) }
     var position: ReadPosition { ReadPosition(page: progressPage, label: progressLabel, fraction: progressFraction) }

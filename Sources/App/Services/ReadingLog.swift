@@ -23,22 +23,12 @@ enum ReadingLog {
         try checkMoment(input.startedAt, scope: scope)
         try checkMoment(input.finishedAt, scope: scope)
         return try await scope.gate.transaction(on: scope.db) { db in
-            let read = Read()
-            read.id = UUID()
-            read.$library.id = scope.libraryID
-            read.userID = reader.userID
-            read.memberID = reader.memberID
-            read.titleID = title.id
-            read.titleText = title.title
-            read.authorText = title.authors.first
-            read.pageCount = title.pageCount
-            read.status = status.rawValue
+            let read = Read(library: scope.libraryID, reader: reader, titleID: title.id, title: title.title, author: title.authors.first,
+                            pageCount: title.pageCount, status: status, at: scope.now)
             read.startedAt = input.startedAt ?? (status == .wantToRead ? nil : scope.now)
             read.finishedAt = input.finishedAt ?? (status == .finished || status == .didNotFinish ? scope.now : nil)
             read.rating = rating
             read.review = review
-            read.createdAt = scope.now
-            read.updatedAt = scope.now
             derive(read, events: [])
             try await read.create(on: db)
             StatsCache.shared.invalidate(library: scope.libraryID, reader: reader.key)
@@ -137,17 +127,8 @@ enum ReadingLog {
             if let open {
                 read = open
             } else {
-                read = Read()
-                read.id = UUID()
-                read.$library.id = scope.libraryID
-                read.userID = reader.userID
-                read.memberID = reader.memberID
-                read.titleID = titleID
-                read.titleText = title.title
-                read.authorText = title.authors.first
-                read.status = ReadStatus.wantToRead.rawValue
-                read.createdAt = scope.now
-                read.updatedAt = scope.now
+                read = Read(library: scope.libraryID, reader: reader, titleID: titleID, title: title.title, author: title.authors.first,
+                            pageCount: title.pageCount, status: .wantToRead, at: scope.now)
                 try await read.create(on: db)
             }
             read.pageCount = title.pageCount
@@ -303,19 +284,11 @@ enum ReadingLog {
         for book in history where !known.contains(book.titleID) {
             known.insert(book.titleID)
             for (i, imported) in book.reads.enumerated() {
-                let read = Read()
-                read.id = UUID()
-                read.$library.id = library
-                read.userID = userID
-                read.titleID = book.titleID
-                read.titleText = book.title
-                read.authorText = book.author
-                read.pageCount = book.pageCount
-                read.status = imported.status.rawValue
+                let read = Read(library: library, reader: .user(userID), titleID: book.titleID, title: book.title, author: book.author,
+                                pageCount: book.pageCount, status: imported.status, at: now)
                 read.startedAt = imported.startedAt
                 read.finishedAt = imported.finishedAt
                 if i == 0, imported.status == .finished, let rating = book.rating, (0...5).contains(rating) { read.rating = (rating * 2).rounded() / 2 }
-                read.createdAt = now
                 read.updatedAt = imported.finishedAt ?? imported.startedAt ?? now
                 derive(read, events: [], followProgress: false)
                 try await read.create(on: db)

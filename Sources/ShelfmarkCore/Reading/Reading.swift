@@ -100,23 +100,10 @@ public enum ReadingRules {
     /// pages-per-month chart, the streak and the reading speed. A finished read's pages not covered
     /// by events count on its finish day.
     public static func pagesRead(by entries: [ProgressEntry], pageCount: Int?, finishedAt: Date?) -> [(at: Date, pages: Int)] {
-        var result: [(Date, Int)] = []
-        let pages = pageCount.flatMap { $0 > 0 ? $0 : nil }
-        var last = 0
-        var page: Int? = nil
-        for entry in entries {
-            guard let value = entry.value else { continue }
-            switch entry.kind {
-            case .page: page = value
-            case .percent: page = pages.map { Int((Double($0) * min(1, Double(value) / 100)).rounded()) }
-            case .pagesRead: page = (page ?? last) + value
-            }
-            if let p = page {
-                let bounded = pages.map { min($0, p) } ?? p
-                if bounded > last { result.append((entry.at, bounded - last)); last = bounded }
-            }
-        }
-        if let finishedAt, let pages, pages > last { result.append((finishedAt, pages - last)) }
+        let gains = gains(of: entries, pageCount: pageCount)
+        var result = zip(entries, gains).filter { $0.1 > 0 }.map { (at: $0.0.at, pages: $0.1) }
+        let covered = gains.reduce(0, +)
+        if let finishedAt, let pages = pageCount, pages > covered { result.append((finishedAt, pages - covered)) }
         return result
     }
 

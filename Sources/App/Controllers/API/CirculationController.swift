@@ -47,13 +47,7 @@ enum CirculationController {
 
     @Sendable static func importMembers(req: Request) async throws -> MemberImportReport {
         let ctx = try await req.library(.manageMembers)
-        let data: Data
-        if req.headers.contentType?.type == "multipart" {
-            data = try req.multipart(ExchangeController.Upload.self).file.map { Data(buffer: $0.data) } ?? Data()
-        } else {
-            data = req.body.data.map { Data(buffer: $0) } ?? Data()
-        }
-        return try await MemberExchange.importList(data, in: req.scope(ctx))
+        return try await MemberExchange.importList(try req.uploadedBytes(), in: req.scope(ctx))
     }
 
     @Sendable static func exportMembers(req: Request) async throws -> Response {

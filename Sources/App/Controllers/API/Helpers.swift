@@ -1,4 +1,5 @@
 import Foundation
+import NIOFoundationEssentialsCompat
 import Vapor
 
 extension Request {
@@ -17,6 +18,23 @@ extension Request {
         } catch {
             throw AppError(status: .badRequest, code: "bad_body", message: "The form could not be read as multipart form data (\(String(describing: error).prefix(120))).")
         }
+    }
+
+    /// An optional id in the query (`?titleId=…`): nil when absent or empty, 400 when not an id.
+    func uuidQuery(_ name: String) throws -> UUID? {
+        guard let raw = query[String.self, at: name], !raw.isEmpty else { return nil }
+        guard let id = UUID(uuidString: raw) else {
+            throw AppError(status: .badRequest, code: "invalid", message: "`\(name)` is not a valid id.", field: name)
+        }
+        return id
+    }
+
+    /// An uploaded file's bytes: the multipart field `file`, else the raw body (empty when neither).
+    func uploadedBytes() throws -> Data {
+        if headers.contentType?.type == "multipart" {
+            return try multipart(ExchangeController.Upload.self).file.map { Data(buffer: $0.data) } ?? Data()
+        }
+        return body.data.map { Data(buffer: $0) } ?? Data()
     }
 
     func uuid(_ name: String) throws -> UUID {

@@ -82,18 +82,17 @@ enum ReadingController {
     /// The reader a request is about: the user, or `memberId` (a member of this library; staff who lend).
     static func reader(_ req: Request, _ ctx: LibraryContext, memberID: UUID?) async throws -> Reader {
         guard let memberID else { return .user(ctx.user.id) }
-        guard ctx.role.may(.circulate) else { throw AccountError.roleTooLow(ctx.role, needs: Role.Action.circulate.minimumRole) }
-        _ = try await Members.find(memberID, library: ctx.libraryID, on: req.db)
+        _ = try await member(req, ctx, id: memberID)
         return .member(memberID)
     }
 
-    static func queryMember(_ req: Request) throws -> UUID? {
-        guard let raw = req.query[String.self, at: "memberId"], !raw.isEmpty else { return nil }
-        guard let id = UUID(uuidString: raw) else {
-            throw AppError(status: .badRequest, code: "invalid", message: "`memberId` is not a valid id.", field: "memberId")
-        }
-        return id
+    /// A member whose reading log the request is about: this library's, and only for staff who lend.
+    static func member(_ req: Request, _ ctx: LibraryContext, id: UUID) async throws -> Member {
+        guard ctx.role.may(.circulate) else { throw AccountError.roleTooLow(ctx.role, needs: Role.Action.circulate.minimumRole) }
+        return try await Members.find(id, library: ctx.libraryID, on: req.db)
     }
+
+    static func queryMember(_ req: Request) throws -> UUID? { try req.uuidQuery("memberId") }
 
     static func language(_ req: Request, _ raw: String?) -> SpokenProgress.Language {
         if let raw, let lang = Lang(rawValue: raw) ?? Lang.allCases.first(where: { raw.lowercased().hasPrefix($0.rawValue.prefix(2)) }) {
@@ -107,11 +106,7 @@ enum ReadingController {
         let (limit, offset) = try req.paging
         var status: ReadStatus? = nil
         if let raw = req.query[String.self, at: "status"], !raw.isEmpty { status = try ReadingLog.parseStatus(raw) }
-        var titleID: UUID? = nil
-        if let raw = req.query[String.self, at: "titleId"], !raw.isEmpty {
-            guard let id = UUID(uuidString: raw) else { throw AppError(status: .badRequest, code: "invalid", message: "`titleId` is not a valid id.", field: "titleId") }
-            titleID = id
-        }
+        let titleID = try req.uuidQuery("titleId")
         return try await ReadingLog.list(reader: reader(req, ctx, memberID: queryMember(req)), status: status, titleID: titleID,
                                          libraryID: ctx.libraryID, limit: limit, offset: offset, on: req.db)
     }
@@ -186,13 +181,7 @@ enum ReadingController {
 
     @Sendable static func uploadPhoto(req: Request) async throws -> Response {
         let ctx = try await req.library(.read)
-        let data: Data
-        if req.headers.contentType?.type == "multipart" {
-            data = try req.multipart(ExchangeController.Upload.self).file.map { Data(buffer: $0.data) } ?? Data()
-        } else {
-            data = req.body.data.map { Data(buffer: $0) } ?? Data()
-        }
-        let photo = try await PagePhotos.upload(data, titleID: try req.uuid("titleID"), page: req.query[String.self, at: "page"], userID: ctx.user.id,
+        let photo = try await PagePhotos.upload(try req.uploadedBytes(), titleID: try req.uuid("titleID"), page: req.query[String.self, at: "page"], userID: ctx.user.id,
                                                 in: req.scope(ctx), pool: req.application.threadPool)
         return try await req.created(photo)
     }
@@ -248,11 +237,7 @@ enum ReadingController {
     @Sendable static func quotes(req: Request) async throws -> QuoteList {
         let ctx = try await req.library(.read)
         let (limit, offset) = try req.paging
-        var titleID: UUID? = nil
-        if let raw = req.query[String.self, at: "titleId"], !raw.isEmpty {
-            guard let id = UUID(uuidString: raw) else { throw AppError(status: .badRequest, code: "invalid", message: "`titleId` is not a valid id.", field: "titleId") }
-            titleID = id
-        }
+        let titleID = try req.uuidQuery("titleId")
         let (items, total) = try await Quotes.list(userID: ctx.user.id, titleID: titleID, query: req.query[String.self, at: "q"],
                                                    libraryID: ctx.libraryID, limit: limit, offset: offset, on: req.db)
         return QuoteList(items: items, total: total)

@@ -35,8 +35,7 @@ enum ReadingPages {
         // A member's log: the same figures, for staff who lend.
         var member: Member? = nil
         if let raw = req.query[String.self, at: "member"], let id = UUID(uuidString: raw) {
-            _ = try await ReadingController.reader(req, ctx, memberID: id)
-            member = try await Members.find(id, library: ctx.libraryID, on: req.db)
+            member = try await ReadingController.member(req, ctx, id: id)
         }
         var model = try await ReadingStatsPage.make(year: year, thisYear: thisYear, member: member, library: ctx, scope: req.scope(ctx))
         model.origin = origin(req)
