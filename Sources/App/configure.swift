@@ -80,6 +80,7 @@ enum Migrations {
         app.migrations.add(CreatePagePhotos())
         app.migrations.add(AddProgressGain())
         app.migrations.add(CreateReadingShares())
+        app.migrations.add(CreateReadingDays())
     }
 }
 

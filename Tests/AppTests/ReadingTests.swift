@@ -163,6 +163,19 @@ import VaporTesting
             // The figures follow each change at once (they are kept only while the reads stay the same).
             _ = try await f.owner.post("\(f.lib)/titles/\(current)/progress", ["page": 150])
             #expect(try await f.owner.get("\(f.lib)/reading/stats?year=\(year)")["pages"] as? Int == 1_050)
+            // A late event moves pages between days: the pages kept per day (`reading_days`) stay
+            // what the events say, and so does the pages each read covers.
+            let late = try await f.owner.post("\(f.lib)/titles/\(current)/progress",
+                                              ["page": 130, "at": Self.iso.string(from: now.addingTimeInterval(-1.5 * 86_400))])
+            #expect(late.status == .created, "\(late.json)")
+            try await Self.expectDaysMatchEvents(app)
+            #expect(try await f.owner.get("\(f.lib)/reading/stats?year=\(year)")["pages"] as? Int == 1_050)
+            // Deleting the read takes its 150 pages away from its days.
+            let currentRead = try #require(try await f.owner.get("\(f.lib)/reads?titleId=\(current)").array.first?["id"] as? String)
+            #expect(try await f.owner.delete("\(f.lib)/reads/\(currentRead)").status == .noContent)
+            #expect(try await f.owner.get("\(f.lib)/reading/stats?year=\(year)")["pages"] as? Int == 900)
+            #expect(try await f.owner.get("\(f.lib)/reading/stats?year=\(year)")["currentStreak"] as? Int == 1)
+            try await Self.expectDaysMatchEvents(app)
             let dropped = try #require(try await f.owner.get("\(f.lib)/reads?titleId=\(short)").array.first?["id"] as? String)
             #expect(try await f.owner.delete("\(f.lib)/reads/\(dropped)").status == .noContent)
             #expect(try await f.owner.get("\(f.lib)/reading/stats?year=\(year)")["books"] as? Int == 2)
@@ -173,6 +186,22 @@ import VaporTesting
             _ = try await f.owner.send(.PUT, "\(f.lib)/reading/goal", ["year": year])
             #expect(try await f.owner.get("\(f.lib)/reading/stats?year=\(year)")["goal"] == nil)
         }
+    }
+
+    /// The pages kept per reader and day, and per read, equal the sums of the events' gains.
+    static func expectDaysMatchEvents(_ app: Application, sourceLocation: SourceLocation = #_sourceLocation) async throws {
+        struct Day: Decodable, Hashable { var day: Int; var pages: Int }
+        let kept = try await app.db.sql.raw("SELECT day, CAST(SUM(pages) AS BIGINT) AS pages FROM reading_days GROUP BY day HAVING SUM(pages) <> 0 ORDER BY day")
+            .all(decoding: Day.self)
+        let summed = try await app.db.sql.raw("""
+            SELECT day, CAST(SUM(gain) AS BIGINT) AS pages FROM progress_events GROUP BY day HAVING SUM(gain) <> 0 ORDER BY day
+            """).all(decoding: Day.self)
+        #expect(kept == summed, sourceLocation: sourceLocation)
+        struct Covered: Decodable { var n: Int }
+        let wrong = try await app.db.sql.raw("""
+            SELECT COUNT(*) AS n FROM reads r WHERE r.covered <> COALESCE((SELECT SUM(e.gain) FROM progress_events e WHERE e.read_id = r.id), 0)
+            """).first(decoding: Covered.self)
+        #expect(wrong?.n == 0, sourceLocation: sourceLocation)
     }
 
     /// The pages: the reading card on a book (status in one tap, the page typed), the Reading list,

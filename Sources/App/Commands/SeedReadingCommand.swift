@@ -94,6 +94,7 @@ struct SeedReadingCommand: AsyncCommand {
             }
             made += batch
         }
+        try await app.writeGate.transaction(on: app.db) { db in try await ReadingDays.recount(library: libraryID, on: db.sql) }
         context.console.print("seeded \(made) reads and \(events) progress events for \(user.username)")
     }
 }

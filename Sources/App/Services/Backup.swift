@@ -488,6 +488,7 @@ enum Backup {
         for chunk in withEvents.chunked(500) {
             try await write { db in try await ReadingLog.refreshGains(readIDs: chunk, library: libraryID, on: db) }
         }
+        try await write { db in try await ReadingDays.recount(library: libraryID, on: db.sql) }
         try await insert("reading_goals", goals.filter { kept($0.user_id, $0.member_id) }.map { g in
             var row = g
             row.id = map(g.id)

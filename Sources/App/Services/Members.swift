@@ -64,6 +64,7 @@ enum Members {
                                              library: library, at: now, on: db)
             }
             try await member.delete(on: db)
+            try await ReadingDays.forget(reader: .member(id), library: library.libraryID, on: db.sql)
             try await ActivityLog.record(.init(type: .deleteMember, memberCardID: member.cardID, info: member.fullName),
                                          library: library, at: now, on: db)
         }

@@ -69,6 +69,7 @@ enum ReadingLog {
     static func delete(_ id: UUID, reader: Reader, in scope: Scope) async throws {
         try await scope.gate.transaction(on: scope.db) { db in
             let read = try await find(id, reader: reader, library: scope.libraryID, on: db)
+            try await ReadingDays.remove(readID: id, reader: reader, library: scope.libraryID, on: db.sql)
             try await read.delete(on: db)
             StatsCache.shared.invalidate(library: scope.libraryID, reader: reader.key)
         }
@@ -189,13 +190,25 @@ enum ReadingLog {
         let events = try await ProgressEvent.query(on: db).filter(\.$read.$id == read.id!).sort(\.$at).sort(\.$createdAt).all()
         let entries = events.map(\.entry)
         let gains = ReadingRules.gains(of: entries, pageCount: read.pageCount)
+        var delta: [Int: Int] = [:]
+        var (coveredBefore, coveredAfter) = (0, 0)
         for (event, gain) in zip(events, gains) {
             let day = ReadingRules.dayNumber(event.at, in: zone)
+            coveredBefore += event.gain
+            coveredAfter += gain
             if event.gain != gain || event.day != day {
+                delta[event.day, default: 0] -= event.gain
+                delta[day, default: 0] += gain
                 event.gain = gain
                 event.day = day
                 try await event.save(on: db)
             }
+        }
+        if let reader = read.reader {
+            try await ReadingDays.add(delta, reader: reader, library: read.$library.id, on: db.sql)
+        }
+        if coveredBefore != coveredAfter {
+            try await db.sql.update("reads").set("covered", to: coveredAfter).where("id", .equal, read.id!).run()
         }
         return entries
     }
@@ -414,21 +427,21 @@ enum ReadingLog {
     private static func computeStats(year: Int, reader: Reader, in scope: Scope) async throws -> ReadingStatsDTO {
         let db = scope.db
         let zone = scope.library.policy.timeZone
-        // The reads, only the columns the statistics use, with the pages their events added.
+        // The reads, only the columns the statistics use, with the pages their events cover.
         struct ReadFacts: Decodable {
             var id: UUID; var title_id: UUID?; var title_text: String; var author_text: String?; var page_count: Int?; var status: String
             var finished_at: Date?; var rating: Double?; var progress_page: Int?; var progress_fraction: Double?; var covered: Int?
         }
         let reads = try await db.sql.raw("""
             SELECT r.id, r.title_id, r.title_text, r.author_text, r.page_count, r.status, r.finished_at, r.rating, r.progress_page,
-                   r.progress_fraction, (SELECT CAST(SUM(e.gain) AS BIGINT) FROM progress_events e WHERE e.read_id = r.id) AS covered
+                   r.progress_fraction, r.covered
             FROM reads r WHERE r.library_id = \(bind: scope.libraryID) AND \(readerCondition(reader))
             """).all(decoding: ReadFacts.self)
-        // Pages per day, summed in the database.
+        // Pages per day, kept per reader and day as events arrive (`ReadingDays`).
         struct DayRow: Decodable { var day: Int; var pages: Int? }
         let dayRows = try await db.sql.raw("""
-            SELECT e.day, CAST(SUM(e.gain) AS BIGINT) AS pages FROM progress_events e JOIN reads r ON r.id = e.read_id
-            WHERE r.library_id = \(bind: scope.libraryID) AND \(readerCondition(reader)) GROUP BY e.day
+            SELECT day, pages FROM reading_days
+            WHERE library_id = \(bind: scope.libraryID) AND reader_key = \(bind: reader.key) AND pages <> 0
             """).all(decoding: DayRow.self)
 
         var monthOfDay: [Int: (year: Int, month: Int)] = [:]
