@@ -427,15 +427,34 @@ enum ReadingLog {
     private static func computeStats(year: Int, reader: Reader, in scope: Scope) async throws -> ReadingStatsDTO {
         let db = scope.db
         let zone = scope.library.policy.timeZone
-        // The reads, only the columns the statistics use, with the pages their events cover.
+        // Three narrow queries instead of every read in full: the counts by status; each finished
+        // read's finish and the pages its events did not cover (all years, for the streak and the
+        // table by year); and in full only the current reads and the ones finished in this year.
+        struct StatusCount: Decodable { var status: String; var n: Int }
+        let statusCounts = try await db.sql.raw("""
+            SELECT r.status, COUNT(*) AS n FROM reads r WHERE r.library_id = \(bind: scope.libraryID) AND \(readerCondition(reader))
+            GROUP BY r.status
+            """).all(decoding: StatusCount.self)
+        struct Finish: Decodable { var finished_at: Date; var page_count: Int?; var covered: Int }
+        let finishes = try await db.sql.raw("""
+            SELECT r.finished_at, r.page_count, r.covered FROM reads r
+            WHERE r.library_id = \(bind: scope.libraryID) AND \(readerCondition(reader))
+              AND r.status = \(bind: ReadStatus.finished.rawValue) AND r.finished_at IS NOT NULL
+            """).all(decoding: Finish.self)
         struct ReadFacts: Decodable {
             var id: UUID; var title_id: UUID?; var title_text: String; var author_text: String?; var page_count: Int?; var status: String
-            var finished_at: Date?; var rating: Double?; var progress_page: Int?; var progress_fraction: Double?; var covered: Int?
+            var finished_at: Date?; var rating: Double?; var progress_page: Int?; var progress_fraction: Double?
         }
+        // The year's days, and its moments with half a day to spare either side for any time zone.
+        let firstDay = daysSince1970(year: year), endDay = daysSince1970(year: year + 1)
+        let (from, to) = (Date(timeIntervalSince1970: Double(firstDay) * 86_400 - 86_400),
+                          Date(timeIntervalSince1970: Double(endDay) * 86_400 + 86_400))
         let reads = try await db.sql.raw("""
             SELECT r.id, r.title_id, r.title_text, r.author_text, r.page_count, r.status, r.finished_at, r.rating, r.progress_page,
-                   r.progress_fraction, r.covered
-            FROM reads r WHERE r.library_id = \(bind: scope.libraryID) AND \(readerCondition(reader))
+                   r.progress_fraction FROM reads r
+            WHERE r.library_id = \(bind: scope.libraryID) AND \(readerCondition(reader))
+              AND (r.status = \(bind: ReadStatus.reading.rawValue)
+                   OR (r.status = \(bind: ReadStatus.finished.rawValue) AND r.finished_at >= \(bind: from) AND r.finished_at < \(bind: to)))
             """).all(decoding: ReadFacts.self)
         // Pages per day, kept per reader and day as events arrive (`ReadingDays`).
         struct DayRow: Decodable { var day: Int; var pages: Int? }
@@ -464,7 +483,19 @@ enum ReadingLog {
             years[y, default: (0, 0)].pages += pages
             if y == year { months[m - 1].pages += pages }
         }
-        var statuses: [String: Int] = [:]
+        let statuses = Dictionary(statusCounts.map { ($0.status, $0.n) }, uniquingKeysWith: +)
+        for finish in finishes {
+            let day = ReadingRules.dayNumber(finish.finished_at, in: zone)
+            days.insert(day)
+            let (y, m) = yearMonth(ofDay: day)
+            // A finished book's pages its events did not cover count on its finish day.
+            let rest = max(0, (finish.page_count ?? 0) - finish.covered)
+            years[y, default: (0, 0)].books += 1
+            years[y, default: (0, 0)].pages += rest
+            guard y == year else { continue }
+            months[m - 1].books += 1
+            months[m - 1].pages += rest
+        }
         var ratings = [0, 0, 0, 0, 0]
         var authors: [String: Int] = [:]
         var finishedTitleIDs: [UUID] = []
@@ -472,19 +503,9 @@ enum ReadingLog {
         var shortest: ReadingStatsDTO.Book? = nil
         var currentReads: [ReadFacts] = []
         for read in reads {
-            statuses[read.status, default: 0] += 1
             if read.status == ReadStatus.reading.rawValue { currentReads.append(read) }
-            guard read.status == ReadStatus.finished.rawValue, let finished = read.finished_at else { continue }
-            let day = ReadingRules.dayNumber(finished, in: zone)
-            days.insert(day)
-            let (y, m) = yearMonth(ofDay: day)
-            // A finished book's pages its events did not cover count on its finish day.
-            let rest = max(0, (read.page_count ?? 0) - (read.covered ?? 0))
-            years[y, default: (0, 0)].books += 1
-            years[y, default: (0, 0)].pages += rest
-            guard y == year else { continue }
-            months[m - 1].books += 1
-            months[m - 1].pages += rest
+            guard read.status == ReadStatus.finished.rawValue, let finished = read.finished_at,
+                  (firstDay..<endDay).contains(ReadingRules.dayNumber(finished, in: zone)) else { continue }
             if let rating = read.rating, rating > 0 { ratings[min(4, max(0, Int(rating.rounded()) - 1))] += 1 }
             if let author = read.author_text, !author.isEmpty { authors[author, default: 0] += 1 }
             if let titleID = read.title_id { finishedTitleIDs.append(titleID) }
@@ -550,6 +571,14 @@ enum ReadingLog {
     }
 
     // MARK: Helpers
+
+    /// The day number (`ReadingRules.dayNumber`) of 1 January of a year.
+    private static func daysSince1970(year: Int) -> Int {
+        var utc = Calendar(identifier: .gregorian)
+        utc.timeZone = TimeZone(identifier: "UTC")!
+        let start = utc.date(from: DateComponents(year: year, month: 1, day: 1)) ?? Date(timeIntervalSince1970: 0)
+        return Int((start.timeIntervalSince1970 / 86_400).rounded(.down))
+    }
 
     static func find(_ id: UUID, reader: Reader, library: UUID, on db: any Database) async throws -> Read {
         guard let read = try await readsOf(reader, libraryID: library, on: db).filter(\.$id == id).first() else {
