@@ -81,6 +81,7 @@ enum Migrations {
         app.migrations.add(AddProgressGain())
         app.migrations.add(CreateReadingShares())
         app.migrations.add(CreateReadingDays())
+        app.migrations.add(AddLoanOrderIndex())
     }
 }
 
