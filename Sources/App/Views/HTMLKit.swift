@@ -33,9 +33,9 @@ enum H {
         var html = "<" + tag.rawValue
         append(attrs, to: &html)
         html += ">"
-        html += content().render(indentedBy: nil)
+        render(content(), into: &html)
         html += "</" + tag.rawValue + ">"
-        return Node<Any>.raw(html)
+        return RawHTML(html: html)
     }
 
     /// A void element: `<input …>`, `<img …>`.
@@ -43,7 +43,36 @@ enum H {
         var html = "<" + tag.rawValue
         append(attrs, to: &html)
         html += "/>"
-        return Node<Any>.raw(html)
+        return RawHTML(html: html)
+    }
+
+    /// Appends a component's HTML: the kinds `H` and `Text` make (finished HTML, escaped text) and
+    /// groups of them are joined directly; anything else is rendered by Plot.
+    static func render(_ component: any Component, into html: inout String) {
+        if let raw = component as? RawHTML { html += raw.html; return }
+        if let text = component as? Text { html += text.html; return }
+        if let group = component as? ComponentGroup {
+            for member in group.members { render(member, into: &html) }
+            return
+        }
+        if component is EmptyComponent { return }
+        html += component.render(indentedBy: nil)
+    }
+
+    /// Text escaped for an element's content: `&`, `<` and `>`.
+    static func escapeText(_ value: String) -> String {
+        if !value.utf8.contains(where: { $0 == 0x26 || $0 == 0x3C || $0 == 0x3E }) { return value }
+        var out = ""
+        out.reserveCapacity(value.utf8.count + 16)
+        for ch in value.unicodeScalars {
+            switch ch {
+            case "&": out += "&amp;"
+            case "<": out += "&lt;"
+            case ">": out += "&gt;"
+            default: out.unicodeScalars.append(ch)
+            }
+        }
+        return out
     }
 
     /// ` name="escaped value"` for each attribute with a value, ` name` for an empty one.
@@ -109,6 +138,21 @@ enum H {
     static func link(_ title: String, _ href: String, cls: String? = nil) -> any Component {
         el(.a, [.href: href, .class: cls]) { Text(title) }
     }
+}
+
+/// Finished HTML made by `H` (its text and attributes already escaped).
+struct RawHTML: Component {
+    let html: String
+    var body: any Component { Node<Any>.raw(html) }
+}
+
+/// Text in a page, escaped. It stands in for Plot's `Text` throughout the app (declared here, it is
+/// the one the app's views name): Plot's escaping builds a string per character and was a large
+/// part of a list page's time (issue 16, `scripts/bench-pages.py`).
+struct Text: Component {
+    let html: String
+    init(_ string: String) { html = H.escapeText(string) }
+    var body: any Component { Node<Any>.raw(html) }
 }
 
 /// Attributes in the order written; a nil value leaves the attribute out.
