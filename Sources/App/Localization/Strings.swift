@@ -90,7 +90,7 @@ enum L: String, CaseIterable, Sendable {
     case badgeLegend, badgeLabel
     case errPublishedNoYear
     case starsOutOfFive
-    case exportHistory, importHistoryHint, errReadNotFound, errPageBeyondEnd, errNoPageHeard, errHeardOutOfRange, errSayOneProgress, errMomentInFuture, errUnknownReadStatus, goalSaved, finishedFlash, progressSaved, statusSavedFlash, loggedForMember, readDeleted, readWant, readReading, readFinished, readDNF, pageOfPercent, pageOnly, percentOnly, pageField, pageFieldHint, listening, speakPage, saveProgress, yourReading, startedOn, finishedOn, navReading, readingStats, noReadingYet, noReadsHere, noReadingYetHint, yearInBooks, goalFor, goalRingTitle, goalBooks, goalPages, onPace, pagesGoalText, setGoal, currentStreak, longestStreak, perMonth, booksPerMonthTitle, pagesPerMonthTitle, readingNow, pagesPerDay, projectedFinish, perYear, yearCol, monthCol, byStatus, ratingsTitle, topAuthors, topCategories, longestBook, shortestBook, pageCountText, showAsTable, logForMember, addToLog, readingLog, noReadsForMember, removeFromLog, logForMemberHint, whenField
+    case exportHistory, importHistoryHint, errReadNotFound, errPageBeyondEnd, errNoPageHeard, errHeardOutOfRange, errSayOneProgress, errMomentInFuture, errUnknownReadStatus, yourRating, saveRating, ratingSaved, goalSaved, finishedFlash, progressSaved, statusSavedFlash, loggedForMember, readDeleted, readWant, readReading, readFinished, readDNF, pageOfPercent, pageOnly, percentOnly, pageField, pageFieldHint, listening, speakPage, saveProgress, yourReading, startedOn, finishedOn, navReading, readingStats, noReadingYet, noReadsHere, noReadingYetHint, yearInBooks, goalFor, goalRingTitle, goalBooks, goalPages, onPace, pagesGoalText, setGoal, currentStreak, longestStreak, perMonth, booksPerMonthTitle, pagesPerMonthTitle, readingNow, pagesPerDay, projectedFinish, perYear, yearCol, monthCol, byStatus, ratingsTitle, topAuthors, topCategories, longestBook, shortestBook, pageCountText, showAsTable, logForMember, addToLog, readingLog, noReadsForMember, removeFromLog, logForMemberHint, whenField
     case statusDamaged, statusNote, copyStatusChange, readMore, copyStatusSaved, removeCopy, copyRemoved, borrowingHistory, handOver, errDuplicateLibraryName
 }
 
@@ -832,6 +832,9 @@ extension L {
         .progressSaved: ("Saved: %1.", "Gespeichert: %1.", "Sábháilte: %1.", "已保存：%1。"),
         .statusSavedFlash: ("“%1”: %2.", "„%1“: %2.", "“%1”: %2.", "《%1》：%2。"),
         .loggedForMember: ("Added to %1's reading log: %2.", "In das Lesetagebuch von %1 eingetragen: %2.", "Curtha le logleabhar léitheoireachta %1: %2.", "已记入 %1 的阅读记录：%2。"),
+        .yourRating: ("Your rating", "Deine Bewertung", "Do rátáil", "你的评分"),
+        .saveRating: ("Save rating", "Bewertung speichern", "Sábháil an rátáil", "保存评分"),
+        .ratingSaved: ("Rating saved.", "Bewertung gespeichert.", "Sábháladh an rátáil.", "评分已保存。"),
         .readDeleted: ("Removed from the reading log.", "Aus dem Lesetagebuch entfernt.", "Bainte den logleabhar léitheoireachta.", "已从阅读记录中删除。"),
         .readWant: ("Want to read", "Möchte ich lesen", "Le léamh", "想读"),
         .readReading: ("Reading", "Lese ich", "Á léamh", "在读"),

@@ -19,6 +19,7 @@ enum ReadingPages {
         web.post(.titleReadStatus(library: .pattern, title: .pattern), use: setStatus)
         web.post(.titleMemberRead(library: .pattern, title: .pattern), use: logForMember)
         web.post(.readDelete(library: .pattern, read: .pattern), use: deleteRead)
+        web.post(.readRating(library: .pattern, read: .pattern), use: rateRead)
     }
 
     @Sendable static func list(req: Request) async throws -> HTML {
@@ -177,6 +178,23 @@ enum ReadingPages {
             let status = try ReadingLog.parseStatus(req.formText("status") ?? ReadStatus.finished.rawValue)
             _ = try await ReadingLog.start(ReadInput(titleId: titleID, status: status.rawValue), reader: .member(memberID), in: req.scope(ctx))
             return t.format(.loggedForMember, member.fullName, ReadingCard.statusName(status, t: t))
+        }
+    }
+
+    /// The reader's stars for a read they finished (or gave up), from the book page's reading card.
+    @Sendable static func rateRead(req: Request) async throws -> Response {
+        let ctx = try await req.library(.read)
+        let readID = try req.uuid("readID")
+        let reader = Reader.user(ctx.user.id)
+        let read = try await ReadingLog.find(readID, reader: reader, library: ctx.libraryID, on: req.db)
+        let back = read.titleID.map { WebRoute.title(library: ctx.libraryID, title: $0).path + "#reading" } ?? WebRoute.reading(library: ctx.libraryID).path
+        return try await req.seeOther(back) {
+            let raw = try Check.required(req.formText("read-rating"), field: "rating", max: 8)
+            guard let stars = Double(raw) else {
+                throw CatalogError.ratingOutOfRange(0)
+            }
+            _ = try await ReadingLog.update(readID, ReadPatch(rating: stars), reader: reader, in: req.scope(ctx))
+            return req.t(.ratingSaved)
         }
     }
 

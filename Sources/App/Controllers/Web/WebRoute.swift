@@ -65,6 +65,7 @@ enum WebRoute: Sendable, Equatable {
     case titleReadStatus(library: UUID, title: UUID)
     case titleMemberRead(library: UUID, title: UUID)
     case readDelete(library: UUID, read: UUID)
+    case readRating(library: UUID, read: UUID)
     case titlePhotos(library: UUID, title: UUID)
     case photo(library: UUID, photo: UUID)
     case photoCorners(library: UUID, photo: UUID)
@@ -143,6 +144,7 @@ enum WebRoute: Sendable, Equatable {
         case .titleReadStatus(let library, let title): Self.title(library: library, title: title).segments + [.fixed("reading-status")]
         case .titleMemberRead(let library, let title): Self.title(library: library, title: title).segments + [.fixed("member-read")]
         case .readDelete(let library, let read): Self.library(library) + [.fixed("reading"), .parameter(name: "readID", value: read.uuidString), .fixed("delete")]
+        case .readRating(let library, let read): Self.library(library) + [.fixed("reading"), .parameter(name: "readID", value: read.uuidString), .fixed("rating")]
         case .titlePhotos(let library, let title): Self.title(library: library, title: title).segments + [.fixed("photos")]
         case .photo(let library, let photo): Self.library(library) + [.fixed("photos"), .parameter(name: "photoID", value: photo.uuidString)]
         case .photoCorners(let library, let photo): Self.photo(library: library, photo: photo).segments + [.fixed("corners")]

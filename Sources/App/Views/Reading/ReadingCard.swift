@@ -97,6 +97,12 @@ struct ReadingCard: Sendable {
                 }
             }
             Self.pageForm(titleID: titleID, lib: lib, csrf: page.csrf, t: t, back: nil, id: "f-progress", compact: false)
+            if let read, status == .finished || status == .didNotFinish {
+                H.form(WebRoute.readRating(library: lib, read: read.id).path, csrf: page.csrf, attrs: [.class: "read-rating"]) {
+                    Components.stars(name: "read-rating", value: read.rating, label: t(.yourRating), error: nil, t: t)
+                    H.button(t(.saveRating), kind: "secondary")
+                }
+            }
             H.el(.p, [:]) { H.link(t(.navReading) + " ›", WebRoute.reading(library: lib).path) }
         }
     }
