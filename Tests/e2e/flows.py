@@ -429,6 +429,13 @@ def flow_reading_by_keypad_and_voice(page, library, servers):
     page.locator("li.read").first.get_by_label("Page", exact=True).fill("320")
     page.locator("li.read").first.get_by_role("button", name="Save").click()
     expect(page.get_by_role("status")).to_contain_text("Finished “Matilda”")
+    # The finished book takes the reader's stars on its card: four and a half.
+    page.goto(library.url(f"/titles/{book['id']}"))
+    page.locator("label[for='f-read-rating-9']").click()
+    page.get_by_role("button", name="Save rating").click()
+    expect(page.get_by_role("status")).to_contain_text("Rating saved")
+    expect(page.locator("#f-read-rating-9")).to_be_checked()
+    shot(page, "17-reading-card-rated")
     # Statistics: set a goal, see the ring and the monthly chart.
     page.goto(library.url("/reading/stats"))
     page.get_by_label("Books", exact=True).fill("12")
