@@ -8,9 +8,6 @@ extension ReadingStatsPage {
         let (lib, s, year, member) = (libraryID, stats, year, memberID?.uuidString)
         let here = WebRoute.readingStats(library: lib)
         let heading = memberName.map { t.format(.memberYearInBooks, $0, String(year)) } ?? t.format(.yearInBooks, String(year))
-        var calendar = Calendar(identifier: .gregorian)
-        calendar.locale = t.lang.locale
-        let months = calendar.shortStandaloneMonthSymbols
         return Layout.page(page, title: heading) {
             H.el(.div, [.class: "page-head"]) {
                 H.el(.h1, [:]) { Text(heading) }
@@ -56,17 +53,14 @@ extension ReadingStatsPage {
                 }
             }
             H.el(.dl, [.class: "figures"]) {
-                H.el(.div, [:]) { H.el(.dt, [:]) { Text(t(.goalBooks)) }; H.el(.dd, [:]) { Text(t.number(s.books)) } }
-                H.el(.div, [:]) { H.el(.dt, [:]) { Text(t(.goalPages)) }; H.el(.dd, [:]) { Text(t.number(s.pages)) } }
-                H.el(.div, [:]) { H.el(.dt, [:]) { Text(t(.currentStreak)) }; H.el(.dd, [:]) { Text(t(.daysInARow, s.currentStreak)) } }
-                H.el(.div, [:]) { H.el(.dt, [:]) { Text(t(.longestStreak)) }; H.el(.dd, [:]) { Text(t(.daysInARow, s.longestStreak)) } }
+                YearFigures.figure(t(.goalBooks), t.number(s.books))
+                YearFigures.figure(t(.goalPages), t.number(s.pages))
+                YearFigures.figure(t(.currentStreak), t(.daysInARow, s.currentStreak))
+                YearFigures.figure(t(.longestStreak), t(.daysInARow, s.longestStreak))
             }
             H.el(.section, [:]) {
                 H.el(.h2, [:]) { Text(t(.perMonth)) }
-                Charts.bars(id: "books-month", title: t.format(.booksPerMonthTitle, String(year)), labels: months, values: s.months.map(\.books),
-                            t: t, columnTitle: t(.monthCol), valueTitle: t(.goalBooks))
-                Charts.bars(id: "pages-month", title: t.format(.pagesPerMonthTitle, String(year)), labels: months, values: s.months.map(\.pages),
-                            t: t, columnTitle: t(.monthCol), valueTitle: t(.goalPages))
+                YearFigures.monthCharts(s, t: t)
             }
             if !s.current.isEmpty {
                 H.el(.section, [:]) {
@@ -111,18 +105,7 @@ extension ReadingStatsPage {
                                     values: s.ratings, t: t, columnTitle: t(.rating), valueTitle: t(.goalBooks))
                     }
                 }
-                if !s.topAuthors.isEmpty {
-                    H.el(.div, [:]) {
-                        H.el(.h2, [:]) { Text(t(.topAuthors)) }
-                        H.el(.ol, [:]) { for a in s.topAuthors { H.el(.li, [:]) { Text(a.name + " · " + t.number(a.books)) } } }
-                    }
-                }
-                if !s.topCategories.isEmpty {
-                    H.el(.div, [:]) {
-                        H.el(.h2, [:]) { Text(t(.topCategories)) }
-                        H.el(.ol, [:]) { for c in s.topCategories { H.el(.li, [:]) { Text(c.name + " · " + t.number(c.books)) } } }
-                    }
-                }
+                YearFigures.topLists(s, t: t)
             }
             if memberID == nil {
                 H.el(.section, [.id: "share"]) {
@@ -142,12 +125,7 @@ extension ReadingStatsPage {
                     }
                 }
             }
-            if let longest = s.longest, let shortest = s.shortest {
-                H.el(.dl, [.class: "facts"]) {
-                    Components.fact(t(.longestBook), longest.title + " · " + t.format(.pageCountText, t.number(longest.pages)))
-                    Components.fact(t(.shortestBook), shortest.title + " · " + t.format(.pageCountText, t.number(shortest.pages)))
-                }
-            }
+            YearFigures.longestAndShortest(s, t: t)
         }
     }
 }
