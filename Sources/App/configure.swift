@@ -28,7 +28,7 @@ func configure(_ app: Application, storage: StorageConfig) throws {
     app.middleware = Middlewares()
     app.middleware.use(SecurityHeadersMiddleware())
     app.middleware.use(JSONErrorMiddleware())
-    app.middleware.use(FileMiddleware(publicDirectory: app.directory.publicDirectory, defaultFile: nil))
+    app.middleware.use(FileMiddleware(publicDirectory: PublicFiles.directory(for: app), defaultFile: nil))
     app.middleware.use(UserAuthenticator())
     app.routes.defaultMaxBodySize = "2mb"
     // Providers and cover servers: an unreachable one fails after 3 s of connection attempts

@@ -43,7 +43,9 @@ def start_servers(data, clock_offset_days=0):
     env = dict(os.environ, SHELFMARK_DATA_DIR=data, SHELFMARK_PROVIDERS_URL=f"http://127.0.0.1:{REPLAY_PORT}", LOG_LEVEL="warning",
                SHELFMARK_CLOCK_OFFSET_DAYS=str(clock_offset_days))
     env.pop("DATABASE_URL", None)
-    server = subprocess.Popen([f"{BIN}/shelfmark", "serve", "--hostname", "127.0.0.1", "--port", str(PORT)], env=env,
+    # Started from its data folder, not the source tree, as an installed server would be: it finds its
+    # stylesheet and script by its own location (the contrast check in `overview` needs the stylesheet).
+    server = subprocess.Popen([f"{BIN}/shelfmark", "serve", "--hostname", "127.0.0.1", "--port", str(PORT)], env=env, cwd=data,
                               stdout=open(f"{OUT}/server.log", "w"), stderr=subprocess.STDOUT)
     for _ in range(150):
         try:
@@ -229,6 +231,8 @@ def flow_overview(page, library, servers):
     page.goto(library.url("/activity"))
     labelled(page)
     shot(page, "09-activity")
+    # The stylesheet arrived (the server runs outside the source tree and finds it by its own location).
+    assert page.evaluate("[...document.styleSheets].some(s => (s.href || '').includes('/css/app.css') && s.cssRules.length > 50)")
     # Issue 16: text and icons on colour keep 4.5:1 (WCAG AA) in light and dark.
     for scheme in ["light", "dark"]:
         page.emulate_media(color_scheme=scheme)
