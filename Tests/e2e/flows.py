@@ -347,6 +347,12 @@ def flow_no_sideways_scroll(page, library, servers):
             if width > 360:
                 shot(page, f"overflow-{code}-{path.strip('/').replace('/', '-')}")
             assert width <= 360, f"{path} in {code} is {width} px wide at 360 px"
+        # The tab bar's labels break between words only ("Hinzufügen" was split mid-word).
+        split = page.evaluate("""() => [...document.querySelectorAll('nav.tabs .tab > span:last-child')].filter(s => {
+            const lines = Math.round(s.getBoundingClientRect().height / parseFloat(getComputedStyle(s).lineHeight));
+            return lines > s.textContent.trim().split(/\\s+/).length || s.scrollWidth > s.clientWidth + 1;
+          }).map(s => s.textContent)""")
+        assert not split, f"tab labels broken mid-word in {code}: {split}"
     shot(page, "13-long-words-360")
     page.context.add_cookies([{"name": "shelfmark_lang", "value": "en", "url": BASE}])
 
