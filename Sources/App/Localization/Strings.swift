@@ -23,7 +23,7 @@ enum L: String, CaseIterable, Sendable {
     case members, addMember, cardID, firstName, lastName, grade, email, memberNotes, noMembers, save
     case memberAdded, searchMembers, loanHistory, noLoans
     // Circulation
-    case checkOutTitle, memberCard, memberCardHint, bookField, bookHint, dueDate, dueIn, confirmCheckout
+    case checkOutTitle, memberCard, memberCardHint, bookField, bookHint, dueDate, orChooseADay, dueIn, confirmCheckout
     case checkedOut, returnTitle, copyBarcode, copyBarcodeHint, confirmReturn, returned, borrowedBy
     case checkedOutOn, loansTitle, overdue, onTime, member
     // Wishlist
@@ -236,6 +236,7 @@ extension L {
         .bookField: ("Book", "Buch", "Leabhar", "图书"),
         .bookHint: ("Copy barcode, ISBN, or words from the title.", "Exemplar-Barcode, ISBN oder Wörter aus dem Titel.", "Barrachód na cóipe, ISBN, nó focail as an teideal.", "副本条形码、ISBN 或书名中的词。"),
         .dueDate: ("Due date", "Rückgabedatum", "Dáta dlite", "到期日"),
+        .orChooseADay: ("Or choose the day", "Oder den Tag wählen", "Nó roghnaigh an lá", "或选择日期"),
         .dueIn: ("In %1 days", "In %1 Tagen", "I gceann %1 lá", "%1 天后"),
         .confirmCheckout: ("Lend", "Verleihen", "Tabhair ar iasacht", "确认借出"),
         .checkedOut: ("“%1” is lent to %2 until %3.", "„%1“ ist bis %3 an %2 ausgeliehen.", "Tá “%1” ar iasacht ag %2 go dtí %3.", "《%1》已借给 %2，%3 到期。"),

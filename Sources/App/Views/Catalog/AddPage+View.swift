@@ -21,7 +21,7 @@ extension AddPage {
             H.el(.h1, [:]) { Text(t(.addTitle)) }
             H.el(.section, [.class: "card scan", .dataScanner: WebRoute.add(library: lib).path]) {
                 H.el(.p, [:]) { Text(t(.scanHint)) }
-                H.el(.button, [.type: "button", .class: "button primary", .dataScanStart: "", .hidden: ""]) { Text("📷 " + t(.scanBarcode)) }
+                H.el(.button, [.type: "button", .class: "button primary", .dataScanStart: "", .hidden: ""]) { Components.cameraIcon(); Text(t(.scanBarcode)) }
                 H.el(.video, [.class: "viewfinder", .playsinline: "", .muted: "", .hidden: ""]) {}
                 H.el(.form, [.method: "get", .action: WebRoute.add(library: lib).path, .class: "inline-form"]) {
                     H.field(t(.typeISBN), name: "isbn", value: isbn, required: true, error: error,

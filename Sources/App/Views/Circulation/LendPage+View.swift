@@ -24,11 +24,11 @@ extension LendPage {
             H.el(.section, [.class: "scan", .dataScanner: ""]) {
                 H.el(.div, [.class: "actions"]) {
                     H.el(.button, [.type: "button", .class: "button quiet", .dataScanStart: "", .dataScanFor: "f-card", .dataScanKind: "any", .hidden: ""]) {
-                        Text("📷 " + t(.memberCard))
+                        Components.cameraIcon(); Text(t(.memberCard))
                     }
                     if values["titleId"] == nil {
                         H.el(.button, [.type: "button", .class: "button quiet", .dataScanStart: "", .dataScanFor: "f-book", .dataScanKind: "any", .hidden: ""]) {
-                            Text("📷 " + t(.bookField))
+                            Components.cameraIcon(); Text(t(.bookField))
                         }
                     }
                 }
@@ -59,7 +59,7 @@ extension LendPage {
                             Text(" " + t(.days, days))
                         }
                     }
-                    H.field(t(.dueDate), name: "dueDate", type: "date", value: values["dueDate"], error: form.errors["dueDate"])
+                    H.field(t(.orChooseADay), name: "dueDate", type: "date", value: values["dueDate"], error: form.errors["dueDate"])
                 }
                 H.button(t(.checkOut))
             }

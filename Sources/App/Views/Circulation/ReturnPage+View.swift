@@ -27,7 +27,7 @@ extension ReturnPage {
             } else {
                 H.el(.section, [.class: "card scan", .dataScanner: ""]) {
                     H.el(.button, [.type: "button", .class: "button primary", .dataScanStart: "", .dataScanFor: "f-barcode", .dataScanKind: "any",
-                                   .hidden: ""]) { Text("📷 " + t(.scanBarcode)) }
+                                   .hidden: ""]) { Components.cameraIcon(); Text(t(.scanBarcode)) }
                     H.el(.video, [.class: "viewfinder", .playsinline: "", .muted: "", .hidden: ""]) {}
                     H.el(.form, [.method: "get", .action: WebRoute.returnBook(library: lib).path]) {
                         H.field(t(.copyBarcode), name: "barcode", value: form["barcode"], hint: t(.copyBarcodeHint), required: true,

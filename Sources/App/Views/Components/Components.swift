@@ -9,6 +9,14 @@ enum Components {
         H.el(.a, [.href: href, .class: current ? "chip current" : "chip", .ariaCurrent: current ? "true" : nil]) { Text(title) }
     }
 
+    /// A camera drawn inline (an emoji camera showed as an empty box where the phone or browser has
+    /// no emoji font), for the buttons that open the scanner.
+    static func cameraIcon() -> any Component {
+        H.el(.svg, [.class: "inline-icon", .viewBox: "0 0 24 24", .fill: "currentColor", .focusable: "false", .ariaHidden: "true"]) {
+            H.void(.path, [.d: "M12 15.2a3.2 3.2 0 1 0 0-6.4 3.2 3.2 0 0 0 0 6.4zM9 2 7.17 4H4c-1.1 0-2 .9-2 2v12c0 1.1.9 2 2 2h16c1.1 0 2-.9 2-2V6c0-1.1-.9-2-2-2h-3.17L15 2H9zm3 15a5 5 0 1 1 0-10 5 5 0 0 1 0 10z"])
+        }
+    }
+
     static func badge(_ a: Availability, overdue: Bool, t: Strings) -> any Component {
         let cls = a.total == 0 ? "badge none" : (a.available > 0 ? "badge ok" : "badge out")
         let label = a.total == 0 ? t(.allOut) : t.format(.badgeLabel, t.number(a.available), t.number(a.total))
