@@ -347,6 +347,9 @@ def flow_no_sideways_scroll(page, library, servers):
             if width > 360:
                 shot(page, f"overflow-{code}-{path.strip('/').replace('/', '-')}")
             assert width <= 360, f"{path} in {code} is {width} px wide at 360 px"
+            # Names in lists keep room to be read (German's longer loan badge squeezed them to a letter a line).
+            narrow = page.evaluate("() => [...document.querySelectorAll('.member-row .name, .title-row .name')].filter(e => e.getBoundingClientRect().width < 100).length")
+            assert not narrow, f"{path} in {code}: {narrow} names squeezed under 100 px"
         # The tab bar's labels break between words only ("Hinzufügen" was split mid-word).
         split = page.evaluate("""() => [...document.querySelectorAll('nav.tabs .tab > span:last-child')].filter(s => {
             const lines = Math.round(s.getBoundingClientRect().height / parseFloat(getComputedStyle(s).lineHeight));
