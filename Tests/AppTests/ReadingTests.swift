@@ -288,6 +288,8 @@ import VaporTesting
                                                                "member": member.string("id")])
             #expect(try await browser.get(lib + "/reading/stats?member=\(member.string("id"))").html.contains("1/30"))
             #expect(try await browser.get(lib + "/reading/stats").html.contains("1/12"))   // the teacher's own goal is apart
+            let noClass = try await browser.get(lib + "/reading/class")
+            #expect(noClass.html.contains("Choose a class") && noClass.html.contains("?grade=4B"))
             let classPage = try await browser.get(lib + "/reading/class?grade=4B")
             #expect(classPage.status == .ok)
             #expect(classPage.html.contains("Mia") && classPage.html.contains("Noah") && classPage.html.contains("Books finished since") && classPage.html.contains(": 1</p>"))

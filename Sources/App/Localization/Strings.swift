@@ -85,7 +85,7 @@ enum L: String, CaseIterable, Sendable {
     case errCannotResetPassword, actPasswordReset, changeRole, removeStaff, resetPassword, newPassword, roleChanged, staffRemoved, passwordWasReset
     case errQuoteNotFound, errPhotoNotFound, errCornersInvalid, errImageEmpty, errImageTooLarge, errImageNotImage, errImageDamaged
     case pagePhotos, pagePhoto, takePagePhoto, uploadPhoto, photoSaved, photoDeleted, quotesHeading, addQuote, allQuotes, quoteText, quoteNote, saveQuote, quoteSaved, quoteDeleted, searchQuotes, noQuotesYet, makeQuote, readingText, ocrTrimHint, ocrFoundNothing, zoomHint, download, straighten, straightenHint, cornersField, cornersHint, undoCrop, cropUndone, pageStraightened, cornerTopLeft, cornerTopRight, cornerBottomRight, cornerBottomLeft, markUp, toolPen, toolHighlighter, toolEraser, saveMarkup, markupSaved, deletePhoto
-    case memberYearInBooks, classReading, classReadingOf, noClassesYet, sinceField, show, classTotals
+    case memberYearInBooks, classReading, classReadingOf, noClassesYet, chooseAClass, sinceField, show, classTotals
     case errShareNotFound, shareYear, shareYearHint, shareLink, shareLinkHint, stopSharing, shareMade, shareStopped
     case badgeLegend, badgeLabel
     case errPublishedNoYear
@@ -803,6 +803,10 @@ extension L {
         .memberYearInBooks: ("%1's %2 in books", "Lesejahr %2 von %1", "%2 %1 i leabhair", "%1 的 %2 阅读年"),
         .classReading: ("Class reading", "Lesen in der Klasse", "Léitheoireacht an ranga", "班级阅读"),
         .classReadingOf: ("Reading in class %1", "Lesen in Klasse %1", "Léitheoireacht i rang %1", "%1 班的阅读"),
+        .chooseAClass: ("Choose a class to see what its members finished since that day and what they are reading now.",
+                        "Wählen Sie eine Klasse: Sie sehen dann, was ihre Mitglieder seit diesem Tag ausgelesen haben und was sie gerade lesen.",
+                        "Roghnaigh rang le feiceáil cad a chríochnaigh a bhaill ón lá sin agus cad atá á léamh acu anois.",
+                        "选择一个班级，查看其读者自该日起读完的书和正在读的书。"),
         .noClassesYet: ("No member has a class yet: give members a class, or import a class list.", "Noch kein Mitglied hat eine Klasse: Tragen Sie Klassen ein oder importieren Sie eine Klassenliste.", "Níl rang ag aon bhall fós: tabhair rang do bhaill, nó iompórtáil liosta ranga.", "还没有读者填写班级：请为读者填写班级，或导入班级名单。"),
         .sinceField: ("Since", "Seit", "Ó", "起始日期"),
         .show: ("Show", "Anzeigen", "Taispeáin", "显示"),
@@ -833,7 +837,7 @@ extension L {
         .progressSaved: ("Saved: %1.", "Gespeichert: %1.", "Sábháilte: %1.", "已保存：%1。"),
         .statusSavedFlash: ("“%1”: %2.", "„%1“: %2.", "“%1”: %2.", "《%1》：%2。"),
         .loggedForMember: ("Added to %1's reading log: %2.", "In das Lesetagebuch von %1 eingetragen: %2.", "Curtha le logleabhar léitheoireachta %1: %2.", "已记入 %1 的阅读记录：%2。"),
-        .yourRating: ("Your rating", "Deine Bewertung", "Do rátáil", "你的评分"),
+        .yourRating: ("Your rating", "Ihre Bewertung", "Do rátáil", "你的评分"),
         .saveRating: ("Save rating", "Bewertung speichern", "Sábháil an rátáil", "保存评分"),
         .ratingSaved: ("Rating saved.", "Bewertung gespeichert.", "Sábháladh an rátáil.", "评分已保存。"),
         .readDeleted: ("Removed from the reading log.", "Aus dem Lesetagebuch entfernt.", "Bainte den logleabhar léitheoireachta.", "已从阅读记录中删除。"),

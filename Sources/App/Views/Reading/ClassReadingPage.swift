@@ -38,6 +38,7 @@ struct ClassReadingPage: Sendable {
         let grades = try await db.sql.raw("""
             SELECT DISTINCT grade FROM members WHERE library_id = \(bind: library.libraryID) AND grade IS NOT NULL AND grade <> '' ORDER BY grade
             """).all(decoding: GradeRow.self).map(\.grade)
+            .sorted { $0.localizedStandardCompare($1) == .orderedAscending }   // "Grade 2" before "Grade 10"
         var rows: [Row] = []
         if let grade {
             rows = try await db.sql.raw("""
@@ -74,6 +75,9 @@ struct ClassReadingPage: Sendable {
                 if let grade { H.void(.input, [.type: "hidden", .name: "grade", .value: grade]) }
                 H.field(t(.sinceField), name: "since", type: "date", value: sinceText)
                 H.button(t(.show), kind: "quiet")
+            }
+            if grade == nil, !grades.isEmpty {
+                H.el(.p, [.class: "hint"]) { Text(t(.chooseAClass)) }
             }
             if grade != nil {
                 if rows.isEmpty {
