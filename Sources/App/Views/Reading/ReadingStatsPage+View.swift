@@ -22,6 +22,9 @@ extension ReadingStatsPage {
                 if year != thisYear { Components.chipLink(String(thisYear), here.path(query: [("member", member)]), current: false) }
                 if year < thisYear { Components.chipLink(String(year + 1) + " ›", here.path(query: [("year", String(year + 1)), ("member", member)]), current: false) }
             }
+            if memberID == nil, s.statuses.allSatisfy({ $0.reads == 0 }) {
+                H.el(.p, [.class: "empty"]) { Text(t(.noReadingYet) + " " + t(.noReadingYetHint)) }
+            }
             H.el(.section, [.class: "goal"]) {
                 H.el(.h2, [:]) { Text(t.format(.goalFor, String(year))) }
                 if let goal = s.goal, let books = goal.books {
