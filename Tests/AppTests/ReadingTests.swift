@@ -188,6 +188,35 @@ import VaporTesting
         }
     }
 
+    /// Progress events for one read arriving at once, some of them late (earlier than others already
+    /// kept): the pages kept per day still equal the events' gains, and the read covers its last page.
+    @Test func progressArrivingAtOnceKeepsTheDaysRight() async throws {
+        let clock = TestClock()
+        try await withTestApp(clock: clock.appClock) { app in
+            let f = try await Fixture.make(app)
+            let titleID = try await f.addTitle("Momo", authors: ["Michael Ende"], extra: ["pageCount": 400])
+            let now = clock.now
+            let first = try await f.owner.post("\(f.lib)/titles/\(titleID)/progress", ["page": 10, "at": Self.iso.string(from: now.addingTimeInterval(-48 * 3_600))])
+            #expect(first.status == .created)
+            let owner = f.owner, lib = f.lib
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for i in 1...12 {
+                    // Pages rise with time; every other one is sent as if it had been said earlier.
+                    let hoursAgo = Double(13 - i) * 3 + (i % 2 == 0 ? 0.5 : 0)
+                    group.addTask {
+                        let r = try await owner.post("\(lib)/titles/\(titleID)/progress",
+                                                     ["page": 10 + i * 20, "at": Self.iso.string(from: now.addingTimeInterval(-hoursAgo * 3_600))])
+                        #expect(r.status == .created, "\(r.json)")
+                    }
+                }
+                try await group.waitForAll()
+            }
+            try await Self.expectDaysMatchEvents(app)
+            let read = try #require(try await f.owner.get("\(f.lib)/reads?titleId=\(titleID)").array.first)
+            #expect(read["page"] as? Int == 250)
+        }
+    }
+
     /// The pages kept per reader and day, and per read, equal the sums of the events' gains.
     static func expectDaysMatchEvents(_ app: Application, sourceLocation: SourceLocation = #_sourceLocation) async throws {
         struct Day: Decodable, Hashable { var day: Int; var pages: Int }

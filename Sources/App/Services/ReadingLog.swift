@@ -137,7 +137,17 @@ enum ReadingLog {
         }
     }
 
+    /// On PostgreSQL two events for one read may arrive at once: the read's row is locked before its
+    /// events are read or written, so each transaction sees the other's gains and the pages kept per
+    /// day stay equal to the events'. `FOR NO KEY UPDATE`, not `FOR UPDATE`: an event's foreign key
+    /// holds a key-share lock on the read, which `FOR UPDATE` would wait for (a deadlock between two
+    /// events). SQLite's writes are one at a time already.
+    private static func lock(_ readID: UUID, on db: any Database) async throws {
+        if !db.isSQLite { try await db.sql.raw("SELECT id FROM reads WHERE id = \(bind: readID) FOR NO KEY UPDATE").run() }
+    }
+
     private static func record(_ entry: ProgressEntry, eventID: UUID?, on read: Read, scope: Scope, db: any Database) async throws -> ReadDTO {
+        try await lock(read.id!, on: db)
         if let eventID, try await ProgressEvent.find(eventID, on: db) != nil { return read.dto }
         if entry.kind == .page, let page = entry.value, let pages = read.pageCount, pages > 0, page > pages {
             throw ReadingError.pageBeyondEnd(page: page, pages: pages)
@@ -187,6 +197,7 @@ enum ReadingLog {
     /// added) and answers the read's events in time order. Only rows that change are written.
     @discardableResult
     static func refreshGains(of read: Read, zone: TimeZone, on db: any Database) async throws -> [ProgressEntry] {
+        try await lock(read.id!, on: db)
         let events = try await ProgressEvent.query(on: db).filter(\.$read.$id == read.id!).sort(\.$at).sort(\.$createdAt).all()
         let entries = events.map(\.entry)
         let gains = ReadingRules.gains(of: entries, pageCount: read.pageCount)
