@@ -459,6 +459,48 @@ def flow_reading_by_keypad_and_voice(page, library, servers):
     shot(page, "18-reading-stats")
 
 
+GOODREADS_EXPORT = r'''Book Id,Title,Author,Author l-f,Additional Authors,ISBN,ISBN13,My Rating,Average Rating,Publisher,Binding,Number of Pages,Year Published,Original Publication Year,Date Read,Date Added,Bookshelves,Bookshelves with positions,Exclusive Shelf,My Review,Spoiler,Private Notes,Read Count,Owned Copies
+1,Matilda,Roald Dahl,"Dahl, Roald",,"=""0142410373""","=""9780142410370""",5,4.3,Puffin,Paperback,240,2007,1988,2025/03/02,2024/12/24,"read, favourites",,read,Loved it,,,1,1
+2,Krabat,Otfried Preußler,"Preußler, Otfried",,,"=""9780140143508""",4,4.1,Thienemann,Hardcover,320,1971,1971,2025/07/19,2025/05/01,read,,read,,,,1,1
+3,Momo,Michael Ende,"Ende, Michael",,,"=""9780306406157""",0,4.2,Thienemann,Hardcover,300,1973,1973,,2025/01/10,currently-reading,,currently-reading,,,,0,1
+'''
+
+
+def flow_goodreads_history(page, library, servers):
+    # Issue 17: a Goodreads export with dates read, imported from the Import & export page, fills the
+    # reading history and last year's statistics; the history goes out again in Goodreads' layout.
+    page.goto(library.url("/exchange"))
+    page.get_by_label("File to import").set_input_files(
+        files=[{"name": "goodreads_library_export.csv", "mimeType": "text/csv", "buffer": GOODREADS_EXPORT.encode()}])
+    page.get_by_role("button", name="Import", exact=True).click()
+    expect(page.get_by_text("Import finished")).to_be_visible()
+    page.goto(library.url("/reading?show=finished"))
+    expect(page.get_by_role("link", name="Matilda")).to_be_visible()
+    expect(page.get_by_role("link", name="Krabat")).to_be_visible()
+    page.goto(library.url("/reading"))
+    expect(page.get_by_role("link", name="Momo")).to_be_visible()
+    page.goto(library.url("/reading/stats?year=2025"))
+    figures = page.locator("dl.figures")
+    expect(figures).to_contain_text("560")          # 240 + 320 pages finished in 2025
+    expect(page.locator("svg.bars").first).to_be_visible()
+    # The books-per-month table says March 1 and July 1.
+    page.locator("details", has_text="Show as a table").first.locator("summary").click()
+    rows = page.locator("table.data").first.locator("tbody tr")
+    assert rows.nth(2).inner_text().split()[-1] == "1" and rows.nth(6).inner_text().split()[-1] == "1", rows.all_inner_texts()
+    assert rows.nth(0).inner_text().split()[-1] == "0"
+    shot(page, "22-goodreads-year")
+    # And out again, in Goodreads' own columns.
+    page.goto(library.url("/reading"))
+    with page.expect_download() as download:
+        page.get_by_role("link", name=re.compile("Download your reading history")).click()
+    path = os.path.join(OUT, "history.csv")
+    download.value.save_as(path)
+    exported = open(path, encoding="utf-8").read()
+    assert exported.startswith("Book Id,Title,Author"), exported[:200]
+    assert "Matilda,Roald Dahl" in exported and "2025/03/02" in exported and "2025/07/19" in exported, exported
+    assert "currently-reading" in exported, exported
+
+
 def flow_page_photo_to_quote(page, library, servers):
     # Issue 17 (E4, E5): photograph a page (here: a page rendered by the browser, tilted on a grey desk),
     # straighten it by dragging its corners, mark it up, make a quote from its text by OCR.
@@ -530,7 +572,7 @@ def flow_page_photo_to_quote(page, library, servers):
     shot(page, "21-quotes")
 
 
-FLOWS = [flow_page_photo_to_quote, flow_reading_by_keypad_and_voice, flow_no_sideways_scroll, flow_return_and_renew_from_member, flow_class_list_import, flow_add_by_isbn, flow_add_by_hand, flow_member, flow_lend_and_return_overdue, flow_wishlist, flow_overview,
+FLOWS = [flow_goodreads_history, flow_page_photo_to_quote, flow_reading_by_keypad_and_voice, flow_no_sideways_scroll, flow_return_and_renew_from_member, flow_class_list_import, flow_add_by_isbn, flow_add_by_hand, flow_member, flow_lend_and_return_overdue, flow_wishlist, flow_overview,
          flow_import_backup_restore, flow_category_filter, flow_search, flow_languages]
 
 
