@@ -460,15 +460,17 @@ def flow_reading_by_keypad_and_voice(page, library, servers):
 
 
 GOODREADS_EXPORT = r'''Book Id,Title,Author,Author l-f,Additional Authors,ISBN,ISBN13,My Rating,Average Rating,Publisher,Binding,Number of Pages,Year Published,Original Publication Year,Date Read,Date Added,Bookshelves,Bookshelves with positions,Exclusive Shelf,My Review,Spoiler,Private Notes,Read Count,Owned Copies
-1,Matilda,Roald Dahl,"Dahl, Roald",,"=""0142410373""","=""9780142410370""",5,4.3,Puffin,Paperback,240,2007,1988,2025/03/02,2024/12/24,"read, favourites",,read,Loved it,,,1,1
-2,Krabat,Otfried Preußler,"Preußler, Otfried",,,"=""9780140143508""",4,4.1,Thienemann,Hardcover,320,1971,1971,2025/07/19,2025/05/01,read,,read,,,,1,1
-3,Momo,Michael Ende,"Ende, Michael",,,"=""9780306406157""",0,4.2,Thienemann,Hardcover,300,1973,1973,,2025/01/10,currently-reading,,currently-reading,,,,0,1
+1,Matilda,Roald Dahl,"Dahl, Roald",,"=""""","=""""",5,4.3,Puffin,Paperback,240,2007,1988,2025/03/02,2024/12/24,"read, favourites",,read,Loved it,,,1,1
+2,Krabat,Otfried Preußler,"Preußler, Otfried",,"=""""","=""""",4,4.1,Thienemann,Hardcover,320,1971,1971,2025/07/19,2025/05/01,read,,read,,,,1,1
+3,Momo,Michael Ende,"Ende, Michael",,"=""""","=""""",0,4.2,Thienemann,Hardcover,300,1973,1973,,2025/01/10,currently-reading,,currently-reading,,,,0,1
 '''
 
 
 def flow_goodreads_history(page, library, servers):
     # Issue 17: a Goodreads export with dates read, imported from the Import & export page, fills the
     # reading history and last year's statistics; the history goes out again in Goodreads' layout.
+    # (No ISBNs, as Goodreads writes them for books without one: the flows share a library, and the
+    # add-by-ISBN flow expects its ISBN to be new.)
     page.goto(library.url("/exchange"))
     page.get_by_label("File to import").set_input_files(
         files=[{"name": "goodreads_library_export.csv", "mimeType": "text/csv", "buffer": GOODREADS_EXPORT.encode()}])
