@@ -2,23 +2,29 @@ import Foundation
 import Plot
 import Vapor
 
-/// Small helpers over Plot's components, so that pages read as HTML does. Plot escapes text but
-/// writes attribute values as given, so every attribute goes through `H`, which escapes it; pages
-/// never build HTML from strings.
+/// Small helpers over Plot's components, so that pages read as HTML does. Text is escaped by the
+/// app's `Text` (below); Plot writes attribute values as given, so every attribute goes through `H`,
+/// which escapes it; pages never build HTML from strings.
 enum H {
-    static func escapeAttribute(_ value: String) -> String {
-        // Most values (class names, ids, paths) need nothing: checked on the bytes first.
-        if !value.utf8.contains(where: { $0 == 0x26 || $0 == 0x22 || $0 == 0x27 || $0 == 0x3C || $0 == 0x3E }) { return value }
+    /// An attribute value escaped: `&`, `"`, `'`, `<` and `>`.
+    static func escapeAttribute(_ value: String) -> String { escape(value, quotes: true) }
+
+    /// Text escaped for an element's content: `&`, `<` and `>`.
+    static func escapeText(_ value: String) -> String { escape(value, quotes: false) }
+
+    private static func escape(_ value: String, quotes: Bool) -> String {
+        // Most values (class names, ids, paths, names) need nothing: checked on the bytes first.
+        if !value.utf8.contains(where: { $0 == 0x26 || $0 == 0x3C || $0 == 0x3E || (quotes && ($0 == 0x22 || $0 == 0x27)) }) { return value }
         var out = ""
-        out.reserveCapacity(value.count)
-        for ch in value {
+        out.reserveCapacity(value.utf8.count + 16)
+        for ch in value.unicodeScalars {
             switch ch {
             case "&": out += "&amp;"
-            case "\"": out += "&quot;"
-            case "'": out += "&#39;"
             case "<": out += "&lt;"
             case ">": out += "&gt;"
-            default: out.append(ch)
+            case "\"" where quotes: out += "&quot;"
+            case "'" where quotes: out += "&#39;"
+            default: out.unicodeScalars.append(ch)
             }
         }
         return out
@@ -57,22 +63,6 @@ enum H {
         }
         if component is EmptyComponent { return }
         html += component.render(indentedBy: nil)
-    }
-
-    /// Text escaped for an element's content: `&`, `<` and `>`.
-    static func escapeText(_ value: String) -> String {
-        if !value.utf8.contains(where: { $0 == 0x26 || $0 == 0x3C || $0 == 0x3E }) { return value }
-        var out = ""
-        out.reserveCapacity(value.utf8.count + 16)
-        for ch in value.unicodeScalars {
-            switch ch {
-            case "&": out += "&amp;"
-            case "<": out += "&lt;"
-            case ">": out += "&gt;"
-            default: out.unicodeScalars.append(ch)
-            }
-        }
-        return out
     }
 
     /// ` name="escaped value"` for each attribute with a value, ` name` for an empty one.
