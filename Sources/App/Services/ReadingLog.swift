@@ -196,8 +196,8 @@ enum ReadingLog {
     /// Sets each event's pages gained and day again (a late event changes what the ones after it
     /// added) and answers the read's events in time order. Only rows that change are written.
     @discardableResult
+    /// A caller adding an event locks the read first (`record`), so two events at once see each other.
     static func refreshGains(of read: Read, zone: TimeZone, on db: any Database) async throws -> [ProgressEntry] {
-        try await lock(read.id!, on: db)
         let events = try await ProgressEvent.query(on: db).filter(\.$read.$id == read.id!).sort(\.$at).sort(\.$createdAt).all()
         let entries = events.map(\.entry)
         let gains = ReadingRules.gains(of: entries, pageCount: read.pageCount)
@@ -468,7 +468,7 @@ enum ReadingLog {
                    OR (r.status = \(bind: ReadStatus.finished.rawValue) AND r.finished_at >= \(bind: from) AND r.finished_at < \(bind: to)))
             """).all(decoding: ReadFacts.self)
         // Pages per day, kept per reader and day as events arrive (`ReadingDays`).
-        struct DayRow: Decodable { var day: Int; var pages: Int? }
+        struct DayRow: Decodable { var day: Int; var pages: Int }
         let dayRows = try await db.sql.raw("""
             SELECT day, pages FROM reading_days
             WHERE library_id = \(bind: scope.libraryID) AND reader_key = \(bind: reader.key) AND pages <> 0
@@ -488,11 +488,10 @@ enum ReadingLog {
         var years: [Int: (books: Int, pages: Int)] = [:]
         var days = Set<Int>()
         for row in dayRows {
-            let pages = row.pages ?? 0
             days.insert(row.day)
             let (y, m) = yearMonth(ofDay: row.day)
-            years[y, default: (0, 0)].pages += pages
-            if y == year { months[m - 1].pages += pages }
+            years[y, default: (0, 0)].pages += row.pages
+            if y == year { months[m - 1].pages += row.pages }
         }
         let statuses = Dictionary(statusCounts.map { ($0.status, $0.n) }, uniquingKeysWith: +)
         for finish in finishes {
@@ -570,10 +569,9 @@ enum ReadingLog {
         }
         let books = months.reduce(0) { $0 + $1.books }
         let pages = months.reduce(0) { $0 + $1.pages }
-        let goalDTO: GoalDTO? = nil
         let today = ReadingRules.dayNumber(scope.now, in: zone)
         return ReadingStatsDTO(
-            year: year, books: books, pages: pages, goal: goalDTO, months: months,
+            year: year, books: books, pages: pages, goal: nil, months: months,
             years: years.keys.sorted().map { .init(year: $0, books: years[$0]!.books, pages: years[$0]!.pages) },
             currentStreak: ReadingStreak.current(days: days, today: today), longestStreak: ReadingStreak.longest(days: days),
             statuses: ReadStatus.allCases.map { .init(status: $0.rawValue, reads: statuses[$0.rawValue] ?? 0) }, ratings: ratings,
