@@ -102,7 +102,7 @@ struct SeedCommand: AsyncCommand {
                 if !fresh.isEmpty { try await fresh.create(on: db) }
             }
         }
-        await app.db.settleAfterBulkLoad(logger: app.logger)
+        await app.db.settleAfterBulkLoad(titles: titles, logger: app.logger)
         let seconds = Date().timeIntervalSince(start)
         context.console.print("Seeded “\(library.name)” (\(libraryID.uuidString)): \(titles) titles, \(members) members in \(String(format: "%.1f", seconds)) s.")
     }

@@ -15,7 +15,7 @@ enum RestoreJob {
         let id = try await Jobs.begin(.restore, library: seenFrom, target: library.libraryID, user: library.user.id, now: now, app: app)
         Jobs.run(id, app: app) {
             try await Backup.restore(backup, over: library.libraryID, gate: app.writeGate, on: app.db)
-            if backup.titles.count >= 1_000 { await app.db.settleAfterBulkLoad(logger: app.logger) }
+            await app.db.settleAfterBulkLoad(titles: backup.titles.count, logger: app.logger)
             let restored = try await Accounts.libraries(of: library.user, on: app.db).first { $0.id == library.libraryID }
             guard let restored else { throw AccountError.libraryNotFound }
             return Outcome(library: restored)
@@ -32,7 +32,7 @@ enum RestoreJob {
         let id = try await Jobs.begin(.restore, library: seenFrom, target: nil, user: user.id, now: now, app: app)
         Jobs.run(id, app: app) {
             let outcome = Outcome(library: try await Backup.restoreAsNew(backup, name: name, user: user, gate: app.writeGate, on: app.db))
-            if backup.titles.count >= 1_000 { await app.db.settleAfterBulkLoad(logger: app.logger) }
+            await app.db.settleAfterBulkLoad(titles: backup.titles.count, logger: app.logger)
             return outcome
         }
         return id

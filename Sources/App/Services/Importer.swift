@@ -304,7 +304,7 @@ enum Importer {
         try await app.writeGate.transaction(on: app.db) { db in
             try await activity.record(titles: titles, copies: copies, on: db)
         }
-        if titles >= 1_000 { await app.db.settleAfterBulkLoad(logger: app.logger) }
+        await app.db.settleAfterBulkLoad(titles: titles, logger: app.logger)
         app.enrichmentWorker?.nudge()
         report.failed.sort { $0.line < $1.line }
         report.skipped.sort { $0.line < $1.line }
