@@ -235,6 +235,7 @@ struct RestoreCommand: AsyncCommand {
                 context.console.print("No account exists yet: the first owner to set up Shelfmark gets “\(name)”.")
             }
         }
+        await app.db.settleAfterBulkLoad(titles: backup.titles.count, logger: app.logger)
         context.console.print("Restored “\(name)”: \(backup.titles.count) titles, \(backup.copies.count) copies, \(backup.members.count) members, \(backup.loans.count) loans.")
     }
 }
