@@ -55,6 +55,24 @@ def pct(values, q):
     return values[min(len(values) - 1, int(round(q / 100 * (len(values) - 1))))]
 
 
+def wait_until_up():
+    """Waits (up to 30 s) for the server started on PORT to answer its health check."""
+    for _ in range(150):
+        try:
+            if request("GET", "/api/v1/health")[0] == 200:
+                return
+        except Exception:
+            pass
+        time.sleep(0.2)
+
+
+def sign_in(library):
+    """Signs in as the benchmark's user: its API token, its session cookie and the named library's id."""
+    token = json.loads(request("POST", "/api/v1/auth/login", body={"username": "bench", "password": "bench-password"})[1])["token"]
+    lib = [l for l in json.loads(request("GET", "/api/v1/libraries", token=token)[1]) if l["name"] == library][0]["id"]
+    return token, f"shelfmark_session={token}", lib
+
+
 def run_backend(bin_dir, name, env):
     binary = f"{bin_dir}/shelfmark"
     subprocess.run([binary, "user", "create", "--username", "bench", "--password", "bench-password", "--library", "School"],
@@ -66,16 +84,8 @@ def run_backend(bin_dir, name, env):
     log = open(os.path.join(env["SHELFMARK_DATA_DIR"], "server.log"), "w")
     server = subprocess.Popen([binary, "serve", "--hostname", "127.0.0.1", "--port", str(PORT)], env=env, stdout=log, stderr=subprocess.STDOUT)
     try:
-        for _ in range(150):
-            try:
-                if request("GET", "/api/v1/health")[0] == 200:
-                    break
-            except Exception:
-                pass
-            time.sleep(0.2)
-        token = json.loads(request("POST", "/api/v1/auth/login", body={"username": "bench", "password": "bench-password"})[1])["token"]
-        cookie = f"shelfmark_session={token}"
-        lib = [l for l in json.loads(request("GET", "/api/v1/libraries", token=token)[1]) if l["name"] == "School"][0]["id"]
+        wait_until_up()
+        token, cookie, lib = sign_in("School")
         api = f"/api/v1/libraries/{lib}"
         members = []
         for offset in range(0, MEMBERS, 500):

@@ -65,16 +65,8 @@ def main():
     server = subprocess.Popen([binary, "serve", "--hostname", "127.0.0.1", "--port", str(pages.PORT)], env=env,
                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
-        for _ in range(150):
-            try:
-                if request("GET", "/api/v1/health")[0] == 200:
-                    break
-            except Exception:
-                pass
-            time.sleep(0.2)
-        token = json.loads(request("POST", "/api/v1/auth/login", body={"username": "bench", "password": "bench-password"})[1])["token"]
-        cookie = f"shelfmark_session={token}"
-        lib = [l for l in json.loads(request("GET", "/api/v1/libraries", token=token)[1]) if l["name"] == "Home"][0]["id"]
+        pages.wait_until_up()
+        token, cookie, lib = pages.sign_in("Home")
         api, web = f"/api/v1/libraries/{lib}", f"/libraries/{lib}"
         current = json.loads(request("GET", f"{api}/reads?status=reading&limit=1", token=token)[1])[0]
         year = time.gmtime().tm_year
