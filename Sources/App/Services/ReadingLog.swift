@@ -229,7 +229,7 @@ enum ReadingLog {
         guard !readIDs.isEmpty, let lib = try await Library.find(library, on: db) else { return }
         let zone = Library.zone(lib.timeZone)
         for chunk in readIDs.chunked(500) {
-            for read in try await Read.query(on: db).filter(\.$id ~~ Array(chunk)).all() {
+            for read in try await Read.query(on: db).filter(\.$id ~~ chunk).all() {
                 try await refreshGains(of: read, zone: zone, on: db)
             }
         }
@@ -298,8 +298,7 @@ enum ReadingLog {
         StatsCache.shared.invalidate(library: library, reader: Reader.user(userID).key)
         var known = Set<UUID>()
         let titleIDs = history.map(\.titleID)
-        for chunk in stride(from: 0, to: titleIDs.count, by: 500) {
-            let part = Array(titleIDs[chunk..<min(chunk + 500, titleIDs.count)])
+        for part in titleIDs.chunked(500) {
             for read in try await Read.query(on: db).filter(\.$library.$id == library).filter(\.$userID == userID)
                 .filter(\.$titleID ~~ part).all() {
                 if let id = read.titleID { known.insert(id) }
@@ -326,8 +325,8 @@ enum ReadingLog {
         let reads = try await readsOf(reader, libraryID: libraryID, on: db).sort(\.$updatedAt, .descending).all()
         var titleRows: [UUID: (isbn: String?, isbn13: String?, publisher: String?, year: String?)] = [:]
         let ids = Array(Set(reads.compactMap(\.titleID)))
-        for chunk in stride(from: 0, to: ids.count, by: 500) {
-            for t in try await Title.query(on: db).filter(\.$id ~~ Array(ids[chunk..<min(chunk + 500, ids.count)])).all() {
+        for chunk in ids.chunked(500) {
+            for t in try await Title.query(on: db).filter(\.$id ~~ chunk).all() {
                 titleRows[t.id!] = (t.isbn13.flatMap { try? ISBN($0) }?.isbn10, t.isbn13, t.publisher, t.publishedDate.map { String($0.prefix(4)) })
             }
         }
@@ -534,7 +533,7 @@ enum ReadingLog {
                 for pace in try await db.sql.raw("""
                     SELECT e.read_id, COUNT(*) AS n, CAST(SUM(e.gain) AS BIGINT) AS pages, MIN(e.at) AS first_at, MAX(e.at) AS last_at,
                            (SELECT f.gain FROM progress_events f WHERE f.read_id = e.read_id AND f.gain > 0 ORDER BY f.at, f.created_at LIMIT 1) AS first_gain
-                    FROM progress_events e WHERE e.read_id IN (\(binds: Array(chunk))) AND e.gain > 0 GROUP BY e.read_id
+                    FROM progress_events e WHERE e.read_id IN (\(binds: chunk)) AND e.gain > 0 GROUP BY e.read_id
                     """).all(decoding: Pace.self) {
                     paces[pace.read_id] = pace
                 }
@@ -556,7 +555,7 @@ enum ReadingLog {
             for chunk in Array(counts.keys).chunked(500) {
                 let rows = try await db.sql.raw("""
                     SELECT c.name, tc.title_id FROM title_categories tc JOIN categories c ON c.id = tc.category_id
-                    WHERE tc.title_id IN (\(binds: Array(chunk)))
+                    WHERE tc.title_id IN (\(binds: chunk))
                     """).all()
                 for row in rows {
                     let titleID = try row.decode(column: "title_id", as: UUID.self)
