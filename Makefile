@@ -12,7 +12,7 @@ PG_PORT ?= 55432
 # decoding, OCR, barcode and QR drawing) are linked into the binary, so every goal needs them.
 IMAGING_PACKAGES := libzbar-dev libleptonica-dev libtesseract-dev tesseract-ocr-eng tesseract-ocr-deu tesseract-ocr-gle tesseract-ocr-chi-sim libqrencode-dev libzint-dev zlib1g-dev
 RUN_PACKAGES := ca-certificates $(IMAGING_PACKAGES)
-TEST_PACKAGES := postgresql chromium $(IMAGING_PACKAGES)
+TEST_PACKAGES := postgresql chromium gettext $(IMAGING_PACKAGES)
 # Browser tests: Python Playwright in a venv of our own, driving Debian's Chromium (no browser download).
 VENV := $(CURDIR)/.tmp/venv
 PLAYWRIGHT_VERSION := 1.65.2
@@ -30,7 +30,7 @@ define ensure_packages
 	fi
 endef
 
-.PHONY: run build test test-sqlite test-postgres test-e2e fuzz bench bench-scan isbn-ranges clean help
+.PHONY: run build test test-translations test-sqlite test-postgres test-e2e fuzz bench bench-scan isbn-ranges clean help
 
 help:
 	@echo "make run    build and start the server on SQLite (data in ./data), print the URL"
@@ -53,11 +53,20 @@ run: build
 
 test:
 	$(call ensure_packages,$(TEST_PACKAGES))
+	$(MAKE) --no-print-directory test-translations
 	$(SWIFT) build --build-tests
 	$(MAKE) --no-print-directory test-sqlite
 	$(MAKE) --no-print-directory test-postgres
 	$(MAKE) --no-print-directory test-e2e
 	$(MAKE) --no-print-directory fuzz
+
+# The translation files as gettext's own checker reads them: syntax, header, plural forms, and named
+# placeholders ({title}) that exist in the English text (python-brace-format).
+test-translations:
+	$(call ensure_packages,gettext)
+	@echo "== Translation files (msgfmt --check) =="
+	@for f in Sources/App/Localization/Translations/*.po Tests/AppTests/Fixtures/*.po; do \
+	  msgfmt --check --check-format -o /dev/null "$$f" || exit 1; echo "  $$f"; done
 
 test-sqlite:
 	@echo "== Test suite on SQLite =="

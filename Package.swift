@@ -90,6 +90,8 @@ let package = Package(
                 .product(name: "NIOFoundationCompat", package: "swift-nio"),
                 .product(name: "NIOFoundationEssentialsCompat", package: "swift-nio"),
             ],
+            // The interface's translations (gettext PO), built into the binary and read once at start.
+            resources: [.embedInCode("Localization/Translations")],
             swiftSettings: swiftSettings + [.enableUpcomingFeature("MemberImportVisibility")]
         ),
         .executableTarget(
@@ -120,6 +122,7 @@ let package = Package(
                 "ShelfmarkImaging",
                 .product(name: "VaporTesting", package: "vapor"),
             ],
+            exclude: ["Fixtures"],
             swiftSettings: swiftSettings
         ),
     ]

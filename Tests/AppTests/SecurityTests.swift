@@ -334,6 +334,21 @@ import VaporTesting
             #expect(try await raw(app, .GET, "\(f.lib)/nothing-here", headers: bearer(f.owner)).status == .notFound)
             #expect(try await raw(app, .GET, "/api/v1/libraries/\(UUID())", headers: bearer(f.owner)).status == .notFound)
             #expect(try await raw(app, .PUT, "/login").status == .methodNotAllowed)
+            // A browser opening a form's address (from its history) gets a page in its language, not JSON.
+            var browser = HTTPHeaders()
+            browser.add(name: .accept, value: "text/html,application/xhtml+xml,*/*;q=0.8")
+            browser.add(name: .acceptLanguage, value: "de-DE,de;q=0.9")
+            let staff = try await raw(app, .GET, "/libraries/\(f.libraryID)/staff", headers: browser)
+            #expect(staff.status == .methodNotAllowed)
+            #expect(staff.headers.first(name: .allow) == "POST")
+            #expect(staff.headers.contentType?.subType == "html", "\(staff.headers)")
+            let page = String(buffer: staff.body)
+            #expect(page.contains("lang=\"de\"") && page.contains(Strings(lang: .de)(.errNotAPage)), "\(page.prefix(400))")
+            // The API says it in the request's language too.
+            var german = bearer(f.owner)
+            german.add(name: .acceptLanguage, value: "de")
+            let refused = try await raw(app, .PATCH, "/api/v1/libraries/import", headers: german)
+            #expect(refused.errorMessage == "Diese Adresse nimmt kein PATCH an; verwenden Sie POST.")
             // A card ID a Code 128 cannot hold is drawn as a QR code rather than refused.
             #expect(ScanController.codeKind(for: "S001") == .code128)
             #expect(ScanController.codeKind(for: "Müller-7") == .qr)

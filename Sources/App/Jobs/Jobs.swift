@@ -56,11 +56,12 @@ enum Jobs {
 
         static let interrupted = Failure(JobError.interrupted)
 
-        init(_ error: any Error) {
+        /// The failure with its message in each of `languages` (the application's: `app.languages`).
+        init(_ error: any Error, languages: [Lang] = Lang.allCases) {
             let error = error is CancellationError ? JobError.interrupted : error
             let app = error.answered
             (code, message, field) = (app.code, app.message, app.field)
-            messages = Dictionary(uniqueKeysWithValues: Lang.allCases.map { ($0.rawValue, Strings(lang: $0).message(error)) })
+            messages = Dictionary(uniqueKeysWithValues: languages.map { ($0.rawValue, Strings(lang: $0).message(error)) })
         }
 
         /// The message in `t`'s language.
@@ -170,7 +171,7 @@ enum Jobs {
             } catch {
                 if error.answered.status.code >= 500 { app.logger.report(error: error) }
                 await onFailure(error)
-                do { try await finish(id, result: nil as String?, failure: Failure(error), app: app) } catch {
+                do { try await finish(id, result: nil as String?, failure: Failure(error, languages: app.languages), app: app) } catch {
                     app.logger.error("job \(id): cannot record its end: \(String(describing: error))")
                 }
             }

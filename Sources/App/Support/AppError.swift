@@ -69,15 +69,23 @@ struct JSONErrorMiddleware: AsyncMiddleware {
             let appError = Self.appError(for: error)
             // No route for this method: 405 when the path exists with others.
             if appError.status == .notFound, let allowed = Self.methodNotAllowed(request) {
-                let response = Response(status: .methodNotAllowed)
-                response.headers.replaceOrAdd(name: .allow, value: allowed.map(\.rawValue).joined(separator: ", "))
-                try response.content.encode(ErrorBody(error: .init(
-                    code: "method_not_allowed", message: "\(request.method.rawValue) is not allowed here; use \(allowed.map(\.rawValue).joined(separator: ", ")).")))
+                let allow = allowed.map(\.rawValue).joined(separator: ", ")
+                let response: Response
+                if Self.wantsPage(request) {
+                    // A person who opened a form's address (from history, a bookmark): a page in their language.
+                    let t = request.t
+                    response = try await WebMiddleware.page(status: .methodNotAllowed, title: t(.errorTitle), message: t(.errNotAPage), req: request)
+                } else {
+                    response = Response(status: .methodNotAllowed)
+                    try response.content.encode(ErrorBody(error: .init(
+                        code: "method_not_allowed", message: request.t.format(.errMethodNotAllowed, request.method.rawValue, allow))))
+                    if request.lang != .en { response.headers.replaceOrAdd(name: .contentLanguage, value: request.lang.rawValue) }
+                }
+                response.headers.replaceOrAdd(name: .allow, value: allow)
                 return response
             }
             // A browser asking for a page that does not exist gets a page in its language, not JSON.
-            if appError.status == .notFound, request.method == .GET, !request.url.path.hasPrefix("/api/"),
-               request.headers.first(name: .accept)?.contains("text/html") == true {
+            if appError.status == .notFound, Self.wantsPage(request) {
                 return try await WebMiddleware.errorPage(error, req: request)
             }
             if appError.status == .internalServerError {
@@ -95,6 +103,12 @@ struct JSONErrorMiddleware: AsyncMiddleware {
             if lang != .en { response.headers.replaceOrAdd(name: .contentLanguage, value: lang.rawValue) }
             return response
         }
+    }
+
+    /// A browser opening an address of the web app (not the API): it is answered with a page.
+    static func wantsPage(_ request: Request) -> Bool {
+        (request.method == .GET || request.method == .HEAD) && !request.url.path.hasPrefix("/api/")
+            && request.headers.first(name: .accept)?.contains("text/html") == true
     }
 
     /// The methods the path takes when this request's method is not one of them (nil otherwise).

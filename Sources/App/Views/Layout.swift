@@ -16,6 +16,8 @@ struct PageContext: Sendable {
     /// The page shows work in progress: without JavaScript it reloads itself every few seconds
     /// (with JavaScript, app.js refreshes the part named by `data-refresh`).
     var refresh = false
+    /// The languages of the language menu (the application's).
+    var languages: [Lang] = Lang.allCases
 
     /// The library the page belongs to (every page under `/libraries/{id}`); pages outside a library
     /// (sign-in, setup) build no library links.
@@ -111,7 +113,7 @@ enum Layout {
                         H.void(.input, [.type: "hidden", .name: "back", .value: ctx.path])
                         H.el(.label, [.for: "f-lang"]) { Text(t(.language)) }
                         H.el(.select, [.id: "f-lang", .name: "lang", .dataAutosubmit: ""]) {
-                            for lang in Lang.allCases {
+                            for lang in ctx.languages {
                                 H.el(.option, [.value: lang.rawValue, .lang: lang.rawValue, .selected: lang == t.lang ? "" : nil]) { Text(lang.nativeName) }
                             }
                         }

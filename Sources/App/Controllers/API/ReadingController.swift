@@ -264,12 +264,8 @@ enum ReadingController {
 
 extension Lang {
     var spoken: SpokenProgress.Language {
-        switch self {
-        case .en: .en
-        case .de: .de
-        case .ga: .ga
-        case .zh: .zh
-        }
+        // Numbers in words are understood in the four built-in languages; another reads digits as English does.
+        SpokenProgress.Language(rawValue: rawValue.split(separator: "-").first.map(String.init) ?? rawValue) ?? .en
     }
 }
 

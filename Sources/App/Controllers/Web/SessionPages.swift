@@ -95,7 +95,7 @@ enum SessionPages {
 
     /// Stores the chosen language in a cookie for a year and goes back to the page.
     @Sendable static func language(req: Request) async throws -> Response {
-        let lang = req.formText("lang").flatMap(Lang.init(rawValue:)) ?? .en
+        let lang = req.formText("lang").flatMap { code in req.application.languages.first { $0.rawValue == code } } ?? .en
         let back = req.formText("back").flatMap(LocalPath.validate) ?? "/"
         let response = req.redirect(to: back)
         response.cookies[Lang.cookieName] = req.cookie(lang.rawValue, maxAge: 365 * 86_400, httpOnly: false)

@@ -19,7 +19,8 @@ extension Request {
         let carried = flash == nil ? flashMessage : nil
         return PageContext(t: t, csrf: csrfToken, path: url.path, user: user,
                            library: library.map { PageContext.LibraryRef(id: $0.libraryID, name: $0.name, role: $0.role) },
-                           libraries: libraries, flash: flash ?? carried?.text, flashIsError: flash != nil ? error : carried?.isError ?? false)
+                           libraries: libraries, flash: flash ?? carried?.text, flashIsError: flash != nil ? error : carried?.isError ?? false,
+                           languages: application.languages)
     }
 }
 
@@ -96,6 +97,11 @@ struct WebMiddleware: AsyncMiddleware {
                 if status == .internalServerError { req.logger.report(error: error) }
             }
         }
+        return try await page(status: status, title: title, message: message, req: req)
+    }
+
+    /// The error page with its title and message, in the reader's language.
+    static func page(status: HTTPResponseStatus, title: String, message: String, req: Request) async throws -> Response {
         let html = ErrorPage(title: title, message: message).render(try await req.page(flash: nil))
         let response = try await html.encodeResponse(for: req)
         response.status = status

@@ -84,7 +84,7 @@ struct ClassReadingPage: Sendable {
                     H.el(.p, [.class: "empty"]) { Text(t(.noMembers)) }
                 } else {
                     H.el(.p, [:]) {
-                        Text(t.format(.classTotals, t.number(rows.reduce(0) { $0 + ($1.finished ?? 0) }), t.date(since)))
+                        Text(t.format(.classTotals, t.date(since), t.number(rows.reduce(0) { $0 + ($1.finished ?? 0) })))
                     }
                     H.el(.div, [.class: "table-scroll"]) {
                     H.el(.table, [.class: "data class-reading"]) {

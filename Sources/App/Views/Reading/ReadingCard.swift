@@ -107,15 +107,3 @@ struct ReadingCard: Sendable {
         }
     }
 }
-
-extension Lang {
-    /// The BCP 47 tag a speech recogniser is asked to listen for.
-    var speechTag: String {
-        switch self {
-        case .en: "en-GB"
-        case .de: "de-DE"
-        case .ga: "ga-IE"
-        case .zh: "zh-CN"
-        }
-    }
-}

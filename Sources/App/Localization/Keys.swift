@@ -1,0 +1,103 @@
+/// The key of every user-visible string of the web app. Each case is a `msgctxt` in the translation
+/// files (`Translations/<language>.po`, English in `en.po` the source); a test checks that the cases
+/// and the English file name the same keys, and that every language has every key.
+enum L: String, CaseIterable, Sendable {
+    // Shell
+    case appName, skipToContent, navCatalog, navAdd, navCheckout, navReturn, navMembers, navLoans, navMore
+    case signOut, language, switchLibrary, yourLibraries
+    // Setup and sign-in
+    case setupTitle, setupIntro, username, password, passwordHint, yourName, libraryName, createLibrary
+    case signInTitle, signIn, signInIntro
+    // Catalog
+    case catalog, search, searchPlaceholder, filterAll, filterFavorites, filterOnLoan, filterOverdue
+    case viewList, viewGrid, available, allOut, noTitlesYet, noTitlesYetHint, noMatches, jumpTo, coverOf
+    // Book detail
+    case by, publisher, published, pages, languageField, isbn, copies, copyNumber, barcode, location, status
+    case statusAvailable, statusOnLoan, statusLost, statusWithdrawn
+    case currentLoans, dueOn, checkOut, returnBook, favorite, unfavorite, notes, saveNotes, notesSaved
+    case viewOnGoogleBooks, findOnAmazon, share, deleteTitle, deleteConfirm, deleted, description, categories, rating
+    // Add
+    case addTitle, scanBarcode, scanHint, typeISBN, lookUp, orEnterManually, enterManually, title, subtitle
+    case authorsField, authorsHint, publishedDate, pageCount, coverURL, copiesField, confirmAdd, added
+    case lookupFound, lookupNotFound, alreadyInLibrary, addMoreCopies, copiesAdded, takePhoto
+    // Members
+    case members, addMember, cardID, firstName, lastName, grade, email, memberNotes, noMembers, save
+    case memberAdded, searchMembers, loanHistory, noLoans
+    // Circulation
+    case checkOutTitle, memberCard, memberCardHint, bookField, bookHint, dueDate, orChooseADay, dueIn, confirmCheckout
+    case checkedOut, returnTitle, copyBarcode, copyBarcodeHint, confirmReturn, returned, borrowedBy
+    case checkedOutOn, loansTitle, overdue, onTime, member
+    // Wishlist
+    case wishlist, wishlistEmpty, searchProviders, searchProvidersHint, addToWishlist, addedToWishlist, acquire, acquired
+    case shareText, removeFromWishlist, removed, providerResults
+    // More: dashboard, activity, settings, staff, libraries
+    case more, dashboard, activity, settings, staff, titlesStat, copiesStat, onLoanStat, overdueStat, membersStat, wishlistStat
+    case recentActivity, lastAdded, allTypes, loanPeriod, maxRenewals, publicCatalog, settingsSaved, addStaff, role
+    case roleOwner, roleLibrarian, roleVolunteer, roleViewer, staffAdded, newLibrary, libraryCreated, editTitle, titleSaved
+    case editMember, deleteMember, deleteMemberConfirm, memberDeleted, memberSaved, chooseBook
+    // Activity types (D1)
+    case actCheckout, actReturn, actRenew, actAddBook, actEditBook, actAddCopy, actRemoveCopy, actDeleteBook, actAddWishlist
+    case actFulfillWishlist, actDeleteWishlist, actImport, actAddMember, actEditMember, actDeleteMember, actAddCategory
+    case actEditCategory, actDeleteCategory, actEditLibrary, actAddStaff, actRemoveStaff
+    // Import & export (F1–F3)
+    case importExport, importFile, importFileHint, formatField, detectFormat, existingSkip, existingCopies, importButton, importing, restoring
+    case importDone, rowsRead, titlesCreated, copiesAddedLabel, skippedRows, failedRows, lineLabel, stoppedAt, exportCatalog, exportWishlist
+    case recordLabel, importIntoNew, importIntoNewHint, exportHeading, exportJSON, exportMARC, exportMARCXML, enrichmentProgress, enrichmentDone
+    case backupHeading, backupDownload, backupHint, restoreFile, restoreAsNew, restoreAsNewHint, restoreReplace, restoreButton, restored
+    case eraseHeading, eraseConfirm, eraseButton, erased
+    // Errors
+    case errorTitle, notFoundTitle, notFoundText, forbiddenText, csrfText, tryAgain, backToCatalog, signInAgain
+    case tooManyAttempts, tooLarge, diskFull
+    case serverSettings, libraryCreation, creationStaff, creationAdmin, serverSaved, staffPasswordHint
+    // Refusals (domain errors), with their values
+    case errNoCopyAvailable, errMemberNotFound, errWishlistItem, errAlreadyReturned, errDueDatePast, errLoanPeriod
+    case errCopiesBelowOnLoan, errTitleHasLoans, errCopyOnLoan, errRenewalLimit, errBadCredentials, errCreationRestricted
+    case errCreationAdminOnly, errBadBackup, errCopyNotAvailable
+    case importRunning, importProgress, importAnother, openLibrary, importFailed, restoreFailed, errJobRunning, errJobInterrupted
+    case errISBNEmpty, errISBNCharacters, errISBNLength, errISBNChecksum, errISBNNotBook
+    case errEmpty, errTooLong, errOutOfRange, errNotEmail, errNotCoverURL, errNotANumber, errBookNotFound, errNotADate, fieldName, fieldDays
+    case errDuplicateCard, errDuplicateUsername, errAlreadyStaff, errNotOnLoan, errTooManyCopiesAtOnce, errDuplicateBarcode
+    case errDuplicateCategory, errDuplicateISBN, errLastOwner, errCannotAddStaff
+    case impMissing, impInvalid, impNotWholeNumber, impMoreThanTotal, impRating, impFieldCount, impNotISBN, impProvidersLate
+    case impNotFoundAtProviders, impAlreadyInLibrary, errNoLoanForBarcode, errPhotoUnreadable, errInternal
+    case fmtShelfmarkCatalog, fmtShelfmarkWishlist, fmtGoodreads, fmtLibraryThing, fmtStoryGraph, fmtLibib, fmtCalibre, fmtGeneric
+    case fmtISBNList, fmtLibraryThingJSON
+    // Domain errors (Support/DomainErrors.swift)
+    case errTitleNotFound, errCopyNotFound, errCategoryNotFound, errWishlistNoCopies, errWishlistItemNamed, errNotWishlist
+    case errLoanedByEditing, errTooManyCategories, errTooManyAuthors, errNoISBNToDraw, errMemberGone, errCardSpaces, errMemberHasLoans
+    case errAlreadySetUp, errWaitSeconds, errTokenNotFound, errLibraryNotFound, errStaffNotFound, errStaffPassword, errBadUsername
+    case errPasswordShort, errPasswordLong, errRoleTooLow, errServerAdminOnly, errLoanNotFound, errNoCopyWithBarcode, errSayWhichLoan
+    case errMemberIDNotFound, errSayWhoBorrows, errNoTitleWithISBN, errSayWhichBook, errFileEmpty, errNoMARCRecords, errMARCXMLUnreadable
+    case errNotJSON, errNotLibraryThingJSON, errCSVUnterminated, errCSVStrayQuote, errUnknownFormat, errMissingColumns, errCannotOpen
+    case errNotABackup, errNewerBackup, errBackupTooLarge, errBadBackupAt, errBackupSetting, fieldNextAccession
+    case errJobNotFound, errTheCover, errBackupCoverN, errCoverTooLarge, errCoverNotImage, errNotRestored, errCoverNotFound, errRating, errBackupLibraryName
+    case actCopiesChanged, actLent, actReturnedOnDeletion, actStaffAs, actStaffNow, actSettings, actImported, actFavoriteOn, actFavoriteOff
+    case impUnreadable, impMARCLeader, impMARCDirectory, impMARCFieldBounds, impMARCCharset, impNotMARC21, impXMLError
+    // Paging and sorting (issue 16)
+    case pagesLabel, previousPage, nextPage, firstPage, lastPage, pageOf, showingRange, sortBy, sortTitle, sortAuthor, sortNewest
+    case sortBorrowed, sortName, sortCard, sortClass, pageN
+    case requestedBy, priority, priorityLow, priorityNormal, priorityHigh, addWishByHand, providersUnreachable, requestedByShown
+    case timeZoneField, timeZoneHint, errUnknownTimeZone
+    case renew, renewedUntil, returnAll, returnedAll, renewalsUsed
+    case errBackupAsImport, impISBNRepaired, impASINKept, impISBNDropped, warningsHeading, asinField
+    case errMemberListTooLarge, actMembersImported, importMembers, importMembersHint, exportMembers, membersImported
+    case memberCards, copyLabels, print, cardsForClassHint, firstN, printCards, printLabels
+    case errMergeIntoItself, actMerged, manageCategories, renameTo, mergeInto, rename, merge, deleteCategory, deleteCategoryHint, categoryRenamed, categoryMerged, categoryDeleted, noCategories, newCategory, categoryAdded
+    case errCannotResetPassword, actPasswordReset, changeRole, removeStaff, resetPassword, newPassword, roleChanged, staffRemoved, passwordWasReset
+    case errQuoteNotFound, errPhotoNotFound, errCornersInvalid, errImageEmpty, errImageTooLarge, errImageNotImage, errImageDamaged
+    case pagePhotos, pagePhoto, takePagePhoto, uploadPhoto, photoSaved, photoDeleted, quotesHeading, addQuote, allQuotes, quoteText, quoteNote, saveQuote, quoteSaved, quoteDeleted, searchQuotes, noQuotesYet, makeQuote, readingText, ocrTrimHint, ocrFoundNothing, zoomHint, download, straighten, straightenHint, cornersField, cornersHint, undoCrop, cropUndone, pageStraightened, cornerTopLeft, cornerTopRight, cornerBottomRight, cornerBottomLeft, markUp, toolPen, toolHighlighter, toolEraser, saveMarkup, markupSaved, deletePhoto
+    case memberYearInBooks, classReading, classReadingOf, noClassesYet, chooseAClass, sinceField, show, classTotals
+    case errShareNotFound, shareYear, shareYearHint, shareLink, shareLinkHint, stopSharing, shareMade, shareStopped
+    case badgeLegend, badgeLabel
+    case errPublishedNoYear
+    case starsOutOfFive
+    case exportHistory, importHistoryHint, errReadNotFound, errPageBeyondEnd, errNoPageHeard, errHeardOutOfRange, errSayOneProgress, errMomentInFuture, errUnknownReadStatus, yourRating, saveRating, ratingSaved, goalSaved, finishedFlash, progressSaved, statusSavedFlash, loggedForMember, readDeleted, readWant, readReading, readFinished, readDNF, pageOfPercent, pageOnly, percentOnly, pageField, pageFieldHint, listening, speakPage, saveProgress, yourReading, startedOn, finishedOn, navReading, readingStats, noReadingYet, noReadsHere, noReadingYetHint, yearInBooks, goalFor, goalRingTitle, goalBooks, goalPages, onPace, pagesGoalText, setGoal, currentStreak, longestStreak, perMonth, booksPerMonthTitle, pagesPerMonthTitle, readingNow, pagesPerDay, projectedFinish, perYear, yearCol, monthCol, byStatus, ratingsTitle, topAuthors, topCategories, longestBook, shortestBook, pageCountText, showAsTable, logForMember, addToLog, readingLog, noReadsForMember, removeFromLog, logForMemberHint, whenField
+    case statusDamaged, statusNote, copyStatusChange, readMore, copyStatusSaved, removeCopy, copyRemoved, borrowingHistory, handOver, errDuplicateLibraryName
+    case errNotAPage, errMethodNotAllowed
+}
+
+/// Counted phrases (`msgid_plural`), one form per plural form the language has.
+enum P: String, CaseIterable, Sendable {
+    case titles, titlesMoreThan, copiesAvailable, daysOverdue, loansOut, days, favoritesCount, copiesOnLoan, copiesCount, membersCount
+    case readTimes, booksAhead, booksBehind, pagesAhead, pagesBehind, daysInARow
+}
