@@ -4,7 +4,8 @@ import Vapor
 
 /// Sets up an application: storage, migrations, JSON, middleware and routes. Tests call this too.
 public func configure(_ app: Application) async throws {
-    try configure(app, storage: try StorageConfig.fromEnvironment())
+    let readsNoData = commandReadsNoData(app.environment.arguments)
+    try configure(app, storage: readsNoData ? .memory : try StorageConfig.fromEnvironment())
     app.metadataConfig = try MetadataConfig.fromEnvironment()
     app.clock = try AppClock.fromEnvironment()
     app.transportSecurity = try TransportSecurity.fromEnvironment()
@@ -13,6 +14,13 @@ public func configure(_ app: Application) async throws {
     if command == nil || command == "serve" || command?.hasPrefix("-") == true {
         app.useEnrichmentWorker()
     }
+}
+
+/// Commands that read no data (`routes`, `--help`, a command's `--help`) run on an in-memory database:
+/// they create no data file and run no migrations.
+public func commandReadsNoData(_ arguments: [String]) -> Bool {
+    let args = arguments.dropFirst()
+    return args.first == "routes" || args.contains("--help") || args.contains("-h") || args.first == "help"
 }
 
 func configure(_ app: Application, storage: StorageConfig) throws {

@@ -22,7 +22,7 @@ let app = try await Application.make(env)
 do {
     try await configure(app)
     // Migrations run on start; `shelfmark migrate` runs them on its own (with its confirmation).
-    if env.arguments.dropFirst().first != "migrate" {
+    if env.arguments.dropFirst().first != "migrate" && !commandReadsNoData(env.arguments) {
         try await app.migrateHoldingLock()
     }
     try await app.execute()

@@ -13,6 +13,17 @@ import Vapor
         try await command.run(using: &context)
     }
 
+    /// `shelfmark --help` and `shelfmark routes` read no data: they run on an in-memory database and
+    /// create no `data/shelfmark.sqlite` where they are started.
+    @Test func helpAndRoutesReadNoData() {
+        #expect(commandReadsNoData(["shelfmark", "routes"]))
+        #expect(commandReadsNoData(["shelfmark", "--help"]))
+        #expect(commandReadsNoData(["shelfmark", "seed", "--help"]))
+        #expect(!commandReadsNoData(["shelfmark"]))
+        #expect(!commandReadsNoData(["shelfmark", "serve", "--port", "8080"]))
+        #expect(!commandReadsNoData(["shelfmark", "seed", "--titles", "10"]))
+    }
+
     @Test func seedFillsALibraryWithSearchableTitlesAndMembers() async throws {
         try await withTestApp { app in
             // setup

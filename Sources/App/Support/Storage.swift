@@ -12,6 +12,8 @@ import Vapor
 enum StorageConfig: Sendable, Equatable {
     case sqlite(path: String)
     case postgres(url: String, schema: String?)
+    /// A database that lives and dies with the process: for commands that read no data.
+    case memory
 
     static func fromEnvironment(_ env: [String: String] = ProcessInfo.processInfo.environment) throws -> StorageConfig {
         if let url = env["DATABASE_URL"], !url.isEmpty {
@@ -27,6 +29,7 @@ enum StorageConfig: Sendable, Equatable {
     var description: String {
         switch self {
         case .sqlite(let path): "SQLite at \(path)"
+        case .memory: "SQLite in memory"
         case .postgres(let url, _):
             "PostgreSQL at \(URL(string: url)?.host ?? "?")"
         }
@@ -49,6 +52,9 @@ extension Application {
             databases.use(.sqlite(.file(path), sqlLogLevel: .trace), as: .sqlite)
             writeGate = WriteGate(serialised: true)
             lifecycle.use(SQLiteJournal())
+        case .memory:
+            databases.use(.sqlite(.memory), as: .sqlite)
+            writeGate = WriteGate(serialised: true)
         case .postgres(let url, let schema):
             var pg = try SQLPostgresConfiguration(url: url)
             if let schema { pg.searchPath = [schema] }
