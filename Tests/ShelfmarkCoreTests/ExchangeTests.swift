@@ -151,6 +151,21 @@ import Testing
         #expect(wish.wishlist)
     }
 
+    /// Issue 23: a malformed ISBN13 with a valid ISBN (10) keeps the valid one; a book shelved to-read
+    /// with a Date Read keeps that read and the wish to read it again.
+    @Test func goodreadsFallsBackToTheValidISBNAndKeepsAReadOfAToReadBook() throws {
+        let csv = #"""
+            Book Id,Title,Author,Author l-f,Additional Authors,ISBN,ISBN13,My Rating,Average Rating,Publisher,Binding,Number of Pages,Year Published,Original Publication Year,Date Read,Date Added,Bookshelves,Bookshelves with positions,Exclusive Shelf,My Review,Spoiler,Private Notes,Read Count,Owned Copies
+            2767052,The Hunger Games,Suzanne Collins,"Collins, Suzanne",,"=""0439023483""","=""9780439023482""",0,4.33,Scholastic Press,Hardcover,374,2008,2008,2019/05/04,2018/12/24,to-read,to-read (#3),to-read,,,,1,0
+            """#
+        let rows = try records(csv, format: .goodreads)
+        let hunger = try rows[0].get()
+        #expect(hunger.isbn == "9780439023481" && hunger.warnings.isEmpty, "\(hunger.warnings)")
+        #expect(hunger.reads.map(\.status) == [.finished, .wantToRead])
+        let finished = try #require(hunger.reads.first?.finishedAt)
+        #expect(finished.formatted(.iso8601.year().month().day()) == "2019-05-04")
+    }
+
     @Test func libraryThingTabSeparatedWithBracketedISBN() throws {
         let tsv = "Book Id\tTitle\tSort Character\tPrimary Author\tPrimary Author Role\tSecondary Author\tSecondary Author Roles\tPublication\tDate\tReview\tRating\tComment\tPrivate Comment\tSummary\tMedia\tPage Count\tTags\tCollections\tLanguages\tISBN\tISBNs\tCopies\n"
             + "1\tMomo\t1\tEnde, Michael\tAuthor\t\t\tThienemann (1973)\t1973\t\t4.5\t\t\t\tBook\t304\tfantasy, german\tYour library\tGerman\t[3522202600]\t3522202600\t1\n"

@@ -44,6 +44,14 @@ import Testing
         #expect(throws: ISBN.Invalid.wrongLength(16)) { try ISBN("9780306406157123") }
         #expect(throws: ISBN.Invalid.wrongLength(18)) { try ISBN("400638133393151299") }
     }
+
+    /// A 9-digit SBN (books before 1974) is an ISBN-10 without its leading 0.
+    @Test func nineDigitSBNsAreISBN10sWithALeadingZero() throws {
+        #expect(try ISBN("340 01381 8").isbn13 == "9780340013816")
+        #expect(try ISBN("340013818").isbn10 == "0340013818")
+        #expect(throws: ISBN.Invalid.badChecksum) { try ISBN("340013819") }
+        #expect(throws: ISBN.Invalid.wrongLength(8)) { try ISBN("34001381") }
+    }
 }
 
 @Suite struct ISBNTextTests {

@@ -1,7 +1,8 @@
 import Foundation
 
-/// An ISBN, held as its 13 digits. Accepts ISBN-10 (check digit X allowed) and ISBN-13 with the
-/// separators people type; anything else is rejected with the reason.
+/// An ISBN, held as its 13 digits. Accepts ISBN-10 (check digit X allowed), a 9-digit SBN (an
+/// ISBN-10 without its leading 0) and ISBN-13 with the separators people type; anything else is
+/// rejected with the reason.
 public struct ISBN: Hashable, Sendable, CustomStringConvertible {
     public let isbn13: String
 
@@ -46,7 +47,9 @@ public struct ISBN: Hashable, Sendable, CustomStringConvertible {
             else { throw .badCharacters }
         }
         if digits.isEmpty { throw .empty }
-        if let x = digits.firstIndex(of: 10), x != 9 || digits.count != 10 { throw .badCharacters }
+        if let x = digits.firstIndex(of: 10), x != digits.count - 1 || !(9...10).contains(digits.count) { throw .badCharacters }
+        // A 9-digit SBN (Standard Book Number, books before 1974) is the ISBN-10 with a leading 0.
+        if digits.count == 9 { digits.insert(0, at: 0) }
         switch digits.count {
         case 10:
             let sum = digits.enumerated().reduce(0) { $0 + (10 - $1.offset) * Int($1.element) }

@@ -86,6 +86,11 @@ public struct ImportedRead: Sendable, Equatable {
                 + Array(repeating: ImportedRead(status: .finished), count: n - 1)
         case .reading:
             return [ImportedRead(status: .reading, startedAt: day(dateAdded))]
+        case .wantToRead:
+            // Shelved to-read again after reading it (Goodreads keeps the Date Read): the finished read
+            // is kept, and so is the wish to read it again.
+            guard let finished = day(dateRead) else { return [ImportedRead(status: .wantToRead)] }
+            return [ImportedRead(status: .finished, finishedAt: finished), ImportedRead(status: .wantToRead)]
         default:
             return [ImportedRead(status: status, finishedAt: status == .didNotFinish ? day(dateRead) : nil)]
         }
@@ -145,7 +150,11 @@ extension ISBN {
     }
 
     public static func salvage(_ raw: String) throws(Invalid) -> Salvaged {
-        do {
+        do throws(Invalid) {
+            // Seven to nine digits in a file are an ISBN-10 that lost its leading zeros (a spreadsheet's
+            // number), or a 9-digit SBN: the same ISBN, imported with a note saying so.
+            let short = raw.filter { !$0.isWhitespace && $0 != "-" }
+            if (1..<10).contains(short.count), short.dropLast().allSatisfy(\.isNumber) { throw ISBN.Invalid.wrongLength(short.count) }
             return .isbn(try ISBN(raw))
         } catch {
             let compact = raw.filter { !$0.isWhitespace && $0 != "-" }.uppercased()
@@ -352,7 +361,9 @@ public struct ImportMapper: Sendable {
         case .goodreads:
             r.title = value("title")
             r.authors = [value("author")].compactMap { $0 } + list("additional authors")
-            r.isbn = Self.unwrapExcel(value("isbn13")) ?? Self.unwrapExcel(value("isbn"))
+            // The ISBN13 column first; when it is malformed and the ISBN (10) column is valid, the valid one.
+            let isbns = [Self.unwrapExcel(value("isbn13")), Self.unwrapExcel(value("isbn"))].compactMap { $0 }
+            r.isbn = isbns.first { (try? ISBN($0)) != nil } ?? isbns.first
             r.publisher = value("publisher")
             r.publishedDate = value("year published") ?? value("original publication year")
             r.pageCount = try integer("number of pages")
