@@ -172,6 +172,19 @@ private func send(_ f: Fixture, _ method: HTTPMethod, _ path: String, body: Data
             let list = try await copyLib.owner.get("\(copyLib.lib)/titles?q=momo")
             let cover = try #require((list["items"] as? [[String: Any]])?.first?["coverUrl"] as? String)
             #expect(try await Client(app: app).get(cover).status == .ok)
+
+            // The cover ids written in upper case (a file edited by hand or by another tool): the
+            // same covers, since a UUID is case-insensitive.
+            var edited = String(buffer: backup.body)
+            let written = #"\/api\/v1\/covers\/"# + coverID.uuidString.lowercased()
+            #expect(edited.contains(written))
+            edited = edited.replacingOccurrences(of: written, with: #"\/api\/v1\/covers\/"# + coverID.uuidString.uppercased())
+            let lowered = try await f.owner.finished(try await send(f, .POST, "/api/v1/libraries/restore?name=Lowered", body: Data(edited.utf8)))
+            let loweredLib = try #require((lowered["library"] as? [String: Any])?["id"] as? String)
+            let loweredList = try await f.owner.get("/api/v1/libraries/\(loweredLib)/titles?q=momo")
+            let loweredCover = try #require((loweredList["items"] as? [[String: Any]])?.first?["coverUrl"] as? String)
+            #expect(CoverStore.isLocal(loweredCover), "\(loweredCover)")
+            #expect(try await Client(app: app).get(loweredCover).status == .ok)
         }
     }
 

@@ -388,13 +388,15 @@ enum Backup {
         // Covers are shared between libraries and deduplicated by content, so nothing the file says
         // about one is trusted: its type is sniffed from its bytes (only JPEG, PNG, GIF and WebP are
         // taken) and its hash computed here (a claimed hash could replace another library's cover).
-        var coverURLs: [String: String] = [:]
+        // Keyed by id, not by the URL's text: a UUID is the same in upper and lower case (a file edited
+        // by hand or written by another tool).
+        var coverIDs: [UUID: UUID] = [:]
         for (index, cover) in (b.covers ?? []).enumerated() {
             let id = try await write { db in
                 try await CoverStore.insert(cover.bytes, sourceURL: cover.source_url, now: cover.created_at ?? Date(), on: db,
                                             refusal: { ExchangeError.backupCover(number: index + 1, $0) })
             }
-            coverURLs[CoverStore.localURL(cover.id)] = CoverStore.localURL(id)
+            coverIDs[cover.id] = id
         }
         struct Settings: Encodable {
             var loan_period_days: Int; var max_renewals: Int; var public_catalog: Bool; var next_accession: Int; var time_zone: String?
@@ -430,8 +432,8 @@ enum Backup {
         try await insert("titles", b.titles.map { t in
             var r = t
             r.id = map(r.id)
-            if let url = r.cover_url, let local = coverURLs[url] {
-                r.cover_url = local
+            if let url = r.cover_url, CoverStore.isLocal(url), let old = coverID(url), let new = coverIDs[old] {
+                r.cover_url = CoverStore.localURL(new)
             } else {
                 // Only covers this server stores or http(s) addresses; `javascript:` and the like are dropped.
                 r.cover_url = (try? CoverURL.validate(r.cover_url)) ?? nil
