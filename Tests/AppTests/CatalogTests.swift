@@ -1,12 +1,35 @@
 @testable import App
 import Fluent
 import Foundation
+import ShelfmarkCore
 import Testing
 import Vapor
 
 @Suite struct CatalogTests {
     /// A title read is one statement with a row per copy and category: each copy and category comes
     /// once, copies by number, categories A–Z, the open loan with its copy.
+    /// A4, issue 23: the favorite toggle is one write. Ten taps at once flip it ten times (none reads
+    /// a mark another is changing), each logged with the mark it left; another library's title is not found.
+    @Test func theFavoriteToggleIsOneWriteWhateverTheConcurrency() async throws {
+        try await withTestApp { app in
+            let f = try await Fixture.make(app)
+            let id = try #require(UUID(uuidString: try await f.addTitle("Momo", copies: 1)))
+            let ctx = LibraryContext(libraryID: UUID(uuidString: f.libraryID)!, name: "Room 12", policy: LoanPolicy(), role: .owner,
+                                     user: AuthenticatedUser(id: UUID(), username: "owner", displayName: "Owner"))
+            let marks = try await withThrowingTaskGroup(of: Bool.self) { group in
+                for _ in 0..<10 { group.addTask { try await Catalog.toggleFavorite(id, in: Scope(library: ctx, app: app)) } }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+            #expect(marks.filter { $0 }.count == 5 && marks.filter { !$0 }.count == 5, "\(marks)")
+            #expect(try await f.owner.get("\(f.lib)/titles/\(id)")["favorite"] as? Bool == false)
+            #expect(try await Catalog.toggleFavorite(id, in: Scope(library: ctx, app: app)))
+            #expect(try await f.owner.get("\(f.lib)/titles/\(id)")["favorite"] as? Bool == true)
+            let other = LibraryContext(libraryID: UUID(), name: "Other", policy: LoanPolicy(), role: .owner, user: ctx.user)
+            await #expect(throws: CatalogError.titleNotFound) { try await Catalog.toggleFavorite(id, in: Scope(library: other, app: app)) }
+            #expect(try await f.owner.get("\(f.lib)/titles/\(id)")["favorite"] as? Bool == true)
+        }
+    }
+
     @Test func aTitleReadHasEachCopyAndCategoryOnce() async throws {
         try await withTestApp { app in
             let f = try await Fixture.make(app)

@@ -150,10 +150,7 @@ enum CatalogPages {
     @Sendable static func toggleFavorite(req: Request) async throws -> Response {
         let ctx = try await req.library(.catalog)
         let id = try req.uuid("titleID")
-        let title = try await Catalog.find(id, library: ctx.libraryID, on: req.db)
-        var patch = TitlePatch()
-        patch.favorite = !title.favorite
-        try await Catalog.update(id, patch, in: req.scope(ctx))
+        try await Catalog.toggleFavorite(id, in: req.scope(ctx))
         return req.seeOther(WebRoute.title(library: ctx.libraryID, title: id).path)
     }
 

@@ -16,7 +16,8 @@ extension TitlePage {
                         if let sub = d.subtitle { H.el(.p, [.class: "subtitle"]) { Text(sub) } }
                         if !d.authors.isEmpty { H.el(.p, [.class: "authors"]) { Text(t.format(.by, d.authors.joined(separator: ", "))) } }
                         if let rating = d.rating {
-                            H.el(.p, [.class: "rating", .ariaLabel: t(.rating) + ": " + String(format: "%.1f", rating) + "/5"]) {
+                            H.el(.p, [.class: "rating", .role: "img",
+                                       .ariaLabel: t(.rating) + ": " + t.format(.starsOutOfFive, rating.formatted(.number.precision(.fractionLength(0...1)).locale(t.lang.locale)))]) {
                                 Text(Self.stars(rating))
                             }
                         }
