@@ -90,6 +90,7 @@ enum Migrations {
         app.migrations.add(CreateReadingShares())
         app.migrations.add(CreateReadingDays())
         app.migrations.add(AddLoanOrderIndex())
+        app.migrations.add(HashReadingShareTokens())
     }
 }
 

@@ -1,6 +1,7 @@
 @testable import App
 import Foundation
 import ShelfmarkCore
+import SQLKit
 import Testing
 import Vapor
 import VaporTesting
@@ -231,6 +232,54 @@ import VaporTesting
             SELECT COUNT(*) AS n FROM reads r WHERE r.covered <> COALESCE((SELECT SUM(e.gain) FROM progress_events e WHERE e.read_id = r.id), 0)
             """).first(decoding: Covered.self)
         #expect(wrong?.n == 0, sourceLocation: sourceLocation)
+    }
+
+    /// E3, issue 23: a shared year's link is stored only as the SHA-256 of its token (as sessions and
+    /// API tokens are): the page shows it once, right after it is made; a new link ends the old one.
+    @Test func aSharedYearsLinkIsShownOnceAndKeptOnlyAsItsHash() async throws {
+        try await withTestApp { app in
+            var browser = Browser(app: app)
+            let catalog = try await browser.setUp()
+            let lib = String(catalog.dropLast("/catalog".count))
+            let stats = "\(lib)/reading/stats?year=2026"
+            func link(_ html: String) -> String? {
+                guard let range = html.range(of: "/shared/year/[A-Za-z0-9_-]{43}", options: .regularExpression) else { return nil }
+                return String(html[range])
+            }
+            let made = try await browser.post("\(lib)/reading/share", ["year": "2026"])
+            #expect(made.status == .seeOther)
+            let first = try await browser.get(stats)
+            let shared = try #require(link(first.html), "the link is shown after it is made")
+            #expect(try await browser.get(shared).status == .ok)
+            // The database holds its hash, not the token.
+            let token = String(shared.dropFirst("/shared/year/".count))
+            let rows = try await ReadingShare.query(on: app.db).all()
+            #expect(rows.map(\.tokenHash) == [Credential.hash(token)])
+            // Shown once: the next visit says since when, and offers a new link.
+            let again = try await browser.get(stats)
+            #expect(link(again.html) == nil)
+            #expect(again.html.contains(Strings(lang: .en)(.newShareLink)))
+            // A new link ends the old one.
+            _ = try await browser.post("\(lib)/reading/share", ["year": "2026"])
+            let renewed = try #require(link(try await browser.get(stats).html))
+            #expect(renewed != shared)
+            #expect(try await browser.get(shared).status == .notFound)
+            #expect(try await browser.get(renewed).status == .ok)
+            _ = try await browser.post("\(lib)/reading/share", ["year": "2026", "stop": "1"])
+            #expect(try await browser.get(renewed).status == .notFound)
+            #expect(try await ReadingShare.query(on: app.db).count() == 0)
+
+            // A link made before tokens were hashed keeps working: the migration hashes it in place.
+            let old = Data([UInt8].random(count: 32)).base64URLEncodedString()
+            let user = try #require(try await User.query(on: app.db).first()?.requireID())
+            let library = try #require(try await Library.query(on: app.db).first()?.requireID())
+            try await (app.db as! any SQLDatabase).insert(into: "reading_shares")
+                .columns("id", "library_id", "user_id", "year", "token", "created_at")
+                .values(SQLBind(UUID()), SQLBind(library), SQLBind(user), SQLBind(2026), SQLBind(old), SQLBind(Date())).run()
+            try await HashReadingShareTokens().prepare(on: app.db)
+            #expect(try await ReadingShare.query(on: app.db).all().map(\.tokenHash) == [Credential.hash(old)])
+            #expect(try await browser.get("/shared/year/\(old)").status == .ok)
+        }
     }
 
     /// The pages: the reading card on a book (status in one tap, the page typed), the Reading list,

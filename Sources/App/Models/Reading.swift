@@ -157,8 +157,9 @@ final class ReadingShare: Model, @unchecked Sendable {
     @Parent(key: "library_id") var library: Library
     @Field(key: "user_id") var userID: UUID
     @Field(key: "year") var year: Int
-    /// 32 random bytes, base64url: the address is the secret.
-    @Field(key: "token") var token: String
+    /// The SHA-256 (hex) of the link's token (32 random bytes, base64url): the address is the secret,
+    /// shown to the reader once, when the link is made.
+    @Field(key: "token") var tokenHash: String
     @Field(key: "created_at") var createdAt: Date
 
     init() {}

@@ -7,22 +7,22 @@ import Vapor
 /// (books, pages, months, top authors and categories, longest and shortest book) and the reader's
 /// display name — never reviews, notes, photos or what else they read. Stopping ends the link.
 enum ReadingShares {
+    /// Makes the year's secret link and returns its token, which is stored only as its hash (shown to
+    /// the reader this once). A year already shared gets a new link; the old one stops working.
     static func share(year: Int, userID: UUID, in scope: Scope) async throws -> String {
         _ = try Check.range(year, ReadingLog.goalYears, field: "year")
-        return try await scope.gate.transaction(on: scope.db) { db in
-            if let existing = try await ReadingShare.query(on: db).filter(\.$library.$id == scope.libraryID).filter(\.$userID == userID)
-                .filter(\.$year == year).first() {
-                return existing.token
-            }
-            let share = ReadingShare()
+        let token = Data([UInt8].random(count: 32)).base64URLEncodedString()
+        try await scope.gate.transaction(on: scope.db) { db in
+            let share = try await ReadingShare.query(on: db).filter(\.$library.$id == scope.libraryID).filter(\.$userID == userID)
+                .filter(\.$year == year).first() ?? ReadingShare()
             share.$library.id = scope.libraryID
             share.userID = userID
             share.year = year
-            share.token = Data([UInt8].random(count: 32)).base64URLEncodedString()
+            share.tokenHash = Credential.hash(token)
             share.createdAt = scope.now
-            try await share.create(on: db)
-            return share.token
+            try await share.save(on: db)
         }
+        return token
     }
 
     static func stop(year: Int, userID: UUID, in scope: Scope) async throws {
@@ -32,14 +32,15 @@ enum ReadingShares {
         }
     }
 
-    static func token(year: Int, userID: UUID, libraryID: UUID, on db: any Database) async throws -> String? {
-        try await ReadingShare.query(on: db).filter(\.$library.$id == libraryID).filter(\.$userID == userID).filter(\.$year == year).first()?.token
+    /// When the reader's link for this year was made, or nil when the year is not shared.
+    static func sharedSince(year: Int, userID: UUID, libraryID: UUID, on db: any Database) async throws -> Date? {
+        try await ReadingShare.query(on: db).filter(\.$library.$id == libraryID).filter(\.$userID == userID).filter(\.$year == year).first()?.createdAt
     }
 
     /// The shared summary behind a token, or nil (an unknown or stopped link).
     static func summary(token: String, app: Application, now: Date) async throws -> (name: String, stats: ReadingStatsDTO)? {
         guard token.count == 43, token.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" }) else { return nil }
-        guard let share = try await ReadingShare.query(on: app.db).filter(\.$token == token).first(),
+        guard let share = try await ReadingShare.query(on: app.db).filter(\.$tokenHash == Credential.hash(token)).first(),
               let library = try await Library.find(share.$library.id, on: app.db),
               let user = try await User.find(share.userID, on: app.db) else { return nil }
         let context = LibraryContext(libraryID: try library.requireID(), name: library.name,

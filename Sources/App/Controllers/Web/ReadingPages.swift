@@ -29,7 +29,7 @@ enum ReadingPages {
             .render(try await req.page(library: ctx))
     }
 
-    @Sendable static func stats(req: Request) async throws -> HTML {
+    @Sendable static func stats(req: Request) async throws -> Response {
         let ctx = try await req.library(.read)
         let thisYear = ctx.policy.calendar.component(.year, from: req.now)
         let year = min(max(req.query[Int.self, at: "year"] ?? thisYear, ReadingLog.goalYears.lowerBound), ReadingLog.goalYears.upperBound)
@@ -40,8 +40,17 @@ enum ReadingPages {
         }
         var model = try await ReadingStatsPage.make(year: year, thisYear: thisYear, member: member, library: ctx, scope: req.scope(ctx))
         model.origin = origin(req)
-        return model.render(try await req.page(library: ctx))
+        // The link just made, carried once from the form to this page (signed for this session, like a flash).
+        if let raw = req.cookies[newShareCookie]?.string, let token = Flash.message(in: raw, session: req.cookieSession),
+           model.sharedSince != nil, member == nil {
+            model.newShareToken = token
+        }
+        let response = try await model.render(try await req.page(library: ctx)).encodeResponse(for: req)
+        if req.cookies[newShareCookie] != nil { response.cookies[newShareCookie] = req.cookie("", maxAge: 0) }
+        return response
     }
+
+    static let newShareCookie = "shelfmark_new_share"
 
     /// This server's address as the browser reached it (for a link to copy): the Host header, only
     /// when it is a plain host name or address with a port.
@@ -56,14 +65,20 @@ enum ReadingPages {
         let ctx = try await req.library(.read)
         let year = try req.formInt("year") ?? ctx.policy.calendar.component(.year, from: req.now)
         let back = WebRoute.readingStats(library: ctx.libraryID).path(query: [("year", String(year))]) + "#share"
-        return try await req.seeOther(back) {
+        var newToken: String?
+        let response = try await req.seeOther(back) {
             if req.formText("stop") != nil {
                 try await ReadingShares.stop(year: year, userID: ctx.user.id, in: req.scope(ctx))
                 return req.t(.shareStopped)
             }
-            _ = try await ReadingShares.share(year: year, userID: ctx.user.id, in: req.scope(ctx))
+            newToken = try await ReadingShares.share(year: year, userID: ctx.user.id, in: req.scope(ctx))
             return req.t(.shareMade)
         }
+        // The token is stored only as its hash: the next page shows the link, this once.
+        if let newToken, let value = Flash.value(newToken, session: req.cookieSession) {
+            response.cookies[newShareCookie] = req.cookie(value, maxAge: 120)
+        }
+        return response
     }
 
     /// The shared year, for anyone with the link: no sign-in, not indexed, nothing private.

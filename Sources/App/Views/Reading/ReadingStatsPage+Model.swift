@@ -13,8 +13,10 @@ struct ReadingStatsPage: Sendable {
     /// A member's log (staff who lend), else the signed-in reader's own.
     var memberID: UUID?
     var memberName: String?
-    /// The secret link's token when the reader shares this year, and this server's address for it.
-    var shareToken: String?
+    /// When the reader's secret link for this year was made (nil: not shared); the link's token only
+    /// on the page that follows its making (it is stored as a hash), and this server's address for it.
+    var sharedSince: Date?
+    var newShareToken: String?
     var origin: String = ""
 
     static func make(year: Int, thisYear: Int, member: Member?, library: LibraryContext, scope: Scope) async throws -> ReadingStatsPage {
@@ -22,7 +24,7 @@ struct ReadingStatsPage: Sendable {
         return ReadingStatsPage(libraryID: library.libraryID, year: year, thisYear: thisYear,
                                 stats: try await ReadingLog.stats(year: year, reader: reader, in: scope), now: scope.now,
                                 memberID: member?.id, memberName: member?.fullName,
-                                shareToken: member == nil ? try await ReadingShares.token(year: year, userID: library.user.id,
-                                                                                         libraryID: library.libraryID, on: scope.db) : nil)
+                                sharedSince: member == nil ? try await ReadingShares.sharedSince(year: year, userID: library.user.id,
+                                                                                                 libraryID: library.libraryID, on: scope.db) : nil)
     }
 }

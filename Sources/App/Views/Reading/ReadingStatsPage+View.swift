@@ -115,11 +115,16 @@ extension ReadingStatsPage {
                     H.el(.h2, [:]) { Text(t(.shareYear)) }
                     H.form(WebRoute.readingShare(library: lib).path, csrf: page.csrf, attrs: [.class: "inline-form"]) {
                         H.void(.input, [.type: "hidden", .name: "year", .value: String(year)])
-                        if let token = shareToken {
-                            H.field(t(.shareLink), name: "link", value: origin + WebRoute.sharedYear(token: token).path,
-                                    hint: t(.shareLinkHint), extra: [.readonly: ""])
-                            H.el(.button, [.type: "button", .class: "button quiet", .dataShare: t.format(.yearInBooks, String(year)),
-                                           .dataShareUrl: WebRoute.sharedYear(token: token).path, .hidden: ""]) { Text(t(.share)) }
+                        if let since = sharedSince {
+                            if let token = newShareToken {
+                                H.field(t(.shareLink), name: "link", value: origin + WebRoute.sharedYear(token: token).path,
+                                        hint: t(.shareLinkHint), extra: [.readonly: ""])
+                                H.el(.button, [.type: "button", .class: "button quiet", .dataShare: t.format(.yearInBooks, String(year)),
+                                               .dataShareUrl: WebRoute.sharedYear(token: token).path, .hidden: ""]) { Text(t(.share)) }
+                            } else {
+                                H.el(.p, [.class: "hint"]) { Text(t.format(.sharedSinceText, t.date(since))) }
+                                H.button(t(.newShareLink), kind: "quiet")
+                            }
                             H.button(t(.stopSharing), kind: "quiet", attrs: [.name: "stop", .value: "1"])
                         } else {
                             H.el(.p, [.class: "hint"]) { Text(t(.shareYearHint)) }
