@@ -349,6 +349,15 @@ import VaporTesting
             german.add(name: .acceptLanguage, value: "de")
             let refused = try await raw(app, .PATCH, "/api/v1/libraries/import", headers: german)
             #expect(refused.errorMessage == "Diese Adresse nimmt kein PATCH an; verwenden Sie POST.")
+            // The API's edge refusals are plain words in the request's language, with a stable code and field.
+            let english = try await raw(app, .GET, "\(f.lib)/titles?limit=1000", headers: bearer(f.owner))
+            #expect(english.status == .badRequest && english.errorCode == "invalid" && english.errorField == "limit")
+            #expect(english.errorMessage == "“limit” must be a whole number from 1 to 500, not “1000”.")
+            let sorted = try await raw(app, .GET, "\(f.lib)/titles?sort=colour", headers: german)
+            #expect(sorted.status == .badRequest && sorted.errorField == "sort")
+            #expect(sorted.errorMessage == "„sort“ muss einer dieser Werte sein: title, author, newest, borrowed; nicht „colour“.", "\(sorted.errorMessage ?? "")")
+            let flag = try await raw(app, .GET, "\(f.lib)/titles?onLoan=vielleicht", headers: german)
+            #expect(flag.errorMessage == "„onLoan“ ist entweder true oder false, nicht „vielleicht“.")
             // A card ID a Code 128 cannot hold is drawn as a QR code rather than refused.
             #expect(ScanController.codeKind(for: "S001") == .code128)
             #expect(ScanController.codeKind(for: "Müller-7") == .qr)

@@ -94,6 +94,7 @@ enum L: String, CaseIterable, Sendable {
     case exportHistory, importHistoryHint, errReadNotFound, errPageBeyondEnd, errNoPageHeard, errHeardOutOfRange, errSayOneProgress, errMomentInFuture, errUnknownReadStatus, yourRating, saveRating, ratingSaved, goalSaved, finishedFlash, progressSaved, statusSavedFlash, loggedForMember, readDeleted, readWant, readReading, readFinished, readDNF, pageOfPercent, pageOnly, percentOnly, pageField, pageFieldHint, listening, speakPage, saveProgress, yourReading, startedOn, finishedOn, navReading, readingStats, noReadingYet, noReadsHere, noReadingYetHint, yearInBooks, goalFor, goalRingTitle, goalBooks, goalPages, onPace, pagesGoalText, setGoal, currentStreak, longestStreak, perMonth, booksPerMonthTitle, pagesPerMonthTitle, readingNow, pagesPerDay, projectedFinish, perYear, yearCol, monthCol, byStatus, ratingsTitle, topAuthors, topCategories, longestBook, shortestBook, pageCountText, showAsTable, logForMember, addToLog, readingLog, noReadsForMember, removeFromLog, logForMemberHint, whenField
     case statusDamaged, statusNote, copyStatusChange, readMore, copyStatusSaved, removeCopy, copyRemoved, borrowingHistory, handOver, errDuplicateLibraryName
     case errNotAPage, errMethodNotAllowed, sharedSinceText, newShareLink
+    case errNotAnID, errTrueOrFalse, errWholeNumberRange, errOneOf, errUnreadableForm, errNoFileField
 }
 
 /// Counted phrases (`msgid_plural`), one form per plural form the language has.

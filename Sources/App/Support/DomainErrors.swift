@@ -3,7 +3,7 @@ import ShelfmarkCore
 
 /// How a refusal is answered. The HTTP status of every domain error is decided here and only here.
 enum Refusal: Sendable {
-    case notFound, invalid, conflict, forbidden, unauthenticated, tooManyRequests
+    case notFound, invalid, conflict, forbidden, unauthenticated, tooManyRequests, badRequest
 
     var status: HTTPResponseStatus {
         switch self {
@@ -13,6 +13,7 @@ enum Refusal: Sendable {
         case .forbidden: .forbidden
         case .unauthenticated: .unauthorized
         case .tooManyRequests: .tooManyRequests
+        case .badRequest: .badRequest
         }
     }
 }

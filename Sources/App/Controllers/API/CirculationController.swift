@@ -62,7 +62,7 @@ enum CirculationController {
         var sort = MemberSort.name
         if let raw = req.query[String.self, at: "sort"], !raw.isEmpty {
             guard let chosen = MemberSort(rawValue: raw) else {
-                throw AppError(status: .badRequest, code: "invalid", message: "`sort` is name, card or grade, got “\(raw.prefix(40))”.", field: "sort")
+                throw RequestError.oneOf(field: "sort", allowed: MemberSort.allCases.map(\.rawValue), got: raw)
             }
             sort = chosen
         }

@@ -54,7 +54,7 @@ enum ExchangeController {
         let data: Data
         if req.headers.contentType?.type == "multipart" {
             guard let file = try req.multipart(Upload.self).file else {
-                throw AppError.invalid("file", "The form has no file: send it in a field named `file`.")
+                throw RequestError.noFile(field: "file")
             }
             data = Data(buffer: file.data)
         } else {
@@ -62,12 +62,12 @@ enum ExchangeController {
         }
         let format = try req.query[String.self, at: "format"].map { raw in
             guard let f = ImportFormat(rawValue: raw) else {
-                throw AppError.invalid("format", "Unknown format “\(raw)”: use one of \(ImportFormat.allCases.map(\.rawValue).joined(separator: ", ")).")
+                throw RequestError.oneOf(field: "format", allowed: ImportFormat.allCases.map(\.rawValue), got: raw, refusal: .invalid)
             }
             return f
         }
         let existing = try req.query[String.self, at: "existing"].map { raw in
-            guard let p = ExistingISBNPolicy(rawValue: raw) else { throw AppError.invalid("existing", "`existing` is `skip` or `copies`, got “\(raw)”.") }
+            guard let p = ExistingISBNPolicy(rawValue: raw) else { throw RequestError.oneOf(field: "existing", allowed: ["skip", "copies"], got: raw, refusal: .invalid) }
             return p
         } ?? .skip
         return (data, format, existing)
@@ -100,7 +100,7 @@ enum ExchangeController {
         let ctx = try await req.library(.read)
         let raw = req.query[String.self, at: "format"] ?? "csv"
         guard let format = ExportFormat(rawValue: raw) else {
-            throw AppError.invalid("format", "Export `format` is one of \(ExportFormat.list); got “\(raw)”.")
+            throw RequestError.oneOf(field: "format", allowed: ExportFormat.allCases.map(\.rawValue), got: raw, refusal: .invalid)
         }
         // The whole library holds members' contact details and loan history: for those who manage members.
         if format == .json, !ctx.role.may(.manageMembers) { throw AccountError.roleTooLow(ctx.role, needs: Role.Action.manageMembers.minimumRole) }
@@ -130,7 +130,7 @@ enum ExchangeController {
 
     static func body(_ req: Request) throws -> Data {
         if req.headers.contentType?.type == "multipart" {
-            guard let file = try req.multipart(Upload.self).file else { throw AppError.invalid("file", "The form has no file: send it in a field named `file`.") }
+            guard let file = try req.multipart(Upload.self).file else { throw RequestError.noFile(field: "file") }
             return Data(buffer: file.data)
         }
         guard let buffer = req.body.data, buffer.readableBytes > 0 else { throw AppError.invalid("file", "Send the backup file as the body.") }

@@ -16,7 +16,7 @@ extension Request {
         } catch let error as DecodingError {
             throw error
         } catch {
-            throw AppError(status: .badRequest, code: "bad_body", message: "The form could not be read as multipart form data (\(String(describing: error).prefix(120))).")
+            throw RequestError.unreadableForm
         }
     }
 
@@ -24,7 +24,7 @@ extension Request {
     func uuidQuery(_ name: String) throws -> UUID? {
         guard let raw = query[String.self, at: name], !raw.isEmpty else { return nil }
         guard let id = UUID(uuidString: raw) else {
-            throw AppError(status: .badRequest, code: "invalid", message: "`\(name)` is not a valid id.", field: name)
+            throw RequestError.notAnID(field: name, got: raw)
         }
         return id
     }
@@ -39,7 +39,7 @@ extension Request {
 
     func uuid(_ name: String) throws -> UUID {
         guard let id = parameters.get(name, as: UUID.self) else {
-            throw AppError(status: .notFound, code: "not_found", message: "`\(name)` is not a valid id.")
+            throw RequestError.noSuchPath(field: name)
         }
         return id
     }
@@ -49,7 +49,7 @@ extension Request {
         switch raw.lowercased() {
         case "true", "1", "yes", "": return true
         case "false", "0", "no": return false
-        default: throw AppError(status: .badRequest, code: "invalid", message: "`\(name)` is true or false, got “\(raw)”.", field: name)
+        default: throw RequestError.notTrueOrFalse(field: name, got: raw)
         }
     }
 
@@ -60,8 +60,7 @@ extension Request {
     func intQuery(_ name: String, default value: Int, range: ClosedRange<Int>) throws -> Int {
         guard let raw = query[String.self, at: name] else { return value }
         guard let n = Int(raw), range.contains(n) else {
-            throw AppError(status: .badRequest, code: "invalid",
-                           message: "`\(name)` is a whole number from \(range.lowerBound) to \(range.upperBound), got “\(raw)”.", field: name)
+            throw RequestError.wholeNumber(field: name, range: range, got: raw)
         }
         return n
     }

@@ -106,7 +106,7 @@ enum LibrariesController {
         var type: ActivityType?
         if let raw = req.query[String.self, at: "type"], !raw.isEmpty {
             guard let parsed = ActivityType(rawValue: raw) else {
-                throw AppError(status: .badRequest, code: "invalid", message: "Unknown activity type “\(raw)”.", field: "type")
+                throw RequestError.oneOf(field: "type", allowed: ActivityType.allCases.map(\.rawValue), got: raw)
             }
             type = parsed
         }

@@ -44,7 +44,7 @@ enum ScanController {
         if req.headers.contentType?.type == "multipart" {
             let upload = try req.multipart(Upload.self)
             guard let file = upload.image ?? upload.file ?? upload.photo else {
-                throw AppError.invalid("image", "The form has no image: send the photo in a field named `image`.")
+                throw RequestError.noFile(field: "image")
             }
             data = Data(buffer: file.data)
         } else {

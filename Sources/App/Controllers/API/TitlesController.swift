@@ -74,13 +74,13 @@ enum TitlesController {
         f.overdue = try req.flag("overdue")
         if let raw = req.query[String.self, at: "category"], !raw.isEmpty {
             guard let id = UUID(uuidString: raw) else {
-                throw AppError(status: .badRequest, code: "invalid", message: "`category` is a category id, got “\(raw)”.", field: "category")
+                throw RequestError.notAnID(field: "category", got: raw)
             }
             f.categoryID = id
         }
         if let raw = req.query[String.self, at: "minRating"], !raw.isEmpty {
             guard let r = Double(raw), (0...5).contains(r) else {
-                throw AppError(status: .badRequest, code: "invalid", message: "`minRating` is from 0 to 5, got “\(raw)”.", field: "minRating")
+                throw RequestError.rating(field: "minRating", got: raw)
             }
             f.minRating = r
         }
@@ -91,8 +91,7 @@ enum TitlesController {
         f.includeSections = try req.flag("sections")
         if let raw = req.query[String.self, at: "sort"], !raw.isEmpty {
             guard let sort = TitleSort(rawValue: raw) else {
-                throw AppError(status: .badRequest, code: "invalid", message: "`sort` is title, author, newest or borrowed, got “\(raw.prefix(40))”.",
-                               field: "sort")
+                throw RequestError.oneOf(field: "sort", allowed: TitleSort.allCases.map(\.rawValue), got: raw)
             }
             f.sort = sort
         }
