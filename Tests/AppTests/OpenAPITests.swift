@@ -65,6 +65,13 @@ import Vapor
             let wrongType = try await f.owner.post("\(f.lib)/members", ["cardId": 5, "firstName": "A"])
             #expect(wrongType.status == .badRequest)
             #expect(wrongType.errorField == "cardId")
+            #expect(wrongType.errorMessage == "The field “cardId” must be a text.")
+            #expect((wrongType["error"] as? [String: Any])?["details"] as? [String: String] == ["expected": "string"])
+            // The same refusals in the request's language (issue 23).
+            let german = try await f.owner.send(.POST, "\(f.lib)/members", ["firstName": "A"], headers: ["Accept-Language": "de"])
+            #expect(german.errorCode == "missing_field" && german.errorMessage == "Das Feld „cardId“ fehlt, es ist erforderlich.")
+            let chinese = try await f.owner.send(.POST, "\(f.lib)/members", ["cardId": 5, "firstName": "A"], headers: ["Accept-Language": "zh-CN"])
+            #expect(chinese.errorMessage == "字段“cardId”必须是文本。")
             let unknownRoute = try await f.owner.get("/api/v1/nothing-here")
             #expect(unknownRoute.status == .notFound)
             #expect(unknownRoute.errorCode == "not_found")

@@ -65,6 +65,7 @@ extension Strings {
 
     func message(_ error: any Error) -> String {
         if let domain = error as? any DomainError { return domain.message(self) }
+        if let decoding = error as? DecodingError, !StorageHealth.isDiskFull(error) { return JSONErrorMiddleware.decodingError(decoding, t: self).message }
         let app = JSONErrorMiddleware.appError(for: error)
         switch app.code {
         case "disk_full": return self(.diskFull)

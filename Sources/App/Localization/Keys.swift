@@ -95,6 +95,7 @@ enum L: String, CaseIterable, Sendable {
     case statusDamaged, statusNote, copyStatusChange, readMore, copyStatusSaved, removeCopy, copyRemoved, borrowingHistory, handOver, errDuplicateLibraryName
     case errNotAPage, errMethodNotAllowed, sharedSinceText, newShareLink
     case errNotAnID, errTrueOrFalse, errWholeNumberRange, errOneOf, errUnreadableForm, errNoFileField
+    case errFieldRequired, errFieldType, kindText, kindNumber, kindTrueFalse, kindDate, kindID, kindValue, errBodyNotJSON
 }
 
 /// Counted phrases (`msgid_plural`), one form per plural form the language has.

@@ -134,7 +134,7 @@ struct JSONErrorMiddleware: AsyncMiddleware {
             return AppError(status: error.refusal.status, code: error.code, message: error.message(Strings(lang: .en)),
                             field: error.field, details: error.details)
         case let error as DecodingError:
-            return decodingError(error)
+            return decodingError(error, t: Strings(lang: .en))
         case let error as any AbortError where error.status == .payloadTooLarge:
             return AppError(status: .payloadTooLarge, code: "too_large",
                             message: "The upload is too large: photos for scanning up to \(ScanController.maxImageMB) MB, other requests up to 2 MB.")
@@ -146,7 +146,9 @@ struct JSONErrorMiddleware: AsyncMiddleware {
         }
     }
 
-    private static func decodingError(_ error: DecodingError) -> AppError {
+    /// A body that does not decode, said in `t`'s language: the field's path (`authors.0`) and, for a
+    /// value of the wrong kind, the kind it must be (also in `details.expected` for programs).
+    static func decodingError(_ error: DecodingError, t: Strings) -> AppError {
         func path(_ ctx: DecodingError.Context) -> String? {
             let p = ctx.codingPath.map { $0.intValue.map(String.init) ?? $0.stringValue }.joined(separator: ".")
             return p.isEmpty ? nil : p
@@ -154,26 +156,29 @@ struct JSONErrorMiddleware: AsyncMiddleware {
         switch error {
         case .keyNotFound(let key, let ctx):
             let field = (path(ctx).map { $0 + "." } ?? "") + key.stringValue
-            return AppError(status: .badRequest, code: "missing_field", message: "The field `\(field)` is required.", field: field)
+            return AppError(status: .badRequest, code: "missing_field", message: t.format(.errFieldRequired, field), field: field)
         case .typeMismatch(let type, let ctx), .valueNotFound(let type, let ctx):
             let field = path(ctx)
-            return AppError(status: .badRequest, code: "wrong_type",
-                            message: "The field `\(field ?? "body")` must be \(Self.describe(type)).", field: field)
+            let (kind, key) = Self.kind(type)
+            return AppError(status: .badRequest, code: "wrong_type", message: t.format(.errFieldType, field ?? "body", t(key)), field: field,
+                            details: ["expected": kind])
         case .dataCorrupted(let ctx):
-            return AppError(status: .badRequest, code: "bad_body", message: "The request body is not valid JSON: \(ctx.debugDescription)", field: path(ctx))
+            return AppError(status: .badRequest, code: "bad_body", message: t(.errBodyNotJSON), field: path(ctx),
+                            details: ["reason": String(ctx.debugDescription.prefix(200))])
         @unknown default:
-            return AppError(status: .badRequest, code: "bad_body", message: "The request body could not be read.")
+            return AppError(status: .badRequest, code: "bad_body", message: t(.errBodyNotJSON))
         }
     }
 
-    private static func describe(_ type: Any.Type) -> String {
+    /// The kind of value a Swift type takes in JSON, for programs and for people.
+    private static func kind(_ type: Any.Type) -> (String, L) {
         switch type {
-        case is String.Type: "a string"
-        case is Int.Type, is Double.Type: "a number"
-        case is Bool.Type: "true or false"
-        case is Date.Type: "a date (ISO 8601, e.g. 2026-12-01 or 2026-12-01T12:00:00Z)"
-        case is UUID.Type: "an id (UUID)"
-        default: "a \(type)"
+        case is String.Type: ("string", .kindText)
+        case is Int.Type, is Double.Type: ("number", .kindNumber)
+        case is Bool.Type: ("boolean", .kindTrueFalse)
+        case is Date.Type: ("date", .kindDate)
+        case is UUID.Type: ("id", .kindID)
+        default: ("value", .kindValue)
         }
     }
 }
