@@ -10,6 +10,9 @@ switch CommandLine.arguments.dropFirst().first {
 case "isbn":
     ISBNCheck.run(Array(CommandLine.arguments.dropFirst(2)))
     exit(0)
+case "pages":
+    PagesListing.lines().forEach { print($0) }
+    exit(0)
 case "scan":
     exit(ScanCheck.run(Array(CommandLine.arguments.dropFirst(2))))
 default:

@@ -71,6 +71,22 @@ import VaporTesting
         return found
     }
 
+    /// Shares the owner's year through the web form and answers the link's token (shown once, on the statistics page).
+    static func shareYear(_ app: Application, library lib: String) async throws -> String {
+        let session = try await Client(app: app).post("/api/v1/auth/login", ["username": "owner", "password": "correct horse"])
+        let token = session.string("token")
+        var headers = HTTPHeaders()
+        headers.add(name: .cookie, value: "\(Credential.cookieName)=\(token)")
+        var form = headers
+        form.contentType = .urlEncodedForm
+        let body = "year=2026&_csrf=" + (CSRF.token(forSession: token).addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")
+        let made = try await app.testing().sendRequest(.POST, "\(lib)/reading/share", headers: form, body: ByteBuffer(string: body))
+        #expect(made.status == .seeOther)
+        let stats = String(buffer: try await app.testing().sendRequest(.GET, "\(lib)/reading/stats?year=2026", headers: headers).body)
+        let range = try #require(stats.range(of: "/shared/year/[A-Za-z0-9_-]{43}", options: .regularExpression), "the link is shown once")
+        return String(stats[range].dropFirst("/shared/year/".count))
+    }
+
     @Test func theFinderFindsAnEnglishStringOnAGermanPage() {
         let english = Strings(lang: .en)(.importAnother)
         #expect(!Self.leaks(in: "Katalog · \(english) · Mitglieder", lang: .de).isEmpty)
@@ -121,16 +137,23 @@ import VaporTesting
                                       stop: ImportRowNote(csv: .unterminatedQuote(line: 16, column: 3)), unit: .line)
             try await Jobs.finish(reportJob, result: ImportJob.Outcome(report: report, library: nil), failure: nil, app: app)
 
-            let pages = [
-                "\(lib)/catalog", "\(lib)/catalog?q=zzzz", "\(lib)/catalog?category=\(categoryID)", "\(lib)/titles/\(titleID)",
-                "\(lib)/titles/\(titleID)/edit", "\(lib)/add", "\(lib)/add?manual=1", "\(lib)/add?isbn=12345", "\(lib)/checkout", "\(lib)/checkout?q=Momo", "\(lib)/return", "\(lib)/return?barcode=NOPE",
-                "\(lib)/members", "\(lib)/members/\(memberID)", "\(lib)/members/\(memberID)/edit", "\(lib)/loans", "\(lib)/more",
-                "\(lib)/dashboard", "\(lib)/activity", "\(lib)/settings", "\(lib)/exchange", "\(lib)/wishlist",
-                "\(lib)/members/cards", "\(lib)/categories", "\(lib)/titles/\(titleID)/labels", "\(lib)/catalog?sort=borrowed", "\(lib)/members?sort=grade",
+            // A page photo, a loan, a copy and a shared year's link: every kind of id a page takes.
+            let photo = try await PhotoQuoteTests.upload(f.owner, "\(f.lib)/titles/\(titleID)/photos?page=12", try PhotoQuoteTests.printedPage(["Momo"]))
+            let copy = try #require(try await Copy.query(on: app.db).first()?.requireID())
+            let loan = try #require(try await Loan.query(on: app.db).first()?.requireID())
+            let shareToken = try await Self.shareYear(app, library: lib)
+            let samples = WebRoute.Samples(
+                library: library, title: try #require(UUID(uuidString: titleID)), member: try #require(UUID(uuidString: memberID)),
+                copy: copy, category: try #require(UUID(uuidString: categoryID)), job: reportJob, loan: loan, user: user, read: UUID(),
+                photo: try #require(UUID(uuidString: photo.string("id"))), quote: UUID(), token: shareToken)
+            // Every page of the web app (generated from `WebRoute.all`), then the states a page can be in.
+            let pages = WebRoute.all(samples).filter { $0.use.contains(.page) }.map(\.route.path) + [
+                "\(lib)/catalog?q=zzzz", "\(lib)/catalog?category=\(categoryID)", "\(lib)/add?manual=1", "\(lib)/add?isbn=12345",
+                "\(lib)/checkout?q=Momo", "\(lib)/return?barcode=NOPE", "\(lib)/catalog?sort=borrowed", "\(lib)/members?sort=grade",
                 WebRoute.job(library: library, job: failedJob).path, WebRoute.job(library: library, job: runningJob).path,
-                WebRoute.job(library: library, job: reportJob).path,
                 "\(lib)/titles/\(UUID().uuidString)", "/no-such-page",
             ]
+            #expect(pages.count > 30)
             for lang in [Lang.de, .ga, .zh, fifth] {
                 let session = try await Client(app: app).post("/api/v1/auth/login", ["username": "owner", "password": "correct horse"])
                 let token = session.string("token")
