@@ -60,9 +60,9 @@ FROM titles JOIN idmap m ON m.old = titles.id;
 INSERT INTO copies (id, library_id, title_id, copy_number, barcode, location, condition, status, created_at, updated_at)
 SELECT lower(hex(randomblob(16))), 'floor', m.new, copy_number, barcode || '-floor', location, condition, status, created_at, updated_at
 FROM copies JOIN idmap m ON m.old = copies.title_id;
-INSERT INTO enrichment_jobs (id, library_id, title_id, state, attempts, run_after, created_at, updated_at)
-SELECT lower(hex(randomblob(16))), 'floor', m.new, state, attempts, run_after, created_at, updated_at
-FROM enrichment_jobs JOIN idmap m ON m.old = enrichment_jobs.title_id;
+INSERT INTO jobs (id, library_id, kind, state, subject_id, attempts, run_after, rows_read, titles_created, copies_added, created_at)
+SELECT lower(hex(randomblob(16))), 'floor', 'enrich', state, m.new, attempts, run_after, 0, 0, 0, created_at
+FROM jobs JOIN idmap m ON m.old = jobs.subject_id WHERE jobs.kind = 'enrich';
 COMMIT;
 """
 

@@ -91,6 +91,7 @@ enum Migrations {
         app.migrations.add(CreateReadingDays())
         app.migrations.add(AddLoanOrderIndex())
         app.migrations.add(HashReadingShareTokens())
+        app.migrations.add(UnifyJobs())
     }
 }
 

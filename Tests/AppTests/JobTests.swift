@@ -33,6 +33,27 @@ import Vapor
         }
     }
 
+    /// Issue 23: a job whose row cannot be written (here: a user that does not exist, refused by the
+    /// foreign key; in life a full disk or a lost connection) fails with that error, not as `job_running`.
+    @Test func aJobThatCannotBeRecordedIsThatErrorNotBusy() async throws {
+        try await withTestApp { app in
+            let f = try await Fixture.make(app)
+            let library = try #require(UUID(uuidString: f.libraryID))
+            do {
+                _ = try await Jobs.begin(.importFile, library: library, target: library, user: UUID(), now: app.clock.now(), app: app)
+                Issue.record("a job of a user that does not exist was recorded")
+            } catch let error as JobError {
+                Issue.record("reported as \(error)")
+            } catch {
+                #expect(error.answered.code != "job_running")
+            }
+            // The library is free: nothing was left half-begun.
+            let user = try #require(try await User.query(on: app.db).first()?.requireID())
+            let job = try await Jobs.begin(.importFile, library: library, target: library, user: user, now: app.clock.now(), app: app)
+            try await Jobs.finish(job, result: nil as String?, failure: nil, app: app)
+        }
+    }
+
     /// A job whose process stopped (its lease ran out) is failed as interrupted, said in the reader's
     /// language, and no longer holds its library.
     @Test func aJobWhoseServerStoppedEndsAsInterrupted() async throws {

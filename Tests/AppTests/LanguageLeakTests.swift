@@ -82,6 +82,9 @@ import VaporTesting
         let body = "year=2026&_csrf=" + (CSRF.token(forSession: token).addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")
         let made = try await app.testing().sendRequest(.POST, "\(lib)/reading/share", headers: form, body: ByteBuffer(string: body))
         #expect(made.status == .seeOther)
+        // The link rides on the one-time flash cookie the answer sets.
+        let flash = made.headers[.setCookie].compactMap { $0.split(separator: ";").first.map(String.init) }
+        headers.replaceOrAdd(name: .cookie, value: (["\(Credential.cookieName)=\(token)"] + flash).joined(separator: "; "))
         let stats = String(buffer: try await app.testing().sendRequest(.GET, "\(lib)/reading/stats?year=2026", headers: headers).body)
         let range = try #require(stats.range(of: "/shared/year/[A-Za-z0-9_-]{43}", options: .regularExpression), "the link is shown once")
         return String(stats[range].dropFirst("/shared/year/".count))

@@ -31,7 +31,7 @@ private struct JobRow: Decodable {
 }
 
 private func job(for titleID: String, on app: Application) async throws -> JobRow? {
-    try await app.db.sql.raw("SELECT state, attempts, run_after, last_error FROM enrichment_jobs WHERE title_id = \(bind: UUID(uuidString: titleID)!)")
+    try await app.db.sql.raw("SELECT state, attempts, run_after, last_error FROM jobs WHERE kind = 'enrich' AND subject_id = \(bind: UUID(uuidString: titleID)!)")
         .first(decoding: JobRow.self)
 }
 

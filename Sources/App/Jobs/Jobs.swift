@@ -80,17 +80,18 @@ enum Jobs {
                 """).first() != nil {
                 throw busy
             }
-            do {
-                try await db.sql.raw("""
-                    INSERT INTO jobs (id, library_id, target_library_id, user_id, kind, state, lease_until, rows_read, titles_created,
-                                      copies_added, result, failure, created_at, finished_at)
-                    VALUES (\(bind: id), \(bind: library), \(bind: target), \(bind: user), \(bind: kind.rawValue), 'running',
-                            \(bind: now.addingTimeInterval(lease)), 0, 0, 0, NULL, NULL, \(bind: now), NULL)
-                    """).run()
-            } catch {
-                // Another instance began one between the check and the insert (the unique index).
-                throw busy
-            }
+            // Another instance may begin one between the check and the insert: the partial unique index
+            // then keeps the row out (no row comes back), which is `busy`. Any other failure (a full
+            // disk, a lost connection) is thrown as what it is.
+            let inserted = try await db.sql.raw("""
+                INSERT INTO jobs (id, library_id, target_library_id, user_id, kind, state, lease_until, rows_read, titles_created,
+                                  copies_added, result, failure, created_at, finished_at, attempts)
+                VALUES (\(bind: id), \(bind: library), \(bind: target), \(bind: user), \(bind: kind.rawValue), 'running',
+                        \(bind: now.addingTimeInterval(lease)), 0, 0, 0, NULL, NULL, \(bind: now), NULL, 0)
+                ON CONFLICT (target_library_id) WHERE state = 'running' DO NOTHING
+                RETURNING id
+                """).first()
+            if inserted == nil { throw busy }
         }
         return id
     }
@@ -134,7 +135,7 @@ enum Jobs {
         let failure = String(decoding: try JSONEncoder.api.encode(Failure.interrupted), as: UTF8.self)
         try await db.sql.raw("""
             UPDATE jobs SET state = 'failed', failure = \(bind: failure), finished_at = \(bind: now), lease_until = NULL
-            WHERE state = 'running' AND lease_until < \(bind: now)
+            WHERE state = 'running' AND lease_until < \(bind: now) AND kind <> 'enrich'
             """).run()
     }
 

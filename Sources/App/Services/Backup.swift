@@ -310,7 +310,7 @@ enum Backup {
     /// jobs. The library itself, its settings and its staff stay.
     static func eraseData(libraryID: UUID, on db: any Database) async throws {
         let sql = db.sql
-        try await sql.raw("DELETE FROM enrichment_jobs WHERE library_id = \(bind: libraryID)").run()
+        try await sql.raw("DELETE FROM jobs WHERE library_id = \(bind: libraryID) AND kind = 'enrich'").run()
         try await sql.raw("DELETE FROM loans WHERE library_id = \(bind: libraryID)").run()
         try await sql.raw("DELETE FROM activities WHERE library_id = \(bind: libraryID)").run()
         try await sql.raw("DELETE FROM title_categories WHERE title_id IN (SELECT id FROM titles WHERE library_id = \(bind: libraryID))").run()

@@ -6,7 +6,8 @@ import ShelfmarkLookup
 import SQLKit
 import Vapor
 
-/// Background completion of titles' metadata (A6), as durable jobs in `enrichment_jobs`.
+/// Background completion of titles' metadata (A6), as queued jobs of kind `enrich` in `jobs` (one per
+/// title: `subject_id`), taken by `EnrichmentWorker`.
 ///
 /// - A job is claimed with a lease by one conditional UPDATE (PostgreSQL: `FOR UPDATE SKIP LOCKED`,
 ///   so two app instances never take the same job; SQLite: the one in-process write queue).
@@ -33,11 +34,11 @@ enum Enrichment {
     /// Schedules (or reschedules) the title's job to run now. Call inside the write's transaction.
     static func enqueue(titleID: UUID, libraryID: UUID, now: Date, on db: any Database) async throws {
         try await db.sql.raw("""
-            INSERT INTO enrichment_jobs (id, library_id, title_id, state, attempts, run_after, created_at, updated_at)
-            VALUES (\(bind: UUID()), \(bind: libraryID), \(bind: titleID), 'pending', 0, \(bind: now), \(bind: now), \(bind: now))
-            ON CONFLICT (title_id) DO UPDATE SET state = 'pending', attempts = 0, run_after = excluded.run_after,
-              last_error = NULL, updated_at = excluded.updated_at
-            WHERE enrichment_jobs.state <> 'running'
+            INSERT INTO jobs (id, library_id, kind, state, subject_id, attempts, run_after, rows_read, titles_created, copies_added, created_at)
+            VALUES (\(bind: UUID()), \(bind: libraryID), 'enrich', 'pending', \(bind: titleID), 0, \(bind: now), 0, 0, 0, \(bind: now))
+            ON CONFLICT (kind, subject_id) WHERE subject_id IS NOT NULL DO UPDATE SET state = 'pending', attempts = 0,
+              run_after = excluded.run_after, last_error = NULL, finished_at = NULL
+            WHERE jobs.state <> 'running'
             """).run()
     }
 
@@ -53,13 +54,13 @@ enum Enrichment {
         try await gate.transaction(on: db) { db in
             let lock: SQLQueryString = db.sql.dialect.name == "postgresql" ? "FOR UPDATE SKIP LOCKED" : ""
             return try await db.sql.raw("""
-                UPDATE enrichment_jobs SET state = 'running', attempts = attempts + 1, lease_owner = \(bind: owner),
-                  lease_until = \(bind: now.addingTimeInterval(lease)), updated_at = \(bind: now)
+                UPDATE jobs SET state = 'running', attempts = attempts + 1, lease_owner = \(bind: owner),
+                  lease_until = \(bind: now.addingTimeInterval(lease))
                 WHERE id = (
-                  SELECT id FROM enrichment_jobs
-                  WHERE (state = 'pending' AND run_after <= \(bind: now)) OR (state = 'running' AND lease_until < \(bind: now))
+                  SELECT id FROM jobs
+                  WHERE kind = 'enrich' AND ((state = 'pending' AND run_after <= \(bind: now)) OR (state = 'running' AND lease_until < \(bind: now)))
                   ORDER BY run_after LIMIT 1 \(lock))
-                RETURNING id, title_id, library_id, attempts
+                RETURNING id, subject_id AS title_id, library_id, attempts
                 """).first(decoding: Claim.self)
         }
     }
@@ -74,8 +75,8 @@ enum Enrichment {
         let runAfter = now.addingTimeInterval(error == nil ? 0 : backoff(attempts: job.attempts))
         try await gate.transaction(on: db) { db in
             try await db.sql.raw("""
-                UPDATE enrichment_jobs SET state = \(bind: state.rawValue), run_after = \(bind: runAfter), last_error = \(bind: error),
-                  lease_owner = NULL, lease_until = NULL, updated_at = \(bind: now)
+                UPDATE jobs SET state = \(bind: state.rawValue), run_after = \(bind: runAfter), last_error = \(bind: error),
+                  lease_owner = NULL, lease_until = NULL, finished_at = \(bind: state == .pending ? nil : now)
                 WHERE id = \(bind: job.id) AND lease_owner = \(bind: owner)
                 """).run()
         }
@@ -182,7 +183,7 @@ enum Enrichment {
     static func progress(library: UUID, on db: any Database) async throws -> Progress {
         struct Row: Decodable { var state: String; var n: Int }
         let rows = try await db.sql.raw("""
-            SELECT state, COUNT(*) AS n FROM enrichment_jobs WHERE library_id = \(bind: library) GROUP BY state
+            SELECT state, COUNT(*) AS n FROM jobs WHERE library_id = \(bind: library) AND kind = 'enrich' GROUP BY state
             """).all(decoding: Row.self)
         let count = { (s: State) in rows.first { $0.state == s.rawValue }?.n ?? 0 }
         return Progress(pending: count(.pending), running: count(.running), done: count(.done), failed: count(.failed))

@@ -536,8 +536,7 @@ enum Importer {
                     copies += n
                 }
                 if row.needsEnrichment {
-                    jobs.append(JobInsert(id: ids.next(), library_id: ctx.libraryID, title_id: row.id, state: "pending", attempts: 0,
-                                          run_after: now, created_at: now, updated_at: now))
+                    jobs.append(JobInsert(id: ids.next(), library_id: ctx.libraryID, title_id: row.id, run_after: now))
                 }
             }
             // Many rows per statement: the titles, then their copies with consecutive accession numbers, then the jobs.
@@ -560,7 +559,7 @@ enum Importer {
             for (titleID, names) in categories {
                 try await Catalog.setCategories(names, titleID: titleID, library: ctx.libraryID, on: db)
             }
-            try await BulkInsert.run("enrichment_jobs", columns: JobInsert.columns, rows: jobs, values: \.values, on: db)
+            try await BulkInsert.run("jobs", columns: JobInsert.columns, rows: jobs, values: \.values, on: db)
             try await ReadingLog.importHistory(history, user: ctx.user.id, library: ctx.libraryID, now: now, on: db)
             // The file's one activity entry lands with the first rows and counts them as they land, so
             // an import stopped half-way (a crash, a kill) still says what it brought in.
@@ -654,18 +653,17 @@ enum Importer {
     }
 }
 
+/// A title's enrichment job (`Enrichment.enqueue`'s row), for the bulk insert.
 private struct JobInsert {
-    static let columns = ["id", "library_id", "title_id", "state", "attempts", "run_after", "created_at", "updated_at"]
+    static let columns = ["id", "library_id", "kind", "state", "subject_id", "attempts", "run_after", "rows_read", "titles_created",
+                          "copies_added", "created_at"]
     var values: [BulkInsert.Value] {
-        [.uuid(id), .uuid(library_id), .uuid(title_id), .text(state), .integer(attempts), .date(run_after), .date(created_at), .date(updated_at)]
+        [.uuid(id), .uuid(library_id), .text("enrich"), .text("pending"), .uuid(title_id), .integer(0), .date(run_after),
+         .integer(0), .integer(0), .integer(0), .date(run_after)]
     }
 
     var id: UUID
     var library_id: UUID
     var title_id: UUID
-    var state: String
-    var attempts: Int
     var run_after: Date
-    var created_at: Date
-    var updated_at: Date
 }
