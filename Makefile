@@ -16,6 +16,8 @@ TEST_PACKAGES := postgresql chromium gettext $(IMAGING_PACKAGES)
 # Browser tests: Python Playwright in a venv of our own, driving Debian's Chromium (no browser download).
 VENV := $(CURDIR)/.tmp/venv
 PLAYWRIGHT_VERSION := 1.65.2
+# axe-core (bundled by this package) checks every page of the generated walk for WCAG 2.1 AA.
+AXE_VERSION := 0.1.8
 BENCH_PACKAGES := wrk time sqlite3 postgresql $(IMAGING_PACKAGES)
 BENCH_SCAN_PACKAGES := zbar-tools $(IMAGING_PACKAGES)
 # Third-party test material (barcode photos): checked when present next to the project.
@@ -83,6 +85,7 @@ test-e2e:
 	$(call ensure_packages,chromium)
 	@test -x $(VENV)/bin/python || python3 -m venv $(VENV)
 	@$(VENV)/bin/python -c "import playwright" 2>/dev/null || $(VENV)/bin/pip install -q playwright==$(PLAYWRIGHT_VERSION)
+	@$(VENV)/bin/python -c "import axe_playwright_python" 2>/dev/null || $(VENV)/bin/pip install -q axe-playwright-python==$(AXE_VERSION)
 	$(SWIFT) build --product shelfmark
 	$(SWIFT) build --product shelfmark-replay
 	E2E_BIN=$$($(SWIFT) build --show-bin-path) E2E_OUT=$(CURDIR)/.tmp/e2e $(VENV)/bin/python Tests/e2e/flows.py
