@@ -118,3 +118,99 @@ import Vapor
         }
     }
 }
+
+/// Issue 23: recurring jobs run once per period and library, whatever the number of instances, catch
+/// up once after downtime, and the daily tidy-up removes finished jobs older than the retention.
+@Suite struct RecurringJobTests {
+    struct PeriodRow: Decodable { var id: UUID; var period: String?; var state: String; var result: String? }
+
+    static func runs(_ app: Application, library: UUID) async throws -> [PeriodRow] {
+        try await app.db.sql.raw("SELECT id, period, state, result FROM jobs WHERE kind = 'prune' AND library_id = \(bind: library) ORDER BY created_at")
+            .all(decoding: PeriodRow.self)
+    }
+
+    @Test func aPeriodRunsOnceWhateverTheNumberOfInstancesAndCatchesUpOnce() async throws {
+        let clock = TestClock()
+        try await withTestApp(clock: clock.appClock) { app in
+            let f = try await Fixture.make(app)
+            let library = try #require(UUID(uuidString: f.libraryID))
+            // Ten instances claim the same period at once: exactly one gets it.
+            let period = RecurringJob.prune.schedule.period(at: clock.now, in: Library.zone(nil)).key
+            let claims = try await withThrowingTaskGroup(of: UUID?.self) { group in
+                for _ in 0..<10 {
+                    group.addTask { try await RecurringJobs.claim(.prune, library: library, period: period, now: clock.now, app: app) }
+                }
+                return try await group.reduce(into: [UUID]()) { if let id = $1 { $0.append(id) } }
+            }
+            #expect(claims.count == 1)
+            try await Jobs.finish(claims[0], result: RecurringJobs.Outcome(removed: 0), failure: nil, app: app)
+            // The scheduler finds that period taken: nothing runs again today.
+            #expect(try await RecurringJobs.tick(app: app).isEmpty)
+            // Three days without a server: one run when it is back, for the latest period only.
+            clock.advance(days: 3)
+            let started = try await RecurringJobs.tick(app: app)
+            #expect(started.count == 1)
+            for id in started { await app.jobRunner.wait(id) }
+            #expect(try await RecurringJobs.tick(app: app).isEmpty)
+            let runs = try await Self.runs(app, library: library)
+            #expect(runs.map(\.period) == [period, RecurringJob.prune.schedule.period(at: clock.now, in: Library.zone(nil)).key])
+            #expect(runs.allSatisfy { $0.state == "done" }, "\(runs)")
+        }
+    }
+
+    @Test func theDailyTidyUpRemovesFinishedJobsPastTheRetentionAndKeepsTheRest() async throws {
+        let clock = TestClock()
+        try await withTestApp(clock: clock.appClock) { app in
+            let f = try await Fixture.make(app)
+            let library = try #require(UUID(uuidString: f.libraryID))
+            let user = try #require(try await User.query(on: app.db).first()?.requireID())
+            let old = try await Jobs.begin(.importFile, library: library, target: library, user: user, now: clock.now, app: app)
+            try await Jobs.finish(old, result: nil as String?, failure: nil, app: app)
+            _ = try await f.addTitle("Momo", isbn: "9783522202602")   // a queued enrichment job: not finished, kept
+            clock.advance(days: 31)
+            let recent = try await Jobs.begin(.importFile, library: library, target: library, user: user, now: clock.now, app: app)
+            try await Jobs.finish(recent, result: nil as String?, failure: nil, app: app)
+            let outcome = try await Jobs.prune(library: library, app: app)
+            #expect(outcome.removed == 1)
+            struct IDRow: Decodable { var id: UUID; var kind: String }
+            let left = try await app.db.sql.raw("SELECT id, kind FROM jobs WHERE library_id = \(bind: library)").all(decoding: IDRow.self)
+            #expect(!left.contains { $0.id == old })
+            #expect(left.contains { $0.id == recent })
+            #expect(left.contains { $0.kind == "enrich" })
+            // Run by the scheduler, the tidy-up records what it did.
+            for id in try await RecurringJobs.tick(app: app) { await app.jobRunner.wait(id) }
+            let run = try #require(try await RecurringJobTests.runs(app, library: library).last)
+            #expect(run.state == "done")
+            #expect(run.result?.contains("\"removed\":0") == true, "\(run.result ?? "")")
+        }
+    }
+}
+
+/// Issue 23: the migration that makes one job system moves every row: imports stay as they were,
+/// filling in titles become `enrich` jobs of their title (and back, on revert).
+@Suite struct UnifyJobsMigrationTests {
+    @Test func enrichmentRowsAndJobsMoveIntoOneTable() async throws {
+        try await withTestApp { app in
+            let f = try await Fixture.make(app)
+            let library = try #require(UUID(uuidString: f.libraryID))
+            let user = try #require(try await User.query(on: app.db).first()?.requireID())
+            let titleID = try #require(UUID(uuidString: try await f.addTitle("Momo", isbn: "9783522202602")))
+            let importJob = try await Jobs.begin(.importFile, library: library, target: library, user: user, now: app.clock.now(), app: app)
+            try await Jobs.finish(importJob, result: nil as String?, failure: nil, app: app)
+            try await UnifyJobs().revert(on: app.db)
+            struct Old: Decodable { var title_id: UUID; var state: String; var attempts: Int }
+            let before = try await app.db.sql.raw("SELECT title_id, state, attempts FROM enrichment_jobs").all(decoding: Old.self)
+            #expect(before.map(\.title_id) == [titleID])
+            try await app.db.sql.raw("UPDATE enrichment_jobs SET attempts = 3, last_error = 'late'").run()
+            try await UnifyJobs().prepare(on: app.db)
+            struct New: Decodable { var id: UUID; var kind: String; var subject_id: UUID?; var attempts: Int; var last_error: String?; var user_id: UUID? }
+            let after = try await app.db.sql.raw("SELECT id, kind, subject_id, attempts, last_error, user_id FROM jobs ORDER BY kind").all(decoding: New.self)
+            #expect(after.map(\.kind) == ["enrich", "import"])
+            #expect(after.first?.subject_id == titleID && after.first?.attempts == 3 && after.first?.last_error == "late")
+            #expect(after.last?.id == importJob && after.last?.user_id == user)
+            // The queue works on the moved row.
+            let claimed = try await Enrichment.claim(owner: "test", now: app.clock.now(), gate: app.writeGate, on: app.db)
+            #expect(claimed?.title_id == titleID)
+        }
+    }
+}

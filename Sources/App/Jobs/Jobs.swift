@@ -4,13 +4,18 @@ import NIOConcurrencyHelpers
 import SQLKit
 import Vapor
 
-/// Long work in the background (imports, restores; reminders and reports later), one mechanism:
-/// a durable row in `jobs` says what runs, how far it got and how it ended; the work runs in a task
-/// of this process (`JobRunner`), which renews the row's lease while it works. A job whose process
-/// died is marked failed when its lease runs out, so a page never waits on it for ever. At most one
-/// job writes into a library at a time (a second is refused with `job_running`).
+/// Work in the background, one mechanism: a durable row in `jobs` says what runs, how far it got and
+/// how it ended. Three ways in:
+/// - started by a person (imports, restores): `begin` then `run`; at most one writes into a library at
+///   a time (a second is refused with `job_running`);
+/// - queued per subject (filling in a title, `enrich`): `Enrichment.enqueue`, claimed by the worker with
+///   a lease and retried with backoff;
+/// - recurring (`RecurringJobs`): one run per period and library, claimed by the `Scheduler`.
+/// The work runs in a task of this process (`JobRunner`), which renews the row's lease while it works.
+/// A job whose process died is marked failed when its lease runs out, so a page never waits on it for
+/// ever. Finished jobs are removed after `retention` by the daily `prune` run.
 enum Jobs {
-    enum Kind: String, Codable, Sendable { case importFile = "import", restore }
+    enum Kind: String, Codable, Sendable, CaseIterable { case importFile = "import", restore, enrich, prune }
     enum State: String, Codable, Sendable { case running, done, failed }
 
     /// How long a job counts as alive without a sign of life; renewed every `heartbeat`.
@@ -22,7 +27,7 @@ enum Jobs {
         var id: UUID
         var library_id: UUID?
         var target_library_id: UUID?
-        var user_id: UUID
+        var user_id: UUID?
         var kind: String
         var state: String
         var lease_until: Date?

@@ -31,6 +31,8 @@ struct JobDTO: Content {
             (report, library) = (outcome?.report, outcome?.library)
         case .restore:
             (report, library) = (nil, record.decodedResult(RestoreJob.Outcome.self)?.library)
+        case .enrich, .prune:
+            (report, library) = (nil, nil)
         }
         error = record.decodedFailure.map { ErrorBody.Detail(code: $0.code, message: t.message($0.error), field: $0.field) }
         (createdAt, finishedAt) = (record.created_at, record.finished_at)

@@ -20,7 +20,8 @@ struct JobPage: Sendable {
     /// The model for job `jobID` of the signed-in user, seen from `library`.
     static func make(jobID: UUID, library: LibraryContext, app: Application, t: Strings) async throws -> JobPage {
         let record = try await Jobs.find(jobID, user: library.user.id, app: app)
-        guard record.library_id == library.libraryID, let kind = Jobs.Kind(rawValue: record.kind) else { throw JobError.notFound }
+        guard record.library_id == library.libraryID, let kind = Jobs.Kind(rawValue: record.kind), kind == .importFile || kind == .restore
+        else { throw JobError.notFound }
         let failed = { (failure: Jobs.Failure?) in State.failed(kind: kind, message: (failure ?? .interrupted).message(t)) }
         let state: State = switch (record.status, kind) {
         case (.running, .importFile):
@@ -30,7 +31,7 @@ struct JobPage: Sendable {
             record.decodedResult(ImportJob.Outcome.self).map { .imported($0.report, madeLibrary: $0.library) } ?? failed(nil)
         case (.done, .restore):
             record.decodedResult(RestoreJob.Outcome.self).map { .restored($0.library) } ?? failed(nil)
-        case (.failed, _): failed(record.decodedFailure)
+        case (.failed, _), (_, .enrich), (_, .prune): failed(record.decodedFailure)
         }
         return JobPage(jobID: jobID, libraryID: library.libraryID, state: state)
     }

@@ -1,0 +1,191 @@
+import Fluent
+import Foundation
+import NIOConcurrencyHelpers
+import ShelfmarkCore
+import SQLKit
+import Vapor
+
+/// Work that runs by itself, per library, on a schedule in the library's time zone: one run per
+/// period (day or week), whatever the number of instances on one PostgreSQL, and one catch-up run
+/// after the server was down (the latest period only). Reminders, hold expiry and fines add a case
+/// here and the work it does.
+struct RecurringJob: Sendable {
+    let kind: Jobs.Kind
+    let schedule: Schedule
+    /// The run's work for one library; what it answers is kept as the job's result.
+    let work: @Sendable (_ library: UUID, _ app: Application) async throws -> RecurringJobs.Outcome
+
+    static let prune = RecurringJob(kind: .prune, schedule: .daily(at: 3)) { library, app in
+        try await Jobs.prune(library: library, app: app)
+    }
+}
+
+enum RecurringJobs {
+    /// Every recurring job of every library.
+    static let all: [RecurringJob] = [.prune]
+
+    /// What a run did, as a count the staff page shows.
+    struct Outcome: Codable, Sendable, Equatable {
+        var removed: Int?
+    }
+
+    /// A library as the scheduler needs it.
+    struct LibraryZone: Decodable, Sendable {
+        var id: UUID
+        var time_zone: String?
+        var zone: TimeZone { Library.zone(time_zone) }
+    }
+
+    static func libraries(on db: any Database) async throws -> [LibraryZone] {
+        try await db.sql.raw("SELECT id, time_zone FROM libraries").all(decoding: LibraryZone.self)
+    }
+
+    /// Claims the run of `job` for `library` and `period`: the row is written only if no run of that
+    /// period exists (a partial unique index on kind, library and period), so of several instances
+    /// exactly one gets an id back.
+    static func claim(_ job: RecurringJob, library: UUID, period: String, now: Date, app: Application) async throws -> UUID? {
+        let id = UUID()
+        return try await app.writeGate.transaction(on: app.db) { db in
+            let row = try await db.sql.raw("""
+                INSERT INTO jobs (id, library_id, kind, state, lease_until, rows_read, titles_created, copies_added, created_at, attempts, period)
+                VALUES (\(bind: id), \(bind: library), \(bind: job.kind.rawValue), 'running', \(bind: now.addingTimeInterval(Jobs.lease)),
+                        0, 0, 0, \(bind: now), 1, \(bind: period))
+                ON CONFLICT (kind, library_id, period) WHERE period IS NOT NULL DO NOTHING
+                RETURNING id
+                """).first()
+            return row == nil ? nil : id
+        }
+    }
+
+    /// Starts every run whose period has come and that no instance has claimed; answers the runs this
+    /// process started (tests await them with `app.jobRunner.wait`).
+    @discardableResult
+    static func tick(app: Application, seen: NIOLockedValueBox<Set<String>>? = nil) async throws -> [UUID] {
+        let now = app.clock.now()
+        var started: [UUID] = []
+        for library in try await libraries(on: app.db) {
+            for job in all {
+                let period = job.schedule.period(at: now, in: library.zone).key
+                let key = "\(job.kind.rawValue) \(library.id) \(period)"
+                if seen?.withLockedValue({ $0.contains(key) }) == true { continue }
+                if let id = try await claim(job, library: library.id, period: period, now: now, app: app) {
+                    started.append(id)
+                    Jobs.run(id, app: app) { try await job.work(library.id, app) }
+                }
+                _ = seen?.withLockedValue { $0.insert(key) }
+            }
+        }
+        return started
+    }
+
+    /// When the next run of any library is due (the scheduler sleeps until then, or five minutes).
+    static func nextDue(after now: Date, libraries: [LibraryZone]) -> Date? {
+        libraries.flatMap { library in all.map { $0.schedule.next(after: now, in: library.zone) } }.min()
+    }
+
+    /// A recurring job's schedule and its next run, for the staff page.
+    struct Planned: Sendable {
+        var kind: Jobs.Kind
+        var schedule: Schedule
+        var next: Date
+    }
+
+    static func planned(zone: TimeZone, now: Date) -> [Planned] {
+        all.map { Planned(kind: $0.kind, schedule: $0.schedule, next: $0.schedule.next(after: now, in: zone)) }
+    }
+}
+
+extension Jobs {
+    /// How long a finished job is kept (the staff page shows them; `prune` removes older ones).
+    static let retention: TimeInterval = 30 * 86_400
+
+    /// The daily tidy-up of one library: finished jobs (imports, restores, filled-in titles, earlier
+    /// runs) older than `retention` are removed, and those of libraries that no longer exist.
+    static func prune(library: UUID, app: Application) async throws -> RecurringJobs.Outcome {
+        let cutoff = app.clock.now().addingTimeInterval(-retention)
+        return try await app.writeGate.transaction(on: app.db) { db in
+            struct Count: Decodable { var n: Int }
+            let condition: SQLQueryString = """
+                (library_id = \(bind: library) OR library_id IS NULL) AND state IN ('done', 'failed') AND finished_at < \(bind: cutoff)
+                """
+            let count = try await db.sql.raw("SELECT COUNT(*) AS n FROM jobs WHERE \(condition)").first(decoding: Count.self)?.n ?? 0
+            if count > 0 { try await db.sql.raw("DELETE FROM jobs WHERE \(condition)").run() }
+            return RecurringJobs.Outcome(removed: count)
+        }
+    }
+
+    /// A job as the staff page lists it.
+    struct Run: Decodable, Sendable {
+        var id: UUID
+        var kind: String
+        var state: String
+        var created_at: Date
+        var finished_at: Date?
+        var result: String?
+        var failure: String?
+        var period: String?
+
+        var status: State { State(rawValue: state) ?? .failed }
+        var decodedFailure: Failure? { failure.flatMap { try? JSONDecoder.api.decode(Failure.self, from: Data($0.utf8)) } }
+        var outcome: RecurringJobs.Outcome? { result.flatMap { try? JSONDecoder.api.decode(RecurringJobs.Outcome.self, from: Data($0.utf8)) } }
+    }
+
+    /// The library's latest jobs other than filling in titles (those are counted by `Enrichment.progress`),
+    /// newest first; leases that ran out are ended first, so a dead job shows as failed.
+    static func recent(library: UUID, limit: Int, app: Application) async throws -> [Run] {
+        let now = app.clock.now()
+        try await app.writeGate.transaction(on: app.db) { db in try await expireLeases(now: now, on: db) }
+        return try await app.db.sql.raw("""
+            SELECT id, kind, state, created_at, finished_at, result, failure, period FROM jobs
+            WHERE library_id = \(bind: library) AND kind <> 'enrich'
+            ORDER BY created_at DESC LIMIT \(bind: limit)
+            """).all(decoding: Run.self)
+    }
+}
+
+/// Runs the recurring jobs in `shelfmark serve`: at start (a run missed while the server was down is
+/// made then, once), then at each next scheduled moment, and at least every five minutes (a library
+/// made meanwhile, another instance's clock).
+final class Scheduler: LifecycleHandler, Sendable {
+    private let task = NIOLockedValueBox<Task<Void, Never>?>(nil)
+    private let seen = NIOLockedValueBox<Set<String>>([])
+    let longestSleep: Duration
+
+    init(longestSleep: Duration = .seconds(300)) {
+        self.longestSleep = longestSleep
+    }
+
+    func didBootAsync(_ app: Application) async throws {
+        let (seen, longest) = (seen, longestSleep)
+        let loop = Task {
+            while !Task.isCancelled {
+                var sleep = longest
+                do {
+                    try await RecurringJobs.tick(app: app, seen: seen)
+                    let now = app.clock.now()
+                    if let next = RecurringJobs.nextDue(after: now, libraries: try await RecurringJobs.libraries(on: app.db)) {
+                        sleep = min(longest, .seconds(max(1, next.timeIntervalSince(now) + 1)))
+                    }
+                } catch {
+                    if Task.isCancelled { break }
+                    app.logger.warning("scheduler: \(String(describing: error))")
+                }
+                try? await Task.sleep(for: sleep)
+            }
+        }
+        task.withLockedValue { $0 = loop }
+    }
+
+    func shutdownAsync(_ application: Application) async {
+        let running = task.withLockedValue { t -> Task<Void, Never>? in let r = t; t = nil; return r }
+        running?.cancel()
+        await running?.value
+    }
+}
+
+extension Application {
+    /// Runs the recurring jobs (registered before boot; `serve` only).
+    func useScheduler(_ scheduler: Scheduler = Scheduler()) {
+        lifecycle.use(scheduler)
+    }
+}
