@@ -1,6 +1,7 @@
 @testable import App
 import Fluent
 import Foundation
+import ShelfmarkCore
 import SQLKit
 import Testing
 import Vapor
@@ -211,6 +212,44 @@ import Vapor
             // The queue works on the moved row.
             let claimed = try await Enrichment.claim(owner: "test", now: app.clock.now(), gate: app.writeGate, on: app.db)
             #expect(claimed?.title_id == titleID)
+        }
+    }
+}
+
+/// Issue 23: the Background work page: its model built straight from the database, then the page as
+/// staff and a viewer see it.
+@Suite struct BackgroundPageTests {
+    @Test func thePageListsSchedulesAndRecentRunsWithWhyOneFailed() async throws {
+        try await withTestApp { app in
+            // Set up: a failed import, a tidy-up run, a title waiting to be filled in.
+            var browser = Browser(app: app)
+            let catalog = try await browser.setUp()
+            let lib = String(catalog.dropLast("/catalog".count))
+            let library = try #require(UUID(uuidString: String(lib.split(separator: "/").last ?? "")))
+            let user = try #require(try await User.query(on: app.db).first()?.requireID())
+            let failed = try await Jobs.begin(.importFile, library: library, target: library, user: user, now: app.clock.now(), app: app)
+            try await Jobs.finish(failed, result: nil as String?, failure: Jobs.Failure(ExchangeError.emptyFile, languages: app.languages), app: app)
+            for id in try await RecurringJobs.tick(app: app) { await app.jobRunner.wait(id) }
+            try await Enrichment.enqueue(titleID: UUID(), libraryID: library, now: app.clock.now(), on: app.db)
+            // The model.
+            let ctx = LibraryContext(libraryID: library, name: "Room 12", policy: LoanPolicy(), role: .owner,
+                                     user: AuthenticatedUser(id: user, username: "owner", displayName: "Owner"))
+            let model = try await BackgroundPage.make(library: ctx, app: app)
+            #expect(model.planned.map(\.kind) == [.prune])
+            #expect(model.planned.first.map { $0.next > app.clock.now() } == true)
+            #expect(model.enrichment.pending == 1)
+            #expect(model.runs.map(\.kind) == [.prune, .importFile])
+            #expect(model.runs.first?.state == .done && model.runs.first?.removed == 0)
+            #expect(model.runs.last?.state == .failed && model.runs.last?.failure?.field == "file")
+            #expect(model.runs.last?.page == .job(library: library, job: failed))
+            // The page, in German: the failure said in German, the schedule and the queue.
+            browser.language = "de"
+            let page = try await browser.get(WebRoute.background(library: library).path)
+            #expect(page.status == .ok)
+            #expect(page.html.contains("Alte Einträge aufräumen") && page.html.contains("Täglich um 03:00"))
+            #expect(page.html.contains(Strings(lang: .de).message(ExchangeError.emptyFile)))
+            #expect(page.html.contains("Bücher, die auf Ergänzung warten: 1."))
+            #expect(try await browser.get(WebRoute.more(library: library).path).html.contains(WebRoute.background(library: library).path))
         }
     }
 }

@@ -96,6 +96,9 @@ enum L: String, CaseIterable, Sendable {
     case errNotAPage, errMethodNotAllowed, sharedSinceText, newShareLink
     case errNotAnID, errTrueOrFalse, errWholeNumberRange, errOneOf, errUnreadableForm, errNoFileField
     case errFieldRequired, errFieldType, kindText, kindNumber, kindTrueFalse, kindDate, kindID, kindValue, errBodyNotJSON
+    // Background work (issue 23)
+    case backgroundWork, backgroundIntro, scheduledWork, recentRuns, jobImport, jobRestore, jobPrune, jobEnrich, jobRunning, jobDone
+    case jobFailed, scheduleDaily, scheduleWeekly, nextRun, removedRecords, enrichmentQueue, noRunsYet
 }
 
 /// Counted phrases (`msgid_plural`), one form per plural form the language has.

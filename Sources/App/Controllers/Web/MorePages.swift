@@ -11,6 +11,7 @@ enum MorePages {
         web.get(.more(library: .pattern), use: more)
         web.get(.dashboard(library: .pattern), use: dashboard)
         web.get(.activity(library: .pattern), use: activity)
+        web.get(.background(library: .pattern), use: background)
         web.get(.settings(library: .pattern), use: settings)
         web.post(.settings(library: .pattern), use: saveSettings)
         web.post(.staff(library: .pattern), use: addStaff)
@@ -36,6 +37,12 @@ enum MorePages {
         let type = req.query[String.self, at: "type"].flatMap(ActivityType.init(rawValue:))
         return try await ActivityPage.make(type: type, paging: Paging(req.query[Int.self, at: "page"]), library: ctx, on: req.db)
             .render(try await req.page(library: ctx))
+    }
+
+    /// What runs by itself and what ran lately (issue 23): for the staff who import and restore.
+    @Sendable static func background(req: Request) async throws -> HTML {
+        let ctx = try await req.library(.catalog)
+        return try await BackgroundPage.make(library: ctx, app: req.application).render(try await req.page(library: ctx))
     }
 
     // MARK: - Settings, staff, libraries

@@ -63,7 +63,7 @@ extension WebRoute {
         case reading, readingStats, readingClass, readingShare, readingGoal, titleProgress, titleReadStatus, titleMemberRead
         case readDelete, readRating
         case titlePhotos, photo, photoCorners, photoMarkup, photoDelete, photoQuote, quotes, quoteDelete
-        case more, dashboard, activity
+        case more, dashboard, activity, background
         case settings, staff, staffRole, staffRemove, staffPassword, createLibrary, server
         case exchange, job, restore, erase
         case memberCards, copyLabels
@@ -128,6 +128,7 @@ extension WebRoute {
         case .more: .more
         case .dashboard: .dashboard
         case .activity: .activity
+        case .background: .background
         case .settings: .settings
         case .staff: .staff
         case .staffRole: .staffRole
@@ -206,6 +207,7 @@ extension WebRoute {
         case .more: return e(.more(library: l), .overview, page)
         case .dashboard: return e(.dashboard(library: l), .overview, page)
         case .activity: return e(.activity(library: l), .overview, page)
+        case .background: return e(.background(library: l), .overview, page)
         case .settings: return e(.settings(library: l), .settings, both)
         case .staff: return e(.staff(library: l), .settings, action)
         case .staffRole: return e(.staffRole(library: l, user: s.user), .settings, action)

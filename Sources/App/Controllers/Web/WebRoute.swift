@@ -45,6 +45,7 @@ enum WebRoute: Sendable, Equatable {
     case memberReturnAll(library: UUID, member: UUID)
     case dashboard(library: UUID)
     case activity(library: UUID)
+    case background(library: UUID)
     case settings(library: UUID)
     case staff(library: UUID)
     case staffRole(library: UUID, user: UUID)
@@ -124,6 +125,7 @@ enum WebRoute: Sendable, Equatable {
         case .memberReturnAll(let library, let member): Self.member(library: library, member: member).segments + [.fixed("return-all")]
         case .dashboard(let library): Self.library(library) + [.fixed("dashboard")]
         case .activity(let library): Self.library(library) + [.fixed("activity")]
+        case .background(let library): Self.library(library) + [.fixed("background")]
         case .settings(let library): Self.library(library) + [.fixed("settings")]
         case .staff(let library): Self.library(library) + [.fixed("staff")]
         case .staffRole(let library, let user): Self.library(library) + [.fixed("staff"), .parameter(name: "userID", value: user.uuidString), .fixed("role")]
