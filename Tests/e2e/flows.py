@@ -403,6 +403,8 @@ def flow_every_page(page, library, servers):
             response = page.goto(BASE + path)
             assert response.status < 400, f"{path} in {code} answered {response.status}"
             name = f"{code}-{path.strip('/').replace('/', '-')[:80]}"
+            if code == "de" and path.endswith("/background"):
+                shot(page, "14-background-work-de-360")
             width = page.evaluate("() => document.documentElement.scrollWidth")
             if width > 360:
                 shot(page, f"overflow-{name}")
