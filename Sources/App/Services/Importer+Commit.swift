@@ -1,0 +1,303 @@
+import Fluent
+import Foundation
+import ShelfmarkCore
+import ShelfmarkLookup
+import SQLKit
+import Vapor
+
+extension Importer {
+    /// Writes one batch in one transaction. Rows with only an ISBN get their title from the lookup
+    /// (cache first) before the transaction starts.
+    /// A record with its title row already checked and derived (done while the previous batch is
+    /// written); nil for a record that has only an ISBN and needs the lookup first.
+    struct Prepared: Sendable {
+        var record: ImportRecord
+        var insert: Result<TitleRow, PrepareFailure>?
+
+        init(_ record: ImportRecord, library: UUID, now: Date, ids: inout UUIDSource) {
+            self.record = record
+            insert = record.title == nil ? nil : Self.make(record, library: library, now: now, ids: &ids)
+        }
+
+        static func make(_ r: ImportRecord, library: UUID, now: Date, ids: inout UUIDSource) -> Result<TitleRow, PrepareFailure> {
+            do { return .success(try TitleRow(importing: r, id: ids.next(), now: now)) } catch {
+                return .failure(PrepareFailure(message: error.answered.message, problem: error as? InputProblem))
+            }
+        }
+    }
+
+    struct PrepareFailure: Error, Sendable { var message: String; var problem: InputProblem? }
+
+    /// At most this many provider lookups at once for the rows of a file that have only an ISBN.
+    static let concurrentLookups = 8
+    /// Lookups for one import start only within this time (cached answers are used after it): with
+    /// hanging providers an import of an ISBN list ends in about this plus one lookup timeout.
+    static let lookupBudget: Duration = .seconds(20)
+
+    /// Looks the ISBNs up (cache first), `concurrentLookups` at a time; an ISBN not looked up before
+    /// the deadline (and not cached) has no answer.
+    static func lookUp(_ isbns: [ISBN], app: Application, now: Date, deadline: ContinuousClock.Instant) async throws -> [String: CachedLookup] {
+        var unique: [ISBN] = []
+        var seen = Set<String>()
+        for isbn in isbns where seen.insert(isbn.isbn13).inserted { unique.append(isbn) }
+        guard !unique.isEmpty else { return [:] }
+        let lookup = app.metadataLookup, gate = app.writeGate, db = app.db
+        return try await withThrowingTaskGroup(of: (String, CachedLookup?).self) { group in
+            var answers: [String: CachedLookup] = [:]
+            var next = 0
+            func start() {
+                let isbn = unique[next]
+                next += 1
+                group.addTask {
+                    if ContinuousClock.now >= deadline {
+                        return (isbn.isbn13, try await LookupService.cached(isbn.isbn13, now: now, on: db))
+                    }
+                    return (isbn.isbn13, try await LookupService.isbn(isbn, lookup: lookup, now: now, gate: gate, on: db))
+                }
+            }
+            while next < unique.count, next < concurrentLookups { start() }
+            while let (key, answer) = try await group.next() {
+                if let answer { answers[key] = answer }
+                if next < unique.count { start() }
+            }
+            return answers
+        }
+    }
+
+    /// Writes one batch in one transaction. Rows with only an ISBN get their title from the lookup
+    /// (cache first) before the transaction starts.
+    static func commit(_ records: [Prepared], format: ImportFormat, policy: ExistingISBNPolicy,
+                               library ctx: LibraryContext, app: Application, now: Date,
+                               lookupDeadline: ContinuousClock.Instant, activity: ImportActivity) async throws -> BatchOutcome {
+        var lookupFailures: [ImportRowNote] = []
+        guard !records.isEmpty else { return BatchOutcome() }
+        let looked = try await lookUp(records.filter { $0.insert == nil }.compactMap { $0.record.isbn.flatMap { try? ISBN($0) } },
+                                      app: app, now: now, deadline: lookupDeadline)
+        var batch: [Prepared] = []
+        var ids = UUIDSource()
+        for var p in records {
+            if p.insert == nil {
+                var r = p.record
+                guard let raw = r.isbn, let isbn = try? ISBN(raw) else {
+                    lookupFailures.append(ImportRowNote(line: r.line, rowError: .missing(column: "Title")))
+                    continue
+                }
+                guard let answer = looked[isbn.isbn13] else {
+                    lookupFailures.append(ImportRowNote(line: r.line, title: nil,
+                                                       reason: "ISBN \(isbn.hyphenated): the book providers did not answer in time; import this line again later",
+                                                       code: "providers_late", values: ["isbn": isbn.hyphenated]))
+                    continue
+                }
+                guard let found = answer.result.record else {
+                    lookupFailures.append(ImportRowNote(line: r.line, title: nil,
+                                                       reason: "ISBN \(isbn.hyphenated): no title in the file and none found at the book providers",
+                                                       code: "not_found", values: ["isbn": isbn.hyphenated]))
+                    continue
+                }
+                r.title = found.title
+                if r.authors.isEmpty { r.authors = found.authors ?? [] }
+                r.publisher = r.publisher ?? found.publisher
+                r.publishedDate = r.publishedDate ?? found.publishedDate
+                r.pageCount = r.pageCount ?? found.pageCount
+                r.language = r.language ?? found.language
+                r.description = r.description ?? found.description
+                r.coverURL = found.coverURL
+                p = Prepared(r, library: ctx.libraryID, now: now, ids: &ids)
+            }
+            batch.append(p)
+        }
+        let rows = batch
+        let isbns = rows.compactMap(\.record.isbn)
+        let outcome = try await app.writeGate.transaction(on: app.db) { db -> (created: Int, copies: Int, skipped: [ImportRowNote], failed: [ImportRowNote]) in
+            let sql = db.sql
+            var inLibrary: [String: UUID] = [:]
+            if !isbns.isEmpty {
+                struct Existing: Decodable { var id: UUID; var isbn13: String }
+                for t in try await sql.select().columns("id", "isbn13").from("titles")
+                    .where("library_id", .equal, ctx.libraryID).where("isbn13", .in, isbns).all(decoding: Existing.self) {
+                    inLibrary[t.isbn13] = t.id
+                }
+            }
+            var created = 0, copies = 0
+            var skipped: [ImportRowNote] = [], failed: [ImportRowNote] = []
+            var seenHere: [String: UUID] = [:]  // the same ISBN twice in one batch (earlier batches are in `inLibrary`)
+            var titles: [TitleRow] = []
+            var copyCounts: [(UUID, Int)] = []
+            var categories: [(UUID, [String])] = []
+            var jobs: [JobInsert] = []
+            var history: [ReadingLog.ImportedHistory] = []
+            var ids = UUIDSource()
+            for p in rows {
+                let r = p.record
+                let title = r.title ?? ""
+                if let isbn = r.isbn, let existingID = inLibrary[isbn] ?? seenHere[isbn] {
+                    if !r.reads.isEmpty {
+                        history.append(.init(titleID: existingID, title: title, author: r.authors.first, pageCount: r.pageCount, reads: r.reads, rating: r.rating))
+                    }
+                    if policy == .copies, !r.wishlist {
+                        let n = r.totalCopies ?? 1
+                        if let pending = copyCounts.firstIndex(where: { $0.0 == existingID }) {
+                            copyCounts[pending].1 += n
+                        } else {
+                            try await Catalog.addCopies(n, titleID: existingID, location: nil, library: ctx.libraryID, on: db)
+                        }
+                        copies += n
+                    } else {
+                        skipped.append(ImportRowNote(line: r.line, title: title, reason: "ISBN \(isbn) is already in the library",
+                                                     code: "already_in_library", values: ["isbn": isbn]))
+                    }
+                    continue
+                }
+                let row: TitleRow
+                switch p.insert {
+                case .success(let insert)?: row = insert
+                case .failure(let failure)?:
+                    failed.append(ImportRowNote(line: r.line, title: title, reason: failure.message, problem: failure.problem))
+                    continue
+                case nil:
+                    continue  // not reached: records without a title were looked up above
+                }
+                titles.append(row)
+                created += 1
+                if !r.reads.isEmpty {
+                    history.append(.init(titleID: row.id, title: title, author: r.authors.first, pageCount: r.pageCount, reads: r.reads, rating: r.rating))
+                }
+                if let isbn = r.isbn { seenHere[isbn] = row.id }
+                if !r.categories.isEmpty, let names = try? Catalog.categoryNames(Array(r.categories.prefix(20))) { categories.append((row.id, names)) }
+                if !r.wishlist {
+                    let n = r.totalCopies ?? 1
+                    if n > 0 { copyCounts.append((row.id, n)) }
+                    copies += n
+                }
+                if row.needsEnrichment {
+                    jobs.append(JobInsert(id: ids.next(), library_id: ctx.libraryID, title_id: row.id, run_after: now))
+                }
+            }
+            // Many rows per statement: the titles, then their copies with consecutive accession numbers, then the jobs.
+            try await BulkInsert.run("titles", columns: TitleRow.insertColumns, rows: titles, values: { $0.values(library: ctx.libraryID) }, on: db)
+            let copyTotal = copyCounts.reduce(0) { $0 + $1.1 }
+            if copyTotal > 0 {
+                var accession = try await Catalog.allocateAccessions(copyTotal, library: ctx.libraryID, on: db)
+                var copyRows: [CopyRow] = []
+                copyRows.reserveCapacity(copyTotal)
+                for (titleID, n) in copyCounts {
+                    for i in 0..<n {
+                        copyRows.append(CopyRow(id: ids.next(), title_id: titleID, copy_number: i + 1, barcode: Copy.barcode(accession: accession),
+                                                location: nil, condition: nil, status: CopyStatus.available.rawValue,
+                                                created_at: now, updated_at: now))
+                        accession += 1
+                    }
+                }
+                try await BulkInsert.run("copies", columns: CopyRow.insertColumns, rows: copyRows, values: { $0.values(library: ctx.libraryID) }, on: db)
+            }
+            for (titleID, names) in categories {
+                try await Catalog.setCategories(names, titleID: titleID, library: ctx.libraryID, on: db)
+            }
+            try await BulkInsert.run("jobs", columns: JobInsert.columns, rows: jobs, values: \.values, on: db)
+            try await ReadingLog.importHistory(history, user: ctx.user.id, library: ctx.libraryID, now: now, on: db)
+            // The file's one activity entry lands with the first rows and counts them as they land, so
+            // an import stopped half-way (a crash, a kill) still says what it brought in.
+            try await activity.record(titles: activity.titlesBefore + created, copies: activity.copiesBefore + copies, on: db)
+            return (created, copies, skipped, failed)
+        }
+        return BatchOutcome(created: outcome.created, copies: outcome.copies, skipped: outcome.skipped, failed: lookupFailures + outcome.failed)
+    }
+
+    /// The one `import` activity entry of a file, written with each batch (same id, counts so far).
+    struct ImportActivity: Sendable {
+        let id: UUID
+        let format: ImportFormat
+        let library: LibraryContext
+        let at: Date
+        var titlesBefore = 0
+        var copiesBefore = 0
+
+        func record(titles: Int, copies: Int, on db: any Database) async throws {
+            let detail = ActivityDetail.imported(titles: titles, copies: copies, format: format)
+            try await db.sql.raw("""
+                INSERT INTO activities (id, library_id, at, type, title_id, title_text, author_text, member_card_id, info, detail, actor)
+                VALUES (\(bind: id), \(bind: library.libraryID), \(bind: at), \(bind: ActivityType.importBooks.rawValue), NULL, NULL, NULL, NULL,
+                        \(bind: detail.english), \(bind: detail.json), \(bind: library.user.username))
+                ON CONFLICT (id) DO UPDATE SET info = excluded.info, detail = excluded.detail
+                """).run()
+        }
+    }
+
+    /// Told after each batch lands (an import run as a job shows it on its page). Passed down as a
+    /// parameter: a task-local holding it crashed the release build in `swift_task_localValuePush`.
+    typealias ProgressSink = @Sendable (ImportProgress) async -> Void
+
+    struct BatchOutcome: Sendable {
+        var created = 0
+        var copies = 0
+        var skipped: [ImportRowNote] = []
+        var failed: [ImportRowNote] = []
+    }
+
+    /// Writes batches one after another while the caller reads and maps the next one (two cores: one
+    /// parses, one writes). At most one batch is in flight, so batches land in file order.
+    struct Pipeline {
+        let format: ImportFormat
+        let policy: ExistingISBNPolicy
+        let library: LibraryContext
+        let app: Application
+        let now: Date
+        private var inFlight: Task<BatchOutcome, any Error>?
+        let activity: ImportActivity
+        /// Provider lookups for this import start only until then (`Importer.lookupBudget`).
+        let lookupDeadline = ContinuousClock.now + Importer.lookupBudget
+        /// How many records the next batch takes: `firstBatch`, doubling with each batch up to `largestBatch`.
+        private(set) var batchLimit = Importer.firstBatch
+
+        let progress: ProgressSink?
+
+        init(format: ImportFormat, policy: ExistingISBNPolicy, library: LibraryContext, app: Application, now: Date, progress: ProgressSink?) {
+            (self.format, self.policy, self.library, self.app, self.now, self.progress) = (format, policy, library, app, now, progress)
+            activity = ImportActivity(id: UUID(), format: format, library: library, at: now)
+        }
+
+        mutating func submit(_ records: inout [ImportRecord], into report: inout ImportReport) async throws {
+            try await drain(into: &report)
+            guard !records.isEmpty else { return }
+            let (format, policy, library, app, now, deadline) = (format, policy, library, app, now, lookupDeadline)
+            var activity = activity
+            (activity.titlesBefore, activity.copiesBefore) = (report.titlesCreated, report.copiesAdded)
+            var ids = UUIDSource()
+            let batch = records.map { Prepared($0, library: library.libraryID, now: now, ids: &ids) }
+            records.removeAll(keepingCapacity: true)
+            batchLimit = min(batchLimit * 2, Importer.largestBatch)
+            inFlight = Task { try await Importer.commit(batch, format: format, policy: policy, library: library, app: app, now: now, lookupDeadline: deadline, activity: activity) }
+        }
+
+        mutating func drain(into report: inout ImportReport) async throws {
+            guard let task = inFlight else { return }
+            inFlight = nil
+            let outcome = try await task.value
+            report.titlesCreated += outcome.created
+            report.copiesAdded += outcome.copies
+            report.skipped += outcome.skipped
+            report.failed += outcome.failed
+            // Between batches: a job shown on a page reports how far it got, and a server that is
+            // stopping ends the import here (what landed stays, as after any batch).
+            if let progress {
+                await progress(ImportProgress(rowsRead: report.rowsRead, titlesCreated: report.titlesCreated, copiesAdded: report.copiesAdded))
+            }
+            try Task.checkCancellation()
+        }
+    }
+}
+
+/// A title's enrichment job (`Enrichment.enqueue`'s row), for the bulk insert.
+private struct JobInsert {
+    static let columns = ["id", "library_id", "kind", "state", "subject_id", "attempts", "run_after", "rows_read", "titles_created",
+                          "copies_added", "created_at"]
+    var values: [BulkInsert.Value] {
+        [.uuid(id), .uuid(library_id), .text("enrich"), .text("pending"), .uuid(title_id), .integer(0), .date(run_after),
+         .integer(0), .integer(0), .integer(0), .date(run_after)]
+    }
+
+    var id: UUID
+    var library_id: UUID
+    var title_id: UUID
+    var run_after: Date
+}

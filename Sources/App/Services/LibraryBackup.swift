@@ -1,0 +1,170 @@
+import Foundation
+import ShelfmarkCore
+
+/// A whole library in one JSON document (F4 full export, F5 backup): settings, categories, titles,
+/// copies, members, loans (history included), the activity log and, in a backup, the cover images.
+/// Rows are the tables' own columns, so a restore writes back exactly what was read.
+struct LibraryBackup: Codable, Sendable, Equatable {
+    static let currentVersion = 1
+
+    var format = "shelfmark-library"
+    var version = LibraryBackup.currentVersion
+    var createdAt: Date
+    var library: LibraryRow
+    var categories: [CategoryRow]
+    var titleCategories: [TitleCategoryRow]
+    var titles: [TitleRow]
+    var copies: [CopyRow]
+    var members: [MemberRow]
+    var loans: [LoanRow]
+    var activities: [ActivityRow]
+    var covers: [CoverRow]?
+    /// Reading life (issue 17), in a backup only: reads, their progress, goals, quotes and page photos.
+    var reads: [ReadRow]?
+    var progressEvents: [ProgressEventRow]?
+    var readingGoals: [GoalRow]?
+    var quotes: [QuoteRow]?
+    var pagePhotos: [PhotoRow]?
+
+    struct ReadRow: Codable, Sendable, Equatable {
+        var id: UUID
+        var user_id: UUID?
+        var member_id: UUID?
+        var title_id: UUID?
+        var title_text: String
+        var author_text: String?
+        var page_count: Int?
+        var status: String
+        var started_at: Date?
+        var finished_at: Date?
+        var rating: Double?
+        var review: String?
+        var progress_page: Int?
+        var progress_fraction: Double?
+        var progress_label: String?
+        var last_progress_at: Date?
+        var created_at: Date
+        var updated_at: Date
+    }
+
+    struct ProgressEventRow: Codable, Sendable, Equatable {
+        var id: UUID
+        var read_id: UUID
+        var at: Date
+        var unit: String
+        var value: Int?
+        var label: String?
+        var created_at: Date
+    }
+
+    struct GoalRow: Codable, Sendable, Equatable {
+        var id: UUID
+        var user_id: UUID?
+        var member_id: UUID?
+        var reader_key: String
+        var year: Int
+        var books: Int?
+        var pages: Int?
+    }
+
+    struct QuoteRow: Codable, Sendable, Equatable {
+        var id: UUID
+        var user_id: UUID
+        var title_id: UUID
+        var page: String?
+        var text: String
+        var note: String?
+        var photo_id: UUID?
+        var search_text: String
+        var created_at: Date
+    }
+
+    struct PhotoRow: Codable, Sendable, Equatable {
+        var id: UUID
+        var user_id: UUID
+        var title_id: UUID
+        var page: String?
+        var original: Data
+        var original_width: Int
+        var original_height: Int
+        var corners: String?
+        var image: Data
+        var width: Int
+        var height: Int
+        var thumbnail: Data
+        var markup: String?
+        var created_at: Date
+        var updated_at: Date
+    }
+
+    struct LibraryRow: Codable, Sendable, Equatable {
+        var name: String
+        var loan_period_days: Int
+        var max_renewals: Int
+        var public_catalog: Bool
+        var next_accession: Int
+        var time_zone: String? = nil
+    }
+
+    struct CategoryRow: Codable, Sendable, Equatable {
+        var id: UUID
+        var name: String
+        var created_at: Date?
+    }
+
+    struct TitleCategoryRow: Codable, Sendable, Equatable {
+        var title_id: UUID
+        var category_id: UUID
+    }
+
+    struct MemberRow: Codable, Sendable, Equatable {
+        var id: UUID
+        var card_id: String
+        var first_name: String
+        var last_name: String
+        var grade: String?
+        var email: String?
+        var notes: String?
+        var search_text: String
+        var created_at: Date?
+        var updated_at: Date?
+    }
+
+    struct LoanRow: Codable, Sendable, Equatable {
+        var id: UUID
+        var copy_id: UUID?
+        var title_id: UUID?
+        var member_id: UUID?
+        var title_text: String
+        var member_card_id: String
+        var member_name: String
+        var checked_out_at: Date
+        var due_at: Date
+        var returned_at: Date?
+        var renewals: Int
+        var checked_out_by: String
+    }
+
+    struct ActivityRow: Codable, Sendable, Equatable {
+        var id: UUID
+        var at: Date
+        var type: String
+        var title_id: UUID?
+        var title_text: String?
+        var author_text: String?
+        var member_card_id: String?
+        var info: String?
+        var detail: String?
+        var actor: String
+    }
+
+    struct CoverRow: Codable, Sendable, Equatable {
+        var id: UUID
+        var sha256: String
+        var content_type: String
+        /// Base64 in JSON (Data's default encoding).
+        var bytes: Data
+        var source_url: String?
+        var created_at: Date?
+    }
+}
