@@ -61,6 +61,24 @@ struct CheckoutInput: Content {
     var days: Int?
 }
 
+/// What a check-out would do (`POST …/checkouts/preview`), written nowhere: the borrower, the book, the
+/// copy to hand over and the due date.
+struct CheckoutPreviewDTO: Content {
+    var memberId: UUID
+    var cardId: String
+    var memberName: String
+    var titleId: UUID
+    var title: String
+    var copyId: UUID
+    var copyBarcode: String
+    var dueAt: Date
+
+    init(_ p: Circulation.Preview) {
+        (memberId, cardId, memberName, titleId, title) = (p.memberId, p.cardId, p.memberName, p.titleId, p.title)
+        (copyId, copyBarcode, dueAt) = (p.copyId, p.copyBarcode, p.dueAt)
+    }
+}
+
 struct ReturnInput: Content {
     var loanId: UUID?
     var copyBarcode: String?

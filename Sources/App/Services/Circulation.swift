@@ -14,10 +14,8 @@ enum Circulation {
     /// runs one writer at a time.
     static func checkout(_ input: CheckoutInput, in scope: Scope) async throws -> LoanDTO {
         let (library, now, gate, db) = (scope.library, scope.now, scope.gate, scope.db)
-        let member = try await resolveMember(input, libraryID: library.libraryID, on: db)
-        let target = try await resolveBook(input, libraryID: library.libraryID, on: db)
-        let days = try Check.range(input.days, LoanPolicy.loanPeriodRange, field: "days")
-        let dueAt = try library.policy.dueDate(from: now, days: days, explicit: input.dueDate)
+        let resolved = try await resolve(input, in: scope)
+        let (member, target, dueAt) = (resolved.member, resolved.target, resolved.dueAt)
         let title = target.title
         let requested = ContinuousClock.now
         // Refusals below are thrown before the first write, as group commit requires.
@@ -202,11 +200,11 @@ enum Circulation {
     }
 
     /// What a check-out needs to know, read with plain SQL (this is the busiest write path).
-    private struct Borrower: Sendable { let id: UUID, cardID: String, name: String }
-    private struct Book: Sendable { let id: UUID, title: String, authors: [String] }
-    private struct Target: Sendable { let title: Book, copyID: UUID? }
+    struct Borrower: Sendable { let id: UUID, cardID: String, name: String }
+    struct Book: Sendable { let id: UUID, title: String, authors: [String] }
+    struct Target: Sendable { let title: Book, copyID: UUID? }
 
-    private static func resolveMember(_ input: CheckoutInput, libraryID: UUID, on db: any Database) async throws -> Borrower {
+    static func resolveMember(_ input: CheckoutInput, libraryID: UUID, on db: any Database) async throws -> Borrower {
         let select: SQLQueryString = "SELECT id, card_id, first_name, last_name FROM members WHERE library_id = \(bind: libraryID) AND "
         let row: (any SQLRow)?
         if let id = input.memberId {
@@ -227,7 +225,7 @@ enum Circulation {
         return Borrower(id: try found.decode(column: "id", as: UUID.self), cardID: try found.decode(column: "card_id", as: String.self), name: name)
     }
 
-    private static func resolveBook(_ input: CheckoutInput, libraryID: UUID, on db: any Database) async throws -> Target {
+    static func resolveBook(_ input: CheckoutInput, libraryID: UUID, on db: any Database) async throws -> Target {
         let columns: SQLQueryString = "t.id, t.title, t.authors, t.wishlist"
         func book(_ row: any SQLRow) throws -> Book {
             Book(id: try row.decode(column: "id", as: UUID.self), title: try row.decode(column: "title", as: String.self),

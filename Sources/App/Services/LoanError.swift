@@ -13,10 +13,12 @@ enum LoanError: DomainError, Equatable {
     case noTitleWithISBN(String)
     case sayWhichBook
     case copyNotAvailable(title: String)
+    /// Words typed in the lending form's one book field that match no book of the library.
+    case noBookMatches(String)
 
     var refusal: Refusal {
         switch self {
-        case .loanNotFound, .noCopyWithBarcode, .memberIDNotFound, .noTitleWithISBN: .notFound
+        case .loanNotFound, .noCopyWithBarcode, .memberIDNotFound, .noTitleWithISBN, .noBookMatches: .notFound
         case .sayWhichLoan, .sayWhoBorrows, .sayWhichBook: .invalid
         case .notOnLoan, .copyNotAvailable: .conflict
         }
@@ -24,7 +26,7 @@ enum LoanError: DomainError, Equatable {
 
     var code: String {
         switch self {
-        case .loanNotFound, .noCopyWithBarcode, .noTitleWithISBN: "not_found"
+        case .loanNotFound, .noCopyWithBarcode, .noTitleWithISBN, .noBookMatches: "not_found"
         case .memberIDNotFound: "member_not_found"
         case .sayWhichLoan, .sayWhoBorrows, .sayWhichBook: "invalid"
         case .notOnLoan: "not_on_loan"
@@ -40,6 +42,7 @@ enum LoanError: DomainError, Equatable {
         case .sayWhoBorrows: "cardId"
         case .noTitleWithISBN: "isbn"
         case .sayWhichBook: "titleId"
+        case .noBookMatches: "book"
         case .loanNotFound, .copyNotAvailable: nil
         }
     }
@@ -47,6 +50,7 @@ enum LoanError: DomainError, Equatable {
     var details: [String: String]? {
         switch self {
         case .notOnLoan(let barcode): ["barcode": barcode]
+        case .noBookMatches(let typed): ["typed": typed]
         case .copyNotAvailable(let title): ["title": title]
         default: nil
         }
@@ -63,6 +67,7 @@ enum LoanError: DomainError, Equatable {
         case .noTitleWithISBN(let isbn): t.format(.errNoTitleWithISBN, isbn)
         case .sayWhichBook: t(.errSayWhichBook)
         case .copyNotAvailable(let title): t.format(.errCopyNotAvailable, title)
+        case .noBookMatches(let typed): t.format(.errBookNotFound, typed)
         }
     }
 }

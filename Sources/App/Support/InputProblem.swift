@@ -9,6 +9,7 @@ enum InputProblem: Sendable, Equatable, Codable {
     case notEmail(field: String, value: String)
     case notCoverURL(field: String)
     case notANumber(field: String)
+    case notADate(field: String, value: String)
 }
 
 extension ISBN.Invalid: DomainError {
@@ -34,7 +35,7 @@ extension InputProblem: DomainError {
     var field: String? {
         switch self {
         case .empty(let field), .tooLong(let field, _), .outOfRange(let field, _, _, _), .notEmail(let field, _), .notCoverURL(let field),
-             .notANumber(let field): field
+             .notANumber(let field), .notADate(let field, _): field
         }
     }
 
@@ -46,6 +47,7 @@ extension InputProblem: DomainError {
         case .notEmail(_, let value): t.format(.errNotEmail, value)
         case .notCoverURL(let field): t.format(.errNotCoverURL, t.label(field))
         case .notANumber(let field): t.format(.errNotANumber, t.label(field))
+        case .notADate(_, let value): t.format(.errNotADate, value)
         }
     }
 }

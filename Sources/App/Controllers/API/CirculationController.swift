@@ -34,6 +34,9 @@ enum CirculationController {
         lib.on(.POST, "checkouts", doc: .init(summary: "Check out: member by card ID or id, book by title id, copy barcode or ISBN (B2)",
                                               tag: "Circulation", request: CheckoutInput.self, response: LoanDTO.self, status: .created),
                use: checkout)
+        lib.on(.POST, "checkouts", "preview", doc: .init(
+            summary: "A dry run of a check-out: the same body, the same refusals (status, code, field), nothing written; answers who borrows, the copy to hand over and the due date",
+            tag: "Circulation", request: CheckoutInput.self, response: CheckoutPreviewDTO.self), use: previewCheckout)
         lib.on(.POST, "returns", doc: .init(summary: "Return by loan id or copy barcode (B3); the loan is closed, never deleted",
                                             tag: "Circulation", request: ReturnInput.self, response: LoanDTO.self), use: giveBack)
         lib.on(.GET, "loans", doc: .init(summary: "Active loans by due date, overdue flagged (B4)", tag: "Circulation",
@@ -43,6 +46,13 @@ enum CirculationController {
                                                                response: LoanDTO.self), use: returnLoan)
         lib.on(.POST, "loans", ":loanID", "renew", doc: .init(summary: "Renew this loan by the loan period, up to the library's limit (B5)",
                                                               tag: "Circulation", response: LoanDTO.self), use: renew)
+    }
+
+    @Sendable static func previewCheckout(req: Request) async throws -> CheckoutPreviewDTO {
+        let ctx = try await req.library(.circulate)
+        let input = try req.content.decode(CheckoutInput.self)
+        guard case .ready(let preview) = try await Circulation.preview(input, in: req.scope(ctx)) else { throw LoanError.sayWhichBook }
+        return CheckoutPreviewDTO(preview)
     }
 
     @Sendable static func importMembers(req: Request) async throws -> MemberImportReport {

@@ -92,9 +92,9 @@ enum CirculationPages {
         var values: [String: String] = [:]
         values["card"] = req.query[String.self, at: "card"]
         if let titleID = req.query[String.self, at: "title"].flatMap(UUID.init(uuidString:)),
-           let title = try? await Catalog.find(titleID, library: ctx.libraryID, on: req.db) {
+           let name = try await Catalog.titleName(titleID, library: ctx.libraryID, on: req.db) {
             values["titleId"] = titleID.uuidString
-            values["titleName"] = title.title
+            values["titleName"] = name
         }
         return try await checkoutPage(req, ctx: ctx, form: FormState(values: values))
     }
@@ -105,90 +105,65 @@ enum CirculationPages {
         LendPage(libraryID: ctx.libraryID, defaultDays: ctx.policy.loanPeriodDays, state: .form(form)).render(try await req.page(library: ctx))
     }
 
-    /// Resolves what the librarian typed and shows a confirmation before anything is written.
+    /// The lending form's fields: the member's card, the book (an ISBN, a copy's barcode or words of its
+    /// title; `titleId` once a book was picked), and the loan's length or its due date.
+    struct LendForm: WebForm {
+        var card: String?
+        var book: String?
+        var titleId: UUID?
+        var days: Int?
+        var dueDate: Date?
+
+        enum CodingKeys: String, CodingKey, CaseIterable { case card, book, titleId, days, dueDate }
+        static let maxLength = ["card": 64, "book": 500]
+    }
+
+    /// Resolves what the librarian typed (`Circulation.preview`: every refusal the lending would give)
+    /// and shows a confirmation before anything is written.
     @Sendable static func checkoutReview(req: Request) async throws -> Response {
         let ctx = try await req.library(.circulate)
-        var values = ["card", "book", "titleId", "days", "dueDate"].reduce(into: [String: String]()) { if let v = req.formText($1) { $0[$1] = v } }
-        let t = req.t
-        func fail(_ field: String?, _ message: String) async throws -> Response {
-            if let id = values["titleId"].flatMap(UUID.init(uuidString:)), let title = try? await Catalog.find(id, library: ctx.libraryID, on: req.db) {
-                values["titleName"] = title.title
+        var values = LendForm.CodingKeys.allCases.reduce(into: [String: String]()) { if let v = req.formText($1.rawValue) { $0[$1.rawValue] = v } }
+        do {
+            let form = try req.form(LendForm.self)
+            let input = CheckoutInput(memberId: nil, cardId: form.card, titleId: form.titleId, copyBarcode: nil, isbn: nil, dueDate: form.dueDate,
+                                      days: form.dueDate == nil ? form.days ?? ctx.policy.loanPeriodDays : nil)
+            switch try await Circulation.preview(input, book: form.book, in: req.scope(ctx)) {
+            case .choose(let matches):
+                return try await chooser(req, ctx: ctx, matches: matches, values: values).encodeResponse(for: req)
+            case .ready(let preview):
+                let confirmation = LendPage.Confirmation(preview: preview, dueDateText: values["dueDate"])
+                return try await LendPage(libraryID: ctx.libraryID, defaultDays: ctx.policy.loanPeriodDays, state: .confirm(confirmation))
+                    .render(try await req.page(library: ctx)).encodeResponse(for: req)
+            }
+        } catch let error where error.isFormRefusal || error is LoanError || error is CirculationError || error is CatalogError {
+            // The form again as typed, the reason next to the field it is about.
+            if let id = values["titleId"].flatMap(UUID.init(uuidString:)) {
+                values["titleName"] = try await Catalog.titleName(id, library: ctx.libraryID, on: req.db)
             }
             var form = FormState(values: values)
-            if let field { form.errors[field] = message } else { form.general = message }
+            let message = req.t.message(error)
+            if let field = lendField(error) { form.errors[field] = message } else { form.general = message }
             let response = try await checkoutPage(req, ctx: ctx, form: form).encodeResponse(for: req)
             response.status = .unprocessableEntity
             return response
         }
-        guard let card = values["card"], let memberID = try await Lookup.member(card: card, library: ctx.libraryID, on: req.db),
-              let member = try await Member.find(memberID, on: req.db) else {
-            return try await fail("card", t.message(CirculationError.memberNotFound(values["card"] ?? "")))
+    }
+
+    /// The lending form's field a refusal is about.
+    static func lendField(_ error: any Error) -> String? {
+        switch error as? CirculationError {
+        case .memberNotFound: return "card"
+        case .dueDateInPast, .loanPeriodOutOfRange: return "dueDate"
+        case .noCopyAvailable, .titleIsWishlistItem: return "book"
+        default: break
         }
-        var bookTitle: Title?
-        var scanned: Copy?
-        var input = CheckoutInput(memberId: try member.requireID(), cardId: nil, titleId: nil, copyBarcode: nil, isbn: nil, dueDate: nil, days: nil)
-        if let id = values["titleId"].flatMap(UUID.init(uuidString:)) {
-            bookTitle = try? await Catalog.find(id, library: ctx.libraryID, on: req.db)
-            input.titleId = id
-        } else if let book = values["book"] {
-            if let isbn = try? ISBN(book) {
-                bookTitle = try await Title.query(on: req.db).filter(\.$library.$id == ctx.libraryID).filter(\.$isbn13 == isbn.isbn13).first()
-                input.isbn = isbn.isbn13
-            } else if let copyID = try await Lookup.copy(barcode: book, library: ctx.libraryID, on: req.db),
-                      let copy = try await Copy.find(copyID, on: req.db) {
-                bookTitle = try await Title.find(copy.$title.id, on: req.db)
-                input.copyBarcode = copy.barcode
-                scanned = copy
-            }
+        if error is LoanError, case .copyNotAvailable = error as? LoanError { return "book" }
+        switch (error as? any DomainError)?.field {
+        case "card", "cardId", "memberId": return "card"
+        case "book", "titleId", "isbn", "copyBarcode": return "book"
+        case "days", "dueDate": return "dueDate"
+        default: return error is CatalogError ? "book" : nil
         }
-        if bookTitle == nil, let text = values["book"] {
-            // Neither an ISBN nor a copy barcode: search the catalog by title or author.
-            var filters = TitleQuery.Filters()
-            filters.query = text
-            filters.limit = 20
-            let matches = try await TitleQuery.list(filters, libraryID: ctx.libraryID, now: req.now, on: req.db).items
-            if matches.count == 1, let only = matches.first {
-                bookTitle = try? await Catalog.find(only.id, library: ctx.libraryID, on: req.db)
-                input.titleId = only.id
-            } else if matches.count > 1 {
-                return try await chooser(req, ctx: ctx, matches: matches, values: values).encodeResponse(for: req)
-            }
-        }
-        guard let title = bookTitle else { return try await fail("book", t.format(.errBookNotFound, values["book"] ?? "")) }
-        // Everything the lending itself would refuse is said here, on the first screen, with what was typed.
-        if title.wishlist { return try await fail("book", t.message(CirculationError.titleIsWishlistItem)) }
-        let due: Date
-        do {
-            if let raw = values["dueDate"] {
-                guard let date = try? Date(raw, strategy: .iso8601.year().month().day()) else { return try await fail("dueDate", t.format(.errNotADate, raw)) }
-                input.dueDate = date
-                due = try ctx.policy.dueDate(from: req.now, explicit: date)
-            } else {
-                let days = values["days"].flatMap(Int.init) ?? ctx.policy.loanPeriodDays
-                input.days = days
-                due = try ctx.policy.dueDate(from: req.now, days: days)
-            }
-        } catch {
-            return try await fail("dueDate", t.message(error))
-        }
-        // The copy to hand over: the one scanned, else the first on the shelf (the one the lending takes).
-        let handOver: String
-        if let copy = scanned {
-            guard copy.copyStatus == .available else {
-                return try await fail("book", t.format(.errCopyNotAvailable, title.title))
-            }
-            handOver = copy.barcode
-        } else {
-            guard let copy = try await Copy.query(on: req.db).filter(\.$title.$id == title.requireID())
-                .filter(\.$status == CopyStatus.available.rawValue).sort(\.$copyNumber).first() else {
-                return try await fail("book", t.message(CirculationError.noCopyAvailable(title: title.title)))
-            }
-            handOver = copy.barcode
-        }
-        let confirmation = LendPage.Confirmation(titleName: title.title, coverURL: title.coverURL, memberName: member.fullName, cardID: member.cardID,
-                                                 due: due, input: input, dueDateText: values["dueDate"], handOver: handOver)
-        return try await LendPage(libraryID: ctx.libraryID, defaultDays: ctx.policy.loanPeriodDays, state: .confirm(confirmation))
-            .render(try await req.page(library: ctx)).encodeResponse(for: req)
     }
 
     /// Several books match what was typed: pick one, then the usual confirmation.
@@ -197,24 +172,36 @@ enum CirculationPages {
             .render(try await req.page(library: ctx))
     }
 
+    /// The confirmation's hidden fields: the member and the book as the preview resolved them.
+    struct ConfirmForm: WebForm {
+        var memberId: UUID?
+        var titleId: UUID?
+        var copyBarcode: String?
+        var isbn: String?
+        var dueDate: Date?
+        var days: Int?
+
+        static let maxLength = ["copyBarcode": 64, "isbn": 40]
+        var input: CheckoutInput {
+            CheckoutInput(memberId: memberId, cardId: nil, titleId: titleId, copyBarcode: copyBarcode, isbn: isbn, dueDate: dueDate, days: days)
+        }
+    }
+
     @Sendable static func checkout(req: Request) async throws -> Response {
         let ctx = try await req.library(.circulate)
-        let input = CheckoutInput(
-            memberId: req.formText("memberId").flatMap(UUID.init(uuidString:)), cardId: nil,
-            titleId: req.formText("titleId").flatMap(UUID.init(uuidString:)), copyBarcode: req.formText("copyBarcode"),
-            isbn: req.formText("isbn"), dueDate: req.formText("dueDate").flatMap { try? Date($0, strategy: .iso8601.year().month().day()) },
-            days: req.formText("days").flatMap(Int.init))
+        var input = CheckoutInput(memberId: nil, cardId: nil, titleId: nil, copyBarcode: nil, isbn: nil, dueDate: nil, days: nil)
         do {
+            input = try req.form(ConfirmForm.self).input
             let loan = try await Circulation.checkout(input, in: req.scope(ctx))
             let t = req.t(ctx)
             return req.seeOther(WebRoute.checkout(library: ctx.libraryID).path, flash: t.format(.checkedOut, loan.title, loan.memberName, t.date(loan.dueAt)))
-        } catch let error where error is CirculationError || error is LoanError {
-            // The form again as it was filled in, the reason next to its field.
+        } catch let error where error.isFormRefusal || error is CirculationError || error is LoanError || error is CatalogError {
+            // The form again as it was filled in (the copy taken meanwhile, say), the reason next to its field.
             var values: [String: String] = [:]
-            if let id = input.memberId, let member = try? await Members.find(id, library: ctx.libraryID, on: req.db) { values["card"] = member.cardID }
-            if let id = input.titleId, let title = try? await Catalog.find(id, library: ctx.libraryID, on: req.db) {
+            if let id = input.memberId { values["card"] = try await Members.cardID(id, library: ctx.libraryID, on: req.db) }
+            if let id = input.titleId, let name = try await Catalog.titleName(id, library: ctx.libraryID, on: req.db) {
                 values["titleId"] = id.uuidString
-                values["titleName"] = title.title
+                values["titleName"] = name
             } else if let book = input.copyBarcode ?? input.isbn {
                 values["book"] = book
             }
@@ -222,11 +209,7 @@ enum CirculationPages {
             values["dueDate"] = req.formText("dueDate")
             var form = FormState(values: values)
             let message = req.t.message(error)
-            switch error as? CirculationError {
-            case .memberNotFound: form.errors["card"] = message
-            case .dueDateInPast, .loanPeriodOutOfRange: form.errors["dueDate"] = message
-            default: form.general = message
-            }
+            if let field = lendField(error), field != "book" { form.errors[field] = message } else { form.general = message }
             let response = try await checkoutPage(req, ctx: ctx, form: form).encodeResponse(for: req)
             response.status = error.answered.status
             return response

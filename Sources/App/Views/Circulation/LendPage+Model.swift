@@ -29,3 +29,10 @@ struct LendPage: Sendable {
     var defaultDays: Int
     var state: State
 }
+
+extension LendPage.Confirmation {
+    init(preview p: Circulation.Preview, dueDateText: String?) {
+        self.init(titleName: p.title, coverURL: p.coverUrl, memberName: p.memberName, cardID: p.cardId, due: p.dueAt, input: p.input,
+                  dueDateText: dueDateText, handOver: p.copyBarcode)
+    }
+}

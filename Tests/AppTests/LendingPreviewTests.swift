@@ -1,0 +1,73 @@
+@testable import App
+import Fluent
+import Foundation
+import ShelfmarkCore
+import Testing
+import Vapor
+import VaporTesting
+
+/// Issue 23: the lending preview decides what a check-out would do without writing, with exactly the
+/// refusals of the check-out itself; the web's confirmation and the API's dry run ask it.
+@Suite struct LendingPreviewTests {
+    @Test func theDryRunSaysWhatTheCheckoutWouldDoAndWritesNothing() async throws {
+        try await withTestApp { app in
+            let f = try await Fixture.make(app)
+            let titleID = try await f.addTitle("Momo", authors: ["Michael Ende"], isbn: "9783522202602", copies: 1)
+            let wish = try await f.owner.post("\(f.lib)/wishlist", ["title": "Krabat"])
+            _ = try await f.addMember("S1", "Ada", "Lovelace")
+            let body: [String: Any] = ["cardId": "s1", "titleId": titleID, "days": 7]
+            let preview = try await f.owner.post("\(f.lib)/checkouts/preview", body)
+            #expect(preview.status == .ok, "\(String(buffer: preview.body))")
+            #expect(preview.string("cardId") == "S1" && preview.string("memberName") == "Ada Lovelace")
+            #expect(preview.string("title") == "Momo" && preview.string("copyBarcode") == "C000001")
+            #expect(try await Loan.query(on: app.db).count() == 0, "a preview writes nothing")
+            #expect(try await Activity.query(on: app.db).filter(\.$type == ActivityType.checkout.rawValue).count() == 0)
+            // The check-out then does what the preview said.
+            let loan = try await f.owner.post("\(f.lib)/checkouts", body)
+            #expect(loan.status == .created)
+            #expect(loan.string("copyBarcode") == preview.string("copyBarcode"))
+            #expect(loan.string("dueAt") == preview.string("dueAt"))
+            // The same refusals as the check-out, case for case: status, code and field.
+            let refused: [[String: Any]] = [
+                ["cardId": "s1", "titleId": titleID],                      // no copy left
+                ["cardId": "NOBODY", "titleId": titleID],                  // no such member
+                ["cardId": "S1", "titleId": wish.string("id")],            // a wish, not a book
+                ["cardId": "S1", "isbn": "9780306406157"],                 // an ISBN the library lacks
+                ["cardId": "S1", "copyBarcode": "C000001"],                // the copy is out
+                ["cardId": "S1", "titleId": titleID, "days": 0],           // a loan period out of range
+                ["cardId": "S1"],                                          // no book at all
+            ]
+            for input in refused {
+                let dry = try await f.owner.post("\(f.lib)/checkouts/preview", input)
+                let real = try await f.owner.post("\(f.lib)/checkouts", input)
+                #expect(dry.status == real.status && dry.errorCode == real.errorCode, "\(input): \(dry.status) \(dry.errorCode ?? "") vs \(real.status) \(real.errorCode ?? "")")
+                #expect(dry.status.code >= 400)
+                #expect((dry.json["error"] as? [String: Any])?["field"] as? String == (real.json["error"] as? [String: Any])?["field"] as? String)
+            }
+            // Who may not lend may not ask either.
+            let viewer = try await f.staff("view", role: "viewer")
+            #expect(try await viewer.post("\(f.lib)/checkouts/preview", body).status == .forbidden)
+        }
+    }
+
+    /// The web's confirmation comes from the same preview: a wrong card, words matching no book and a
+    /// date that is not one are each said next to their field, with what was typed kept.
+    @Test func theLendFormSaysEachRefusalNextToItsField() async throws {
+        try await withTestApp { app in
+            let f = try await Fixture.make(app)
+            var browser = Browser(app: app)
+            browser.cookies[Credential.cookieName] = try #require(f.owner.token)
+            let lib = "/libraries/\(f.libraryID)"
+            _ = try await f.addTitle("Momo", isbn: "9783522202602", copies: 1)
+            _ = try await f.addMember("S1", "Ada")
+            let noCard = try await browser.post("\(lib)/checkout", ["card": "NOBODY", "book": "Momo"])
+            #expect(noCard.status == .unprocessableEntity && noCard.html.contains("id=\"f-card-error\""))
+            let noBook = try await browser.post("\(lib)/checkout", ["card": "S1", "book": "zzzz-qqqq"])
+            #expect(noBook.html.contains("id=\"f-book-error\"") && noBook.html.contains("zzzz-qqqq"))
+            let badDate = try await browser.post("\(lib)/checkout", ["card": "S1", "book": "Momo", "dueDate": "31.02.2026"])
+            #expect(badDate.html.contains("id=\"f-dueDate-error\"") && badDate.html.contains("value=\"31.02.2026\""))
+            let ready = try await browser.post("\(lib)/checkout", ["card": "s1", "book": "9783522202602"])
+            #expect(ready.status == .ok && ready.html.contains("C000001"))
+        }
+    }
+}
