@@ -48,6 +48,16 @@ enum ServerSettings {
         throw AccountError.creationRestricted(adminOnly: policy == .admin)
     }
 
+    /// Whether `user` may create a library (the settings page offers it only then).
+    static func mayCreateLibrary(_ user: AuthenticatedUser, on db: any Database) async throws -> Bool {
+        do {
+            try await requireMayCreateLibrary(user, on: db)
+            return true
+        } catch AccountError.creationRestricted {
+            return false
+        }
+    }
+
     static func get(for user: AuthenticatedUser, on db: any Database) async throws -> ServerSettingsDTO {
         ServerSettingsDTO(libraryCreation: try await libraryCreation(on: db), youAreAdmin: try await isAdmin(user, on: db))
     }

@@ -190,6 +190,18 @@ enum Circulation {
         return try await query.count()
     }
 
+    /// The open loan of the copy with this barcode (any case), with its book's cover: what the return
+    /// screen confirms. Nil when no copy of the library has that barcode or it is not on loan.
+    static func openLoan(barcode: String, library: UUID, now: Date, on db: any Database) async throws -> (loan: LoanDTO, coverURL: String?)? {
+        guard let copyID = try await Lookup.copy(barcode: barcode, library: library, on: db),
+              let open = try await Loan.query(on: db).filter(\.$copy.$id == copyID).filter(\.$returnedAt == nil).first(),
+              let loan = try await withBarcodes([open], now: now, on: db).first else { return nil }
+        struct Cover: Decodable { var cover_url: String? }
+        guard let titleID = loan.titleId else { return (loan, nil) }
+        let cover = try await db.sql.raw("SELECT cover_url FROM titles WHERE id = \(bind: titleID)").first(decoding: Cover.self)?.cover_url
+        return (loan, cover)
+    }
+
     static func withBarcodes(_ loans: [Loan], now: Date, on db: any Database) async throws -> [LoanDTO] {
         let copyIDs = loans.compactMap { $0.$copy.id }
         var barcodes: [UUID: String] = [:]

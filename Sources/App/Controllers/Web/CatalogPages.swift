@@ -47,11 +47,9 @@ enum CatalogPages {
     // MARK: - One copy
 
     /// The copy a form is about (in this library) and the page of its book, where the form goes back to.
-    static func copy(_ req: Request, ctx: LibraryContext) async throws -> (copy: Copy, book: String) {
-        guard let copy = try await Copy.query(on: req.db).filter(\.$id == req.uuid("copyID")).filter(\.$library.$id == ctx.libraryID).first() else {
-            throw CatalogError.copyNotFound
-        }
-        return (copy, WebRoute.title(library: ctx.libraryID, title: copy.$title.id).path)
+    static func copy(_ req: Request, ctx: LibraryContext) async throws -> (copy: Catalog.CopyRef, book: String) {
+        let copy = try await Catalog.copy(try req.uuid("copyID"), library: ctx.libraryID, on: req.db)
+        return (copy, WebRoute.title(library: ctx.libraryID, title: copy.title_id).path)
     }
 
     /// Marks a copy lost, damaged, withdrawn or available again, with a note; back to its book.
@@ -60,7 +58,7 @@ enum CatalogPages {
         let (copy, book) = try await copy(req, ctx: ctx)
         return try await req.seeOther(book) {
             let status = req.formText("status").flatMap(CopyStatus.init(rawValue:))
-            try await Catalog.updateCopy(try copy.requireID(), CopyPatch(barcode: nil, location: nil, condition: nil, status: status,
+            try await Catalog.updateCopy(copy.id, CopyPatch(barcode: nil, location: nil, condition: nil, status: status,
                                                                          statusNote: req.formText("statusNote")), in: req.scope(ctx))
             return req.t.format(.copyStatusSaved, copy.barcode)
         }
@@ -71,7 +69,7 @@ enum CatalogPages {
         let ctx = try await req.library(.catalog)
         let (copy, book) = try await copy(req, ctx: ctx)
         return try await req.seeOther(book) {
-            try await Catalog.deleteCopy(try copy.requireID(), in: req.scope(ctx))
+            try await Catalog.deleteCopy(copy.id, in: req.scope(ctx))
             return req.t.format(.copyRemoved, copy.barcode)
         }
     }

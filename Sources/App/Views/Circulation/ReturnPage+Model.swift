@@ -14,10 +14,8 @@ struct ReturnPage: Sendable {
         let barcode = barcode?.cleanedInput
         var page = ReturnPage(libraryID: library.libraryID, form: FormState(values: ["barcode": barcode ?? ""]))
         guard let barcode, !barcode.isEmpty else { return page }
-        if let copy = try await Copy.query(on: db).filter(\.$library.$id == library.libraryID).filter(\.$barcode == barcode).first(),
-           let open = try await Loan.query(on: db).filter(\.$copy.$id == copy.requireID()).filter(\.$returnedAt == nil).first() {
-            page.loan = try await Circulation.withBarcodes([open], now: now, on: db).first
-            if let id = page.loan?.titleId { page.coverURL = try await Title.find(id, on: db)?.coverURL }
+        if let open = try await Circulation.openLoan(barcode: barcode, library: library.libraryID, now: now, on: db) {
+            (page.loan, page.coverURL) = (open.loan, open.coverURL)
         } else {
             page.form.errors["barcode"] = t.format(.errNoLoanForBarcode, barcode)
         }

@@ -8,15 +8,7 @@ import ShelfmarkCore
 /// finished since the term began, the pages, and what they are reading now — from the reading logs
 /// staff keep. Classes to choose from are the members' classes.
 struct ClassReadingPage: Sendable {
-    struct Row: Sendable, Decodable {
-        var id: UUID
-        var first_name: String
-        var last_name: String
-        var card_id: String
-        var finished: Int?
-        var pages: Int?
-        var reading: Int?
-    }
+    typealias Row = ClassReading.Row
 
     var libraryID: UUID
     var grades: [String]
@@ -34,22 +26,9 @@ struct ClassReadingPage: Sendable {
     }
 
     static func make(grade: String?, since: Date, library: LibraryContext, on db: any Database) async throws -> ClassReadingPage {
-        struct GradeRow: Decodable { var grade: String }
-        let grades = try await db.sql.raw("""
-            SELECT DISTINCT grade FROM members WHERE library_id = \(bind: library.libraryID) AND grade IS NOT NULL AND grade <> '' ORDER BY grade
-            """).all(decoding: GradeRow.self).map(\.grade)
-            .sorted { $0.localizedStandardCompare($1) == .orderedAscending }   // "Grade 2" before "Grade 10"
+        let grades = try await ClassReading.grades(library: library.libraryID, on: db)
         var rows: [Row] = []
-        if let grade {
-            rows = try await db.sql.raw("""
-                SELECT m.id, m.first_name, m.last_name, m.card_id,
-                  (SELECT COUNT(*) FROM reads r WHERE r.member_id = m.id AND r.status = 'finished' AND r.finished_at >= \(bind: since)) AS finished,
-                  (SELECT CAST(SUM(r.page_count) AS BIGINT) FROM reads r WHERE r.member_id = m.id AND r.status = 'finished' AND r.finished_at >= \(bind: since)) AS pages,
-                  (SELECT COUNT(*) FROM reads r WHERE r.member_id = m.id AND r.status = 'reading') AS reading
-                FROM members m WHERE m.library_id = \(bind: library.libraryID) AND LOWER(m.grade) = LOWER(\(bind: grade))
-                ORDER BY m.last_name, m.first_name, m.card_id LIMIT \(literal: maxMembers)
-                """).all(decoding: Row.self)
-        }
+        if let grade { rows = try await ClassReading.term(grade: grade, since: since, library: library.libraryID, limit: maxMembers, on: db) }
         return ClassReadingPage(libraryID: library.libraryID, grades: grades, grade: grade, since: since, rows: rows)
     }
 

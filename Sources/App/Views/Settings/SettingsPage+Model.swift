@@ -30,7 +30,7 @@ struct SettingsPage: Sendable {
                                           "timeZone": Library.zone(library.timeZone).identifier])
         return SettingsPage(
             libraryID: ctx.libraryID, staff: try await Accounts.staff(of: ctx.libraryID, on: db),
-            mayCreateLibraries: (try? await ServerSettings.requireMayCreateLibrary(ctx.user, on: db)) != nil,
+            mayCreateLibraries: try await ServerSettings.mayCreateLibrary(ctx.user, on: db),
             server: try await ServerSettings.get(for: ctx.user, on: db), settings: settings)
     }
 

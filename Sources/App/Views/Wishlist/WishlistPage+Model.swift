@@ -39,14 +39,7 @@ struct WishlistPage: Sendable {
             candidates = result.candidates
             unreachable = candidates.isEmpty && !result.outcomes.isEmpty && !result.outcomes.contains { $0.status == .found || $0.status == .notFound }
         }
-        var wishes: [UUID: (requestedBy: String?, priority: Int?)] = [:]
-        let ids = list.items.map(\.id)
-        if !ids.isEmpty {
-            struct Row: Decodable { var id: UUID; var requested_by: String?; var priority: Int? }
-            for row in try await app.db.sql.raw("SELECT id, requested_by, priority FROM titles WHERE id IN (\(binds: ids))").all(decoding: Row.self) {
-                wishes[row.id] = (row.requested_by, row.priority)
-            }
-        }
+        let wishes = try await Catalog.wishDetails(list.items.map(\.id), on: app.db)
         return WishlistPage(libraryID: library.libraryID, q: q, candidates: candidates, providersUnreachable: unreachable, paging: paging,
                             total: list.total, items: list.items, wishes: wishes, canEdit: canEdit, form: form)
     }
