@@ -6,26 +6,11 @@ enum JobError: DomainError, Equatable {
     case busy
     case interrupted
 
-    var refusal: Refusal {
+    var described: Described {
         switch self {
-        case .notFound: .notFound
-        case .busy, .interrupted: .conflict
-        }
-    }
-
-    var code: String {
-        switch self {
-        case .notFound: "not_found"
-        case .busy: "job_running"
-        case .interrupted: "job_interrupted"
-        }
-    }
-
-    func message(_ t: Strings) -> String {
-        switch self {
-        case .notFound: t(.errJobNotFound)
-        case .busy: t(.errJobRunning)
-        case .interrupted: t(.errJobInterrupted)
+        case .notFound: .init(.notFound, "not_found") { $0(.errJobNotFound) }
+        case .busy: .init(.conflict, "job_running") { $0(.errJobRunning) }
+        case .interrupted: .init(.conflict, "job_interrupted") { $0(.errJobInterrupted) }
         }
     }
 }

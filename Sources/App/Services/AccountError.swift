@@ -22,73 +22,31 @@ enum AccountError: DomainError, Equatable {
     case cannotResetPassword
     case duplicateLibraryName(String)
 
-    var refusal: Refusal {
+    var described: Described {
         switch self {
-        case .tokenNotFound, .libraryNotFound, .staffNotFound: .notFound
-        case .staffPasswordNeeded, .badUsername, .passwordTooShort, .passwordTooLong: .invalid
-        case .alreadySetUp, .duplicateUsername, .cannotAddStaff, .alreadyStaff, .lastOwner, .duplicateLibraryName: .conflict
-        case .tooManyAttempts: .tooManyRequests
-        case .badCredentials: .unauthenticated
-        case .roleTooLow, .creationRestricted, .serverSettingsAdminOnly, .cannotResetPassword: .forbidden
-        }
-    }
-
-    var code: String {
-        switch self {
-        case .alreadySetUp: "already_set_up"
-        case .duplicateUsername: "duplicate_username"
-        case .tooManyAttempts: "too_many_attempts"
-        case .badCredentials: "bad_credentials"
-        case .tokenNotFound, .libraryNotFound, .staffNotFound: "not_found"
-        case .staffPasswordNeeded, .badUsername, .passwordTooShort, .passwordTooLong: "invalid"
-        case .cannotAddStaff: "cannot_add_staff"
-        case .alreadyStaff: "already_staff"
-        case .lastOwner: "last_owner"
-        case .duplicateLibraryName: "duplicate_library_name"
-        case .roleTooLow, .serverSettingsAdminOnly, .cannotResetPassword: "forbidden"
-        case .creationRestricted: "creation_restricted"
-        }
-    }
-
-    var field: String? {
-        switch self {
-        case .duplicateUsername, .alreadyStaff, .badUsername: "username"
-        case .duplicateLibraryName: "name"
-        case .staffPasswordNeeded, .cannotAddStaff, .passwordTooShort, .passwordTooLong: "password"
-        default: nil
-        }
-    }
-
-    var details: [String: String]? {
-        switch self {
-        case .duplicateUsername(let name), .alreadyStaff(let name): ["username": name]
-        case .tooManyAttempts(let wait): ["retryAfter": String(wait)]
-        case .roleTooLow(let role, let needs): ["role": role.rawValue, "needs": needs.rawValue]
-        default: nil
-        }
-    }
-
-    func message(_ t: Strings) -> String {
-        switch self {
-        case .alreadySetUp: t(.errAlreadySetUp)
-        case .duplicateUsername(let name): t.format(.errDuplicateUsername, name)
-        case .tooManyAttempts(let wait): t.format(.errWaitSeconds, t.number(wait))
-        case .badCredentials: t(.errBadCredentials)
-        case .tokenNotFound: t(.errTokenNotFound)
-        case .libraryNotFound: t(.errLibraryNotFound)
-        case .staffNotFound: t(.errStaffNotFound)
-        case .staffPasswordNeeded(let min): t.format(.errStaffPassword, t.number(min))
-        case .cannotAddStaff: t(.errCannotAddStaff)
-        case .alreadyStaff(let name): t.format(.errAlreadyStaff, name)
-        case .lastOwner: t(.errLastOwner)
-        case .badUsername(let raw): t.format(.errBadUsername, raw)
-        case .passwordTooShort(let min): t.format(.errPasswordShort, t.number(min))
-        case .passwordTooLong(let max): t.format(.errPasswordLong, t.number(max))
-        case .roleTooLow(let role, let needs): t.format(.errRoleTooLow, t.role(role), t.role(needs))
-        case .creationRestricted(let adminOnly): t(adminOnly ? .errCreationAdminOnly : .errCreationRestricted)
-        case .serverSettingsAdminOnly: t(.errServerAdminOnly)
-        case .cannotResetPassword: t(.errCannotResetPassword)
-        case .duplicateLibraryName(let name): t.format(.errDuplicateLibraryName, name)
+        case .alreadySetUp: .init(.conflict, "already_set_up") { $0(.errAlreadySetUp) }
+        case .duplicateUsername(let name):
+            .init(.conflict, "duplicate_username", field: "username", details: ["username": name]) { $0.format(.errDuplicateUsername, name) }
+        case .tooManyAttempts(let wait):
+            .init(.tooManyRequests, "too_many_attempts", details: ["retryAfter": String(wait)]) { $0.format(.errWaitSeconds, $0.number(wait)) }
+        case .badCredentials: .init(.unauthenticated, "bad_credentials") { $0(.errBadCredentials) }
+        case .tokenNotFound: .init(.notFound, "not_found") { $0(.errTokenNotFound) }
+        case .libraryNotFound: .init(.notFound, "not_found") { $0(.errLibraryNotFound) }
+        case .staffNotFound: .init(.notFound, "not_found") { $0(.errStaffNotFound) }
+        case .staffPasswordNeeded(let min): .init(.invalid, "invalid", field: "password") { $0.format(.errStaffPassword, $0.number(min)) }
+        case .cannotAddStaff: .init(.conflict, "cannot_add_staff", field: "password") { $0(.errCannotAddStaff) }
+        case .alreadyStaff(let name):
+            .init(.conflict, "already_staff", field: "username", details: ["username": name]) { $0.format(.errAlreadyStaff, name) }
+        case .lastOwner: .init(.conflict, "last_owner") { $0(.errLastOwner) }
+        case .badUsername(let raw): .init(.invalid, "invalid", field: "username") { $0.format(.errBadUsername, raw) }
+        case .passwordTooShort(let min): .init(.invalid, "invalid", field: "password") { $0.format(.errPasswordShort, $0.number(min)) }
+        case .passwordTooLong(let max): .init(.invalid, "invalid", field: "password") { $0.format(.errPasswordLong, $0.number(max)) }
+        case .roleTooLow(let role, let needs):
+            .init(.forbidden, "forbidden", details: ["role": role.rawValue, "needs": needs.rawValue]) { $0.format(.errRoleTooLow, $0.role(role), $0.role(needs)) }
+        case .creationRestricted(let adminOnly): .init(.forbidden, "creation_restricted") { $0(adminOnly ? .errCreationAdminOnly : .errCreationRestricted) }
+        case .serverSettingsAdminOnly: .init(.forbidden, "forbidden") { $0(.errServerAdminOnly) }
+        case .cannotResetPassword: .init(.forbidden, "forbidden") { $0(.errCannotResetPassword) }
+        case .duplicateLibraryName(let name): .init(.conflict, "duplicate_library_name", field: "name") { $0.format(.errDuplicateLibraryName, name) }
         }
     }
 }

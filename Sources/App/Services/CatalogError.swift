@@ -22,83 +22,38 @@ enum CatalogError: DomainError, Equatable {
     case cover(CoverProblem)
     case publishedDateWithoutYear(String)
 
-    var refusal: Refusal {
+    var described: Described {
         switch self {
-        case .titleNotFound, .copyNotFound, .categoryNotFound, .coverNotFound, .noISBNToDraw: .notFound
-        case .wishlistHasNoCopies, .loanedByEditing, .tooManyCategories, .tooManyAuthors, .cover, .ratingOutOfRange,
-             .publishedDateWithoutYear: .invalid
-        case .mergeIntoItself: .conflict
-        case .wishlistItem, .notWishlist, .duplicateBarcode, .duplicateCategory, .duplicateISBN, .tooManyCopiesAtOnce: .conflict
-        }
-    }
-
-    var code: String {
-        switch self {
-        case .titleNotFound, .copyNotFound, .categoryNotFound, .coverNotFound: "not_found"
-        case .noISBNToDraw: "no_isbn"
-        case .wishlistHasNoCopies, .loanedByEditing, .tooManyCategories, .tooManyAuthors, .cover, .ratingOutOfRange,
-             .publishedDateWithoutYear: "invalid"
-        case .mergeIntoItself: "merge_into_itself"
-        case .wishlistItem: "wishlist_item"
-        case .notWishlist: "not_wishlist"
-        case .duplicateBarcode: "duplicate_barcode"
-        case .duplicateCategory: "duplicate_category"
-        case .duplicateISBN: "duplicate_isbn"
-        case .tooManyCopiesAtOnce: "too_many_copies_at_once"
-        }
-    }
-
-    var field: String? {
-        switch self {
-        case .wishlistHasNoCopies: "copies"
-        case .duplicateBarcode: "barcode"
-        case .loanedByEditing: "status"
-        case .duplicateCategory: "name"
-        case .duplicateISBN, .noISBNToDraw: "isbn"
-        case .tooManyCategories: "categories"
-        case .tooManyAuthors: "authors"
-        case .tooManyCopiesAtOnce: "totalCopies"
-        case .cover: "cover"
-        case .ratingOutOfRange: "rating"
-        case .mergeIntoItself: "into"
-        case .publishedDateWithoutYear: "publishedDate"
-        default: nil
-        }
-    }
-
-    var details: [String: String]? {
-        switch self {
-        case .duplicateBarcode(let barcode): ["barcode": barcode]
-        case .duplicateCategory(let name): ["name": name]
+        case .titleNotFound: .init(.notFound, "not_found") { $0(.errTitleNotFound) }
+        case .copyNotFound: .init(.notFound, "not_found") { $0(.errCopyNotFound) }
+        case .categoryNotFound: .init(.notFound, "not_found") { $0(.errCategoryNotFound) }
+        case .coverNotFound: .init(.notFound, "not_found") { $0(.errCoverNotFound) }
+        case .noISBNToDraw(let title): .init(.notFound, "no_isbn", field: "isbn") { $0.format(.errNoISBNToDraw, title) }
+        case .ratingOutOfRange(let got):
+            .init(.invalid, "invalid", field: "rating") { $0.format(.errRating, got.formatted(.number.locale($0.lang.locale))) }
+        case .mergeIntoItself: .init(.conflict, "merge_into_itself", field: "into") { $0(.errMergeIntoItself) }
+        case .wishlistHasNoCopies: .init(.invalid, "invalid", field: "copies") { $0(.errWishlistNoCopies) }
+        case .wishlistItem(let title): .init(.conflict, "wishlist_item") { $0.format(.errWishlistItemNamed, title) }
+        case .notWishlist(let title): .init(.conflict, "not_wishlist") { $0.format(.errNotWishlist, title) }
+        case .duplicateBarcode(let barcode):
+            .init(.conflict, "duplicate_barcode", field: "barcode", details: ["barcode": barcode]) { $0.format(.errDuplicateBarcode, barcode) }
+        case .loanedByEditing: .init(.invalid, "invalid", field: "status") { $0(.errLoanedByEditing) }
+        case .duplicateCategory(let name):
+            .init(.conflict, "duplicate_category", field: "name", details: ["name": name]) { $0.format(.errDuplicateCategory, name) }
         case .duplicateISBN(let title, let id, let library):
-            ["existingTitleId": id.uuidString, "title": title,
-             "addCopies": APILink.titleCopies(library: library, title: id).path]
-        case .tooManyCopiesAtOnce(let max, let from, let to): ["max": String(max), "from": String(from), "to": String(to)]
-        default: nil
-        }
-    }
-
-    func message(_ t: Strings) -> String {
-        switch self {
-        case .titleNotFound: t(.errTitleNotFound)
-        case .copyNotFound: t(.errCopyNotFound)
-        case .categoryNotFound: t(.errCategoryNotFound)
-        case .coverNotFound: t(.errCoverNotFound)
-        case .ratingOutOfRange(let got): t.format(.errRating, got.formatted(.number.locale(t.lang.locale)))
-        case .mergeIntoItself: t(.errMergeIntoItself)
-        case .wishlistHasNoCopies: t(.errWishlistNoCopies)
-        case .wishlistItem(let title): t.format(.errWishlistItemNamed, title)
-        case .notWishlist(let title): t.format(.errNotWishlist, title)
-        case .duplicateBarcode(let barcode): t.format(.errDuplicateBarcode, barcode)
-        case .loanedByEditing: t(.errLoanedByEditing)
-        case .duplicateCategory(let name): t.format(.errDuplicateCategory, name)
-        case .duplicateISBN(let title, _, _): t.format(.errDuplicateISBN, title)
-        case .tooManyCategories(let max): t.format(.errTooManyCategories, t.number(max))
-        case .tooManyAuthors(let max): t.format(.errTooManyAuthors, t.number(max))
-        case .tooManyCopiesAtOnce(let max, _, _): t.format(.errTooManyCopiesAtOnce, t.number(max))
-        case .noISBNToDraw(let title): t.format(.errNoISBNToDraw, title)
-        case .cover(let problem): problem.message(t, number: nil)
-        case .publishedDateWithoutYear(let got): t.format(.errPublishedNoYear, String(got.prefix(40)))
+            .init(.conflict, "duplicate_isbn", field: "isbn",
+                  details: ["existingTitleId": id.uuidString, "title": title, "addCopies": APILink.titleCopies(library: library, title: id).path]) {
+                $0.format(.errDuplicateISBN, title)
+            }
+        case .tooManyCategories(let max): .init(.invalid, "invalid", field: "categories") { $0.format(.errTooManyCategories, $0.number(max)) }
+        case .tooManyAuthors(let max): .init(.invalid, "invalid", field: "authors") { $0.format(.errTooManyAuthors, $0.number(max)) }
+        case .tooManyCopiesAtOnce(let max, let from, let to):
+            .init(.conflict, "too_many_copies_at_once", field: "totalCopies", details: ["max": String(max), "from": String(from), "to": String(to)]) {
+                $0.format(.errTooManyCopiesAtOnce, $0.number(max))
+            }
+        case .cover(let problem): .init(.invalid, "invalid", field: "cover") { problem.message($0, number: nil) }
+        case .publishedDateWithoutYear(let got):
+            .init(.invalid, "invalid", field: "publishedDate") { $0.format(.errPublishedNoYear, String(got.prefix(40))) }
         }
     }
 }

@@ -21,56 +21,36 @@ enum ExchangeError: DomainError, Equatable {
     case backupChosenAsImport
     case memberListTooLarge(maxMB: Int)
 
-    var refusal: Refusal { .invalid }
-
-    var code: String {
-        switch self {
-        case .unreadableBackup: "bad_backup"
-        default: "invalid"
-        }
-    }
-
-    var field: String? {
-        switch self {
-        case .unknownFormat: "format"
-        default: "file"
-        }
-    }
-
-    var details: [String: String]? {
-        switch self {
-        case .marcXMLUnreadable(let detail): detail.map { ["detail": $0] }
-        case .unknownFormat: ["formats": ImportFormat.allCases.map(\.rawValue).joined(separator: ", ")]
-        case .missingColumns(let columns): ["columns": columns.joined(separator: ", ")]
-        case .unreadableBackup(let at): at.map { ["at": $0] }
-        default: nil
-        }
-    }
-
-    func message(_ t: Strings) -> String {
-        func quoted(_ columns: [String]) -> String {
-            columns.map { t.lang == .de ? "„\($0)“" : (t.lang == .zh ? "“\($0)”" : "“\($0)”") }.joined(separator: ", ")
+    /// Every refusal of a file is about the file (422), but for an unknown format.
+    var described: Described {
+        func file(_ code: String = "invalid", details: [String: String]? = nil, _ message: @escaping @Sendable (Strings) -> String) -> Described {
+            .init(.invalid, code, field: "file", details: details, message)
         }
         switch self {
-        case .emptyFile: return t(.errFileEmpty)
-        case .noMARCRecords: return t(.errNoMARCRecords)
-        case .marcXMLUnreadable: return t(.errMARCXMLUnreadable)
-        case .notJSON: return t(.errNotJSON)
-        case .notLibraryThingJSON: return t(.errNotLibraryThingJSON)
-        case .csv(.unterminatedQuote(let line, let column)): return t.format(.errCSVUnterminated, t.number(line), t.number(column))
-        case .csv(.strayQuote(let line, let column)): return t.format(.errCSVStrayQuote, t.number(line), t.number(column))
-        case .unknownFormat: return t.format(.errUnknownFormat, ImportFormat.allCases.map(\.rawValue).joined(separator: ", "))
-        case .missingColumns(let columns): return t.format(.errMissingColumns, quoted(columns))
-        case .cannotOpen(let path): return t.format(.errCannotOpen, path)
-        case .notABackup: return t(.errNotABackup)
-        case .newerBackup(let version): return t.format(.errNewerBackup, t.number(version))
-        case .backupTooLarge(let rows, let max): return t.format(.errBackupTooLarge, t.number(rows), t.number(max))
-        case .unreadableBackup(let at): return at.map { t.format(.errBadBackupAt, $0) } ?? t(.errBadBackup)
-        case .backupSettingOutOfRange(let field, let value): return t.format(.errBackupSetting, t.label(field), t.number(value))
-        case .backupLibraryName: return t(.errBackupLibraryName)
-        case .backupCover(let number, let problem): return t.format(.errNotRestored, problem.message(t, number: number))
-        case .backupChosenAsImport: return t(.errBackupAsImport)
-        case .memberListTooLarge(let mb): return t.format(.errMemberListTooLarge, t.number(mb), t.number(MemberExchange.maxRows))
+        case .emptyFile: return file { $0(.errFileEmpty) }
+        case .noMARCRecords: return file { $0(.errNoMARCRecords) }
+        case .marcXMLUnreadable(let detail): return file(details: detail.map { ["detail": $0] }) { $0(.errMARCXMLUnreadable) }
+        case .notJSON: return file { $0(.errNotJSON) }
+        case .notLibraryThingJSON: return file { $0(.errNotLibraryThingJSON) }
+        case .csv(.unterminatedQuote(let line, let column)): return file { $0.format(.errCSVUnterminated, $0.number(line), $0.number(column)) }
+        case .csv(.strayQuote(let line, let column)): return file { $0.format(.errCSVStrayQuote, $0.number(line), $0.number(column)) }
+        case .unknownFormat:
+            let formats = ImportFormat.allCases.map(\.rawValue).joined(separator: ", ")
+            return .init(.invalid, "invalid", field: "format", details: ["formats": formats]) { $0.format(.errUnknownFormat, formats) }
+        case .missingColumns(let columns):
+            return file(details: ["columns": columns.joined(separator: ", ")]) { t in
+                t.format(.errMissingColumns, columns.map { t.lang == .de ? "„\($0)“" : "“\($0)”" }.joined(separator: ", "))
+            }
+        case .cannotOpen(let path): return file { $0.format(.errCannotOpen, path) }
+        case .notABackup: return file { $0(.errNotABackup) }
+        case .newerBackup(let version): return file { $0.format(.errNewerBackup, $0.number(version)) }
+        case .backupTooLarge(let rows, let max): return file { $0.format(.errBackupTooLarge, $0.number(rows), $0.number(max)) }
+        case .unreadableBackup(let at): return file("bad_backup", details: at.map { ["at": $0] }) { t in at.map { t.format(.errBadBackupAt, $0) } ?? t(.errBadBackup) }
+        case .backupSettingOutOfRange(let field, let value): return file { $0.format(.errBackupSetting, $0.label(field), $0.number(value)) }
+        case .backupLibraryName: return file { $0(.errBackupLibraryName) }
+        case .backupCover(let number, let problem): return file { $0.format(.errNotRestored, problem.message($0, number: number)) }
+        case .backupChosenAsImport: return file { $0(.errBackupAsImport) }
+        case .memberListTooLarge(let mb): return file { $0.format(.errMemberListTooLarge, $0.number(mb), $0.number(MemberExchange.maxRows)) }
         }
     }
 }

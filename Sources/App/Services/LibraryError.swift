@@ -4,13 +4,9 @@ import Vapor
 enum LibraryError: DomainError, Equatable {
     case unknownTimeZone(String)
 
-    var refusal: Refusal { .invalid }
-    var code: String { "invalid" }
-    var field: String? { "timeZone" }
-
-    func message(_ t: Strings) -> String {
+    var described: Described {
         switch self {
-        case .unknownTimeZone(let name): t.format(.errUnknownTimeZone, name)
+        case .unknownTimeZone(let name): .init(.invalid, "invalid", field: "timeZone") { $0.format(.errUnknownTimeZone, name) }
         }
     }
 }

@@ -16,107 +16,55 @@ enum LoanError: DomainError, Equatable {
     /// Words typed in the lending form's one book field that match no book of the library.
     case noBookMatches(String)
 
-    var refusal: Refusal {
+    var described: Described {
         switch self {
-        case .loanNotFound, .noCopyWithBarcode, .memberIDNotFound, .noTitleWithISBN, .noBookMatches: .notFound
-        case .sayWhichLoan, .sayWhoBorrows, .sayWhichBook: .invalid
-        case .notOnLoan, .copyNotAvailable: .conflict
-        }
-    }
-
-    var code: String {
-        switch self {
-        case .loanNotFound, .noCopyWithBarcode, .noTitleWithISBN, .noBookMatches: "not_found"
-        case .memberIDNotFound: "member_not_found"
-        case .sayWhichLoan, .sayWhoBorrows, .sayWhichBook: "invalid"
-        case .notOnLoan: "not_on_loan"
-        case .copyNotAvailable: "copy_not_available"
-        }
-    }
-
-    var field: String? {
-        switch self {
-        case .noCopyWithBarcode, .notOnLoan: "copyBarcode"
-        case .sayWhichLoan: "loanId"
-        case .memberIDNotFound: "memberId"
-        case .sayWhoBorrows: "cardId"
-        case .noTitleWithISBN: "isbn"
-        case .sayWhichBook: "titleId"
-        case .noBookMatches: "book"
-        case .loanNotFound, .copyNotAvailable: nil
-        }
-    }
-
-    var details: [String: String]? {
-        switch self {
-        case .notOnLoan(let barcode): ["barcode": barcode]
-        case .noBookMatches(let typed): ["typed": typed]
-        case .copyNotAvailable(let title): ["title": title]
-        default: nil
-        }
-    }
-
-    func message(_ t: Strings) -> String {
-        switch self {
-        case .loanNotFound: t(.errLoanNotFound)
-        case .noCopyWithBarcode(let barcode): t.format(.errNoCopyWithBarcode, barcode)
-        case .notOnLoan(let barcode): t.format(.errNotOnLoan, barcode)
-        case .sayWhichLoan: t(.errSayWhichLoan)
-        case .memberIDNotFound: t(.errMemberIDNotFound)
-        case .sayWhoBorrows: t(.errSayWhoBorrows)
-        case .noTitleWithISBN(let isbn): t.format(.errNoTitleWithISBN, isbn)
-        case .sayWhichBook: t(.errSayWhichBook)
-        case .copyNotAvailable(let title): t.format(.errCopyNotAvailable, title)
-        case .noBookMatches(let typed): t.format(.errBookNotFound, typed)
+        case .loanNotFound:
+            .init(.notFound, "not_found") { $0(.errLoanNotFound) }
+        case .noCopyWithBarcode(let barcode):
+            .init(.notFound, "not_found", field: "copyBarcode") { $0.format(.errNoCopyWithBarcode, barcode) }
+        case .notOnLoan(let barcode):
+            .init(.conflict, "not_on_loan", field: "copyBarcode", details: ["barcode": barcode]) { $0.format(.errNotOnLoan, barcode) }
+        case .sayWhichLoan:
+            .init(.invalid, "invalid", field: "loanId") { $0(.errSayWhichLoan) }
+        case .memberIDNotFound:
+            .init(.notFound, "member_not_found", field: "memberId") { $0(.errMemberIDNotFound) }
+        case .sayWhoBorrows:
+            .init(.invalid, "invalid", field: "cardId") { $0(.errSayWhoBorrows) }
+        case .noTitleWithISBN(let isbn):
+            .init(.notFound, "not_found", field: "isbn") { $0.format(.errNoTitleWithISBN, isbn) }
+        case .sayWhichBook:
+            .init(.invalid, "invalid", field: "titleId") { $0(.errSayWhichBook) }
+        case .copyNotAvailable(let title):
+            .init(.conflict, "copy_not_available", details: ["title": title]) { $0.format(.errCopyNotAvailable, title) }
+        case .noBookMatches(let typed):
+            .init(.notFound, "not_found", field: "book", details: ["typed": typed]) { $0.format(.errBookNotFound, typed) }
         }
     }
 }
 
 extension CirculationError: DomainError {
-    var refusal: Refusal {
+    var described: Described {
         switch self {
-        case .memberNotFound: .notFound
-        case .dueDateInPast, .loanPeriodOutOfRange: .invalid
-        case .noCopyAvailable, .titleIsWishlistItem, .loanAlreadyReturned, .copiesBelowOnLoan, .titleHasCopiesOnLoan, .copyOnLoan,
-             .renewalLimitReached: .conflict
-        }
-    }
-
-    var code: String {
-        switch self {
-        case .noCopyAvailable: "no_copy_available"
-        case .memberNotFound: "member_not_found"
-        case .titleIsWishlistItem: "wishlist_item"
-        case .loanAlreadyReturned: "already_returned"
-        case .dueDateInPast, .loanPeriodOutOfRange: "invalid"
-        case .copiesBelowOnLoan, .titleHasCopiesOnLoan: "copies_on_loan"
-        case .copyOnLoan: "copy_on_loan"
-        case .renewalLimitReached: "renewal_limit"
-        }
-    }
-
-    var field: String? {
-        switch self {
-        case .memberNotFound: "cardId"
-        case .dueDateInPast: "dueDate"
-        case .loanPeriodOutOfRange: "days"
-        case .copiesBelowOnLoan: "totalCopies"
-        default: nil
-        }
-    }
-
-    func message(_ t: Strings) -> String {
-        switch self {
-        case .noCopyAvailable(let title): t.format(.errNoCopyAvailable, title)
-        case .memberNotFound(let card): t.format(.errMemberNotFound, card)
-        case .titleIsWishlistItem: t(.errWishlistItem)
-        case .loanAlreadyReturned: t(.errAlreadyReturned)
-        case .dueDateInPast: t(.errDueDatePast)
-        case .loanPeriodOutOfRange(let days): t.format(.errLoanPeriod, t.number(days))
-        case .copiesBelowOnLoan(let requested, let onLoan): t.format(.errCopiesBelowOnLoan, t.number(requested), t(.copiesOnLoan, onLoan))
-        case .titleHasCopiesOnLoan(let n): t.format(.errTitleHasLoans, t(.copiesOnLoan, n))
-        case .copyOnLoan: t(.errCopyOnLoan)
-        case .renewalLimitReached(let max): t.format(.errRenewalLimit, t.number(max))
+        case .noCopyAvailable(let title):
+            .init(.conflict, "no_copy_available") { $0.format(.errNoCopyAvailable, title) }
+        case .memberNotFound(let card):
+            .init(.notFound, "member_not_found", field: "cardId") { $0.format(.errMemberNotFound, card) }
+        case .titleIsWishlistItem:
+            .init(.conflict, "wishlist_item") { $0(.errWishlistItem) }
+        case .loanAlreadyReturned:
+            .init(.conflict, "already_returned") { $0(.errAlreadyReturned) }
+        case .dueDateInPast:
+            .init(.invalid, "invalid", field: "dueDate") { $0(.errDueDatePast) }
+        case .loanPeriodOutOfRange(let days):
+            .init(.invalid, "invalid", field: "days") { $0.format(.errLoanPeriod, $0.number(days)) }
+        case .copiesBelowOnLoan(let requested, let onLoan):
+            .init(.conflict, "copies_on_loan", field: "totalCopies") { $0.format(.errCopiesBelowOnLoan, $0.number(requested), $0(.copiesOnLoan, onLoan)) }
+        case .titleHasCopiesOnLoan(let n):
+            .init(.conflict, "copies_on_loan") { $0.format(.errTitleHasLoans, $0(.copiesOnLoan, n)) }
+        case .copyOnLoan:
+            .init(.conflict, "copy_on_loan") { $0(.errCopyOnLoan) }
+        case .renewalLimitReached(let max):
+            .init(.conflict, "renewal_limit") { $0.format(.errRenewalLimit, $0.number(max)) }
         }
     }
 }

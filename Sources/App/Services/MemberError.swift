@@ -7,44 +7,16 @@ enum MemberError: DomainError, Equatable {
     case cardHasSpaces(String)
     case hasLoans(name: String, count: Int)
 
-    var refusal: Refusal {
+    var described: Described {
         switch self {
-        case .notFound: .notFound
-        case .cardHasSpaces: .invalid
-        case .duplicateCard, .hasLoans: .conflict
-        }
-    }
-
-    var code: String {
-        switch self {
-        case .notFound: "not_found"
-        case .cardHasSpaces: "invalid"
-        case .duplicateCard: "duplicate_card_id"
-        case .hasLoans: "member_has_loans"
-        }
-    }
-
-    var field: String? {
-        switch self {
-        case .duplicateCard, .cardHasSpaces: "cardId"
-        default: nil
-        }
-    }
-
-    var details: [String: String]? {
-        switch self {
-        case .duplicateCard(let card, let holder): ["cardId": card, "name": holder]
-        case .hasLoans(_, let count): ["activeLoans": String(count)]
-        default: nil
-        }
-    }
-
-    func message(_ t: Strings) -> String {
-        switch self {
-        case .notFound: t(.errMemberGone)
-        case .duplicateCard(let card, let holder): t.format(.errDuplicateCard, card, holder)
-        case .cardHasSpaces(let card): t.format(.errCardSpaces, card)
-        case .hasLoans(let name, let count): t.format(.errMemberHasLoans, name, t(.loansOut, count))
+        case .notFound:
+            .init(.notFound, "not_found") { $0(.errMemberGone) }
+        case .duplicateCard(let card, let holder):
+            .init(.conflict, "duplicate_card_id", field: "cardId", details: ["cardId": card, "name": holder]) { $0.format(.errDuplicateCard, card, holder) }
+        case .cardHasSpaces(let card):
+            .init(.invalid, "invalid", field: "cardId") { $0.format(.errCardSpaces, card) }
+        case .hasLoans(let name, let count):
+            .init(.conflict, "member_has_loans", details: ["activeLoans": String(count)]) { $0.format(.errMemberHasLoans, name, $0(.loansOut, count)) }
         }
     }
 }

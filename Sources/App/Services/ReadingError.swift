@@ -15,58 +15,21 @@ enum ReadingError: DomainError, Equatable {
     case momentInFuture
     case unknownStatus(String)
 
-    var refusal: Refusal {
+    var described: Described {
         switch self {
-        case .readNotFound, .quoteNotFound, .photoNotFound, .shareNotFound: .notFound
-        default: .invalid
-        }
-    }
-
-    var code: String {
-        switch self {
-        case .readNotFound, .quoteNotFound, .photoNotFound, .shareNotFound: "not_found"
-        case .photo: "invalid_image"
-        case .cornersInvalid: "invalid"
-        case .pageBeyondEnd: "page_beyond_end"
-        case .noPageHeard: "no_page_heard"
-        case .heardOutOfRange: "out_of_range"
-        case .sayOneProgress, .momentInFuture, .unknownStatus: "invalid"
-        }
-    }
-
-    var field: String? {
-        switch self {
-        case .pageBeyondEnd: "page"
-        case .noPageHeard, .heardOutOfRange: "phrase"
-        case .momentInFuture: "at"
-        case .unknownStatus: "status"
-        case .photo: "file"
-        case .cornersInvalid: "corners"
-        default: nil
-        }
-    }
-
-    var details: [String: String]? {
-        switch self {
-        case .pageBeyondEnd(_, let pages): ["pageCount": String(pages)]
-        default: nil
-        }
-    }
-
-    func message(_ t: Strings) -> String {
-        switch self {
-        case .readNotFound: t(.errReadNotFound)
-        case .quoteNotFound: t(.errQuoteNotFound)
-        case .shareNotFound: t(.errShareNotFound)
-        case .photoNotFound: t(.errPhotoNotFound)
-        case .photo(let problem): problem.message(t)
-        case .cornersInvalid: t(.errCornersInvalid)
-        case .pageBeyondEnd(let page, let pages): t.format(.errPageBeyondEnd, t.number(page), t.number(pages))
-        case .noPageHeard(let phrase): t.format(.errNoPageHeard, String(phrase.prefix(80)))
-        case .heardOutOfRange(let n): t.format(.errHeardOutOfRange, t.number(n))
-        case .sayOneProgress: t(.errSayOneProgress)
-        case .momentInFuture: t(.errMomentInFuture)
-        case .unknownStatus(let raw): t.format(.errUnknownReadStatus, String(raw.prefix(40)))
+        case .readNotFound: .init(.notFound, "not_found") { $0(.errReadNotFound) }
+        case .quoteNotFound: .init(.notFound, "not_found") { $0(.errQuoteNotFound) }
+        case .shareNotFound: .init(.notFound, "not_found") { $0(.errShareNotFound) }
+        case .photoNotFound: .init(.notFound, "not_found") { $0(.errPhotoNotFound) }
+        case .photo(let problem): .init(.invalid, "invalid_image", field: "file") { problem.message($0) }
+        case .cornersInvalid: .init(.invalid, "invalid", field: "corners") { $0(.errCornersInvalid) }
+        case .pageBeyondEnd(let page, let pages):
+            .init(.invalid, "page_beyond_end", field: "page", details: ["pageCount": String(pages)]) { $0.format(.errPageBeyondEnd, $0.number(page), $0.number(pages)) }
+        case .noPageHeard(let phrase): .init(.invalid, "no_page_heard", field: "phrase") { $0.format(.errNoPageHeard, String(phrase.prefix(80))) }
+        case .heardOutOfRange(let n): .init(.invalid, "out_of_range", field: "phrase") { $0.format(.errHeardOutOfRange, $0.number(n)) }
+        case .sayOneProgress: .init(.invalid, "invalid") { $0(.errSayOneProgress) }
+        case .momentInFuture: .init(.invalid, "invalid", field: "at") { $0(.errMomentInFuture) }
+        case .unknownStatus(let raw): .init(.invalid, "invalid", field: "status") { $0.format(.errUnknownReadStatus, String(raw.prefix(40))) }
         }
     }
 }

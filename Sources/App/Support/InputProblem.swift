@@ -13,41 +13,28 @@ enum InputProblem: Sendable, Equatable, Codable {
 }
 
 extension ISBN.Invalid: DomainError {
-    var refusal: Refusal { .invalid }
-    var code: String { "invalid" }
-    var field: String? { "isbn" }
-
-    func message(_ t: Strings) -> String {
+    var described: Described {
         switch self {
-        case .empty: t(.errISBNEmpty)
-        case .badCharacters: t(.errISBNCharacters)
-        case .wrongLength(let n): t.format(.errISBNLength, t.number(n))
-        case .badChecksum: t(.errISBNChecksum)
-        case .notABookEAN: t(.errISBNNotBook)
+        case .empty: .init(.invalid, "invalid", field: "isbn") { $0(.errISBNEmpty) }
+        case .badCharacters: .init(.invalid, "invalid", field: "isbn") { $0(.errISBNCharacters) }
+        case .wrongLength(let n): .init(.invalid, "invalid", field: "isbn") { $0.format(.errISBNLength, $0.number(n)) }
+        case .badChecksum: .init(.invalid, "invalid", field: "isbn") { $0(.errISBNChecksum) }
+        case .notABookEAN: .init(.invalid, "invalid", field: "isbn") { $0(.errISBNNotBook) }
         }
     }
 }
 
 extension InputProblem: DomainError {
-    var refusal: Refusal { .invalid }
-    var code: String { "invalid" }
-
-    var field: String? {
+    var described: Described {
         switch self {
-        case .empty(let field), .tooLong(let field, _), .outOfRange(let field, _, _, _), .notEmail(let field, _), .notCoverURL(let field),
-             .notANumber(let field), .notADate(let field, _): field
-        }
-    }
-
-    func message(_ t: Strings) -> String {
-        switch self {
-        case .empty(let field): t.format(.errEmpty, t.label(field))
-        case .tooLong(let field, let max): t.format(.errTooLong, t.label(field), t.number(max))
-        case .outOfRange(let field, let min, let max, let got): t.format(.errOutOfRange, t.label(field), t.number(min), t.number(max), t.number(got))
-        case .notEmail(_, let value): t.format(.errNotEmail, value)
-        case .notCoverURL(let field): t.format(.errNotCoverURL, t.label(field))
-        case .notANumber(let field): t.format(.errNotANumber, t.label(field))
-        case .notADate(_, let value): t.format(.errNotADate, value)
+        case .empty(let field): .init(.invalid, "invalid", field: field) { $0.format(.errEmpty, $0.label(field)) }
+        case .tooLong(let field, let max): .init(.invalid, "invalid", field: field) { $0.format(.errTooLong, $0.label(field), $0.number(max)) }
+        case .outOfRange(let field, let min, let max, let got):
+            .init(.invalid, "invalid", field: field) { $0.format(.errOutOfRange, $0.label(field), $0.number(min), $0.number(max), $0.number(got)) }
+        case .notEmail(let field, let value): .init(.invalid, "invalid", field: field) { $0.format(.errNotEmail, value) }
+        case .notCoverURL(let field): .init(.invalid, "invalid", field: field) { $0.format(.errNotCoverURL, $0.label(field)) }
+        case .notANumber(let field): .init(.invalid, "invalid", field: field) { $0.format(.errNotANumber, $0.label(field)) }
+        case .notADate(let field, let value): .init(.invalid, "invalid", field: field) { $0.format(.errNotADate, value) }
         }
     }
 }

@@ -17,42 +17,22 @@ enum RequestError: DomainError, Equatable {
     case unreadableForm
     case noFile(field: String)
 
-    var refusal: Refusal {
+    var described: Described {
         switch self {
-        case .noSuchPath: .notFound
-        case .noFile: .invalid
-        case .oneOf(_, _, _, let refusal): refusal
-        default: .badRequest
-        }
-    }
-
-    var code: String {
-        switch self {
-        case .noSuchPath: "not_found"
-        case .unreadableForm: "bad_body"
-        default: "invalid"
-        }
-    }
-
-    var field: String? {
-        switch self {
-        case .notAnID(let field, _), .notTrueOrFalse(let field, _), .wholeNumber(let field, _, _), .oneOf(let field, _, _, _), .noFile(let field),
-             .rating(let field, _): field
-        case .noSuchPath, .unreadableForm: nil
-        }
-    }
-
-    func message(_ t: Strings) -> String {
-        switch self {
-        case .notAnID(let field, let got): t.format(.errNotAnID, String(got.prefix(60)), field)
-        case .noSuchPath: t(.notFoundText)
-        case .notTrueOrFalse(let field, let got): t.format(.errTrueOrFalse, field, String(got.prefix(60)))
+        case .notAnID(let field, let got):
+            .init(.badRequest, "invalid", field: field) { $0.format(.errNotAnID, String(got.prefix(60)), field) }
+        case .noSuchPath: .init(.notFound, "not_found") { $0(.notFoundText) }
+        case .notTrueOrFalse(let field, let got):
+            .init(.badRequest, "invalid", field: field) { $0.format(.errTrueOrFalse, field, String(got.prefix(60))) }
         case .wholeNumber(let field, let range, let got):
-            t.format(.errWholeNumberRange, field, t.number(range.lowerBound), t.number(range.upperBound), String(got.prefix(60)))
-        case .oneOf(let field, let allowed, let got, _): t.format(.errOneOf, field, allowed.joined(separator: ", "), String(got.prefix(60)))
-        case .rating(_, let got): t.format(.errRating, String(got.prefix(20)))
-        case .unreadableForm: t(.errUnreadableForm)
-        case .noFile(let field): t.format(.errNoFileField, field)
+            .init(.badRequest, "invalid", field: field) {
+                $0.format(.errWholeNumberRange, field, $0.number(range.lowerBound), $0.number(range.upperBound), String(got.prefix(60)))
+            }
+        case .oneOf(let field, let allowed, let got, let refusal):
+            .init(refusal, "invalid", field: field) { $0.format(.errOneOf, field, allowed.joined(separator: ", "), String(got.prefix(60))) }
+        case .rating(let field, let got): .init(.badRequest, "invalid", field: field) { $0.format(.errRating, String(got.prefix(20))) }
+        case .unreadableForm: .init(.badRequest, "bad_body") { $0(.errUnreadableForm) }
+        case .noFile(let field): .init(.invalid, "invalid", field: field) { $0.format(.errNoFileField, field) }
         }
     }
 }
