@@ -172,9 +172,6 @@ struct APIRoutes {
         _ method: HTTPMethod, _ path: PathComponent..., doc: RouteDoc, body: HTTPBodyStreamStrategy = .collect,
         use handler: @escaping @Sendable (Request) async throws -> R
     ) {
-        let route = builder.on(method, path, body: body, use: handler)
-        route.userInfo[APIGuardMiddleware.authenticatedKey] = doc.authenticated
-        if case .collect(let max?) = body { route.maxBody(Int(max.value)) }
-        registry.add(.init(method: method, path: prefix + path, doc: doc))
+        on(method, path, doc: doc, body: body, use: handler)
     }
 }

@@ -1,14 +1,16 @@
 import Foundation
+import Vapor
 
-/// Every API path the server itself hands out — links from a page (downloads, barcode images), a
-/// job's `Location`, the "add copies" link of a duplicate ISBN, a stored cover's address — built
-/// here, as `WebRoute` builds the pages' links, so none is spelt out by hand
-/// (`everyAPILinkLeadsToARegisteredRoute` checks each against the registered routes).
+/// The API's routes the server hands out links to — links from a page (downloads, barcode images), a
+/// job's `Location`, the "add copies" link of a duplicate ISBN, a stored cover's address — typed as
+/// `WebRoute` is: the same value registers the route (`api.on(.GET, .backup(library: .pattern), …)`,
+/// through `APIRoutes.on(_:_:doc:)`) and builds its links (`path`), so a link cannot drift from its
+/// route. `APILink.all` lists every case with sample values (`everyAPILinkIsRegisteredAndFollowsItsRoute`).
 enum APILink: Sendable, Equatable {
     case export(library: UUID, format: String)
     case backup(library: UUID)
-    case copyBarcode(library: UUID, copy: UUID)
-    case memberBarcode(library: UUID, member: UUID)
+    case copyBarcode(library: UUID, copy: UUID, format: String = "svg")
+    case memberBarcode(library: UUID, member: UUID, format: String = "svg")
     case titleCopies(library: UUID, title: UUID)
     case job(UUID)
     case cover(UUID)
@@ -20,21 +22,91 @@ enum APILink: Sendable, Equatable {
 
     static let root = "/api/v1"
 
-    var path: String {
-        func library(_ id: UUID) -> String { Self.root + "/libraries/" + id.uuidString }
+    /// The path after `/api/v1`, parameters named as registered.
+    var segments: [WebRoute.Segment] {
+        func library(_ id: UUID) -> [WebRoute.Segment] { [.fixed("libraries"), .parameter(name: "libraryID", value: id.uuidString)] }
         switch self {
-        case .export(let l, let format):
-            return library(l) + "/export?format=" + (format.addingPercentEncoding(withAllowedCharacters: .alphanumerics.union(["-"])) ?? "")
-        case .backup(let l): return library(l) + "/backup"
-        case .copyBarcode(let l, let copy): return library(l) + "/copies/" + copy.uuidString + "/barcode.svg"
-        case .memberBarcode(let l, let member): return library(l) + "/members/" + member.uuidString + "/barcode.svg"
-        case .titleCopies(let l, let title): return library(l) + "/titles/" + title.uuidString + "/copies"
-        case .job(let id): return Self.root + "/jobs/" + id.uuidString
-        case .cover(let id): return Self.root + "/covers/" + id.uuidString.lowercased()
-        case .membersExport(let l): return library(l) + "/members/export"
-        case .members(let l): return library(l) + "/members"
-        case .readingExport(let l): return library(l) + "/reading/export"
-        case .photo(let l, let photo, let part): return library(l) + "/photos/" + photo.uuidString + "/" + part
+        case .export(let l, _): return library(l) + [.fixed("export")]
+        case .backup(let l): return library(l) + [.fixed("backup")]
+        case .copyBarcode(let l, let copy, let format):
+            return library(l) + [.fixed("copies"), .parameter(name: "copyID", value: copy.uuidString), .fixed("barcode.\(format)")]
+        case .memberBarcode(let l, let member, let format):
+            return library(l) + [.fixed("members"), .parameter(name: "memberID", value: member.uuidString), .fixed("barcode.\(format)")]
+        case .titleCopies(let l, let title): return library(l) + [.fixed("titles"), .parameter(name: "titleID", value: title.uuidString), .fixed("copies")]
+        case .job(let id): return [.fixed("jobs"), .parameter(name: "jobID", value: id.uuidString)]
+        case .cover(let id): return [.fixed("covers"), .parameter(name: "coverID", value: id.uuidString.lowercased())]
+        case .membersExport(let l): return library(l) + [.fixed("members"), .fixed("export")]
+        case .members(let l): return library(l) + [.fixed("members")]
+        case .readingExport(let l): return library(l) + [.fixed("reading"), .fixed("export")]
+        case .photo(let l, let photo, let part): return library(l) + [.fixed("photos"), .parameter(name: "photoID", value: photo.uuidString), .fixed(part)]
         }
+    }
+
+    /// The link's query (the export's format).
+    var query: [(String, String)] {
+        switch self {
+        case .export(_, let format): [("format", format)]
+        default: []
+        }
+    }
+
+    var path: String {
+        let allowed = CharacterSet.alphanumerics.union(CharacterSet(charactersIn: "-._~"))
+        let base = Self.root + "/" + segments.map { segment in
+            switch segment {
+            case .fixed(let text): text
+            case .parameter(_, let value): value.addingPercentEncoding(withAllowedCharacters: allowed) ?? value
+            }
+        }.joined(separator: "/")
+        let pairs = query.map { "\($0.0)=\($0.1.addingPercentEncoding(withAllowedCharacters: allowed) ?? "")" }
+        return pairs.isEmpty ? base : base + "?" + pairs.joined(separator: "&")
+    }
+
+    /// The route to register (after `/api/v1`): parameters by name.
+    var pattern: [PathComponent] {
+        segments.map { segment in
+            switch segment {
+            case .fixed(let text): .constant(text)
+            case .parameter(let name, _): .parameter(name)
+            }
+        }
+    }
+
+    /// Every case, with sample values, and the method its route answers (checked against the routes).
+    static func all(library l: UUID, id x: UUID) -> [(link: APILink, method: HTTPMethod)] {
+        // An exhaustive switch over a sample of each case: a new case does not compile until listed.
+        let samples: [APILink] = [
+            .export(library: l, format: "marc"), .backup(library: l), .copyBarcode(library: l, copy: x), .copyBarcode(library: l, copy: x, format: "png"),
+            .memberBarcode(library: l, member: x), .memberBarcode(library: l, member: x, format: "png"), .titleCopies(library: l, title: x),
+            .job(x), .cover(x), .membersExport(library: l), .members(library: l), .readingExport(library: l),
+            .photo(library: l, photo: x, part: "image"), .photo(library: l, photo: x, part: "thumbnail"), .photo(library: l, photo: x, part: "original"),
+        ]
+        return samples.map { link in
+            switch link {
+            case .export, .backup, .copyBarcode, .memberBarcode, .titleCopies, .job, .cover, .membersExport, .members, .readingExport, .photo:
+                (link, .GET)
+            }
+        }
+    }
+}
+
+extension APIRoutes {
+    /// Registers `link`'s route on this group (`lib.on(.GET, .backup(library: .pattern), doc: …)`): the
+    /// group's own path (`libraries/:libraryID`) is the start of the link's, and the rest is registered.
+    func on<R: AsyncResponseEncodable>(_ method: HTTPMethod, _ link: APILink, doc: RouteDoc, body: HTTPBodyStreamStrategy = .collect,
+                                       use handler: @escaping @Sendable (Request) async throws -> R) {
+        let full = link.pattern
+        let own = Array(prefix.dropFirst(2))
+        precondition(full.count >= own.count && zip(full, own).allSatisfy { $0.description == $1.description },
+                     "\(link) is not under \(own)")
+        on(method, Array(full.dropFirst(own.count)), doc: doc, body: body, use: handler)
+    }
+
+    func on<R: AsyncResponseEncodable>(_ method: HTTPMethod, _ path: [PathComponent], doc: RouteDoc, body: HTTPBodyStreamStrategy = .collect,
+                                       use handler: @escaping @Sendable (Request) async throws -> R) {
+        let route = builder.on(method, path, body: body, use: handler)
+        route.userInfo[APIGuardMiddleware.authenticatedKey] = doc.authenticated
+        if case .collect(let max?) = body { route.maxBody(Int(max.value)) }
+        registry.add(.init(method: method, path: prefix + path, doc: doc))
     }
 }

@@ -8,7 +8,7 @@ import Vapor
 enum CirculationController {
     static func register(_ api: APIRoutes) {
         let lib = api.grouped("libraries", ":libraryID")
-        lib.on(.GET, "members", doc: .init(summary: "Members, searched by card ID, name or class (B1)", tag: "Members",
+        lib.on(.GET, .members(library: .pattern), doc: .init(summary: "Members, searched by card ID, name or class (B1)", tag: "Members",
                                            query: [.init(name: "q", description: "Card ID, name or class; each word matches a word prefix."),
                                                    .init(name: "sort", description: "The order: name (the default), card or grade (class, then name).",
                                                          schema: ["enum": .array(MemberSort.allCases.map { .string($0.rawValue) })]),
@@ -18,7 +18,7 @@ enum CirculationController {
             summary: "Import a class list or member list (CSV: card ID, first and last name or one name, class, e-mail, in any order; at most 2 MB). Every good line is added; a card ID the library has (whatever its case) is skipped, and each skipped or refused line is named in the report",
             tag: "Members", upload: ["text/csv", "application/octet-stream"], response: MemberImportReport.self),
             body: .collect(maxSize: ByteCount(value: MemberExchange.maxBytes)), use: importMembers)
-        lib.on(.GET, "members", "export", doc: .init(
+        lib.on(.GET, .membersExport(library: .pattern), doc: .init(
             summary: "The members as CSV (Card ID, First Name, Last Name, Class, Email), by class and name; it imports back", tag: "Members"),
             use: exportMembers)
         lib.on(.POST, "members", doc: .init(summary: "Add a member; the card ID is unique in the library", tag: "Members",

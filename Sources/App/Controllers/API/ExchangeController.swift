@@ -27,11 +27,11 @@ enum ExchangeController {
                 .oneOf("existing", ["skip", "copies"], "`skip` (default) or `copies`, for an ISBN that appears twice in the file."),
             ],
             upload: ["text/csv", "application/octet-stream"], response: JobDTO.self, status: .accepted), body: .collect(maxSize: ByteCount(value: maxImportMB << 20)), use: importNewLibrary)
-        lib.on(.GET, "export", doc: .init(
+        lib.on(.GET, .export(library: .pattern, format: ""), doc: .init(
             summary: "Export: `format=csv` (library_catalog.csv), `wishlist-csv` (library_wishlist.csv), `json` (the whole library, without cover images), `marc` (MARC 21, UTF-8) or `marcxml`",
             tag: "Import & export",
             query: [.oneOf("format", ExportFormat.allCases.map(\.rawValue), "`csv` (default), `wishlist-csv`, `json`, `marc` or `marcxml`.")]), use: export)
-        lib.on(.GET, "backup", doc: .init(
+        lib.on(.GET, .backup(library: .pattern), doc: .init(
             summary: "A timestamped backup file of the whole library, cover images included (F5)", tag: "Import & export"), use: backup)
         lib.on(.POST, "restore", doc: .init(
             summary: "Restore a backup over this library: everything it holds is replaced. Needs `confirm=true` (F5). The file is checked at once; the writing is a job (202, follow it at `GET /jobs/{id}`)", tag: "Import & export",

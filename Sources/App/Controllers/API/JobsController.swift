@@ -41,7 +41,7 @@ struct JobDTO: Content {
 
 enum JobsController {
     static func register(_ api: APIRoutes) {
-        api.on(.GET, "jobs", ":jobID", doc: .init(
+        api.on(.GET, .job(.pattern), doc: .init(
             summary: "A background job you started (an import or restore): `state` is `running` (with the rows read and what landed so far), `done` (with the report) or `failed` (with `error`)",
             tag: "Import & export", response: JobDTO.self), use: show)
     }

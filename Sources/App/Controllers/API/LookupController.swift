@@ -20,7 +20,7 @@ enum LookupController {
                 .init(name: "limit", kind: .integer, description: "At most this many candidates (1–40, default 10).", schema: ["minimum": 1, "maximum": 40]),
             ],
             response: LookupSearchResponse.self), use: search)
-        api.on(.GET, "covers", ":coverID", doc: .init(
+        api.on(.GET, .cover(.pattern), doc: .init(
             summary: "A stored cover image (JPEG, PNG, GIF or WebP); immutable, cached for a year", tag: "Lookup", authenticated: false),
                use: cover)
         api.on(.GET, "libraries", ":libraryID", "enrichment", doc: .init(

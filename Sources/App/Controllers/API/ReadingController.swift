@@ -39,7 +39,7 @@ enum ReadingController {
             tag: "Reading", query: [memberParam, .init(name: "year", kind: .integer, description: "The year (default this year).",
                                                        schema: ["minimum": 1900, "maximum": 2200])],
             response: ReadingStatsDTO.self), use: stats)
-        lib.on(.GET, "reading", "export", doc: .init(
+        lib.on(.GET, .readingExport(library: .pattern), doc: .init(
             summary: "Your reading history (or a member's) as CSV in Goodreads' layout: one line per book with its latest read, Read Count its finished reads; it imports back here and into Goodreads-compatible apps",
             tag: "Reading", query: [memberParam]), use: export)
         lib.on(.POST, "titles", ":titleID", "photos", doc: .init(
@@ -51,7 +51,7 @@ enum ReadingController {
                                                               response: PhotoDTO.self, responseIsArray: true), use: photos)
         lib.on(.GET, "photos", ":photoID", doc: .init(summary: "A page photo", tag: "Reading", response: PhotoDTO.self), use: photo)
         for part in ["image", "thumbnail", "original"] {
-            lib.on(.GET, "photos", ":photoID", .constant(part), doc: .init(
+            lib.on(.GET, .photo(library: .pattern, photo: .pattern, part: part), doc: .init(
                 summary: part == "original" ? "The photo as uploaded" : part == "image" ? "The page (straightened when cropped), JPEG" : "A thumbnail of the page, JPEG",
                 tag: "Reading"), use: { try await photoBytes(req: $0, part: part) })
         }

@@ -20,9 +20,9 @@ enum ScanController {
 
         let lib = api.grouped("libraries", ":libraryID")
         for format in ["svg", "png"] {
-            lib.on(.GET, "copies", ":copyID", "barcode.\(format)", doc: .init(
+            lib.on(.GET, .copyBarcode(library: .pattern, copy: .pattern, format: format), doc: .init(
                 summary: "The copy's barcode label as \(format.uppercased()) (Code 128 with the barcode text)", tag: "Scanning"), use: copyBarcode)
-            lib.on(.GET, "members", ":memberID", "barcode.\(format)", doc: .init(
+            lib.on(.GET, .memberBarcode(library: .pattern, member: .pattern, format: format), doc: .init(
                 summary: "The member's card barcode as \(format.uppercased()) (Code 128 of the card ID)", tag: "Scanning"), use: memberBarcode)
             lib.on(.GET, "titles", ":titleID", "barcode.\(format)", doc: .init(
                 summary: "The title's ISBN as an EAN-13 book barcode, \(format.uppercased())", tag: "Scanning"), use: titleBarcode)

@@ -35,9 +35,9 @@ enum TitlesController {
                                                         tag: "Catalog", request: TitlePatch.self, response: TitleDetail.self), use: update)
         lib.on(.DELETE, "titles", ":titleID", doc: .init(summary: "Delete a title; refused while copies are on loan (A7)", tag: "Catalog",
                                                          status: .noContent), use: delete)
-        lib.on(.GET, "titles", ":titleID", "copies", doc: .init(summary: "The copies of a title (A9)", tag: "Catalog",
+        lib.on(.GET, .titleCopies(library: .pattern, title: .pattern), doc: .init(summary: "The copies of a title (A9)", tag: "Catalog",
                                                                 response: CopyDTO.self, responseIsArray: true), use: copies)
-        lib.on(.POST, "titles", ":titleID", "copies", doc: .init(summary: "Add N more copies (A2)", tag: "Catalog",
+        lib.on(.POST, .titleCopies(library: .pattern, title: .pattern), doc: .init(summary: "Add N more copies (A2)", tag: "Catalog",
                                                                  request: CopiesAdd.self, response: TitleDetail.self, status: .created), use: addCopies)
         lib.on(.PATCH, "copies", ":copyID", doc: .init(summary: "Edit a copy: barcode, location, condition, status (lost, withdrawn, available)",
                                                        tag: "Catalog", request: CopyPatch.self, response: CopyDTO.self), use: updateCopy)
