@@ -71,3 +71,46 @@ import VaporTesting
         }
     }
 }
+
+/// Issue 23: a web form is one `Decodable` type whose bounds are declared once.
+@Suite struct WebFormTests {
+    struct Sample: WebForm {
+        var name: String
+        var count: Int?
+        var on: Bool
+        var day: Date?
+        var id: UUID?
+        static let maxLength = ["name": 5]
+    }
+
+    func decode(_ fields: [String: String]) throws -> Sample {
+        try Sample(from: FormFieldDecoder(read: { fields[$0] }, bounds: Sample.maxLength))
+    }
+
+    @Test func fieldsDecodeAndRefusalsNameTheirField() throws {
+        let id = UUID()
+        let ok = try decode(["name": "Ada", "count": "3", "on": "on", "day": "2026-11-25", "id": id.uuidString])
+        #expect(ok.name == "Ada" && ok.count == 3 && ok.on && ok.id == id)
+        #expect(try decode(["name": "Ada"]).count == nil && !(try decode(["name": "Ada"]).on))
+        #expect(throws: InputProblem.empty(field: "name")) { try decode([:]) }
+        #expect(throws: InputProblem.tooLong(field: "name", max: 5)) { try decode(["name": "Adalovelace"]) }
+        #expect(throws: InputProblem.notANumber(field: "count")) { try decode(["name": "Ada", "count": "drei"]) }
+        #expect(throws: InputProblem.notADate(field: "day", value: "31.02.2026")) { try decode(["name": "Ada", "day": "31.02.2026"]) }
+        // The API's bounds are the web form's: MemberInput's card ID takes 64 characters.
+        #expect(MemberInput.maxLength["cardId"] == 64 && MemberInput.maxLength["email"] == 320)
+    }
+
+    @Test func theMembersFormRefusesACardLongerThanTheAPIsBoundNextToItsField() async throws {
+        try await withTestApp { app in
+            let f = try await Fixture.make(app)
+            var browser = Browser(app: app)
+            browser.cookies[Credential.cookieName] = try #require(f.owner.token)
+            let long = String(repeating: "S", count: 65)
+            let refused = try await browser.post("/libraries/\(f.libraryID)/members", ["cardId": long, "firstName": "Ada"])
+            #expect(refused.status == .unprocessableEntity)
+            #expect(refused.html.contains("id=\"f-cardId-error\"") && refused.html.contains("64"))
+            #expect(refused.html.contains("value=\"Ada\""), "what was typed is kept")
+            #expect(try await Member.query(on: app.db).count() == 0)
+        }
+    }
+}

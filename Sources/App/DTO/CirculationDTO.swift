@@ -11,6 +11,9 @@ struct MemberInput: Content {
     var notes: String?
 }
 
+/// The members page's add form reads this type too (`req.form(MemberInput.self)`).
+extension MemberInput: WebForm {}
+
 struct MemberPatch: Content {
     var cardId: String?
     var firstName: String?

@@ -66,10 +66,9 @@ enum CirculationPages {
     @Sendable static func addMember(req: Request) async throws -> Response {
         let ctx = try await req.library(.manageMembers)
         let values = memberFields.reduce(into: [String: String]()) { $0[$1] = req.formText($1) ?? "" }
-        let input = MemberInput(cardId: values["cardId"]!, firstName: values["firstName"]!, lastName: req.formText("lastName"),
-                                grade: req.formText("grade"), email: req.formText("email"), notes: nil)
         do {
-            let m = try await Members.create(input, in: req.scope(ctx))
+            // The web form and the API's body are one type, with one set of bounds.
+            let m = try await Members.create(try req.form(MemberInput.self), in: req.scope(ctx))
             return req.seeOther(WebRoute.members(library: ctx.libraryID).path, flash: req.t.format(.memberAdded, m.name))
         } catch let error where error.isFormRefusal {
             let form = FormState(values: values, refusedWith: error, t: req.t, fields: memberFields)

@@ -17,6 +17,18 @@ extension WebForm {
     static var maxLength: [String: Int] { [:] }
 }
 
+extension WebForm where Self: SchemaConstrained {
+    /// A form whose fields are an API request's (`MemberInput`) takes the bounds the API declares for
+    /// them (`OpenAPI/SchemaConstraints.swift`): one place for both.
+    static var maxLength: [String: Int] {
+        schemaConstraints.reduce(into: [:]) { bounds, pair in
+            guard case .object(let rules) = pair.value, let rule = rules.first(where: { $0.0 == "maxLength" }),
+                  case .number(let max) = rule.1 else { return }
+            bounds[pair.key] = Int(max)
+        }
+    }
+}
+
 enum WebFormDefaults {
     static let maxLength = 2_000
 }
