@@ -1,4 +1,5 @@
 import Fluent
+import Foundation
 import SQLKit
 
 /// Issue 23: a shared year's secret link is kept as the SHA-256 of its token, as sessions and API
