@@ -77,6 +77,10 @@ struct LibraryDTO: Content {
     var timeZone: String
 }
 
+/// The settings page's forms read these types too (`req.form(StaffInput.self)`), with the API's bounds.
+extension LibraryInput: WebForm {}
+extension StaffInput: WebForm {}
+
 struct StaffInput: Content {
     var username: String
     var role: Role

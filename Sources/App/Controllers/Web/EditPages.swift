@@ -23,28 +23,40 @@ enum EditPages {
 
     /// Empty fields clear what was there (the form shows every field). A refusal shows the form again
     /// as typed, the reason next to its field.
+    /// The edit form as the page sends it: every field each time; an emptied field clears it (where a
+    /// PATCH's absent field keeps it), authors and categories separated by commas. Bounds: the API's.
+    struct EditTitleForm: WebForm, SchemaConstrained {
+        var title, subtitle, authors, isbn, publisher, publishedDate, language, description, coverUrl, categories: String?
+        var pageCount: Int?
+        var rating: Double?
+        var totalCopies: Int?
+
+        static var schemaConstraints: [String: JSONValue] {
+            var fields = TitlePatch.schemaConstraints
+            fields["authors"] = ["maxLength": .number(Double(50 * 302))]
+            fields["categories"] = ["maxLength": .number(Double(50 * 102))]
+            return fields
+        }
+
+        var patch: TitlePatch {
+            func list(_ text: String?) -> [String] {
+                (text ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+            }
+            var patch = TitlePatch()
+            (patch.title, patch.subtitle, patch.isbn, patch.publisher) = (title ?? "", subtitle ?? "", isbn ?? "", publisher ?? "")
+            (patch.publishedDate, patch.language, patch.description, patch.coverUrl) = (publishedDate ?? "", language ?? "", description ?? "", coverUrl ?? "")
+            (patch.authors, patch.categories) = (list(authors), list(categories))
+            (patch.pageCount, patch.rating, patch.totalCopies) = (pageCount, rating, totalCopies)
+            return patch
+        }
+    }
+
     @Sendable static func editTitle(req: Request) async throws -> Response {
         let ctx = try await req.library(.catalog)
         let id = try req.uuid("titleID")
         let typed = EditTitlePage.fields.reduce(into: [String: String]()) { $0[$1] = req.formText($1) ?? "" }
-        func list(_ name: String) -> [String] {
-            (typed[name] ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
-        }
-        var patch = TitlePatch()
-        patch.title = typed["title"] ?? ""
-        patch.subtitle = typed["subtitle"] ?? ""
-        patch.authors = list("authors")
-        patch.isbn = typed["isbn"] ?? ""
-        patch.publisher = typed["publisher"] ?? ""
-        patch.publishedDate = typed["publishedDate"] ?? ""
-        patch.language = typed["language"] ?? ""
-        patch.description = typed["description"] ?? ""
-        patch.coverUrl = typed["coverUrl"] ?? ""
-        patch.categories = list("categories")
         do {
-            patch.pageCount = try req.formInt("pageCount")
-            patch.rating = try req.formDouble("rating")
-            patch.totalCopies = try req.formInt("totalCopies")
+            let patch = try req.form(EditTitleForm.self).patch
             try await Catalog.update(id, patch, in: req.scope(ctx))
             req.application.enrichmentWorker?.nudge()
             return req.seeOther(WebRoute.title(library: ctx.libraryID, title: id).path, flash: req.t(.titleSaved))

@@ -112,7 +112,11 @@ struct FormFieldDecoder: Decoder {
                 }
                 return date as! T
             default:
-                throw DecodingError.typeMismatch(type, .init(codingPath: codingPath + [key], debugDescription: "not a form value"))
+                // A value among a set (a role, a status): the type's own decoding of the text, as JSON
+                // would carry it; one that is not among them is no choice.
+                let json = try JSONEncoder().encode(raw)
+                guard let value = try? JSONDecoder().decode(T.self, from: json) else { throw InputProblem.empty(field: key.stringValue) }
+                return value
             }
         }
 

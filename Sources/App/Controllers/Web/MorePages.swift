@@ -83,13 +83,24 @@ enum MorePages {
         }
     }
 
+    /// The library's settings as the page sends them: every field each time, an unticked box is false.
+    struct SettingsForm: WebForm, SchemaConstrained {
+        var name: String?
+        var loanPeriodDays: Int?
+        var maxRenewals: Int?
+        var publicCatalog: Bool
+        var timeZone: String?
+
+        static var schemaConstraints: [String: JSONValue] { LibraryInput.schemaConstraints }
+        var patch: LibraryPatch {
+            LibraryPatch(name: name ?? "", loanPeriodDays: loanPeriodDays, maxRenewals: maxRenewals, publicCatalog: publicCatalog, timeZone: timeZone)
+        }
+    }
+
     @Sendable static func saveSettings(req: Request) async throws -> Response {
         let ctx = try await req.library(.administer)
         return try await refusal(req, ctx: ctx, form: .settings, fields: SettingsPage.settingsFields) {
-            let patch = LibraryPatch(name: req.formText("name") ?? "", loanPeriodDays: try req.formInt("loanPeriodDays"),
-                                     maxRenewals: try req.formInt("maxRenewals"),
-                                     publicCatalog: req.formText("publicCatalog") == "true", timeZone: req.formText("timeZone"))
-            _ = try await Accounts.updateLibrary(patch, in: req.scope(ctx))
+            _ = try await Accounts.updateLibrary(try req.form(SettingsForm.self).patch, in: req.scope(ctx))
             return req.seeOther(WebRoute.settings(library: ctx.libraryID).path, flash: req.t(.settingsSaved))
         }
     }
@@ -97,9 +108,7 @@ enum MorePages {
     @Sendable static func addStaff(req: Request) async throws -> Response {
         let ctx = try await req.library(.administer)
         return try await refusal(req, ctx: ctx, form: .staff, fields: SettingsPage.staffFields) {
-            let input = StaffInput(username: req.formText("username") ?? "", role: req.formText("role").flatMap(Role.init(rawValue:)) ?? .viewer,
-                                   password: req.formText("password"), displayName: req.formText("displayName"))
-            let added = try await Accounts.addStaff(input, hasher: req.password, in: req.scope(ctx))
+            let added = try await Accounts.addStaff(try req.form(StaffInput.self), hasher: req.password, in: req.scope(ctx))
             return req.seeOther(WebRoute.settings(library: ctx.libraryID).path, flash: req.t.format(.staffAdded, added.displayName))
         }
     }
@@ -141,8 +150,9 @@ enum MorePages {
     @Sendable static func createLibrary(req: Request) async throws -> Response {
         let ctx = try await req.library(.read)
         return try await refusal(req, ctx: ctx, form: .newLibrary, fields: SettingsPage.newLibraryFields) {
-            let created = try await Accounts.createLibrary(LibraryInput(name: req.formText("name") ?? "", loanPeriodDays: nil, maxRenewals: nil, publicCatalog: nil),
-                                                           user: ctx.user, gate: req.application.writeGate, on: req.db)
+            var input = try req.form(LibraryInput.self)
+            (input.loanPeriodDays, input.maxRenewals, input.publicCatalog) = (nil, nil, nil)   // the form names the library only
+            let created = try await Accounts.createLibrary(input, user: ctx.user, gate: req.application.writeGate, on: req.db)
             return req.seeOther(WebRoute.catalog(library: created.id).path, flash: req.t.format(.libraryCreated, created.name))
         }
     }
