@@ -135,6 +135,15 @@ import VaporTesting
             let title = try #require(try await Title.find(UUID(uuidString: titleID), on: app.db))
             #expect(title.subtitle == nil || title.subtitle == "")
             #expect(title.authors == ["Michael Ende", "Anon"] && title.pageCount == 304)
+            let memberID = try #require(UUID(uuidString: try await f.addMember("S1", "Ada", "Lovelace")))
+            _ = try await browser.post("\(lib)/members/\(memberID)/edit", ["cardId": "S1", "firstName": "Ada", "lastName": "Lovelace", "grade": "4b"])
+            #expect(try await Member.find(memberID, on: app.db)?.grade == "4b")
+            let cleared = try await browser.post("\(lib)/members/\(memberID)/edit", ["cardId": "S1", "firstName": "Ada", "lastName": "Lovelace"])
+            #expect(cleared.status == .seeOther)
+            let grade = try await Member.find(memberID, on: app.db)?.grade
+            #expect(grade == nil || grade == "", "an emptied field clears")
+            let tooLong = try await browser.post("\(lib)/members/\(memberID)/edit", ["cardId": "S1", "firstName": String(repeating: "A", count: 101)])
+            #expect(tooLong.status == .unprocessableEntity && tooLong.html.contains("id=\"f-firstName-error\""))
         }
     }
 }

@@ -51,6 +51,17 @@ enum EditPages {
         }
     }
 
+    /// A member's edit form: every field each time, an emptied field clears it. Bounds: the API's.
+    struct EditMemberForm: WebForm, SchemaConstrained {
+        var cardId, firstName, lastName, grade, email, notes: String?
+
+        static var schemaConstraints: [String: JSONValue] { MemberInput.schemaConstraints }
+        var patch: MemberPatch {
+            MemberPatch(cardId: cardId ?? "", firstName: firstName ?? "", lastName: lastName ?? "", grade: grade ?? "", email: email ?? "",
+                        notes: notes ?? "")
+        }
+    }
+
     @Sendable static func editTitle(req: Request) async throws -> Response {
         let ctx = try await req.library(.catalog)
         let id = try req.uuid("titleID")
@@ -80,10 +91,8 @@ enum EditPages {
         let ctx = try await req.library(.manageMembers)
         let id = try req.uuid("memberID")
         let typed = EditMemberPage.fields.reduce(into: [String: String]()) { $0[$1] = req.formText($1) ?? "" }
-        let patch = MemberPatch(cardId: typed["cardId"] ?? "", firstName: typed["firstName"] ?? "", lastName: typed["lastName"] ?? "",
-                                grade: typed["grade"] ?? "", email: typed["email"] ?? "", notes: typed["notes"] ?? "")
         do {
-            _ = try await Members.update(id, patch, in: req.scope(ctx))
+            _ = try await Members.update(id, try req.form(EditMemberForm.self).patch, in: req.scope(ctx))
             return req.seeOther(WebRoute.member(library: ctx.libraryID, member: id).path, flash: req.t(.memberSaved))
         } catch let error where error.isFormRefusal {
             let page = try await EditMemberPage.refused(error, typed: typed, memberID: id, library: ctx, now: req.now, t: req.t, on: req.db)
