@@ -45,9 +45,7 @@ enum Jobs {
             result.flatMap { try? JSONDecoder.api.decode(R.self, from: Data($0.utf8)) }
         }
 
-        var decodedFailure: Failure? {
-            failure.flatMap { try? JSONDecoder.api.decode(Failure.self, from: Data($0.utf8)) }
-        }
+        var decodedFailure: Failure? { Failure.stored(failure) }
     }
 
     /// Why a job failed: the API's code, English message and field, and the message in every language,
@@ -60,6 +58,11 @@ enum Jobs {
         var messages: [String: String]?
 
         static let interrupted = Failure(JobError.interrupted)
+
+        /// A failure as a job row keeps it (JSON), nil when there is none.
+        static func stored(_ text: String?) -> Failure? {
+            text.flatMap { try? JSONDecoder.api.decode(Failure.self, from: Data($0.utf8)) }
+        }
 
         /// The failure with its message in each of `languages` (the application's: `app.languages`).
         init(_ error: any Error, languages: [Lang] = Lang.allCases) {

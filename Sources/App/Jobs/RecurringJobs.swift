@@ -60,10 +60,12 @@ enum RecurringJobs {
     /// Starts every run whose period has come and that no instance has claimed; answers the runs this
     /// process started (tests await them with `app.jobRunner.wait`).
     @discardableResult
-    static func tick(app: Application, seen: NIOLockedValueBox<Set<String>>? = nil) async throws -> [UUID] {
+    static func tick(app: Application, libraries given: [LibraryZone]? = nil, seen: NIOLockedValueBox<Set<String>>? = nil) async throws -> [UUID] {
         let now = app.clock.now()
         var started: [UUID] = []
-        for library in try await libraries(on: app.db) {
+        var zones = given ?? []
+        if given == nil { zones = try await libraries(on: app.db) }
+        for library in zones {
             for job in all {
                 let period = job.schedule.period(at: now, in: library.zone).key
                 let key = "\(job.kind.rawValue) \(library.id) \(period)"
@@ -119,6 +121,7 @@ extension Jobs {
         var id: UUID
         var kind: String
         var state: String
+        var lease_until: Date?
         var created_at: Date
         var finished_at: Date?
         var result: String?
@@ -126,7 +129,7 @@ extension Jobs {
         var period: String?
 
         var status: State { State(rawValue: state) ?? .failed }
-        var decodedFailure: Failure? { failure.flatMap { try? JSONDecoder.api.decode(Failure.self, from: Data($0.utf8)) } }
+        var decodedFailure: Failure? { Failure.stored(failure) }
         var outcome: RecurringJobs.Outcome? { result.flatMap { try? JSONDecoder.api.decode(RecurringJobs.Outcome.self, from: Data($0.utf8)) } }
     }
 
@@ -134,12 +137,18 @@ extension Jobs {
     /// newest first; leases that ran out are ended first, so a dead job shows as failed.
     static func recent(library: UUID, limit: Int, app: Application) async throws -> [Run] {
         let now = app.clock.now()
+        let read: @Sendable () async throws -> [Run] = {
+            try await app.db.sql.raw("""
+                SELECT id, kind, state, lease_until, created_at, finished_at, result, failure, period FROM jobs
+                WHERE library_id = \(bind: library) AND kind <> 'enrich'
+                ORDER BY created_at DESC LIMIT \(bind: limit)
+                """).all(decoding: Run.self)
+        }
+        let runs = try await read()
+        // As `find`: a dead job (its lease ran out) is ended first, written only when there is one.
+        guard runs.contains(where: { $0.status == .running && ($0.lease_until.map { $0 < now } ?? false) }) else { return runs }
         try await app.writeGate.transaction(on: app.db) { db in try await expireLeases(now: now, on: db) }
-        return try await app.db.sql.raw("""
-            SELECT id, kind, state, created_at, finished_at, result, failure, period FROM jobs
-            WHERE library_id = \(bind: library) AND kind <> 'enrich'
-            ORDER BY created_at DESC LIMIT \(bind: limit)
-            """).all(decoding: Run.self)
+        return try await read()
     }
 }
 
@@ -161,9 +170,10 @@ final class Scheduler: LifecycleHandler, Sendable {
             while !Task.isCancelled {
                 var sleep = longest
                 do {
-                    try await RecurringJobs.tick(app: app, seen: seen)
+                    let libraries = try await RecurringJobs.libraries(on: app.db)
+                    try await RecurringJobs.tick(app: app, libraries: libraries, seen: seen)
                     let now = app.clock.now()
-                    if let next = RecurringJobs.nextDue(after: now, libraries: try await RecurringJobs.libraries(on: app.db)) {
+                    if let next = RecurringJobs.nextDue(after: now, libraries: libraries) {
                         sleep = min(longest, .seconds(max(1, next.timeIntervalSince(now) + 1)))
                     }
                 } catch {

@@ -52,25 +52,13 @@ enum APILink: Sendable, Equatable {
 
     var path: String {
         let allowed = CharacterSet.alphanumerics.union(CharacterSet(charactersIn: "-._~"))
-        let base = Self.root + "/" + segments.map { segment in
-            switch segment {
-            case .fixed(let text): text
-            case .parameter(_, let value): value.addingPercentEncoding(withAllowedCharacters: allowed) ?? value
-            }
-        }.joined(separator: "/")
+        let base = Self.root + "/" + segments.joinedPath
         let pairs = query.map { "\($0.0)=\($0.1.addingPercentEncoding(withAllowedCharacters: allowed) ?? "")" }
         return pairs.isEmpty ? base : base + "?" + pairs.joined(separator: "&")
     }
 
     /// The route to register (after `/api/v1`): parameters by name.
-    var pattern: [PathComponent] {
-        segments.map { segment in
-            switch segment {
-            case .fixed(let text): .constant(text)
-            case .parameter(let name, _): .parameter(name)
-            }
-        }
-    }
+    var pattern: [PathComponent] { segments.pattern }
 
     /// Every case, with sample values, and the method its route answers (checked against the routes).
     static func all(library l: UUID, id x: UUID) -> [(link: APILink, method: HTTPMethod)] {

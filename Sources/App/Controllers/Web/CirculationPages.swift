@@ -156,7 +156,7 @@ enum CirculationPages {
         case .noCopyAvailable, .titleIsWishlistItem: return "book"
         default: break
         }
-        if error is LoanError, case .copyNotAvailable = error as? LoanError { return "book" }
+        if case .copyNotAvailable = error as? LoanError { return "book" }
         switch (error as? any DomainError)?.field {
         case "card", "cardId", "memberId": return "card"
         case "book", "titleId", "isbn", "copyBarcode": return "book"

@@ -163,14 +163,7 @@ enum WebRoute: Sendable, Equatable {
     }
 
     /// The link: `/libraries/…/exchange/jobs/…`.
-    var path: String {
-        "/" + segments.map { segment in
-            switch segment {
-            case .fixed(let text): text
-            case .parameter(_, let value): value.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed.subtracting(["/"])) ?? value
-            }
-        }.joined(separator: "/")
-    }
+    var path: String { "/" + segments.joinedPath }
 
     /// The link with a query: `WebRoute.loans(library: id).path(query: [("show", "overdue")])`; values are
     /// percent-encoded, pairs in the order given, a nil or empty value left out.
@@ -184,8 +177,23 @@ enum WebRoute: Sendable, Equatable {
     }
 
     /// The route to register: parameters by name (the values are ignored: write `.pattern` ids).
+    var pattern: [PathComponent] { segments.pattern }
+}
+
+extension Array where Element == WebRoute.Segment {
+    /// The segments as a path (without its leading slash), each value percent-encoded.
+    var joinedPath: String {
+        map { segment in
+            switch segment {
+            case .fixed(let text): text
+            case .parameter(_, let value): value.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed.subtracting(["/"])) ?? value
+            }
+        }.joined(separator: "/")
+    }
+
+    /// The segments to register: parameters by name.
     var pattern: [PathComponent] {
-        segments.map { segment in
+        map { segment in
             switch segment {
             case .fixed(let text): .constant(text)
             case .parameter(let name, _): .parameter(name)
