@@ -146,4 +146,35 @@ import VaporTesting
             #expect(tooLong.status == .unprocessableEntity && tooLong.html.contains("id=\"f-firstName-error\""))
         }
     }
+
+    /// The add-by-hand, wishlist, quote and copy forms: a number that is not one, or a text past the
+    /// API's bound, is refused next to its field and nothing is written.
+    @Test func addWishlistAndQuoteFormsRefuseByFieldAndWriteNothing() async throws {
+        try await withTestApp { app in
+            let f = try await Fixture.make(app)
+            var browser = Browser(app: app)
+            browser.cookies[Credential.cookieName] = try #require(f.owner.token)
+            let lib = "/libraries/\(f.libraryID)"
+            let badCopies = try await browser.post("\(lib)/add", ["title": "Momo", "copies": "two"])
+            #expect(badCopies.status == .unprocessableEntity && badCopies.html.contains("id=\"f-copies-error\""))
+            #expect(badCopies.html.contains("value=\"Momo\""), "what was typed is kept")
+            let longTitle = try await browser.post("\(lib)/add", ["title": String(repeating: "M", count: 501)])
+            #expect(longTitle.status == .unprocessableEntity && longTitle.html.contains("id=\"f-title-error\""))
+            #expect(try await Title.query(on: app.db).count() == 0)
+            let added = try await browser.post("\(lib)/add", ["title": "Momo", "authors": "Michael Ende", "pageCount": "304", "copies": "2"])
+            #expect(added.status == .seeOther)
+            let title = try #require(try await Title.query(on: app.db).first())
+            #expect(title.pageCount == 304 && title.authors == ["Michael Ende"])
+            #expect(try await Copy.query(on: app.db).count() == 2)
+            let badPriority = try await browser.post("\(lib)/wishlist", ["title": "Krabat", "priority": "9", "byHand": "1"])
+            #expect(badPriority.status == .unprocessableEntity && badPriority.html.contains("field invalid\"><label for=\"f-priority\""))
+            let titleID = try title.requireID().uuidString
+            let quote = try await browser.post("\(lib)/reading/quotes", ["titleId": titleID, "text": String(repeating: "q", count: Quotes.maxText + 1)])
+            #expect(quote.status == .seeOther)
+            #expect(try await Quote.query(on: app.db).count() == 0, "a quote past its bound is not kept")
+            let kept = try await browser.post("\(lib)/reading/quotes", ["titleId": titleID, "text": "Zeit ist Leben.", "page": "57"])
+            #expect(kept.status == .seeOther)
+            #expect(try await Quote.query(on: app.db).first()?.page == "57")
+        }
+    }
 }

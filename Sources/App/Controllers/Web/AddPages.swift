@@ -52,18 +52,37 @@ extension CatalogPages {
             return pairs.compactMapValues { $0 }
         }
 
-        init(form req: Request) {
-            isbn = req.formText("isbn")
-            title = req.formText("title")
-            subtitle = req.formText("subtitle")
-            authors = req.formText("authors")
-            publisher = req.formText("publisher")
-            publishedDate = req.formText("publishedDate")
-            pageCount = req.formText("pageCount")
-            language = req.formText("language")
-            description = req.formText("description")
-            coverUrl = req.formText("coverUrl")
-            copies = req.formText("copies") ?? "1"
+        /// What was typed, to show again next to a refusal.
+        init(typed req: Request) {
+            let values = AddForm.CodingKeys.allCases.reduce(into: [String: String]()) { $0[$1.rawValue] = req.formText($1.rawValue) }
+            (isbn, title, subtitle, authors) = (values["isbn"], values["title"], values["subtitle"], values["authors"])
+            (publisher, publishedDate, pageCount, language) = (values["publisher"], values["publishedDate"], values["pageCount"], values["language"])
+            (description, coverUrl, copies) = (values["description"], values["coverUrl"], values["copies"] ?? "1")
+        }
+    }
+
+    /// The confirmation / manual form as sent: the API's bounds for a new title (`TitleCreate`).
+    struct AddForm: WebForm, SchemaConstrained {
+        var isbn, title, subtitle, authors, publisher, publishedDate, language, description, coverUrl: String?
+        var pageCount, copies: Int?
+
+        enum CodingKeys: String, CodingKey, CaseIterable {
+            case isbn, title, subtitle, authors, publisher, publishedDate, pageCount, language, description, coverUrl, copies
+        }
+
+        static var schemaConstraints: [String: JSONValue] {
+            var fields = TitleCreate.schemaConstraints
+            fields["authors"] = ["maxLength": .number(Double(50 * 302))]
+            return fields
+        }
+
+        var input: TitleCreate {
+            TitleCreate(
+                title: title ?? "", subtitle: subtitle,
+                authors: authors.map { $0.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty } },
+                isbn: isbn, publisher: publisher, publishedDate: publishedDate, pageCount: pageCount,
+                language: language, description: description, coverUrl: coverUrl, notes: nil, favorite: nil, rating: nil,
+                series: nil, seriesNumber: nil, readingLevel: nil, categories: nil, copies: copies ?? 1, location: nil)
         }
     }
 
@@ -114,15 +133,9 @@ extension CatalogPages {
 
     @Sendable static func add(req: Request) async throws -> Response {
         let ctx = try await req.library(.catalog)
-        let d = Draft(form: req)
-        let input = TitleCreate(
-            title: d.title ?? "", subtitle: d.subtitle,
-            authors: d.authors.map { $0.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty } },
-            isbn: d.isbn, publisher: d.publisher, publishedDate: d.publishedDate, pageCount: d.pageCount.flatMap { Int($0) },
-            language: d.language, description: d.description, coverUrl: d.coverUrl, notes: nil, favorite: nil, rating: nil,
-            series: nil, seriesNumber: nil, readingLevel: nil, categories: nil, copies: Int(d.copies) ?? 1, location: nil)
+        let d = Draft(typed: req)
         do {
-            let id = try await Catalog.create(input, wishlist: false, in: req.scope(ctx))
+            let id = try await Catalog.create(try req.form(AddForm.self).input, wishlist: false, in: req.scope(ctx))
             req.application.enrichmentWorker?.nudge()
             return req.seeOther(WebRoute.title(library: ctx.libraryID, title: id).path, flash: req.t.format(.added, d.title ?? ""))
         } catch let error as CatalogError where error.code == "duplicate_isbn" {

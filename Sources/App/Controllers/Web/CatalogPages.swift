@@ -57,9 +57,9 @@ enum CatalogPages {
         let ctx = try await req.library(.catalog)
         let (copy, book) = try await copy(req, ctx: ctx)
         return try await req.seeOther(book) {
-            let status = req.formText("status").flatMap(CopyStatus.init(rawValue:))
-            try await Catalog.updateCopy(copy.id, CopyPatch(barcode: nil, location: nil, condition: nil, status: status,
-                                                                         statusNote: req.formText("statusNote")), in: req.scope(ctx))
+            let form = try req.form(CopyStatusForm.self)
+            try await Catalog.updateCopy(copy.id, CopyPatch(barcode: nil, location: nil, condition: nil, status: form.status,
+                                                            statusNote: form.statusNote), in: req.scope(ctx))
             return req.t.format(.copyStatusSaved, copy.barcode)
         }
     }
@@ -98,7 +98,7 @@ enum CatalogPages {
 
     @Sendable static func addCategory(req: Request) async throws -> Response {
         try await categoryForm(req, category: nil) { ctx in
-            let category = try await Catalog.createCategory(CategoryInput(name: req.formText("name") ?? ""), in: req.scope(ctx))
+            let category = try await Catalog.createCategory(CategoryInput(name: try req.form(CategoryForm.self).name ?? ""), in: req.scope(ctx))
             return req.t.format(.categoryAdded, category.name)
         }
     }
@@ -106,7 +106,7 @@ enum CatalogPages {
     @Sendable static func renameCategory(req: Request) async throws -> Response {
         let id = try req.uuid("categoryID")
         return try await categoryForm(req, category: id) { ctx in
-            let name = req.formText("name") ?? ""
+            let name = try req.form(CategoryForm.self).name ?? ""
             try await Catalog.renameCategory(id, CategoryInput(name: name), in: req.scope(ctx))
             return req.t.format(.categoryRenamed, name)
         }
@@ -116,7 +116,7 @@ enum CatalogPages {
         let id = try req.uuid("categoryID")
         return try await categoryForm(req, category: id) { ctx in
             let categories = try await Catalog.categories(libraryID: ctx.libraryID, on: req.db)
-            guard let into = req.formText("into").flatMap(UUID.init(uuidString:)), let target = categories.first(where: { $0.id == into }),
+            guard let into = try? req.form(MergeForm.self).into, let target = categories.first(where: { $0.id == into }),
                   let source = categories.first(where: { $0.id == id }) else { throw CatalogError.categoryNotFound }
             try await Catalog.mergeCategory(id, into: into, in: req.scope(ctx))
             return req.t.format(.categoryMerged, source.name, target.name)
@@ -156,7 +156,7 @@ enum CatalogPages {
         let ctx = try await req.library(.catalog)
         let id = try req.uuid("titleID")
         var patch = TitlePatch()
-        patch.notes = req.formText("notes") ?? ""
+        patch.notes = try req.form(NotesForm.self).notes ?? ""
         try await Catalog.update(id, patch, in: req.scope(ctx))
         return req.seeOther(WebRoute.title(library: ctx.libraryID, title: id).path, flash: req.t(.notesSaved))
     }
@@ -175,8 +175,37 @@ enum CatalogPages {
     @Sendable static func addCopies(req: Request) async throws -> Response {
         let ctx = try await req.library(.catalog)
         let id = try req.uuid("titleID")
-        let count = req.formText("count").flatMap(Int.init) ?? 1
-        try await Catalog.addCopies(to: id, CopiesAdd(count: count, location: req.formText("location")), in: req.scope(ctx))
+        let form = try req.form(AddCopiesForm.self)
+        try await Catalog.addCopies(to: id, CopiesAdd(count: form.count ?? 1, location: form.location), in: req.scope(ctx))
         return req.seeOther(WebRoute.title(library: ctx.libraryID, title: id).path, flash: req.t(.copiesAdded))
+    }
+}
+
+/// The catalog pages' small forms, one type each (issue 23).
+extension CatalogPages {
+    struct CopyStatusForm: WebForm, SchemaConstrained {
+        var status: CopyStatus?
+        var statusNote: String?
+        static var schemaConstraints: [String: JSONValue] { CopyPatch.schemaConstraints }
+    }
+
+    struct CategoryForm: WebForm, SchemaConstrained {
+        var name: String?
+        static var schemaConstraints: [String: JSONValue] { CategoryInput.schemaConstraints }
+    }
+
+    struct MergeForm: WebForm {
+        var into: UUID?
+    }
+
+    struct NotesForm: WebForm, SchemaConstrained {
+        var notes: String?
+        static var schemaConstraints: [String: JSONValue] { TitlePatch.schemaConstraints }
+    }
+
+    struct AddCopiesForm: WebForm, SchemaConstrained {
+        var count: Int?
+        var location: String?
+        static var schemaConstraints: [String: JSONValue] { CopiesAdd.schemaConstraints }
     }
 }

@@ -96,12 +96,12 @@ enum PhotoPages {
 
     @Sendable static func addQuote(req: Request) async throws -> Response {
         let ctx = try await req.library(.read)
-        guard let raw = req.formText("titleId"), let titleID = UUID(uuidString: raw) else { throw CatalogError.titleNotFound }
+        guard let titleID = try? req.form(QuoteTitle.self).titleId else { throw CatalogError.titleNotFound }
         let back = WebRoute.title(library: ctx.libraryID, title: titleID).path + "#quotes"
         return try await req.seeOther(back) {
-            let photoID = req.formText("photoId").flatMap(UUID.init(uuidString:))
-            _ = try await Quotes.create(QuoteInput(titleId: titleID, page: req.formText("page"), text: req.formText("text") ?? "",
-                                                   note: req.formText("note"), photoId: photoID), userID: ctx.user.id, in: req.scope(ctx))
+            let form = try req.form(QuoteForm.self)
+            _ = try await Quotes.create(QuoteInput(titleId: titleID, page: form.page, text: form.text ?? "", note: form.note, photoId: form.photoId),
+                                        userID: ctx.user.id, in: req.scope(ctx))
             return req.t(.quoteSaved)
         }
     }
@@ -115,5 +115,18 @@ enum PhotoPages {
             try await Quotes.delete(try req.uuid("quoteID"), userID: ctx.user.id, in: req.scope(ctx))
             return req.t(.quoteDeleted)
         }
+    }
+}
+
+extension PhotoPages {
+    struct QuoteTitle: WebForm {
+        var titleId: UUID
+    }
+
+    /// A quote as typed (or trimmed from the page's text): the bounds `Quotes` keeps.
+    struct QuoteForm: WebForm {
+        var page, text, note: String?
+        var photoId: UUID?
+        static var maxLength: [String: Int] { ["page": Quotes.maxPage, "text": Quotes.maxText, "note": Quotes.maxNote] }
     }
 }

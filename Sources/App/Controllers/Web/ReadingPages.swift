@@ -63,11 +63,12 @@ enum ReadingPages {
     /// Share the year by a secret link, or stop sharing it (the link then leads nowhere).
     @Sendable static func share(req: Request) async throws -> Response {
         let ctx = try await req.library(.read)
-        let year = try req.formInt("year") ?? ctx.policy.calendar.component(.year, from: req.now)
+        let form = try req.form(ShareForm.self)
+        let year = form.year ?? ctx.policy.calendar.component(.year, from: req.now)
         let back = WebRoute.readingStats(library: ctx.libraryID).path(query: [("year", String(year))]) + "#share"
         var newToken: String?
         let response = try await req.seeOther(back) {
-            if req.formText("stop") != nil {
+            if form.stop != nil {
                 try await ReadingShares.stop(year: year, userID: ctx.user.id, in: req.scope(ctx))
                 return req.t(.shareStopped)
             }
@@ -111,12 +112,13 @@ enum ReadingPages {
 
     @Sendable static func setGoal(req: Request) async throws -> Response {
         let ctx = try await req.library(.read)
-        let year = try req.formInt("year") ?? ctx.policy.calendar.component(.year, from: req.now)
-        let memberID = req.formText("member").flatMap(UUID.init(uuidString:))
+        let form = try req.form(GoalForm.self)
+        let year = form.year ?? ctx.policy.calendar.component(.year, from: req.now)
+        let memberID = form.member
         let reader = try await ReadingController.reader(req, ctx, memberID: memberID)
         let back = WebRoute.readingStats(library: ctx.libraryID).path(query: [("year", String(year)), ("member", memberID?.uuidString)])
         return try await req.seeOther(back) {
-            _ = try await ReadingLog.setGoal(year: year, books: try req.formInt("books"), pages: try req.formInt("pages"),
+            _ = try await ReadingLog.setGoal(year: year, books: form.books, pages: form.pages,
                                              reader: reader, in: req.scope(ctx))
             return req.t(.goalSaved)
         }
@@ -134,9 +136,10 @@ enum ReadingPages {
         let titleID = try req.uuid("titleID")
         let t = req.t(ctx)
         return try await req.seeOther(back(req, library: ctx.libraryID, title: titleID)) {
+            let form = try req.form(ProgressForm.self)
             var input = ProgressInput()
-            let typed = req.formText("page")
-            if let phrase = req.formText("phrase") {
+            let typed = form.page
+            if let phrase = form.phrase {
                 input.phrase = phrase
             } else if let typed {
                 if let n = Int(typed) { input.page = n } else {
@@ -163,7 +166,7 @@ enum ReadingPages {
         let titleID = try req.uuid("titleID")
         let t = req.t(ctx)
         return try await req.seeOther(back(req, library: ctx.libraryID, title: titleID)) {
-            let status = try ReadingLog.parseStatus(req.formText("status") ?? "")
+            let status = try ReadingLog.parseStatus(try req.form(StatusForm.self).status ?? "")
             let reader = Reader.user(ctx.user.id)
             let reads = try await ReadingLog.list(reader: reader, status: nil, titleID: titleID, libraryID: ctx.libraryID, limit: 1, offset: 0, on: req.db)
             let read: ReadDTO
@@ -185,12 +188,13 @@ enum ReadingPages {
         // An unknown card is said on the book's page, as any other refusal.
         return try await req.seeOther(WebRoute.title(library: ctx.libraryID, title: titleID).path + "#member-reading",
                                       refusing: { $0 is any DomainError }) {
-            let card = try Check.required(req.formText("cardId"), field: "cardId", max: 64)
+            let form = try req.form(MemberReadForm.self)
+            let card = form.cardId
             guard let memberID = try await Lookup.member(card: card, library: ctx.libraryID, on: req.db) else {
                 throw CirculationError.memberNotFound(card)
             }
             let member = try await Members.find(memberID, library: ctx.libraryID, on: req.db)
-            let status = try ReadingLog.parseStatus(req.formText("status") ?? ReadStatus.finished.rawValue)
+            let status = try ReadingLog.parseStatus(form.status ?? ReadStatus.finished.rawValue)
             _ = try await ReadingLog.start(ReadInput(titleId: titleID, status: status.rawValue), reader: .member(memberID), in: req.scope(ctx))
             return t.format(.loggedForMember, member.fullName, ReadingCard.statusName(status, t: t))
         }
@@ -204,10 +208,7 @@ enum ReadingPages {
         let read = try await ReadingLog.find(readID, reader: reader, library: ctx.libraryID, on: req.db)
         let back = read.titleID.map { WebRoute.title(library: ctx.libraryID, title: $0).path + "#reading" } ?? WebRoute.reading(library: ctx.libraryID).path
         return try await req.seeOther(back) {
-            let raw = try Check.required(req.formText("read-rating"), field: "rating", max: 8)
-            guard let stars = Double(raw) else {
-                throw CatalogError.ratingOutOfRange(0)
-            }
+            let stars = try req.form(RatingForm.self).rating
             _ = try await ReadingLog.update(readID, ReadPatch(rating: stars), reader: reader, in: req.scope(ctx))
             return req.t(.ratingSaved)
         }
@@ -218,7 +219,7 @@ enum ReadingPages {
         let readID = try req.uuid("readID")
         var reader = Reader.user(ctx.user.id)
         var back = WebRoute.reading(library: ctx.libraryID).path
-        if let raw = req.formText("member"), let memberID = UUID(uuidString: raw) {
+        if let memberID = try? req.form(MemberChoice.self).member {
             reader = try await ReadingController.reader(req, ctx, memberID: memberID)
             back = WebRoute.member(library: ctx.libraryID, member: memberID).path + "#reading"
         }
@@ -226,5 +227,46 @@ enum ReadingPages {
             try await ReadingLog.delete(readID, reader: reader, in: req.scope(ctx))
             return req.t(.readDeleted)
         }
+    }
+}
+
+/// The reading pages' forms (issue 23: one type per form, its fields and bounds in one place).
+extension ReadingPages {
+    struct ShareForm: WebForm {
+        var year: Int?
+        var stop: String?
+    }
+
+    struct GoalForm: WebForm {
+        var year, books, pages: Int?
+        var member: UUID?
+    }
+
+    /// What a reader typed or said; a phrase is bounded as the spoken-progress parser reads it.
+    struct ProgressForm: WebForm {
+        var page, phrase: String?
+        static var maxLength: [String: Int] { ["page": SpokenProgress.maxPhraseLength, "phrase": SpokenProgress.maxPhraseLength] }
+    }
+
+    struct StatusForm: WebForm {
+        var status: String?
+        static var maxLength: [String: Int] { ["status": 32] }
+    }
+
+    /// Staff log a read for a member by card ID.
+    struct MemberReadForm: WebForm {
+        var cardId: String
+        var status: String?
+        static var maxLength: [String: Int] { ["cardId": 64, "status": 32] }
+    }
+
+    struct RatingForm: WebForm {
+        var rating: Double
+        enum CodingKeys: String, CodingKey { case rating = "read-rating" }
+        static var maxLength: [String: Int] { ["read-rating": 8] }
+    }
+
+    struct MemberChoice: WebForm {
+        var member: UUID?
     }
 }

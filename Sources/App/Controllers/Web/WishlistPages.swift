@@ -24,17 +24,11 @@ enum WishlistPages {
 
     @Sendable static func add(req: Request) async throws -> Response {
         let ctx = try await req.library(.catalog)
-        let d = CatalogPages.Draft(form: req)
-        var input = TitleCreate(
-            title: d.title ?? "", subtitle: d.subtitle,
-            authors: d.authors.map { $0.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty } },
-            isbn: d.isbn, publisher: d.publisher, publishedDate: d.publishedDate, pageCount: nil, language: d.language,
-            description: nil, coverUrl: d.coverUrl, notes: nil, favorite: nil, rating: nil, series: nil, seriesNumber: nil,
-            readingLevel: nil, categories: nil, copies: 0, location: nil)
-        input.requestedBy = req.formText("requestedBy")
+        let title: String
         do {
-            input.priority = try req.formInt("priority")
-            _ = try await Catalog.create(input, wishlist: true, in: req.scope(ctx))
+            let form = try req.form(WishlistForm.self)
+            title = form.title ?? ""
+            _ = try await Catalog.create(form.input, wishlist: true, in: req.scope(ctx))
         } catch let error where error.isFormRefusal && req.formText("byHand") != nil {
             // Entered by hand: the form again as typed, the reason next to its field.
             let typed = WishlistPage.fields.reduce(into: [String: String]()) { $0[$1] = req.formText($1) ?? "" }
@@ -45,14 +39,14 @@ enum WishlistPages {
             return response
         }
         req.application.enrichmentWorker?.nudge()
-        return req.seeOther(WebRoute.wishlist(library: ctx.libraryID).path, flash: req.t.format(.addedToWishlist, d.title ?? ""))
+        return req.seeOther(WebRoute.wishlist(library: ctx.libraryID).path, flash: req.t.format(.addedToWishlist, title))
     }
 
     @Sendable static func acquire(req: Request) async throws -> Response {
         let ctx = try await req.library(.catalog)
         let id = try req.uuid("titleID")
         let title = try await Catalog.find(id, library: ctx.libraryID, on: req.db)
-        try await Catalog.acquire(id, AcquireInput(copies: req.formText("copies").flatMap(Int.init) ?? 1, location: nil), in: req.scope(ctx))
+        try await Catalog.acquire(id, AcquireInput(copies: (try req.form(CopiesForm.self)).copies ?? 1, location: nil), in: req.scope(ctx))
         return req.seeOther(WebRoute.title(library: ctx.libraryID, title: id).path, flash: req.t.format(.acquired, title.title))
     }
 
@@ -63,5 +57,34 @@ enum WishlistPages {
         guard title.wishlist else { throw CatalogError.titleNotFound }
         try await Catalog.delete(id, in: req.scope(ctx))
         return req.seeOther(WebRoute.wishlist(library: ctx.libraryID).path, flash: req.t.format(.removed, title.title))
+    }
+}
+
+extension WishlistPages {
+    /// A wish typed by hand or from a lookup: the API's bounds for a new title.
+    struct WishlistForm: WebForm, SchemaConstrained {
+        var isbn, title, subtitle, authors, publisher, publishedDate, language, coverUrl, requestedBy, byHand: String?
+        var priority: Int?
+
+        static var schemaConstraints: [String: JSONValue] {
+            var fields = TitleCreate.schemaConstraints
+            fields["authors"] = ["maxLength": .number(Double(50 * 302))]
+            return fields
+        }
+
+        var input: TitleCreate {
+            var input = TitleCreate(
+                title: title ?? "", subtitle: subtitle,
+                authors: authors.map { $0.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty } },
+                isbn: isbn, publisher: publisher, publishedDate: publishedDate, pageCount: nil, language: language,
+                description: nil, coverUrl: coverUrl, notes: nil, favorite: nil, rating: nil, series: nil, seriesNumber: nil,
+                readingLevel: nil, categories: nil, copies: 0, location: nil)
+            (input.requestedBy, input.priority) = (requestedBy, priority)
+            return input
+        }
+    }
+
+    struct CopiesForm: WebForm {
+        var copies: Int?
     }
 }
