@@ -108,6 +108,7 @@ bench:
 	BENCH_SKIP_BUILD=1 scripts/bench-web-import.py
 	BENCH_SKIP_BUILD=1 scripts/bench-pages.py
 	BENCH_SKIP_BUILD=1 scripts/bench-reading.py
+	BENCH_SKIP_BUILD=1 scripts/bench-signin.py
 
 bench-scan:
 	$(call ensure_packages,$(BENCH_SCAN_PACKAGES))

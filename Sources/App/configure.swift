@@ -28,6 +28,7 @@ func configure(_ app: Application, storage: StorageConfig) throws {
     try app.useStorage(storage)
     _ = app.storageHealth
     app.passwords.use(.bcrypt(cost: app.environment == .testing ? 4 : 12))
+    _ = app.passwordHashing
     Migrations.register(on: app)
     app.useJobRunner()
 

@@ -12,7 +12,7 @@ import VaporTesting
         try await withTestApp { app in
             let f = try await Fixture.make(app)
             _ = try await Accounts.createUser(username: "alice", password: "alice-password", displayName: nil,
-                                                      hasher: app.password, gate: app.writeGate, on: app.db)
+                                                      passwords: app.passwordHashing, gate: app.writeGate, on: app.db)
             // An existing account without its password, and a new one without a password: the same answer.
             let existing = try await f.owner.post("\(f.lib)/staff", ["username": "alice", "role": "viewer"])
             let unknown = try await f.owner.post("\(f.lib)/staff", ["username": "nobody", "role": "viewer"])

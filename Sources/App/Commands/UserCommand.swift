@@ -37,7 +37,7 @@ struct UserCommand: AsyncCommand {
         let app = context.application
         do {
             let user = try await Accounts.createUser(username: username, password: password, displayName: signature.displayName,
-                                                     hasher: app.password, gate: app.writeGate, on: app.db)
+                                                     passwords: app.passwordHashing, gate: app.writeGate, on: app.db)
             if let name = signature.library {
                 let library = try await LibraryLookup.findOrCreate(named: name, gate: app.writeGate, on: app.db)
                 let membership = Membership(userID: user.id!, libraryID: library.id!, role: role)

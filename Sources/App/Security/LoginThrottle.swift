@@ -67,17 +67,6 @@ enum LoginThrottle {
             try await db.sql.delete(from: "login_failures").where("key", .equal, "user:" + username.prefix(64)).run()
         }
     }
-
-    /// A bcrypt hash of the installation's cost, checked against when the username does not exist, so
-    /// that an unknown username takes as long as a wrong password.
-    private static let dummyHashes = NIOLockedValueBox<[String: String]>([:])
-    static func dummyHash(hasher: some PasswordHasher) throws -> String {
-        let key = String(describing: type(of: hasher))
-        if let known = dummyHashes.withLockedValue({ $0[key] }) { return known }
-        let hash = try hasher.hash("shelfmark-unknown-user-" + Credential.generate(prefix: ""))
-        dummyHashes.withLockedValue { $0[key] = hash }
-        return hash
-    }
 }
 
 extension Request {

@@ -15,12 +15,12 @@ enum Accounts {
     }
 
     /// First run: the owner and their first library, in one transaction. Refused once any user exists.
-    static func setup(_ input: SetupInput, now: Date, gate: WriteGate, hasher: some PasswordHasher, on db: any Database) async throws -> (User, Library) {
+    static func setup(_ input: SetupInput, now: Date, gate: WriteGate, passwords: PasswordHashing, on db: any Database) async throws -> (User, Library) {
         guard try await needsSetup(on: db) else {
             throw AccountError.alreadySetUp
         }
         let username = try validUsername(input.username)
-        let hash = try validPasswordHash(input.password, hasher: hasher)
+        let hash = try await validPasswordHash(input.password, passwords: passwords)
         let displayName = try Check.optional(input.displayName, field: "displayName", max: 100) ?? username
         let libraryName = try Check.optional(input.libraryName, field: "libraryName", max: 200) ?? "My Library"
         return try await gate.transaction(on: db) { db in
@@ -45,9 +45,9 @@ enum Accounts {
         }
     }
 
-    static func createUser(username: String, password: String, displayName: String?, hasher: some PasswordHasher, gate: WriteGate, on db: any Database) async throws -> User {
+    static func createUser(username: String, password: String, displayName: String?, passwords: PasswordHashing, gate: WriteGate, on db: any Database) async throws -> User {
         let name = try validUsername(username)
-        let hash = try validPasswordHash(password, hasher: hasher)
+        let hash = try await validPasswordHash(password, passwords: passwords)
         let display = try Check.optional(displayName, field: "displayName", max: 100) ?? name
         return try await gate.transaction(on: db) { db in
             if try await User.query(on: db).filter(\.$username == name).first() != nil {
@@ -61,7 +61,7 @@ enum Accounts {
         }
     }
 
-    static func login(_ input: LoginInput, from address: String?, now: Date, hasher: some PasswordHasher, gate: WriteGate,
+    static func login(_ input: LoginInput, from address: String?, now: Date, passwords: PasswordHashing, gate: WriteGate,
                       on db: any Database) async throws -> SessionDTO {
         let username = String(input.username.trimmingCharacters(in: .whitespaces).lowercased().prefix(64))
         let wait = try await LoginThrottle.wait(username: username, address: address, now: now, on: db)
@@ -70,8 +70,8 @@ enum Accounts {
         }
         let user = try await User.query(on: db).filter(\.$username == username).first()
         // An unknown username costs one bcrypt check too, so timing does not tell which usernames exist.
-        let hash = try user?.passwordHash ?? LoginThrottle.dummyHash(hasher: hasher)
-        let passwordOK = verify(input.password, hash: hash, hasher: hasher)
+        let hash = if let stored = user?.passwordHash { stored } else { try await passwords.dummyHash() }
+        let passwordOK = await verify(input.password, hash: hash, passwords: passwords)
         guard let user, passwordOK else {
             try await LoginThrottle.recordFailure(username: username, address: address, now: now, gate: gate, on: db)
             throw AccountError.badCredentials
@@ -204,7 +204,7 @@ enum Accounts {
     /// is that account's own (the person is there, typing it). Any other case gets one and the same
     /// answer, so adding staff does not tell which usernames exist or let an owner pull someone else's
     /// account into their library.
-    static func addStaff(_ input: StaffInput, hasher: some PasswordHasher, in scope: Scope) async throws -> StaffDTO {
+    static func addStaff(_ input: StaffInput, passwords: PasswordHashing, in scope: Scope) async throws -> StaffDTO {
         let (library, now, gate, db) = (scope.library, scope.now, scope.gate, scope.db)
         let username = try validUsername(input.username)
         let display = try Check.optional(input.displayName, field: "displayName", max: 100)
@@ -216,10 +216,10 @@ enum Accounts {
         // One bcrypt operation on either path, so the time taken does not tell either.
         let hash: String?
         if let existing {
-            guard verify(password, hash: existing.passwordHash, hasher: hasher) else { throw refused }
+            guard await verify(password, hash: existing.passwordHash, passwords: passwords) else { throw refused }
             hash = nil
         } else {
-            hash = try hasher.hash(bcryptInput(password))
+            hash = try await passwords.hash(bcryptInput(password))
         }
         return try await gate.transaction(on: db) { db in
             let user: User
@@ -268,9 +268,9 @@ enum Accounts {
     /// sessions and API tokens end. Only for an account that works in no library where the owner is not
     /// also an owner, and never the server's administrator's: a reset must not reach beyond the
     /// owner's own libraries.
-    static func resetPassword(_ userID: UUID, password: String, hasher: some PasswordHasher, in scope: Scope) async throws {
+    static func resetPassword(_ userID: UUID, password: String, passwords: PasswordHashing, in scope: Scope) async throws {
         let (library, now, gate, db) = (scope.library, scope.now, scope.gate, scope.db)
-        let hash = try validPasswordHash(password, hasher: hasher)
+        let hash = try await validPasswordHash(password, passwords: passwords)
         try await gate.transaction(on: db) { db in
             guard let user = try await User.find(userID, on: db),
                   try await Membership.query(on: db).filter(\.$user.$id == userID).filter(\.$library.$id == library.libraryID).first() != nil else {
@@ -297,14 +297,14 @@ enum Accounts {
         return name
     }
 
-    static func validPasswordHash(_ password: String, hasher: some PasswordHasher) throws -> String {
+    static func validPasswordHash(_ password: String, passwords: PasswordHashing) async throws -> String {
         guard password.unicodeScalars.count >= minPasswordLength else {
             throw AccountError.passwordTooShort(min: minPasswordLength)
         }
         guard password.unicodeScalars.count <= maxPasswordLength else {
             throw AccountError.passwordTooLong(max: maxPasswordLength)
         }
-        return try hasher.hash(bcryptInput(password))
+        return try await passwords.hash(bcryptInput(password))
     }
 
     static let maxPasswordLength = 1_000
@@ -317,9 +317,9 @@ enum Accounts {
     }
 
     /// Checks a password against a stored hash (false for anything malformed, never a throw).
-    static func verify(_ password: String, hash: String, hasher: some PasswordHasher) -> Bool {
+    static func verify(_ password: String, hash: String, passwords: PasswordHashing) async -> Bool {
         guard password.unicodeScalars.count <= maxPasswordLength else { return false }
-        return (try? hasher.verify(bcryptInput(password), created: hash)) == true
+        return await passwords.verify(bcryptInput(password), created: hash)
     }
 }
 

@@ -31,7 +31,7 @@ enum AuthController {
     @Sendable static func setup(req: Request) async throws -> Response {
         let input = try req.content.decode(SetupInput.self)
         let (user, library) = try await Accounts.setup(input, now: req.now, gate: req.application.writeGate,
-                                                        hasher: req.password, on: req.db)
+                                                        passwords: req.passwordHashing, on: req.db)
         let session = try await Accounts.startSession(for: user, now: req.now, gate: req.application.writeGate, on: req.db)
         let response = try await req.created(SetupResult(session: session, library: library.dto(role: .owner)))
         setCookie(session, on: response, req: req)
@@ -40,7 +40,7 @@ enum AuthController {
 
     @Sendable static func login(req: Request) async throws -> Response {
         let input = try req.content.decode(LoginInput.self)
-        let session = try await Accounts.login(input, from: req.clientAddress, now: req.now, hasher: req.password,
+        let session = try await Accounts.login(input, from: req.clientAddress, now: req.now, passwords: req.passwordHashing,
                                                gate: req.application.writeGate, on: req.db)
         let response = Response(status: .ok)
         try response.content.encode(session)

@@ -72,7 +72,7 @@ enum LibrariesController {
     @Sendable static func addStaff(req: Request) async throws -> Response {
         let ctx = try await req.library(.administer)
         let input = try req.content.decode(StaffInput.self)
-        return try await req.created(try await Accounts.addStaff(input, hasher: req.password,
+        return try await req.created(try await Accounts.addStaff(input, passwords: req.passwordHashing,
                                                                  in: req.scope(ctx)))
     }
 
@@ -85,7 +85,7 @@ enum LibrariesController {
 
     @Sendable static func resetPassword(req: Request) async throws -> HTTPStatus {
         let ctx = try await req.library(.administer)
-        try await Accounts.resetPassword(try req.uuid("userID"), password: try req.content.decode(PasswordReset.self).password, hasher: req.password,
+        try await Accounts.resetPassword(try req.uuid("userID"), password: try req.content.decode(PasswordReset.self).password, passwords: req.passwordHashing,
                                          in: req.scope(ctx))
         return .noContent
     }

@@ -108,7 +108,7 @@ enum MorePages {
     @Sendable static func addStaff(req: Request) async throws -> Response {
         let ctx = try await req.library(.administer)
         return try await refusal(req, ctx: ctx, form: .staff, fields: SettingsPage.staffFields) {
-            let added = try await Accounts.addStaff(try req.form(StaffInput.self), hasher: req.password, in: req.scope(ctx))
+            let added = try await Accounts.addStaff(try req.form(StaffInput.self), passwords: req.passwordHashing, in: req.scope(ctx))
             return req.seeOther(WebRoute.settings(library: ctx.libraryID).path, flash: req.t.format(.staffAdded, added.displayName))
         }
     }
@@ -142,7 +142,7 @@ enum MorePages {
 
     @Sendable static func resetPassword(req: Request) async throws -> Response {
         try await staffAction(req) { ctx, member in
-            try await Accounts.resetPassword(member.userId, password: req.formText("password") ?? "", hasher: req.password, in: req.scope(ctx))
+            try await Accounts.resetPassword(member.userId, password: req.formText("password") ?? "", passwords: req.passwordHashing, in: req.scope(ctx))
             return req.t.format(.passwordWasReset, member.displayName)
         }
     }

@@ -42,7 +42,7 @@ enum SessionPages {
         let input = SetupInput(username: values["username"]!, password: (try? req.content.get(String.self, at: "password")) ?? "",
                                displayName: req.formText("displayName"), libraryName: req.formText("libraryName"))
         do {
-            let (user, library) = try await Accounts.setup(input, now: req.now, gate: req.application.writeGate, hasher: req.password, on: req.db)
+            let (user, library) = try await Accounts.setup(input, now: req.now, gate: req.application.writeGate, passwords: req.passwordHashing, on: req.db)
             let session = try await Accounts.startSession(for: user, now: req.now, gate: req.application.writeGate, on: req.db)
             let response = req.redirect(to: WebRoute.catalog(library: try library.requireID()).path)
             AuthController.setCookie(session, on: response, req: req)
@@ -69,7 +69,7 @@ enum SessionPages {
         let username = req.formText("username") ?? ""
         let input = LoginInput(username: username, password: (try? req.content.get(String.self, at: "password")) ?? "")
         do {
-            let session = try await Accounts.login(input, from: req.clientAddress, now: req.now, hasher: req.password,
+            let session = try await Accounts.login(input, from: req.clientAddress, now: req.now, passwords: req.passwordHashing,
                                                    gate: req.application.writeGate, on: req.db)
             let next = req.query[String.self, at: "next"].flatMap(LocalPath.validate) ?? "/"
             let response = req.redirect(to: next)
