@@ -229,4 +229,43 @@ import Vapor
             #expect(try await Loan.query(on: app.db).count() == 1)
         }
     }
+
+    /// Issue 24: lends and returns of the same copies raced at full speed (over HTTP, through the
+    /// request's clock): every copy's loans follow one another in time, a loan never starting before
+    /// the one before it ended, and each ends after it began.
+    @Test func racedLendsAndReturnsNeverOverlapOnACopy() async throws {
+        try await withTestApp { app in
+            let f = try await Fixture.make(app)
+            let created = try await f.owner.post("\(f.lib)/titles", ["title": "Busy", "copies": 2])
+            let barcodes = try #require((created["copies"] as? [[String: Any]])?.compactMap { $0["barcode"] as? String })
+            #expect(barcodes.count == 2)
+            for i in 0..<4 { try await f.addMember("S\(i)", "Reader \(i)") }
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for worker in 0..<8 {
+                    group.addTask {
+                        for round in 0..<15 {
+                            let barcode = barcodes[(worker + round) % 2]
+                            if worker % 2 == 0 {
+                                _ = try await f.owner.post("\(f.lib)/checkouts", ["cardId": "S\(worker % 4)", "copyBarcode": barcode])
+                            } else {
+                                _ = try await f.owner.post("\(f.lib)/returns", ["copyBarcode": barcode])
+                            }
+                        }
+                    }
+                }
+                try await group.waitForAll()
+            }
+            let loans = try await Loan.query(on: app.db).all()
+            #expect(loans.count >= 4, "the race lent and returned")
+            for copyLoans in Dictionary(grouping: loans, by: { $0.$copy.id }).values {
+                let ordered = copyLoans.sorted { $0.checkedOutAt < $1.checkedOutAt }
+                #expect(ordered.dropLast().allSatisfy { $0.returnedAt != nil }, "only the last loan of a copy is open")
+                for (earlier, later) in zip(ordered, ordered.dropFirst()) {
+                    let ended = try #require(earlier.returnedAt)
+                    #expect(ended >= earlier.checkedOutAt)
+                    #expect(later.checkedOutAt >= ended, "a loan began at \(later.checkedOutAt) before the one before it ended at \(ended)")
+                }
+            }
+        }
+    }
 }

@@ -12,17 +12,26 @@ struct Scope: Sendable {
     let now: Date
     let gate: WriteGate
     let db: any Database
+    /// The same clock `now` was read from, read again: for an event stamped when it happens inside a
+    /// write (a loan starts when its copy is claimed, issue 24), not when the request arrived.
+    let clock: AppClock
 
     var libraryID: UUID { library.libraryID }
 
-    init(library: LibraryContext, now: Date, gate: WriteGate, db: any Database) {
+    /// `clock` defaults to one that starts at `now` and runs on from there.
+    init(library: LibraryContext, now: Date, gate: WriteGate, db: any Database, clock: AppClock? = nil) {
         (self.library, self.now, self.gate, self.db) = (library, now, gate, db)
+        let start = ContinuousClock.now
+        self.clock = clock ?? AppClock(now: { now.addingTimeInterval(start.duration(to: .now).seconds) })
     }
 
     /// For a job or a command: the application's gate and database, the clock's time now.
     init(library: LibraryContext, app: Application) {
-        self.init(library: library, now: app.clock.now(), gate: app.writeGate, db: app.db)
+        self.init(library: library, now: app.clock.now(), gate: app.writeGate, db: app.db, clock: app.clock)
     }
+
+    /// This moment, on the clock `now` came from.
+    func moment() -> Date { clock.now() }
 }
 
 extension Request {
@@ -32,6 +41,6 @@ extension Request {
     }
 
     func scope(_ library: LibraryContext) -> Scope {
-        Scope(library: library, now: now, gate: application.writeGate, db: db)
+        Scope(library: library, now: now, gate: application.writeGate, db: db, clock: application.clock)
     }
 }

@@ -17,12 +17,8 @@ enum Circulation {
         let resolved = try await resolve(input, in: scope)
         let (member, target, dueAt) = (resolved.member, resolved.target, resolved.dueAt)
         let title = target.title
-        let requested = ContinuousClock.now
         // Refusals below are thrown before the first write, as group commit requires.
         return try await gate.batchedTransaction(on: db) { db in
-            // The loan starts when its copy is claimed, not when the request arrived (a return of the
-            // same copy may commit in between): the request's time plus the wait for the writer.
-            let now = now.addingTimeInterval(requested.duration(to: .now).seconds)
             let claimed: (any SQLRow)?
             if let copyID = target.copyID {
                 claimed = try await db.sql.raw("""
@@ -46,30 +42,28 @@ enum Circulation {
             }
             let copyID = try claimed.decode(column: "id", as: UUID.self)
             let barcode = try claimed.decode(column: "barcode", as: String.self)
+            let started = try await loanStart(copyID: copyID, in: scope, on: db)
             let loanID = UUID()
             try await db.sql.raw("""
                 INSERT INTO loans (id, library_id, copy_id, title_id, member_id, title_text, member_card_id, member_name,
                                    checked_out_at, due_at, returned_at, renewals, checked_out_by)
                 VALUES (\(bind: loanID), \(bind: library.libraryID), \(bind: copyID), \(bind: title.id), \(bind: member.id),
-                        \(bind: title.title), \(bind: member.cardID), \(bind: member.name), \(bind: now), \(bind: dueAt),
+                        \(bind: title.title), \(bind: member.cardID), \(bind: member.name), \(bind: started), \(bind: dueAt),
                         NULL, 0, \(bind: library.user.username))
                 """).run()
             try await ActivityLog.record(.init(type: .checkout, titleID: title.id, title: title.title, author: title.authors.joined(separator: ", "),
                                                memberCardID: member.cardID, detail: .lent(barcode: barcode, due: dueAt)),
-                                         library: library, at: now, on: db)
+                                         library: library, at: started, on: db)
             return LoanDTO(id: loanID, titleId: title.id, title: title.title, copyId: copyID, copyBarcode: barcode, memberId: member.id,
-                           memberCardId: member.cardID, memberName: member.name, checkedOutAt: now, dueAt: dueAt, returnedAt: nil,
+                           memberCardId: member.cardID, memberName: member.name, checkedOutAt: started, dueAt: dueAt, returnedAt: nil,
                            renewals: 0, overdue: false, daysOverdue: 0)
         }
     }
 
     /// B3: closes the loan (never deletes it) and puts the copy back on the shelf.
     static func giveBack(_ input: ReturnInput, in scope: Scope) async throws -> LoanDTO {
-        let (library, now, gate, db) = (scope.library, scope.now, scope.gate, scope.db)
-        let requested = ContinuousClock.now
+        let (library, gate, db) = (scope.library, scope.gate, scope.db)
         return try await gate.transaction(on: db) { db in
-            // Returned when the loan is closed, not when the request arrived.
-            let now = now.addingTimeInterval(requested.duration(to: .now).seconds)
             let loan: Loan
             if let loanID = input.loanId {
                 guard let found = try await Loan.query(on: db).filter(\.$id == loanID).filter(\.$library.$id == library.libraryID).first() else {
@@ -88,6 +82,8 @@ enum Circulation {
                 throw LoanError.sayWhichLoan
             }
             guard loan.returnedAt == nil else { throw CirculationError.loanAlreadyReturned }
+            // Returned when the loan is closed, not when the request arrived; never before it began.
+            let now = max(scope.moment(), loan.checkedOutAt)
             let closed = try await db.sql.raw("""
                 UPDATE loans SET returned_at = \(bind: now) WHERE id = \(bind: loan.id!) AND returned_at IS NULL RETURNING id
                 """).first()
@@ -109,6 +105,18 @@ enum Circulation {
         }
     }
 
+    /// When a loan that has just claimed its copy starts (issue 24): now, read after the claim — a return
+    /// of the same copy has committed before the claim could see the copy on the shelf — and never
+    /// before the copy's last loan ended, whatever the clocks of several instances say. So a copy's
+    /// loans never overlap in time.
+    static func loanStart(copyID: UUID, in scope: Scope, on db: any Database) async throws -> Date {
+        let now = scope.moment()
+        let lastReturn = try await db.sql.raw("SELECT MAX(returned_at) AS r FROM loans WHERE copy_id = \(bind: copyID)").first()?
+            .decode(column: "r", as: Date?.self)
+        guard let lastReturn, lastReturn >= now else { return now }
+        return lastReturn.addingTimeInterval(0.001)
+    }
+
     /// B5: extends a loan by the library's loan period from its current due date, up to the renewal limit.
     static func renew(_ loanID: UUID, in scope: Scope) async throws -> LoanDTO {
         let (library, now, gate, db) = (scope.library, scope.now, scope.gate, scope.db)
@@ -117,6 +125,8 @@ enum Circulation {
                 throw LoanError.loanNotFound
             }
             guard loan.returnedAt == nil else { throw CirculationError.loanAlreadyReturned }
+            // Returned when the loan is closed, not when the request arrived; never before it began.
+            let now = max(scope.moment(), loan.checkedOutAt)
             guard loan.renewals < library.policy.maxRenewals else { throw CirculationError.renewalLimitReached(library.policy.maxRenewals) }
             loan.dueAt = try library.policy.dueDate(from: max(loan.dueAt, now))
             loan.renewals += 1
