@@ -122,6 +122,7 @@ enum ReadingLog {
                done.read.reader == reader, done.read.$library.id == scope.libraryID {
                 return done.read.dto
             }
+            try await lockFirstRead(reader, titleID: titleID, on: db)
             let open = try await readsOf(reader, libraryID: scope.libraryID, on: db).filter(\.$titleID == titleID)
                 .filter(\.$status != ReadStatus.finished.rawValue).sort(\.$updatedAt, .descending).first()
             let read: Read
@@ -135,6 +136,16 @@ enum ReadingLog {
             read.pageCount = title.pageCount
             return try await record(entry, eventID: input.id, on: read, scope: scope, db: db)
         }
+    }
+
+    /// On PostgreSQL the first events for a title nobody reads yet may arrive at once (issue 24: 40 at once
+    /// made 28 reads): each would find no open read and start one. A lock on the reader and title, held
+    /// to the end of the transaction, lets one start it; the others then find it (each statement of a
+    /// READ COMMITTED transaction sees what committed before it). SQLite's writes are one at a time.
+    private static func lockFirstRead(_ reader: Reader, titleID: UUID, on db: any Database) async throws {
+        guard !db.isSQLite else { return }
+        let key = "read:" + reader.key + ":" + titleID.uuidString
+        try await db.sql.raw("SELECT pg_advisory_xact_lock(hashtextextended(\(bind: key), 0))").run()
     }
 
     /// On PostgreSQL two events for one read may arrive at once: the read's row is locked before its
