@@ -94,6 +94,7 @@ enum Migrations {
         app.migrations.add(AddLoanOrderIndex())
         app.migrations.add(HashReadingShareTokens())
         app.migrations.add(UnifyJobs())
+        app.migrations.add(AddTitleListKeys())
     }
 }
 

@@ -31,20 +31,22 @@ struct TitleRow: Codable, Sendable, Equatable {
     var sort_key: String
     var section: String
     var search_text: String
+    /// Computed here, never read from a backup (older backups have none).
+    var author_key: String?
     var created_at: Date?
     var updated_at: Date?
 
     /// The columns of an insert, in the order of `values(library:)`.
     static let insertColumns = ["id", "library_id", "isbn13", "title", "subtitle", "authors", "publisher", "published_date", "page_count",
                                 "language", "description", "cover_url", "notes", "favorite", "rating", "wishlist", "series", "series_number",
-                                "reading_level", "requested_by", "priority", "asin", "sort_key", "section", "search_text", "created_at",
+                                "reading_level", "requested_by", "priority", "asin", "sort_key", "section", "search_text", "author_key", "created_at",
                                 "updated_at"]
 
     /// This row's values for a bulk insert into `library`.
     func values(library: UUID) -> [BulkInsert.Value] {
         [.uuid(id), .uuid(library), .text(isbn13), .text(title), .text(subtitle), .strings(authors), .text(publisher), .text(published_date),
          .integer(page_count), .text(language), .text(description), .text(cover_url), .text(notes), .bool(favorite), .real(rating),
-         .bool(wishlist), .text(series), .text(series_number), .text(reading_level), .text(requested_by), .integer(priority), .text(asin), .text(sort_key), .text(section), .text(search_text),
+         .bool(wishlist), .text(series), .text(series_number), .text(reading_level), .text(requested_by), .integer(priority), .text(asin), .text(sort_key), .text(section), .text(search_text), .text(author_key ?? Title.authorKey(authors)),
          .date(created_at), .date(updated_at)]
     }
 
@@ -72,6 +74,7 @@ struct TitleRow: Codable, Sendable, Equatable {
         created_at = now
         updated_at = now
         (sort_key, section, search_text) = Title.derived(title: title, subtitle: subtitle, authors: authors, series: series, isbn13: isbn13)
+        author_key = Title.authorKey(authors)
     }
 
     /// As `Enrichment.needed`: an ISBN and something missing.

@@ -31,6 +31,8 @@ final class Title: Model, @unchecked Sendable {
     @Field(key: "sort_key") var sortKey: String
     @Field(key: "section") var section: String
     @Field(key: "search_text") var searchText: String
+    /// The folded author line the "by author" order reads (issue 24; `authorKey(_:)`).
+    @Field(key: "author_key") var authorKey: String
     @Timestamp(key: "created_at", on: .create) var createdAt: Date?
     @Timestamp(key: "updated_at", on: .update) var updatedAt: Date?
 
@@ -42,6 +44,14 @@ final class Title: Model, @unchecked Sendable {
     /// Recomputes the derived columns: sort key, A–Z section and the folded text the search index reads.
     func refreshDerived() {
         (sortKey, section, searchText) = Self.derived(title: title, subtitle: subtitle, authors: authors, series: series, isbn13: isbn13)
+        authorKey = Self.authorKey(authors)
+    }
+
+    /// Authors as the "by author" order compares them: folded ("Éamonn" with "eamonn"), as written,
+    /// first author first; a title without authors after every name.
+    static func authorKey(_ authors: [String]) -> String {
+        let key = SearchText.tokens(authors.joined(separator: " ")).joined(separator: " ")
+        return key.isEmpty ? "~" : String(key.prefix(200))
     }
 
     static func derived(title: String, subtitle: String?, authors: [String], series: String?, isbn13: String?)

@@ -264,6 +264,7 @@ enum Backup {
         try await insert("titles", b.titles.map { t in
             var r = t
             r.id = map(r.id)
+            r.author_key = Title.authorKey(r.authors)
             if let url = r.cover_url, CoverStore.isLocal(url), let old = coverID(url), let new = coverIDs[old] {
                 r.cover_url = CoverStore.localURL(new)
             } else {
@@ -286,6 +287,12 @@ enum Backup {
             r.id = map(r.id); r.copy_id = map(r.copy_id); r.title_id = map(r.title_id); r.member_id = map(r.member_id)
             return r
         })
+        // How often each title was lent, as the check-out keeps it (`loan_count`, issue 24).
+        try await write { db in
+            try await db.sql.raw("""
+                UPDATE titles SET loan_count = (SELECT COUNT(*) FROM loans l WHERE l.title_id = titles.id) WHERE library_id = \(bind: libraryID)
+                """).run()
+        }
         try await insert("activities", b.activities.map { var r = $0; r.id = map(r.id); r.title_id = map(r.title_id); return r })
 
         // Reading life: reads, progress, goals, quotes and page photos. A user's rows come back only when

@@ -51,6 +51,8 @@ enum Circulation {
                         \(bind: title.title), \(bind: member.cardID), \(bind: member.name), \(bind: started), \(bind: dueAt),
                         NULL, 0, \(bind: library.user.username))
                 """).run()
+            // "Most borrowed" reads this count (issue 24): kept here, in the check-out's transaction.
+            try await db.sql.raw("UPDATE titles SET loan_count = loan_count + 1 WHERE id = \(bind: title.id)").run()
             try await ActivityLog.record(.init(type: .checkout, titleID: title.id, title: title.title, author: title.authors.joined(separator: ", "),
                                                memberCardID: member.cardID, detail: .lent(barcode: barcode, due: dueAt)),
                                          library: library, at: started, on: db)

@@ -41,9 +41,7 @@ enum TitleQuery {
         let sql = db.sql
         let sqlite = db.isSQLite
         let tokens = SearchText.tokens(filters.query ?? "")
-        let favoritesCount = try await count(sql, """
-            SELECT COUNT(*) AS n FROM titles WHERE library_id = \(bind: libraryID) AND wishlist = \(bind: filters.wishlist) AND favorite = \(bind: true)
-            """)
+        let favoritesCount = try await kept(sql, libraryID: libraryID, wishlist: filters.wishlist, extra: " AND favorite = \(bind: true)")
         let page: SQLQueryString = " LIMIT \(literal: filters.limit) OFFSET \(literal: filters.offset)"
         var rows: [any SQLRow]
         var total: Int
@@ -52,12 +50,27 @@ enum TitleQuery {
         var sections: [SectionCount]?
         if tokens.isEmpty {
             let clause = whereClause(filters, libraryID: libraryID, now: now, withSection: true)
-            rows = try await sql.raw("SELECT " + summaryColumns + " FROM titles t WHERE " + clause + orderBy(filters.sort) + page).all()
-            total = filters.offset == 0 && rows.count < filters.limit
-                ? rows.count : try await count(sql, "SELECT COUNT(*) AS n FROM titles t WHERE " + clause)
+            // The page's ids off the order's index (the rows it skips are index entries), then its rows.
+            rows = try await sql.raw("SELECT " + summaryColumns + " FROM titles t WHERE t.id IN (SELECT t.id FROM titles t WHERE " + clause
+                                     + orderBy(filters.sort) + page + ")" + orderBy(filters.sort)).all()
+            if filters.offset == 0 && rows.count < filters.limit {
+                total = rows.count
+            } else if let kept = keptFilter(filters) {
+                total = try await self.kept(sql, libraryID: libraryID, wishlist: filters.wishlist,
+                                            extra: kept + (filters.section.map { " AND section = \(bind: $0)" } ?? ""))
+            } else {
+                total = try await count(sql, "SELECT COUNT(*) AS n FROM titles t WHERE " + clause)
+            }
             if filters.includeSections, filters.sort == .title {
-                let sectionRows = try await sql.raw("SELECT t.section, COUNT(*) AS n FROM titles t WHERE "
-                    + whereClause(filters, libraryID: libraryID, now: now, withSection: false) + " GROUP BY t.section").all()
+                let sectionQuery: SQLQueryString
+                if let kept = keptFilter(filters) {
+                    sectionQuery = "SELECT section, CAST(SUM(n) AS BIGINT) AS n FROM title_counts WHERE library_id = \(bind: libraryID)"
+                        + " AND wishlist = \(bind: filters.wishlist)" + kept + " GROUP BY section HAVING SUM(n) > 0"
+                } else {
+                    sectionQuery = "SELECT t.section, COUNT(*) AS n FROM titles t WHERE "
+                        + whereClause(filters, libraryID: libraryID, now: now, withSection: false) + " GROUP BY t.section"
+                }
+                let sectionRows = try await sql.raw(sectionQuery).all()
                 sections = try sectionRows.map {
                     SectionCount(letter: try $0.decode(column: "section", as: String.self), count: try $0.decode(column: "n", as: Int.self))
                 }.sorted { ($0.letter == "#" ? "{" : $0.letter) < ($1.letter == "#" ? "{" : $1.letter) }
@@ -96,9 +109,9 @@ enum TitleQuery {
     static func orderBy(_ sort: TitleSort) -> SQLQueryString {
         switch sort {
         case .title: " ORDER BY t.sort_key, t.id"
-        case .author: " ORDER BY lower(t.authors), t.sort_key, t.id"
-        case .newest: " ORDER BY t.created_at DESC, t.id"
-        case .borrowed: " ORDER BY (SELECT COUNT(*) FROM loans l WHERE l.title_id = t.id) DESC, t.sort_key, t.id"
+        case .author: " ORDER BY t.author_key, t.sort_key, t.id"
+        case .newest: " ORDER BY t.created_at DESC, t.id DESC"
+        case .borrowed: " ORDER BY t.loan_count DESC, t.sort_key, t.id"
         }
     }
 
@@ -106,6 +119,9 @@ enum TitleQuery {
     /// title of section `letter`: where that letter starts, at any size of catalog. Nil when no
     /// title is in that section.
     static func position(ofSection letter: String, _ filters: Filters, libraryID: UUID, now: Date, on db: any Database) async throws -> Int? {
+        if filters.query == nil || SearchText.tokens(filters.query ?? "").isEmpty, let kept = keptFilter(filters) {
+            return try await keptPosition(ofSection: letter, kept, wishlist: filters.wishlist, libraryID: libraryID, on: db.sql)
+        }
         let clause = whereClause(filters, libraryID: libraryID, now: now, withSection: false)
         guard let first = try await db.sql.raw("SELECT t.sort_key, t.id FROM titles t WHERE " + clause + " AND t.section = \(bind: letter)"
                                                 + " ORDER BY t.sort_key, t.id LIMIT 1").first() else { return nil }
@@ -148,7 +164,7 @@ enum TitleQuery {
         return clause
     }
 
-    private static func count(_ sql: any SQLDatabase, _ query: SQLQueryString) async throws -> Int {
+    static func count(_ sql: any SQLDatabase, _ query: SQLQueryString) async throws -> Int {
         try await sql.raw(query).first()?.decode(column: "n", as: Int.self) ?? 0
     }
 

@@ -34,7 +34,9 @@ struct JSONErrorMiddleware: AsyncMiddleware {
                 return try await WebMiddleware.errorPage(error, req: request)
             }
             if appError.status == .internalServerError {
-                request.logger.report(error: error)
+                // An error, with its cause (a database's own message, say): Vapor's `report` logs
+                // most errors as warnings, where a server's failure is easily missed (issue 24).
+                request.logger.error("\(request.method) \(request.url.path) failed: \(String(reflecting: error))")
             } else if appError.code == "disk_full" {
                 Self.reportDiskFull(error, request: request)
             }
