@@ -1,6 +1,8 @@
 #!/usr/bin/env python3
 """Pages at the size of a real school library (issue 16): 20,000 titles, 60,000 copies, 600 members and
-3,000 open loans, on SQLite and, when PostgreSQL is installed, on a private throwaway cluster.
+3,000 open loans, on SQLite and, when PostgreSQL is installed, on a private throwaway cluster. At a
+community library's size too (issue 24): BENCH_PAGE_TITLES=100000; every sort, a far page and the
+letters W and Z are among the pages, so a list that grows with the library shows.
 
 For each page a librarian uses all day (catalog, a search, a letter of the A–Z, a book, a member, the
 loans, the lend confirmation, the activity log), the time from request to the whole page over
@@ -104,12 +106,20 @@ def run_backend(bin_dir, name, env):
         catalog_html = request("GET", f"{web}/catalog", cookie=cookie)[1].decode()
         csrf = re.search(r'name="csrf-token" content="([^"]+)"', catalog_html).group(1)
         letter = request("GET", f"{web}/catalog?letter=W", cookie=cookie)[2].get("Location", f"{web}/catalog").split("#")[0]
+        letter_z = request("GET", f"{web}/catalog?letter=Z", cookie=cookie)[2].get("Location", f"{web}/catalog").split("#")[0]
+        far = max(1, min(1000, TITLES // 50))
         book = titles[len(titles) // 2]["id"]
         free = next(t for t in titles[len(titles) // 2:] if t["availability"]["available"] > 0)["id"]
         pages = [
             ("catalog", "GET", f"{web}/catalog", None),
+            ("newest", "GET", f"{web}/catalog?sort=newest", None),
+            ("by author", "GET", f"{web}/catalog?sort=author", None),
+            ("most borrowed", "GET", f"{web}/catalog?sort=borrowed", None),
+            (f"page {far:,}", "GET", f"{web}/catalog?page={far}", None),
             ("search 'the'", "GET", f"{web}/catalog?q=the", None),
             ("letter W", "GET", letter, None),
+            ("letter Z", "GET", letter_z, None),
+            ("dashboard", "GET", f"{web}/dashboard", None),
             ("book", "GET", f"{web}/titles/{book}", None),
             ("member", "GET", f"{web}/members/{members[0]['id']}", None),
             ("loans", "GET", f"{web}/loans", None),

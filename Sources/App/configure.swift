@@ -95,6 +95,7 @@ enum Migrations {
         app.migrations.add(HashReadingShareTokens())
         app.migrations.add(UnifyJobs())
         app.migrations.add(AddTitleListKeys())
+        app.migrations.add(AddCopyCounts())
     }
 }
 

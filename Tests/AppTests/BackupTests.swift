@@ -79,6 +79,8 @@ private func send(_ f: Fixture, _ method: HTTPMethod, _ path: String, body: Data
             let accepted = try await send(f, .POST, "/api/v1/libraries/restore?name=Copy", body: Data(buffer: backup.body))
             let restored = try await f.owner.finished(accepted)
             #expect(restored.status == .ok, "\(restored.json)")
+            let nothingLeftOut = restored["leftOut"] as? [String: Any]
+            #expect(nothingLeftOut?["reads"] as? Int == 0 && nothingLeftOut?["photos"] as? Int == 0)
             let copy = "/api/v1/libraries/\(try #require((restored["library"] as? [String: Any])?["id"] as? String))"
             let reads = try await f.owner.get("\(copy)/reads").array
             #expect(reads.count == 1 && reads.first?["page"] as? Int == 90 && reads.first?["title"] as? String == "Momo")
@@ -108,6 +110,10 @@ private func send(_ f: Fixture, _ method: HTTPMethod, _ path: String, body: Data
             #expect(try await f.owner.get("\(other)/reads").array.isEmpty)
             let otherQuote = try #require((try await f.owner.get("\(other)/quotes")["items"] as? [[String: Any]])?.first)
             #expect(otherQuote["photoId"] == nil)
+            // Issue 24: the report says what was left out, no longer silently.
+            let leftOut = try #require(second["leftOut"] as? [String: Any])
+            #expect(leftOut["reads"] as? Int == 1 && leftOut["readers"] as? Int == 1 && leftOut["photos"] as? Int == 1)
+            #expect(leftOut["quotes"] as? Int == 0)
         }
     }
 

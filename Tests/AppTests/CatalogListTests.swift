@@ -58,7 +58,16 @@ import VaporTesting
             #expect(try await f.owner.patch("\(f.lib)/titles/\(ids[4])", ["favorite": true]).status == .ok)
             #expect(try await f.owner.delete("\(f.lib)/titles/\(ids[5])").status == .noContent)
             #expect(try await f.owner.post("\(f.lib)/wishlist/\(wish.string("id"))/acquire", ["copies": 1]).status == .ok)
+            // A copy lent (no count changes), one lost (out of circulation), one added.
+            try await f.addMember("S1", "Ada")
+            #expect(try await f.owner.post("\(f.lib)/checkouts", ["cardId": "S1", "titleId": ids[1]]).status == .created)
+            let copies = try await f.owner.get("\(f.lib)/titles/\(ids[2])/copies").array
+            let copyID = try #require(copies.first?["id"] as? String)
+            #expect(try await f.owner.patch("\(f.lib)/copies/\(copyID)", ["status": "lost"]).status == .ok)
+            #expect(try await f.owner.post("\(f.lib)/titles/\(ids[3])/copies", ["count": 2]).status.code < 300)
             try await Self.expectKeptCountsTrue(app)
+            let dashboard = try await f.owner.get("\(f.lib)/dashboard")
+            #expect(dashboard["copies"] as? Int == (try await Copy.query(on: app.db).filter(\.$status ~~ ["available", "on_loan"]).count()))
             // An import in bulk.
             let csv = "ISBN,Title,Author,Total Copies,Available Copies\n,Amos,A. Writer,1,1\n,Berta,B. Writer,1,1\n,3 Musketiere,Dumas,1,1\n"
             let upload = try await f.owner.send(.POST, "\(f.lib)/import", rawBody: Data(csv.utf8), contentType: "text/csv")
@@ -98,5 +107,12 @@ import VaporTesting
             SELECT section, wishlist, favorite, CAST(COUNT(*) AS BIGINT) AS n FROM titles GROUP BY section, wishlist, favorite
             """).all(decoding: Count.self)
         #expect(Set(kept) == Set(counted), sourceLocation: sourceLocation)
+        struct Copies: Decodable, Hashable { var circulating: Bool; var n: Int }
+        let keptCopies = try await app.db.sql.raw("SELECT circulating, CAST(SUM(n) AS BIGINT) AS n FROM copy_counts GROUP BY circulating HAVING SUM(n) <> 0")
+            .all(decoding: Copies.self)
+        let countedCopies = try await app.db.sql.raw("""
+            SELECT status IN ('available', 'on_loan') AS circulating, CAST(COUNT(*) AS BIGINT) AS n FROM copies GROUP BY 1
+            """).all(decoding: Copies.self)
+        #expect(Set(keptCopies) == Set(countedCopies), sourceLocation: sourceLocation)
     }
 }

@@ -79,6 +79,27 @@ import Vapor
         }
     }
 
+    /// Issue 24: a server starting on SQLite (whose database is this process's alone) fails at once the
+    /// jobs a stopped process left running, lease or not: the library takes an import right away.
+    @Test func aServerStartingOnSQLiteFreesTheLibrariesOfJobsItsPredecessorLeft() async throws {
+        try await withTestApp { app in
+            guard app.db.isSQLite else { return }
+            let f = try await Fixture.make(app)
+            let library = try #require(UUID(uuidString: f.libraryID))
+            let user = try #require(try await User.query(on: app.db).first()?.requireID())
+            let orphan = try await Jobs.begin(.importFile, library: library, target: library, user: user, now: app.clock.now(), app: app)
+            await #expect(throws: JobError.self) {
+                _ = try await Jobs.begin(.importFile, library: library, target: library, user: user, now: app.clock.now(), app: app)
+            }
+            let scheduler = Scheduler(longestSleep: .seconds(300))
+            try await scheduler.didBootAsync(app)
+            await scheduler.shutdownAsync(app)
+            let job = try await Jobs.find(orphan, user: user, app: app)
+            #expect(job.status == .failed)
+            _ = try await Jobs.begin(.importFile, library: library, target: library, user: user, now: app.clock.now(), app: app)
+        }
+    }
+
     /// The doorbell of a background loop: a ring before the wait is not lost, a ring during it ends
     /// it at once, and without one the wait ends after its time.
     @Test func aWakeupIsNeverLostAndNeverPolls() async throws {

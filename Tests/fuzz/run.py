@@ -1,5 +1,6 @@
 """make fuzz: schemathesis against /api/v1/openapi.json of a server started here (SQLite in a temporary
-directory, providers on the replay server), with an owner's API token. Bounded in examples and time.
+directory, or the PostgreSQL database FUZZ_DATABASE_URL names; providers on the replay server), with an
+owner's API token. Bounded in examples and time.
 Fails on any 5xx, any answer that contradicts the document, and any schema-valid request refused."""
 import json, os, shutil, subprocess, sys, tempfile, time, urllib.request
 
@@ -24,6 +25,8 @@ def main():
     env = dict(os.environ, SHELFMARK_DATA_DIR=data, SHELFMARK_PROVIDERS_URL=f"http://127.0.0.1:{PORT + 1}", LOG_LEVEL="error",
                SHELFMARK_LOOKUP_TIMEOUT="2")
     env.pop("DATABASE_URL", None)
+    if os.environ.get("FUZZ_DATABASE_URL"):
+        env["DATABASE_URL"] = os.environ["FUZZ_DATABASE_URL"]
     log = open(os.path.join(data, "server.log"), "w")
     server = subprocess.Popen([f"{BIN}/shelfmark", "serve", "--hostname", "127.0.0.1", "--port", str(PORT)], env=env,
                               stdout=log, stderr=subprocess.STDOUT)

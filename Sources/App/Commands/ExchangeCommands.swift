@@ -210,12 +210,13 @@ struct RestoreCommand: AsyncCommand {
         do { backup = try Backup.decode(data) } catch let error where error.answered.status.code < 500 { throw CLIError(error.answered.message) }
         let name = signature.library ?? backup.library.name
         let existing = try await Library.query(on: app.db).filter(\.$name == name).first()
+        var leftOut = Backup.LeftOut()
         if signature.replace {
             guard let existing else { throw CLIError("No library named “\(name)” to replace.") }
             let id = try existing.requireID()
-            try await app.writeGate.transaction(on: app.db) { db in
+            leftOut = try await app.writeGate.transaction(on: app.db) { db in
                 try await Backup.eraseData(libraryID: id, on: db)
-                try await Backup.restore(backup, into: id, on: db)
+                return try await Backup.restore(backup, into: id, on: db)
             }
         } else {
             guard existing == nil else { throw CLIError("A library named “\(name)” exists: name another with --library, or overwrite it with --replace.") }
@@ -223,7 +224,7 @@ struct RestoreCommand: AsyncCommand {
             try await app.writeGate.transaction(on: app.db) { db in try await library.create(on: db) }
             let id = try library.requireID()
             do {
-                try await Backup.restore(backup, into: id, on: app.db, batches: app.writeGate)
+                leftOut = try await Backup.restore(backup, into: id, on: app.db, batches: app.writeGate)
             } catch {
                 await Accounts.removeNewLibrary(id, gate: app.writeGate, on: app.db)
                 if error.answered.status.code < 500 { throw CLIError(error.answered.message) }
@@ -237,6 +238,9 @@ struct RestoreCommand: AsyncCommand {
         }
         await app.db.settleAfterBulkLoad(titles: backup.titles.count, logger: app.logger)
         context.console.print("Restored “\(name)”: \(backup.titles.count) titles, \(backup.copies.count) copies, \(backup.members.count) members, \(backup.loans.count) loans.")
+        if !leftOut.isEmpty {
+            context.console.print(JobPage.leftOutText(leftOut, t: Strings(lang: .en)))
+        }
     }
 }
 

@@ -19,8 +19,10 @@ enum Jobs {
     enum State: String, Codable, Sendable { case running, done, failed }
 
     /// How long a job counts as alive without a sign of life; renewed every `heartbeat`.
-    static let lease: TimeInterval = 60
-    static let heartbeat: Duration = .seconds(10)
+    /// A dead instance's job frees its library within `lease` (issue 24: it was a minute); the lease
+    /// is renewed four times as often, so a heartbeat waiting behind a long write does not lose it.
+    static let lease: TimeInterval = 20
+    static let heartbeat: Duration = .seconds(5)
 
     /// A job as stored.
     struct Record: Decodable, Sendable {
@@ -144,6 +146,17 @@ enum Jobs {
         try await db.sql.raw("""
             UPDATE jobs SET state = 'failed', failure = \(bind: failure), finished_at = \(bind: now), lease_until = NULL
             WHERE state = 'running' AND lease_until < \(bind: now) AND kind <> 'enrich'
+            """).run()
+    }
+
+    /// At the start of a server on SQLite, whose database belongs to this one process: every job still
+    /// "running" belonged to a process that stopped, and is failed at once rather than when its lease
+    /// runs out, so its library takes an import again at once.
+    static func failOrphans(now: Date, on db: any Database) async throws {
+        let failure = String(decoding: try JSONEncoder.api.encode(Failure.interrupted), as: UTF8.self)
+        try await db.sql.raw("""
+            UPDATE jobs SET state = 'failed', failure = \(bind: failure), finished_at = \(bind: now), lease_until = NULL
+            WHERE state = 'running' AND kind <> 'enrich'
             """).run()
     }
 

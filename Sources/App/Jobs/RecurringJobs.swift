@@ -165,6 +165,9 @@ final class Scheduler: LifecycleHandler, Sendable {
     }
 
     func didBootAsync(_ app: Application) async throws {
+        if app.db.isSQLite {
+            try await app.writeGate.transaction(on: app.db) { db in try await Jobs.failOrphans(now: app.clock.now(), on: db) }
+        }
         let (seen, longest) = (seen, longestSleep)
         let loop = Task {
             while !Task.isCancelled {

@@ -8,17 +8,19 @@ enum RestoreJob {
     /// What a finished restore holds: the library it wrote (made for it, or restored over).
     struct Outcome: Content {
         var library: LibraryDTO
+        /// What was not brought back (absent in jobs that ran before it was reported).
+        var leftOut: Backup.LeftOut?
     }
 
     /// Restores `backup` over `library` (everything it holds is replaced, in one transaction).
     static func start(_ backup: LibraryBackup, over library: LibraryContext, seenFrom: UUID?, app: Application, now: Date) async throws -> UUID {
         let id = try await Jobs.begin(.restore, library: seenFrom, target: library.libraryID, user: library.user.id, now: now, app: app)
         Jobs.run(id, app: app) {
-            try await Backup.restore(backup, over: library.libraryID, gate: app.writeGate, on: app.db)
+            let leftOut = try await Backup.restore(backup, over: library.libraryID, gate: app.writeGate, on: app.db)
             await app.db.settleAfterBulkLoad(titles: backup.titles.count, logger: app.logger)
             let restored = try await Accounts.libraries(of: library.user, on: app.db).first { $0.id == library.libraryID }
             guard let restored else { throw AccountError.libraryNotFound }
-            return Outcome(library: restored)
+            return Outcome(library: restored, leftOut: leftOut)
         }
         return id
     }
@@ -31,7 +33,8 @@ enum RestoreJob {
         let name = try Check.optional(name, field: "name", max: 200)
         let id = try await Jobs.begin(.restore, library: seenFrom, target: nil, user: user.id, now: now, app: app)
         Jobs.run(id, app: app) {
-            let outcome = Outcome(library: try await Backup.restoreAsNew(backup, name: name, user: user, gate: app.writeGate, on: app.db))
+            let (library, leftOut) = try await Backup.restoreAsNew(backup, name: name, user: user, gate: app.writeGate, on: app.db)
+            let outcome = Outcome(library: library, leftOut: leftOut)
             await app.db.settleAfterBulkLoad(titles: backup.titles.count, logger: app.logger)
             return outcome
         }

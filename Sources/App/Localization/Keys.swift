@@ -43,7 +43,7 @@ enum L: String, CaseIterable, Sendable {
     case importExport, importFile, importFileHint, formatField, detectFormat, existingSkip, existingCopies, importButton, importing, restoring
     case importDone, rowsRead, titlesCreated, copiesAddedLabel, skippedRows, failedRows, lineLabel, stoppedAt, exportCatalog, exportWishlist
     case recordLabel, importIntoNew, importIntoNewHint, exportHeading, exportJSON, exportMARC, exportMARCXML, enrichmentProgress, enrichmentDone
-    case backupHeading, backupDownload, backupHint, restoreFile, restoreAsNew, restoreAsNewHint, restoreReplace, restoreButton, restored
+    case backupHeading, backupDownload, backupHint, restoreFile, restoreAsNew, restoreAsNewHint, restoreReplace, restoreButton, restored, restoreLeftOut
     case eraseHeading, eraseConfirm, eraseButton, erased
     // Errors
     case errorTitle, notFoundTitle, notFoundText, forbiddenText, csrfText, tryAgain, backToCatalog, signInAgain

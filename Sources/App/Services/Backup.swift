@@ -153,22 +153,38 @@ enum Backup {
     }
 
     /// Replaces everything `libraryID` holds with the backup, in one transaction.
-    static func restore(_ backup: LibraryBackup, over libraryID: UUID, gate: WriteGate, on db: any Database) async throws {
+    @discardableResult
+    static func restore(_ backup: LibraryBackup, over libraryID: UUID, gate: WriteGate, on db: any Database) async throws -> LeftOut {
         try await gate.transaction(on: db) { db in
             try await eraseData(libraryID: libraryID, on: db)
-            try await restore(backup, into: libraryID, on: db)
+            return try await restore(backup, into: libraryID, on: db)
         }
+    }
+
+    /// What a restore did not bring back, for its report (issue 24: it was silent): the reading life
+    /// of accounts this server does not have (a backup from another server brings its members' logs,
+    /// not strangers' diaries), and page photos whose bytes are not images.
+    struct LeftOut: Codable, Sendable, Equatable {
+        var readers = 0
+        var reads = 0
+        var goals = 0
+        var quotes = 0
+        var photos = 0
+
+        var isEmpty: Bool { reads + goals + quotes + photos == 0 }
     }
 
     /// Creates a library owned by `user` (named `name`, else as in the backup) holding the backup.
     /// On failure nothing is left behind.
-    static func restoreAsNew(_ backup: LibraryBackup, name: String?, user: AuthenticatedUser, gate: WriteGate, on db: any Database) async throws -> LibraryDTO {
+    static func restoreAsNew(_ backup: LibraryBackup, name: String?, user: AuthenticatedUser, gate: WriteGate,
+                             on db: any Database) async throws -> (library: LibraryDTO, leftOut: LeftOut) {
         let typed = name.flatMap { $0.trimmingCharacters(in: .whitespaces).isEmpty ? nil : $0 }
         let created = try await Accounts.createLibrary(LibraryInput(name: typed ?? backup.library.name, loanPeriodDays: nil, maxRenewals: nil,
                                                                     publicCatalog: nil),
                                                        user: user, numberIfTaken: typed == nil, gate: gate, on: db)
+        let leftOut: LeftOut
         do {
-            try await restore(backup, into: created.id, on: db, batches: gate)
+            leftOut = try await restore(backup, into: created.id, on: db, batches: gate)
         } catch {
             await Accounts.removeNewLibrary(created.id, gate: gate, on: db)
             throw error
@@ -177,7 +193,7 @@ enum Backup {
         dto.loanPeriodDays = backup.library.loan_period_days
         dto.maxRenewals = backup.library.max_renewals
         dto.publicCatalog = backup.library.public_catalog
-        return dto
+        return (dto, leftOut)
     }
 
     /// A backup's settings are held to the same ranges as the settings API.
@@ -196,7 +212,8 @@ enum Backup {
     /// With `batches`, each few thousand rows are their own transaction, so a large restore into a new
     /// library never holds the writer for long (other libraries keep lending while it runs); without,
     /// everything runs in the caller's transaction.
-    static func restore(_ b: LibraryBackup, into libraryID: UUID, on db: any Database, batches gate: WriteGate? = nil) async throws {
+    @discardableResult
+    static func restore(_ b: LibraryBackup, into libraryID: UUID, on db: any Database, batches gate: WriteGate? = nil) async throws -> LeftOut {
         try validateSettings(b.library)
         let total = b.titles.count + b.copies.count + b.members.count + b.loans.count + b.activities.count + b.categories.count
             + b.titleCategories.count + (b.covers?.count ?? 0) + (b.reads?.count ?? 0) + (b.progressEvents?.count ?? 0)
@@ -348,12 +365,16 @@ enum Backup {
             row.id = map(photo.id); row.title_id = map(photo.title_id)
             try await insert("page_photos", [row])
         }
-        try await insert("quotes", quotes.filter { users.contains($0.user_id) && titleIDs.contains($0.title_id) }.map { q in
+        let keptQuotes = quotes.filter { users.contains($0.user_id) && titleIDs.contains($0.title_id) }
+        try await insert("quotes", keptQuotes.map { q in
             var row = q
             row.id = map(q.id); row.title_id = map(q.title_id)
             row.photo_id = q.photo_id.flatMap { id -> UUID? in photoIDs.contains(id) ? map(id) as UUID : nil }
             return row
         })
+        let keptGoals = goals.filter { kept($0.user_id, $0.member_id) }.count
+        return LeftOut(readers: Set(named).subtracting(users).count, reads: reads.count - keptReads.count, goals: goals.count - keptGoals,
+                       quotes: quotes.count - keptQuotes.count, photos: photos.count - keptPhotos.count)
     }
 
 }

@@ -4,15 +4,16 @@ import Foundation
 import ShelfmarkCore
 import SQLKit
 
-/// G6: the library at a glance.
+/// G6: the library at a glance. Titles and copies are counted from the kept counts (`title_counts`,
+/// `copy_counts`), the same at any size; open loans off their index.
 enum DashboardQuery {
     static func load(libraryID: UUID, now: Date, on db: any Database) async throws -> Dashboard {
         let sql = db.sql
         let row = try await sql.raw("""
             SELECT
-              (SELECT COUNT(*) FROM titles WHERE library_id = \(bind: libraryID) AND wishlist = \(bind: false)) AS titles,
-              (SELECT COUNT(*) FROM titles WHERE library_id = \(bind: libraryID) AND wishlist = \(bind: true)) AS wishlist,
-              (SELECT COUNT(*) FROM copies WHERE library_id = \(bind: libraryID) AND status IN (\(bind: CopyStatus.available.rawValue), \(bind: CopyStatus.onLoan.rawValue))) AS copies,
+              (SELECT CAST(COALESCE(SUM(n), 0) AS BIGINT) FROM title_counts WHERE library_id = \(bind: libraryID) AND wishlist = \(bind: false)) AS titles,
+              (SELECT CAST(COALESCE(SUM(n), 0) AS BIGINT) FROM title_counts WHERE library_id = \(bind: libraryID) AND wishlist = \(bind: true)) AS wishlist,
+              (SELECT CAST(COALESCE(SUM(n), 0) AS BIGINT) FROM copy_counts WHERE library_id = \(bind: libraryID) AND circulating = \(bind: true)) AS copies,
               (SELECT COUNT(*) FROM loans WHERE library_id = \(bind: libraryID) AND returned_at IS NULL) AS on_loan,
               (SELECT COUNT(*) FROM loans WHERE library_id = \(bind: libraryID) AND returned_at IS NULL AND due_at < \(bind: now)) AS overdue,
               (SELECT COUNT(*) FROM members WHERE library_id = \(bind: libraryID)) AS members

@@ -14,6 +14,16 @@ final class StorageHealth: Sendable {
     func markFailing(at now: Date) { failingSince.withLockedValue { if $0 == nil { $0 = now } } }
     func markWorking() { failingSince.withLockedValue { $0 = nil } }
 
+    /// Whether the disk holding `path` (an SQLite database's file) has less room than a write may
+    /// need: then `/health` tries a write before saying writes work (issue 24: a server started on a
+    /// full disk said it was healthy while every sign-in got 507).
+    static func nearlyFull(_ path: String, below bytes: UInt64 = 8 << 20) -> Bool {
+        var stats = statvfs()
+        let directory = (path as NSString).deletingLastPathComponent
+        guard statvfs(directory.isEmpty ? "." : directory, &stats) == 0 else { return false }
+        return UInt64(stats.f_bavail) * UInt64(stats.f_frsize) < bytes
+    }
+
     /// SQLite's "database or disk is full", its failed writes, PostgreSQL's 53100, or the system's ENOSPC.
     static func isDiskFull(_ error: any Error) -> Bool {
         if let sqlite = error as? SQLiteError {

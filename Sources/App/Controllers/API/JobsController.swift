@@ -16,6 +16,9 @@ struct JobDTO: Content {
     var report: ImportReport?
     /// The library the job made (an import or restore as a new library), once done.
     var library: LibraryDTO?
+    /// A restore's report, once done: what it did not bring back (reading life of readers without an
+    /// account on this server, photos that are not images).
+    var leftOut: Backup.LeftOut?
     var error: ErrorBody.Detail?
     var createdAt: Date
     var finishedAt: Date?
@@ -30,7 +33,8 @@ struct JobDTO: Content {
             let outcome = record.decodedResult(ImportJob.Outcome.self)
             (report, library) = (outcome?.report, outcome?.library)
         case .restore:
-            (report, library) = (nil, record.decodedResult(RestoreJob.Outcome.self)?.library)
+            let outcome = record.decodedResult(RestoreJob.Outcome.self)
+            (report, library, leftOut) = (nil, outcome?.library, outcome?.leftOut)
         case .enrich, .prune:
             (report, library) = (nil, nil)
         }

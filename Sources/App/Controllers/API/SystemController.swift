@@ -25,7 +25,9 @@ enum SystemController {
         let database = req.db.isSQLite ? "sqlite" : "postgresql"
         var health = Health(status: "ok", database: database, writes: "ok")
         let storage = req.application.storageHealth
-        if storage.writesFailing {
+        var nearlyFull = false
+        if case .sqlite(let path) = req.application.storageConfig { nearlyFull = StorageHealth.nearlyFull(path) }
+        if storage.writesFailing || nearlyFull {
             do {
                 // 64 KB written and taken back in one transaction: it needs room as a real write does.
                 let filler = String(repeating: "0123456789abcdef", count: 4_096)

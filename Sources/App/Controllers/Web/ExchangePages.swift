@@ -26,8 +26,10 @@ enum ExchangePages {
     @Sendable static func job(req: Request) async throws -> Response {
         let ctx = try await req.library(.catalog)
         let model = try await JobPage.make(jobID: try req.uuid("jobID"), library: ctx, app: req.application, t: req.t)
-        if case .restored(let library) = model.state {
-            return req.seeOther(WebRoute.catalog(library: library.id).path, flash: req.t.format(.restored, library.name))
+        if case .restored(let library, let leftOut) = model.state {
+            var flash = req.t.format(.restored, library.name)
+            if let leftOut, !leftOut.isEmpty { flash += " " + JobPage.leftOutText(leftOut, t: req.t) }
+            return req.seeOther(WebRoute.catalog(library: library.id).path, flash: flash)
         }
         return try await model.render(try await req.page(library: ctx)).encodeResponse(for: req)
     }

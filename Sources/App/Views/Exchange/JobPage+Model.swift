@@ -9,7 +9,7 @@ struct JobPage: Sendable {
         case importing(ImportProgress)
         case restoring
         case imported(ImportReport, madeLibrary: LibraryDTO?)
-        case restored(LibraryDTO)
+        case restored(LibraryDTO, leftOut: Backup.LeftOut?)
         case failed(kind: Jobs.Kind, message: String)
     }
 
@@ -30,10 +30,15 @@ struct JobPage: Sendable {
         case (.done, .importFile):
             record.decodedResult(ImportJob.Outcome.self).map { .imported($0.report, madeLibrary: $0.library) } ?? failed(nil)
         case (.done, .restore):
-            record.decodedResult(RestoreJob.Outcome.self).map { .restored($0.library) } ?? failed(nil)
+            record.decodedResult(RestoreJob.Outcome.self).map { .restored($0.library, leftOut: $0.leftOut) } ?? failed(nil)
         case (.failed, _), (_, .enrich), (_, .prune): failed(record.decodedFailure)
         }
         return JobPage(jobID: jobID, libraryID: library.libraryID, state: state)
+    }
+
+    /// What a restore left out, in the reader's words.
+    static func leftOutText(_ leftOut: Backup.LeftOut, t: Strings) -> String {
+        t.format(.restoreLeftOut, t.number(leftOut.reads), t.number(leftOut.quotes), t.number(leftOut.photos))
     }
 
     var isRunning: Bool {

@@ -33,9 +33,10 @@ extension JobPage {
                         H.el(.p, [:]) { H.link(t.format(.openLibrary, made.name), WebRoute.catalog(library: made.id).path, cls: "button primary") }
                     }
                 }
-            case .restored(let library):
+            case .restored(let library, let leftOut):
                 H.el(.section, [.class: "card", .id: "job", .role: "status"]) {
                     H.el(.p, [:]) { Text(t.format(.restored, library.name)) }
+                    if let leftOut, !leftOut.isEmpty { H.el(.p, [:]) { Text(Self.leftOutText(leftOut, t: t)) } }
                     H.el(.p, [:]) { H.link(t.format(.openLibrary, library.name), WebRoute.catalog(library: library.id).path, cls: "button primary") }
                 }
             case .failed(let kind, let message):
