@@ -219,14 +219,16 @@ import VaporTesting
     }
 
     /// Issue 24: the first progress events for a title nobody is reading yet, sent at once, make one
-    /// read (on PostgreSQL 40 at once made 28 reads), with every event on it.
+    /// read (on PostgreSQL 40 at once made 28 reads; two reads in 29 of 30 trials of two), with every
+    /// event on it.
     @Test func firstEventsAtOnceMakeOneRead() async throws {
         try await withTestApp { app in
             let f = try await Fixture.make(app)
             let titleID = try await f.addTitle("Momo", authors: ["Michael Ende"], extra: ["pageCount": 400])
             let owner = f.owner, lib = f.lib
             try await withThrowingTaskGroup(of: Void.self) { group in
-                for i in 1...20 {
+                // Ten at once: more than the test app's pool has connections (each waits holding one).
+                for i in 1...10 {
                     group.addTask {
                         let r = try await owner.post("\(lib)/titles/\(titleID)/progress", ["page": i * 10])
                         #expect(r.status == .created, "\(r.json)")
@@ -235,7 +237,7 @@ import VaporTesting
                 try await group.waitForAll()
             }
             #expect(try await Read.query(on: app.db).count() == 1)
-            #expect(try await ProgressEvent.query(on: app.db).count() == 20)
+            #expect(try await ProgressEvent.query(on: app.db).count() == 10)
         }
     }
 

@@ -122,8 +122,17 @@ enum Accounts {
     // MARK: - Libraries
 
     static func libraries(of user: AuthenticatedUser, on db: any Database) async throws -> [LibraryDTO] {
-        let memberships = try await Membership.query(on: db).filter(\.$user.$id == user.id).with(\.$library).all()
-        return memberships.map { $0.library.dto(role: $0.role) }.sorted { $0.name.localizedStandardCompare($1.name) == .orderedAscending }
+        try await librariesWithRoles(of: user.id, on: db).map { $0.library.dto(role: $0.role) }
+            .sorted { $0.name.localizedStandardCompare($1.name) == .orderedAscending }
+    }
+
+    /// A user's libraries with their role, in one statement (a join): an eager load reads memberships
+    /// and libraries in two, and a library removed in between (a failed import into a new library, on
+    /// PostgreSQL) made it throw "parent missing".
+    static func librariesWithRoles(of userID: UUID, on db: any Database) async throws -> [(library: Library, role: Role)] {
+        try await Membership.query(on: db).join(Library.self, on: \Membership.$library.$id == \Library.$id)
+            .filter(\.$user.$id == userID).all()
+            .map { (try $0.joined(Library.self), $0.role) }
     }
 
     /// Takes back a library that was just made and holds nothing yet (a restore or an import into a
@@ -146,7 +155,7 @@ enum Accounts {
                                        publicCatalog: input.publicCatalog), to: library)
         try await gate.transaction(on: db) { db in
             // Two libraries of one person with the same name cannot be told apart in the switcher.
-            let mine = Set(try await Membership.query(on: db).filter(\.$user.$id == user.id).with(\.$library).all().map { $0.library.name.uppercased() })
+            let mine = Set(try await librariesWithRoles(of: user.id, on: db).map { $0.library.name.uppercased() })
             if mine.contains(library.name.uppercased()) {
                 guard numberIfTaken else { throw AccountError.duplicateLibraryName(library.name) }
                 let base = library.name
