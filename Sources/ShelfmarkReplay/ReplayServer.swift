@@ -39,15 +39,22 @@ public final class ReplayServer: Sendable {
     actor State {
         var behaviours: [Provider: Behaviour] = [:]
         var counts: [Provider: Int] = [:]
+        var arrivals: [Provider: [ContinuousClock.Instant]] = [:]
 
         func behaviour(_ p: Provider) -> Behaviour { behaviours[p] ?? Behaviour() }
         func set(_ p: Provider, _ b: Behaviour) { behaviours[p] = b }
         func hit(_ p: Provider) -> Behaviour {
             counts[p, default: 0] += 1
+            arrivals[p, default: []].append(.now)
             return behaviour(p)
         }
         func count(_ p: Provider) -> Int { counts[p] ?? 0 }
-        func reset() { behaviours = [:]; counts = [:] }
+        func reset() { behaviours = [:]; counts = [:]; arrivals = [:] }
+        /// When each request to `p` arrived, as the time since the first one.
+        func offsets(_ p: Provider) -> [Duration] {
+            guard let first = arrivals[p]?.first else { return [] }
+            return arrivals[p, default: []].map { $0 - first }
+        }
     }
 
     let app: Application
@@ -84,6 +91,8 @@ public final class ReplayServer: Sendable {
     public func set(_ provider: Provider, _ behaviour: Behaviour) async { await state.set(provider, behaviour) }
     public func setAll(_ behaviour: Behaviour) async { for p in Provider.allCases { await state.set(p, behaviour) } }
     public func requests(_ provider: Provider) async -> Int { await state.count(provider) }
+    /// When each request to `provider` arrived, as the time since the first (tests read how many ran at once).
+    public func arrivals(_ provider: Provider) async -> [Duration] { await state.offsets(provider) }
 
     public func shutdown() async {
         await app.server.shutdown()
