@@ -108,6 +108,13 @@ def run_backend(bin_dir, name, env):
         letter = request("GET", f"{web}/catalog?letter=W", cookie=cookie)[2].get("Location", f"{web}/catalog").split("#")[0]
         letter_z = request("GET", f"{web}/catalog?letter=Z", cookie=cookie)[2].get("Location", f"{web}/catalog").split("#")[0]
         far = max(1, min(1000, TITLES // 50))
+        # Page `far` as a reader reaches it: by the pager's links (the page before's "next" link, which
+        # carries its last title), and the last page by its link; `page=N` typed by number skips by offset.
+        before_far = request("GET", f"{web}/catalog?page={max(1, far - 1)}", cookie=cookie)[1].decode()
+        next_link = re.search(r'href="([^"]*)" rel="next"', before_far)
+        far_by_link = next_link.group(1).replace("&amp;", "&") if next_link else f"{web}/catalog?page={far}"
+        last_link = re.search(r'href="([^"]*end=1[^"]*)"', catalog_html)
+        last_page = last_link.group(1).replace("&amp;", "&") if last_link else f"{web}/catalog"
         book = titles[len(titles) // 2]["id"]
         free = next(t for t in titles[len(titles) // 2:] if t["availability"]["available"] > 0)["id"]
         pages = [
@@ -115,7 +122,9 @@ def run_backend(bin_dir, name, env):
             ("newest", "GET", f"{web}/catalog?sort=newest", None),
             ("by author", "GET", f"{web}/catalog?sort=author", None),
             ("most borrowed", "GET", f"{web}/catalog?sort=borrowed", None),
-            (f"page {far:,}", "GET", f"{web}/catalog?page={far}", None),
+            (f"page {far:,} by link", "GET", far_by_link, None),
+            (f"page {far:,} by number", "GET", f"{web}/catalog?page={far}", None),
+            ("last page", "GET", last_page, None),
             ("search 'the'", "GET", f"{web}/catalog?q=the", None),
             ("letter W", "GET", letter, None),
             ("letter Z", "GET", letter_z, None),
@@ -142,7 +151,7 @@ def run_backend(bin_dir, name, env):
                 p50s.append(pct(times, 50))
                 p99s.append(pct(times, 99))
             results[label] = (statistics.median(p50s), statistics.median(p99s), len(body))
-            print(f"   {name}: {label:18} p50 {results[label][0]:6.2f} ms  p99 {results[label][1]:6.2f} ms  ({len(body) / 1024:.1f} KB)", flush=True)
+            print(f"   {name}: {label:22} p50 {results[label][0]:6.2f} ms  p99 {results[label][1]:6.2f} ms  ({len(body) / 1024:.1f} KB)", flush=True)
         # The catalog's first page as a phone loads it: the page, its stylesheet and its script.
         assets = [catalog_html.encode()]
         for ref in re.findall(r'(?:href|src)="(/(?:css|js)/[^"]+)"', catalog_html):

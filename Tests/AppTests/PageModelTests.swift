@@ -35,7 +35,7 @@ import VaporTesting
         let clock = TestClock()
         try await withTestApp(clock: clock.appClock) { app in
             let l = try await Self.library(app, clock: clock)
-            let page = try await CatalogPage.make(q: nil, chip: "all", grid: false, sort: .title, paging: Paging(1), library: l.ctx,
+            let page = try await CatalogPage.make(q: nil, chip: "all", grid: false, sort: .title, paging: Paging(1), seek: nil, library: l.ctx,
                                                   now: clock.now, on: app.db)
             #expect(page.result.items.map(\.title) == ["Krabat", "Momo"])
             #expect(page.result.total == 2)
@@ -43,7 +43,7 @@ import VaporTesting
             #expect(momo.availability == Availability(total: 2, available: 1, onLoan: 1))
             #expect(momo.overdue)
             #expect(page.result.sections?.map(\.letter) == ["K", "M"])
-            let searched = try await CatalogPage.make(q: "ende", chip: "all", grid: false, sort: .title, paging: Paging(1), library: l.ctx,
+            let searched = try await CatalogPage.make(q: "ende", chip: "all", grid: false, sort: .title, paging: Paging(1), seek: nil, library: l.ctx,
                                                       now: clock.now, on: app.db)
             #expect(searched.searching && searched.result.items.map(\.id) == [l.momo])
         }

@@ -22,6 +22,8 @@ enum TitleQuery {
         var sort = TitleSort.title
         var limit = 50
         var offset = 0
+        /// A page found from a neighbouring title instead of `offset` (lists without a search).
+        var seek: Seek?
         var includeSections = false
 
         var hasNonSearchFilters: Bool {
@@ -50,16 +52,38 @@ enum TitleQuery {
         var sections: [SectionCount]?
         if tokens.isEmpty {
             let clause = whereClause(filters, libraryID: libraryID, now: now, withSection: true)
-            // The page's ids off the order's index (the rows it skips are index entries), then its rows.
-            rows = try await sql.raw("SELECT " + summaryColumns + " FROM titles t WHERE t.id IN (SELECT t.id FROM titles t WHERE " + clause
-                                     + orderBy(filters.sort) + page + ")" + orderBy(filters.sort)).all()
-            if filters.offset == 0 && rows.count < filters.limit {
+            var seek = filters.seek
+            if let anchor = seek?.anchor, !(try await isAnchor(anchor, filters, libraryID: libraryID, on: sql)) { seek = nil }
+            func counted() async throws -> Int {
+                if let kept = keptFilter(filters) {
+                    return try await self.kept(sql, libraryID: libraryID, wishlist: filters.wishlist,
+                                               extra: kept + (filters.section.map { " AND section = \(bind: $0)" } ?? ""))
+                }
+                return try await count(sql, "SELECT COUNT(*) AS n FROM titles t WHERE " + clause)
+            }
+            // The page's ids off the order's index (the rows it skips or seeks over are index entries), then its rows.
+            var known: Int?
+            let ids: SQLQueryString
+            switch seek {
+            case nil:
+                ids = clause + orderBy(filters.sort) + page
+            case .end:
+                let all = try await counted()
+                known = all
+                ids = clause + orderBy(filters.sort, reversed: true) + " LIMIT \(literal: lastPageCount(total: all, limit: filters.limit))"
+            case .after(let id), .before(let id), .from(let id):
+                let later = !(seek?.backwards ?? false)
+                ids = clause + seekCondition(filters.sort, anchor: id, later: later, inclusive: seek == .from(id))
+                    + orderBy(filters.sort, reversed: !later) + " LIMIT \(literal: filters.limit)"
+            }
+            rows = try await sql.raw("SELECT " + summaryColumns + " FROM titles t WHERE t.id IN (SELECT t.id FROM titles t WHERE " + ids + ")"
+                                     + orderBy(filters.sort)).all()
+            if let known {
+                total = known
+            } else if filters.offset == 0 && seek == nil && rows.count < filters.limit {
                 total = rows.count
-            } else if let kept = keptFilter(filters) {
-                total = try await self.kept(sql, libraryID: libraryID, wishlist: filters.wishlist,
-                                            extra: kept + (filters.section.map { " AND section = \(bind: $0)" } ?? ""))
             } else {
-                total = try await count(sql, "SELECT COUNT(*) AS n FROM titles t WHERE " + clause)
+                total = try await counted()
             }
             if filters.includeSections, filters.sort == .title {
                 let sectionQuery: SQLQueryString
@@ -103,16 +127,6 @@ enum TitleQuery {
         }
         return TitleList(items: try await summaries(try rows.map(SummaryRow.init), now: now, on: db), total: total, totalIsLowerBound: totalIsLowerBound,
                          order: order, limit: filters.limit, offset: filters.offset, favoritesCount: favoritesCount, sections: sections)
-    }
-
-    /// The ORDER BY of a list in `sort`'s order, ties broken A–Z and by id so pages never overlap.
-    static func orderBy(_ sort: TitleSort) -> SQLQueryString {
-        switch sort {
-        case .title: " ORDER BY t.sort_key, t.id"
-        case .author: " ORDER BY t.author_key, t.sort_key, t.id"
-        case .newest: " ORDER BY t.created_at DESC, t.id DESC"
-        case .borrowed: " ORDER BY t.loan_count DESC, t.sort_key, t.id"
-        }
     }
 
     /// How many titles of the A–Z list (under `filters`, without a section) come before the first

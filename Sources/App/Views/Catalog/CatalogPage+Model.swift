@@ -12,6 +12,8 @@ struct CatalogPage: Sendable {
     var grid: Bool
     var sort: TitleSort
     var paging: Paging
+    /// How this page was found: from a neighbouring title (the pager's links) or by number.
+    var seek: TitleQuery.Seek?
     var result: TitleList
     var categories: [CategoryDTO]
 
@@ -26,33 +28,72 @@ struct CatalogPage: Sendable {
         return filters
     }
 
-    static func make(q: String?, chip: String, grid: Bool, sort: TitleSort, paging: Paging, library: LibraryContext, now: Date,
-                     on db: any Database) async throws -> CatalogPage {
+    static func make(q: String?, chip: String, grid: Bool, sort: TitleSort, paging: Paging, seek: TitleQuery.Seek?, library: LibraryContext,
+                     now: Date, on db: any Database) async throws -> CatalogPage {
         var filters = filters(q: q, chip: chip, sort: sort)
         filters.includeSections = true
         filters.limit = paging.size
         filters.offset = paging.offset
-        return CatalogPage(libraryID: library.libraryID, q: filters.query, chip: chip, grid: grid, sort: sort, paging: paging,
+        filters.seek = paging.number > 1 ? seek : nil
+        return CatalogPage(libraryID: library.libraryID, q: filters.query, chip: chip, grid: grid, sort: sort, paging: paging, seek: filters.seek,
                            result: try await TitleQuery.list(filters, libraryID: library.libraryID, now: now, on: db),
                            categories: try await Catalog.categories(libraryID: library.libraryID, on: db).filter { $0.titleCount > 0 })
     }
 
-    /// The page where section `letter` starts (A–Z order under these filters), nil when it has no titles.
-    static func page(ofSection letter: String, q: String?, chip: String, library: LibraryContext, now: Date, on db: any Database) async throws -> Int? {
-        try await TitleQuery.position(ofSection: letter, filters(q: q, chip: chip, sort: .title), libraryID: library.libraryID, now: now, on: db)
-            .map { Paging.page(holding: $0) }
+    /// The page where section `letter` starts (A–Z order under these filters) and, without a search,
+    /// the title that page starts at (so it is found by seeking, not by skipping); nil when the letter
+    /// has no titles.
+    static func page(ofSection letter: String, q: String?, chip: String, library: LibraryContext, now: Date,
+                     on db: any Database) async throws -> (number: Int, start: UUID?)? {
+        let f = filters(q: q, chip: chip, sort: .title)
+        guard let position = try await TitleQuery.position(ofSection: letter, f, libraryID: library.libraryID, now: now, on: db) else { return nil }
+        let number = Paging.page(holding: position)
+        guard number > 1, SearchText.tokens(f.query ?? "").isEmpty else { return (number, nil) }
+        return (number, try await TitleQuery.pageStart(ofSection: letter, position: position, f, libraryID: library.libraryID, now: now, on: db.sql))
     }
 
-    /// This page's link with another chip, view, order or page (a new chip or order starts at page 1).
+    /// The seek a catalog link asks for: `after`, `before` or `from` a title's id, or `end` (the last page).
+    static func seek(after: String?, before: String?, from: String?, end: String?) -> TitleQuery.Seek? {
+        if let id = after.flatMap(UUID.init(uuidString:)) { return .after(id) }
+        if let id = before.flatMap(UUID.init(uuidString:)) { return .before(id) }
+        if let id = from.flatMap(UUID.init(uuidString:)) { return .from(id) }
+        return end == "1" ? .end : nil
+    }
+
+    /// This page's link with another chip, view, order or page (a new chip or order starts at page 1;
+    /// the same page in another view keeps how it was found).
     func url(show: String? = nil, view: String? = nil, sort newSort: TitleSort? = nil, page: Int? = nil, letter: String? = nil) -> String {
-        Self.link(libraryID, q: q, chip: show ?? chip, grid: (view.map { $0 == "grid" }) ?? grid, sort: newSort ?? sort,
-                  page: page ?? (show == nil && newSort == nil ? paging.number : 1), letter: letter)
+        let same = show == nil && newSort == nil && page == nil && letter == nil
+        return Self.link(libraryID, q: q, chip: show ?? chip, grid: (view.map { $0 == "grid" }) ?? grid, sort: newSort ?? sort,
+                         page: page ?? (show == nil && newSort == nil ? paging.number : 1), letter: letter, seek: same ? seek : nil)
     }
 
-    static func link(_ libraryID: UUID, q: String?, chip: String, grid: Bool, sort: TitleSort, page: Int, letter: String? = nil) -> String {
-        let query: [(String, String?)] = [("q", q), ("show", chip == "all" ? nil : chip), ("view", grid ? "grid" : nil),
+    /// The pager's link for `step`: the next and previous pages are found from this page's last and
+    /// first titles, the last page from the end, so none of them skips over the catalog.
+    func url(_ step: PageStep) -> String {
+        let first = result.items.first?.id, last = result.items.last?.id
+        switch step {
+        case .first: return url(page: 1)
+        case .previous(let n): return Self.link(libraryID, q: q, chip: chip, grid: grid, sort: sort, page: n, seek: searching || n == 1 ? nil : first.map { .before($0) })
+        case .next(let n): return Self.link(libraryID, q: q, chip: chip, grid: grid, sort: sort, page: n, seek: searching ? nil : last.map { .after($0) })
+        case .last(let n): return Self.link(libraryID, q: q, chip: chip, grid: grid, sort: sort, page: n, seek: searching ? nil : .end)
+        }
+    }
+
+    static func link(_ libraryID: UUID, q: String?, chip: String, grid: Bool, sort: TitleSort, page: Int, letter: String? = nil,
+                     seek: TitleQuery.Seek? = nil) -> String {
+        var query: [(String, String?)] = [("q", q), ("show", chip == "all" ? nil : chip), ("view", grid ? "grid" : nil),
                                           ("sort", sort == .title ? nil : sort.rawValue), ("page", page > 1 && letter == nil ? String(page) : nil),
                                           ("letter", letter)]
+        if page > 1, letter == nil {
+            switch seek {
+            case .after(let id): query.append(("after", id.uuidString))
+            case .before(let id): query.append(("before", id.uuidString))
+            case .from(let id): query.append(("from", id.uuidString))
+            case .end: query.append(("end", "1"))
+            case nil: break
+            }
+        }
         return WebRoute.catalog(library: libraryID).path(query: query)
     }
 

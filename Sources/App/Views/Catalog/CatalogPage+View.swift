@@ -75,9 +75,8 @@ extension CatalogPage {
                         }
                     }
                 }
-                Components.pager(paging, total: result.totalIsLowerBound ? nil : result.total, hasMore: result.items.count == paging.size, t: t) {
-                    self.url(page: $0)
-                }
+                Components.pager(paging, total: result.totalIsLowerBound ? nil : result.total, hasMore: result.items.count == paging.size, t: t,
+                                 step: { self.url($0) })
             }
         }
     }

@@ -24,17 +24,35 @@ struct Paging: Sendable, Equatable {
     func pageCount(total: Int) -> Int { max(1, (total + size - 1) / size) }
 }
 
+/// A link of the pager, with the page number it leads to.
+enum PageStep: Sendable, Equatable {
+    case first, previous(Int), next(Int), last(Int)
+
+    var number: Int {
+        switch self {
+        case .first: 1
+        case .previous(let n), .next(let n), .last(let n): n
+        }
+    }
+}
+
 extension Components {
-    /// Links to the first, previous, next and last page, and where this page is. `total` nil: the
-    /// count is not known, `hasMore` says whether a next page exists.
+    /// Links to the first, previous, next and last page by number, and where this page is.
     static func pager(_ paging: Paging, total: Int?, hasMore: Bool = false, t: Strings, url: @escaping (Int) -> String) -> any Component {
+        pager(paging, total: total, hasMore: hasMore, t: t, step: { url($0.number) })
+    }
+
+    /// Links to the first, previous, next and last page, and where this page is. `total` nil: the
+    /// count is not known, `hasMore` says whether a next page exists. `step` makes each link (a list
+    /// paged by seeking puts its neighbouring titles in them).
+    static func pager(_ paging: Paging, total: Int?, hasMore: Bool = false, t: Strings, step url: @escaping (PageStep) -> String) -> any Component {
         let pages = total.map { paging.pageCount(total: $0) }
         let next = pages.map { paging.number < $0 } ?? hasMore
         guard paging.number > 1 || next else { return EmptyComponent() }
         return H.el(.nav, [.class: "pager", .ariaLabel: t(.pagesLabel)]) {
             if paging.number > 1 {
-                if paging.number > 2 { H.el(.a, [.href: url(1), .class: "chip"]) { Text("« " + t(.firstPage)) } }
-                H.el(.a, [.href: url(paging.number - 1), .rel: "prev", .class: "chip"]) { Text("‹ " + t(.previousPage)) }
+                if paging.number > 2 { H.el(.a, [.href: url(.first), .class: "chip"]) { Text("« " + t(.firstPage)) } }
+                H.el(.a, [.href: url(.previous(paging.number - 1)), .rel: "prev", .class: "chip"]) { Text("‹ " + t(.previousPage)) }
             }
             H.el(.span, [.class: "where"]) {
                 if let total, let pages {
@@ -46,8 +64,8 @@ extension Components {
                 }
             }
             if next {
-                H.el(.a, [.href: url(paging.number + 1), .rel: "next", .class: "chip"]) { Text(t(.nextPage) + " ›") }
-                if let pages, pages > paging.number + 1 { H.el(.a, [.href: url(pages), .class: "chip"]) { Text(t(.lastPage) + " »") } }
+                H.el(.a, [.href: url(.next(paging.number + 1)), .rel: "next", .class: "chip"]) { Text(t(.nextPage) + " ›") }
+                if let pages, pages > paging.number + 1 { H.el(.a, [.href: url(.last(pages)), .class: "chip"]) { Text(t(.lastPage) + " »") } }
             }
         }
     }
