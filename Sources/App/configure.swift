@@ -96,6 +96,8 @@ enum Migrations {
         app.migrations.add(UnifyJobs())
         app.migrations.add(AddTitleListKeys())
         app.migrations.add(AddCopyCounts())
+        app.migrations.add(AddLibraryPendingJob())
+        app.migrations.add(ShrinkTitleSearch())
     }
 }
 

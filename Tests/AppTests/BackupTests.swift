@@ -219,6 +219,45 @@ private func send(_ f: Fixture, _ method: HTTPMethod, _ path: String, body: Data
         }
     }
 
+    /// A restore as a new library whose process died half-way: the library it was writing is nobody's
+    /// to see meanwhile (not listed, its pages 404, its public catalog neither), and once the job is
+    /// found dead it is removed whole, so restoring again under the same name works.
+    @Test func aRestoreAsNewThatDiesLeavesNothingAndFreesTheName() async throws {
+        try await withTestApp { app in
+            let f = try await Fixture.make(app)
+            try await f.addTitle("Momo", copies: 2)
+            #expect(try await f.owner.patch(f.lib, ["publicCatalog": true]).status == .ok)
+            let raw = Data(buffer: try await send(f, .GET, "\(f.lib)/backup").body)
+            let backup = try Backup.decode(raw)
+            let userID = try #require(try await User.query(on: app.db).filter(\.$username == "owner").first()?.requireID())
+            let user = AuthenticatedUser(id: userID, username: "owner", displayName: "Owner")
+            // The job's process writes the library, then is killed before it clears it.
+            let job = try await Jobs.begin(.restore, library: nil, target: nil, user: userID, now: app.clock.now(), app: app)
+            let half = try await Accounts.createLibrary(LibraryInput(name: "Half", loanPeriodDays: nil, maxRenewals: nil, publicCatalog: nil),
+                                                        user: user, pendingJob: job, gate: app.writeGate, on: app.db)
+            try await Backup.restore(backup, into: half.id, on: app.db, batches: app.writeGate)
+            #expect(try await Title.query(on: app.db).filter(\.$library.$id == half.id).count() == 1)
+            let listed = try await f.owner.get("/api/v1/libraries").array.compactMap { $0["name"] as? String }
+            #expect(!listed.contains("Half") && listed.count == 1, "\(listed)")
+            #expect(try await f.owner.get("/api/v1/libraries/\(half.id)/titles").status == .notFound)
+            #expect(try await f.owner.get("/api/v1/public/libraries/\(half.id)/titles").status == .notFound)
+            // Its lease runs out: the job fails and the library goes with everything written into it.
+            try await app.writeGate.transaction(on: app.db) { db in
+                try await Jobs.expireLeases(now: app.clock.now().addingTimeInterval(3600), on: db)
+            }
+            #expect(try await Library.find(half.id, on: app.db) == nil)
+            #expect(try await Title.query(on: app.db).filter(\.$library.$id == half.id).count() == 0)
+            #expect(try await Copy.query(on: app.db).filter(\.$library.$id == half.id).count() == 0)
+            // The name is free: the next try finishes and is seen.
+            let again = try await f.owner.finished(try await send(f, .POST, "/api/v1/libraries/restore?name=Half",
+                                                                 body: raw))
+            #expect(again.status == .ok, "\(again.json)")
+            let made = try #require((again["library"] as? [String: Any])?["id"] as? String)
+            #expect(try await f.owner.get("/api/v1/libraries/\(made)/titles")["total"] as? Int == 1)
+            #expect(try await Library.query(on: app.db).filter(\.$pendingJobID != nil).count() == 0)
+        }
+    }
+
     @Test func theJSONExportIsTheWholeLibraryWithoutImages() async throws {
         try await withTestApp { app in
             let f = try await Fixture.make(app)

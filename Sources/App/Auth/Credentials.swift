@@ -105,7 +105,7 @@ struct UserAuthenticator: AsyncMiddleware {
             SELECT u.id, u.username, u.display_name, m.role, l.name, l.loan_period_days, l.max_renewals, l.time_zone
             FROM \(table) s JOIN users u ON u.id = s.user_id
             LEFT JOIN memberships m ON m.user_id = u.id AND m.library_id = ?1
-            LEFT JOIN libraries l ON l.id = m.library_id
+            LEFT JOIN libraries l ON l.id = m.library_id AND l.pending_job_id IS NULL
             WHERE s.token_hash = ?2 AND \(expiry)
             """
         typealias Found = (user: AuthenticatedUser, membership: MembershipLookup.Membership?)

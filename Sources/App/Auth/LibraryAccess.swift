@@ -33,7 +33,7 @@ extension Request {
         } else if let row = try await sql.raw("""
             SELECT m.role, l.name, l.loan_period_days, l.max_renewals, l.time_zone FROM memberships m
             JOIN libraries l ON l.id = m.library_id
-            WHERE m.user_id = \(bind: user.id) AND m.library_id = \(bind: libraryID)
+            WHERE m.user_id = \(bind: user.id) AND m.library_id = \(bind: libraryID) AND l.pending_job_id IS NULL
             """).first() {
             membership = MembershipLookup.Membership(
                 role: Role(rawValue: try row.decode(column: "role", as: String.self)) ?? .viewer,

@@ -80,8 +80,9 @@ enum Jobs {
         var error: AppError { AppError(status: .unprocessableEntity, code: code, message: message, field: field) }
     }
 
-    /// Records a running job writing into `target`; refused when a job already writes into it.
-    static func begin(_ kind: Kind, library: UUID?, target: UUID?, user: UUID, now: Date, app: Application) async throws -> UUID {
+    /// Records a running job writing into `target`; refused when a job already writes into it. `user`
+    /// nil: the command line's (no account started it).
+    static func begin(_ kind: Kind, library: UUID?, target: UUID?, user: UUID?, now: Date, app: Application) async throws -> UUID {
         let id = UUID()
         try await app.writeGate.transaction(on: app.db) { db in
             try await expireLeases(now: now, on: db)
@@ -147,6 +148,22 @@ enum Jobs {
             UPDATE jobs SET state = 'failed', failure = \(bind: failure), finished_at = \(bind: now), lease_until = NULL
             WHERE state = 'running' AND lease_until < \(bind: now) AND kind <> 'enrich'
             """).run()
+        try await removeUnfinishedLibraries(on: db)
+    }
+
+    /// Libraries a restore was writing when its job died (`AddLibraryPendingJob`): removed whole, with
+    /// everything written into them, so nothing half-made is left and the name is free again.
+    static func removeUnfinishedLibraries(on db: any Database) async throws {
+        struct Row: Decodable { var id: UUID }
+        let orphans = try await db.sql.raw("""
+            SELECT l.id FROM libraries l WHERE l.pending_job_id IS NOT NULL
+              AND NOT EXISTS (SELECT 1 FROM jobs j WHERE j.id = l.pending_job_id AND j.state = 'running')
+            """).all(decoding: Row.self)
+        for orphan in orphans {
+            try await Backup.eraseData(libraryID: orphan.id, on: db)
+            try await db.sql.raw("DELETE FROM memberships WHERE library_id = \(bind: orphan.id)").run()
+            try await db.sql.raw("DELETE FROM libraries WHERE id = \(bind: orphan.id)").run()
+        }
     }
 
     /// At the start of a server on SQLite, whose database belongs to this one process: every job still
@@ -158,6 +175,7 @@ enum Jobs {
             UPDATE jobs SET state = 'failed', failure = \(bind: failure), finished_at = \(bind: now), lease_until = NULL
             WHERE state = 'running' AND kind <> 'enrich'
             """).run()
+        try await removeUnfinishedLibraries(on: db)
     }
 
     /// A job of this user, its lease checked.

@@ -33,7 +33,7 @@ enum RestoreJob {
         let name = try Check.optional(name, field: "name", max: 200)
         let id = try await Jobs.begin(.restore, library: seenFrom, target: nil, user: user.id, now: now, app: app)
         Jobs.run(id, app: app) {
-            let (library, leftOut) = try await Backup.restoreAsNew(backup, name: name, user: user, gate: app.writeGate, on: app.db)
+            let (library, leftOut) = try await Backup.restoreAsNew(backup, name: name, user: user, job: id, gate: app.writeGate, on: app.db)
             let outcome = Outcome(library: library, leftOut: leftOut)
             await app.db.settleAfterBulkLoad(titles: backup.titles.count, logger: app.logger)
             return outcome

@@ -15,6 +15,8 @@ final class Library: Model, @unchecked Sendable {
     @Field(key: "next_accession") var nextAccession: Int
     /// An IANA time zone name; nil: the server's.
     @OptionalField(key: "time_zone") var timeZone: String?
+    /// The restore job still writing this library (`AddLibraryPendingJob`); nil once it is anyone's.
+    @OptionalField(key: "pending_job_id") var pendingJobID: UUID?
     @Timestamp(key: "created_at", on: .create) var createdAt: Date?
     @Timestamp(key: "updated_at", on: .update) var updatedAt: Date?
 

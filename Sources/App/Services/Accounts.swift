@@ -122,11 +122,11 @@ enum Accounts {
     // MARK: - Libraries
 
     static func libraries(of user: AuthenticatedUser, on db: any Database) async throws -> [LibraryDTO] {
-        try await librariesWithRoles(of: user.id, on: db).map { $0.library.dto(role: $0.role) }
+        try await librariesWithRoles(of: user.id, on: db).filter { $0.library.pendingJobID == nil }.map { $0.library.dto(role: $0.role) }
             .sorted { $0.name.localizedStandardCompare($1.name) == .orderedAscending }
     }
 
-    /// A user's libraries with their role, in one statement (a join): an eager load reads memberships
+    /// A user's libraries with their role (those a restore is still writing included), in one statement (a join): an eager load reads memberships
     /// and libraries in two, and a library removed in between (a failed import into a new library, on
     /// PostgreSQL) made it throw "parent missing".
     static func librariesWithRoles(of userID: UUID, on db: any Database) async throws -> [(library: Library, role: Role)] {
@@ -147,8 +147,9 @@ enum Accounts {
 
     /// A new library owned by `user`. A name the user's libraries already have is refused, or, with
     /// `numberIfTaken` (a backup restored as a new library under its own name), numbered: "Room 12 (2)".
-    static func createLibrary(_ input: LibraryInput, user: AuthenticatedUser, numberIfTaken: Bool = false, gate: WriteGate,
-                              on db: any Database) async throws -> LibraryDTO {
+    /// With `pendingJob`, the library is nobody's to see until that job clears it (a restore).
+    static func createLibrary(_ input: LibraryInput, user: AuthenticatedUser, numberIfTaken: Bool = false, pendingJob: UUID? = nil,
+                              gate: WriteGate, on db: any Database) async throws -> LibraryDTO {
         try await ServerSettings.requireMayCreateLibrary(user, on: db)
         let library = Library(name: try Check.required(input.name, field: "name", max: 200))
         try applySettings(LibraryPatch(name: nil, loanPeriodDays: input.loanPeriodDays, maxRenewals: input.maxRenewals,
@@ -163,6 +164,7 @@ enum Accounts {
                 while mine.contains("\(base) (\(n))".uppercased()) { n += 1 }
                 library.name = String("\(base) (\(n))".prefix(200))
             }
+            library.pendingJobID = pendingJob
             try await library.create(on: db)
             try await Membership(userID: user.id, libraryID: library.id!, role: .owner).create(on: db)
         }

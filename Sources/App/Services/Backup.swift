@@ -175,16 +175,21 @@ enum Backup {
     }
 
     /// Creates a library owned by `user` (named `name`, else as in the backup) holding the backup.
-    /// On failure nothing is left behind.
-    static func restoreAsNew(_ backup: LibraryBackup, name: String?, user: AuthenticatedUser, gate: WriteGate,
+    /// On failure nothing is left behind; while it is written (by `job`), nobody sees it, and if the
+    /// process dies on the way, the library is removed when the job is found dead
+    /// (`Jobs.removeUnfinishedLibraries`).
+    static func restoreAsNew(_ backup: LibraryBackup, name: String?, user: AuthenticatedUser, job: UUID?, gate: WriteGate,
                              on db: any Database) async throws -> (library: LibraryDTO, leftOut: LeftOut) {
         let typed = name.flatMap { $0.trimmingCharacters(in: .whitespaces).isEmpty ? nil : $0 }
         let created = try await Accounts.createLibrary(LibraryInput(name: typed ?? backup.library.name, loanPeriodDays: nil, maxRenewals: nil,
                                                                     publicCatalog: nil),
-                                                       user: user, numberIfTaken: typed == nil, gate: gate, on: db)
+                                                       user: user, numberIfTaken: typed == nil, pendingJob: job, gate: gate, on: db)
         let leftOut: LeftOut
         do {
             leftOut = try await restore(backup, into: created.id, on: db, batches: gate)
+            try await gate.transaction(on: db) { db in
+                try await db.sql.raw("UPDATE libraries SET pending_job_id = NULL WHERE id = \(bind: created.id)").run()
+            }
         } catch {
             await Accounts.removeNewLibrary(created.id, gate: gate, on: db)
             throw error
