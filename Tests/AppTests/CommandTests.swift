@@ -114,6 +114,18 @@ import Vapor
             try Data("9783522202602\n9780306406157\n".utf8).write(to: list)
             _ = try await f.staff("lena", role: "librarian")
             try await run(ImportCommand(), [list.path, "--library", "Lena's shelf", "--owner", "lena", "--format", "isbn-list"], app: app)
+            // One job per library holds for the command line: while a job writes the library, the
+            // import is refused with why; it runs as a job the library's page shows.
+            let lenas = try #require(try await Library.query(on: app.db).filter(\.$name == "Lena's shelf").first()?.requireID())
+            let running = try await Jobs.begin(.restore, library: lenas, target: lenas, user: nil, now: app.clock.now(), app: app)
+            await #expect(throws: CLIError.self) {
+                try await run(ImportCommand(), [list.path, "--library", "Lena's shelf", "--format", "isbn-list"], app: app)
+            }
+            try await Jobs.finish(running, result: nil as String?, failure: nil, app: app)
+            try await run(ImportCommand(), [list.path, "--library", "Lena's shelf", "--format", "isbn-list"], app: app)
+            let kinds = try await app.db.sql.raw("SELECT kind, state FROM jobs WHERE target_library_id = \(bind: lenas) ORDER BY created_at")
+                .all().map { "\(try $0.decode(column: "kind", as: String.self)) \(try $0.decode(column: "state", as: String.self))" }
+            #expect(kinds.filter { $0.hasPrefix("import") } == ["import done", "import done"], "\(kinds)")
             let lena = try await Membership.query(on: app.db).join(User.self, on: \Membership.$user.$id == \User.$id)
                 .filter(User.self, \.$username == "lena").all()
             #expect(lena.count == 2)

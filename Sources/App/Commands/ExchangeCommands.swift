@@ -1,4 +1,5 @@
 import Fluent
+import NIOConcurrencyHelpers
 import Foundation
 import ShelfmarkCore
 import Vapor
@@ -76,6 +77,31 @@ struct ImportCommand: AsyncCommand {
 
     var help: String { "Import books from a file (Goodreads, LibraryThing, CSV, ISBN list …) and print the report." }
 
+    /// Imports as a job of the library, as an upload does (issue 24): one job per library holds for the
+    /// command line too, so an import while another job writes the library is refused with why instead
+    /// of failing half-way on a locked database; the job shows on the library's Background work page.
+    static func importAsJob(file: URL, format: ImportFormat?, existing: ExistingISBNPolicy, library ctx: LibraryContext,
+                            app: Application) async throws -> ImportReport {
+        let now = app.clock.now()
+        let id = try await Jobs.begin(.importFile, library: ctx.libraryID, target: ctx.libraryID, user: nil, now: now, app: app)
+        let outcome = NIOLockedValueBox<Result<ImportReport, any Error>?>(nil)
+        Jobs.run(id, app: app) {
+            do {
+                let report = try await Importer.run(file: file, format: format, existing: existing, library: ctx, app: app, now: now) { progress in
+                    try? await Jobs.progress(id, rows: progress.rowsRead, titles: progress.titlesCreated, copies: progress.copiesAdded, app: app)
+                }
+                outcome.withLockedValue { $0 = .success(report) }
+                return ImportJob.Outcome(report: report, library: nil)
+            } catch {
+                outcome.withLockedValue { $0 = .failure(error) }
+                throw error
+            }
+        }
+        await app.jobRunner.wait(id)
+        guard let result = outcome.withLockedValue({ $0 }) else { throw JobError.notFound }
+        return try result.get()
+    }
+
     /// The report's notes for a terminal: the first 20 one per line, the rest summed up by reason (a
     /// re-run of a 100,000-row import skips every row: that is one line, not 100,000).
     static func noteLines(_ notes: [ImportRowNote], verb: String, unit: String, shown: Int = 20) -> [String] {
@@ -115,8 +141,7 @@ struct ImportCommand: AsyncCommand {
         let report: ImportReport
         let started = ContinuousClock.now
         do {
-            report = try await Importer.run(file: URL(fileURLWithPath: signature.file), format: format, existing: existing, library: ctx,
-                                            app: app, now: app.clock.now())
+            report = try await Self.importAsJob(file: URL(fileURLWithPath: signature.file), format: format, existing: existing, library: ctx, app: app)
         } catch let error where error.answered.status.code < 500 {
             throw CLIError(error.answered.message)
         }

@@ -65,7 +65,7 @@ enum Importer {
     /// Imports a file from disk. CSV-like files are read a megabyte at a time, so memory does not
     /// grow with the file; MARC, MARCXML and JSON are read whole.
     static func run(file url: URL, format requested: ImportFormat?, existing policy: ExistingISBNPolicy, library ctx: LibraryContext,
-                    app: Application, now: Date) async throws -> ImportReport {
+                    app: Application, now: Date, progress: ProgressSink? = nil) async throws -> ImportReport {
         let handle: FileHandle
         do { handle = try FileHandle(forReadingFrom: url) } catch {
             throw ExchangeError.cannotOpen(path: url.path)
@@ -79,14 +79,14 @@ enum Importer {
         if whole || first.count < 1 << 20 {
             var data = first
             if whole, let rest = try? handle.readToEnd() { data.append(rest) }
-            return try await run(data, format: requested, existing: policy, library: ctx, app: app, now: now)
+            return try await run(data, format: requested, existing: policy, library: ctx, app: app, now: now, progress: progress)
         }
         let reader = CSVReader(first: [UInt8](first), next: {
             guard let piece = try? handle.read(upToCount: 1 << 20), !piece.isEmpty else { return nil }
             return [UInt8](piece)
         }, separator: CSVReader.guessSeparator(headText))
         return try await runCSV(reader, head: headText, bom: first.starts(with: [0xEF, 0xBB, 0xBF]),
-                                format: requested, existing: policy, library: ctx, app: app, now: now)
+                                format: requested, existing: policy, library: ctx, app: app, now: now, progress: progress)
     }
 
     /// The CSV family (F1–F3 CSVs, tab-separated LibraryThing, ISBN lists), row by row. `head` is the
