@@ -122,6 +122,9 @@ struct WriteGate: Sendable {
                     try await connection.sql.raw("PRAGMA synchronous = NORMAL").run()
                     // Statement journals (multi-row writes with triggers) in memory, not in /var/tmp files.
                     try await connection.sql.raw("PRAGMA temp_store = MEMORY").run()
+                    // After each checkpoint the log is cut back to 16 MB, not left at its largest (a
+                    // bulk import's size): space on a small disk stays with the database.
+                    try await connection.sql.raw("PRAGMA journal_size_limit = 16777216").run()
                     tunedLoops.withLockedValue { _ = $0.insert(loop) }
                 }
                 return try await body(connection)
@@ -225,8 +228,20 @@ extension Database {
 
 /// Puts an SQLite database into write-ahead-log mode when the app boots: readers no longer wait for
 /// the writer, and commits are cheap. The mode is stored in the file, so this is a no-op afterwards.
+///
+/// Then, before anything writes, the log a previous process left (one stopped on a full disk cannot
+/// fold its log into the database) is folded in and truncated to nothing (issue 24): the pages it
+/// held move into the database, which needed them anyway, and the rest of its size is given back, so
+/// a restart after space was freed leaves that space to the writes people make instead of spending
+/// it on a log that keeps growing. On a disk still full this fails, is logged, and the server starts
+/// anyway (reads work; `/health` says writes fail).
 struct SQLiteJournal: LifecycleHandler {
     func willBootAsync(_ application: Application) async throws {
         try await application.db.sql.raw("PRAGMA journal_mode = WAL").run()
+        do {
+            try await application.db.sql.raw("PRAGMA wal_checkpoint(TRUNCATE)").run()
+        } catch {
+            application.logger.error("The database's write-ahead log could not be folded in at start (is the disk full?): \(String(reflecting: error))")
+        }
     }
 }
