@@ -56,9 +56,12 @@ import VaporTesting
             #expect(jump.status == .seeOther || jump.status == .found)
             let firstW = try #require(rows.firstIndex { $0.title.hasPrefix("W") })
             let target = try #require(jump.location)
-            #expect(target.hasSuffix("page=\(firstW / 50 + 1)#sec-W"), "\(target)")
+            // Found by seeking from the page's first title (`from=`), the same page as by its number.
+            #expect(target.contains("page=\(firstW / 50 + 1)&from=") && target.hasSuffix("#sec-W"), "\(target)")
             let wPage = try await browser.get(String(target.split(separator: "#")[0]))
             #expect(wPage.html.contains(rows[firstW].title))
+            #expect(wPage.html.contains(rows[(firstW / 50) * 50].title) && !wPage.html.contains(rows[(firstW / 50) * 50 - 1].title))
+            #expect(wPage.html.contains("Page \(firstW / 50 + 1) of 400"))
             #expect(wPage.html.contains("id=\"sec-W\""))
 
             // Sorted newest first, the last one added leads.
