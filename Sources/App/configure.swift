@@ -98,6 +98,7 @@ enum Migrations {
         app.migrations.add(AddCopyCounts())
         app.migrations.add(AddLibraryPendingJob())
         app.migrations.add(ShrinkTitleSearch())
+        app.migrations.add(CreateHolds())
     }
 }
 

@@ -64,6 +64,12 @@ struct LibraryPatch: Content {
     var publicCatalog: Bool?
     /// An IANA time zone name ("Europe/Dublin"); loans are due at the end of their due day there.
     var timeZone: String? = nil
+    /// Days a renewal adds; 0: the loan period.
+    var renewalDays: Int? = nil
+    /// A loan can be renewed only this many days before its due day; 0: any time.
+    var renewWindowDays: Int? = nil
+    /// Days a book set aside for a hold waits to be collected.
+    var holdPickupDays: Int? = nil
 }
 
 struct LibraryDTO: Content {
@@ -75,6 +81,12 @@ struct LibraryDTO: Content {
     var role: Role
     /// The library's time zone (IANA name): the server's unless one was chosen.
     var timeZone: String
+    /// Days a renewal adds (absent: the loan period).
+    var renewalDays: Int?
+    /// Days before the due day a renewal opens (absent: any time).
+    var renewWindowDays: Int?
+    /// Days a book set aside for a hold waits to be collected.
+    var holdPickupDays: Int
 }
 
 /// The settings page's forms read these types too (`req.form(StaffInput.self)`), with the API's bounds.

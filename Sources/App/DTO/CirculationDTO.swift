@@ -62,6 +62,8 @@ struct CheckoutInput: Content {
     var isbn: String?
     var dueDate: Date?
     var days: Int?
+    /// Lend a copy set aside for another member's hold (that member goes back first in line).
+    var lendHeld: Bool? = nil
 }
 
 /// What a check-out would do (`POST …/checkouts/preview`), written nowhere: the borrower, the book, the
@@ -75,10 +77,14 @@ struct CheckoutPreviewDTO: Content {
     var copyId: UUID
     var copyBarcode: String
     var dueAt: Date
+    /// Other members waiting for this book (holds not suspended).
+    var waiting: Int
+    /// The borrower collects their own hold.
+    var collectsHold: Bool
 
     init(_ p: Circulation.Preview) {
         (memberId, cardId, memberName, titleId, title) = (p.memberId, p.cardId, p.memberName, p.titleId, p.title)
-        (copyId, copyBarcode, dueAt) = (p.copyId, p.copyBarcode, p.dueAt)
+        (copyId, copyBarcode, dueAt, waiting, collectsHold) = (p.copyId, p.copyBarcode, p.dueAt, p.waiting, p.collectsHold)
     }
 }
 
@@ -102,6 +108,8 @@ struct LoanDTO: Content {
     var renewals: Int
     var overdue: Bool
     var daysOverdue: Int
+    /// A return: the member the copy was put aside for (their hold is now ready to collect).
+    var heldFor: HeldForDTO? = nil
 }
 
 /// How the members list is ordered.

@@ -18,15 +18,21 @@ struct RecurringJob: Sendable {
     static let prune = RecurringJob(kind: .prune, schedule: .daily(at: 3)) { library, app in
         try await Jobs.prune(library: library, app: app)
     }
+
+    /// Holds not collected by the end of their pickup day expire; each copy passes to the next in line.
+    static let expireHolds = RecurringJob(kind: .expireHolds, schedule: .daily(at: 1)) { library, app in
+        RecurringJobs.Outcome(expired: try await Holds.expire(library: library, app: app))
+    }
 }
 
 enum RecurringJobs {
     /// Every recurring job of every library.
-    static let all: [RecurringJob] = [.prune]
+    static let all: [RecurringJob] = [.prune, .expireHolds]
 
     /// What a run did, as a count the staff page shows.
     struct Outcome: Codable, Sendable, Equatable {
         var removed: Int?
+        var expired: Int?
     }
 
     /// A library as the scheduler needs it.
@@ -60,13 +66,14 @@ enum RecurringJobs {
     /// Starts every run whose period has come and that no instance has claimed; answers the runs this
     /// process started (tests await them with `app.jobRunner.wait`).
     @discardableResult
-    static func tick(app: Application, libraries given: [LibraryZone]? = nil, seen: NIOLockedValueBox<Set<String>>? = nil) async throws -> [UUID] {
+    static func tick(app: Application, libraries given: [LibraryZone]? = nil, seen: NIOLockedValueBox<Set<String>>? = nil,
+                     jobs: [RecurringJob] = all) async throws -> [UUID] {
         let now = app.clock.now()
         var started: [UUID] = []
         var zones = given ?? []
         if given == nil { zones = try await libraries(on: app.db) }
         for library in zones {
-            for job in all {
+            for job in jobs {
                 let period = job.schedule.period(at: now, in: library.zone).key
                 let key = "\(job.kind.rawValue) \(library.id) \(period)"
                 if seen?.withLockedValue({ $0.contains(key) }) == true { continue }

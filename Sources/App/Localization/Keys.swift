@@ -32,11 +32,11 @@ enum L: String, CaseIterable, Sendable {
     case shareText, removeFromWishlist, removed, providerResults
     // More: dashboard, activity, settings, staff, libraries
     case more, dashboard, activity, settings, staff, titlesStat, copiesStat, onLoanStat, overdueStat, membersStat, wishlistStat
-    case recentActivity, lastAdded, allTypes, loanPeriod, maxRenewals, publicCatalog, settingsSaved, addStaff, role
+    case recentActivity, lastAdded, allTypes, loanPeriod, maxRenewals, renewalDaysField, renewalDaysHint, renewWindowField, renewWindowHint, holdPickupField, publicCatalog, settingsSaved, addStaff, role
     case roleOwner, roleLibrarian, roleVolunteer, roleViewer, staffAdded, newLibrary, libraryCreated, editTitle, titleSaved
     case editMember, deleteMember, deleteMemberConfirm, memberDeleted, memberSaved, chooseBook
     // Activity types (D1)
-    case actCheckout, actReturn, actRenew, actAddBook, actEditBook, actAddCopy, actRemoveCopy, actDeleteBook, actAddWishlist
+    case actCheckout, actReturn, actRenew, actHoldPlaced, actHoldCancelled, actHoldExpired, actHoldFulfilled, actAddBook, actEditBook, actAddCopy, actRemoveCopy, actDeleteBook, actAddWishlist
     case actFulfillWishlist, actDeleteWishlist, actImport, actAddMember, actEditMember, actDeleteMember, actAddCategory
     case actEditCategory, actDeleteCategory, actEditLibrary, actAddStaff, actRemoveStaff
     // Import & export (F1–F3)
@@ -51,7 +51,7 @@ enum L: String, CaseIterable, Sendable {
     case serverSettings, libraryCreation, creationStaff, creationAdmin, serverSaved, staffPasswordHint
     // Refusals (domain errors), with their values
     case errNoCopyAvailable, errMemberNotFound, errWishlistItem, errAlreadyReturned, errDueDatePast, errLoanPeriod
-    case errCopiesBelowOnLoan, errTitleHasLoans, errCopyOnLoan, errRenewalLimit, errBadCredentials, errCreationRestricted
+    case errCopiesBelowOnLoan, errTitleHasLoans, errCopyOnLoan, errRenewalLimit, errRenewalTooEarly, errRenewalWaitedFor, errHoldNotFound, errHoldEnded, errHoldExists, errHoldBorrowing, errHoldQueueFull, errHeldForOther, errBadCredentials, errCreationRestricted
     case errCreationAdminOnly, errBadBackup, errCopyNotAvailable
     case importRunning, importProgress, importAnother, openLibrary, importFailed, restoreFailed, errJobRunning, errJobInterrupted
     case errISBNEmpty, errISBNCharacters, errISBNLength, errISBNChecksum, errISBNNotBook
@@ -79,6 +79,9 @@ enum L: String, CaseIterable, Sendable {
     case requestedBy, priority, priorityLow, priorityNormal, priorityHigh, addWishByHand, providersUnreachable, requestedByShown
     case timeZoneField, timeZoneHint, errUnknownTimeZone
     case renew, renewedUntil, returnAll, returnedAll, renewalsUsed
+    case holdsTitle, holdsReady, holdsWaiting, noHolds, holdsHint, holdPlacedReady, holdPlacedWaiting, holdSuspendedFor, holdResumedFor
+    case holdMoved, holdCancelledFor, renewedAll, holdMoveUp, holdMoveDown, holdResume, holdSuspend, holdCancel, holdReadyUntil, holdSuspended
+    case holdWaitingSince, placeHold, memberHolds, renewAllButton, returnedHeldFor, lendWaitingNote, lendCollectsHold, lendAnyway
     case errBackupAsImport, impISBNRepaired, impASINKept, impISBNDropped, warningsHeading, asinField
     case errMemberListTooLarge, actMembersImported, importMembers, importMembersHint, exportMembers, membersImported
     case memberCards, copyLabels, print, cardsForClassHint, firstN, printCards, printLabels
@@ -97,7 +100,7 @@ enum L: String, CaseIterable, Sendable {
     case errNotAnID, errTrueOrFalse, errWholeNumberRange, errOneOf, errUnreadableForm, errNoFileField
     case errFieldRequired, errFieldType, kindText, kindNumber, kindTrueFalse, kindDate, kindID, kindValue, errBodyNotJSON
     // Background work (issue 23)
-    case backgroundWork, backgroundIntro, scheduledWork, recentRuns, jobImport, jobRestore, jobPrune, jobEnrich, jobRunning, jobDone
+    case backgroundWork, backgroundIntro, scheduledWork, recentRuns, jobImport, jobRestore, jobPrune, jobEnrich, jobExpireHolds, expiredHolds, jobRunning, jobDone
     case jobFailed, scheduleDaily, scheduleWeekly, nextRun, removedRecords, enrichmentQueue, noRunsYet
 }
 

@@ -15,6 +15,11 @@ final class Library: Model, @unchecked Sendable {
     @Field(key: "next_accession") var nextAccession: Int
     /// An IANA time zone name; nil: the server's.
     @OptionalField(key: "time_zone") var timeZone: String?
+    /// Days a renewal adds (nil: the loan period); days before the due day a renewal opens (nil: any time).
+    @OptionalField(key: "renewal_days") var renewalDays: Int?
+    @OptionalField(key: "renew_window_days") var renewWindowDays: Int?
+    /// Days a book set aside for a hold waits to be collected.
+    @Field(key: "hold_pickup_days") var holdPickupDays: Int
     /// The restore job still writing this library (`AddLibraryPendingJob`); nil once it is anyone's.
     @OptionalField(key: "pending_job_id") var pendingJobID: UUID?
     @Timestamp(key: "created_at", on: .create) var createdAt: Date?
@@ -29,10 +34,12 @@ final class Library: Model, @unchecked Sendable {
         self.maxRenewals = policy.maxRenewals
         self.publicCatalog = publicCatalog
         self.nextAccession = 1
+        self.holdPickupDays = 7
     }
 
     var policy: LoanPolicy {
-        LoanPolicy(loanPeriodDays: loanPeriodDays, maxRenewals: maxRenewals, timeZone: Self.zone(timeZone))
+        LoanPolicy(loanPeriodDays: loanPeriodDays, maxRenewals: maxRenewals, timeZone: Self.zone(timeZone), renewalDays: renewalDays,
+                   renewWindowDays: renewWindowDays)
     }
 
     /// The zone named `name`, the server's when it names none (or one this system does not know).

@@ -186,6 +186,9 @@ extension LibraryPatch: SchemaConstrained {
     static var schemaConstraints: [String: JSONValue] {
         var fields = LibraryInput.schemaConstraints
         fields["timeZone"] = ["enum": .array(TimeZone.knownTimeZoneIdentifiers.sorted().map { .string($0) })]
+        fields["renewalDays"] = Rule.range(0...Limits.renewalDays.upperBound)
+        fields["renewWindowDays"] = Rule.range(Limits.renewWindowDays)
+        fields["holdPickupDays"] = Rule.range(Limits.holdPickupDays)
         return fields
     }
 }

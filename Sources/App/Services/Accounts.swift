@@ -197,6 +197,13 @@ enum Accounts {
         }
         if let renewals = try Check.range(patch.maxRenewals, Limits.maxRenewals, field: "maxRenewals") { library.maxRenewals = renewals }
         if let isPublic = patch.publicCatalog { library.publicCatalog = isPublic }
+        if let days = try Check.range(patch.renewalDays, 0...Limits.renewalDays.upperBound, field: "renewalDays") {
+            library.renewalDays = days == 0 ? nil : days
+        }
+        if let days = try Check.range(patch.renewWindowDays, Limits.renewWindowDays, field: "renewWindowDays") {
+            library.renewWindowDays = days == 0 ? nil : days
+        }
+        if let days = try Check.range(patch.holdPickupDays, Limits.holdPickupDays, field: "holdPickupDays") { library.holdPickupDays = days }
         if let name = try Check.optional(patch.timeZone, field: "timeZone", max: 64) {
             guard TimeZone(identifier: name) != nil else { throw LibraryError.unknownTimeZone(name) }
             library.timeZone = name
@@ -341,6 +348,7 @@ extension User {
 extension Library {
     func dto(role: Role) -> LibraryDTO {
         LibraryDTO(id: id!, name: name, loanPeriodDays: loanPeriodDays, maxRenewals: maxRenewals, publicCatalog: publicCatalog, role: role,
-                   timeZone: Library.zone(timeZone).identifier)
+                   timeZone: Library.zone(timeZone).identifier, renewalDays: renewalDays, renewWindowDays: renewWindowDays,
+                   holdPickupDays: holdPickupDays)
     }
 }

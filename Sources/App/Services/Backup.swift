@@ -7,7 +7,8 @@ import SQLKit
 enum Backup {
     static func make(libraryID: UUID, includeCovers: Bool, now: Date, on db: any Database) async throws -> LibraryBackup {
         let sql = db.sql
-        guard let library = try await sql.select().columns("name", "loan_period_days", "max_renewals", "public_catalog", "next_accession", "time_zone")
+        guard let library = try await sql.select().columns("name", "loan_period_days", "max_renewals", "public_catalog", "next_accession", "time_zone",
+                                                "renewal_days", "renew_window_days", "hold_pickup_days")
             .from("libraries").where("id", .equal, libraryID).first(decoding: LibraryBackup.LibraryRow.self) else {
             throw AccountError.libraryNotFound
         }
@@ -46,96 +47,7 @@ enum Backup {
             loans: try await rows("loans", LibraryBackup.LoanRow.self),
             activities: try await rows("activities", LibraryBackup.ActivityRow.self),
             covers: covers, reads: reading?.reads, progressEvents: reading?.events, readingGoals: reading?.goals,
-            quotes: reading?.quotes, pagePhotos: reading?.photos)
-    }
-
-    /// The id in a stored cover's URL.
-    static func coverID(_ url: String) -> UUID? {
-        guard CoverStore.isLocal(url) else { return nil }
-        return UUID(uuidString: String(url.dropFirst("/api/v1/covers/".count)))
-    }
-
-    /// A Shelfmark backup (JSON naming its format), for telling someone who chose one as an import to use Restore.
-    static func looksLikeBackup(_ data: Data) -> Bool {
-        guard data.prefix(64).drop(while: { $0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 }).first == UInt8(ascii: "{") else { return false }
-        return data.range(of: Data(#""format":"shelfmark-library""#.utf8)) != nil
-    }
-
-    static func decode(_ data: Data) throws -> LibraryBackup {
-        let decoder = JSONDecoder()
-        decoder.dateDecodingStrategy = .iso8601withFractions
-        do {
-            let backup = try decoder.decode(LibraryBackup.self, from: data)
-            guard backup.format == "shelfmark-library" else { throw ExchangeError.notABackup }
-            guard backup.version <= LibraryBackup.currentVersion else {
-                throw ExchangeError.newerBackup(version: backup.version)
-            }
-            try validateSettings(backup.library)
-            return backup
-        } catch let error as DecodingError {
-            // Where it went wrong, not the decoder's debug text.
-            var path: [any CodingKey] = []
-            switch error {
-            case .dataCorrupted(let c), .keyNotFound(_, let c), .typeMismatch(_, let c), .valueNotFound(_, let c): path = c.codingPath
-            @unknown default: break
-            }
-            if case .keyNotFound(let key, _) = error { path.append(key) }
-            let at = path.map { $0.intValue.map { String($0 + 1) } ?? $0.stringValue }.joined(separator: " › ")
-            throw ExchangeError.unreadableBackup(at: at.isEmpty ? nil : String(at.prefix(200)))
-        }
-    }
-
-    static func encoder() -> JSONEncoder {
-        let encoder = JSONEncoder()
-        encoder.dateEncodingStrategy = .iso8601withFractions
-        encoder.outputFormatting = [.sortedKeys]
-        return encoder
-    }
-
-    /// The same bytes `encoder().encode(backup)` writes (keys sorted, no whitespace), written a row
-    /// at a time: encoding the whole backup at once built a tree of every value first, which for
-    /// 100,000 titles held 860 MB.
-    static func encode(_ backup: LibraryBackup) throws -> Data {
-        let encoder = encoder()
-        var out = Data()
-        var first = true
-        func key(_ name: String) {
-            out.append(contentsOf: Array((first ? "{\"" : ",\"").utf8) + Array(name.utf8) + Array("\":".utf8))
-            first = false
-        }
-        func value<T: Encodable>(_ name: String, _ value: T) throws {
-            key(name)
-            out.append(try encoder.encode(value))
-        }
-        func array<T: Encodable>(_ name: String, _ items: [T]) throws {
-            key(name)
-            out.append(UInt8(ascii: "["))
-            for (i, item) in items.enumerated() {
-                if i > 0 { out.append(UInt8(ascii: ",")) }
-                out.append(try encoder.encode(item))
-            }
-            out.append(UInt8(ascii: "]"))
-        }
-        // In the order of the sorted keys.
-        try array("activities", backup.activities)
-        try array("categories", backup.categories)
-        try array("copies", backup.copies)
-        if let covers = backup.covers { try array("covers", covers) }
-        try value("createdAt", backup.createdAt)
-        try value("format", backup.format)
-        try value("library", backup.library)
-        try array("loans", backup.loans)
-        try array("members", backup.members)
-        if let photos = backup.pagePhotos { try array("pagePhotos", photos) }
-        if let events = backup.progressEvents { try array("progressEvents", events) }
-        if let quotes = backup.quotes { try array("quotes", quotes) }
-        if let goals = backup.readingGoals { try array("readingGoals", goals) }
-        if let reads = backup.reads { try array("reads", reads) }
-        try array("titleCategories", backup.titleCategories)
-        try array("titles", backup.titles)
-        try value("version", backup.version)
-        out.append(UInt8(ascii: "}"))
-        return out
+            quotes: reading?.quotes, pagePhotos: reading?.photos, holds: try await rows("holds", LibraryBackup.HoldRow.self))
     }
 
     /// Deletes everything a library holds (F6): titles, copies, members, loans, activity, categories,
@@ -143,6 +55,7 @@ enum Backup {
     static func eraseData(libraryID: UUID, on db: any Database) async throws {
         let sql = db.sql
         try await sql.raw("DELETE FROM jobs WHERE library_id = \(bind: libraryID) AND kind = 'enrich'").run()
+        try await sql.raw("DELETE FROM holds WHERE library_id = \(bind: libraryID)").run()
         try await sql.raw("DELETE FROM loans WHERE library_id = \(bind: libraryID)").run()
         try await sql.raw("DELETE FROM activities WHERE library_id = \(bind: libraryID)").run()
         try await sql.raw("DELETE FROM title_categories WHERE title_id IN (SELECT id FROM titles WHERE library_id = \(bind: libraryID))").run()
@@ -201,12 +114,33 @@ enum Backup {
         return (dto, leftOut)
     }
 
+    /// The backup's holds whose title and member it holds, one active per member and title and one
+    /// ready per copy (the indexes' rules); a copy it does not hold is dropped from its hold.
+    static func restorableHolds(_ b: LibraryBackup) -> [LibraryBackup.HoldRow] {
+        let (titles, members, copies) = (Set(b.titles.map(\.id)), Set(b.members.map(\.id)), Set(b.copies.map(\.id)))
+        var active = Set<String>(), aside = Set<UUID>()
+        return (b.holds ?? []).compactMap { hold in
+            guard titles.contains(hold.title_id), members.contains(hold.member_id), HoldState(rawValue: hold.state) != nil else { return nil }
+            var row = hold
+            if let copy = row.copy_id, !copies.contains(copy) || row.state != HoldState.ready.rawValue || !aside.insert(copy).inserted {
+                row.copy_id = nil
+                if row.state == HoldState.ready.rawValue { (row.state, row.ready_at, row.pickup_by) = (HoldState.waiting.rawValue, nil, nil) }
+            }
+            if row.state == HoldState.ready.rawValue, row.copy_id == nil { (row.state, row.ready_at, row.pickup_by) = (HoldState.waiting.rawValue, nil, nil) }
+            if HoldState.active.map(\.rawValue).contains(row.state), !active.insert("\(row.title_id) \(row.member_id)").inserted { return nil }
+            return row
+        }
+    }
+
     /// A backup's settings are held to the same ranges as the settings API.
     static func validateSettings(_ library: LibraryBackup.LibraryRow) throws {
         func refuse(_ field: String, _ value: Int) -> ExchangeError { .backupSettingOutOfRange(field: field, value: value) }
         guard LoanPolicy.loanPeriodRange.contains(library.loan_period_days) else { throw refuse("loanPeriodDays", library.loan_period_days) }
         guard Limits.maxRenewals.contains(library.max_renewals) else { throw refuse("maxRenewals", library.max_renewals) }
         guard (1...999_999_999).contains(library.next_accession) else { throw refuse("nextAccession", library.next_accession) }
+        if let days = library.renewal_days, !Limits.renewalDays.contains(days) { throw refuse("renewalDays", days) }
+        if let days = library.renew_window_days, !Limits.renewWindowDays.contains(days) { throw refuse("renewWindowDays", days) }
+        if let days = library.hold_pickup_days, !Limits.holdPickupDays.contains(days) { throw refuse("holdPickupDays", days) }
         guard !library.name.trimmingCharacters(in: .whitespaces).isEmpty, library.name.count <= 200 else {
             throw ExchangeError.backupLibraryName
         }
@@ -222,7 +156,7 @@ enum Backup {
         try validateSettings(b.library)
         let total = b.titles.count + b.copies.count + b.members.count + b.loans.count + b.activities.count + b.categories.count
             + b.titleCategories.count + (b.covers?.count ?? 0) + (b.reads?.count ?? 0) + (b.progressEvents?.count ?? 0)
-            + (b.readingGoals?.count ?? 0) + (b.quotes?.count ?? 0) + (b.pagePhotos?.count ?? 0)
+            + (b.readingGoals?.count ?? 0) + (b.quotes?.count ?? 0) + (b.pagePhotos?.count ?? 0) + (b.holds?.count ?? 0)
         guard total <= Limits.rowsPerRestore else {
             throw ExchangeError.backupTooLarge(rows: total, max: Limits.rowsPerRestore)
         }
@@ -254,11 +188,14 @@ enum Backup {
         }
         struct Settings: Encodable {
             var loan_period_days: Int; var max_renewals: Int; var public_catalog: Bool; var next_accession: Int; var time_zone: String?
+            var renewal_days: Int?; var renew_window_days: Int?; var hold_pickup_days: Int
         }
         // A zone this system does not know is left out: the server's applies.
         let settings = Settings(loan_period_days: b.library.loan_period_days, max_renewals: b.library.max_renewals,
                                 public_catalog: b.library.public_catalog, next_accession: b.library.next_accession,
-                                time_zone: b.library.time_zone.flatMap { TimeZone(identifier: $0)?.identifier })
+                                time_zone: b.library.time_zone.flatMap { TimeZone(identifier: $0)?.identifier },
+                                renewal_days: b.library.renewal_days, renew_window_days: b.library.renew_window_days,
+                                hold_pickup_days: b.library.hold_pickup_days ?? 7)
         try await write { db in
             try await db.sql.update("libraries").set(model: settings).where("id", .equal, libraryID).run()
         }
@@ -316,6 +253,11 @@ enum Backup {
                 """).run()
         }
         try await insert("activities", b.activities.map { var r = $0; r.id = map(r.id); r.title_id = map(r.title_id); return r })
+        try await insert("holds", restorableHolds(b).map { h in
+            var r = h
+            r.id = map(h.id); r.title_id = map(h.title_id); r.member_id = map(h.member_id); r.copy_id = map(h.copy_id)
+            return r
+        })
 
         // Reading life: reads, progress, goals, quotes and page photos. A user's rows come back only when
         // that account exists on this server (a backup from elsewhere brings its members' logs, not

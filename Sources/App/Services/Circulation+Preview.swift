@@ -21,6 +21,9 @@ extension Circulation {
         var copyId: UUID
         var copyBarcode: String
         var dueAt: Date
+        /// Other members waiting for this book; whether the borrower collects their own hold.
+        var waiting: Int
+        var collectsHold: Bool
         /// What to confirm with: the member and book resolved to ids.
         var input: CheckoutInput
     }
@@ -37,6 +40,7 @@ extension Circulation {
         let member: Borrower
         let target: Target
         let dueAt: Date
+        let holds: HoldContext
     }
 
     static func resolve(_ input: CheckoutInput, in scope: Scope) async throws -> Resolved {
@@ -45,7 +49,8 @@ extension Circulation {
         let target = try await resolveBook(input, libraryID: libraryID, on: scope.db)
         let days = try Check.range(input.days, LoanPolicy.loanPeriodRange, field: "days")
         let dueAt = try scope.library.policy.dueDate(from: scope.now, days: days, explicit: input.dueDate)
-        return Resolved(member: member, target: target, dueAt: dueAt)
+        let holds = try await holdContext(input, member: member, target: target, on: scope.db)
+        return Resolved(member: member, target: target, dueAt: dueAt, holds: holds)
     }
 
     /// `input` as the API sends it; `book` what a librarian typed or scanned in one field: an ISBN, a
@@ -81,10 +86,9 @@ extension Circulation {
             }
             copy = row
         } else {
-            guard let row = try await db.sql.raw("""
-                SELECT id, barcode, status FROM copies WHERE title_id = \(bind: title.id) AND status = \(bind: CopyStatus.available.rawValue)
-                ORDER BY copy_number LIMIT 1
-                """).first(decoding: CopyRow.self) else {
+            guard let row = try await db.sql.raw("SELECT id, barcode, status FROM copies WHERE id = "
+                                                 + claimableCopy(title: title.id, holds: resolved.holds)).first(decoding: CopyRow.self),
+                  row.status == CopyStatus.available.rawValue else {
                 throw CirculationError.noCopyAvailable(title: title.title)
             }
             copy = row
@@ -96,6 +100,6 @@ extension Circulation {
         if confirm.copyBarcode == nil { (confirm.titleId, confirm.isbn) = (title.id, nil) }
         return .ready(Preview(memberId: resolved.member.id, cardId: resolved.member.cardID, memberName: resolved.member.name,
                               titleId: title.id, title: title.title, coverUrl: cover, copyId: copy.id, copyBarcode: copy.barcode,
-                              dueAt: resolved.dueAt, input: confirm))
+                              dueAt: resolved.dueAt, waiting: resolved.holds.waiting, collectsHold: resolved.holds.ownHold != nil, input: confirm))
     }
 }

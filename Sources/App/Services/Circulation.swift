@@ -15,7 +15,7 @@ enum Circulation {
     static func checkout(_ input: CheckoutInput, in scope: Scope) async throws -> LoanDTO {
         let (library, now, gate, db) = (scope.library, scope.now, scope.gate, scope.db)
         let resolved = try await resolve(input, in: scope)
-        let (member, target, dueAt) = (resolved.member, resolved.target, resolved.dueAt)
+        let (member, target, dueAt, holds) = (resolved.member, resolved.target, resolved.dueAt, resolved.holds)
         let title = target.title
         // Refusals below are thrown before the first write, as group commit requires.
         return try await gate.batchedTransaction(on: db) { db in
@@ -28,11 +28,9 @@ enum Circulation {
                     """).first()
             } else {
                 let lock: SQLQueryString = db.isSQLite ? "" : " FOR UPDATE SKIP LOCKED"
-                claimed = try await db.sql.raw("""
-                    UPDATE copies SET status = \(bind: CopyStatus.onLoan.rawValue), updated_at = \(bind: now)
-                    WHERE id = (SELECT id FROM copies WHERE title_id = \(bind: title.id) AND status = \(bind: CopyStatus.available.rawValue)
-                                ORDER BY copy_number LIMIT 1
-                    """ + lock + ") AND status = \(bind: CopyStatus.available.rawValue) RETURNING id, barcode").first()
+                claimed = try await db.sql.raw("UPDATE copies SET status = \(bind: CopyStatus.onLoan.rawValue), updated_at = \(bind: now) WHERE id = "
+                    + claimableCopy(title: title.id, holds: holds, lock: lock)
+                    + " AND status = \(bind: CopyStatus.available.rawValue) RETURNING id, barcode").first()
             }
             guard let claimed else {
                 if target.copyID != nil {
@@ -51,6 +49,7 @@ enum Circulation {
                         \(bind: title.title), \(bind: member.cardID), \(bind: member.name), \(bind: started), \(bind: dueAt),
                         NULL, 0, \(bind: library.user.username))
                 """).run()
+            try await settleHolds(holds, lent: copyID, title: title, member: member, in: scope, at: started, on: db)
             // "Most borrowed" reads this count (issue 24): kept here, in the check-out's transaction.
             try await db.sql.raw("UPDATE titles SET loan_count = loan_count + 1 WHERE id = \(bind: title.id)").run()
             try await ActivityLog.record(.init(type: .checkout, titleID: title.id, title: title.title, author: title.authors.joined(separator: ", "),
@@ -98,12 +97,19 @@ enum Circulation {
                     WHERE id = \(bind: copyID) AND status = \(bind: CopyStatus.onLoan.rawValue) RETURNING barcode
                     """).first()?.decode(column: "barcode", as: String.self)
             }
+            // A member waiting for the title gets this copy put aside (issue 25).
+            var heldFor: HeldForDTO?
+            if barcode != nil, let copyID = loan.$copy.id, let titleID = loan.$title.id {
+                heldFor = try await Holds.setAside(copy: copyID, title: titleID, in: scope, on: db)
+            }
             let overdueDays = daysOverdue(dueAt: loan.dueAt, now: now)
             try await ActivityLog.record(.init(type: .returnBook, titleID: loan.$title.id, title: loan.titleText,
                                                memberCardID: loan.memberCardID,
                                                detail: overdueDays > 0 ? .overdue(days: overdueDays) : nil),
                                          library: library, at: now, on: db)
-            return loan.dto(now: now, barcode: barcode)
+            var dto = loan.dto(now: now, barcode: barcode)
+            dto.heldFor = heldFor
+            return dto
         }
     }
 
@@ -129,8 +135,17 @@ enum Circulation {
             guard loan.returnedAt == nil else { throw CirculationError.loanAlreadyReturned }
             // Returned when the loan is closed, not when the request arrived; never before it began.
             let now = max(scope.moment(), loan.checkedOutAt)
-            guard loan.renewals < library.policy.maxRenewals else { throw CirculationError.renewalLimitReached(library.policy.maxRenewals) }
-            loan.dueAt = try library.policy.dueDate(from: max(loan.dueAt, now))
+            // The library's renewal policy (issue 25), and whether others wait with no other copy on the shelf.
+            struct Settings: Decodable { var renewal_days: Int?; var renew_window_days: Int? }
+            let settings = try await db.sql.raw("SELECT renewal_days, renew_window_days FROM libraries WHERE id = \(bind: library.libraryID)")
+                .first(decoding: Settings.self)
+            var policy = library.policy
+            (policy.renewalDays, policy.renewWindowDays) = (settings?.renewal_days, settings?.renew_window_days)
+            var waiting = 0
+            if let titleID = loan.$title.id, try await Holds.freeCopy(title: titleID, on: db) == nil {
+                waiting = try await Holds.waitingOthers(title: titleID, member: loan.$member.id, on: db)
+            }
+            loan.dueAt = try policy.renewal(dueAt: loan.dueAt, renewals: loan.renewals, now: now, waiting: waiting)
             loan.renewals += 1
             try await loan.save(on: db)
             try await ActivityLog.record(.init(type: .renew, titleID: loan.$title.id, title: loan.titleText, memberCardID: loan.memberCardID,
@@ -138,6 +153,28 @@ enum Circulation {
                                          library: library, at: now, on: db)
             return loan.dto(now: now)
         }
+    }
+
+    /// B5: renews every open loan of `member`, each on its own; what each answered.
+    static func renewAll(member: UUID, in scope: Scope) async throws -> [(loanID: UUID, title: String, loan: LoanDTO?, error: (any Error)?)] {
+        struct Open: Decodable { var id: UUID; var title_text: String }
+        let open = try await scope.db.sql.raw("""
+            SELECT id, title_text FROM loans WHERE library_id = \(bind: scope.libraryID) AND member_id = \(bind: member) AND returned_at IS NULL
+            ORDER BY due_at, id
+            """).all(decoding: Open.self)
+        if open.isEmpty {
+            let known = try await scope.db.sql.raw("SELECT 1 AS n FROM members WHERE id = \(bind: member) AND library_id = \(bind: scope.libraryID)").first()
+            guard known != nil else { throw LoanError.memberIDNotFound }
+        }
+        var outcomes: [(loanID: UUID, title: String, loan: LoanDTO?, error: (any Error)?)] = []
+        for loan in open {
+            do {
+                outcomes.append((loan.id, loan.title_text, try await renew(loan.id, in: scope), nil))
+            } catch let error where error.answered.status.code < 500 {
+                outcomes.append((loan.id, loan.title_text, nil, error))
+            }
+        }
+        return outcomes
     }
 
     /// B4: active loans by due date; `overdueOnly` narrows to those past due.

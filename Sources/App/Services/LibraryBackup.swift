@@ -25,6 +25,8 @@ struct LibraryBackup: Codable, Sendable, Equatable {
     var readingGoals: [GoalRow]?
     var quotes: [QuoteRow]?
     var pagePhotos: [PhotoRow]?
+    /// The holds queues (issue 25); absent in backups made before them.
+    var holds: [HoldRow]? = nil
 
     struct ReadRow: Codable, Sendable, Equatable {
         var id: UUID
@@ -104,6 +106,24 @@ struct LibraryBackup: Codable, Sendable, Equatable {
         var public_catalog: Bool
         var next_accession: Int
         var time_zone: String? = nil
+        var renewal_days: Int? = nil
+        var renew_window_days: Int? = nil
+        var hold_pickup_days: Int? = nil
+    }
+
+    struct HoldRow: Codable, Sendable, Equatable {
+        var id: UUID
+        var title_id: UUID
+        var member_id: UUID
+        var copy_id: UUID?
+        var rank: Int
+        var state: String
+        var suspended: Bool
+        var ready_at: Date?
+        var pickup_by: Date?
+        var placed_by: String
+        var created_at: Date
+        var closed_at: Date?
     }
 
     struct CategoryRow: Codable, Sendable, Equatable {

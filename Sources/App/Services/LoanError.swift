@@ -65,6 +65,10 @@ extension CirculationError: DomainError {
             .init(.conflict, "copy_on_loan") { $0(.errCopyOnLoan) }
         case .renewalLimitReached(let max):
             .init(.conflict, "renewal_limit") { $0.format(.errRenewalLimit, $0.number(max)) }
+        case .renewalTooEarly(let opensOn):
+            .init(.conflict, "renewal_too_early", details: ["opensOn": ISO8601DateFormatter().string(from: opensOn)]) { $0.format(.errRenewalTooEarly, $0.date(opensOn)) }
+        case .renewalWaitedFor(let waiting):
+            .init(.conflict, "renewal_waited_for", details: ["waiting": String(waiting)]) { $0.format(.errRenewalWaitedFor, $0.number(waiting)) }
         }
     }
 }

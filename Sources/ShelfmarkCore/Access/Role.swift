@@ -56,4 +56,8 @@ public enum ActivityType: String, Codable, Sendable, CaseIterable {
     case editLibrary = "edit_library"
     case addStaff = "add_staff"
     case removeStaff = "remove_staff"
+    case holdPlaced = "hold_placed"
+    case holdCancelled = "hold_cancelled"
+    case holdExpired = "hold_expired"
+    case holdFulfilled = "hold_fulfilled"
 }

@@ -45,12 +45,33 @@ public struct LoanPolicy: Equatable, Sendable {
     public var maxRenewals: Int
     /// The library's time zone: a loan is due at the end of its due day there.
     public var timeZone: TimeZone
+    /// How many days a renewal adds; nil: the loan period.
+    public var renewalDays: Int?
+    /// A loan can be renewed only this many days before its due day (or after it); nil: any time.
+    public var renewWindowDays: Int?
 
     public init(loanPeriodDays: Int = LoanPolicy.defaultLoanPeriodDays, maxRenewals: Int = LoanPolicy.defaultMaxRenewals,
-                timeZone: TimeZone = .current) {
+                timeZone: TimeZone = .current, renewalDays: Int? = nil, renewWindowDays: Int? = nil) {
         self.loanPeriodDays = loanPeriodDays
         self.maxRenewals = maxRenewals
         self.timeZone = timeZone
+        self.renewalDays = renewalDays
+        self.renewWindowDays = renewWindowDays
+    }
+
+    /// B5: the new due date of a loan due `dueAt`, renewed `renewals` times so far, asked for at `now`
+    /// while `waiting` members (holds not suspended) wait for the title and no other copy is on the
+    /// shelf for them. Refused, in this order: someone is waiting, the limit is reached, too early.
+    /// The renewal runs from the due date, or from today for a loan already overdue.
+    public func renewal(dueAt: Date, renewals: Int, now: Date, waiting: Int) throws(CirculationError) -> Date {
+        guard waiting == 0 else { throw .renewalWaitedFor(waiting: waiting) }
+        guard renewals < maxRenewals else { throw .renewalLimitReached(maxRenewals) }
+        if let window = renewWindowDays {
+            let dueDay = calendar.startOfDay(for: dueAt)
+            let opens = calendar.date(byAdding: .day, value: -window, to: dueDay)!
+            guard now >= opens else { throw .renewalTooEarly(opensOn: opens) }
+        }
+        return try dueDate(from: max(dueAt, now), days: renewalDays ?? loanPeriodDays)
     }
 
     /// The Gregorian calendar in the library's time zone.
@@ -116,6 +137,10 @@ public enum CirculationError: Error, Equatable, Sendable, CustomStringConvertibl
     case titleHasCopiesOnLoan(Int)
     case copyOnLoan
     case renewalLimitReached(Int)
+    /// A renewal asked for earlier than the library allows (`LoanPolicy.renewWindowDays` before the due day).
+    case renewalTooEarly(opensOn: Date)
+    /// Members wait for this title and no other copy is on the shelf: the copy must come back.
+    case renewalWaitedFor(waiting: Int)
 
     public var description: String {
         switch self {
@@ -131,6 +156,8 @@ public enum CirculationError: Error, Equatable, Sendable, CustomStringConvertibl
             "This title cannot be deleted: \(n) \(n == 1 ? "copy is" : "copies are") on loan. Return \(n == 1 ? "it" : "them") first."
         case .copyOnLoan: "This copy is on loan: return it first."
         case .renewalLimitReached(let max): "This loan has been renewed the maximum of \(max) times."
+        case .renewalTooEarly(let opensOn): "This loan can be renewed from \(opensOn.formatted(date: .abbreviated, time: .omitted)) on."
+        case .renewalWaitedFor(let waiting): "\(waiting) \(waiting == 1 ? "member is" : "members are") waiting for this book: it cannot be renewed."
         }
     }
 }

@@ -9,6 +9,12 @@ public enum Limits {
     public static let pageCount = 1...100_000
     /// Loan renewals a library allows.
     public static let maxRenewals = 0...50
+    /// Days a renewal adds; days before the due day a renewal opens; days a held book waits to be collected.
+    public static let renewalDays = 1...365
+    public static let renewWindowDays = 0...365
+    public static let holdPickupDays = 1...60
+    /// Holds waiting for one title (a class set waited for by a whole year group is ~200).
+    public static let holdsPerTitle = 500
     /// Titles, members, loans … one restore may bring (a backup of a large school library is ~100,000 titles).
     public static let rowsPerRestore = 2_000_000
 }

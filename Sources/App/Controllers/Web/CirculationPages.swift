@@ -126,15 +126,29 @@ enum CirculationPages {
             let form = try req.form(LendForm.self)
             let input = CheckoutInput(memberId: nil, cardId: form.card, titleId: form.titleId, copyBarcode: nil, isbn: nil, dueDate: form.dueDate,
                                       days: form.dueDate == nil ? form.days ?? ctx.policy.loanPeriodDays : nil)
-            switch try await Circulation.preview(input, book: form.book, in: req.scope(ctx)) {
+            // A copy put aside for someone else: the confirmation says for whom and asks "Lend anyway".
+            var heldFor: String?
+            let outcome: Circulation.PreviewOutcome
+            do {
+                outcome = try await Circulation.preview(input, book: form.book, in: req.scope(ctx))
+            } catch let error as HoldError {
+                guard case .heldForOther = error else { throw error }
+                heldFor = req.t(ctx).message(error)
+                var anyway = input
+                anyway.lendHeld = true
+                outcome = try await Circulation.preview(anyway, book: form.book, in: req.scope(ctx))
+            }
+            switch outcome {
             case .choose(let matches):
                 return try await chooser(req, ctx: ctx, matches: matches, values: values).encodeResponse(for: req)
             case .ready(let preview):
-                let confirmation = LendPage.Confirmation(preview: preview, dueDateText: values["dueDate"])
+                var confirmation = LendPage.Confirmation(preview: preview, dueDateText: values["dueDate"])
+                confirmation.heldFor = heldFor
+                if heldFor != nil { confirmation.input.lendHeld = true }
                 return try await LendPage(libraryID: ctx.libraryID, defaultDays: ctx.policy.loanPeriodDays, state: .confirm(confirmation))
                     .render(try await req.page(library: ctx)).encodeResponse(for: req)
             }
-        } catch let error where error.isFormRefusal || error is LoanError || error is CirculationError || error is CatalogError {
+        } catch let error where error.isFormRefusal || error is LoanError || error is CirculationError || error is CatalogError || error is HoldError {
             // The form again as typed, the reason next to the field it is about.
             if let id = values["titleId"].flatMap(UUID.init(uuidString:)) {
                 values["titleName"] = try await Catalog.titleName(id, library: ctx.libraryID, on: req.db)
@@ -179,10 +193,12 @@ enum CirculationPages {
         var isbn: String?
         var dueDate: Date?
         var days: Int?
+        var lendHeld: Bool?
 
         static let maxLength = ["copyBarcode": 64, "isbn": 40]
         var input: CheckoutInput {
-            CheckoutInput(memberId: memberId, cardId: nil, titleId: titleId, copyBarcode: copyBarcode, isbn: isbn, dueDate: dueDate, days: days)
+            CheckoutInput(memberId: memberId, cardId: nil, titleId: titleId, copyBarcode: copyBarcode, isbn: isbn, dueDate: dueDate, days: days,
+                          lendHeld: lendHeld)
         }
     }
 
@@ -229,7 +245,7 @@ enum CirculationPages {
         let ctx = try await req.library(.circulate)
         let input = ReturnInput(loanId: req.formText("loanId").flatMap(UUID.init(uuidString:)), copyBarcode: req.formText("barcode"))
         let loan = try await Circulation.giveBack(input, in: req.scope(ctx))
-        return req.seeOther(WebRoute.returnBook(library: ctx.libraryID).path, flash: req.t.format(.returned, loan.title))
+        return req.seeOther(WebRoute.returnBook(library: ctx.libraryID).path, flash: returnedMessage(loan, t: req.t(ctx)))
     }
 
     /// The page a loan's own Return or Renew button was on (the book's, the member's, the loans'), to go back to.
@@ -241,7 +257,13 @@ enum CirculationPages {
     @Sendable static func returnLoan(req: Request) async throws -> Response {
         let ctx = try await req.library(.circulate)
         let loan = try await Circulation.giveBack(ReturnInput(loanId: try req.uuid("loanID"), copyBarcode: nil), in: req.scope(ctx))
-        return req.seeOther(back(req, ctx: ctx), flash: req.t.format(.returned, loan.title))
+        return req.seeOther(back(req, ctx: ctx), flash: returnedMessage(loan, t: req.t(ctx)))
+    }
+
+    /// "Momo is back", or, when a member was waiting, who to put it aside for and until when.
+    static func returnedMessage(_ loan: LoanDTO, t: Strings) -> String {
+        guard let held = loan.heldFor else { return t.format(.returned, loan.title) }
+        return t.format(.returnedHeldFor, loan.title, held.memberName, held.cardId, t.date(held.pickupBy))
     }
 
     /// One loan's Renew button; a refusal (the library's renewal limit) is said on the page it came from.

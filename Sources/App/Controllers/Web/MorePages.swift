@@ -90,10 +90,14 @@ enum MorePages {
         var maxRenewals: Int?
         var publicCatalog: Bool
         var timeZone: String?
+        var renewalDays: Int?
+        var renewWindowDays: Int?
+        var holdPickupDays: Int?
 
-        static var schemaConstraints: [String: JSONValue] { LibraryInput.schemaConstraints }
+        static var schemaConstraints: [String: JSONValue] { LibraryPatch.schemaConstraints }
         var patch: LibraryPatch {
-            LibraryPatch(name: name ?? "", loanPeriodDays: loanPeriodDays, maxRenewals: maxRenewals, publicCatalog: publicCatalog, timeZone: timeZone)
+            LibraryPatch(name: name ?? "", loanPeriodDays: loanPeriodDays, maxRenewals: maxRenewals, publicCatalog: publicCatalog, timeZone: timeZone,
+                         renewalDays: renewalDays ?? 0, renewWindowDays: renewWindowDays ?? 0, holdPickupDays: holdPickupDays)
         }
     }
 

@@ -30,6 +30,7 @@ extension WebRoute {
     struct Samples: Sendable {
         var library, title, member, copy, category, job, loan, user, read, photo, quote: UUID
         var token: String
+        var hold = UUID()
 
         /// Fresh random ids (for checks that only need the shape of a path).
         static func random() -> Samples {
@@ -57,7 +58,8 @@ extension WebRoute {
         case catalog, title, editTitle, titleCopies, titleFavorite, titleNotes, titleDelete, copyStatus, copyRemove
         case categories, categoryRename, categoryMerge, categoryDelete
         case add, addPhoto
-        case checkout, checkoutConfirm, returnBook, loans, loanReturn, loanRenew, memberReturnAll
+        case checkout, checkoutConfirm, returnBook, loans, loanReturn, loanRenew, memberReturnAll, memberRenewAll
+        case holds, titleHolds, holdUpdate, holdCancel
         case members, membersImport, member, editMember, deleteMember
         case wishlist, wishlistAcquire, wishlistDelete
         case reading, readingStats, readingClass, readingShare, readingGoal, titleProgress, titleReadStatus, titleMemberRead
@@ -99,6 +101,11 @@ extension WebRoute {
         case .loanReturn: .loanReturn
         case .loanRenew: .loanRenew
         case .memberReturnAll: .memberReturnAll
+        case .memberRenewAll: .memberRenewAll
+        case .holds: .holds
+        case .titleHolds: .titleHolds
+        case .holdUpdate: .holdUpdate
+        case .holdCancel: .holdCancel
         case .members: .members
         case .membersImport: .membersImport
         case .member: .member
@@ -178,6 +185,11 @@ extension WebRoute {
         case .loanReturn: return e(.loanReturn(library: l, loan: s.loan), .circulation, action)
         case .loanRenew: return e(.loanRenew(library: l, loan: s.loan), .circulation, action)
         case .memberReturnAll: return e(.memberReturnAll(library: l, member: s.member), .circulation, action)
+        case .memberRenewAll: return e(.memberRenewAll(library: l, member: s.member), .circulation, action)
+        case .holds: return e(.holds(library: l), .circulation, page)
+        case .titleHolds: return e(.titleHolds(library: l, title: s.title), .circulation, action)
+        case .holdUpdate: return e(.holdUpdate(library: l, hold: s.hold), .circulation, action)
+        case .holdCancel: return e(.holdCancel(library: l, hold: s.hold), .circulation, action)
         case .members: return e(.members(library: l), .members, both)
         case .membersImport: return e(.membersImport(library: l), .members, action)
         case .member: return e(.member(library: l, member: s.member), .members, page)

@@ -43,6 +43,15 @@ enum WebRoute: Sendable, Equatable {
     case loanReturn(library: UUID, loan: UUID)
     case loanRenew(library: UUID, loan: UUID)
     case memberReturnAll(library: UUID, member: UUID)
+    /// Renew every loan of a member (issue 25).
+    case memberRenewAll(library: UUID, member: UUID)
+    /// The hold shelf: holds ready to collect, then waiting (issue 25).
+    case holds(library: UUID)
+    /// Place a hold on a title for a member (the title page's form).
+    case titleHolds(library: UUID, title: UUID)
+    /// Suspend, resume or move a hold; cancel it.
+    case holdUpdate(library: UUID, hold: UUID)
+    case holdCancel(library: UUID, hold: UUID)
     case dashboard(library: UUID)
     case activity(library: UUID)
     case background(library: UUID)
@@ -123,6 +132,11 @@ enum WebRoute: Sendable, Equatable {
         case .loanReturn(let library, let loan): Self.library(library) + [.fixed("loans"), .parameter(name: "loanID", value: loan.uuidString), .fixed("return")]
         case .loanRenew(let library, let loan): Self.library(library) + [.fixed("loans"), .parameter(name: "loanID", value: loan.uuidString), .fixed("renew")]
         case .memberReturnAll(let library, let member): Self.member(library: library, member: member).segments + [.fixed("return-all")]
+        case .memberRenewAll(let library, let member): Self.member(library: library, member: member).segments + [.fixed("renew-all")]
+        case .holds(let library): Self.library(library) + [.fixed("holds")]
+        case .titleHolds(let library, let title): Self.title(library: library, title: title).segments + [.fixed("holds")]
+        case .holdUpdate(let library, let hold): Self.library(library) + [.fixed("holds"), .parameter(name: "holdID", value: hold.uuidString)]
+        case .holdCancel(let library, let hold): Self.library(library) + [.fixed("holds"), .parameter(name: "holdID", value: hold.uuidString), .fixed("cancel")]
         case .dashboard(let library): Self.library(library) + [.fixed("dashboard")]
         case .activity(let library): Self.library(library) + [.fixed("activity")]
         case .background(let library): Self.library(library) + [.fixed("background")]

@@ -12,6 +12,8 @@ struct TitlePage: Sendable {
     var maxRenewals: Int
     /// Who borrowed it and when, newest first (for staff who lend).
     var history: [LoanDTO]
+    /// The queue of members waiting for it (for staff who lend; issue 25).
+    var holds: [HoldDTO]
     /// The signed-in reader's own reading of it (E1), page photos and quotes (E4, E5).
     var reading: ReadingCard
     var notes: BookNotes
@@ -24,6 +26,7 @@ struct TitlePage: Sendable {
                          canEdit: library.role.may(.catalog), canLend: canLend, maxRenewals: library.policy.maxRenewals,
                          history: canLend ? try await Circulation.history(titleID: titleID, libraryID: library.libraryID, limit: historyLength,
                                                                           now: now, on: db) : [],
+                         holds: canLend ? try await Holds.queue(title: titleID, libraryID: library.libraryID, on: db) : [],
                          reading: try await ReadingCard.make(titleID: titleID, library: library, on: db),
                          notes: try await BookNotes.make(titleID: titleID, library: library, on: db))
     }

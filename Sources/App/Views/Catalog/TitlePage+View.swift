@@ -87,6 +87,20 @@ extension TitlePage {
                         }
                     }
                 }
+                if canLend, !d.wishlist {
+                    H.el(.section, [.id: "holds"]) {
+                        H.el(.h2, [:]) { Text(t(.memberHolds)) }
+                        if !holds.isEmpty {
+                            Components.holdList(holds, lib: lib, t: t, csrf: page.csrf, back: here, showTitle: false, showMember: true)
+                        }
+                        H.form(WebRoute.titleHolds(library: lib, title: d.id).path, csrf: page.csrf, attrs: [.class: "member-read"]) {
+                            H.field(t(.memberCard), name: "cardId", id: "f-hold-card",
+                                    extra: [.autocomplete: "off", .autocapitalize: "characters", .list: "member-suggestions",
+                                            .dataSuggestMembers: APILink.members(library: lib).path])
+                            H.button(t(.placeHold), kind: "quiet")
+                        }
+                    }
+                }
                 if !d.loans.isEmpty {
                     H.el(.section, [:]) {
                         H.el(.h2, [:]) { Text(t(.currentLoans)) }

@@ -22,6 +22,11 @@ struct LendPage: Sendable {
         var dueDateText: String?
         /// The barcode of the copy to hand over.
         var handOver: String
+        /// Others waiting for the book; the borrower collects their own reservation; the copy is put
+        /// aside for someone else (what to say before "Lend anyway").
+        var waiting = 0
+        var collectsHold = false
+        var heldFor: String?
     }
 
     var libraryID: UUID
@@ -33,6 +38,6 @@ struct LendPage: Sendable {
 extension LendPage.Confirmation {
     init(preview p: Circulation.Preview, dueDateText: String?) {
         self.init(titleName: p.title, coverURL: p.coverUrl, memberName: p.memberName, cardID: p.cardId, due: p.dueAt, input: p.input,
-                  dueDateText: dueDateText, handOver: p.copyBarcode)
+                  dueDateText: dueDateText, handOver: p.copyBarcode, waiting: p.waiting, collectsHold: p.collectsHold)
     }
 }

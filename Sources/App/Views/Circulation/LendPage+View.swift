@@ -104,6 +104,9 @@ extension LendPage {
                     Components.fact(t(.dueDate), t.date(c.due))
                     Components.fact(t(.handOver), c.handOver)
                 }
+                if let heldFor = c.heldFor { H.el(.p, [.class: "flash error", .role: "alert"]) { Text(heldFor) } }
+                if c.collectsHold { H.el(.p, [.class: "note"]) { Text(t(.lendCollectsHold)) } }
+                if c.waiting > 0 { H.el(.p, [.class: "note"]) { Text(t.format(.lendWaitingNote, t.number(c.waiting))) } }
                 H.form(WebRoute.checkoutConfirm(library: lib).path, csrf: page.csrf) {
                     H.void(.input, [.type: "hidden", .name: "memberId", .value: c.input.memberId?.uuidString])
                     H.void(.input, [.type: "hidden", .name: "titleId", .value: c.input.titleId?.uuidString])
@@ -111,7 +114,8 @@ extension LendPage {
                     H.void(.input, [.type: "hidden", .name: "copyBarcode", .value: c.input.copyBarcode])
                     H.void(.input, [.type: "hidden", .name: "days", .value: c.input.days.map(String.init)])
                     H.void(.input, [.type: "hidden", .name: "dueDate", .value: c.dueDateText])
-                    H.button(t(.confirmCheckout))
+                    if c.input.lendHeld == true { H.void(.input, [.type: "hidden", .name: "lendHeld", .value: "true"]) }
+                    H.button(c.input.lendHeld == true ? t(.lendAnyway) : t(.confirmCheckout))
                 }
             }
         }

@@ -11,6 +11,8 @@ struct MemberPage: Sendable {
     /// The member's reading log (E1), kept by staff: newest first.
     var reads: [ReadDTO]
     var readsTotal: Int
+    /// Their reservations (issue 25).
+    var holds: [HoldDTO]
 
     static let readsShown = 50
 
@@ -19,6 +21,7 @@ struct MemberPage: Sendable {
         return MemberPage(libraryID: library.libraryID, detail: try await Members.detail(memberID, libraryID: library.libraryID, now: now, on: db),
                           mayEdit: library.role.may(.manageMembers), maxRenewals: library.policy.maxRenewals,
                           reads: try await ReadingLog.list(reader: reader, status: nil, libraryID: library.libraryID, limit: readsShown, offset: 0, on: db),
-                          readsTotal: try await ReadingLog.count(reader: reader, status: nil, libraryID: library.libraryID, on: db))
+                          readsTotal: try await ReadingLog.count(reader: reader, status: nil, libraryID: library.libraryID, on: db),
+                          holds: try await Holds.ofMember(memberID, libraryID: library.libraryID, on: db))
     }
 }

@@ -17,9 +17,21 @@ extension MemberPage {
             H.el(.h2, [:]) { Text(t(.currentLoans)) }
             Components.loanList(d.loans, lib: lib, t: t,
                                 actions: .init(back: WebRoute.member(library: lib, member: d.member.id).path, csrf: page.csrf, maxRenewals: maxRenewals))
+            if !d.loans.isEmpty {
+                H.form(WebRoute.memberRenewAll(library: lib, member: d.member.id).path, csrf: page.csrf, attrs: [.class: "inline"]) {
+                    H.button(t(.renewAllButton), kind: "quiet")
+                }
+            }
             if d.loans.count > 1 {
                 H.form(WebRoute.memberReturnAll(library: lib, member: d.member.id).path, csrf: page.csrf, attrs: [.class: "inline"]) {
                     H.button(t(.returnAll), kind: "quiet")
+                }
+            }
+            if !holds.isEmpty {
+                H.el(.section, [.id: "holds"]) {
+                    H.el(.h2, [:]) { Text(t(.memberHolds)) }
+                    Components.holdList(holds, lib: lib, t: t, csrf: page.csrf, back: WebRoute.member(library: lib, member: d.member.id).path,
+                                        showTitle: true, showMember: false)
                 }
             }
             H.el(.section, [.id: "reading"]) {

@@ -75,6 +75,10 @@ extension ActivityPage {
         case .editLibrary: return ("⚙", "edit", t(.actEditLibrary))
         case .addStaff: return ("+", "member", t(.actAddStaff))
         case .removeStaff: return ("−", "delete", t(.actRemoveStaff))
+        case .holdPlaced: return ("⏳", "lend", t(.actHoldPlaced))
+        case .holdCancelled: return ("✕", "delete", t(.actHoldCancelled))
+        case .holdExpired: return ("⌛", "delete", t(.actHoldExpired))
+        case .holdFulfilled: return ("✓", "lend", t(.actHoldFulfilled))
         }
     }
 }

@@ -13,6 +13,7 @@ struct BackgroundPage: Sendable {
         var started: Date
         var finished: Date?
         var removed: Int?
+        var expired: Int?
         var failure: Jobs.Failure?
         /// An import's or restore's own page (its report).
         var page: WebRoute?
@@ -30,7 +31,7 @@ struct BackgroundPage: Sendable {
         let runs = records.map { r in
             let kind = Jobs.Kind(rawValue: r.kind)
             let own = (kind == .importFile || kind == .restore)
-            return Run(kind: kind, state: r.status, started: r.created_at, finished: r.finished_at, removed: r.outcome?.removed,
+            return Run(kind: kind, state: r.status, started: r.created_at, finished: r.finished_at, removed: r.outcome?.removed, expired: r.outcome?.expired,
                        failure: r.decodedFailure, page: own ? .job(library: library.libraryID, job: r.id) : nil)
         }
         return BackgroundPage(libraryID: library.libraryID, planned: RecurringJobs.planned(zone: library.policy.timeZone, now: app.clock.now()),

@@ -43,6 +43,7 @@ extension BackgroundPage {
                             H.el(.span, [.class: "authors"]) {
                                 H.el(.time, [.datetime: run.started.formatted(.iso8601)]) { Text(t.dateTime(run.started)) }
                                 if let removed = run.removed { Text(" · " + t.format(.removedRecords, t.number(removed))) }
+                                if let expired = run.expired { Text(" · " + t.format(.expiredHolds, t.number(expired))) }
                             }
                             if run.state == .failed {
                                 H.el(.span, [.class: "error-text"]) { Text((run.failure ?? .interrupted).message(t)) }
@@ -59,6 +60,7 @@ extension BackgroundPage {
         case .importFile: t(.jobImport)
         case .restore: t(.jobRestore)
         case .enrich: t(.jobEnrich)
+        case .expireHolds: t(.jobExpireHolds)
         case .prune, nil: t(.jobPrune)
         }
     }

@@ -9,7 +9,8 @@ import Vapor
 struct SettingsPage: Sendable {
     enum Form: Sendable { case settings, staff, newLibrary }
 
-    static let settingsFields: Set<String> = ["name", "loanPeriodDays", "maxRenewals", "publicCatalog", "timeZone"]
+    static let settingsFields: Set<String> = ["name", "loanPeriodDays", "maxRenewals", "publicCatalog", "timeZone", "renewalDays",
+                                               "renewWindowDays", "holdPickupDays"]
     static let staffFields: Set<String> = ["username", "displayName", "password", "role"]
     static let newLibraryFields: Set<String> = ["name"]
 
@@ -27,7 +28,9 @@ struct SettingsPage: Sendable {
         guard let library = try await Library.find(ctx.libraryID, on: db) else { throw AccountError.libraryNotFound }
         let settings = FormState(values: ["name": library.name, "loanPeriodDays": String(library.loanPeriodDays),
                                           "maxRenewals": String(library.maxRenewals), "publicCatalog": library.publicCatalog ? "true" : "",
-                                          "timeZone": Library.zone(library.timeZone).identifier])
+                                          "timeZone": Library.zone(library.timeZone).identifier,
+                                          "renewalDays": library.renewalDays.map(String.init) ?? "", "renewWindowDays": library.renewWindowDays.map(String.init) ?? "",
+                                          "holdPickupDays": String(library.holdPickupDays)])
         return SettingsPage(
             libraryID: ctx.libraryID, staff: try await Accounts.staff(of: ctx.libraryID, on: db),
             mayCreateLibraries: try await ServerSettings.mayCreateLibrary(ctx.user, on: db),

@@ -17,6 +17,13 @@ extension SettingsPage {
                 H.field(t(.maxRenewals), name: "maxRenewals", type: "number", value: settings["maxRenewals"], required: true,
                         error: settings.errors["maxRenewals"],
                         extra: [.min: String(Limits.maxRenewals.lowerBound), .max: String(Limits.maxRenewals.upperBound)])
+                H.field(t(.renewalDaysField), name: "renewalDays", type: "number", value: settings["renewalDays"], hint: t(.renewalDaysHint),
+                        error: settings.errors["renewalDays"], extra: [.min: "0", .max: String(Limits.renewalDays.upperBound)])
+                H.field(t(.renewWindowField), name: "renewWindowDays", type: "number", value: settings["renewWindowDays"], hint: t(.renewWindowHint),
+                        error: settings.errors["renewWindowDays"], extra: [.min: "0", .max: String(Limits.renewWindowDays.upperBound)])
+                H.field(t(.holdPickupField), name: "holdPickupDays", type: "number", value: settings["holdPickupDays"], required: true,
+                        error: settings.errors["holdPickupDays"],
+                        extra: [.min: String(Limits.holdPickupDays.lowerBound), .max: String(Limits.holdPickupDays.upperBound)])
                 H.el(.div, [.class: settings.errors["timeZone"] == nil ? "field" : "field invalid"]) {
                     H.el(.label, [.for: "f-timeZone"]) { Text(t(.timeZoneField)) }
                     H.el(.select, [.id: "f-timeZone", .name: "timeZone", .ariaDescribedby: "f-timeZone-hint"]) {
