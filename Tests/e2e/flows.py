@@ -207,6 +207,38 @@ def flow_lend_and_return_overdue(page, library, servers):
         servers.restart(clock_offset_days=0)
 
 
+def flow_holds(page, library, servers):
+    # A lent book is reserved from its page for Mia; when it comes back the return says to put it aside
+    # for her; lending it to someone else asks first ("Lend anyway"); the Reservations page shows it.
+    book = library.title("Die Wolke", ["Gudrun Pausewang"])
+    library.member("H100", "Seán", "Ó Briain")
+    library.member("H200", "Mia", "Wang")
+    library.member("H300", "Ben", "Kaya")
+    api("POST", f"/libraries/{library.id}/checkouts", {"cardId": "H100", "titleId": book["id"]}, library.token)
+    page.goto(library.url(f"/titles/{book['id']}"))
+    labelled(page)
+    page.locator("#f-hold-card").fill("H200")
+    page.get_by_role("button", name="Reserve for a member").click()
+    expect(page.get_by_role("status")).to_contain_text("Mia Wang is waiting for this book: number 1 in line")
+    expect(page.locator("#holds ol.holds li")).to_have_count(1)
+    shot(page, "22-title-holds")
+    page.goto(library.url("/return"))
+    page.get_by_label("Copy barcode").fill(book["copies"][0]["barcode"])
+    page.get_by_role("button", name="Return").first.click()
+    page.get_by_role("button", name="Return").first.click()
+    expect(page.get_by_role("status")).to_contain_text("Put it aside for Mia Wang (H200)")
+    shot(page, "23-return-put-aside")
+    page.goto(library.url(f"/checkout?title={book['id']}"))
+    page.get_by_label("Member").fill("H300")
+    page.get_by_role("button", name="Lend").click()
+    expect(page.get_by_role("alert")).to_contain_text("put aside for Mia Wang (H200)")
+    expect(page.get_by_role("button", name="Lend anyway")).to_be_visible()
+    shot(page, "24-lend-held-copy")
+    page.goto(library.url("/holds"))
+    expect(page.locator("ol.holds li.ready", has_text="Die Wolke")).to_be_visible()
+    shot(page, "25-reservations")
+
+
 def flow_wishlist(page, library, servers):
     # Find at the providers, add, then acquire with two copies
     page.get_by_role("link", name="More").click()
@@ -653,7 +685,7 @@ def flow_page_photo_to_quote(page, library, servers):
     shot(page, "21-quotes")
 
 
-FLOWS = [flow_goodreads_history, flow_page_photo_to_quote, flow_reading_by_keypad_and_voice, flow_every_page, flow_return_and_renew_from_member, flow_class_list_import, flow_add_by_isbn, flow_add_by_hand, flow_member, flow_lend_and_return_overdue, flow_wishlist, flow_overview,
+FLOWS = [flow_goodreads_history, flow_page_photo_to_quote, flow_reading_by_keypad_and_voice, flow_every_page, flow_return_and_renew_from_member, flow_class_list_import, flow_add_by_isbn, flow_add_by_hand, flow_member, flow_lend_and_return_overdue, flow_holds, flow_wishlist, flow_overview,
          flow_import_backup_restore, flow_category_filter, flow_search, flow_languages]
 
 

@@ -16,7 +16,7 @@ enum HoldPages {
     }
 
     @Sendable static func holds(req: Request) async throws -> HTML {
-        let ctx = try await req.library(.read)
+        let ctx = try await req.library(.circulate)
         let show = req.query[String.self, at: "show"].flatMap(HoldState.init(rawValue:))
         return try await HoldsPage.make(show: show, paging: Paging(req.query[Int.self, at: "page"]), library: ctx, on: req.db)
             .render(try await req.page(library: ctx))
