@@ -18,6 +18,8 @@ VENV := $(CURDIR)/.tmp/venv
 PLAYWRIGHT_VERSION := 1.65.2
 # axe-core (bundled by this package) checks every page of the generated walk for WCAG 2.1 AA.
 AXE_VERSION := 0.1.8
+# Parses the calendar feeds in the browser tests (issue 25).
+ICALENDAR_VERSION := 7.3.2
 BENCH_PACKAGES := wrk time sqlite3 postgresql $(IMAGING_PACKAGES)
 BENCH_SCAN_PACKAGES := zbar-tools $(IMAGING_PACKAGES)
 # Third-party test material (barcode photos): checked when present next to the project.
@@ -87,6 +89,7 @@ test-e2e:
 	@test -x $(VENV)/bin/python || python3 -m venv $(VENV)
 	@$(VENV)/bin/python -c "import playwright" 2>/dev/null || $(VENV)/bin/pip install -q playwright==$(PLAYWRIGHT_VERSION)
 	@$(VENV)/bin/python -c "import axe_playwright_python" 2>/dev/null || $(VENV)/bin/pip install -q axe-playwright-python==$(AXE_VERSION)
+	@$(VENV)/bin/python -c "import icalendar" 2>/dev/null || $(VENV)/bin/pip install -q icalendar==$(ICALENDAR_VERSION)
 	$(SWIFT) build --product shelfmark
 	$(SWIFT) build --product shelfmark-replay
 	E2E_BIN=$$($(SWIFT) build --show-bin-path) E2E_OUT=$(CURDIR)/.tmp/e2e $(VENV)/bin/python Tests/e2e/flows.py

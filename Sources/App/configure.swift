@@ -99,6 +99,7 @@ enum Migrations {
         app.migrations.add(AddLibraryPendingJob())
         app.migrations.add(ShrinkTitleSearch())
         app.migrations.add(CreateHolds())
+        app.migrations.add(CreateCalendarFeeds())
     }
 }
 

@@ -9,6 +9,7 @@ func routes(_ app: Application) throws {
     TitlesController.register(api)
     CirculationController.register(api)
     HoldsController.register(api)
+    CalendarController.register(api)
     ReadingController.register(api)
     LookupController.register(api)
     ScanController.register(api)

@@ -110,7 +110,7 @@ import Vapor
             #expect(health.string("database") == expected)
             #expect(try await anonymous.get("/api/v1/openapi.json").status == .ok)
             let open: Set<String> = ["/api/v1/health", "/api/v1/openapi.json", "/api/v1/setup", "/api/v1/auth/login",
-                                     "/api/v1/public/libraries/{libraryID}/titles",
+                                     "/api/v1/public/libraries/{libraryID}/titles", "/api/v1/public/calendar/{token}",
                                      // Cover images hold no member data and are linked from public pages.
                                      "/api/v1/covers/{coverID}"]
             for entry in app.openAPI.all {

@@ -238,6 +238,30 @@ def flow_holds(page, library, servers):
     expect(page.locator("ol.holds li.ready", has_text="Die Wolke")).to_be_visible()
     shot(page, "25-reservations")
 
+    # Seán's due dates in a calendar: the link made on his page is shown once with its QR code; the feed
+    # parses as iCalendar (the `icalendar` package) with his loan on its due day, and a renewal moves it.
+    seans = api("GET", f"/libraries/{library.id}/members?q=H100", token=library.token)[0]
+    lent = api("POST", f"/libraries/{library.id}/checkouts", {"cardId": "H100", "titleId": library.title("Krabat", ["Otfried Preußler"])["id"]},
+               library.token)
+    page.goto(library.url(f"/members/{seans['id']}"))
+    page.get_by_role("button", name="Make a calendar link").click()
+    link = page.locator("#f-calendar-link").input_value()
+    expect(page.locator("img.calendar-qr")).to_be_visible()
+    shot(page, "26-calendar-link")
+    import icalendar
+    def events():
+        with urllib.request.urlopen(link, timeout=10) as response:
+            assert response.headers["content-type"].startswith("text/calendar")
+            feed = icalendar.Calendar.from_ical(response.read())
+        return {str(e["UID"]): e for e in feed.walk("VEVENT")}
+    before = events()[f"loan-{lent['id'].lower()}@shelfmark"]
+    assert str(before["SUMMARY"]) == "Due back: Krabat" and int(before["SEQUENCE"]) == 0, before
+    api("POST", f"/libraries/{library.id}/loans/{lent['id']}/renew", token=library.token)
+    after = events()[f"loan-{lent['id'].lower()}@shelfmark"]
+    assert int(after["SEQUENCE"]) == 1 and after["DTSTART"].dt > before["DTSTART"].dt, (before, after)
+    page.reload()
+    expect(page.locator("#f-calendar-link")).to_have_count(0)  # shown once
+
 
 def flow_wishlist(page, library, servers):
     # Find at the providers, add, then acquire with two copies

@@ -81,6 +81,9 @@ enum L: String, CaseIterable, Sendable {
     case renew, renewedUntil, returnAll, returnedAll, renewalsUsed
     case holdsTitle, holdsReady, holdsWaiting, noHolds, holdsHint, holdPlacedReady, holdPlacedWaiting, holdSuspendedFor, holdResumedFor
     case holdMoved, holdCancelledFor, renewedAll, holdMoveUp, holdMoveDown, holdResume, holdSuspend, holdCancel, holdReadyUntil, holdSuspended
+    case calendarStopped, calendarMade, calendarHeading, calendarHint, calendarStaffHint, calendarMake, calendarRemake, calendarStop
+    case calendarSince, calendarAdd, calendarLinkField, calendarQR
+    case calendarDue, calendarDueStaff, calendarDueDetail, calendarStaffName, calendarMemberName
     case holdWaitingSince, placeHold, memberHolds, renewAllButton, returnedHeldFor, lendWaitingNote, lendCollectsHold, lendAnyway
     case errBackupAsImport, impISBNRepaired, impASINKept, impISBNDropped, warningsHeading, asinField
     case errMemberListTooLarge, actMembersImported, importMembers, importMembersHint, exportMembers, membersImported

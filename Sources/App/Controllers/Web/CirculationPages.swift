@@ -78,10 +78,13 @@ enum CirculationPages {
         }
     }
 
-    @Sendable static func member(req: Request) async throws -> HTML {
+    @Sendable static func member(req: Request) async throws -> Response {
         let ctx = try await req.library(.circulate)
-        return try await MemberPage.make(memberID: try req.uuid("memberID"), library: ctx, now: req.now, on: req.db)
-            .render(try await req.page(library: ctx))
+        var model = try await MemberPage.make(memberID: try req.uuid("memberID"), library: ctx, now: req.now, on: req.db)
+        if model.calendar.since != nil { model.calendar.new = HoldPages.newCalendarLink(req) }
+        let response = try await model.render(try await req.page(library: ctx)).encodeResponse(for: req)
+        if req.cookies[HoldPages.newCalendarCookie] != nil { response.cookies[HoldPages.newCalendarCookie] = req.cookie("", maxAge: 0) }
+        return response
     }
 
     // MARK: - Lending
@@ -298,10 +301,14 @@ enum CirculationPages {
 
     // MARK: - Loans
 
-    @Sendable static func loans(req: Request) async throws -> HTML {
+    @Sendable static func loans(req: Request) async throws -> Response {
         let ctx = try await req.library(.circulate)
         let overdueOnly = req.query[String.self, at: "show"] == "overdue"
-        return try await LoansPage.make(overdueOnly: overdueOnly, paging: Paging(req.query[Int.self, at: "page"]), library: ctx, now: req.now, on: req.db)
-            .render(try await req.page(library: ctx))
+        var model = try await LoansPage.make(overdueOnly: overdueOnly, paging: Paging(req.query[Int.self, at: "page"]), library: ctx, now: req.now,
+                                             on: req.db)
+        if model.calendar.since != nil { model.calendar.new = HoldPages.newCalendarLink(req) }
+        let response = try await model.render(try await req.page(library: ctx)).encodeResponse(for: req)
+        if req.cookies[HoldPages.newCalendarCookie] != nil { response.cookies[HoldPages.newCalendarCookie] = req.cookie("", maxAge: 0) }
+        return response
     }
 }

@@ -13,6 +13,46 @@ enum HoldPages {
         web.post(.holdUpdate(library: .pattern, hold: .pattern), use: update)
         web.post(.holdCancel(library: .pattern, hold: .pattern), use: cancel)
         web.post(.memberRenewAll(library: .pattern, member: .pattern), use: renewAll)
+        web.post(.memberCalendar(library: .pattern, member: .pattern), use: memberCalendar)
+        web.post(.staffCalendar(library: .pattern), use: staffCalendar)
+    }
+
+    /// The signed cookie that carries a calendar link just made to the next page, once (only its hash is kept).
+    static let newCalendarCookie = "shelfmark_new_calendar"
+
+    /// A member's calendar link: made (shown once on their page, with a QR code), or stopped.
+    @Sendable static func memberCalendar(req: Request) async throws -> Response {
+        let ctx = try await req.library(.circulate)
+        let memberID = try req.uuid("memberID")
+        return try await calendar(req, ctx: ctx, member: memberID, back: WebRoute.member(library: ctx.libraryID, member: memberID).path + "#calendar")
+    }
+
+    /// The staff's calendar link (every open loan), from the loans page.
+    @Sendable static func staffCalendar(req: Request) async throws -> Response {
+        let ctx = try await req.library(.circulate)
+        return try await calendar(req, ctx: ctx, member: nil, back: WebRoute.loans(library: ctx.libraryID).path + "#calendar")
+    }
+
+    static func calendar(_ req: Request, ctx: LibraryContext, member: UUID?, back: String) async throws -> Response {
+        var token: String?
+        let response = try await req.seeOther(back) {
+            if req.formText("stop") != nil {
+                try await CalendarFeeds.stop(member: member, in: req.scope(ctx))
+                return req.t(.calendarStopped)
+            }
+            token = try await CalendarFeeds.make(member: member, lang: req.lang, in: req.scope(ctx))
+            return req.t(.calendarMade)
+        }
+        if let token, let value = Flash.value(token, session: req.cookieSession) {
+            response.cookies[newCalendarCookie] = req.cookie(value, maxAge: 120)
+        }
+        return response
+    }
+
+    /// The calendar link just made (read once from its cookie), as the page shows it.
+    static func newCalendarLink(_ req: Request) -> CalendarLink? {
+        guard let raw = req.cookies[newCalendarCookie]?.string, let token = Flash.message(in: raw, session: req.cookieSession) else { return nil }
+        return CalendarLink(token: token, req: req)
     }
 
     @Sendable static func holds(req: Request) async throws -> HTML {

@@ -59,7 +59,7 @@ extension WebRoute {
         case categories, categoryRename, categoryMerge, categoryDelete
         case add, addPhoto
         case checkout, checkoutConfirm, returnBook, loans, loanReturn, loanRenew, memberReturnAll, memberRenewAll
-        case holds, titleHolds, holdUpdate, holdCancel
+        case holds, titleHolds, holdUpdate, holdCancel, memberCalendar, staffCalendar
         case members, membersImport, member, editMember, deleteMember
         case wishlist, wishlistAcquire, wishlistDelete
         case reading, readingStats, readingClass, readingShare, readingGoal, titleProgress, titleReadStatus, titleMemberRead
@@ -106,6 +106,8 @@ extension WebRoute {
         case .titleHolds: .titleHolds
         case .holdUpdate: .holdUpdate
         case .holdCancel: .holdCancel
+        case .memberCalendar: .memberCalendar
+        case .staffCalendar: .staffCalendar
         case .members: .members
         case .membersImport: .membersImport
         case .member: .member
@@ -190,6 +192,8 @@ extension WebRoute {
         case .titleHolds: return e(.titleHolds(library: l, title: s.title), .circulation, action)
         case .holdUpdate: return e(.holdUpdate(library: l, hold: s.hold), .circulation, action)
         case .holdCancel: return e(.holdCancel(library: l, hold: s.hold), .circulation, action)
+        case .memberCalendar: return e(.memberCalendar(library: l, member: s.member), .circulation, action)
+        case .staffCalendar: return e(.staffCalendar(library: l), .circulation, action)
         case .members: return e(.members(library: l), .members, both)
         case .membersImport: return e(.membersImport(library: l), .members, action)
         case .member: return e(.member(library: l, member: s.member), .members, page)

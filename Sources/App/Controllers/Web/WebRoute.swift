@@ -52,6 +52,9 @@ enum WebRoute: Sendable, Equatable {
     /// Suspend, resume or move a hold; cancel it.
     case holdUpdate(library: UUID, hold: UUID)
     case holdCancel(library: UUID, hold: UUID)
+    /// Make or stop a member's calendar link; the staff's (issue 25).
+    case memberCalendar(library: UUID, member: UUID)
+    case staffCalendar(library: UUID)
     case dashboard(library: UUID)
     case activity(library: UUID)
     case background(library: UUID)
@@ -136,6 +139,8 @@ enum WebRoute: Sendable, Equatable {
         case .holds(let library): Self.library(library) + [.fixed("holds")]
         case .titleHolds(let library, let title): Self.title(library: library, title: title).segments + [.fixed("holds")]
         case .holdUpdate(let library, let hold): Self.library(library) + [.fixed("holds"), .parameter(name: "holdID", value: hold.uuidString)]
+        case .memberCalendar(let library, let member): Self.member(library: library, member: member).segments + [.fixed("calendar")]
+        case .staffCalendar(let library): Self.library(library) + [.fixed("loans"), .fixed("calendar")]
         case .holdCancel(let library, let hold): Self.library(library) + [.fixed("holds"), .parameter(name: "holdID", value: hold.uuidString), .fixed("cancel")]
         case .dashboard(let library): Self.library(library) + [.fixed("dashboard")]
         case .activity(let library): Self.library(library) + [.fixed("activity")]

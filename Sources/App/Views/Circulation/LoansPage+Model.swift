@@ -10,13 +10,17 @@ struct LoansPage: Sendable {
     var total: Int
     var loans: [LoanDTO]
     var maxRenewals: Int
+    /// The staff's calendar link (issue 25).
+    var calendar: CalendarCard
 
     static func make(overdueOnly: Bool, paging: Paging, library: LibraryContext, now: Date, on db: any Database) async throws -> LoansPage {
         LoansPage(libraryID: library.libraryID, overdueOnly: overdueOnly, paging: paging,
                   total: try await Circulation.activeLoanCount(libraryID: library.libraryID, overdueOnly: overdueOnly, now: now, on: db),
                   loans: try await Circulation.activeLoans(libraryID: library.libraryID, overdueOnly: overdueOnly, now: now,
                                                            limit: paging.size, offset: paging.offset, on: db),
-                  maxRenewals: library.policy.maxRenewals)
+                  maxRenewals: library.policy.maxRenewals,
+                  calendar: CalendarCard(since: try await CalendarFeeds.since(member: nil, libraryID: library.libraryID, on: db), new: nil,
+                                         action: .staffCalendar(library: library.libraryID), hint: .calendarStaffHint))
     }
 
     func url(page: Int) -> String {

@@ -14,6 +14,7 @@ extension LoansPage {
             Components.loanList(loans, lib: lib, t: t, showMember: true,
                                 actions: .init(back: url(page: paging.number), csrf: page.csrf, maxRenewals: maxRenewals))
             Components.pager(paging, total: total, t: t) { self.url(page: $0) }
+            calendar.render(page)
         }
     }
 }

@@ -13,6 +13,8 @@ struct MemberPage: Sendable {
     var readsTotal: Int
     /// Their reservations (issue 25).
     var holds: [HoldDTO]
+    /// Their calendar link (issue 25).
+    var calendar: CalendarCard
 
     static let readsShown = 50
 
@@ -22,6 +24,9 @@ struct MemberPage: Sendable {
                           mayEdit: library.role.may(.manageMembers), maxRenewals: library.policy.maxRenewals,
                           reads: try await ReadingLog.list(reader: reader, status: nil, libraryID: library.libraryID, limit: readsShown, offset: 0, on: db),
                           readsTotal: try await ReadingLog.count(reader: reader, status: nil, libraryID: library.libraryID, on: db),
-                          holds: try await Holds.ofMember(memberID, libraryID: library.libraryID, on: db))
+                          holds: try await Holds.ofMember(memberID, libraryID: library.libraryID, on: db),
+                          calendar: CalendarCard(since: try await CalendarFeeds.since(member: memberID, libraryID: library.libraryID, on: db),
+                                                 new: nil, action: .memberCalendar(library: library.libraryID, member: memberID),
+                                                 hint: .calendarHint))
     }
 }

@@ -34,6 +34,7 @@ extension MemberPage {
                                         showTitle: true, showMember: false)
                 }
             }
+            calendar.render(page)
             H.el(.section, [.id: "reading"]) {
                 H.el(.h2, [:]) { Text(t(.readingLog)) }
                 if reads.isEmpty {
