@@ -146,6 +146,12 @@ extension CheckoutInput: SchemaConstrained {
     }
 }
 
+extension HoldInput: SchemaConstrained {
+    static var schemaConstraints: [String: JSONValue] {
+        ["cardId": Rule.text(64), ".": ["anyOf": [["required": ["memberId"]], ["required": ["cardId"]]]]]
+    }
+}
+
 extension ReturnInput: SchemaConstrained {
     static var schemaConstraints: [String: JSONValue] {
         ["copyBarcode": Rule.text(64), ".": ["oneOf": [["required": ["loanId"]], ["required": ["copyBarcode"]]]]]
