@@ -240,6 +240,6 @@ enum Holds {
     }
 
     static func count(_ db: any Database, _ query: SQLQueryString) async throws -> Int {
-        try await db.sql.raw(query).first()?.decode(column: "n", as: Int.self) ?? 0
+        try await TitleQuery.count(db.sql, query)
     }
 }
