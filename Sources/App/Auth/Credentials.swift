@@ -25,6 +25,14 @@ enum Credential {
             .replacingOccurrences(of: "=", with: "")
     }
 
+    /// A secret link's token (a shared year, a calendar feed): 32 random bytes, base64url, 43 characters.
+    static func newLinkToken() -> String { Data([UInt8].random(count: 32)).base64URLEncodedString() }
+
+    /// Whether `token` has a link token's shape (checked before it is hashed and looked up).
+    static func isLinkToken(_ token: String) -> Bool {
+        token.count == 43 && token.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == "_") }
+    }
+
     /// The SHA-256 of a token as lower-case hex (what the tables store). Written by hand: this runs
     /// on every authenticated request, and `String(format:)` per byte was a measurable part of it.
     static func hash(_ token: String) -> String {

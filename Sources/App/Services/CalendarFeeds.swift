@@ -14,7 +14,7 @@ enum CalendarFeeds {
     /// Makes the link of `member` (nil: the staff feed) and returns its token.
     static func make(member: UUID?, lang: Lang, in scope: Scope) async throws -> String {
         if let member { _ = try await Members.find(member, library: scope.libraryID, on: scope.db) }
-        let token = Data([UInt8].random(count: 32)).base64URLEncodedString()
+        let token = Credential.newLinkToken()
         try await scope.gate.transaction(on: scope.db) { db in
             try await delete(member: member, libraryID: scope.libraryID, on: db)
             try await db.sql.raw("""
@@ -45,7 +45,7 @@ enum CalendarFeeds {
     /// The feed behind a token, or nil (an unknown or stopped link).
     static func feed(token raw: String, app: Application, now: Date) async throws -> String? {
         let token = raw.hasSuffix(".ics") ? String(raw.dropLast(4)) : raw
-        guard token.count == 43, token.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == "_") }) else { return nil }
+        guard Credential.isLinkToken(token) else { return nil }
         struct Feed: Decodable {
             var library_id: UUID; var member_id: UUID?; var lang: String; var name: String; var time_zone: String?
             var first_name: String?; var last_name: String?

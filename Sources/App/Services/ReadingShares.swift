@@ -11,7 +11,7 @@ enum ReadingShares {
     /// the reader this once). A year already shared gets a new link; the old one stops working.
     static func share(year: Int, userID: UUID, in scope: Scope) async throws -> String {
         _ = try Check.range(year, ReadingLog.goalYears, field: "year")
-        let token = Data([UInt8].random(count: 32)).base64URLEncodedString()
+        let token = Credential.newLinkToken()
         try await scope.gate.transaction(on: scope.db) { db in
             let share = try await ReadingShare.query(on: db).filter(\.$library.$id == scope.libraryID).filter(\.$userID == userID)
                 .filter(\.$year == year).first() ?? ReadingShare()
@@ -39,7 +39,7 @@ enum ReadingShares {
 
     /// The shared summary behind a token, or nil (an unknown or stopped link).
     static func summary(token: String, app: Application, now: Date) async throws -> (name: String, stats: ReadingStatsDTO)? {
-        guard token.count == 43, token.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" }) else { return nil }
+        guard Credential.isLinkToken(token) else { return nil }
         guard let share = try await ReadingShare.query(on: app.db).filter(\.$tokenHash == Credential.hash(token)).first(),
               let library = try await Library.find(share.$library.id, on: app.db),
               let user = try await User.find(share.userID, on: app.db) else { return nil }
