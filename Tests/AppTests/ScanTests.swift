@@ -77,7 +77,7 @@ private func multipart(_ data: Data, field: String, boundary: String = "shelfmar
             #expect(empty.errorMessage?.contains("empty") == true)
             let text = try await post(f, body: Data("not a photo at all".utf8), contentType: "image/jpeg")
             #expect(text.status == .unsupportedMediaType)
-            #expect(text.errorMessage?.contains("not an image") == true)
+            #expect(text.errorMessage?.contains("not a photo") == true)
             let truncated = try await post(f, body: png.prefix(png.count / 2), contentType: "image/png")
             #expect(truncated.status == .unprocessableEntity)
             #expect(truncated.errorMessage?.contains("cut short") == true)

@@ -166,7 +166,7 @@ struct MembershipLookup: Sendable {
 extension Request {
     var user: AuthenticatedUser {
         get throws {
-            guard let user = auth.get(AuthenticatedUser.self) else { throw AppError.unauthenticated }
+            guard let user = auth.get(AuthenticatedUser.self) else { throw EdgeError.unauthenticated }
             return user
         }
     }

@@ -1,5 +1,6 @@
 import Foundation
 import ShelfmarkCore
+import Vapor
 
 /// Refusals in the reader's language: the domain errors by their case and values, the API's errors by
 /// their stable `code`. The API keeps English messages with stable codes; a page shows these.
@@ -66,6 +67,7 @@ extension Strings {
     func message(_ error: any Error) -> String {
         if let domain = error as? any DomainError { return domain.message(self) }
         if let decoding = error as? DecodingError, !StorageHealth.isDiskFull(error) { return JSONErrorMiddleware.decodingError(decoding, t: self).message }
+        if let abort = error as? any AbortError, abort.status == .payloadTooLarge { return EdgeError.uploadTooLarge.message(self) }
         let app = JSONErrorMiddleware.appError(for: error)
         switch app.code {
         case "disk_full": return self(.diskFull)

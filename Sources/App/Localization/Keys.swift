@@ -102,6 +102,9 @@ enum L: String, CaseIterable, Sendable {
     case errNotAPage, errMethodNotAllowed, sharedSinceText, newShareLink
     case errNotAnID, errTrueOrFalse, errWholeNumberRange, errOneOf, errUnreadableForm, errNoFileField
     case errFieldRequired, errFieldType, kindText, kindNumber, kindTrueFalse, kindDate, kindID, kindValue, errBodyNotJSON
+    case errSignInFirst, errCSRFHeader, errFormNoBoundary, errFormBadPart, errISBNUnknownNeedTitle, errProvidersDownNeedTitle
+    case errConfirmRestore, errConfirmErase, errConfirmDeleteLibrary, errBackupBodyMissing, errNameNewLibrary, errUploadTooLarge
+    case errShelfNeeded, errCannotDraw, errCalendarGone, lookupSayWhat
     // Background work (issue 23)
     case backgroundWork, backgroundIntro, scheduledWork, recentRuns, jobImport, jobRestore, jobPrune, jobEnrich, jobExpireHolds, expiredHolds, jobRunning, jobDone
     case jobFailed, scheduleDaily, scheduleWeekly, nextRun, removedRecords, enrichmentQueue, noRunsYet

@@ -15,7 +15,7 @@ struct APIGuardMiddleware: AsyncMiddleware {
     func respond(to request: Request, chainingTo next: any AsyncResponder) async throws -> Response {
         request.cleanQuery()
         if request.route?.userInfo[Self.authenticatedKey] as? Bool == true, !request.auth.has(AuthenticatedUser.self) {
-            throw AppError.unauthenticated
+            throw EdgeError.unauthenticated
         }
         // A multipart body is collected here (within the route's bound) and checked before any decoder sees it.
         if request.headers.contentType?.type == "multipart" {
@@ -31,8 +31,7 @@ struct APIGuardMiddleware: AsyncMiddleware {
             let type = request.headers.contentType
             let isForm = type == .urlEncodedForm || type?.type == "multipart" || (type?.type == "text" && type?.subType == "plain")
             guard !isForm, CSRF.same(sent, CSRF.token(forSession: session)) else {
-                throw AppError(status: .forbidden, code: "csrf",
-                               message: "A request signed in with the session cookie needs the page's CSRF token in the X-CSRF-Token header and a JSON body; programs should send an `Authorization: Bearer` token instead.")
+                throw EdgeError.csrf
             }
         }
         return try await next.respond(to: request)

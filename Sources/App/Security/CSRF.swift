@@ -62,11 +62,11 @@ extension Request {
     func refuseMalformedMultipart() throws {
         guard let type = headers.contentType, type.type == "multipart" else { return }
         guard let boundary = type.parameters["boundary"], !boundary.isEmpty, boundary.utf8.count <= 200 else {
-            throw AppError(status: .badRequest, code: "bad_body", message: "The form data has no boundary.")
+            throw EdgeError.formWithoutBoundary
         }
         guard let data = body.data else { return }
         guard MultipartCheck.headerNamesAreASCII(data.readableBytesView, boundary: boundary) else {
-            throw AppError(status: .badRequest, code: "bad_body", message: "The form data is malformed: a part's header is not valid.")
+            throw EdgeError.formPartMalformed
         }
     }
 }

@@ -19,9 +19,6 @@ struct AppError: Error, Sendable {
         AppError(status: .conflict, code: code, message: message, field: field, details: details)
     }
 
-    static let unauthenticated = AppError(
-        status: .unauthorized, code: "unauthenticated", message: "Sign in first: send a session cookie or an `Authorization: Bearer` token.")
-
 }
 
 struct ErrorBody: Content {

@@ -4,6 +4,7 @@ import Vapor
 /// How a refusal is answered. The HTTP status of every domain error is decided here and only here.
 enum Refusal: Sendable {
     case notFound, invalid, conflict, forbidden, unauthenticated, tooManyRequests, badRequest
+    case tooLarge, unsupportedMediaType, unavailable
 
     var status: HTTPResponseStatus {
         switch self {
@@ -14,6 +15,9 @@ enum Refusal: Sendable {
         case .unauthenticated: .unauthorized
         case .tooManyRequests: .tooManyRequests
         case .badRequest: .badRequest
+        case .tooLarge: .payloadTooLarge
+        case .unsupportedMediaType: .unsupportedMediaType
+        case .unavailable: .serviceUnavailable
         }
     }
 }

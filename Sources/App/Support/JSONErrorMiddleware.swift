@@ -83,8 +83,7 @@ struct JSONErrorMiddleware: AsyncMiddleware {
         case let error as DecodingError:
             return decodingError(error, t: Strings(lang: .en))
         case let error as any AbortError where error.status == .payloadTooLarge:
-            return AppError(status: .payloadTooLarge, code: "too_large",
-                            message: "The upload is too large: photos for scanning up to \(ScanController.maxImageMB) MB, other requests up to 2 MB.")
+            return appError(for: EdgeError.uploadTooLarge)
         case let error as any AbortError:
             let code = error.status == .notFound ? "not_found" : error.status.reasonPhrase.lowercased().replacingOccurrences(of: " ", with: "_")
             return AppError(status: error.status, code: code, message: error.reason)

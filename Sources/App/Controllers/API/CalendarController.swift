@@ -48,7 +48,7 @@ enum CalendarController {
 
     @Sendable static func feed(req: Request) async throws -> Response {
         guard let text = try await CalendarFeeds.feed(token: req.parameters.get("token") ?? "", app: req.application, now: req.now) else {
-            throw AppError(status: .notFound, code: "not_found", message: "No calendar behind this link: it was stopped or never made.")
+            throw EdgeError.calendarGone
         }
         var headers = HTTPHeaders()
         headers.replaceOrAdd(name: .contentType, value: "text/calendar; charset=utf-8")

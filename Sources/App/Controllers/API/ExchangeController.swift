@@ -77,7 +77,7 @@ enum ExchangeController {
         let user = try req.user
         let (data, format, existing) = try importRequest(req)
         guard let name = req.query[String.self, at: "name"]?.cleanedInput, !name.isEmpty else {
-            throw AppError.invalid("name", "Name the new library with `name`.")
+            throw EdgeError.newLibraryName
         }
         guard !data.isEmpty else { throw ExchangeError.emptyFile }
         let created = try await Accounts.createLibrary(LibraryInput(name: name, loanPeriodDays: nil, maxRenewals: nil, publicCatalog: nil),
@@ -133,15 +133,14 @@ enum ExchangeController {
             guard let file = try req.multipart(Upload.self).file else { throw RequestError.noFile(field: "file") }
             return Data(buffer: file.data)
         }
-        guard let buffer = req.body.data, buffer.readableBytes > 0 else { throw AppError.invalid("file", "Send the backup file as the body.") }
+        guard let buffer = req.body.data, buffer.readableBytes > 0 else { throw EdgeError.backupBodyMissing }
         return Data(buffer: buffer)
     }
 
     @Sendable static func restoreOver(req: Request) async throws -> Response {
         let ctx = try await req.library(.administer)
         guard req.confirmed else {
-            throw AppError(status: .conflict, code: "confirmation_required",
-                           message: "Restoring replaces everything “\(ctx.name)” holds. Send `confirm=true` to go ahead.")
+            throw EdgeError.confirmRestore(library: ctx.name)
         }
         let job = try await RestoreJob.start(try Backup.decode(try body(req)), over: ctx, seenFrom: ctx.libraryID, app: req.application, now: req.now)
         return try await JobsController.accepted(job, req: req)
@@ -158,8 +157,7 @@ enum ExchangeController {
     @Sendable static func erase(req: Request) async throws -> HTTPStatus {
         let ctx = try await req.library(.administer)
         guard req.confirmed else {
-            throw AppError(status: .conflict, code: "confirmation_required",
-                           message: "This deletes every book, copy, member, loan and activity of “\(ctx.name)”. Send `confirm=true` to go ahead.")
+            throw EdgeError.confirmErase(library: ctx.name)
         }
         try await req.application.writeGate.transaction(on: req.db) { db in
             try await Backup.eraseData(libraryID: ctx.libraryID, on: db)

@@ -58,7 +58,7 @@ enum LibrariesController {
     @Sendable static func delete(req: Request) async throws -> HTTPStatus {
         let ctx = try await req.library(.administer)
         guard req.confirmed else {
-            throw AppError.conflict("confirm_required", "Deleting “\(ctx.name)” removes its whole catalog, members and history. Repeat with ?confirm=true.")
+            throw EdgeError.confirmDeleteLibrary(library: ctx.name)
         }
         try await Accounts.deleteLibrary(ctx, gate: req.application.writeGate, on: req.db)
         return .noContent

@@ -72,10 +72,10 @@ enum LookupController {
         let author = req.query[String.self, at: "author"]?.trimmingCharacters(in: .whitespacesAndNewlines)
         guard !text.isEmpty || !(title ?? "").isEmpty || !(author ?? "").isEmpty else {
             // Nothing asked: nothing found (a search box that is still empty), with what to send.
-            return LookupSearchResponse(candidates: [], sources: [], message: "Say what to search for: `q` (free text), or `title` and/or `author`.")
+            return LookupSearchResponse(candidates: [], sources: [], message: req.t(.lookupSayWhat))
         }
         guard text.count <= 300, (title ?? "").count <= 300, (author ?? "").count <= 300 else {
-            throw AppError.invalid("q", "A search is at most 300 characters.")
+            throw InputProblem.tooLong(field: "q", max: 300)
         }
         let limit = try req.intQuery("limit", default: 10, range: 1...40)
         let query = SearchQuery(text: text, title: title.flatMap { $0.isEmpty ? nil : $0 }, author: author.flatMap { $0.isEmpty ? nil : $0 }, limit: limit)

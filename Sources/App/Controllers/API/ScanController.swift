@@ -51,8 +51,7 @@ enum ScanController {
             data = req.body.data.map { Data(buffer: $0) } ?? Data()
         }
         guard data.count <= maxImageMB << 20 else {
-            throw AppError(status: .payloadTooLarge, code: "too_large",
-                           message: "The image is \(data.count >> 20) MB; photos for scanning are at most \(maxImageMB) MB.", field: "image")
+            throw EdgeError.badImage(.tooLarge(maxMB: maxImageMB))
         }
         let withText = try req.flag("ocr", default: true)
         let started = ContinuousClock.now
@@ -62,8 +61,7 @@ enum ScanController {
                 guard result.barcodes.isEmpty, withText else { return (result, nil) }
                 return (result, try? TextReader.shared.read(data))  // no OCR model: the codes' answer stands
             } catch let error as ImageError {
-                throw AppError(status: error == .empty ? .badRequest : (error == .notAnImage ? .unsupportedMediaType : .unprocessableEntity),
-                               code: "bad_image", message: error.description, field: "image")
+                throw EdgeError.badImage(ImageProblem(error))
             }
         }
         let (result, text) = outcome
@@ -86,7 +84,7 @@ enum ScanController {
         do {
             out = try BarcodeRenderer.render(kind, text)
         } catch {
-            throw AppError.invalid("text", error.description)
+            throw EdgeError.cannotDraw(field: "text")
         }
         var headers = HTTPHeaders()
         headers.replaceOrAdd(name: .contentType, value: png ? "image/png" : "image/svg+xml; charset=utf-8")
@@ -120,7 +118,7 @@ enum ScanController {
         let ctx = try await req.library(.read)
         let title = try await Catalog.find(try req.uuid("titleID"), library: ctx.libraryID, on: req.db)
         guard let isbn = title.isbn13 else {
-            throw AppError(status: .notFound, code: "no_isbn", message: "“\(title.title)” has no ISBN to draw.", field: "isbn")
+            throw CatalogError.noISBNToDraw(title: title.title)
         }
         return try image(.isbn, isbn, req: req)
     }
@@ -128,9 +126,9 @@ enum ScanController {
     @Sendable static func shelfQR(req: Request) async throws -> Response {
         _ = try await req.library(.read)
         guard let location = req.query[String.self, at: "location"]?.trimmingCharacters(in: .whitespaces), !location.isEmpty else {
-            throw AppError.invalid("location", "Say which shelf: `location`, as written on the copies (e.g. “Fiction A–F”).")
+            throw EdgeError.shelfNeeded
         }
-        guard location.count <= 150 else { throw AppError.invalid("location", "A shelf location is at most 150 characters.") }
+        guard location.count <= 150 else { throw InputProblem.tooLong(field: "location", max: 150) }
         return try image(.qr, "shelfmark:shelf:" + location, req: req)
     }
 }

@@ -135,12 +135,9 @@ enum TitlesController {
         guard let record = looked.result.record else {
             // Not a malformed request: the book was not found (404), or the providers could not be asked (503).
             if looked.result.isDefinitelyNotFound {
-                throw AppError(status: .notFound, code: "isbn_not_found",
-                               message: "A title is required: no provider knows ISBN \(isbn.hyphenated). Enter the title by hand.", field: "title")
+                throw EdgeError.isbnUnknown(isbn: isbn.hyphenated)
             }
-            throw AppError(status: .serviceUnavailable, code: "providers_unavailable",
-                           message: "A title is required: the book providers could not be asked (\(looked.result.outcomes.compactMap(\.message).joined(separator: "; "))). Enter the title by hand, or try again later.",
-                           field: "title")
+            throw EdgeError.providersUnavailable(reasons: looked.result.outcomes.compactMap(\.message).joined(separator: "; "))
         }
         var out = input
         out.title = record.title

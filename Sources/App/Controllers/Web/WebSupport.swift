@@ -57,7 +57,7 @@ struct WebMiddleware: AsyncMiddleware {
     /// body is collected only up to that bound. Then the CSRF token is checked.
     static func readBodyAndCheckToken(_ req: Request) async throws {
         let limit = req.route?.maxBody ?? formBodyLimit
-        if limit > formBodyLimit, !req.auth.has(AuthenticatedUser.self) { throw AppError.unauthenticated }
+        if limit > formBodyLimit, !req.auth.has(AuthenticatedUser.self) { throw EdgeError.unauthenticated }
         if let declared = req.headers.first(name: .contentLength).flatMap(Int.init), declared > limit {
             throw Abort(.payloadTooLarge)
         }
@@ -68,7 +68,7 @@ struct WebMiddleware: AsyncMiddleware {
         let sent = req.formText(CSRF.field) ?? req.headers.first(name: CSRF.header) ?? ""
         guard CSRF.same(sent, req.csrfToken) else {
             // A page signed in with a session that has since ended: sign in again rather than a CSRF error.
-            if req.cookies[Credential.cookieName] != nil, req.cookieSession == nil { throw AppError.unauthenticated }
+            if req.cookies[Credential.cookieName] != nil, req.cookieSession == nil { throw EdgeError.unauthenticated }
             throw WebError.csrf
         }
     }
