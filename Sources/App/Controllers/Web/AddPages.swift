@@ -54,7 +54,7 @@ extension CatalogPages {
 
         /// What was typed, to show again next to a refusal.
         init(typed req: Request) {
-            let values = AddForm.CodingKeys.allCases.reduce(into: [String: String]()) { $0[$1.rawValue] = req.formText($1.rawValue) }
+            let values = req.typed(AddForm.CodingKeys.allCases.map(\.rawValue)).filter { !$0.value.isEmpty }
             (isbn, title, subtitle, authors) = (values["isbn"], values["title"], values["subtitle"], values["authors"])
             (publisher, publishedDate, pageCount, language) = (values["publisher"], values["publishedDate"], values["pageCount"], values["language"])
             (description, coverUrl, copies) = (values["description"], values["coverUrl"], values["copies"] ?? "1")

@@ -91,7 +91,7 @@ enum CatalogPages {
             let flash = try await body(ctx)
             return req.seeOther(WebRoute.categories(library: ctx.libraryID).path, flash: flash)
         } catch let error where error.isFormRefusal {
-            let form = FormState(values: ["name": req.formText("name") ?? ""], refusedWith: error, t: req.t, fields: ["name"])
+            let form = FormState(values: req.typed(["name"]), refusedWith: error, t: req.t, fields: ["name"])
             let page = try await CategoriesPage.make(refused: (category, form), library: ctx, on: req.db)
             let response = try await page.render(try await req.page(library: ctx)).encodeResponse(for: req)
             response.status = .unprocessableEntity
@@ -168,7 +168,7 @@ enum CatalogPages {
         let ctx = try await req.library(.catalog)
         let id = try req.uuid("titleID")
         let title = try await Catalog.find(id, library: ctx.libraryID, on: req.db)
-        guard req.formText("confirm") == "true" else {
+        guard try req.form(ConfirmedForm.self).confirm else {
             throw AppError(status: .conflict, code: "confirmation_required", message: req.t.format(.deleteConfirm, title.title))
         }
         try await Catalog.delete(id, in: req.scope(ctx))

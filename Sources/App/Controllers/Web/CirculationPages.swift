@@ -65,7 +65,7 @@ enum CirculationPages {
 
     @Sendable static func addMember(req: Request) async throws -> Response {
         let ctx = try await req.library(.manageMembers)
-        let values = memberFields.reduce(into: [String: String]()) { $0[$1] = req.formText($1) ?? "" }
+        let values = req.typed(memberFields)
         do {
             // The web form and the API's body are one type, with one set of bounds.
             let m = try await Members.create(try req.form(MemberInput.self), in: req.scope(ctx))
@@ -124,7 +124,7 @@ enum CirculationPages {
     /// and shows a confirmation before anything is written.
     @Sendable static func checkoutReview(req: Request) async throws -> Response {
         let ctx = try await req.library(.circulate)
-        var values = LendForm.CodingKeys.allCases.reduce(into: [String: String]()) { if let v = req.formText($1.rawValue) { $0[$1.rawValue] = v } }
+        var values = req.typed(LendForm.CodingKeys.allCases.map(\.rawValue)).filter { !$0.value.isEmpty }
         do {
             let form = try req.form(LendForm.self)
             let input = CheckoutInput(memberId: nil, cardId: form.card, titleId: form.titleId, copyBarcode: nil, isbn: nil, dueDate: form.dueDate,
@@ -189,6 +189,13 @@ enum CirculationPages {
     }
 
     /// The confirmation's hidden fields: the member and the book as the preview resolved them.
+    /// The Return page's form: the copy's barcode as scanned, or the loan chosen from a list.
+    struct ReturnForm: WebForm {
+        var loanId: UUID?
+        var barcode: String?
+        static var maxLength: [String: Int] { ["barcode": 64] }
+    }
+
     struct ConfirmForm: WebForm {
         var memberId: UUID?
         var titleId: UUID?
@@ -223,8 +230,7 @@ enum CirculationPages {
             } else if let book = input.copyBarcode ?? input.isbn {
                 values["book"] = book
             }
-            values["days"] = req.formText("days")
-            values["dueDate"] = req.formText("dueDate")
+            values.merge(req.typed(["days", "dueDate"]).filter { !$0.value.isEmpty }) { $1 }
             var form = FormState(values: values)
             let message = req.t.message(error)
             if let field = lendField(error), field != "book" { form.errors[field] = message } else { form.general = message }
@@ -246,14 +252,15 @@ enum CirculationPages {
 
     @Sendable static func giveBack(req: Request) async throws -> Response {
         let ctx = try await req.library(.circulate)
-        let input = ReturnInput(loanId: req.formText("loanId").flatMap(UUID.init(uuidString:)), copyBarcode: req.formText("barcode"))
+        let form = try req.form(ReturnForm.self)
+        let input = ReturnInput(loanId: form.loanId, copyBarcode: form.barcode)
         let loan = try await Circulation.giveBack(input, in: req.scope(ctx))
         return req.seeOther(WebRoute.returnBook(library: ctx.libraryID).path, flash: returnedMessage(loan, t: req.t(ctx)))
     }
 
     /// The page a loan's own Return or Renew button was on (the book's, the member's, the loans'), to go back to.
     static func back(_ req: Request, ctx: LibraryContext) -> String {
-        req.formText("back").flatMap(LocalPath.validate) ?? WebRoute.loans(library: ctx.libraryID).path
+        (try? req.form(BackForm.self))?.back.flatMap(LocalPath.validate) ?? WebRoute.loans(library: ctx.libraryID).path
     }
 
     /// One loan's Return button (on the book, the member and the loans pages).

@@ -65,7 +65,7 @@ enum EditPages {
     @Sendable static func editTitle(req: Request) async throws -> Response {
         let ctx = try await req.library(.catalog)
         let id = try req.uuid("titleID")
-        let typed = EditTitlePage.fields.reduce(into: [String: String]()) { $0[$1] = req.formText($1) ?? "" }
+        let typed = req.typed(EditTitlePage.fields)
         do {
             let patch = try req.form(EditTitleForm.self).patch
             try await Catalog.update(id, patch, in: req.scope(ctx))
@@ -90,7 +90,7 @@ enum EditPages {
     @Sendable static func editMember(req: Request) async throws -> Response {
         let ctx = try await req.library(.manageMembers)
         let id = try req.uuid("memberID")
-        let typed = EditMemberPage.fields.reduce(into: [String: String]()) { $0[$1] = req.formText($1) ?? "" }
+        let typed = req.typed(EditMemberPage.fields)
         do {
             _ = try await Members.update(id, try req.form(EditMemberForm.self).patch, in: req.scope(ctx))
             return req.seeOther(WebRoute.member(library: ctx.libraryID, member: id).path, flash: req.t(.memberSaved))
@@ -106,7 +106,7 @@ enum EditPages {
         let ctx = try await req.library(.manageMembers)
         let id = try req.uuid("memberID")
         let name = try await Members.find(id, library: ctx.libraryID, on: req.db).fullName
-        try await Members.delete(id, confirm: req.formText("confirm") == "true", in: req.scope(ctx))
+        try await Members.delete(id, confirm: try req.form(ConfirmedForm.self).confirm, in: req.scope(ctx))
         return req.seeOther(WebRoute.members(library: ctx.libraryID).path, flash: req.t.format(.memberDeleted, name))
     }
 }

@@ -44,10 +44,11 @@ enum ExchangePages {
     @Sendable static func restore(req: Request) async throws -> Response {
         let ctx = try await req.library(.administer)
         do {
+            let form = try req.form(RestoreForm.self)
             let backup = try Backup.decode(req.formFile("backup"))
-            let job = req.formText("replace") == "true"
+            let job = form.replace
                 ? try await RestoreJob.start(backup, over: ctx, seenFrom: ctx.libraryID, app: req.application, now: req.now)
-                : try await RestoreJob.start(backup, asNewNamed: req.formText("name"), user: try req.user, seenFrom: ctx.libraryID,
+                : try await RestoreJob.start(backup, asNewNamed: form.name, user: try req.user, seenFrom: ctx.libraryID,
                                              app: req.application, now: req.now)
             return req.seeOther(WebRoute.job(library: ctx.libraryID, job: job).path)
         } catch let error where error.answered.status.code < 500 {
@@ -59,7 +60,7 @@ enum ExchangePages {
 
     @Sendable static func erase(req: Request) async throws -> Response {
         let ctx = try await req.library(.administer)
-        guard req.formText("confirm") == "true" else {
+        guard try req.form(ConfirmedForm.self).confirm else {
             throw AppError(status: .conflict, code: "confirmation_required", message: req.t.format(.eraseConfirm, ctx.name))
         }
         try await req.application.writeGate.transaction(on: req.db) { db in try await Backup.eraseData(libraryID: ctx.libraryID, on: db) }
@@ -71,12 +72,12 @@ enum ExchangePages {
     @Sendable static func importFile(req: Request) async throws -> Response {
         let home = try await req.library(.catalog)
         let data = req.formFile("file")
-        let format = req.formText("format").flatMap(ImportFormat.init(rawValue:))
-        let existing = req.formText("existing").flatMap(ExistingISBNPolicy.init(rawValue:)) ?? .skip
         var created: LibraryDTO?
         do {
+            let form = try req.form(ImportForm.self)
+            let (format, existing) = (form.format, form.existing ?? .skip)
             var target = home
-            if let name = req.formText("newLibrary") {
+            if let name = form.newLibrary {
                 // F3: import as a new library — made first, shown from here when the job is done.
                 guard !data.isEmpty else { throw ExchangeError.emptyFile }
                 created = try await Accounts.createLibrary(LibraryInput(name: name, loanPeriodDays: nil, maxRenewals: nil, publicCatalog: nil),
@@ -92,5 +93,23 @@ enum ExchangePages {
             response.status = .unprocessableEntity
             return response
         }
+    }
+}
+
+extension ExchangePages {
+    /// Restore a backup: over this library (`replace`), or as a new one named `name`.
+    struct RestoreForm: WebForm, SchemaConstrained {
+        var replace: Bool
+        var name: String?
+        static var schemaConstraints: [String: JSONValue] { LibraryInput.schemaConstraints }
+    }
+
+    /// Import a file: its format (else told by its content), what to do with ISBNs already here, and
+    /// the name of a new library to import into.
+    struct ImportForm: WebForm {
+        var format: ImportFormat?
+        var existing: ExistingISBNPolicy?
+        var newLibrary: String?
+        static var maxLength: [String: Int] { ["newLibrary": 200] }
     }
 }

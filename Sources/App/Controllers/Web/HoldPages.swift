@@ -36,7 +36,7 @@ enum HoldPages {
     static func calendar(_ req: Request, ctx: LibraryContext, member: UUID?, back: String) async throws -> Response {
         var token: String?
         let response = try await req.seeOther(back) {
-            if req.formText("stop") != nil {
+            if try req.form(CalendarForm.self).stop != nil {
                 try await CalendarFeeds.stop(member: member, in: req.scope(ctx))
                 return req.t(.calendarStopped)
             }
@@ -69,7 +69,7 @@ enum HoldPages {
         let book = WebRoute.title(library: ctx.libraryID, title: titleID).path
         let t = req.t(ctx)
         return try await req.seeOther(book + "#holds") {
-            let hold = try await Holds.place(HoldInput(titleId: titleID, memberId: nil, cardId: req.formText("cardId")), in: req.scope(ctx))
+            let hold = try await Holds.place(HoldInput(titleId: titleID, memberId: nil, cardId: try req.form(PlaceForm.self).cardId), in: req.scope(ctx))
             if hold.state == .ready, let by = hold.pickupBy {
                 return t.format(.holdPlacedReady, hold.memberName, hold.copyBarcode ?? "", t.date(by))
             }
@@ -81,7 +81,7 @@ enum HoldPages {
         let ctx = try await req.library(.circulate)
         let t = req.t(ctx)
         return try await req.seeOther(CirculationPages.back(req, ctx: ctx)) {
-            let patch = HoldPatch(suspended: req.formText("suspended").map { $0 == "true" }, move: req.formText("move").flatMap(HoldMove.init(rawValue:)))
+            let patch = try req.form(HoldPatch.self)
             let hold = try await Holds.update(try req.uuid("holdID"), patch, in: req.scope(ctx))
             if patch.suspended != nil { return t.format(hold.suspended ? .holdSuspendedFor : .holdResumedFor, hold.memberName) }
             return t.format(.holdMoved, hold.memberName, t.number(hold.position ?? 1))
@@ -111,3 +111,19 @@ enum HoldPages {
         return req.seeOther(WebRoute.member(library: ctx.libraryID, member: memberID).path, flash: message)
     }
 }
+
+extension HoldPages {
+    /// The calendar card's form: make a new link, or `stop` the one there is.
+    struct CalendarForm: WebForm {
+        var stop: String?
+    }
+
+    /// The book page's "Place a hold": the member's card ID.
+    struct PlaceForm: WebForm, SchemaConstrained {
+        var cardId: String?
+        static var schemaConstraints: [String: JSONValue] { HoldInput.schemaConstraints }
+    }
+}
+
+/// A hold's Suspend, Resume, Up and Down buttons send the API's patch as a form.
+extension HoldPatch: WebForm {}

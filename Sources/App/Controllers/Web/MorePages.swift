@@ -54,8 +54,7 @@ enum MorePages {
 
     @Sendable static func saveServer(req: Request) async throws -> Response {
         let ctx = try await req.library(.administer)
-        let creation = req.formText("libraryCreation").flatMap(LibraryCreation.init(rawValue:))
-        _ = try await ServerSettings.update(ServerSettingsPatch(libraryCreation: creation), user: ctx.user,
+        _ = try await ServerSettings.update(try req.form(ServerSettingsPatch.self), user: ctx.user,
                                             gate: req.application.writeGate, on: req.db)
         return req.seeOther(WebRoute.settings(library: ctx.libraryID).path, flash: req.t(.serverSaved))
     }
@@ -75,7 +74,7 @@ enum MorePages {
         do {
             return try await body()
         } catch let error where error.isFormRefusal {
-            let typed = fields.reduce(into: [String: String]()) { $0[$1] = req.formText($1) ?? "" }
+            let typed = req.typed(fields)
             let page = try await SettingsPage.refused(form, error, typed: typed, library: ctx, t: req.t, on: req.db)
             let response = try await page.render(try await req.page(library: ctx)).encodeResponse(for: req)
             response.status = .unprocessableEntity
@@ -131,7 +130,7 @@ enum MorePages {
 
     @Sendable static func changeRole(req: Request) async throws -> Response {
         try await staffAction(req) { ctx, member in
-            let role = req.formText("role").flatMap(Role.init(rawValue:)) ?? member.role
+            let role = try req.form(RoleForm.self).role ?? member.role
             try await Accounts.setRole(member.userId, role: role, in: req.scope(ctx))
             return req.t.format(.roleChanged, member.displayName, roleName(role, req.t))
         }
@@ -146,7 +145,7 @@ enum MorePages {
 
     @Sendable static func resetPassword(req: Request) async throws -> Response {
         try await staffAction(req) { ctx, member in
-            try await Accounts.resetPassword(member.userId, password: req.formText("password") ?? "", passwords: req.passwordHashing, in: req.scope(ctx))
+            try await Accounts.resetPassword(member.userId, password: try req.form(PasswordForm.self).password ?? "", passwords: req.passwordHashing, in: req.scope(ctx))
             return req.t.format(.passwordWasReset, member.displayName)
         }
     }
@@ -159,5 +158,21 @@ enum MorePages {
             let created = try await Accounts.createLibrary(input, user: ctx.user, gate: req.application.writeGate, on: req.db)
             return req.seeOther(WebRoute.catalog(library: created.id).path, flash: req.t.format(.libraryCreated, created.name))
         }
+    }
+}
+
+/// Who may make libraries on this server: the settings page sends the API's patch as a form.
+extension ServerSettingsPatch: WebForm {}
+
+extension MorePages {
+    /// A staff member's new role.
+    struct RoleForm: WebForm {
+        var role: Role?
+    }
+
+    /// A staff member's new password, set by an owner (bounded as the account's own: `Accounts`).
+    struct PasswordForm: WebForm {
+        var password: String?
+        static var maxLength: [String: Int] { ["password": 1_000] }
     }
 }

@@ -31,7 +31,7 @@ enum PhotoPages {
         let data = (try? req.content.decode(Upload.self).photo).flatMap { $0 }.map { Data(buffer: $0.data) } ?? Data()
         let back = WebRoute.title(library: ctx.libraryID, title: titleID).path + "#photos"
         do {
-            let photo = try await PagePhotos.upload(data, titleID: titleID, page: req.formText("page"), userID: ctx.user.id, in: req.scope(ctx),
+            let photo = try await PagePhotos.upload(data, titleID: titleID, page: try req.form(UploadForm.self).page, userID: ctx.user.id, in: req.scope(ctx),
                                                     pool: req.application.threadPool)
             return req.seeOther(WebRoute.photo(library: ctx.libraryID, photo: photo.id).path, flash: req.t(.photoSaved))
         } catch let error where error.isFormRefusal {
@@ -49,9 +49,9 @@ enum PhotoPages {
         let id = try req.uuid("photoID")
         return try await req.seeOther(WebRoute.photo(library: ctx.libraryID, photo: id).path) {
             var values: [Double]? = nil
-            if req.formText("undo") == nil {
-                let raw = req.formText("corners") ?? ""
-                guard let corners = PageImage.Corners(text: raw) else { throw ReadingError.cornersInvalid }
+            let form = try req.form(CornersForm.self)
+            if form.undo == nil {
+                guard let corners = PageImage.Corners(text: form.corners ?? "") else { throw ReadingError.cornersInvalid }
                 values = corners.points
             }
             _ = try await PagePhotos.setCorners(id, corners: values, userID: ctx.user.id, in: req.scope(ctx), pool: req.application.threadPool)
@@ -63,7 +63,7 @@ enum PhotoPages {
         let ctx = try await req.library(.read)
         let id = try req.uuid("photoID")
         return try await req.seeOther(WebRoute.photo(library: ctx.libraryID, photo: id).path) {
-            let json = req.formText("markup") ?? "{\"strokes\":[]}"
+            let json = try req.form(MarkupForm.self).markup ?? "{\"strokes\":[]}"
             guard let markup = try? JSONDecoder().decode(PhotoMarkup.self, from: Data(json.utf8)) else { throw InputProblem.notANumber(field: "markup") }
             _ = try await PagePhotos.setMarkup(id, markup, userID: ctx.user.id, in: req.scope(ctx))
             return req.t(.markupSaved)
@@ -108,9 +108,9 @@ enum PhotoPages {
 
     @Sendable static func deleteQuote(req: Request) async throws -> Response {
         let ctx = try await req.library(.read)
-        let back = req.formText("back") == "quotes" ? WebRoute.quotes(library: ctx.libraryID).path
-            : req.formText("titleId").flatMap(UUID.init(uuidString:)).map { WebRoute.title(library: ctx.libraryID, title: $0).path + "#quotes" }
-            ?? WebRoute.quotes(library: ctx.libraryID).path
+        let form = try req.form(QuoteDeleteForm.self)
+        let back = form.back == "quotes" ? WebRoute.quotes(library: ctx.libraryID).path
+            : form.titleId.map { WebRoute.title(library: ctx.libraryID, title: $0).path + "#quotes" } ?? WebRoute.quotes(library: ctx.libraryID).path
         return try await req.seeOther(back) {
             try await Quotes.delete(try req.uuid("quoteID"), userID: ctx.user.id, in: req.scope(ctx))
             return req.t(.quoteDeleted)
@@ -128,5 +128,32 @@ extension PhotoPages {
         var page, text, note: String?
         var photoId: UUID?
         static var maxLength: [String: Int] { ["page": Quotes.maxPage, "text": Quotes.maxText, "note": Quotes.maxNote] }
+    }
+}
+
+extension PhotoPages {
+    /// A page photo's upload: the page it shows (the file itself is read as a file).
+    struct UploadForm: WebForm {
+        var page: String?
+        static var maxLength: [String: Int] { ["page": Quotes.maxPage] }
+    }
+
+    /// The page's four corners as the straightening tool sends them, or `undo` to go back to the original.
+    struct CornersForm: WebForm {
+        var corners: String?
+        var undo: String?
+        static var maxLength: [String: Int] { ["corners": 400] }
+    }
+
+    /// The drawing on a photo, as JSON (`PhotoMarkup`; its strokes and points are bounded where it is saved).
+    struct MarkupForm: WebForm {
+        var markup: String?
+        static var maxLength: [String: Int] { ["markup": 600_000] }
+    }
+
+    /// Where a deleted quote's page goes back to: the Quotes page, or its book.
+    struct QuoteDeleteForm: WebForm {
+        var back: String?
+        var titleId: UUID?
     }
 }

@@ -126,7 +126,7 @@ enum ReadingPages {
 
     /// Where a reading form goes back to: the Reading list, or the book (never a address from the form).
     static func back(_ req: Request, library: UUID, title: UUID) -> String {
-        req.formText("back") == "reading" ? WebRoute.reading(library: library).path : WebRoute.title(library: library, title: title).path + "#reading"
+        (try? req.form(BackForm.self))?.back == "reading" ? WebRoute.reading(library: library).path : WebRoute.title(library: library, title: title).path + "#reading"
     }
 
     /// The page field takes what a reader types or says: "157", "40 %", "+20", "page 157", or a label

@@ -37,10 +37,10 @@ enum SessionPages {
     }
 
     @Sendable static func setup(req: Request) async throws -> Response {
-        let values = ["libraryName": req.formText("libraryName") ?? "", "displayName": req.formText("displayName") ?? "",
-                      "username": req.formText("username") ?? ""]
-        let input = SetupInput(username: values["username"]!, password: (try? req.content.get(String.self, at: "password")) ?? "",
-                               displayName: req.formText("displayName"), libraryName: req.formText("libraryName"))
+        let form = (try? req.form(SetupForm.self)) ?? SetupForm()
+        let values = ["libraryName": form.libraryName ?? "", "displayName": form.displayName ?? "", "username": form.username ?? ""]
+        let input = SetupInput(username: form.username ?? "", password: req.password,
+                               displayName: form.displayName, libraryName: form.libraryName)
         do {
             let (user, library) = try await Accounts.setup(input, now: req.now, gate: req.application.writeGate, passwords: req.passwordHashing, on: req.db)
             let session = try await Accounts.startSession(for: user, now: req.now, gate: req.application.writeGate, on: req.db)
@@ -66,8 +66,8 @@ enum SessionPages {
     }
 
     @Sendable static func login(req: Request) async throws -> Response {
-        let username = req.formText("username") ?? ""
-        let input = LoginInput(username: username, password: (try? req.content.get(String.self, at: "password")) ?? "")
+        let username = (try? req.form(SignInForm.self))?.username ?? ""
+        let input = LoginInput(username: username, password: req.password)
         do {
             let session = try await Accounts.login(input, from: req.clientAddress, now: req.now, passwords: req.passwordHashing,
                                                    gate: req.application.writeGate, on: req.db)
@@ -95,10 +95,38 @@ enum SessionPages {
 
     /// Stores the chosen language in a cookie for a year and goes back to the page.
     @Sendable static func language(req: Request) async throws -> Response {
-        let lang = req.formText("lang").flatMap { code in req.application.languages.first { $0.rawValue == code } } ?? .en
-        let back = req.formText("back").flatMap(LocalPath.validate) ?? "/"
+        let form = try req.form(LanguageForm.self)
+        let lang = form.lang.flatMap { code in req.application.languages.first { $0.rawValue == code } } ?? .en
+        let back = form.back.flatMap(LocalPath.validate) ?? "/"
         let response = req.redirect(to: back)
         response.cookies[Lang.cookieName] = req.cookie(lang.rawValue, maxAge: 365 * 86_400, httpOnly: false)
         return response
     }
+}
+
+extension SessionPages {
+    /// The first visit's form: the owner's account and the first library. Too long a field is said by
+    /// `Accounts.setup` next to it, so the form keeps what was typed.
+    struct SetupForm: WebForm {
+        var username: String?
+        var displayName: String?
+        var libraryName: String?
+        static var maxLength: [String: Int] { ["username": 10_000, "displayName": 10_000, "libraryName": 10_000] }
+    }
+
+    struct SignInForm: WebForm {
+        var username: String?
+        static var maxLength: [String: Int] { ["username": 10_000] }
+    }
+
+    /// The language menu: the language chosen and the page to go back to.
+    struct LanguageForm: WebForm {
+        var lang: String?
+        var back: String?
+    }
+}
+
+extension Request {
+    /// The password field as typed: never trimmed or cleaned (a space may be part of it), unlike a form's text.
+    var password: String { (try? content.get(String.self, at: "password")) ?? "" }
 }

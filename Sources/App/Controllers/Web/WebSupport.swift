@@ -144,22 +144,11 @@ extension Request {
         return text
     }
 
-    /// A whole number typed into a number field: nil when left empty, refused (next to its field,
-    /// "please enter a number") when it is not one.
-    func formInt(_ name: String) throws -> Int? {
-        guard let raw = formText(name) else { return nil }
-        guard let value = Int(raw) else { throw Self.notANumber(name) }
-        return value
+    /// The fields as typed, to show a refused form again with what the person wrote (an absent field: "").
+    /// Reading a form's values is `form(_:)`'s job; this only echoes them back.
+    func typed<Fields: Sequence<String>>(_ fields: Fields) -> [String: String] {
+        fields.reduce(into: [:]) { $0[$1] = formText($1) ?? "" }
     }
-
-    /// A decimal number (a comma as the decimal mark too), as `formInt`.
-    func formDouble(_ name: String) throws -> Double? {
-        guard let raw = formText(name) else { return nil }
-        guard let value = Double(raw.replacingOccurrences(of: ",", with: ".")) else { throw Self.notANumber(name) }
-        return value
-    }
-
-    private static func notANumber(_ field: String) -> InputProblem { .notANumber(field: field) }
 
     /// An uploaded file's bytes (empty when the form has none).
     func formFile(_ name: String) -> Data {

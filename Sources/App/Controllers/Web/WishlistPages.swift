@@ -29,9 +29,9 @@ enum WishlistPages {
             let form = try req.form(WishlistForm.self)
             title = form.title ?? ""
             _ = try await Catalog.create(form.input, wishlist: true, in: req.scope(ctx))
-        } catch let error where error.isFormRefusal && req.formText("byHand") != nil {
+        } catch let error where error.isFormRefusal && (try? req.form(ByHandForm.self))?.byHand != nil {
             // Entered by hand: the form again as typed, the reason next to its field.
-            let typed = WishlistPage.fields.reduce(into: [String: String]()) { $0[$1] = req.formText($1) ?? "" }
+            let typed = req.typed(WishlistPage.fields)
             let page = try await WishlistPage.make(q: nil, paging: Paging(1), form: FormState(values: typed, refusedWith: error, t: req.t,
                                                    fields: WishlistPage.fields), library: ctx, app: req.application, now: req.now)
             let response = try await page.render(try await req.page(library: ctx)).encodeResponse(for: req)
@@ -86,5 +86,12 @@ extension WishlistPages {
 
     struct CopiesForm: WebForm {
         var copies: Int?
+    }
+}
+
+extension WishlistPages {
+    /// Whether the wish was entered by hand (its form comes back with what was typed) or picked from a search.
+    struct ByHandForm: WebForm {
+        var byHand: String?
     }
 }
