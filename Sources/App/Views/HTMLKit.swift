@@ -3,7 +3,7 @@ import Plot
 import Vapor
 
 /// Small helpers over Plot's components, so that pages read as HTML does. Text is escaped by the
-/// app's `Text` (below); Plot writes attribute values as given, so every attribute goes through `H`,
+/// app's `EscapedText` (below); Plot writes attribute values as given, so every attribute goes through `H`,
 /// which escapes it; pages never build HTML from strings.
 enum H {
     /// An attribute value escaped: `&`, `"`, `'`, `<` and `>`.
@@ -52,11 +52,11 @@ enum H {
         return RawHTML(html: html)
     }
 
-    /// Appends a component's HTML: the kinds `H` and `Text` make (finished HTML, escaped text) and
+    /// Appends a component's HTML: the kinds `H` and `EscapedText` make (finished HTML, escaped text) and
     /// groups of them are joined directly; anything else is rendered by Plot.
     static func render(_ component: any Component, into html: inout String) {
         if let raw = component as? RawHTML { html += raw.html; return }
-        if let text = component as? Text { html += text.html; return }
+        if let text = component as? EscapedText { html += text.html; return }
         if let group = component as? ComponentGroup {
             for member in group.members { render(member, into: &html) }
             return
@@ -74,7 +74,7 @@ enum H {
         }
     }
 
-    static func text(_ s: String) -> any Component { Text(s) }
+    static func text(_ s: String) -> any Component { EscapedText(s) }
 
     /// A labelled form field: every control has a `<label for>` (tested). A refusal about this field
     /// (`error`) is shown under it, tied to the control (`aria-invalid`, `aria-describedby`).
@@ -86,19 +86,19 @@ enum H {
         attrs += described(id, hint: hint, error: error)
         attrs += extra.pairs
         return el(.div, [.class: error == nil ? "field" : "field invalid"]) {
-            el(.label, [.for: id]) { Text(label) }
+            el(.label, [.for: id]) { EscapedText(label) }
             void(.input, Attrs(attrs))
-            if let error { el(.p, [.class: "field-error", .id: id + "-error"]) { Text(error) } }
-            if let hint { el(.p, [.class: "hint", .id: id + "-hint"]) { Text(hint) } }
+            if let error { el(.p, [.class: "field-error", .id: id + "-error"]) { EscapedText(error) } }
+            if let hint { el(.p, [.class: "hint", .id: id + "-hint"]) { EscapedText(hint) } }
         }
     }
 
     static func textarea(_ label: String, name: String, value: String?, rows: Int = 4, error: String? = nil) -> any Component {
         let id = "f-" + name
         return el(.div, [.class: error == nil ? "field" : "field invalid"]) {
-            el(.label, [.for: id]) { Text(label) }
-            el(.textarea, Attrs([(.id, id), (.name, name), (.rows, String(rows))] + described(id, hint: nil, error: error))) { Text(value ?? "") }
-            if let error { el(.p, [.class: "field-error", .id: id + "-error"]) { Text(error) } }
+            el(.label, [.for: id]) { EscapedText(label) }
+            el(.textarea, Attrs([(.id, id), (.name, name), (.rows, String(rows))] + described(id, hint: nil, error: error))) { EscapedText(value ?? "") }
+            if let error { el(.p, [.class: "field-error", .id: id + "-error"]) { EscapedText(error) } }
         }
     }
 
@@ -122,11 +122,11 @@ enum H {
     static func button(_ title: String, kind: String = "primary", attrs: Attrs = [:]) -> any Component {
         var all: [(Attr, String?)] = [(.type, "submit"), (.class, "button " + kind)]
         all += attrs.pairs
-        return el(.button, Attrs(all)) { Text(title) }
+        return el(.button, Attrs(all)) { EscapedText(title) }
     }
 
     static func link(_ title: String, _ href: String, cls: String? = nil) -> any Component {
-        el(.a, [.href: href, .class: cls]) { Text(title) }
+        el(.a, [.href: href, .class: cls]) { EscapedText(title) }
     }
 }
 
@@ -136,10 +136,10 @@ struct RawHTML: Component {
     var body: any Component { Node<Any>.raw(html) }
 }
 
-/// Text in a page, escaped. It stands in for Plot's `Text` throughout the app (declared here, it is
-/// the one the app's views name): Plot's escaping builds a string per character and was a large
-/// part of a list page's time (issue 16, `scripts/bench-pages.py`).
-struct Text: Component {
+/// Text in a page, escaped. The app's views use it instead of Plot's `Text` (a name of its own, so
+/// neither shadows the other): Plot's escaping builds a string per character and was a large part
+/// of a list page's time (issue 16, `scripts/bench-pages.py`).
+struct EscapedText: Component {
     let html: String
     init(_ string: String) { html = H.escapeText(string) }
     var body: any Component { Node<Any>.raw(html) }

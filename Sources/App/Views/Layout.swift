@@ -52,33 +52,33 @@ enum Layout {
                 .script(.attribute(named: "type", value: "module"), .src("/js/app.js"))
             ),
             .body {
-                H.el(.a, [.class: "skip", .href: "#main"]) { Text(t(.skipToContent)) }
+                H.el(.a, [.class: "skip", .href: "#main"]) { EscapedText(t(.skipToContent)) }
                 H.el(.header, [.class: "top"]) {
                     H.el(.a, [.class: "brand", .href: ctx.library.map { WebRoute.catalog(library: $0.id).path } ?? WebRoute.home.path]) {
                         H.void(.img, [.src: "/icon.svg", .alt: "", .width: "28", .height: "28"])
-                        Text(t(.appName))
+                        EscapedText(t(.appName))
                     }
                     if let library = ctx.library {
                         if ctx.libraries.count > 1 {
                             H.el(.details, [.class: "switcher"]) {
-                                H.el(.summary, [:]) { Text(library.name) }
+                                H.el(.summary, [:]) { EscapedText(library.name) }
                                 H.el(.ul, [.ariaLabel: t(.yourLibraries)]) {
                                     for other in ctx.libraries {
                                         H.el(.li, [:]) {
                                             H.el(.a, [.href: WebRoute.catalog(library: other.id).path, .class: other.id == library.id ? "current" : nil,
                                                       .ariaCurrent: other.id == library.id ? "page" : nil]) {
-                                                Text((other.id == library.id ? "✓ " : "") + other.name)
+                                                EscapedText((other.id == library.id ? "✓ " : "") + other.name)
                                             }
                                         }
                                     }
                                 }
                             }
                         } else {
-                            H.el(.span, [.class: "library-name"]) { Text(library.name) }
+                            H.el(.span, [.class: "library-name"]) { EscapedText(library.name) }
                         }
                     }
                     if let library = ctx.library {
-                        H.el(.a, [.class: "more-link", .href: WebRoute.more(library: library.id).path]) { Text(t(.more)) }
+                        H.el(.a, [.class: "more-link", .href: WebRoute.more(library: library.id).path]) { EscapedText(t(.more)) }
                     }
                     if ctx.user != nil, ctx.library == nil {
                         H.form(WebRoute.logout.path, csrf: ctx.csrf, attrs: [.class: "inline"]) { H.button(t(.signOut), kind: "quiet") }
@@ -86,7 +86,7 @@ enum Layout {
                 }
                 H.el(.main, [.id: "main"]) {
                     if let flash = ctx.flash {
-                        H.el(.p, [.class: ctx.flashIsError ? "flash error" : "flash", .role: ctx.flashIsError ? "alert" : "status"]) { Text(flash) }
+                        H.el(.p, [.class: ctx.flashIsError ? "flash error" : "flash", .role: ctx.flashIsError ? "alert" : "status"]) { EscapedText(flash) }
                     }
                     content()
                 }
@@ -111,10 +111,10 @@ enum Layout {
                 H.el(.footer, [.class: "foot"]) {
                     H.form(WebRoute.language.path, csrf: ctx.csrf, attrs: [.class: "inline language"]) {
                         H.void(.input, [.type: "hidden", .name: "back", .value: ctx.path])
-                        H.el(.label, [.for: "f-lang"]) { Text(t(.language)) }
+                        H.el(.label, [.for: "f-lang"]) { EscapedText(t(.language)) }
                         H.el(.select, [.id: "f-lang", .name: "lang", .dataAutosubmit: ""]) {
                             for lang in ctx.languages {
-                                H.el(.option, [.value: lang.rawValue, .lang: lang.rawValue, .selected: lang == t.lang ? "" : nil]) { Text(lang.nativeName) }
+                                H.el(.option, [.value: lang.rawValue, .lang: lang.rawValue, .selected: lang == t.lang ? "" : nil]) { EscapedText(lang.nativeName) }
                             }
                         }
                         H.button("OK", kind: "quiet", attrs: [.dataHideWithJs: ""])
@@ -130,7 +130,7 @@ enum Layout {
             H.el(.span, [.class: "icon", .ariaHidden: "true"]) {
                 H.el(.svg, [.viewBox: "0 0 24 24", .fill: "currentColor", .focusable: "false"]) { H.void(.path, [.d: icon]) }
             }
-            H.el(.span, [:]) { Text(title) }
+            H.el(.span, [:]) { EscapedText(title) }
         }
     }
 }

@@ -18,10 +18,10 @@ extension AddPage {
     static func start(isbn: String?, error: String?, lib: UUID, page: PageContext) -> any Component {
         let t = page.t
         return ComponentGroup {
-            H.el(.h1, [:]) { Text(t(.addTitle)) }
+            H.el(.h1, [:]) { EscapedText(t(.addTitle)) }
             H.el(.section, [.class: "card scan", .dataScanner: WebRoute.add(library: lib).path]) {
-                H.el(.p, [:]) { Text(t(.scanHint)) }
-                H.el(.button, [.type: "button", .class: "button primary", .dataScanStart: "", .hidden: ""]) { Components.cameraIcon(); Text(t(.scanBarcode)) }
+                H.el(.p, [:]) { EscapedText(t(.scanHint)) }
+                H.el(.button, [.type: "button", .class: "button primary", .dataScanStart: "", .hidden: ""]) { Components.cameraIcon(); EscapedText(t(.scanBarcode)) }
                 H.el(.video, [.class: "viewfinder", .playsinline: "", .muted: "", .hidden: ""]) {}
                 H.el(.form, [.method: "get", .action: WebRoute.add(library: lib).path, .class: "inline-form"]) {
                     H.field(t(.typeISBN), name: "isbn", value: isbn, required: true, error: error,
@@ -39,8 +39,8 @@ extension AddPage {
 
     static func existing(_ existing: ExistingTitleDTO, lib: UUID, t: Strings, csrf: String) -> any Component {
         H.el(.section, [.class: "card"]) {
-            H.el(.h1, [:]) { Text(t.format(.alreadyInLibrary, existing.title)) }
-            H.el(.p, [:]) { Text(t(.copiesAvailable, existing.availableCopies)) }
+            H.el(.h1, [:]) { EscapedText(t.format(.alreadyInLibrary, existing.title)) }
+            H.el(.p, [:]) { EscapedText(t(.copiesAvailable, existing.availableCopies)) }
             H.form(WebRoute.titleCopies(library: lib, title: existing.id).path, csrf: csrf) {
                 H.field(t(.copiesField), name: "count", type: "number", value: "1", required: true, extra: [.min: "1", .max: "500"])
                 H.button(t(.addMoreCopies))
@@ -52,10 +52,10 @@ extension AddPage {
     static func draft(_ d: FormState, intro: String?, lib: UUID, page: PageContext) -> any Component {
         let t = page.t
         return ComponentGroup {
-            H.el(.h1, [:]) { Text(t(.addTitle)) }
-            if let intro { H.el(.p, [:]) { Text(intro) } }
+            H.el(.h1, [:]) { EscapedText(t(.addTitle)) }
+            if let intro { H.el(.p, [:]) { EscapedText(intro) } }
             H.form(WebRoute.add(library: lib).path, csrf: page.csrf, attrs: [.class: "card book-form"]) {
-                if let general = d.general { H.el(.p, [.class: "flash error", .role: "alert"]) { Text(general) } }
+                if let general = d.general { H.el(.p, [.class: "flash error", .role: "alert"]) { EscapedText(general) } }
                 if let url = d["coverUrl"], !url.isEmpty { Components.cover(url, title: d["title"] ?? "", t: t, size: "large") }
                 H.field(t(.title), name: "title", value: d["title"], required: true, error: d.errors["title"])
                 H.field(t(.subtitle), name: "subtitle", value: d["subtitle"], error: d.errors["subtitle"])

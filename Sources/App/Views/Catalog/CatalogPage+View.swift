@@ -7,9 +7,9 @@ extension CatalogPage {
         let t = page.t
         let (lib, q, chip, grid, result, categories, searching) = (libraryID, q, chip, grid, result, categories, searching)
         return Layout.page(page, title: t(.catalog)) {
-            H.el(.h1, [.class: "visually-hidden"]) { Text(t(.catalog)) }
+            H.el(.h1, [.class: "visually-hidden"]) { EscapedText(t(.catalog)) }
             H.el(.form, [.method: "get", .action: WebRoute.catalog(library: lib).path, .role: "search", .class: "search"]) {
-                H.el(.label, [.for: "f-q", .class: "visually-hidden"]) { Text(t(.search)) }
+                H.el(.label, [.for: "f-q", .class: "visually-hidden"]) { EscapedText(t(.search)) }
                 H.void(.input, [.type: "search", .id: "f-q", .name: "q", .value: q, .placeholder: t(.searchPlaceholder),
                                  .autocomplete: "off", .dataLiveSearch: WebRoute.catalog(library: lib).path])
                 if chip != "all" { H.void(.input, [.type: "hidden", .name: "show", .value: chip]) }
@@ -37,17 +37,17 @@ extension CatalogPage {
             }
             H.el(.div, [.id: "results", .ariaLive: "polite"]) {
                 H.el(.p, [.class: "count"]) {
-                    Text(t(result.totalIsLowerBound ? .titlesMoreThan : .titles, result.total))
+                    EscapedText(t(result.totalIsLowerBound ? .titlesMoreThan : .titles, result.total))
                     // What the "2/3" pills say, once per page.
-                    if !result.items.isEmpty { H.el(.span, [.class: "legend"]) { Text(" · " + t(.badgeLegend)) } }
+                    if !result.items.isEmpty { H.el(.span, [.class: "legend"]) { EscapedText(" · " + t(.badgeLegend)) } }
                 }
                 if result.items.isEmpty {
                     if searching {
-                        H.el(.p, [.class: "empty"]) { Text(t.format(.noMatches, q ?? "")) }
+                        H.el(.p, [.class: "empty"]) { EscapedText(t.format(.noMatches, q ?? "")) }
                     } else if chip == "all" {
                         H.el(.div, [.class: "empty card"]) {
-                            H.el(.h2, [:]) { Text(t(.noTitlesYet)) }
-                            H.el(.p, [:]) { Text(t(.noTitlesYetHint)) }
+                            H.el(.h2, [:]) { EscapedText(t(.noTitlesYet)) }
+                            H.el(.p, [:]) { EscapedText(t(.noTitlesYetHint)) }
                             if page.may(.catalog) { H.link(t(.addTitle), WebRoute.add(library: lib).path, cls: "button primary") }
                         }
                     }
@@ -68,7 +68,7 @@ extension CatalogPage {
                     }
                     for (letter, items) in Self.grouped(result.items) {
                         H.el(.section, [.class: "az-section", .id: "sec-" + (letter == "#" ? "num" : letter)]) {
-                            H.el(.h2, [:]) { Text(letter) }
+                            H.el(.h2, [:]) { EscapedText(letter) }
                             H.el(.ul, [.class: "titles"]) {
                                 for item in items { Components.titleRow(item, lib: lib, t: t) }
                             }

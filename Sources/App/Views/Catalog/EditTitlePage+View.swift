@@ -6,9 +6,9 @@ extension EditTitlePage {
         let t = page.t
         let form = form
         return Layout.page(page, title: t(.editTitle)) {
-            H.el(.h1, [:]) { Text(t(.editTitle) + ": " + storedTitle) }
+            H.el(.h1, [:]) { EscapedText(t(.editTitle) + ": " + storedTitle) }
             H.form(WebRoute.editTitle(library: libraryID, title: titleID).path, csrf: page.csrf, attrs: [.class: "card book-form"]) {
-                if let general = form.general { H.el(.p, [.class: "flash error", .role: "alert"]) { Text(general) } }
+                if let general = form.general { H.el(.p, [.class: "flash error", .role: "alert"]) { EscapedText(general) } }
                 H.field(t(.title), name: "title", value: form["title"], required: true, error: form.errors["title"])
                 H.field(t(.subtitle), name: "subtitle", value: form["subtitle"], error: form.errors["subtitle"])
                 H.field(t(.authorsField), name: "authors", value: form["authors"], hint: t(.authorsHint), error: form.errors["authors"])

@@ -12,18 +12,18 @@ extension TitlePage {
                 H.el(.div, [.class: "book-head"]) {
                     Components.cover(d.coverUrl, title: d.title, t: t, size: "large")
                     H.el(.div, [:]) {
-                        H.el(.h1, [:]) { Text(d.title) }
-                        if let sub = d.subtitle { H.el(.p, [.class: "subtitle"]) { Text(sub) } }
-                        if !d.authors.isEmpty { H.el(.p, [.class: "authors"]) { Text(t.format(.by, d.authors.joined(separator: ", "))) } }
+                        H.el(.h1, [:]) { EscapedText(d.title) }
+                        if let sub = d.subtitle { H.el(.p, [.class: "subtitle"]) { EscapedText(sub) } }
+                        if !d.authors.isEmpty { H.el(.p, [.class: "authors"]) { EscapedText(t.format(.by, d.authors.joined(separator: ", "))) } }
                         if let rating = d.rating {
                             H.el(.p, [.class: "rating", .role: "img",
                                        .ariaLabel: t(.rating) + ": " + t.format(.starsOutOfFive, rating.formatted(.number.precision(.fractionLength(0...1)).locale(t.lang.locale)))]) {
-                                Text(Self.stars(rating))
+                                EscapedText(Self.stars(rating))
                             }
                         }
                         H.el(.p, [:]) {
                             Components.badge(d.availability, overdue: d.loans.contains { $0.overdue }, t: t)
-                            Text(" " + t(.copiesAvailable, d.availability.available))
+                            EscapedText(" " + t(.copiesAvailable, d.availability.available))
                         }
                         if canEdit {
                             H.form(here + "/favorite", csrf: page.csrf, attrs: [.class: "inline"]) {
@@ -37,10 +37,10 @@ extension TitlePage {
                     if canLend, d.availability.available > 0 {
                         H.link(t(.checkOut), WebRoute.checkout(library: lib).path(query: [("title", d.id.uuidString)]), cls: "button primary")
                     }
-                    if let g = d.links["googleBooks"] { H.el(.a, [.href: g, .class: "button quiet", .rel: "noopener", .target: "_blank"]) { Text(t(.viewOnGoogleBooks)) } }
+                    if let g = d.links["googleBooks"] { H.el(.a, [.href: g, .class: "button quiet", .rel: "noopener", .target: "_blank"]) { EscapedText(t(.viewOnGoogleBooks)) } }
                     if canEdit { H.link(t(.editTitle), WebRoute.editTitle(library: lib, title: d.id).path, cls: "button quiet") }
                     if canEdit, !d.copies.isEmpty { H.link(t(.printLabels), WebRoute.copyLabels(library: lib, title: d.id).path, cls: "button quiet") }
-                    H.el(.button, [.type: "button", .class: "button quiet", .dataShare: d.title, .dataShareText: d.title + (d.authors.first.map { " — " + $0 } ?? ""), .hidden: ""]) { Text(t(.share)) }
+                    H.el(.button, [.type: "button", .class: "button quiet", .dataShare: d.title, .dataShareText: d.title + (d.authors.first.map { " — " + $0 } ?? ""), .hidden: ""]) { EscapedText(t(.share)) }
                 }
                 if !d.wishlist { reading.render(page) }
                 H.el(.dl, [.class: "facts"]) {
@@ -55,31 +55,31 @@ extension TitlePage {
                     // Line breaks kept; a long description opens on demand, its start shown.
                     let paragraphs = desc.components(separatedBy: "\n\n").filter { !$0.trimmed.isEmpty }
                     H.el(.section, [.class: "description"]) {
-                        H.el(.h2, [:]) { Text(t(.description)) }
+                        H.el(.h2, [:]) { EscapedText(t(.description)) }
                         if desc.count > 600, paragraphs.count > 1 || desc.count > 900 {
-                            H.el(.p, [:]) { Text(String(paragraphs.first?.prefix(400) ?? "") + ((paragraphs.first?.count ?? 0) > 400 ? "…" : "")) }
+                            H.el(.p, [:]) { EscapedText(String(paragraphs.first?.prefix(400) ?? "") + ((paragraphs.first?.count ?? 0) > 400 ? "…" : "")) }
                             H.el(.details, [:]) {
-                                H.el(.summary, [:]) { Text(t(.readMore)) }
-                                for para in paragraphs { H.el(.p, [:]) { Text(para) } }
+                                H.el(.summary, [:]) { EscapedText(t(.readMore)) }
+                                for para in paragraphs { H.el(.p, [:]) { EscapedText(para) } }
                             }
                         } else {
-                            for para in paragraphs { H.el(.p, [:]) { Text(para) } }
+                            for para in paragraphs { H.el(.p, [:]) { EscapedText(para) } }
                         }
                     }
                 }
                 if !d.wishlist { notes.render(page) }
                 if canLend, !d.wishlist {
                     H.el(.section, [.id: "member-reading"]) {
-                        H.el(.h2, [:]) { Text(t(.logForMember)) }
+                        H.el(.h2, [:]) { EscapedText(t(.logForMember)) }
                         H.form(WebRoute.titleMemberRead(library: lib, title: d.id).path, csrf: page.csrf, attrs: [.class: "member-read"]) {
                             H.field(t(.memberCard), name: "cardId", id: "f-log-card",
                                     extra: [.autocomplete: "off", .autocapitalize: "characters", .list: "member-suggestions", .dataSuggestMembers: APILink.members(library: lib).path])
                             H.el(.datalist, [.id: "member-suggestions"]) { EmptyComponent() }
                             H.el(.div, [.class: "field"]) {
-                                H.el(.label, [.for: "f-log-status"]) { Text(t(.status)) }
+                                H.el(.label, [.for: "f-log-status"]) { EscapedText(t(.status)) }
                                 H.el(.select, [.id: "f-log-status", .name: "status"]) {
                                     for status in [ReadStatus.finished, .reading, .wantToRead, .didNotFinish] {
-                                        H.el(.option, [.value: status.rawValue]) { Text(ReadingCard.statusName(status, t: t)) }
+                                        H.el(.option, [.value: status.rawValue]) { EscapedText(ReadingCard.statusName(status, t: t)) }
                                     }
                                 }
                             }
@@ -89,7 +89,7 @@ extension TitlePage {
                 }
                 if canLend, !d.wishlist {
                     H.el(.section, [.id: "holds"]) {
-                        H.el(.h2, [:]) { Text(t(.memberHolds)) }
+                        H.el(.h2, [:]) { EscapedText(t(.memberHolds)) }
                         if !holds.isEmpty {
                             Components.holdList(holds, lib: lib, t: t, csrf: page.csrf, back: here, showTitle: false, showMember: true)
                         }
@@ -103,19 +103,19 @@ extension TitlePage {
                 }
                 if !d.loans.isEmpty {
                     H.el(.section, [:]) {
-                        H.el(.h2, [:]) { Text(t(.currentLoans)) }
+                        H.el(.h2, [:]) { EscapedText(t(.currentLoans)) }
                         Components.loanList(d.loans, lib: lib, t: t, showTitle: false, showMember: true,
                                             actions: canLend ? .init(back: here, csrf: page.csrf, maxRenewals: self.maxRenewals) : nil)
                     }
                 }
                 H.el(.section, [:]) {
-                    H.el(.h2, [:]) { Text(t(.copies)) }
+                    H.el(.h2, [:]) { EscapedText(t(.copies)) }
                     H.el(.ul, [.class: "copies"]) {
                         for copy in d.copies {
                             H.el(.li, [:]) {
-                                H.el(.span, [:]) { Text(t.format(.copyNumber, t.number(copy.copyNumber)) + " · " + copy.barcode) }
+                                H.el(.span, [:]) { EscapedText(t.format(.copyNumber, t.number(copy.copyNumber)) + " · " + copy.barcode) }
                                 H.el(.span, [:]) {
-                                    Text(Self.statusText(copy.status, t: t) + (copy.statusAt.map { " · " + t.date($0) } ?? "")
+                                    EscapedText(Self.statusText(copy.status, t: t) + (copy.statusAt.map { " · " + t.date($0) } ?? "")
                                          + (copy.statusNote.map { " · " + $0 } ?? "") + (copy.location.map { " · " + $0 } ?? ""))
                                 }
                                 H.el(.a, [.href: APILink.copyBarcode(library: lib, copy: copy.id).path, .class: "label-link"]) {
@@ -125,14 +125,14 @@ extension TitlePage {
                                 if canEdit, copy.status != .onLoan {
                                     // Mark this copy lost, damaged or withdrawn (or back), or remove it: this one, not "some copy".
                                     H.el(.details, [.class: "copy-actions"]) {
-                                        H.el(.summary, [:]) { Text(t(.copyStatusChange)) }
+                                        H.el(.summary, [:]) { EscapedText(t(.copyStatusChange)) }
                                         H.form(WebRoute.copyStatus(library: lib, copy: copy.id).path, csrf: page.csrf, attrs: [.class: "inline-form"]) {
                                             H.el(.div, [.class: "field"]) {
-                                                H.el(.label, [.for: "f-status-" + copy.id.uuidString]) { Text(t(.status)) }
+                                                H.el(.label, [.for: "f-status-" + copy.id.uuidString]) { EscapedText(t(.status)) }
                                                 H.el(.select, [.id: "f-status-" + copy.id.uuidString, .name: "status"]) {
                                                     for status in [CopyStatus.available, .lost, .damaged, .withdrawn] {
                                                         H.el(.option, [.value: status.rawValue, .selected: status == copy.status ? "" : nil]) {
-                                                            Text(Self.statusText(status, t: t))
+                                                            EscapedText(Self.statusText(status, t: t))
                                                         }
                                                     }
                                                 }
@@ -157,12 +157,12 @@ extension TitlePage {
                 }
                 if canLend, !history.isEmpty {
                     H.el(.section, [:]) {
-                        H.el(.h2, [:]) { Text(t(.borrowingHistory)) }
+                        H.el(.h2, [:]) { EscapedText(t(.borrowingHistory)) }
                         H.el(.ul, [.class: "loans history"]) {
                             for loan in history {
                                 H.el(.li, [:]) {
-                                    H.el(.span, [:]) { Text("\(loan.memberName) (\(loan.memberCardId))" + (loan.copyBarcode.map { " · " + $0 } ?? "")) }
-                                    H.el(.span, [:]) { Text(t.date(loan.checkedOutAt) + " – " + (loan.returnedAt.map { t.date($0) } ?? t(.statusOnLoan))) }
+                                    H.el(.span, [:]) { EscapedText("\(loan.memberName) (\(loan.memberCardId))" + (loan.copyBarcode.map { " · " + $0 } ?? "")) }
+                                    H.el(.span, [:]) { EscapedText(t.date(loan.checkedOutAt) + " – " + (loan.returnedAt.map { t.date($0) } ?? t(.statusOnLoan))) }
                                 }
                             }
                         }
@@ -180,7 +180,7 @@ extension TitlePage {
                             // The box is the confirmation, with or without JavaScript.
                             H.el(.label, [.class: "pick"]) {
                                 H.void(.input, [.type: "checkbox", .name: "confirm", .value: "true", .required: ""])
-                                Text(" " + t.format(.deleteConfirm, d.title))
+                                EscapedText(" " + t.format(.deleteConfirm, d.title))
                             }
                             H.button(t(.deleteTitle), kind: "danger")
                         }

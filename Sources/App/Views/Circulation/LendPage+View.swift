@@ -20,22 +20,22 @@ extension LendPage {
         let values = form.values
         let chosen = values["days"].flatMap(Int.init) ?? defaultDays
         return ComponentGroup {
-            H.el(.h1, [:]) { Text(t(.checkOutTitle)) }
+            H.el(.h1, [:]) { EscapedText(t(.checkOutTitle)) }
             H.el(.section, [.class: "scan", .dataScanner: ""]) {
                 H.el(.div, [.class: "actions"]) {
                     H.el(.button, [.type: "button", .class: "button quiet", .dataScanStart: "", .dataScanFor: "f-card", .dataScanKind: "any", .hidden: ""]) {
-                        Components.cameraIcon(); Text(t(.memberCard))
+                        Components.cameraIcon(); EscapedText(t(.memberCard))
                     }
                     if values["titleId"] == nil {
                         H.el(.button, [.type: "button", .class: "button quiet", .dataScanStart: "", .dataScanFor: "f-book", .dataScanKind: "any", .hidden: ""]) {
-                            Components.cameraIcon(); Text(t(.bookField))
+                            Components.cameraIcon(); EscapedText(t(.bookField))
                         }
                     }
                 }
                 H.el(.video, [.class: "viewfinder", .playsinline: "", .muted: "", .hidden: ""]) {}
             }
             H.form(WebRoute.checkout(library: lib).path, csrf: page.csrf, attrs: [.class: "card"]) {
-                if let general = form.general { H.el(.p, [.class: "flash error", .role: "alert"]) { Text(general) } }
+                if let general = form.general { H.el(.p, [.class: "flash error", .role: "alert"]) { EscapedText(general) } }
                 // The first thing to do is say who borrows: the field has the focus, and suggests members
                 // (card ID, name or class) as one types.
                 H.field(t(.memberCard), name: "card", value: values["card"], hint: t(.memberCardHint), required: true, error: form.errors["card"],
@@ -45,18 +45,18 @@ extension LendPage {
                 H.el(.datalist, [.id: "member-suggestions"]) {}
                 if let titleID = values["titleId"] {
                     H.void(.input, [.type: "hidden", .name: "titleId", .value: titleID])
-                    H.el(.p, [.class: "chosen-book"]) { Text(t(.bookField) + ": " + (values["titleName"] ?? "")) }
-                    if let error = form.errors["book"] { H.el(.p, [.class: "field-error", .role: "alert"]) { Text(error) } }
+                    H.el(.p, [.class: "chosen-book"]) { EscapedText(t(.bookField) + ": " + (values["titleName"] ?? "")) }
+                    if let error = form.errors["book"] { H.el(.p, [.class: "field-error", .role: "alert"]) { EscapedText(error) } }
                 } else {
                     H.field(t(.bookField), name: "book", value: values["book"], hint: t(.bookHint), required: true, error: form.errors["book"],
                             extra: [.autocomplete: "off", .dataScanTarget: ""])
                 }
                 H.el(.fieldset, [.class: "quick-picks"]) {
-                    H.el(.legend, [:]) { Text(t(.dueDate)) }
+                    H.el(.legend, [:]) { EscapedText(t(.dueDate)) }
                     for days in Array(Set([7, 14, 21, 30, defaultDays])).sorted() {
                         H.el(.label, [.class: "pick"]) {
                             H.void(.input, [.type: "radio", .name: "days", .value: String(days), .checked: days == chosen && values["dueDate"] == nil ? "" : nil])
-                            Text(" " + t(.days, days))
+                            EscapedText(" " + t(.days, days))
                         }
                     }
                     H.field(t(.orChooseADay), name: "dueDate", type: "date", value: values["dueDate"], error: form.errors["dueDate"])
@@ -69,14 +69,14 @@ extension LendPage {
     static func chooser(_ matches: [TitleSummary], values: [String: String], lib: UUID, page: PageContext) -> any Component {
         let t = page.t
         return ComponentGroup {
-            H.el(.h1, [:]) { Text(t(.chooseBook)) }
+            H.el(.h1, [:]) { EscapedText(t(.chooseBook)) }
             H.el(.ul, [.class: "titles"]) {
                 for item in matches {
                     H.el(.li, [.class: "title-row"]) {
                         Components.cover(item.coverUrl, title: item.title, t: t)
                         H.el(.span, [.class: "meta"]) {
-                            H.el(.span, [.class: "name"]) { Text(item.title) }
-                            H.el(.span, [.class: "authors"]) { Text(item.authors.joined(separator: ", ")) }
+                            H.el(.span, [.class: "name"]) { EscapedText(item.title) }
+                            H.el(.span, [.class: "authors"]) { EscapedText(item.authors.joined(separator: ", ")) }
                         }
                         Components.badge(item.availability, overdue: item.overdue, t: t)
                         H.form(WebRoute.checkout(library: lib).path, csrf: page.csrf, attrs: [.class: "inline"]) {
@@ -95,7 +95,7 @@ extension LendPage {
     static func confirmation(_ c: Confirmation, lib: UUID, page: PageContext) -> any Component {
         let t = page.t
         return ComponentGroup {
-            H.el(.h1, [:]) { Text(t(.checkOutTitle)) }
+            H.el(.h1, [:]) { EscapedText(t(.checkOutTitle)) }
             H.el(.section, [.class: "card confirm"]) {
                 Components.cover(c.coverURL, title: c.titleName, t: t, size: "large")
                 H.el(.dl, [.class: "facts"]) {
@@ -104,9 +104,9 @@ extension LendPage {
                     Components.fact(t(.dueDate), t.date(c.due))
                     Components.fact(t(.handOver), c.handOver)
                 }
-                if let heldFor = c.heldFor { H.el(.p, [.class: "flash error", .role: "alert"]) { Text(heldFor) } }
-                if c.collectsHold { H.el(.p, [.class: "note"]) { Text(t(.lendCollectsHold)) } }
-                if c.waiting > 0 { H.el(.p, [.class: "note"]) { Text(t.format(.lendWaitingNote, t.number(c.waiting))) } }
+                if let heldFor = c.heldFor { H.el(.p, [.class: "flash error", .role: "alert"]) { EscapedText(heldFor) } }
+                if c.collectsHold { H.el(.p, [.class: "note"]) { EscapedText(t(.lendCollectsHold)) } }
+                if c.waiting > 0 { H.el(.p, [.class: "note"]) { EscapedText(t.format(.lendWaitingNote, t.number(c.waiting))) } }
                 H.form(WebRoute.checkoutConfirm(library: lib).path, csrf: page.csrf) {
                     H.void(.input, [.type: "hidden", .name: "memberId", .value: c.input.memberId?.uuidString])
                     H.void(.input, [.type: "hidden", .name: "titleId", .value: c.input.titleId?.uuidString])

@@ -6,7 +6,7 @@ extension LoansPage {
         let t = page.t
         let lib = libraryID
         return Layout.page(page, title: t(.loansTitle)) {
-            H.el(.h1, [:]) { Text(t(.loansTitle)) }
+            H.el(.h1, [:]) { EscapedText(t(.loansTitle)) }
             H.el(.nav, [.class: "chips"]) {
                 Components.chipLink(t(.filterAll), WebRoute.loans(library: lib).path, current: !overdueOnly)
                 Components.chipLink(t(.filterOverdue), WebRoute.loans(library: lib).path(query: [("show", "overdue")]), current: overdueOnly)

@@ -7,14 +7,14 @@ extension MemberPage {
         let t = page.t
         let (lib, d) = (libraryID, detail)
         return Layout.page(page, title: d.member.name) {
-            H.el(.h1, [:]) { Text(d.member.name) }
-            H.el(.p, [.class: "card-id"]) { Text(t(.cardID) + ": " + d.member.cardId + (d.member.grade.map { " · " + $0 } ?? "")) }
+            H.el(.h1, [:]) { EscapedText(d.member.name) }
+            H.el(.p, [.class: "card-id"]) { EscapedText(t(.cardID) + ": " + d.member.cardId + (d.member.grade.map { " · " + $0 } ?? "")) }
             H.el(.div, [.class: "actions"]) {
                 H.link(t(.checkOut), WebRoute.checkout(library: lib).path(query: [("card", d.member.cardId)]), cls: "button primary")
                 if mayEdit { H.link(t(.editMember), WebRoute.editMember(library: lib, member: d.member.id).path, cls: "button quiet") }
             }
             H.void(.img, [.src: APILink.memberBarcode(library: lib, member: d.member.id).path, .alt: t(.cardID) + " " + d.member.cardId, .class: "member-card"])
-            H.el(.h2, [:]) { Text(t(.currentLoans)) }
+            H.el(.h2, [:]) { EscapedText(t(.currentLoans)) }
             Components.loanList(d.loans, lib: lib, t: t,
                                 actions: .init(back: WebRoute.member(library: lib, member: d.member.id).path, csrf: page.csrf, maxRenewals: maxRenewals))
             if !d.loans.isEmpty {
@@ -29,28 +29,28 @@ extension MemberPage {
             }
             if !holds.isEmpty {
                 H.el(.section, [.id: "holds"]) {
-                    H.el(.h2, [:]) { Text(t(.memberHolds)) }
+                    H.el(.h2, [:]) { EscapedText(t(.memberHolds)) }
                     Components.holdList(holds, lib: lib, t: t, csrf: page.csrf, back: WebRoute.member(library: lib, member: d.member.id).path,
                                         showTitle: true, showMember: false)
                 }
             }
             calendar.render(page)
             H.el(.section, [.id: "reading"]) {
-                H.el(.h2, [:]) { Text(t(.readingLog)) }
+                H.el(.h2, [:]) { EscapedText(t(.readingLog)) }
                 if reads.isEmpty {
-                    H.el(.p, [.class: "empty"]) { Text(t(.noReadsForMember)) }
+                    H.el(.p, [.class: "empty"]) { EscapedText(t(.noReadsForMember)) }
                 } else {
                     H.el(.ul, [.class: "reads"]) {
                         for read in reads {
                             H.el(.li, [.class: "read"]) {
                                 H.el(.div, [.class: "read-head"]) {
                                     if let titleID = read.titleId {
-                                        H.el(.a, [.href: WebRoute.title(library: lib, title: titleID).path, .class: "title"]) { Text(read.title) }
+                                        H.el(.a, [.href: WebRoute.title(library: lib, title: titleID).path, .class: "title"]) { EscapedText(read.title) }
                                     } else {
-                                        H.el(.span, [.class: "title"]) { Text(read.title) }
+                                        H.el(.span, [.class: "title"]) { EscapedText(read.title) }
                                     }
                                     H.el(.span, [.class: "status"]) {
-                                        Text(ReadingCard.statusName(ReadStatus(rawValue: read.status) ?? .wantToRead, t: t)
+                                        EscapedText(ReadingCard.statusName(ReadStatus(rawValue: read.status) ?? .wantToRead, t: t)
                                              + (read.finishedAt.map { " · " + t.date($0) } ?? read.startedAt.map { " · " + t.date($0) } ?? ""))
                                     }
                                 }
@@ -61,26 +61,26 @@ extension MemberPage {
                             }
                         }
                     }
-                    if readsTotal > reads.count { H.el(.p, [.class: "hint"]) { Text(t.format(.showingRange, "1", t.number(reads.count), t.number(readsTotal))) } }
+                    if readsTotal > reads.count { H.el(.p, [.class: "hint"]) { EscapedText(t.format(.showingRange, "1", t.number(reads.count), t.number(readsTotal))) } }
                 }
-                H.el(.p, [.class: "hint"]) { Text(t(.logForMemberHint)) }
+                H.el(.p, [.class: "hint"]) { EscapedText(t(.logForMemberHint)) }
                 H.el(.p, [:]) {
                     H.link(t(.readingStats) + " ›", WebRoute.readingStats(library: lib).path(query: [("member", d.member.id.uuidString)]))
                     if let grade = d.member.grade {
-                        Text(" · ")
+                        EscapedText(" · ")
                         H.link(t.format(.classReadingOf, grade) + " ›", WebRoute.readingClass(library: lib).path(query: [("grade", grade)]))
                     }
                 }
             }
-            H.el(.h2, [:]) { Text(t(.loanHistory)) }
+            H.el(.h2, [:]) { EscapedText(t(.loanHistory)) }
             if d.history.isEmpty {
-                H.el(.p, [.class: "empty"]) { Text(t(.noLoans)) }
+                H.el(.p, [.class: "empty"]) { EscapedText(t(.noLoans)) }
             } else {
                 H.el(.ul, [.class: "loans history"]) {
                     for loan in d.history.prefix(100) {
                         H.el(.li, [:]) {
-                            H.el(.span, [:]) { Text(loan.title) }
-                            H.el(.span, [:]) { Text(t.date(loan.checkedOutAt) + " – " + (loan.returnedAt.map { t.date($0) } ?? "")) }
+                            H.el(.span, [:]) { EscapedText(loan.title) }
+                            H.el(.span, [:]) { EscapedText(t.date(loan.checkedOutAt) + " – " + (loan.returnedAt.map { t.date($0) } ?? "")) }
                         }
                     }
                 }

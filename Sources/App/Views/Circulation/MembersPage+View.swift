@@ -6,30 +6,30 @@ extension MembersPage {
         let t = page.t
         let (lib, q, members, mayManage, form, sort, paging, total) = (libraryID, q, members, mayManage, form, sort, paging, total)
         return Layout.page(page, title: t(.members)) {
-            H.el(.h1, [:]) { Text(t(.members)) }
+            H.el(.h1, [:]) { EscapedText(t(.members)) }
             if let error = importError {
-                H.el(.p, [.class: "flash error", .role: "alert"]) { Text(error) }
+                H.el(.p, [.class: "flash error", .role: "alert"]) { EscapedText(error) }
             }
             if let report = importReport {
                 H.el(.section, [.class: "card", .role: "status"]) {
-                    H.el(.h2, [:]) { Text(t(.importMembers)) }
+                    H.el(.h2, [:]) { EscapedText(t(.importMembers)) }
                     H.el(.p, [:]) {
-                        Text(t.format(.membersImported, t.number(report.membersCreated), t.number(report.skipped.count), t.number(report.failed.count)))
+                        EscapedText(t.format(.membersImported, t.number(report.membersCreated), t.number(report.skipped.count), t.number(report.failed.count)))
                     }
                     if !report.failed.isEmpty || !report.skipped.isEmpty {
                         H.el(.ul, [.class: "loans"]) {
                             for note in report.failed.prefix(500) {
-                                H.el(.li, [.class: "overdue"]) { Text(t.format(.lineLabel, t.number(note.line)) + ": " + t.message(note)) }
+                                H.el(.li, [.class: "overdue"]) { EscapedText(t.format(.lineLabel, t.number(note.line)) + ": " + t.message(note)) }
                             }
                             for note in report.skipped.prefix(500) {
-                                H.el(.li, [:]) { Text(t.format(.lineLabel, t.number(note.line)) + ": " + t.message(note)) }
+                                H.el(.li, [:]) { EscapedText(t.format(.lineLabel, t.number(note.line)) + ": " + t.message(note)) }
                             }
                         }
                     }
                 }
             }
             H.el(.form, [.method: "get", .action: WebRoute.members(library: lib).path, .role: "search", .class: "search"]) {
-                H.el(.label, [.for: "f-mq", .class: "visually-hidden"]) { Text(t(.search)) }
+                H.el(.label, [.for: "f-mq", .class: "visually-hidden"]) { EscapedText(t(.search)) }
                 H.void(.input, [.type: "search", .id: "f-mq", .name: "q", .value: q, .placeholder: t(.searchMembers)])
                 if sort != .name { H.void(.input, [.type: "hidden", .name: "sort", .value: sort.rawValue]) }
                 H.button(t(.search), kind: "quiet")
@@ -38,15 +38,15 @@ extension MembersPage {
                 self.url(sort: $0)
             }
             if members.isEmpty {
-                H.el(.p, [.class: "empty"]) { Text(q == nil ? t(.noMembers) : t.format(.noMatches, q ?? "")) }
+                H.el(.p, [.class: "empty"]) { EscapedText(q == nil ? t(.noMembers) : t.format(.noMatches, q ?? "")) }
             } else {
                 H.el(.ul, [.class: "members"]) {
                     for m in members {
                         H.el(.li, [:]) {
                             H.el(.a, [.href: WebRoute.member(library: lib, member: m.id).path, .class: "member-row"]) {
-                                H.el(.span, [.class: "name"]) { Text(m.name) }
-                                H.el(.span, [.class: "card-id"]) { Text([m.cardId, m.grade].compactMap { $0 }.joined(separator: " · ")) }
-                                if m.activeLoans > 0 { H.el(.span, [.class: "badge"]) { Text(t(.loansOut, m.activeLoans)) } }
+                                H.el(.span, [.class: "name"]) { EscapedText(m.name) }
+                                H.el(.span, [.class: "card-id"]) { EscapedText([m.cardId, m.grade].compactMap { $0 }.joined(separator: " · ")) }
+                                if m.activeLoans > 0 { H.el(.span, [.class: "badge"]) { EscapedText(t(.loansOut, m.activeLoans)) } }
                             }
                         }
                     }
@@ -55,13 +55,13 @@ extension MembersPage {
             }
             if mayManage {
                 H.el(.details, [.class: "card", .open: importError != nil ? "" : nil]) {
-                    H.el(.summary, [:]) { Text(t(.importMembers)) }
+                    H.el(.summary, [:]) { EscapedText(t(.importMembers)) }
                     H.form(WebRoute.membersImport(library: lib).path, csrf: page.csrf, attrs: [.enctype: "multipart/form-data"]) {
                         H.el(.div, [.class: "field"]) {
-                            H.el(.label, [.for: "f-members-file"]) { Text(t(.importFile)) }
+                            H.el(.label, [.for: "f-members-file"]) { EscapedText(t(.importFile)) }
                             H.void(.input, [.type: "file", .id: "f-members-file", .name: "file", .accept: ".csv,.tsv,.txt,text/csv", .required: "",
                                             .ariaDescribedby: "f-members-file-hint"])
-                            H.el(.p, [.class: "hint", .id: "f-members-file-hint"]) { Text(t(.importMembersHint)) }
+                            H.el(.p, [.class: "hint", .id: "f-members-file-hint"]) { EscapedText(t(.importMembersHint)) }
                         }
                         H.button(t(.importButton))
                     }
@@ -69,9 +69,9 @@ extension MembersPage {
                     H.el(.p, [:]) { H.link(t(.printCards), WebRoute.memberCards(library: lib).path) }
                 }
                 H.el(.details, [.class: "card", .open: form.isRefused ? "" : nil]) {
-                    H.el(.summary, [:]) { Text(t(.addMember)) }
+                    H.el(.summary, [:]) { EscapedText(t(.addMember)) }
                     H.form(WebRoute.members(library: lib).path, csrf: page.csrf) {
-                        if let general = form.general { H.el(.p, [.class: "flash error", .role: "alert"]) { Text(general) } }
+                        if let general = form.general { H.el(.p, [.class: "flash error", .role: "alert"]) { EscapedText(general) } }
                         H.field(t(.cardID), name: "cardId", value: form["cardId"], required: true, error: form.errors["cardId"],
                                 extra: [.autocomplete: "off"])
                         H.field(t(.firstName), name: "firstName", value: form["firstName"], required: true, error: form.errors["firstName"])

@@ -6,12 +6,12 @@ extension ReturnPage {
         let t = page.t
         let (lib, form) = (libraryID, form)
         return Layout.page(page, title: t(.returnTitle)) {
-            H.el(.h1, [:]) { Text(t(.returnTitle)) }
+            H.el(.h1, [:]) { EscapedText(t(.returnTitle)) }
             if let loan {
                 H.el(.section, [.class: "card confirm"]) {
                     Components.cover(coverURL, title: loan.title, t: t, size: "large")
                     if loan.overdue {
-                        H.el(.p, [.class: "warning", .role: "alert"]) { Text("⚠ " + t(.daysOverdue, loan.daysOverdue)) }
+                        H.el(.p, [.class: "warning", .role: "alert"]) { EscapedText("⚠ " + t(.daysOverdue, loan.daysOverdue)) }
                     }
                     H.el(.dl, [.class: "facts"]) {
                         Components.fact(t(.bookField), loan.title)
@@ -27,7 +27,7 @@ extension ReturnPage {
             } else {
                 H.el(.section, [.class: "card scan", .dataScanner: ""]) {
                     H.el(.button, [.type: "button", .class: "button primary", .dataScanStart: "", .dataScanFor: "f-barcode", .dataScanKind: "any",
-                                   .hidden: ""]) { Components.cameraIcon(); Text(t(.scanBarcode)) }
+                                   .hidden: ""]) { Components.cameraIcon(); EscapedText(t(.scanBarcode)) }
                     H.el(.video, [.class: "viewfinder", .playsinline: "", .muted: "", .hidden: ""]) {}
                     H.el(.form, [.method: "get", .action: WebRoute.returnBook(library: lib).path]) {
                         H.field(t(.copyBarcode), name: "barcode", value: form["barcode"], hint: t(.copyBarcodeHint), required: true,

@@ -6,7 +6,7 @@ import ShelfmarkCore
 /// and tile in lists, a fact in a definition list. Each escapes what it writes through `H`.
 enum Components {
     static func chipLink(_ title: String, _ href: String, current: Bool) -> any Component {
-        H.el(.a, [.href: href, .class: current ? "chip current" : "chip", .ariaCurrent: current ? "true" : nil]) { Text(title) }
+        H.el(.a, [.href: href, .class: current ? "chip current" : "chip", .ariaCurrent: current ? "true" : nil]) { EscapedText(title) }
     }
 
     /// A camera drawn inline (an emoji camera showed as an empty box where the phone or browser has
@@ -21,7 +21,7 @@ enum Components {
         let cls = a.total == 0 ? "badge none" : (a.available > 0 ? "badge ok" : "badge out")
         let label = a.total == 0 ? t(.allOut) : t.format(.badgeLabel, t.number(a.available), t.number(a.total))
         return H.el(.span, [.class: overdue ? cls + " overdue" : cls, .title: label, .ariaLabel: label]) {
-            Text("\(t.number(a.available))/\(t.number(a.total))")
+            EscapedText("\(t.number(a.available))/\(t.number(a.total))")
         }
     }
 
@@ -30,7 +30,7 @@ enum Components {
     static func stars(name: String, value: Double?, label: String, error: String?, t: Strings) -> any Component {
         let chosen = value.map { ($0 * 2).rounded() / 2 }
         return H.el(.fieldset, [.class: error == nil ? "stars" : "stars invalid"]) {
-            H.el(.legend, [:]) { Text(label) }
+            H.el(.legend, [:]) { EscapedText(label) }
             H.el(.div, [.class: "star-row"]) {
                 for step in stride(from: 10, through: 1, by: -1) {
                     let v = Double(step) / 2
@@ -38,12 +38,12 @@ enum Components {
                     H.void(.input, [.type: "radio", .id: id, .name: name, .value: v == v.rounded() ? String(Int(v)) : String(v),
                                     .checked: chosen == v ? "" : nil])
                     H.el(.label, [.for: id, .class: step % 2 == 0 ? "half right" : "half left", .title: t.format(.starsOutOfFive, t.stars(v))]) {
-                        H.el(.span, [.ariaHidden: "true"]) { Text("★") }
-                        H.el(.span, [.class: "sr-only"]) { Text(t.format(.starsOutOfFive, t.stars(v))) }
+                        H.el(.span, [.ariaHidden: "true"]) { EscapedText("★") }
+                        H.el(.span, [.class: "sr-only"]) { EscapedText(t.format(.starsOutOfFive, t.stars(v))) }
                     }
                 }
             }
-            if let error { H.el(.p, [.class: "field-error"]) { Text(error) } }
+            if let error { H.el(.p, [.class: "field-error"]) { EscapedText(error) } }
         }
     }
 
@@ -51,7 +51,7 @@ enum Components {
         if let url, !url.isEmpty {
             return H.void(.img, [.class: "cover " + size, .src: url, .alt: t.format(.coverOf, title), .loading: "lazy"])
         }
-        return H.el(.span, [.class: "cover placeholder " + size, .ariaHidden: "true"]) { Text(String(title.prefix(1)).uppercased()) }
+        return H.el(.span, [.class: "cover placeholder " + size, .ariaHidden: "true"]) { EscapedText(String(title.prefix(1)).uppercased()) }
     }
 
     static func titleRow(_ item: TitleSummary, lib: UUID, t: Strings) -> any Component {
@@ -59,10 +59,10 @@ enum Components {
             H.el(.a, [.class: "title-row", .href: WebRoute.title(library: lib, title: item.id).path]) {
                 cover(item.coverUrl, title: item.title, t: t)
                 H.el(.span, [.class: "meta"]) {
-                    H.el(.span, [.class: "name"]) { Text(item.title) }
-                    if !item.authors.isEmpty { H.el(.span, [.class: "authors"]) { Text(item.authors.joined(separator: ", ")) } }
+                    H.el(.span, [.class: "name"]) { EscapedText(item.title) }
+                    if !item.authors.isEmpty { H.el(.span, [.class: "authors"]) { EscapedText(item.authors.joined(separator: ", ")) } }
                 }
-                if item.favorite { H.el(.span, [.class: "heart", .ariaLabel: t(.filterFavorites)]) { Text("♥") } }
+                if item.favorite { H.el(.span, [.class: "heart", .ariaLabel: t(.filterFavorites)]) { EscapedText("♥") } }
                 badge(item.availability, overdue: item.overdue, t: t)
             }
         }
@@ -71,7 +71,7 @@ enum Components {
     static func wallItem(_ item: TitleSummary, lib: UUID, t: Strings) -> any Component {
         H.el(.a, [.class: "wall-item", .href: WebRoute.title(library: lib, title: item.id).path]) {
             cover(item.coverUrl, title: item.title, t: t, size: "large")
-            H.el(.span, [.class: "name"]) { Text(item.title) }
+            H.el(.span, [.class: "name"]) { EscapedText(item.title) }
             badge(item.availability, overdue: item.overdue, t: t)
         }
     }
@@ -81,8 +81,8 @@ enum Components {
     static func fact(_ label: String, _ value: String?) -> any Component {
         guard let value, !value.isEmpty else { return EmptyComponent() }
         return ComponentGroup {
-            H.el(.dt, [:]) { Text(label) }
-            H.el(.dd, [:]) { Text(value) }
+            H.el(.dt, [:]) { EscapedText(label) }
+            H.el(.dd, [:]) { EscapedText(value) }
         }
     }
 
@@ -98,23 +98,23 @@ enum Components {
 
     static func loanList(_ loans: [LoanDTO], lib: UUID, t: Strings, showTitle: Bool = true, showMember: Bool = false,
                          actions: LoanActions? = nil) -> any Component {
-        guard !loans.isEmpty else { return H.el(.p, [.class: "empty"]) { Text(t(.noLoans)) } }
+        guard !loans.isEmpty else { return H.el(.p, [.class: "empty"]) { EscapedText(t(.noLoans)) } }
         return H.el(.ul, [.class: "loans"]) {
             for loan in loans {
                 H.el(.li, [.class: loan.overdue ? "overdue" : nil]) {
                     H.el(.span, [:]) {
                         if showTitle {
-                            if let id = loan.titleId { H.link(loan.title, WebRoute.title(library: lib, title: id).path) } else { Text(loan.title) }
+                            if let id = loan.titleId { H.link(loan.title, WebRoute.title(library: lib, title: id).path) } else { EscapedText(loan.title) }
                         }
                         if showMember {
                             H.el(.span, [.class: "who"]) {
-                                Text((showTitle ? " · " : "") + "\(loan.memberName) (\(loan.memberCardId))")
+                                EscapedText((showTitle ? " · " : "") + "\(loan.memberName) (\(loan.memberCardId))")
                             }
                         }
-                        if let barcode = loan.copyBarcode { H.el(.span, [.class: "who"]) { Text(" · " + barcode) } }
+                        if let barcode = loan.copyBarcode { H.el(.span, [.class: "who"]) { EscapedText(" · " + barcode) } }
                     }
                     H.el(.span, [.class: "due"]) {
-                        Text(loan.overdue ? t(.daysOverdue, loan.daysOverdue) : t.format(.dueOn, t.date(loan.dueAt)))
+                        EscapedText(loan.overdue ? t(.daysOverdue, loan.daysOverdue) : t.format(.dueOn, t.date(loan.dueAt)))
                     }
                     if let actions {
                         // One form: Return posts to its action, Renew to its own (formaction), so the token
@@ -126,7 +126,7 @@ enum Components {
                                 H.button(t(.renew), kind: "quiet", attrs: [.ariaLabel: t(.renew) + ": " + loan.title,
                                                                            .formaction: WebRoute.loanRenew(library: lib, loan: loan.id).path])
                             } else {
-                                H.el(.span, [.class: "hint"]) { Text(t.format(.renewalsUsed, t.number(loan.renewals), t.number(actions.maxRenewals))) }
+                                H.el(.span, [.class: "hint"]) { EscapedText(t.format(.renewalsUsed, t.number(loan.renewals), t.number(actions.maxRenewals))) }
                             }
                         }
                     }

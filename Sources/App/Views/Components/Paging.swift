@@ -51,21 +51,21 @@ extension Components {
         guard paging.number > 1 || next else { return EmptyComponent() }
         return H.el(.nav, [.class: "pager", .ariaLabel: t(.pagesLabel)]) {
             if paging.number > 1 {
-                if paging.number > 2 { H.el(.a, [.href: url(.first), .class: "chip"]) { Text("« " + t(.firstPage)) } }
-                H.el(.a, [.href: url(.previous(paging.number - 1)), .rel: "prev", .class: "chip"]) { Text("‹ " + t(.previousPage)) }
+                if paging.number > 2 { H.el(.a, [.href: url(.first), .class: "chip"]) { EscapedText("« " + t(.firstPage)) } }
+                H.el(.a, [.href: url(.previous(paging.number - 1)), .rel: "prev", .class: "chip"]) { EscapedText("‹ " + t(.previousPage)) }
             }
             H.el(.span, [.class: "where"]) {
                 if let total, let pages {
                     let first = min(paging.offset + 1, total), last = min(paging.offset + paging.size, total)
-                    Text(t.format(.showingRange, t.number(first), t.number(last), t.number(total)) + " · "
+                    EscapedText(t.format(.showingRange, t.number(first), t.number(last), t.number(total)) + " · "
                          + t.format(.pageOf, t.number(paging.number), t.number(pages)))
                 } else {
-                    Text(t.format(.pageN, t.number(paging.number)))
+                    EscapedText(t.format(.pageN, t.number(paging.number)))
                 }
             }
             if next {
-                H.el(.a, [.href: url(.next(paging.number + 1)), .rel: "next", .class: "chip"]) { Text(t(.nextPage) + " ›") }
-                if let pages, pages > paging.number + 1 { H.el(.a, [.href: url(.last(pages)), .class: "chip"]) { Text(t(.lastPage) + " »") } }
+                H.el(.a, [.href: url(.next(paging.number + 1)), .rel: "next", .class: "chip"]) { EscapedText(t(.nextPage) + " ›") }
+                if let pages, pages > paging.number + 1 { H.el(.a, [.href: url(.last(pages)), .class: "chip"]) { EscapedText(t(.lastPage) + " »") } }
             }
         }
     }
@@ -74,7 +74,7 @@ extension Components {
     static func sortChips<S: RawRepresentable & Equatable>(_ options: [(S, String)], current: S, t: Strings,
                                                           url: @escaping (S) -> String) -> any Component where S.RawValue == String {
         H.el(.nav, [.class: "chips sort", .ariaLabel: t(.sortBy)]) {
-            H.el(.span, [.class: "label"]) { Text(t(.sortBy)) }
+            H.el(.span, [.class: "label"]) { EscapedText(t(.sortBy)) }
             for (option, title) in options { chipLink(title, url(option), current: option == current) }
         }
     }

@@ -7,8 +7,8 @@ extension ErrorPage {
         let (title, message) = (title, message)
         return Layout.page(page, title: title) {
             H.el(.section, [.class: "card error-page"]) {
-                H.el(.h1, [:]) { Text(title) }
-                H.el(.p, [:]) { Text(message) }
+                H.el(.h1, [:]) { EscapedText(title) }
+                H.el(.p, [:]) { EscapedText(message) }
                 H.el(.p, [:]) { H.link(t(.backToCatalog), WebRoute.home.path, cls: "button") }
             }
         }

@@ -7,26 +7,26 @@ extension ExchangePage {
         let t = page.t
         let (lib, progress, libraryName, mayAdminister) = (libraryID, enrichment, libraryName, mayAdminister)
         return Layout.page(page, title: t(.importExport)) {
-            H.el(.h1, [:]) { Text(t(.importExport)) }
+            H.el(.h1, [:]) { EscapedText(t(.importExport)) }
             H.form(WebRoute.exchange(library: lib).path, csrf: page.csrf, attrs: [.enctype: "multipart/form-data", .class: "card"]) {
                 H.field(t(.importFile), name: "file", type: "file", hint: t(.importFileHint), required: true,
                         extra: [.accept: ".csv,.tsv,.txt,.json,.mrc,.marc,.dat,.xml,text/csv,text/plain,application/json,application/marc,application/xml"])
                 H.el(.div, [.class: "field"]) {
-                    H.el(.label, [.for: "f-format"]) { Text(t(.formatField)) }
+                    H.el(.label, [.for: "f-format"]) { EscapedText(t(.formatField)) }
                     H.el(.select, [.id: "f-format", .name: "format"]) {
-                        H.el(.option, [.value: ""]) { Text(t(.detectFormat)) }
-                        for format in ImportFormat.allCases { H.el(.option, [.value: format.rawValue]) { Text(t.name(format)) } }
+                        H.el(.option, [.value: ""]) { EscapedText(t(.detectFormat)) }
+                        for format in ImportFormat.allCases { H.el(.option, [.value: format.rawValue]) { EscapedText(t.name(format)) } }
                     }
                 }
                 H.el(.fieldset, [.class: "quick-picks"]) {
-                    H.el(.legend, [:]) { Text(t(.isbn)) }
+                    H.el(.legend, [:]) { EscapedText(t(.isbn)) }
                     H.el(.label, [.class: "pick"]) {
                         H.void(.input, [.type: "radio", .name: "existing", .value: "skip", .checked: ""])
-                        Text(" " + t(.existingSkip))
+                        EscapedText(" " + t(.existingSkip))
                     }
                     H.el(.label, [.class: "pick"]) {
                         H.void(.input, [.type: "radio", .name: "existing", .value: "copies"])
-                        Text(" " + t(.existingCopies))
+                        EscapedText(" " + t(.existingCopies))
                     }
                 }
                 H.field(t(.importIntoNew), name: "newLibrary", hint: t(.importIntoNewHint))
@@ -34,12 +34,12 @@ extension ExchangePage {
             }
             if progress.pending + progress.running > 0 {
                 H.el(.p, [.class: "card", .id: "enrichment-progress", .ariaLive: "polite", .dataRefresh: WebRoute.exchange(library: lib).path]) {
-                    Text(t.format(.enrichmentProgress, t(.titles, progress.pending + progress.running), t.number(progress.done)))
+                    EscapedText(t.format(.enrichmentProgress, t(.titles, progress.pending + progress.running), t.number(progress.done)))
                 }
             } else if progress.done > 0 {
-                H.el(.p, [.class: "muted", .id: "enrichment-progress"]) { Text(t.format(.enrichmentDone, t.number(progress.done))) }
+                H.el(.p, [.class: "muted", .id: "enrichment-progress"]) { EscapedText(t.format(.enrichmentDone, t.number(progress.done))) }
             }
-            H.el(.h2, [:]) { Text(t(.exportHeading)) }
+            H.el(.h2, [:]) { EscapedText(t(.exportHeading)) }
             H.el(.ul, [.class: "menu"]) {
                 H.el(.li, [:]) { H.link(t(.exportCatalog), APILink.export(library: lib, format: "csv").path) }
                 H.el(.li, [:]) { H.link(t(.exportWishlist), APILink.export(library: lib, format: "wishlist-csv").path) }
@@ -48,8 +48,8 @@ extension ExchangePage {
                 H.el(.li, [:]) { H.link(t(.exportMARCXML), APILink.export(library: lib, format: "marcxml").path) }
             }
             if mayAdminister {
-                H.el(.h2, [:]) { Text(t(.backupHeading)) }
-                H.el(.p, [.class: "muted"]) { Text(t(.backupHint)) }
+                H.el(.h2, [:]) { EscapedText(t(.backupHeading)) }
+                H.el(.p, [.class: "muted"]) { EscapedText(t(.backupHint)) }
                 H.el(.ul, [.class: "menu"]) {
                     H.el(.li, [:]) { H.link(t(.backupDownload), APILink.backup(library: lib).path) }
                 }
@@ -58,16 +58,16 @@ extension ExchangePage {
                     H.field(t(.restoreAsNew), name: "name", hint: t(.restoreAsNewHint))
                     H.el(.label, [.class: "pick"]) {
                         H.void(.input, [.type: "checkbox", .name: "replace", .value: "true"])
-                        Text(" " + t.format(.restoreReplace, libraryName))
+                        EscapedText(" " + t.format(.restoreReplace, libraryName))
                     }
                     H.button(t(.restoreButton), kind: "quiet", attrs: [.dataBusy: t(.restoring)])
                 }
                 H.el(.section, [.class: "danger"]) {
-                    H.el(.h2, [:]) { Text(t(.eraseHeading)) }
+                    H.el(.h2, [:]) { EscapedText(t(.eraseHeading)) }
                     H.form(WebRoute.erase(library: lib).path, csrf: page.csrf) {
                         H.el(.label, [.class: "pick"]) {
                             H.void(.input, [.type: "checkbox", .name: "confirm", .value: "true", .required: ""])
-                            Text(" " + t.format(.eraseConfirm, libraryName))
+                            EscapedText(" " + t.format(.eraseConfirm, libraryName))
                         }
                         H.button(t(.eraseButton), kind: "danger")
                     }

@@ -16,8 +16,8 @@ struct CalendarCard: Sendable {
     func render(_ page: PageContext) -> any Component {
         let t = page.t
         return H.el(.section, [.id: "calendar", .class: "calendar-card"]) {
-            H.el(.h2, [:]) { Text(t(.calendarHeading)) }
-            H.el(.p, [.class: "hint"]) { Text(t(hint)) }
+            H.el(.h2, [:]) { EscapedText(t(.calendarHeading)) }
+            H.el(.p, [.class: "hint"]) { EscapedText(t(hint)) }
             if let new {
                 H.field(t(.calendarLinkField), name: "calendar-link", value: new.url, id: "f-calendar-link", extra: [.readonly: ""])
                 H.el(.p, [:]) { H.link(t(.calendarAdd), new.webcalUrl, cls: "button primary") }
@@ -26,7 +26,7 @@ struct CalendarCard: Sendable {
                                    .class: "calendar-qr", .width: "200", .height: "200"])
                 }
             } else if let since {
-                H.el(.p, [:]) { Text(t.format(.calendarSince, t.date(since))) }
+                H.el(.p, [:]) { EscapedText(t.format(.calendarSince, t.date(since))) }
             }
             H.el(.div, [.class: "actions"]) {
                 H.form(action.path, csrf: page.csrf, attrs: [.class: "inline"]) {

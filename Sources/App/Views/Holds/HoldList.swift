@@ -11,13 +11,13 @@ extension Components {
             for (index, hold) in holds.enumerated() {
                 H.el(.li, [.class: hold.state == .ready ? "hold ready" : (hold.suspended ? "hold suspended" : "hold")]) {
                     H.el(.div, [.class: "hold-head"]) {
-                        if let position = hold.position, !showTitle { H.el(.span, [.class: "position"]) { Text(t.number(position) + ".") } }
-                        if showTitle { H.el(.a, [.href: WebRoute.title(library: lib, title: hold.titleId).path, .class: "title"]) { Text(hold.title) } }
+                        if let position = hold.position, !showTitle { H.el(.span, [.class: "position"]) { EscapedText(t.number(position) + ".") } }
+                        if showTitle { H.el(.a, [.href: WebRoute.title(library: lib, title: hold.titleId).path, .class: "title"]) { EscapedText(hold.title) } }
                         if showMember {
-                            H.el(.a, [.href: WebRoute.member(library: lib, member: hold.memberId).path]) { Text(hold.memberName + " (" + hold.cardId + ")") }
+                            H.el(.a, [.href: WebRoute.member(library: lib, member: hold.memberId).path]) { EscapedText(hold.memberName + " (" + hold.cardId + ")") }
                         }
                     }
-                    H.el(.p, [.class: "hold-state"]) { Text(stateText(hold, t: t)) }
+                    H.el(.p, [.class: "hold-state"]) { EscapedText(stateText(hold, t: t)) }
                     if let csrf {
                         H.el(.div, [.class: "hold-actions"]) {
                             if showMember, hold.state == .waiting || hold.state == .ready {

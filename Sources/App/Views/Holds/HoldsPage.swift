@@ -26,7 +26,7 @@ struct HoldsPage: Sendable {
         let lib = libraryID
         let shown = Array(holds.prefix(paging.size))
         return Layout.page(page, title: t(.holdsTitle)) {
-            H.el(.h1, [:]) { Text(t(.holdsTitle)) }
+            H.el(.h1, [:]) { EscapedText(t(.holdsTitle)) }
             H.el(.nav, [.class: "chips"]) {
                 Components.chipLink(t(.filterAll), WebRoute.holds(library: lib).path, current: show == nil)
                 Components.chipLink(t(.holdsReady), WebRoute.holds(library: lib).path(query: [("show", HoldState.ready.rawValue)]), current: show == .ready)
@@ -34,12 +34,12 @@ struct HoldsPage: Sendable {
                                     current: show == .waiting)
             }
             if shown.isEmpty {
-                H.el(.p, [.class: "empty"]) { Text(t(.noHolds)) }
+                H.el(.p, [.class: "empty"]) { EscapedText(t(.noHolds)) }
             } else {
                 Components.holdList(shown, lib: lib, t: t, csrf: mayLend ? page.csrf : nil, back: url(page: paging.number), showTitle: true,
                                     showMember: true)
             }
-            H.el(.p, [.class: "hint"]) { Text(t(.holdsHint)) }
+            H.el(.p, [.class: "hint"]) { EscapedText(t(.holdsHint)) }
             Components.pager(paging, total: nil, hasMore: holds.count > paging.size, t: t) { self.url(page: $0) }
         }
     }

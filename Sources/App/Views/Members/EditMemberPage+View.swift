@@ -6,9 +6,9 @@ extension EditMemberPage {
         let t = page.t
         let form = form
         return Layout.page(page, title: t(.editMember)) {
-            H.el(.h1, [:]) { Text(t(.editMember)) }
+            H.el(.h1, [:]) { EscapedText(t(.editMember)) }
             H.form(WebRoute.editMember(library: libraryID, member: memberID).path, csrf: page.csrf, attrs: [.class: "card"]) {
-                if let general = form.general { H.el(.p, [.class: "flash error", .role: "alert"]) { Text(general) } }
+                if let general = form.general { H.el(.p, [.class: "flash error", .role: "alert"]) { EscapedText(general) } }
                 H.field(t(.cardID), name: "cardId", value: form["cardId"], required: true, error: form.errors["cardId"])
                 H.field(t(.firstName), name: "firstName", value: form["firstName"], required: true, error: form.errors["firstName"])
                 H.field(t(.lastName), name: "lastName", value: form["lastName"], error: form.errors["lastName"])
@@ -20,12 +20,12 @@ extension EditMemberPage {
             H.el(.section, [.class: "danger"]) {
                 H.form(WebRoute.deleteMember(library: libraryID, member: memberID).path, csrf: page.csrf) {
                     if loansOut > 0 {
-                        H.el(.p, [.class: "warning"]) { Text(t(.loansOut, loansOut)) }
+                        H.el(.p, [.class: "warning"]) { EscapedText(t(.loansOut, loansOut)) }
                     }
                     // Without JavaScript the librarian confirms with this box.
                     H.el(.label, [.class: "pick"]) {
                         H.void(.input, [.type: "checkbox", .name: "confirm", .value: "true", .required: ""])
-                        Text(" " + t.format(.deleteMemberConfirm, name))
+                        EscapedText(" " + t.format(.deleteMemberConfirm, name))
                     }
                     H.button(t(.deleteMember), kind: "danger")
                 }

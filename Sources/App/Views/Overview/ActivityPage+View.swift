@@ -7,7 +7,7 @@ extension ActivityPage {
         let t = page.t
         let lib = libraryID
         return Layout.page(page, title: t(.activity)) {
-            H.el(.h1, [:]) { Text(t(.activity)) }
+            H.el(.h1, [:]) { EscapedText(t(.activity)) }
             H.el(.nav, [.class: "chips"]) {
                 Components.chipLink(t(.allTypes), self.url(type: nil), current: type == nil)
                 for kind in Self.filterTypes {
@@ -21,28 +21,28 @@ extension ActivityPage {
 
     /// Entries as a list (also on the overview).
     static func list(_ items: [ActivityDTO], lib: UUID, t: Strings) -> any Component {
-        guard !items.isEmpty else { return H.el(.p, [.class: "empty"]) { Text("—") } }
+        guard !items.isEmpty else { return H.el(.p, [.class: "empty"]) { EscapedText("—") } }
         return H.el(.ul, [.class: "activity"]) {
             for a in items {
                 let d = describe(a.type, t)
                 H.el(.li, [.class: "tone-" + d.tone]) {
-                    H.el(.span, [.class: "act-icon", .ariaHidden: "true"]) { Text(d.icon) }
+                    H.el(.span, [.class: "act-icon", .ariaHidden: "true"]) { EscapedText(d.icon) }
                     H.el(.span, [.class: "meta"]) {
                         H.el(.span, [.class: "name"]) {
                             if let title = a.title, let id = a.titleId {
-                                Text(d.name + ": ")
+                                EscapedText(d.name + ": ")
                                 H.link(title, WebRoute.title(library: lib, title: id).path)
                             } else {
-                                Text(d.name + (a.title.map { ": " + $0 } ?? ""))
+                                EscapedText(d.name + (a.title.map { ": " + $0 } ?? ""))
                             }
                         }
                         H.el(.span, [.class: "authors"]) {
-                            H.el(.time, [.datetime: a.at.formatted(.iso8601)]) { Text(t.dateTime(a.at)) }
+                            H.el(.time, [.datetime: a.at.formatted(.iso8601)]) { EscapedText(t.dateTime(a.at)) }
                             if let card = a.memberCardId {
-                                Text(" · ")
+                                EscapedText(" · ")
                                 H.link(card, WebRoute.members(library: lib).path(query: [("q", card)]))
                             }
-                            Text([a.detail.map { t.message($0) } ?? a.info, a.actor].compactMap { $0 }.map { " · " + $0 }.joined())
+                            EscapedText([a.detail.map { t.message($0) } ?? a.info, a.actor].compactMap { $0 }.map { " · " + $0 }.joined())
                         }
                     }
                 }

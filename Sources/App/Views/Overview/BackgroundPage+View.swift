@@ -6,47 +6,47 @@ extension BackgroundPage {
     func render(_ page: PageContext) -> HTML {
         let t = page.t
         return Layout.page(page, title: t(.backgroundWork)) {
-            H.el(.h1, [:]) { Text(t(.backgroundWork)) }
-            H.el(.p, [.class: "muted"]) { Text(t(.backgroundIntro)) }
-            H.el(.h2, [:]) { Text(t(.scheduledWork)) }
+            H.el(.h1, [:]) { EscapedText(t(.backgroundWork)) }
+            H.el(.p, [.class: "muted"]) { EscapedText(t(.backgroundIntro)) }
+            H.el(.h2, [:]) { EscapedText(t(.scheduledWork)) }
             H.el(.ul, [.class: "runs"]) {
                 for job in planned {
                     H.el(.li, [:]) {
-                        H.el(.span, [.class: "name"]) { Text(Self.name(job.kind, t)) }
+                        H.el(.span, [.class: "name"]) { EscapedText(Self.name(job.kind, t)) }
                         H.el(.span, [.class: "authors"]) {
-                            Text(Self.when(job.schedule, t) + " · ")
-                            H.el(.time, [.datetime: job.next.formatted(.iso8601)]) { Text(t.format(.nextRun, t.dateTime(job.next))) }
+                            EscapedText(Self.when(job.schedule, t) + " · ")
+                            H.el(.time, [.datetime: job.next.formatted(.iso8601)]) { EscapedText(t.format(.nextRun, t.dateTime(job.next))) }
                         }
                     }
                 }
                 H.el(.li, [:]) {
-                    H.el(.span, [.class: "name"]) { Text(t(.jobEnrich)) }
+                    H.el(.span, [.class: "name"]) { EscapedText(t(.jobEnrich)) }
                     H.el(.span, [.class: "authors"]) {
-                        Text(t.format(.enrichmentQueue, t.number(enrichment.pending + enrichment.running), t.number(enrichment.failed)))
+                        EscapedText(t.format(.enrichmentQueue, t.number(enrichment.pending + enrichment.running), t.number(enrichment.failed)))
                     }
                 }
             }
-            H.el(.h2, [:]) { Text(t(.recentRuns)) }
+            H.el(.h2, [:]) { EscapedText(t(.recentRuns)) }
             if runs.isEmpty {
-                H.el(.p, [.class: "empty"]) { Text(t(.noRunsYet)) }
+                H.el(.p, [.class: "empty"]) { EscapedText(t(.noRunsYet)) }
             } else {
                 H.el(.ul, [.class: "runs"]) {
                     for run in runs {
                         H.el(.li, [.class: "run-" + run.state.rawValue]) {
                             H.el(.span, [.class: "name"]) {
-                                if let route = run.page { H.link(Self.name(run.kind, t), route.path) } else { Text(Self.name(run.kind, t)) }
-                                Text(" ")
+                                if let route = run.page { H.link(Self.name(run.kind, t), route.path) } else { EscapedText(Self.name(run.kind, t)) }
+                                EscapedText(" ")
                                 H.el(.span, [.class: run.state == .failed ? "badge out" : (run.state == .done ? "badge ok" : "badge")]) {
-                                    Text(Self.state(run.state, t))
+                                    EscapedText(Self.state(run.state, t))
                                 }
                             }
                             H.el(.span, [.class: "authors"]) {
-                                H.el(.time, [.datetime: run.started.formatted(.iso8601)]) { Text(t.dateTime(run.started)) }
-                                if let removed = run.removed { Text(" · " + t.format(.removedRecords, t.number(removed))) }
-                                if let expired = run.expired { Text(" · " + t.format(.expiredHolds, t.number(expired))) }
+                                H.el(.time, [.datetime: run.started.formatted(.iso8601)]) { EscapedText(t.dateTime(run.started)) }
+                                if let removed = run.removed { EscapedText(" · " + t.format(.removedRecords, t.number(removed))) }
+                                if let expired = run.expired { EscapedText(" · " + t.format(.expiredHolds, t.number(expired))) }
                             }
                             if run.state == .failed {
-                                H.el(.span, [.class: "error-text"]) { Text((run.failure ?? .interrupted).message(t)) }
+                                H.el(.span, [.class: "error-text"]) { EscapedText((run.failure ?? .interrupted).message(t)) }
                             }
                         }
                     }

@@ -6,7 +6,7 @@ extension DashboardPage {
         let t = page.t
         let (lib, d) = (libraryID, dashboard)
         return Layout.page(page, title: t(.dashboard)) {
-            H.el(.h1, [:]) { Text(t(.dashboard)) }
+            H.el(.h1, [:]) { EscapedText(t(.dashboard)) }
             H.el(.ul, [.class: "stats"]) {
                 Self.stat(t(.titlesStat), d.titles, WebRoute.catalog(library: lib).path, t)
                 Self.stat(t(.copiesStat), d.copies, WebRoute.catalog(library: lib).path, t)
@@ -16,12 +16,12 @@ extension DashboardPage {
                 Self.stat(t(.wishlistStat), d.wishlist, WebRoute.wishlist(library: lib).path, t)
             }
             if !d.lastAdded.isEmpty {
-                H.el(.h2, [:]) { Text(t(.lastAdded)) }
+                H.el(.h2, [:]) { EscapedText(t(.lastAdded)) }
                 H.el(.ul, [.class: "titles"]) {
                     for item in d.lastAdded { Components.titleRow(item, lib: lib, t: t) }
                 }
             }
-            H.el(.h2, [:]) { Text(t(.recentActivity)) }
+            H.el(.h2, [:]) { EscapedText(t(.recentActivity)) }
             ActivityPage.list(d.recentActivity, lib: lib, t: t)
         }
     }
@@ -29,8 +29,8 @@ extension DashboardPage {
     static func stat(_ label: String, _ n: Int, _ href: String, _ t: Strings, alarm: Bool = false) -> any Component {
         H.el(.li, [:]) {
             H.el(.a, [.href: href, .class: alarm ? "stat alarm" : "stat"]) {
-                H.el(.strong, [:]) { Text(t.number(n)) }
-                H.el(.span, [:]) { Text(label) }
+                H.el(.strong, [:]) { EscapedText(t.number(n)) }
+                H.el(.span, [:]) { EscapedText(label) }
             }
         }
     }

@@ -7,7 +7,7 @@ extension MorePage {
         let t = page.t
         let lib = libraryID
         return Layout.page(page, title: t(.more)) {
-            H.el(.h1, [:]) { Text(t(.more)) }
+            H.el(.h1, [:]) { EscapedText(t(.more)) }
             H.el(.ul, [.class: "menu"]) {
                 H.el(.li, [:]) { H.link(t(.navReading), WebRoute.reading(library: lib).path) }
                 H.el(.li, [:]) { H.link(t(.readingStats), WebRoute.readingStats(library: lib).path) }
@@ -23,7 +23,7 @@ extension MorePage {
                 if role.may(.administer) { H.el(.li, [:]) { H.link(t(.settings), WebRoute.settings(library: lib).path) } }
             }
             if page.libraries.count > 1 {
-                H.el(.h2, [:]) { Text(t(.switchLibrary)) }
+                H.el(.h2, [:]) { EscapedText(t(.switchLibrary)) }
                 H.el(.ul, [.class: "menu"]) {
                     for other in page.libraries where other.id != lib {
                         H.el(.li, [:]) { H.link(other.name, WebRoute.catalog(library: other.id).path) }

@@ -23,7 +23,7 @@ struct BookNotes: Sendable {
         let (lib, titleID, photos, quotes) = (libraryID, titleID, photos, quotes)
         return H.el(.div, [:]) {
             H.el(.section, [.id: "photos"]) {
-                H.el(.h2, [:]) { Text(t(.pagePhotos)) }
+                H.el(.h2, [:]) { EscapedText(t(.pagePhotos)) }
                 if !photos.isEmpty {
                     H.el(.ul, [.class: "photo-grid"]) {
                         for photo in photos {
@@ -31,7 +31,7 @@ struct BookNotes: Sendable {
                                 H.el(.a, [.href: WebRoute.photo(library: lib, photo: photo.id).path]) {
                                     H.void(.img, [.src: photo.thumbnail, .alt: photo.page.map { t.format(.pageOnly, $0) } ?? t(.pagePhoto), .loading: "lazy",
                                                   .width: "120", .height: String(120 * photo.height / max(1, photo.width))])
-                                    if let p = photo.page { H.el(.span, [:]) { Text(t.format(.pageOnly, p)) } }
+                                    if let p = photo.page { H.el(.span, [:]) { EscapedText(t.format(.pageOnly, p)) } }
                                 }
                             }
                         }
@@ -40,7 +40,7 @@ struct BookNotes: Sendable {
                 H.form(WebRoute.titlePhotos(library: lib, title: titleID).path, csrf: page.csrf,
                        attrs: [.enctype: "multipart/form-data", .class: "photo-upload"]) {
                     H.el(.div, [.class: "field"]) {
-                        H.el(.label, [.for: "f-photo"]) { Text(t(.takePagePhoto)) }
+                        H.el(.label, [.for: "f-photo"]) { EscapedText(t(.takePagePhoto)) }
                         H.void(.input, [.type: "file", .id: "f-photo", .name: "photo", .accept: "image/*", .capture: "environment", .required: ""])
                     }
                     H.field(t(.pageField), name: "page", id: "f-photo-page", extra: [.inputmode: "numeric", .maxlength: "20", .autocomplete: "off"])
@@ -48,10 +48,10 @@ struct BookNotes: Sendable {
                 }
             }
             H.el(.section, [.id: "quotes"]) {
-                H.el(.h2, [:]) { Text(t(.quotesHeading)) }
+                H.el(.h2, [:]) { EscapedText(t(.quotesHeading)) }
                 QuotesPage.list(quotes, lib: lib, csrf: page.csrf, t: t, showTitle: false, back: nil)
                 H.el(.details, [.class: "add-quote"]) {
-                    H.el(.summary, [:]) { Text(t(.addQuote)) }
+                    H.el(.summary, [:]) { EscapedText(t(.addQuote)) }
                     QuoteFormPage.form(lib: lib, titleID: titleID, photoID: nil, text: "", page: nil, csrf: page.csrf, t: t)
                 }
                 H.el(.p, [:]) { H.link(t(.allQuotes) + " ›", WebRoute.quotes(library: lib).path) }

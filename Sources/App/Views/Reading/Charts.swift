@@ -14,7 +14,7 @@ enum Charts {
         return H.el(.figure, [.class: "chart"]) {
             H.el(.svg, [.viewBox: "0 0 \(Int(width)) \(Int(height))", .role: "img", .ariaLabelledby: id + "-title", .focusable: "false",
                         .class: "bars"]) {
-                H.el(.title, [.id: id + "-title"]) { Text(title) }
+                H.el(.title, [.id: id + "-title"]) { EscapedText(title) }
                 H.void(.line, [.x1: "0", .y1: fmt(height - bottom), .x2: fmt(width), .y2: fmt(height - bottom), .class: "axis"])
                 for (i, value) in values.enumerated() {
                     let h = (height - top - bottom) * Double(value) / Double(maxValue)
@@ -22,14 +22,14 @@ enum Charts {
                     if value > 0 {
                         H.void(.rect, [.x: fmt(x), .y: fmt(height - bottom - h), .width: fmt(barWidth), .height: fmt(h), .rx: "2", .class: "bar"])
                         H.el(.text, [.x: fmt(x + barWidth / 2), .y: fmt(height - bottom - h - 4), .textAnchor: "middle", .class: "value"]) {
-                            Text(t.number(value))
+                            EscapedText(t.number(value))
                         }
                     }
-                    H.el(.text, [.x: fmt(x + barWidth / 2), .y: fmt(height - 6), .textAnchor: "middle", .class: "label"]) { Text(labels[i]) }
+                    H.el(.text, [.x: fmt(x + barWidth / 2), .y: fmt(height - 6), .textAnchor: "middle", .class: "label"]) { EscapedText(labels[i]) }
                 }
             }
             H.el(.details, [.class: "chart-table"]) {
-                H.el(.summary, [:]) { Text(t(.showAsTable)) }
+                H.el(.summary, [:]) { EscapedText(t(.showAsTable)) }
                 table(columns: [columnTitle, valueTitle], rows: zip(labels, values).map { [$0, t.number($1)] })
             }
         }
@@ -40,23 +40,23 @@ enum Charts {
         let r = 52.0, c = 2 * Double.pi * r
         let filled = c * min(1, max(0, fraction))
         return H.el(.svg, [.viewBox: "0 0 128 128", .role: "img", .ariaLabelledby: id + "-title", .focusable: "false", .class: "ring"]) {
-            H.el(.title, [.id: id + "-title"]) { Text(title) }
+            H.el(.title, [.id: id + "-title"]) { EscapedText(title) }
             H.void(.circle, [.cx: "64", .cy: "64", .r: fmt(r), .class: "track"])
             H.void(.circle, [.cx: "64", .cy: "64", .r: fmt(r), .class: "fill", .strokeDasharray: fmt(filled) + " " + fmt(c),
                              .transform: "rotate(-90 64 64)"])
-            H.el(.text, [.x: "64", .y: sub == nil ? "70" : "64", .textAnchor: "middle", .class: "big"]) { Text(center) }
-            if let sub { H.el(.text, [.x: "64", .y: "84", .textAnchor: "middle", .class: "small"]) { Text(sub) } }
+            H.el(.text, [.x: "64", .y: sub == nil ? "70" : "64", .textAnchor: "middle", .class: "big"]) { EscapedText(center) }
+            if let sub { H.el(.text, [.x: "64", .y: "84", .textAnchor: "middle", .class: "small"]) { EscapedText(sub) } }
         }
     }
 
     static func table(columns: [String], rows: [[String]]) -> any Component {
         H.el(.table, [.class: "data"]) {
-            H.el(.thead, [:]) { H.el(.tr, [:]) { for c in columns { H.el(.th, [.scope: "col"]) { Text(c) } } } }
+            H.el(.thead, [:]) { H.el(.tr, [:]) { for c in columns { H.el(.th, [.scope: "col"]) { EscapedText(c) } } } }
             H.el(.tbody, [:]) {
                 for row in rows {
                     H.el(.tr, [:]) {
                         for (i, cell) in row.enumerated() {
-                            if i == 0 { H.el(.th, [.scope: "row"]) { Text(cell) } } else { H.el(.td, [:]) { Text(cell) } }
+                            if i == 0 { H.el(.th, [.scope: "row"]) { EscapedText(cell) } } else { H.el(.td, [:]) { EscapedText(cell) } }
                         }
                     }
                 }

@@ -42,9 +42,9 @@ struct ClassReadingPage: Sendable {
         let sinceText = String(format: "%04d-%02d-%02d", c.year ?? 2000, c.month ?? 1, c.day ?? 1)
         let most = max(1, rows.map { $0.finished ?? 0 }.max() ?? 1)
         return Layout.page(page, title: grade.map { t.format(.classReadingOf, $0) } ?? t(.classReading)) {
-            H.el(.h1, [:]) { Text(grade.map { t.format(.classReadingOf, $0) } ?? t(.classReading)) }
+            H.el(.h1, [:]) { EscapedText(grade.map { t.format(.classReadingOf, $0) } ?? t(.classReading)) }
             if grades.isEmpty {
-                H.el(.p, [.class: "empty"]) { Text(t(.noClassesYet)) }
+                H.el(.p, [.class: "empty"]) { EscapedText(t(.noClassesYet)) }
             } else {
                 H.el(.nav, [.class: "chips", .ariaLabel: t(.grade)]) {
                     for g in grades { Components.chipLink(g, here.path(query: [("grade", g), ("since", sinceText)]), current: g == grade) }
@@ -56,23 +56,23 @@ struct ClassReadingPage: Sendable {
                 H.button(t(.show), kind: "quiet")
             }
             if grade == nil, !grades.isEmpty {
-                H.el(.p, [.class: "hint"]) { Text(t(.chooseAClass)) }
+                H.el(.p, [.class: "hint"]) { EscapedText(t(.chooseAClass)) }
             }
             if grade != nil {
                 if rows.isEmpty {
-                    H.el(.p, [.class: "empty"]) { Text(t(.noMembers)) }
+                    H.el(.p, [.class: "empty"]) { EscapedText(t(.noMembers)) }
                 } else {
                     H.el(.p, [:]) {
-                        Text(t.format(.classTotals, t.date(since), t.number(rows.reduce(0) { $0 + ($1.finished ?? 0) })))
+                        EscapedText(t.format(.classTotals, t.date(since), t.number(rows.reduce(0) { $0 + ($1.finished ?? 0) })))
                     }
                     H.el(.div, [.class: "table-scroll"]) {
                     H.el(.table, [.class: "data class-reading"]) {
                         H.el(.thead, [:]) {
                             H.el(.tr, [:]) {
-                                H.el(.th, [.scope: "col"]) { Text(t(.member)) }
-                                H.el(.th, [.scope: "col"]) { Text(t(.readFinished)) }
-                                H.el(.th, [.scope: "col"]) { Text(t(.goalPages)) }
-                                H.el(.th, [.scope: "col"]) { Text(t(.readReading)) }
+                                H.el(.th, [.scope: "col"]) { EscapedText(t(.member)) }
+                                H.el(.th, [.scope: "col"]) { EscapedText(t(.readFinished)) }
+                                H.el(.th, [.scope: "col"]) { EscapedText(t(.goalPages)) }
+                                H.el(.th, [.scope: "col"]) { EscapedText(t(.readReading)) }
                             }
                         }
                         H.el(.tbody, [:]) {
@@ -80,15 +80,15 @@ struct ClassReadingPage: Sendable {
                                 H.el(.tr, [:]) {
                                     H.el(.th, [.scope: "row"]) {
                                         H.el(.a, [.href: WebRoute.readingStats(library: lib).path(query: [("member", row.id.uuidString)])]) {
-                                            Text(Member.fullName(first: row.first_name, last: row.last_name))
+                                            EscapedText(Member.fullName(first: row.first_name, last: row.last_name))
                                         }
                                     }
                                     H.el(.td, [:]) {
                                         H.el(.meter, [.min: "0", .max: String(most), .value: String(row.finished ?? 0), .ariaHidden: "true"]) { EmptyComponent() }
-                                        Text(" " + t.number(row.finished ?? 0))
+                                        EscapedText(" " + t.number(row.finished ?? 0))
                                     }
-                                    H.el(.td, [:]) { Text(t.number(row.pages ?? 0)) }
-                                    H.el(.td, [:]) { Text(t.number(row.reading ?? 0)) }
+                                    H.el(.td, [:]) { EscapedText(t.number(row.pages ?? 0)) }
+                                    H.el(.td, [:]) { EscapedText(t.number(row.reading ?? 0)) }
                                 }
                             }
                         }

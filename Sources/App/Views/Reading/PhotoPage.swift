@@ -39,7 +39,7 @@ struct PhotoPage: Sendable {
         let corners = (p.corners ?? [0.05, 0.05, 0.95, 0.05, 0.95, 0.95, 0.05, 0.95]).map { String(format: "%.4f", $0) }.joined(separator: ",")
         return Layout.page(page, title: t(.pagePhoto) + " · " + title) {
             H.el(.p, [:]) { H.link("‹ " + title, WebRoute.title(library: lib, title: p.titleId).path + "#photos") }
-            H.el(.h1, [:]) { Text(p.page.map { t.format(.pageOnly, $0) } ?? t(.pagePhoto)) }
+            H.el(.h1, [:]) { EscapedText(p.page.map { t.format(.pageOnly, $0) } ?? t(.pagePhoto)) }
             H.el(.div, [.class: "photo-view", .dataZoom: "", .role: "img", .ariaLabel: t(.pagePhoto) + " · " + title]) {
                 H.el(.div, [.class: "zoom-inner"]) {
                     H.void(.img, [.src: p.image + "?v=\(Int(p.createdAt.timeIntervalSince1970))", .alt: "", .width: String(p.width),
@@ -47,17 +47,17 @@ struct PhotoPage: Sendable {
                     Self.markupLayer(p)
                 }
             }
-            H.el(.p, [.class: "hint"]) { Text(t(.zoomHint)) }
+            H.el(.p, [.class: "hint"]) { EscapedText(t(.zoomHint)) }
             H.el(.div, [.class: "actions"]) {
                 H.form(WebRoute.photoQuote(library: lib, photo: p.id).path, csrf: page.csrf, attrs: [.class: "inline"]) {
                     H.button(t(.makeQuote), attrs: [.dataBusy: t(.readingText)])
                 }
-                H.el(.button, [.type: "button", .class: "button quiet", .dataShareFile: p.image, .dataShare: title, .hidden: ""]) { Text(t(.share)) }
-                H.el(.a, [.href: p.image, .download: "page.jpg", .class: "button quiet"]) { Text(t(.download)) }
+                H.el(.button, [.type: "button", .class: "button quiet", .dataShareFile: p.image, .dataShare: title, .hidden: ""]) { EscapedText(t(.share)) }
+                H.el(.a, [.href: p.image, .download: "page.jpg", .class: "button quiet"]) { EscapedText(t(.download)) }
             }
             H.el(.details, [.class: "tool", .id: "crop"]) {
-                H.el(.summary, [:]) { Text(t(.straighten)) }
-                H.el(.p, [.class: "hint"]) { Text(t(.straightenHint)) }
+                H.el(.summary, [:]) { EscapedText(t(.straighten)) }
+                H.el(.p, [.class: "hint"]) { EscapedText(t(.straightenHint)) }
                 H.el(.div, [.class: "crop", .dataCrop: "f-corners"]) {
                     H.void(.img, [.src: p.original, .alt: t(.pagePhoto), .width: String(p.originalWidth), .height: String(p.originalHeight)])
                     H.el(.svg, [.class: "crop-lines", .viewBox: "0 0 1 1", .preserveAspectRatio: "none", .ariaHidden: "true"]) {
@@ -80,12 +80,12 @@ struct PhotoPage: Sendable {
                 }
             }
             H.el(.details, [.class: "tool", .id: "markup"]) {
-                H.el(.summary, [:]) { Text(t(.markUp)) }
+                H.el(.summary, [:]) { EscapedText(t(.markUp)) }
                 H.el(.div, [.class: "markup-editor", .dataMarkup: "f-markup"]) {
                     H.el(.div, [.class: "chips", .role: "toolbar", .ariaLabel: t(.markUp)]) {
-                        H.el(.button, [.type: "button", .class: "chip current", .dataTool: "pen", .ariaPressed: "true"]) { Text(t(.toolPen)) }
-                        H.el(.button, [.type: "button", .class: "chip", .dataTool: "highlighter", .ariaPressed: "false"]) { Text(t(.toolHighlighter)) }
-                        H.el(.button, [.type: "button", .class: "chip", .dataTool: "eraser", .ariaPressed: "false"]) { Text(t(.toolEraser)) }
+                        H.el(.button, [.type: "button", .class: "chip current", .dataTool: "pen", .ariaPressed: "true"]) { EscapedText(t(.toolPen)) }
+                        H.el(.button, [.type: "button", .class: "chip", .dataTool: "highlighter", .ariaPressed: "false"]) { EscapedText(t(.toolHighlighter)) }
+                        H.el(.button, [.type: "button", .class: "chip", .dataTool: "eraser", .ariaPressed: "false"]) { EscapedText(t(.toolEraser)) }
                     }
                     H.el(.div, [.class: "markup-canvas"]) {
                         H.void(.img, [.src: p.image, .alt: "", .width: String(p.width), .height: String(p.height)])

@@ -22,20 +22,20 @@ struct QuotesPage: Sendable {
             for quote in quotes {
                 H.el(.li, [:]) {
                     H.el(.blockquote, [:]) {
-                        for line in quote.text.split(separator: "\n", omittingEmptySubsequences: false) { H.el(.p, [:]) { Text(String(line)) } }
+                        for line in quote.text.split(separator: "\n", omittingEmptySubsequences: false) { H.el(.p, [:]) { EscapedText(String(line)) } }
                     }
                     H.el(.p, [.class: "meta"]) {
                         if showTitle {
-                            H.el(.a, [.href: WebRoute.title(library: lib, title: quote.titleId).path]) { Text(quote.title) }
-                            Text(quote.authors.first.map { " · " + $0 } ?? "")
+                            H.el(.a, [.href: WebRoute.title(library: lib, title: quote.titleId).path]) { EscapedText(quote.title) }
+                            EscapedText(quote.authors.first.map { " · " + $0 } ?? "")
                         }
-                        if let page = quote.page { Text((showTitle ? " · " : "") + t.format(.pageOnly, page)) }
+                        if let page = quote.page { EscapedText((showTitle ? " · " : "") + t.format(.pageOnly, page)) }
                         if let photo = quote.photoId {
-                            Text(" · ")
+                            EscapedText(" · ")
                             H.link(t(.pagePhoto), WebRoute.photo(library: lib, photo: photo).path)
                         }
                     }
-                    if let note = quote.note { H.el(.p, [.class: "note"]) { Text(note) } }
+                    if let note = quote.note { H.el(.p, [.class: "note"]) { EscapedText(note) } }
                     H.form(WebRoute.quoteDelete(library: lib, quote: quote.id).path, csrf: csrf, attrs: [.class: "inline"]) {
                         H.void(.input, [.type: "hidden", .name: "titleId", .value: quote.titleId.uuidString])
                         if let back { H.void(.input, [.type: "hidden", .name: "back", .value: back]) }
@@ -52,7 +52,7 @@ struct QuotesPage: Sendable {
         let here = WebRoute.quotes(library: lib)
         return Layout.page(page, title: t(.allQuotes)) {
             H.el(.div, [.class: "page-head"]) {
-                H.el(.h1, [:]) { Text(t(.allQuotes)) }
+                H.el(.h1, [:]) { EscapedText(t(.allQuotes)) }
                 H.link(t(.navReading), WebRoute.reading(library: lib).path, cls: "button quiet")
             }
             H.el(.form, [.method: "get", .action: here.path, .role: "search", .class: "inline-form"]) {
@@ -60,7 +60,7 @@ struct QuotesPage: Sendable {
                 H.button(t(.search), kind: "quiet")
             }
             if quotes.isEmpty {
-                H.el(.p, [.class: "empty"]) { Text(q == nil ? t(.noQuotesYet) : t(.noMatches)) }
+                H.el(.p, [.class: "empty"]) { EscapedText(q == nil ? t(.noQuotesYet) : t(.noMatches)) }
             } else {
                 Self.list(quotes, lib: lib, csrf: page.csrf, t: t, showTitle: true, back: "quotes")
                 Components.pager(paging, total: total, t: t) { n in here.path(query: [("q", q), ("page", n > 1 ? String(n) : nil)]) }
@@ -92,10 +92,10 @@ struct QuoteFormPage: Sendable {
     func render(_ page: PageContext) -> HTML {
         let t = page.t
         return Layout.page(page, title: t(.makeQuote)) {
-            H.el(.h1, [:]) { Text(t(.makeQuote)) }
+            H.el(.h1, [:]) { EscapedText(t(.makeQuote)) }
             H.el(.p, [:]) { H.link(title, WebRoute.title(library: libraryID, title: titleID).path) }
             H.void(.img, [.src: photo.thumbnail, .alt: t(.pagePhoto), .class: "quote-photo"])
-            H.el(.p, [.class: "hint"]) { Text(text.isEmpty ? t(.ocrFoundNothing) : t(.ocrTrimHint)) }
+            H.el(.p, [.class: "hint"]) { EscapedText(text.isEmpty ? t(.ocrFoundNothing) : t(.ocrTrimHint)) }
             Self.form(lib: libraryID, titleID: titleID, photoID: photo.id, text: text, page: self.page, csrf: page.csrf, t: t)
         }
     }

@@ -44,9 +44,9 @@ struct ReadingCard: Sendable {
         let text = positionText(read, t: t)
         return H.el(.div, [.class: "progress-line"]) {
             if let percent = read.percent {
-                H.el(.progress, [.max: "100", .value: String(percent), .ariaLabel: text]) { Text(t.format(.percentOnly, t.number(percent))) }
+                H.el(.progress, [.max: "100", .value: String(percent), .ariaLabel: text]) { EscapedText(t.format(.percentOnly, t.number(percent))) }
             }
-            if !text.isEmpty { H.el(.span, [.class: "where"]) { Text(text) } }
+            if !text.isEmpty { H.el(.span, [.class: "where"]) { EscapedText(text) } }
         }
     }
 
@@ -56,7 +56,7 @@ struct ReadingCard: Sendable {
             if let back { H.void(.input, [.type: "hidden", .name: "back", .value: back]) }
             H.void(.input, [.type: "hidden", .name: "phrase", .id: id + "-phrase", .disabled: ""])
             H.el(.div, [.class: "field"]) {
-                H.el(.label, [.for: id]) { Text(t(.pageField)) }
+                H.el(.label, [.for: id]) { EscapedText(t(.pageField)) }
                 H.el(.div, [.class: "with-button"]) {
                     H.void(.input, [.type: "text", .id: id, .name: "page", .inputmode: "numeric", .autocomplete: "off",
                                     .maxlength: "40", .placeholder: "157", .ariaDescribedby: compact ? nil : id + "-hint"])
@@ -68,7 +68,7 @@ struct ReadingCard: Sendable {
                     }
                     H.button(t(.saveProgress))
                 }
-                if !compact { H.el(.p, [.class: "hint", .id: id + "-hint"]) { Text(t(.pageFieldHint)) } }
+                if !compact { H.el(.p, [.class: "hint", .id: id + "-hint"]) { EscapedText(t(.pageFieldHint)) } }
             }
         }
     }
@@ -78,21 +78,21 @@ struct ReadingCard: Sendable {
         let (lib, titleID, read) = (libraryID, titleID, read)
         let status = read.map { ReadStatus(rawValue: $0.status) ?? .wantToRead }
         return H.el(.section, [.class: "reading-card", .id: "reading"]) {
-            H.el(.h2, [:]) { Text(t(.yourReading)) }
+            H.el(.h2, [:]) { EscapedText(t(.yourReading)) }
             if let read {
                 Self.progressBar(read, t: t)
                 if let started = read.startedAt, status != .wantToRead {
                     H.el(.p, [.class: "meta"]) {
-                        Text(t.format(.startedOn, t.date(started)) + (read.finishedAt.map { " · " + t.format(.finishedOn, t.date($0)) } ?? ""))
+                        EscapedText(t.format(.startedOn, t.date(started)) + (read.finishedAt.map { " · " + t.format(.finishedOn, t.date($0)) } ?? ""))
                     }
                 }
             }
-            if finishedCount > 1 { H.el(.p, [.class: "meta"]) { Text(t(.readTimes, finishedCount)) } }
+            if finishedCount > 1 { H.el(.p, [.class: "meta"]) { EscapedText(t(.readTimes, finishedCount)) } }
             H.form(WebRoute.titleReadStatus(library: lib, title: titleID).path, csrf: page.csrf, attrs: [.class: "status-chips"]) {
                 for option in ReadStatus.allCases {
                     H.el(.button, [.type: "submit", .name: "status", .value: option.rawValue,
                                    .class: option == status ? "chip current" : "chip", .ariaPressed: option == status ? "true" : "false"]) {
-                        Text(Self.statusName(option, t: t))
+                        EscapedText(Self.statusName(option, t: t))
                     }
                 }
             }

@@ -9,7 +9,7 @@ extension ReadingPage {
         let here = WebRoute.reading(library: lib)
         return Layout.page(page, title: t(.navReading)) {
             H.el(.div, [.class: "page-head"]) {
-                H.el(.h1, [:]) { Text(t(.navReading)) }
+                H.el(.h1, [:]) { EscapedText(t(.navReading)) }
                 H.link(t(.readingStats), WebRoute.readingStats(library: lib).path, cls: "button quiet")
             }
             H.el(.nav, [.class: "chips", .ariaLabel: t(.status)]) {
@@ -20,8 +20,8 @@ extension ReadingPage {
             }
             if reads.isEmpty {
                 H.el(.div, [.class: "empty"]) {
-                    H.el(.p, [:]) { Text(show == .reading ? t(.noReadingYet) : t(.noReadsHere)) }
-                    H.el(.p, [.class: "hint"]) { Text(t(.noReadingYetHint)) }
+                    H.el(.p, [:]) { EscapedText(show == .reading ? t(.noReadingYet) : t(.noReadsHere)) }
+                    H.el(.p, [.class: "hint"]) { EscapedText(t(.noReadingYetHint)) }
                     H.link(t(.catalog), WebRoute.catalog(library: lib).path, cls: "button primary")
                 }
             } else {
@@ -30,15 +30,15 @@ extension ReadingPage {
                         H.el(.li, [.class: "read"]) {
                             H.el(.div, [.class: "read-head"]) {
                                 if let titleID = read.titleId {
-                                    H.el(.a, [.href: WebRoute.title(library: lib, title: titleID).path, .class: "title"]) { Text(read.title) }
+                                    H.el(.a, [.href: WebRoute.title(library: lib, title: titleID).path, .class: "title"]) { EscapedText(read.title) }
                                 } else {
-                                    H.el(.span, [.class: "title"]) { Text(read.title) }
+                                    H.el(.span, [.class: "title"]) { EscapedText(read.title) }
                                 }
-                                if let authors = read.authors { H.el(.span, [.class: "authors"]) { Text(authors) } }
+                                if let authors = read.authors { H.el(.span, [.class: "authors"]) { EscapedText(authors) } }
                             }
                             ReadingCard.progressBar(read, t: t)
                             if let finished = read.finishedAt, show == .finished || show == .didNotFinish {
-                                H.el(.p, [.class: "meta"]) { Text(t.format(.finishedOn, t.date(finished))) }
+                                H.el(.p, [.class: "meta"]) { EscapedText(t.format(.finishedOn, t.date(finished))) }
                             }
                             if let titleID = read.titleId, show == .reading || show == .wantToRead {
                                 ReadingCard.pageForm(titleID: titleID, lib: lib, csrf: page.csrf, t: t, back: "reading", id: "f-page-\(i)", compact: true)
@@ -52,7 +52,7 @@ extension ReadingPage {
             }
             H.el(.p, [.class: "hint"]) {
                 H.link(t(.exportHistory), APILink.readingExport(library: lib).path)
-                Text(" · " + t(.importHistoryHint))
+                EscapedText(" · " + t(.importHistoryHint))
             }
         }
     }

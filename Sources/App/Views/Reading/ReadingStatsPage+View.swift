@@ -10,7 +10,7 @@ extension ReadingStatsPage {
         let heading = memberName.map { t.format(.memberYearInBooks, $0, String(year)) } ?? t.format(.yearInBooks, String(year))
         return Layout.page(page, title: heading) {
             H.el(.div, [.class: "page-head"]) {
-                H.el(.h1, [:]) { Text(heading) }
+                H.el(.h1, [:]) { EscapedText(heading) }
                 if let memberID {
                     H.link(memberName ?? "", WebRoute.member(library: lib, member: memberID).path + "#reading", cls: "button quiet")
                 } else {
@@ -23,17 +23,17 @@ extension ReadingStatsPage {
                 if year < thisYear { Components.chipLink(String(year + 1) + " ›", here.path(query: [("year", String(year + 1)), ("member", member)]), current: false) }
             }
             if memberID == nil, s.statuses.allSatisfy({ $0.reads == 0 }) {
-                H.el(.p, [.class: "empty"]) { Text(t(.noReadingYet) + " " + t(.noReadingYetHint)) }
+                H.el(.p, [.class: "empty"]) { EscapedText(t(.noReadingYet) + " " + t(.noReadingYetHint)) }
             }
             H.el(.section, [.class: "goal"]) {
-                H.el(.h2, [:]) { Text(t.format(.goalFor, String(year))) }
+                H.el(.h2, [:]) { EscapedText(t.format(.goalFor, String(year))) }
                 if let goal = s.goal, let books = goal.books {
                     Charts.ring(id: "goal-ring", title: t.format(.goalRingTitle, t.number(goal.booksDone), t.number(books)),
                                 fraction: books > 0 ? Double(goal.booksDone) / Double(books) : 0,
                                 center: t.number(goal.booksDone) + "/" + t.number(books), sub: t(.goalBooks))
                     if let ahead = goal.booksAhead {
                         H.el(.p, [.class: ahead >= 0 ? "pace ahead" : "pace behind"]) {
-                            Text(ahead > 0 ? t(.booksAhead, ahead) : ahead < 0 ? t(.booksBehind, -ahead) : t(.onPace))
+                            EscapedText(ahead > 0 ? t(.booksAhead, ahead) : ahead < 0 ? t(.booksBehind, -ahead) : t(.onPace))
                         }
                     }
                 }
@@ -41,8 +41,8 @@ extension ReadingStatsPage {
                     H.el(.p, [:]) {
                         H.el(.progress, [.max: String(pages), .value: String(min(goal.pagesDone, pages)),
                                          .ariaLabel: t.format(.pagesGoalText, t.number(goal.pagesDone), t.number(pages))]) { EmptyComponent() }
-                        Text(" " + t.format(.pagesGoalText, t.number(goal.pagesDone), t.number(pages)))
-                        if let ahead = goal.pagesAhead { Text(" · " + (ahead >= 0 ? t(.pagesAhead, ahead) : t(.pagesBehind, -ahead))) }
+                        EscapedText(" " + t.format(.pagesGoalText, t.number(goal.pagesDone), t.number(pages)))
+                        if let ahead = goal.pagesAhead { EscapedText(" · " + (ahead >= 0 ? t(.pagesAhead, ahead) : t(.pagesBehind, -ahead))) }
                     }
                 }
                 H.form(WebRoute.readingGoal(library: lib).path, csrf: page.csrf, attrs: [.class: "goal-form"]) {
@@ -62,25 +62,25 @@ extension ReadingStatsPage {
                 YearFigures.figure(t(.longestStreak), t(.daysInARow, s.longestStreak))
             }
             H.el(.section, [:]) {
-                H.el(.h2, [:]) { Text(t(.perMonth)) }
+                H.el(.h2, [:]) { EscapedText(t(.perMonth)) }
                 YearFigures.monthCharts(s, t: t)
             }
             if !s.current.isEmpty {
                 H.el(.section, [:]) {
-                    H.el(.h2, [:]) { Text(t(.readingNow)) }
+                    H.el(.h2, [:]) { EscapedText(t(.readingNow)) }
                     H.el(.ul, [.class: "reads"]) {
                         for c in s.current {
                             H.el(.li, [.class: "read"]) {
                                 if let titleID = c.titleId {
-                                    H.el(.a, [.href: WebRoute.title(library: lib, title: titleID).path, .class: "title"]) { Text(c.title) }
+                                    H.el(.a, [.href: WebRoute.title(library: lib, title: titleID).path, .class: "title"]) { EscapedText(c.title) }
                                 } else {
-                                    H.el(.span, [.class: "title"]) { Text(c.title) }
+                                    H.el(.span, [.class: "title"]) { EscapedText(c.title) }
                                 }
                                 if let percent = c.percent {
-                                    H.el(.progress, [.max: "100", .value: String(percent)]) { Text(t.format(.percentOnly, t.number(percent))) }
+                                    H.el(.progress, [.max: "100", .value: String(percent)]) { EscapedText(t.format(.percentOnly, t.number(percent))) }
                                 }
                                 H.el(.p, [.class: "meta"]) {
-                                    Text([c.pagesPerDay.map { t.format(.pagesPerDay, $0.formatted(.number.precision(.fractionLength(0...1)).locale(t.lang.locale))) },
+                                    EscapedText([c.pagesPerDay.map { t.format(.pagesPerDay, $0.formatted(.number.precision(.fractionLength(0...1)).locale(t.lang.locale))) },
                                           c.projectedFinish.map { t.format(.projectedFinish, t.date($0)) }].compactMap { $0 }.joined(separator: " · "))
                                 }
                             }
@@ -90,20 +90,20 @@ extension ReadingStatsPage {
             }
             if s.years.count > 1 {
                 H.el(.section, [:]) {
-                    H.el(.h2, [:]) { Text(t(.perYear)) }
+                    H.el(.h2, [:]) { EscapedText(t(.perYear)) }
                     Charts.table(columns: [t(.yearCol), t(.goalBooks), t(.goalPages)],
                                  rows: s.years.reversed().map { [String($0.year), t.number($0.books), t.number($0.pages)] })
                 }
             }
             H.el(.section, [.class: "columns"]) {
                 H.el(.div, [:]) {
-                    H.el(.h2, [:]) { Text(t(.byStatus)) }
+                    H.el(.h2, [:]) { EscapedText(t(.byStatus)) }
                     Charts.table(columns: [t(.status), t(.goalBooks)],
                                  rows: s.statuses.compactMap { c in ReadStatus(rawValue: c.status).map { [ReadingCard.statusName($0, t: t), t.number(c.reads)] } })
                 }
                 if s.ratings.contains(where: { $0 > 0 }) {
                     H.el(.div, [:]) {
-                        H.el(.h2, [:]) { Text(t(.rating)) }
+                        H.el(.h2, [:]) { EscapedText(t(.rating)) }
                         Charts.bars(id: "ratings", title: t.format(.ratingsTitle, String(year)), labels: ["1★", "2★", "3★", "4★", "5★"],
                                     values: s.ratings, t: t, columnTitle: t(.rating), valueTitle: t(.goalBooks))
                     }
@@ -112,7 +112,7 @@ extension ReadingStatsPage {
             }
             if memberID == nil {
                 H.el(.section, [.id: "share"]) {
-                    H.el(.h2, [:]) { Text(t(.shareYear)) }
+                    H.el(.h2, [:]) { EscapedText(t(.shareYear)) }
                     H.form(WebRoute.readingShare(library: lib).path, csrf: page.csrf, attrs: [.class: "inline-form"]) {
                         H.void(.input, [.type: "hidden", .name: "year", .value: String(year)])
                         if let since = sharedSince {
@@ -120,14 +120,14 @@ extension ReadingStatsPage {
                                 H.field(t(.shareLink), name: "link", value: origin + WebRoute.sharedYear(token: token).path,
                                         hint: t(.shareLinkHint), extra: [.readonly: ""])
                                 H.el(.button, [.type: "button", .class: "button quiet", .dataShare: t.format(.yearInBooks, String(year)),
-                                               .dataShareUrl: WebRoute.sharedYear(token: token).path, .hidden: ""]) { Text(t(.share)) }
+                                               .dataShareUrl: WebRoute.sharedYear(token: token).path, .hidden: ""]) { EscapedText(t(.share)) }
                             } else {
-                                H.el(.p, [.class: "hint"]) { Text(t.format(.sharedSinceText, t.date(since))) }
+                                H.el(.p, [.class: "hint"]) { EscapedText(t.format(.sharedSinceText, t.date(since))) }
                                 H.button(t(.newShareLink), kind: "quiet")
                             }
                             H.button(t(.stopSharing), kind: "quiet", attrs: [.name: "stop", .value: "1"])
                         } else {
-                            H.el(.p, [.class: "hint"]) { Text(t(.shareYearHint)) }
+                            H.el(.p, [.class: "hint"]) { EscapedText(t(.shareYearHint)) }
                             H.button(t(.shareYear), kind: "quiet")
                         }
                     }

@@ -12,7 +12,7 @@ struct SharedYearPage: Sendable {
         let s = stats
         let heading = t.format(.memberYearInBooks, name, String(s.year))
         return Layout.page(page, title: heading) {
-            H.el(.h1, [:]) { Text(heading) }
+            H.el(.h1, [:]) { EscapedText(heading) }
             H.el(.dl, [.class: "figures"]) {
                 YearFigures.figure(t(.goalBooks), t.number(s.books))
                 YearFigures.figure(t(.goalPages), t.number(s.pages))

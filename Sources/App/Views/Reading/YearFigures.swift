@@ -8,7 +8,7 @@ import ShelfmarkCore
 enum YearFigures {
     /// One headline figure (`<div><dt>…</dt><dd>…</dd></div>` in a `dl.figures`).
     static func figure(_ label: String, _ value: String) -> any Component {
-        H.el(.div, [:]) { H.el(.dt, [:]) { Text(label) }; H.el(.dd, [:]) { Text(value) } }
+        H.el(.div, [:]) { H.el(.dt, [:]) { EscapedText(label) }; H.el(.dd, [:]) { EscapedText(value) } }
     }
 
     /// Books and pages per month, as SVG bar charts with their tables.
@@ -29,14 +29,14 @@ enum YearFigures {
         ComponentGroup {
             if !s.topAuthors.isEmpty {
                 H.el(.div, [:]) {
-                    H.el(.h2, [:]) { Text(t(.topAuthors)) }
-                    H.el(.ol, [:]) { for a in s.topAuthors { H.el(.li, [:]) { Text(a.name + " · " + t.number(a.books)) } } }
+                    H.el(.h2, [:]) { EscapedText(t(.topAuthors)) }
+                    H.el(.ol, [:]) { for a in s.topAuthors { H.el(.li, [:]) { EscapedText(a.name + " · " + t.number(a.books)) } } }
                 }
             }
             if !s.topCategories.isEmpty {
                 H.el(.div, [:]) {
-                    H.el(.h2, [:]) { Text(t(.topCategories)) }
-                    H.el(.ol, [:]) { for c in s.topCategories { H.el(.li, [:]) { Text(c.name + " · " + t.number(c.books)) } } }
+                    H.el(.h2, [:]) { EscapedText(t(.topCategories)) }
+                    H.el(.ol, [:]) { for c in s.topCategories { H.el(.li, [:]) { EscapedText(c.name + " · " + t.number(c.books)) } } }
                 }
             }
         }

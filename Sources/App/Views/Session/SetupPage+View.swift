@@ -7,10 +7,10 @@ extension SetupPage {
         let form = form
         return Layout.page(page, title: t(.setupTitle)) {
             H.el(.section, [.class: "card narrow"]) {
-                H.el(.h1, [:]) { Text(t(.setupTitle)) }
-                H.el(.p, [:]) { Text(t(.setupIntro)) }
+                H.el(.h1, [:]) { EscapedText(t(.setupTitle)) }
+                H.el(.p, [:]) { EscapedText(t(.setupIntro)) }
                 H.form(WebRoute.setup.path, csrf: page.csrf) {
-                    if let general = form.general { H.el(.p, [.class: "flash error", .role: "alert"]) { Text(general) } }
+                    if let general = form.general { H.el(.p, [.class: "flash error", .role: "alert"]) { EscapedText(general) } }
                     H.field(t(.libraryName), name: "libraryName", value: form["libraryName"], required: true, error: form.errors["libraryName"],
                             extra: [.autocomplete: "organization"])
                     H.field(t(.yourName), name: "displayName", value: form["displayName"], error: form.errors["displayName"], extra: [.autocomplete: "name"])

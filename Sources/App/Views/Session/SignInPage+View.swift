@@ -9,8 +9,8 @@ extension SignInPage {
         let (username, next) = (username, next)
         return Layout.page(page, title: t(.signInTitle)) {
             H.el(.section, [.class: "card narrow"]) {
-                H.el(.h1, [:]) { Text(t(.signInTitle)) }
-                H.el(.p, [:]) { Text(t(.signInIntro)) }
+                H.el(.h1, [:]) { EscapedText(t(.signInTitle)) }
+                H.el(.p, [:]) { EscapedText(t(.signInIntro)) }
                 H.form(WebRoute.login.path(query: [("next", next)]), csrf: page.csrf) {
                     H.field(t(.username), name: "username", value: username, required: true, extra: [.autocomplete: "username", .autocapitalize: "none"])
                     H.field(t(.password), name: "password", type: "password", required: true, extra: [.autocomplete: "current-password"])

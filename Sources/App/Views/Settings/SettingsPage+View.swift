@@ -7,9 +7,9 @@ extension SettingsPage {
         let t = page.t
         let (settings, addStaff, newLibrary) = (settings, addStaff, newLibrary)
         return Layout.page(page, title: t(.settings)) {
-            H.el(.h1, [:]) { Text(t(.settings)) }
+            H.el(.h1, [:]) { EscapedText(t(.settings)) }
             H.form(WebRoute.settings(library: libraryID).path, csrf: page.csrf, attrs: [.class: "card"]) {
-                if let general = settings.general { H.el(.p, [.class: "flash error", .role: "alert"]) { Text(general) } }
+                if let general = settings.general { H.el(.p, [.class: "flash error", .role: "alert"]) { EscapedText(general) } }
                 H.field(t(.libraryName), name: "name", value: settings["name"], required: true, error: settings.errors["name"])
                 H.field(t(.loanPeriod), name: "loanPeriodDays", type: "number", value: settings["loanPeriodDays"], required: true,
                         error: settings.errors["loanPeriodDays"],
@@ -25,42 +25,42 @@ extension SettingsPage {
                         error: settings.errors["holdPickupDays"],
                         extra: [.min: String(Limits.holdPickupDays.lowerBound), .max: String(Limits.holdPickupDays.upperBound)])
                 H.el(.div, [.class: settings.errors["timeZone"] == nil ? "field" : "field invalid"]) {
-                    H.el(.label, [.for: "f-timeZone"]) { Text(t(.timeZoneField)) }
+                    H.el(.label, [.for: "f-timeZone"]) { EscapedText(t(.timeZoneField)) }
                     H.el(.select, [.id: "f-timeZone", .name: "timeZone", .ariaDescribedby: "f-timeZone-hint"]) {
                         let chosen = settings["timeZone"] ?? TimeZone.current.identifier
                         for zone in Self.zones(including: chosen) {
-                            H.el(.option, [.value: zone, .selected: zone == chosen ? "" : nil]) { Text(zone.replacingOccurrences(of: "_", with: " ")) }
+                            H.el(.option, [.value: zone, .selected: zone == chosen ? "" : nil]) { EscapedText(zone.replacingOccurrences(of: "_", with: " ")) }
                         }
                     }
-                    if let error = settings.errors["timeZone"] { H.el(.p, [.class: "field-error"]) { Text(error) } }
-                    H.el(.p, [.class: "hint", .id: "f-timeZone-hint"]) { Text(t(.timeZoneHint)) }
+                    if let error = settings.errors["timeZone"] { H.el(.p, [.class: "field-error"]) { EscapedText(error) } }
+                    H.el(.p, [.class: "hint", .id: "f-timeZone-hint"]) { EscapedText(t(.timeZoneHint)) }
                 }
                 H.el(.div, [.class: "field"]) {
                     H.el(.label, [.class: "pick"]) {
                         H.void(.input, [.type: "checkbox", .name: "publicCatalog", .value: "true", .checked: settings["publicCatalog"] == "true" ? "" : nil])
-                        Text(" " + t(.publicCatalog))
+                        EscapedText(" " + t(.publicCatalog))
                     }
                 }
                 H.button(t(.save))
             }
-            H.el(.h2, [:]) { Text(t(.staff)) }
+            H.el(.h2, [:]) { EscapedText(t(.staff)) }
             H.el(.ul, [.class: "members"]) {
                 for s in staff {
                     let id = s.userId.uuidString
                     H.el(.li, [.class: "staff-row"]) {
                         H.el(.div, [.class: "member-row"]) {
-                            H.el(.span, [.class: "name"]) { Text(s.displayName) }
-                            H.el(.span, [.class: "card-id"]) { Text(s.username + " · " + MorePages.roleName(s.role, t)) }
+                            H.el(.span, [.class: "name"]) { EscapedText(s.displayName) }
+                            H.el(.span, [.class: "card-id"]) { EscapedText(s.username + " · " + MorePages.roleName(s.role, t)) }
                         }
                         if s.userId != page.user?.id {
                             H.el(.details, [:]) {
-                                H.el(.summary, [:]) { Text(t(.changeRole) + " · " + t(.resetPassword)) }
+                                H.el(.summary, [:]) { EscapedText(t(.changeRole) + " · " + t(.resetPassword)) }
                                 H.form(WebRoute.staffRole(library: libraryID, user: s.userId).path, csrf: page.csrf, attrs: [.class: "inline-form"]) {
                                     H.el(.div, [.class: "field"]) {
-                                        H.el(.label, [.for: "f-role-" + id]) { Text(t(.role)) }
+                                        H.el(.label, [.for: "f-role-" + id]) { EscapedText(t(.role)) }
                                         H.el(.select, [.id: "f-role-" + id, .name: "role"]) {
                                             for role in [Role.viewer, .volunteer, .librarian, .owner] {
-                                                H.el(.option, [.value: role.rawValue, .selected: role == s.role ? "" : nil]) { Text(MorePages.roleName(role, t)) }
+                                                H.el(.option, [.value: role.rawValue, .selected: role == s.role ? "" : nil]) { EscapedText(MorePages.roleName(role, t)) }
                                             }
                                         }
                                     }
@@ -80,20 +80,20 @@ extension SettingsPage {
                 }
             }
             H.el(.details, [.class: "card", .open: refused == .staff ? "" : nil]) {
-                H.el(.summary, [:]) { Text(t(.addStaff)) }
+                H.el(.summary, [:]) { EscapedText(t(.addStaff)) }
                 H.form(WebRoute.staff(library: libraryID).path, csrf: page.csrf) {
-                    if let general = addStaff.general { H.el(.p, [.class: "flash error", .role: "alert"]) { Text(general) } }
+                    if let general = addStaff.general { H.el(.p, [.class: "flash error", .role: "alert"]) { EscapedText(general) } }
                     H.field(t(.username), name: "username", value: addStaff["username"], required: true, error: addStaff.errors["username"],
                             extra: [.autocomplete: "off", .autocapitalize: "none"])
                     H.field(t(.yourName), name: "displayName", value: addStaff["displayName"], error: addStaff.errors["displayName"])
                     H.field(t(.password), name: "password", type: "password", hint: t(.staffPasswordHint), required: true,
                             error: addStaff.errors["password"], extra: [.autocomplete: "new-password", .minlength: "8"])
                     H.el(.div, [.class: "field"]) {
-                        H.el(.label, [.for: "f-role"]) { Text(t(.role)) }
+                        H.el(.label, [.for: "f-role"]) { EscapedText(t(.role)) }
                         H.el(.select, [.id: "f-role", .name: "role"]) {
                             for role in [Role.librarian, .volunteer, .viewer, .owner] {
                                 H.el(.option, [.value: role.rawValue, .selected: addStaff["role"] == role.rawValue ? "" : nil]) {
-                                    Text(MorePages.roleName(role, t))
+                                    EscapedText(MorePages.roleName(role, t))
                                 }
                             }
                         }
@@ -103,9 +103,9 @@ extension SettingsPage {
             }
             if mayCreateLibraries {
                 H.el(.details, [.class: "card", .open: refused == .newLibrary ? "" : nil]) {
-                    H.el(.summary, [:]) { Text(t(.newLibrary)) }
+                    H.el(.summary, [:]) { EscapedText(t(.newLibrary)) }
                     H.form(WebRoute.createLibrary(library: libraryID).path, csrf: page.csrf) {
-                        if let general = newLibrary.general { H.el(.p, [.class: "flash error", .role: "alert"]) { Text(general) } }
+                        if let general = newLibrary.general { H.el(.p, [.class: "flash error", .role: "alert"]) { EscapedText(general) } }
                         H.field(t(.libraryName), name: "name", value: newLibrary["name"], required: true, id: "f-new-library",
                                 error: newLibrary.errors["name"])
                         H.button(t(.newLibrary))
@@ -113,15 +113,15 @@ extension SettingsPage {
                 }
             }
             if server.youAreAdmin == true {
-                H.el(.h2, [:]) { Text(t(.serverSettings)) }
+                H.el(.h2, [:]) { EscapedText(t(.serverSettings)) }
                 H.form(WebRoute.server(library: libraryID).path, csrf: page.csrf, attrs: [.class: "card"]) {
                     H.el(.fieldset, [.class: "field"]) {
-                        H.el(.legend, [:]) { Text(t(.libraryCreation)) }
+                        H.el(.legend, [:]) { EscapedText(t(.libraryCreation)) }
                         for (value, label) in [(LibraryCreation.staff, t(.creationStaff)), (.admin, t(.creationAdmin))] {
                             H.el(.label, [.class: "pick"]) {
                                 H.void(.input, [.type: "radio", .name: "libraryCreation", .value: value.rawValue,
                                                  .checked: server.libraryCreation == value ? "" : nil])
-                                Text(" " + label)
+                                EscapedText(" " + label)
                             }
                         }
                     }

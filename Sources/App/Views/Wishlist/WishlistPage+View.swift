@@ -8,29 +8,29 @@ extension WishlistPage {
         let t = page.t
         let (lib, q, candidates, items, canEdit, form, wishes) = (libraryID, q, candidates, items, canEdit, form, wishes)
         return Layout.page(page, title: t(.wishlist)) {
-            H.el(.h1, [:]) { Text(t(.wishlist)) }
+            H.el(.h1, [:]) { EscapedText(t(.wishlist)) }
             if canEdit {
                 H.el(.form, [.method: "get", .action: WebRoute.wishlist(library: lib).path, .role: "search", .class: "search"]) {
-                    H.el(.label, [.for: "f-wq", .class: "visually-hidden"]) { Text(t(.searchProviders)) }
+                    H.el(.label, [.for: "f-wq", .class: "visually-hidden"]) { EscapedText(t(.searchProviders)) }
                     H.void(.input, [.type: "search", .id: "f-wq", .name: "q", .value: q, .placeholder: t(.searchProvidersHint)])
                     H.button(t(.searchProviders), kind: "quiet")
                 }
             }
             if let q, !q.isEmpty {
                 H.el(.section, [.class: "card"]) {
-                    H.el(.h2, [:]) { Text(t(.providerResults)) }
+                    H.el(.h2, [:]) { EscapedText(t(.providerResults)) }
                     if providersUnreachable {
-                        H.el(.p, [.class: "flash error", .role: "alert"]) { Text(t(.providersUnreachable)) }
+                        H.el(.p, [.class: "flash error", .role: "alert"]) { EscapedText(t(.providersUnreachable)) }
                     } else if candidates.isEmpty {
-                        H.el(.p, [.class: "empty"]) { Text(t.format(.noMatches, q)) }
+                        H.el(.p, [.class: "empty"]) { EscapedText(t.format(.noMatches, q)) }
                     } else {
                         H.el(.ul, [.class: "titles"]) {
                             for c in candidates {
                                 H.el(.li, [.class: "title-row"]) {
                                     Components.cover(c.coverURL, title: c.title ?? "", t: t)
                                     H.el(.span, [.class: "meta"]) {
-                                        H.el(.span, [.class: "name"]) { Text(c.title ?? "") }
-                                        H.el(.span, [.class: "authors"]) { Text((c.authors ?? []).joined(separator: ", ")) }
+                                        H.el(.span, [.class: "name"]) { EscapedText(c.title ?? "") }
+                                        H.el(.span, [.class: "authors"]) { EscapedText((c.authors ?? []).joined(separator: ", ")) }
                                     }
                                     H.form(WebRoute.wishlist(library: lib).path, csrf: page.csrf, attrs: [.class: "inline"]) {
                                         for (name, value) in [("title", c.title), ("subtitle", c.subtitle), ("authors", c.authors?.joined(separator: ", ")),
@@ -48,40 +48,40 @@ extension WishlistPage {
             }
             if canEdit {
                 H.el(.details, [.class: "card", .open: form.isRefused || providersUnreachable ? "" : nil]) {
-                    H.el(.summary, [:]) { Text(t(.addWishByHand)) }
+                    H.el(.summary, [:]) { EscapedText(t(.addWishByHand)) }
                     H.form(WebRoute.wishlist(library: lib).path, csrf: page.csrf) {
                         H.void(.input, [.type: "hidden", .name: "byHand", .value: "1"])
-                        if let general = form.general { H.el(.p, [.class: "flash error", .role: "alert"]) { Text(general) } }
+                        if let general = form.general { H.el(.p, [.class: "flash error", .role: "alert"]) { EscapedText(general) } }
                         H.field(t(.title), name: "title", value: form["title"], required: true, error: form.errors["title"])
                         H.field(t(.authorsField), name: "authors", value: form["authors"], hint: t(.authorsHint), error: form.errors["authors"])
                         H.field(t(.isbn), name: "isbn", value: form["isbn"], error: form.errors["isbn"], extra: [.inputmode: "numeric"])
                         H.field(t(.requestedBy), name: "requestedBy", value: form["requestedBy"], error: form.errors["requestedBy"])
                         H.el(.div, [.class: form.errors["priority"] == nil ? "field" : "field invalid"]) {
-                            H.el(.label, [.for: "f-priority"]) { Text(t(.priority)) }
+                            H.el(.label, [.for: "f-priority"]) { EscapedText(t(.priority)) }
                             H.el(.select, [.id: "f-priority", .name: "priority"]) {
                                 for (value, label) in [("2", t(.priorityNormal)), ("3", t(.priorityHigh)), ("1", t(.priorityLow))] {
-                                    H.el(.option, [.value: value, .selected: (form["priority"] ?? "2") == value ? "" : nil]) { Text(label) }
+                                    H.el(.option, [.value: value, .selected: (form["priority"] ?? "2") == value ? "" : nil]) { EscapedText(label) }
                                 }
                             }
-                            if let error = form.errors["priority"] { H.el(.p, [.class: "field-error"]) { Text(error) } }
+                            if let error = form.errors["priority"] { H.el(.p, [.class: "field-error"]) { EscapedText(error) } }
                         }
                         H.button(t(.addToWishlist))
                     }
                 }
             }
             if items.isEmpty {
-                H.el(.p, [.class: "empty"]) { Text(t(.wishlistEmpty)) }
+                H.el(.p, [.class: "empty"]) { EscapedText(t(.wishlistEmpty)) }
             } else {
                 H.el(.ul, [.class: "wishlist"]) {
                     for item in items {
                         H.el(.li, [.class: "card wish"]) {
                             Components.cover(item.coverUrl, title: item.title, t: t)
                             H.el(.div, [.class: "meta"]) {
-                                H.el(.span, [.class: "name"]) { Text(item.title) }
-                                H.el(.span, [.class: "authors"]) { Text(item.authors.joined(separator: ", ")) }
+                                H.el(.span, [.class: "name"]) { EscapedText(item.title) }
+                                H.el(.span, [.class: "authors"]) { EscapedText(item.authors.joined(separator: ", ")) }
                                 if let wish = wishes[item.id], wish.requestedBy != nil || wish.priority != nil {
                                     H.el(.span, [.class: "authors"]) {
-                                        Text([wish.requestedBy.map { t.format(.requestedByShown, $0) },
+                                        EscapedText([wish.requestedBy.map { t.format(.requestedByShown, $0) },
                                               wish.priority.map { t(.priority) + ": " + t($0 >= 3 ? .priorityHigh : ($0 <= 1 ? .priorityLow : .priorityNormal)) }]
                                             .compactMap { $0 }.joined(separator: " · "))
                                     }
@@ -89,11 +89,11 @@ extension WishlistPage {
                                 H.el(.div, [.class: "actions"]) {
                                     let links = TitleQuery.links(isbn13: item.isbn13, title: item.title, authors: item.authors)
                                     if let amazon = links["amazon"] {
-                                        H.el(.a, [.href: amazon, .class: "button quiet", .rel: "noopener", .target: "_blank"]) { Text(t(.findOnAmazon)) }
+                                        H.el(.a, [.href: amazon, .class: "button quiet", .rel: "noopener", .target: "_blank"]) { EscapedText(t(.findOnAmazon)) }
                                     }
                                     H.el(.button, [.type: "button", .class: "button quiet", .hidden: "",
                                                     .dataShare: item.title, .dataShareUrl: WebRoute.title(library: lib, title: item.id).path,
-                                                    .dataShareText: t.format(.shareText, item.title, item.authors.joined(separator: ", "))]) { Text(t(.share)) }
+                                                    .dataShareText: t.format(.shareText, item.title, item.authors.joined(separator: ", "))]) { EscapedText(t(.share)) }
                                     if canEdit {
                                         H.form(WebRoute.wishlistAcquire(library: lib, title: item.id).path, csrf: page.csrf, attrs: [.class: "inline-form"]) {
                                             H.field(t(.copiesField), name: "copies", type: "number", value: "1", required: true,
