@@ -100,6 +100,7 @@ enum Migrations {
         app.migrations.add(ShrinkTitleSearch())
         app.migrations.add(CreateHolds())
         app.migrations.add(CreateCalendarFeeds())
+        app.migrations.add(CreateFines())
     }
 }
 

@@ -10,6 +10,7 @@ func routes(_ app: Application) throws {
     CirculationController.register(api)
     HoldsController.register(api)
     CalendarController.register(api)
+    FinesController.register(api)
     ReadingController.register(api)
     LookupController.register(api)
     ScanController.register(api)

@@ -70,6 +70,20 @@ struct LibraryPatch: Content {
     var renewWindowDays: Int? = nil
     /// Days a book set aside for a hold waits to be collected.
     var holdPickupDays: Int? = nil
+    /// Fines (B5): `off` (the default), `money` per day late, or `suspension` from borrowing.
+    var fineMode: FinePolicy.Mode? = nil
+    /// Money charged per day late after the grace days, in the currency's minor unit (cents).
+    var finePerDay: Int? = nil
+    /// Days late that cost nothing.
+    var fineGraceDays: Int? = nil
+    /// The most one loan is charged, in minor units; 0: no cap.
+    var fineCap: Int? = nil
+    /// Days without borrowing per day late (suspension).
+    var fineSuspensionDays: Int? = nil
+    /// Lending stops while a member owes this much or more, in minor units; 0: never.
+    var fineBlockAt: Int? = nil
+    /// The ISO 4217 code of the library's currency ("EUR", "USD", "GBP").
+    var currency: String? = nil
 }
 
 struct LibraryDTO: Content {
@@ -87,6 +101,14 @@ struct LibraryDTO: Content {
     var renewWindowDays: Int?
     /// Days a book set aside for a hold waits to be collected.
     var holdPickupDays: Int
+    /// Fines (B5); amounts in the currency's minor unit. `fineCap` and `fineBlockAt` absent: none.
+    var fineMode: FinePolicy.Mode
+    var finePerDay: Int
+    var fineGraceDays: Int
+    var fineCap: Int?
+    var fineSuspensionDays: Int
+    var fineBlockAt: Int?
+    var currency: String
 }
 
 /// The settings page's forms read these types too (`req.form(StaffInput.self)`), with the API's bounds.

@@ -105,6 +105,9 @@ enum L: String, CaseIterable, Sendable {
     case errSignInFirst, errCSRFHeader, errFormNoBoundary, errFormBadPart, errISBNUnknownNeedTitle, errProvidersDownNeedTitle
     case errConfirmRestore, errConfirmErase, errConfirmDeleteLibrary, errBackupBodyMissing, errNameNewLibrary, errUploadTooLarge
     case errShelfNeeded, errCannotDraw, errCalendarGone, lookupSayWhat
+    // Fines (issue 25)
+    case errNothingOwed, errMoreThanOwed, errMemberSuspended, errOwesFines, errUnknownCurrency, actSuspendedUntil
+    case actFineCharged, actFinePaid, actFineWaived, actMemberSuspended
     // Background work (issue 23)
     case backgroundWork, backgroundIntro, scheduledWork, recentRuns, jobImport, jobRestore, jobPrune, jobEnrich, jobExpireHolds, expiredHolds, jobRunning, jobDone
     case jobFailed, scheduleDaily, scheduleWeekly, nextRun, removedRecords, enrichmentQueue, noRunsYet

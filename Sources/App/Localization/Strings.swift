@@ -39,6 +39,11 @@ struct Strings: Sendable {
 
     /// A whole number as the language writes it. Below a thousand every one of the four writes the
     /// plain digits, so those skip the formatter (a list page formats hundreds of small counts).
+    /// An amount in a currency's minor unit, as this language writes money: "2,50 €", "€2.50", "€2.50".
+    func money(_ cents: Int, _ currency: String) -> String {
+        (Decimal(cents) / 100).formatted(.currency(code: currency).locale(lang.locale))
+    }
+
     func number(_ n: Int) -> String { (-999...999).contains(n) ? String(n) : n.formatted(.number.locale(lang.locale)) }
 
     /// A date with its time of day, in the server's time zone.

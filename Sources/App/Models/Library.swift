@@ -20,6 +20,14 @@ final class Library: Model, @unchecked Sendable {
     @OptionalField(key: "renew_window_days") var renewWindowDays: Int?
     /// Days a book set aside for a hold waits to be collected.
     @Field(key: "hold_pickup_days") var holdPickupDays: Int
+    /// Fines (B5, `CreateFines`): off, money per day late, or suspension; amounts in minor units.
+    @Field(key: "fine_mode") var fineMode: String
+    @Field(key: "fine_per_day") var finePerDay: Int
+    @Field(key: "fine_grace_days") var fineGraceDays: Int
+    @OptionalField(key: "fine_cap") var fineCap: Int?
+    @Field(key: "fine_suspension_days") var fineSuspensionDays: Int
+    @OptionalField(key: "fine_block_at") var fineBlockAt: Int?
+    @Field(key: "currency") var currency: String
     /// The restore job still writing this library (`AddLibraryPendingJob`); nil once it is anyone's.
     @OptionalField(key: "pending_job_id") var pendingJobID: UUID?
     @Timestamp(key: "created_at", on: .create) var createdAt: Date?
@@ -35,6 +43,14 @@ final class Library: Model, @unchecked Sendable {
         self.publicCatalog = publicCatalog
         self.nextAccession = 1
         self.holdPickupDays = 7
+        let fines = FinePolicy()
+        (fineMode, finePerDay, fineGraceDays, fineSuspensionDays, currency) =
+            (fines.mode.rawValue, fines.perDay, fines.graceDays, fines.suspensionDaysPerDay, fines.currency)
+    }
+
+    var finePolicy: FinePolicy {
+        FinePolicy(mode: .init(rawValue: fineMode) ?? .off, perDay: finePerDay, graceDays: fineGraceDays, cap: fineCap,
+                   suspensionDaysPerDay: fineSuspensionDays, blockAt: fineBlockAt, currency: currency)
     }
 
     var policy: LoanPolicy {

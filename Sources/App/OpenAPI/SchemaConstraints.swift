@@ -195,8 +195,20 @@ extension LibraryPatch: SchemaConstrained {
         fields["renewalDays"] = Rule.range(0...Limits.renewalDays.upperBound)
         fields["renewWindowDays"] = Rule.range(Limits.renewWindowDays)
         fields["holdPickupDays"] = Rule.range(Limits.holdPickupDays)
+        for money in ["finePerDay", "fineCap", "fineBlockAt"] { fields[money] = Rule.range(FinePolicy.amountRange) }
+        fields["fineGraceDays"] = Rule.range(FinePolicy.graceRange)
+        fields["fineSuspensionDays"] = Rule.range(FinePolicy.suspensionRange)
+        fields["currency"] = ["enum": .array(FinePolicy.currencyCodes.map { .string($0) })]
         return fields
     }
+}
+
+extension FinePayment: SchemaConstrained {
+    static var schemaConstraints: [String: JSONValue] { ["amount": Rule.range(1...FinePolicy.amountRange.upperBound)] }
+}
+
+extension FineWaiver: SchemaConstrained {
+    static var schemaConstraints: [String: JSONValue] { ["amount": Rule.range(1...FinePolicy.amountRange.upperBound), "reason": Rule.text(200)] }
 }
 
 extension ISBNLookupInput: SchemaConstrained {

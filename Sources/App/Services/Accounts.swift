@@ -204,6 +204,19 @@ enum Accounts {
             library.renewWindowDays = days == 0 ? nil : days
         }
         if let days = try Check.range(patch.holdPickupDays, Limits.holdPickupDays, field: "holdPickupDays") { library.holdPickupDays = days }
+        if let mode = patch.fineMode { library.fineMode = mode.rawValue }
+        if let amount = try Check.range(patch.finePerDay, FinePolicy.amountRange, field: "finePerDay") { library.finePerDay = amount }
+        if let days = try Check.range(patch.fineGraceDays, FinePolicy.graceRange, field: "fineGraceDays") { library.fineGraceDays = days }
+        if let cap = try Check.range(patch.fineCap, FinePolicy.amountRange, field: "fineCap") { library.fineCap = cap == 0 ? nil : cap }
+        if let days = try Check.range(patch.fineSuspensionDays, FinePolicy.suspensionRange, field: "fineSuspensionDays") {
+            library.fineSuspensionDays = days
+        }
+        if let limit = try Check.range(patch.fineBlockAt, FinePolicy.amountRange, field: "fineBlockAt") { library.fineBlockAt = limit == 0 ? nil : limit }
+        if let code = patch.currency {
+            let code = code.trimmingCharacters(in: .whitespaces).uppercased()
+            guard FinePolicy.isCurrencyCode(code) else { throw LibraryError.unknownCurrency(code) }
+            library.currency = code
+        }
         if let name = try Check.optional(patch.timeZone, field: "timeZone", max: 64) {
             guard TimeZone(identifier: name) != nil else { throw LibraryError.unknownTimeZone(name) }
             library.timeZone = name
@@ -349,6 +362,7 @@ extension Library {
     func dto(role: Role) -> LibraryDTO {
         LibraryDTO(id: id!, name: name, loanPeriodDays: loanPeriodDays, maxRenewals: maxRenewals, publicCatalog: publicCatalog, role: role,
                    timeZone: Library.zone(timeZone).identifier, renewalDays: renewalDays, renewWindowDays: renewWindowDays,
-                   holdPickupDays: holdPickupDays)
+                   holdPickupDays: holdPickupDays, fineMode: finePolicy.mode, finePerDay: finePerDay, fineGraceDays: fineGraceDays,
+                   fineCap: fineCap, fineSuspensionDays: fineSuspensionDays, fineBlockAt: fineBlockAt, currency: currency)
     }
 }

@@ -21,6 +21,9 @@ enum ActivityDetail: Codable, Sendable, Equatable {
     case membersImported(Int)
     case merged(from: String, into: String)
     case passwordReset(username: String)
+    /// A fine charged, paid or waived (in minor units), and why it was waived.
+    case money(amount: Int, currency: String, reason: String?)
+    case suspendedUntil(Date)
 
     /// The English text stored in `info`.
     var english: String {
@@ -43,6 +46,9 @@ enum ActivityDetail: Codable, Sendable, Equatable {
         case .membersImported(let n): return "\(n) \(n == 1 ? "member" : "members") from a member list"
         case .merged(let from, let into): return "\(from) merged into \(into)"
         case .passwordReset(let username): return "new password for \(username)"
+        case .money(let amount, let currency, let reason):
+            return "\(currency) \(MoneyText.plain(amount))" + (reason.map { ": \($0)" } ?? "")
+        case .suspendedUntil(let date): return "no loans until \(day(date))"
         }
     }
 
@@ -73,6 +79,8 @@ extension Strings {
         case .membersImported(let n): format(.actMembersImported, self(.membersCount, n))
         case .merged(let from, let into): format(.actMerged, from, into)
         case .passwordReset(let username): format(.actPasswordReset, username)
+        case .money(let amount, let currency, let reason): money(amount, currency) + (reason.map { ": \($0)" } ?? "")
+        case .suspendedUntil(let date): format(.actSuspendedUntil, self.date(date))
         }
     }
 }

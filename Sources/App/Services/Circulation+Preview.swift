@@ -46,6 +46,8 @@ extension Circulation {
     static func resolve(_ input: CheckoutInput, in scope: Scope) async throws -> Resolved {
         let libraryID = scope.libraryID
         let member = try await resolveMember(input, libraryID: libraryID, on: scope.db)
+        try await Fines.refuseIfBlocked(member: member.id, suspendedUntil: member.suspendedUntil, blockAt: member.blockAt,
+                                        currency: member.currency, now: scope.now, on: scope.db)
         let target = try await resolveBook(input, libraryID: libraryID, on: scope.db)
         let days = try Check.range(input.days, LoanPolicy.loanPeriodRange, field: "days")
         let dueAt = try scope.library.policy.dueDate(from: scope.now, days: days, explicit: input.dueDate)

@@ -107,6 +107,9 @@ enum Circulation {
                                                memberCardID: loan.memberCardID,
                                                detail: overdueDays > 0 ? .overdue(days: overdueDays) : nil),
                                          library: library, at: now, on: db)
+            // B5: a late return is charged, or suspends the member, as the library's fine policy says.
+            try await Fines.lateReturn(loanID: loan.id!, member: loan.$member.id, title: loan.titleText, card: loan.memberCardID,
+                                       overdueDays: overdueDays, in: scope, at: now, on: db)
             var dto = loan.dto(now: now, barcode: barcode)
             dto.heldFor = heldFor
             return dto
@@ -141,6 +144,8 @@ enum Circulation {
                 .first(decoding: Settings.self)
             var policy = library.policy
             (policy.renewalDays, policy.renewWindowDays) = (settings?.renewal_days, settings?.renew_window_days)
+            // B5: a member who may not borrow (suspended, or owing the library's limit) renews nothing either.
+            if let member = loan.$member.id { try await Fines.refuseIfBlocked(member: member, libraryID: library.libraryID, now: now, on: db) }
             var waiting = 0
             if let titleID = loan.$title.id, try await Holds.freeCopy(title: titleID, on: db) == nil {
                 waiting = try await Holds.waitingOthers(title: titleID, member: loan.$member.id, on: db)
@@ -261,12 +266,21 @@ enum Circulation {
     }
 
     /// What a check-out needs to know, read with plain SQL (this is the busiest write path).
-    struct Borrower: Sendable { let id: UUID, cardID: String, name: String }
+    struct Borrower: Sendable {
+        let id: UUID, cardID: String, name: String
+        /// Fines (B5), read with the member: a suspension, and the library's limit and currency.
+        var suspendedUntil: Date? = nil, blockAt: Int? = nil, currency = "EUR"
+    }
     struct Book: Sendable { let id: UUID, title: String, authors: [String] }
     struct Target: Sendable { let title: Book, copyID: UUID? }
 
     static func resolveMember(_ input: CheckoutInput, libraryID: UUID, on db: any Database) async throws -> Borrower {
-        let select: SQLQueryString = "SELECT id, card_id, first_name, last_name FROM members WHERE library_id = \(bind: libraryID) AND "
+        let select: SQLQueryString = """
+            SELECT id, card_id, first_name, last_name, suspended_until,
+                   (SELECT fine_block_at FROM libraries WHERE id = \(bind: libraryID)) AS block_at,
+                   (SELECT currency FROM libraries WHERE id = \(bind: libraryID)) AS currency
+            FROM members WHERE library_id = \(bind: libraryID) AND 
+            """
         let row: (any SQLRow)?
         if let id = input.memberId {
             row = try await db.sql.raw(select + "id = \(bind: id)").first()
@@ -283,7 +297,9 @@ enum Circulation {
         let found = row!
         let name = Member.fullName(first: try found.decode(column: "first_name", as: String.self),
                                    last: try found.decode(column: "last_name", as: String.self))
-        return Borrower(id: try found.decode(column: "id", as: UUID.self), cardID: try found.decode(column: "card_id", as: String.self), name: name)
+        return Borrower(id: try found.decode(column: "id", as: UUID.self), cardID: try found.decode(column: "card_id", as: String.self), name: name,
+                        suspendedUntil: try found.decode(column: "suspended_until", as: Date?.self),
+                        blockAt: try found.decode(column: "block_at", as: Int?.self), currency: try found.decode(column: "currency", as: String.self))
     }
 
     static func resolveBook(_ input: CheckoutInput, libraryID: UUID, on db: any Database) async throws -> Target {

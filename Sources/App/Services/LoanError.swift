@@ -15,6 +15,10 @@ enum LoanError: DomainError, Equatable {
     case copyNotAvailable(title: String)
     /// Words typed in the lending form's one book field that match no book of the library.
     case noBookMatches(String)
+    /// B5: the member may not borrow before `until` (a late return, in a library that suspends).
+    case suspended(until: Date)
+    /// B5: the member owes the library's limit or more (in minor units).
+    case owesFines(owed: Int, limit: Int, currency: String)
 
     var described: Described {
         switch self {
@@ -38,6 +42,12 @@ enum LoanError: DomainError, Equatable {
             .init(.conflict, "copy_not_available", details: ["title": title]) { $0.format(.errCopyNotAvailable, title) }
         case .noBookMatches(let typed):
             .init(.notFound, "not_found", field: "book", details: ["typed": typed]) { $0.format(.errBookNotFound, typed) }
+        case .suspended(let until):
+            .init(.conflict, "member_suspended", details: ["until": until.formatted(.iso8601)]) { $0.format(.errMemberSuspended, $0.date(until)) }
+        case .owesFines(let owed, let limit, let currency):
+            .init(.conflict, "fines_owed", details: ["owed": String(owed), "limit": String(limit), "currency": currency]) {
+                $0.format(.errOwesFines, $0.money(owed, currency), $0.money(limit, currency))
+            }
         }
     }
 }

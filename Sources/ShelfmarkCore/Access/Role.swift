@@ -60,4 +60,8 @@ public enum ActivityType: String, Codable, Sendable, CaseIterable {
     case holdCancelled = "hold_cancelled"
     case holdExpired = "hold_expired"
     case holdFulfilled = "hold_fulfilled"
+    case fineCharged = "fine_charged"
+    case finePaid = "fine_paid"
+    case fineWaived = "fine_waived"
+    case memberSuspended = "member_suspended"
 }

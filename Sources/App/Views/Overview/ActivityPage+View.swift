@@ -79,6 +79,10 @@ extension ActivityPage {
         case .holdCancelled: return ("✕", "delete", t(.actHoldCancelled))
         case .holdExpired: return ("⌛", "delete", t(.actHoldExpired))
         case .holdFulfilled: return ("✓", "lend", t(.actHoldFulfilled))
+        case .fineCharged: return ("¤", "delete", t(.actFineCharged))
+        case .finePaid: return ("¤", "lend", t(.actFinePaid))
+        case .fineWaived: return ("¤", "edit", t(.actFineWaived))
+        case .memberSuspended: return ("⏸", "delete", t(.actMemberSuspended))
         }
     }
 }

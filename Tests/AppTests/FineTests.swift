@@ -1,0 +1,122 @@
+@testable import App
+import Foundation
+import ShelfmarkCore
+import Testing
+import Vapor
+
+/// Issue 25, B5: fines are off by default; when on, a late return is charged per day after the grace
+/// days, capped per loan, or suspends the member instead; a balance is paid in part or in full and
+/// waived with a reason; lending (and renewing) stops at the library's limit; all of it in the activity log.
+@Suite struct FineTests {
+    @Test func lateReturnsAreChargedPaidWaivedAndBlockLendingAtTheLimit() async throws {
+        let clock = TestClock()
+        try await withTestApp(clock: clock.appClock) { app in
+            // setup: two books, one member, 14-day loans; the owner signs in with an API token, which
+            // does not end after 30 days as a session does (this test lets three months pass)
+            let f = try await Fixture.make(app)
+            let owner = Client(app: app, token: try await f.owner.post("/api/v1/tokens", ["name": "desk"]).string("token"))
+            let volunteerSession = try await f.staff("vol", role: "volunteer")
+            let volunteer = Client(app: app, token: try await volunteerSession.post("/api/v1/tokens", ["name": "desk"]).string("token"))
+            let momo = try await f.addTitle("Momo", copies: 2)
+            let holes = try await f.addTitle("Holes", copies: 1)
+            let mia = try await f.addMember("S012", "Mia")
+            let fines = "\(f.lib)/members/\(mia)/fines"
+
+            // Off by default: a late return costs nothing.
+            let first = try await owner.post("\(f.lib)/checkouts", ["cardId": "S012", "titleId": momo])
+            clock.advance(days: 20)
+            #expect(try await owner.post("\(f.lib)/returns", ["copyBarcode": first.string("copyBarcode")]).status == .ok)
+            var account = try await owner.get(fines)
+            #expect(account["balance"] as? Int == 0 && account["mode"] as? String == "off")
+
+            // MUT: 0.20 a day after 2 grace days, at most 3.00 a loan, no lending from 5.00 owed
+            let settings = try await owner.patch(f.lib, ["fineMode": "money", "finePerDay": 20, "fineGraceDays": 2, "fineCap": 300,
+                                                          "fineBlockAt": 500, "currency": "eur"])
+            #expect(settings.status == .ok, "\(settings.json)")
+            #expect(settings["currency"] as? String == "EUR" && settings["fineCap"] as? Int == 300)
+            let a = try await owner.post("\(f.lib)/checkouts", ["cardId": "S012", "titleId": momo])
+            let b = try await owner.post("\(f.lib)/checkouts", ["cardId": "S012", "titleId": holes])
+            clock.advance(days: 14 + 7)  // 7 days late: (7 − 2) × 0.20 = 1.00 each
+            account = try await owner.get(fines)
+            #expect(account["accruing"] as? Int == 200, "\(account)")
+            #expect(try await owner.post("\(f.lib)/returns", ["copyBarcode": a.string("copyBarcode")]).status == .ok)
+            clock.advance(days: 30)  // 37 days late: capped at 3.00
+            #expect(try await owner.post("\(f.lib)/returns", ["copyBarcode": b.string("copyBarcode")]).status == .ok)
+            account = try await owner.get(fines)
+            #expect(account["balance"] as? Int == 400 && account["accruing"] as? Int == 0, "\(account)")
+            let charges = (account["entries"] as? [[String: Any]] ?? []).filter { $0["kind"] as? String == "charge" }
+            #expect(charges.compactMap { $0["amount"] as? Int }.sorted() == [100, 300])
+            #expect(Set(charges.compactMap { $0["title"] as? String }) == ["Momo", "Holes"])
+
+            // Under the limit Mia still borrows; one more late book takes her to 5.00 and lending stops.
+            let c = try await owner.post("\(f.lib)/checkouts", ["cardId": "S012", "titleId": holes])
+            #expect(c.status == .created)
+            clock.advance(days: 14 + 7)
+            #expect(try await owner.post("\(f.lib)/returns", ["copyBarcode": c.string("copyBarcode")]).status == .ok)
+            let refused = try await owner.post("\(f.lib)/checkouts", ["cardId": "S012", "titleId": momo])
+            #expect(refused.status == .conflict && refused.errorCode == "fines_owed", "\(refused.json)")
+            let german = try await owner.send(.POST, "\(f.lib)/checkouts/preview", ["cardId": "S012", "titleId": momo], headers: ["Accept-Language": "de"])
+            #expect(german.errorCode == "fines_owed")
+            #expect(german.errorMessage?.contains("5,00") == true && german.errorMessage?.contains("€") == true, "\(german.errorMessage ?? "")")
+
+            // Paying: more than owed is refused; part, then a waiver of the rest by a librarian with a reason.
+            let tooMuch = try await owner.post("\(fines)/payments", ["amount": 501])
+            #expect(tooMuch.status == .conflict && tooMuch.errorCode == "more_than_owed")
+            let paid = try await volunteer.post("\(fines)/payments", ["amount": 150])
+            #expect(paid.status == .ok && paid["balance"] as? Int == 350, "\(paid.json)")
+            #expect(paid["blocked"] as? Bool == false)
+            #expect(try await volunteer.post("\(fines)/waivers", ["reason": "first time"]).status == .forbidden)
+            let noReason = try await owner.post("\(fines)/waivers", ["reason": "  "])
+            #expect(noReason.status == .unprocessableEntity && noReason.errorField == "reason")
+            let waived = try await owner.post("\(fines)/waivers", ["reason": "Lost in the flood"])
+            #expect(waived.status == .ok && waived["balance"] as? Int == 0, "\(waived.json)")
+            let kinds = (waived["entries"] as? [[String: Any]] ?? []).compactMap { $0["kind"] as? String }
+            #expect(kinds.filter { $0 == "charge" }.count == 3 && kinds.contains("payment") && kinds.contains("waiver"))
+            #expect(try await owner.post("\(fines)/payments", [:]).errorCode == "nothing_owed")
+            #expect(try await owner.post("\(f.lib)/checkouts", ["cardId": "S012", "titleId": momo]).status == .created)
+
+            // validate: every charge, payment and waiver is in the activity log
+            let activity = try await owner.get("\(f.lib)/activity?limit=100").array.compactMap { $0["type"] as? String }
+            #expect(activity.filter { $0 == "fine_charged" }.count == 3)
+            #expect(activity.contains("fine_paid") && activity.contains("fine_waived"))
+            // Another library's member has no fines here.
+            #expect(try await owner.get("\(f.lib)/members/\(UUID())/fines").status == .notFound)
+        }
+    }
+
+    @Test func suspensionInsteadOfMoneyStopsLendingAndRenewingUntilItEnds() async throws {
+        let clock = TestClock()
+        try await withTestApp(clock: clock.appClock) { app in
+            let f = try await Fixture.make(app)
+            let momo = try await f.addTitle("Momo", copies: 2)
+            let ben = try await f.addMember("S020", "Ben")
+            #expect(try await f.owner.patch(f.lib, ["fineMode": "suspension", "fineSuspensionDays": 2]).status == .ok)
+            let late = try await f.owner.post("\(f.lib)/checkouts", ["cardId": "S020", "titleId": momo])
+            let other = try await f.owner.post("\(f.lib)/checkouts", ["cardId": "S020", "titleId": momo])
+            clock.advance(days: 14 + 3)  // 3 days late: 6 days without borrowing
+            #expect(try await f.owner.post("\(f.lib)/returns", ["copyBarcode": late.string("copyBarcode")]).status == .ok)
+            let account = try await f.owner.get("\(f.lib)/members/\(ben)/fines")
+            #expect(account["balance"] as? Int == 0 && account["blocked"] as? Bool == true && account["suspendedUntil"] as? String != nil)
+            let refused = try await f.owner.post("\(f.lib)/checkouts", ["cardId": "S020", "titleId": momo])
+            #expect(refused.status == .conflict && refused.errorCode == "member_suspended", "\(refused.json)")
+            let renewal = try await f.owner.post("\(f.lib)/loans/\(other.string("id"))/renew")
+            #expect(renewal.status == .conflict && renewal.errorCode == "member_suspended")
+            clock.advance(days: 7)
+            #expect(try await f.owner.post("\(f.lib)/checkouts", ["cardId": "S020", "titleId": momo]).status == .created)
+            let activity = try await f.owner.get("\(f.lib)/activity?limit=100").array.compactMap { $0["type"] as? String }
+            #expect(activity.contains("member_suspended"))
+        }
+    }
+
+    @Test func settingsAreBounded() async throws {
+        try await withTestApp { app in
+            let f = try await Fixture.make(app)
+            #expect(try await f.owner.patch(f.lib, ["finePerDay": 2_000_000]).errorField == "finePerDay")
+            #expect(try await f.owner.patch(f.lib, ["fineGraceDays": -1]).errorField == "fineGraceDays")
+            #expect(try await f.owner.patch(f.lib, ["currency": "EURO"]).errorField == "currency")
+            #expect(try await f.owner.patch(f.lib, ["fineMode": "jail"]).status == .badRequest)
+            let volunteer = try await f.staff("vol", role: "volunteer")
+            #expect(try await volunteer.patch(f.lib, ["fineMode": "money"]).status == .forbidden)
+        }
+    }
+}
