@@ -81,6 +81,24 @@ import Vapor
             #expect(activity.contains("fine_paid") && activity.contains("fine_waived"))
             // Another library's member has no fines here.
             #expect(try await owner.get("\(f.lib)/members/\(UUID())/fines").status == .notFound)
+
+            // A backup keeps the policy and the ledger: restored as a new library, Mia's lines are all there.
+            let before = try await owner.get(fines)
+            let backup = try await owner.get("\(f.lib)/backup")
+            let restore = try await app.testing().sendRequest(.POST, "/api/v1/libraries/restore?name=Copy",
+                                                              headers: ["Authorization": "Bearer \(owner.token!)", "Content-Type": "application/json"],
+                                                              body: backup.body)
+            let restored = try await owner.finished(Client.Reply(status: restore.status, body: restore.body, headers: restore.headers))
+            let copyID = try #require((restored["library"] as? [String: Any])?["id"] as? String, "\(restored.json)")
+            let copy = try await owner.get("/api/v1/libraries/\(copyID)")
+            #expect(copy["fineMode"] as? String == "money" && copy["fineBlockAt"] as? Int == 500 && copy["currency"] as? String == "EUR")
+            let copyMia = try await owner.get("/api/v1/libraries/\(copyID)/members?q=S012").array.first?["id"] as? String
+            let after = try await owner.get("/api/v1/libraries/\(copyID)/members/\(try #require(copyMia))/fines")
+            #expect(after["balance"] as? Int == before["balance"] as? Int)
+            func lines(_ account: Client.Reply) -> [String] {
+                (account["entries"] as? [[String: Any]] ?? []).map { "\($0["kind"] ?? "") \($0["amount"] ?? "") \($0["title"] ?? "") \($0["reason"] ?? "")" }.sorted()
+            }
+            #expect(lines(after) == lines(before) && lines(after).count == 5)
         }
     }
 
@@ -96,6 +114,8 @@ import Vapor
             clock.advance(days: 14 + 3)  // 3 days late: 6 days without borrowing
             #expect(try await f.owner.post("\(f.lib)/returns", ["copyBarcode": late.string("copyBarcode")]).status == .ok)
             let account = try await f.owner.get("\(f.lib)/members/\(ben)/fines")
+            let backup = try Backup.decode(Data(buffer: try await f.owner.get("\(f.lib)/backup").body))
+            #expect(backup.members.first?.suspended_until != nil && backup.library.fine_mode == "suspension")
             #expect(account["balance"] as? Int == 0 && account["blocked"] as? Bool == true && account["suspendedUntil"] as? String != nil)
             let refused = try await f.owner.post("\(f.lib)/checkouts", ["cardId": "S020", "titleId": momo])
             #expect(refused.status == .conflict && refused.errorCode == "member_suspended", "\(refused.json)")

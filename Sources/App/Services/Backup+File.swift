@@ -79,6 +79,7 @@ extension Backup {
         try array("copies", backup.copies)
         if let covers = backup.covers { try array("covers", covers) }
         try value("createdAt", backup.createdAt)
+        if let fines = backup.fines { try array("fines", fines) }
         try value("format", backup.format)
         if let holds = backup.holds { try array("holds", holds) }
         try value("library", backup.library)

@@ -8,7 +8,8 @@ enum Backup {
     static func make(libraryID: UUID, includeCovers: Bool, now: Date, on db: any Database) async throws -> LibraryBackup {
         let sql = db.sql
         guard let library = try await sql.select().columns("name", "loan_period_days", "max_renewals", "public_catalog", "next_accession", "time_zone",
-                                                "renewal_days", "renew_window_days", "hold_pickup_days")
+                                                "renewal_days", "renew_window_days", "hold_pickup_days", "fine_mode", "fine_per_day",
+                                                "fine_grace_days", "fine_cap", "fine_suspension_days", "fine_block_at", "currency")
             .from("libraries").where("id", .equal, libraryID).first(decoding: LibraryBackup.LibraryRow.self) else {
             throw AccountError.libraryNotFound
         }
@@ -47,7 +48,8 @@ enum Backup {
             loans: try await rows("loans", LibraryBackup.LoanRow.self),
             activities: try await rows("activities", LibraryBackup.ActivityRow.self),
             covers: covers, reads: reading?.reads, progressEvents: reading?.events, readingGoals: reading?.goals,
-            quotes: reading?.quotes, pagePhotos: reading?.photos, holds: try await rows("holds", LibraryBackup.HoldRow.self))
+            quotes: reading?.quotes, pagePhotos: reading?.photos, holds: try await rows("holds", LibraryBackup.HoldRow.self),
+            fines: try await rows("fines", LibraryBackup.FineRow.self))
     }
 
     /// Deletes everything a library holds (F6): titles, copies, members, loans, activity, categories,
@@ -56,6 +58,7 @@ enum Backup {
         let sql = db.sql
         try await sql.raw("DELETE FROM jobs WHERE library_id = \(bind: libraryID) AND kind = 'enrich'").run()
         try await sql.raw("DELETE FROM holds WHERE library_id = \(bind: libraryID)").run()
+        try await sql.raw("DELETE FROM fines WHERE library_id = \(bind: libraryID)").run()
         try await sql.raw("DELETE FROM loans WHERE library_id = \(bind: libraryID)").run()
         try await sql.raw("DELETE FROM activities WHERE library_id = \(bind: libraryID)").run()
         try await sql.raw("DELETE FROM title_categories WHERE title_id IN (SELECT id FROM titles WHERE library_id = \(bind: libraryID))").run()
@@ -141,6 +144,11 @@ enum Backup {
         if let days = library.renewal_days, !Limits.renewalDays.contains(days) { throw refuse("renewalDays", days) }
         if let days = library.renew_window_days, !Limits.renewWindowDays.contains(days) { throw refuse("renewWindowDays", days) }
         if let days = library.hold_pickup_days, !Limits.holdPickupDays.contains(days) { throw refuse("holdPickupDays", days) }
+        for (field, value) in [("finePerDay", library.fine_per_day), ("fineCap", library.fine_cap), ("fineBlockAt", library.fine_block_at)] {
+            if let value, !FinePolicy.amountRange.contains(value) { throw refuse(field, value) }
+        }
+        if let days = library.fine_grace_days, !FinePolicy.graceRange.contains(days) { throw refuse("fineGraceDays", days) }
+        if let days = library.fine_suspension_days, !FinePolicy.suspensionRange.contains(days) { throw refuse("fineSuspensionDays", days) }
         guard !library.name.trimmingCharacters(in: .whitespaces).isEmpty, library.name.count <= 200 else {
             throw ExchangeError.backupLibraryName
         }
@@ -154,9 +162,10 @@ enum Backup {
     @discardableResult
     static func restore(_ b: LibraryBackup, into libraryID: UUID, on db: any Database, batches gate: WriteGate? = nil) async throws -> LeftOut {
         try validateSettings(b.library)
-        let total = b.titles.count + b.copies.count + b.members.count + b.loans.count + b.activities.count + b.categories.count
-            + b.titleCategories.count + (b.covers?.count ?? 0) + (b.reads?.count ?? 0) + (b.progressEvents?.count ?? 0)
-            + (b.readingGoals?.count ?? 0) + (b.quotes?.count ?? 0) + (b.pagePhotos?.count ?? 0) + (b.holds?.count ?? 0)
+        let counts: [Int] = [b.titles.count, b.copies.count, b.members.count, b.loans.count, b.activities.count, b.categories.count,
+                             b.titleCategories.count, b.covers?.count ?? 0, b.reads?.count ?? 0, b.progressEvents?.count ?? 0,
+                             b.readingGoals?.count ?? 0, b.quotes?.count ?? 0, b.pagePhotos?.count ?? 0, b.holds?.count ?? 0, b.fines?.count ?? 0]
+        let total = counts.reduce(0, +)
         guard total <= Limits.rowsPerRestore else {
             throw ExchangeError.backupTooLarge(rows: total, max: Limits.rowsPerRestore)
         }
@@ -189,13 +198,21 @@ enum Backup {
         struct Settings: Encodable {
             var loan_period_days: Int; var max_renewals: Int; var public_catalog: Bool; var next_accession: Int; var time_zone: String?
             var renewal_days: Int?; var renew_window_days: Int?; var hold_pickup_days: Int
+            var fine_mode: String; var fine_per_day: Int; var fine_grace_days: Int; var fine_cap: Int?; var fine_suspension_days: Int
+            var fine_block_at: Int?; var currency: String
         }
         // A zone this system does not know is left out: the server's applies.
         let settings = Settings(loan_period_days: b.library.loan_period_days, max_renewals: b.library.max_renewals,
                                 public_catalog: b.library.public_catalog, next_accession: b.library.next_accession,
                                 time_zone: b.library.time_zone.flatMap { TimeZone(identifier: $0)?.identifier },
                                 renewal_days: b.library.renewal_days, renew_window_days: b.library.renew_window_days,
-                                hold_pickup_days: b.library.hold_pickup_days ?? 7)
+                                hold_pickup_days: b.library.hold_pickup_days ?? 7,
+                                // Fines as the backup kept them; a mode or currency this server does not know: off, euro.
+                                fine_mode: (b.library.fine_mode.flatMap(FinePolicy.Mode.init(rawValue:)) ?? .off).rawValue,
+                                fine_per_day: b.library.fine_per_day ?? 0, fine_grace_days: b.library.fine_grace_days ?? 0,
+                                fine_cap: b.library.fine_cap.flatMap { $0 > 0 ? $0 : nil }, fine_suspension_days: b.library.fine_suspension_days ?? 1,
+                                fine_block_at: b.library.fine_block_at.flatMap { $0 > 0 ? $0 : nil },
+                                currency: b.library.currency.flatMap { FinePolicy.isCurrencyCode($0) ? $0 : nil } ?? "EUR")
         try await write { db in
             try await db.sql.update("libraries").set(model: settings).where("id", .equal, libraryID).run()
         }
@@ -253,6 +270,17 @@ enum Backup {
                 """).run()
         }
         try await insert("activities", b.activities.map { var r = $0; r.id = map(r.id); r.title_id = map(r.title_id); return r })
+        // Fines of members the backup holds, each a positive amount of a known kind; a loan it does not hold is forgotten.
+        let memberIDs = Set(b.members.map(\.id)), loanIDs = Set(b.loans.map(\.id))
+        try await insert("fines", (b.fines ?? []).compactMap { (f: LibraryBackup.FineRow) -> LibraryBackup.FineRow? in
+            guard memberIDs.contains(f.member_id), FineKind(rawValue: f.kind) != nil, (1...FinePolicy.amountRange.upperBound).contains(f.amount) else {
+                return nil
+            }
+            var r = f
+            r.id = map(f.id); r.member_id = map(f.member_id)
+            if let loan = f.loan_id, loanIDs.contains(loan) { let mapped: UUID = map(loan); r.loan_id = mapped } else { r.loan_id = nil }
+            return r
+        })
         try await insert("holds", restorableHolds(b).map { h in
             var r = h
             r.id = map(h.id); r.title_id = map(h.title_id); r.member_id = map(h.member_id); r.copy_id = map(h.copy_id)

@@ -27,6 +27,20 @@ struct LibraryBackup: Codable, Sendable, Equatable {
     var pagePhotos: [PhotoRow]?
     /// The holds queues (issue 25); absent in backups made before them.
     var holds: [HoldRow]? = nil
+    /// The fines ledger (issue 25); absent in backups made before it.
+    var fines: [FineRow]? = nil
+
+    struct FineRow: Codable, Sendable, Equatable {
+        var id: UUID
+        var member_id: UUID
+        var loan_id: UUID?
+        var kind: String
+        var amount: Int
+        var title_text: String?
+        var reason: String?
+        var created_by: String
+        var created_at: Date
+    }
 
     struct ReadRow: Codable, Sendable, Equatable {
         var id: UUID
@@ -109,6 +123,13 @@ struct LibraryBackup: Codable, Sendable, Equatable {
         var renewal_days: Int? = nil
         var renew_window_days: Int? = nil
         var hold_pickup_days: Int? = nil
+        var fine_mode: String? = nil
+        var fine_per_day: Int? = nil
+        var fine_grace_days: Int? = nil
+        var fine_cap: Int? = nil
+        var fine_suspension_days: Int? = nil
+        var fine_block_at: Int? = nil
+        var currency: String? = nil
     }
 
     struct HoldRow: Codable, Sendable, Equatable {
@@ -148,6 +169,8 @@ struct LibraryBackup: Codable, Sendable, Equatable {
         var search_text: String
         var created_at: Date?
         var updated_at: Date?
+        /// No loans before this moment (fines by suspension, issue 25).
+        var suspended_until: Date? = nil
     }
 
     struct LoanRow: Codable, Sendable, Equatable {
