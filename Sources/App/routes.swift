@@ -23,6 +23,7 @@ func routes(_ app: Application) throws {
     CatalogPages.registerAdd(web)
     CirculationPages.register(web)
     HoldPages.register(web)
+    FinePages.register(web)
     WishlistPages.register(web)
     ReadingPages.register(web)
     PhotoPages.register(web)

@@ -139,4 +139,61 @@ import Vapor
             #expect(try await volunteer.patch(f.lib, ["fineMode": "money"]).status == .forbidden)
         }
     }
+
+    /// The settings page switches fines on; the member page shows the balance and takes a payment and a
+    /// waiver, in the reader's language (German here).
+    @Test func theMemberPageTakesPaymentsAndWaivesInTheReadersLanguage() async throws {
+        let clock = TestClock()
+        try await withTestApp(clock: clock.appClock) { app in
+            // setup: a late return charged by the API
+            let f = try await Fixture.make(app)
+            let momo = try await f.addTitle("Momo", copies: 1)
+            let mia = try await f.addMember("S012", "Mia")
+            #expect(try await f.owner.patch(f.lib, ["fineMode": "money", "finePerDay": 50]).status == .ok)
+            let loan = try await f.owner.post("\(f.lib)/checkouts", ["cardId": "S012", "titleId": momo, "days": 1])
+            clock.advance(days: 1 + 4)  // 4 days late: 2,00 €
+            #expect(try await f.owner.post("\(f.lib)/returns", ["copyBarcode": loan.string("copyBarcode")]).status == .ok)
+
+            var browser = Browser(app: app)
+            browser.language = "de"
+            _ = try await browser.get("/login")
+            #expect(try await browser.post("/login", ["username": "owner", "password": "correct horse"]).status == .seeOther)
+            let web = "/libraries/\(f.libraryID)"
+            let settings = try await browser.get("\(web)/settings")
+            #expect(settings.html.contains("Gebühren") && settings.html.contains("value=\"0.50\""))
+            #expect(settings.html.contains("<option value=\"money\" selected"))
+            let member = "\(web)/members/\(mia)"
+            var page = try await browser.get(member)
+            #expect(page.html.contains("Schuldet 2,00"), "\(page.html)")
+
+            // MUT: pay 1,50, then waive the rest with a reason
+            let paid = try await browser.post("\(member)/fines/pay", ["amount": "1,50"])
+            #expect(paid.status == .seeOther && paid.location == member + "#fines")
+            page = try await browser.get(member)
+            #expect(page.html.contains("Zahlung von 1,50"), "\(page.html)")
+            #expect(page.html.contains("Schuldet 0,50"))
+            let bad = try await browser.post("\(member)/fines/pay", ["amount": "zwei"])
+            #expect(bad.status == .seeOther)
+            page = try await browser.get(member)
+            #expect(page.html.contains("flash error"))
+            _ = try await browser.post("\(member)/fines/waive", ["reason": "Erste Verspätung"])
+            page = try await browser.get(member)
+
+            // validate: nothing owed, the ledger in German
+            #expect(page.html.contains("Schuldet nichts") && page.html.contains("Erlassen · Erste Verspätung"), "\(page.html)")
+            let account = try await f.owner.get("\(f.lib)/members/\(mia)/fines")
+            #expect(account["balance"] as? Int == 0)
+
+            // The settings form: a fine that is not an amount is refused next to its field; a good one is saved.
+            var form = ["name": "Room 12", "loanPeriodDays": "14", "maxRenewals": "2", "holdPickupDays": "7", "fineMode": "suspension",
+                        "finePerDay": "abc", "fineGraceDays": "1", "fineSuspensionDays": "3", "currency": "gbp"]
+            let refused = try await browser.post("\(web)/settings", form)
+            #expect(refused.status == .unprocessableEntity && refused.html.contains("value=\"abc\""))
+            form["finePerDay"] = "0,10"
+            #expect(try await browser.post("\(web)/settings", form).status == .seeOther)
+            let library = try await f.owner.get(f.lib)
+            #expect(library["fineMode"] as? String == "suspension" && library["finePerDay"] as? Int == 10 && library["currency"] as? String == "GBP")
+            #expect(library["fineSuspensionDays"] as? Int == 3 && library["fineCap"] == nil)
+        }
+    }
 }

@@ -108,6 +108,9 @@ enum L: String, CaseIterable, Sendable {
     // Fines (issue 25)
     case errNothingOwed, errMoreThanOwed, errMemberSuspended, errOwesFines, errUnknownCurrency, actSuspendedUntil
     case actFineCharged, actFinePaid, actFineWaived, actMemberSuspended
+    case finesHeading, fineModeField, fineModeOff, fineModeMoney, fineModeSuspension, finePerDayField, fineGraceField, fineCapField, fineCapHint
+    case fineSuspensionField, fineBlockField, fineBlockHint, currencyField, currencyHint, fineOwes, fineOwesNothing, fineAccruing, fineSuspendedUntil
+    case fineAmountField, fineAmountHint, fineTakePayment, fineWaive, fineReasonField, finePaidFlash, fineWaivedFlash, fineKindCharge, fineKindPayment, fineKindWaiver
     // Background work (issue 23)
     case backgroundWork, backgroundIntro, scheduledWork, recentRuns, jobImport, jobRestore, jobPrune, jobEnrich, jobExpireHolds, expiredHolds, jobRunning, jobDone
     case jobFailed, scheduleDaily, scheduleWeekly, nextRun, removedRecords, enrichmentQueue, noRunsYet

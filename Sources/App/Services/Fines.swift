@@ -30,7 +30,8 @@ enum Fines {
     static func balance(member: UUID, on db: any Database) async throws -> Int {
         struct Row: Decodable { var owed: Int? }
         return try await db.sql.raw("""
-            SELECT SUM(CASE WHEN kind = 'charge' THEN amount ELSE -amount END) AS owed FROM fines WHERE member_id = \(bind: member)
+            SELECT CAST(COALESCE(SUM(CASE WHEN kind = 'charge' THEN amount ELSE -amount END), 0) AS BIGINT) AS owed
+            FROM fines WHERE member_id = \(bind: member)
             """).first(decoding: Row.self)?.owed ?? 0
     }
 

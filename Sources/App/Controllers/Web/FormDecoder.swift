@@ -20,8 +20,13 @@ extension WebForm {
 extension WebForm where Self: SchemaConstrained {
     /// A form whose fields are an API request's (`MemberInput`) takes the bounds the API declares for
     /// them (`OpenAPI/SchemaConstraints.swift`): one place for both.
-    static var maxLength: [String: Int] {
-        schemaConstraints.reduce(into: [:]) { bounds, pair in
+    static var maxLength: [String: Int] { defaultBounds(schemaConstraints) }
+}
+
+extension WebForm {
+    /// The `maxLength` of each field in `constraints` (a schema's fields).
+    static func defaultBounds(_ constraints: [String: JSONValue]) -> [String: Int] {
+        constraints.reduce(into: [:]) { bounds, pair in
             guard case .object(let rules) = pair.value, let rule = rules.first(where: { $0.0 == "maxLength" }),
                   case .number(let max) = rule.1 else { return }
             bounds[pair.key] = Int(max)

@@ -92,18 +92,50 @@ enum MorePages {
         var renewalDays: Int?
         var renewWindowDays: Int?
         var holdPickupDays: Int?
+        /// Fines (issue 25): amounts as typed ("0,20"); an empty cap or limit is none.
+        var fineMode: FinePolicy.Mode?
+        var finePerDay: String?
+        var fineGraceDays: Int?
+        var fineCap: String?
+        var fineSuspensionDays: Int?
+        var fineBlockAt: String?
+        var currency: String?
 
         static var schemaConstraints: [String: JSONValue] { LibraryPatch.schemaConstraints }
-        var patch: LibraryPatch {
-            LibraryPatch(name: name ?? "", loanPeriodDays: loanPeriodDays, maxRenewals: maxRenewals, publicCatalog: publicCatalog, timeZone: timeZone,
-                         renewalDays: renewalDays ?? 0, renewWindowDays: renewWindowDays ?? 0, holdPickupDays: holdPickupDays)
+        static var maxLength: [String: Int] {
+            var bounds = defaultBounds(schemaConstraints)
+            for money in ["finePerDay", "fineCap", "fineBlockAt"] { bounds[money] = 20 }
+            bounds["currency"] = 10
+            return bounds
+        }
+
+        func patch() throws -> LibraryPatch {
+            var patch = LibraryPatch(name: name ?? "", loanPeriodDays: loanPeriodDays, maxRenewals: maxRenewals, publicCatalog: publicCatalog,
+                                     timeZone: timeZone, renewalDays: renewalDays ?? 0, renewWindowDays: renewWindowDays ?? 0,
+                                     holdPickupDays: holdPickupDays)
+            // The fines fieldset is always sent with its mode; a form without it leaves fines as they are.
+            if let fineMode {
+                func cents(_ typed: String?, _ field: String) throws -> Int {
+                    guard let typed else { return 0 }
+                    guard let cents = MoneyText.cents(typed) else { throw InputProblem.notANumber(field: field) }
+                    return cents
+                }
+                patch.fineMode = fineMode
+                patch.finePerDay = try cents(finePerDay, "finePerDay")
+                patch.fineGraceDays = fineGraceDays ?? 0
+                patch.fineCap = try cents(fineCap, "fineCap")
+                patch.fineSuspensionDays = fineSuspensionDays
+                patch.fineBlockAt = try cents(fineBlockAt, "fineBlockAt")
+                patch.currency = currency
+            }
+            return patch
         }
     }
 
     @Sendable static func saveSettings(req: Request) async throws -> Response {
         let ctx = try await req.library(.administer)
         return try await refusal(req, ctx: ctx, form: .settings, fields: SettingsPage.settingsFields) {
-            _ = try await Accounts.updateLibrary(try req.form(SettingsForm.self).patch, in: req.scope(ctx))
+            _ = try await Accounts.updateLibrary(try req.form(SettingsForm.self).patch(), in: req.scope(ctx))
             return req.seeOther(WebRoute.settings(library: ctx.libraryID).path, flash: req.t(.settingsSaved))
         }
     }

@@ -59,7 +59,7 @@ extension WebRoute {
         case categories, categoryRename, categoryMerge, categoryDelete
         case add, addPhoto
         case checkout, checkoutConfirm, returnBook, loans, loanReturn, loanRenew, memberReturnAll, memberRenewAll
-        case holds, titleHolds, holdUpdate, holdCancel, memberCalendar, staffCalendar
+        case holds, titleHolds, holdUpdate, holdCancel, memberCalendar, staffCalendar, memberFinePay, memberFineWaive
         case members, membersImport, member, editMember, deleteMember
         case wishlist, wishlistAcquire, wishlistDelete
         case reading, readingStats, readingClass, readingShare, readingGoal, titleProgress, titleReadStatus, titleMemberRead
@@ -108,6 +108,8 @@ extension WebRoute {
         case .holdCancel: .holdCancel
         case .memberCalendar: .memberCalendar
         case .staffCalendar: .staffCalendar
+        case .memberFinePay: .memberFinePay
+        case .memberFineWaive: .memberFineWaive
         case .members: .members
         case .membersImport: .membersImport
         case .member: .member
@@ -194,6 +196,8 @@ extension WebRoute {
         case .holdCancel: return e(.holdCancel(library: l, hold: s.hold), .circulation, action)
         case .memberCalendar: return e(.memberCalendar(library: l, member: s.member), .circulation, action)
         case .staffCalendar: return e(.staffCalendar(library: l), .circulation, action)
+        case .memberFinePay: return e(.memberFinePay(library: l, member: s.member), .circulation, action)
+        case .memberFineWaive: return e(.memberFineWaive(library: l, member: s.member), .circulation, action)
         case .members: return e(.members(library: l), .members, both)
         case .membersImport: return e(.membersImport(library: l), .members, action)
         case .member: return e(.member(library: l, member: s.member), .members, page)

@@ -55,6 +55,9 @@ enum WebRoute: Sendable, Equatable {
     /// Make or stop a member's calendar link; the staff's (issue 25).
     case memberCalendar(library: UUID, member: UUID)
     case staffCalendar(library: UUID)
+    /// Take a payment of a member's fines; waive them with a reason (issue 25).
+    case memberFinePay(library: UUID, member: UUID)
+    case memberFineWaive(library: UUID, member: UUID)
     case dashboard(library: UUID)
     case activity(library: UUID)
     case background(library: UUID)
@@ -141,6 +144,8 @@ enum WebRoute: Sendable, Equatable {
         case .holdUpdate(let library, let hold): Self.library(library) + [.fixed("holds"), .parameter(name: "holdID", value: hold.uuidString)]
         case .memberCalendar(let library, let member): Self.member(library: library, member: member).segments + [.fixed("calendar")]
         case .staffCalendar(let library): Self.library(library) + [.fixed("loans"), .fixed("calendar")]
+        case .memberFinePay(let library, let member): Self.member(library: library, member: member).segments + [.fixed("fines"), .fixed("pay")]
+        case .memberFineWaive(let library, let member): Self.member(library: library, member: member).segments + [.fixed("fines"), .fixed("waive")]
         case .holdCancel(let library, let hold): Self.library(library) + [.fixed("holds"), .parameter(name: "holdID", value: hold.uuidString), .fixed("cancel")]
         case .dashboard(let library): Self.library(library) + [.fixed("dashboard")]
         case .activity(let library): Self.library(library) + [.fixed("activity")]

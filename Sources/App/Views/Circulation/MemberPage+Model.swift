@@ -15,6 +15,9 @@ struct MemberPage: Sendable {
     var holds: [HoldDTO]
     /// Their calendar link (issue 25).
     var calendar: CalendarCard
+    /// Their fines (issue 25): shown when the library has fines on, or the member owes or is suspended.
+    var fines: FineAccountDTO?
+    var mayWaive: Bool = false
 
     static let readsShown = 50
 
@@ -27,6 +30,12 @@ struct MemberPage: Sendable {
                           holds: try await Holds.ofMember(memberID, libraryID: library.libraryID, on: db),
                           calendar: CalendarCard(since: try await CalendarFeeds.since(member: memberID, libraryID: library.libraryID, on: db),
                                                  new: nil, action: .memberCalendar(library: library.libraryID, member: memberID),
-                                                 hint: .calendarHint))
+                                                 hint: .calendarHint),
+                          fines: try await Self.fines(memberID, library: library, now: now, on: db), mayWaive: library.role.may(.manageMembers))
+    }
+
+    static func fines(_ memberID: UUID, library: LibraryContext, now: Date, on db: any Database) async throws -> FineAccountDTO? {
+        let account = try await Fines.account(member: memberID, libraryID: library.libraryID, now: now, on: db)
+        return account.mode == .off && account.balance == 0 && account.suspendedUntil == nil && account.entries.isEmpty ? nil : account
     }
 }

@@ -34,6 +34,7 @@ extension MemberPage {
                                         showTitle: true, showMember: false)
                 }
             }
+            if let fines { finesSection(fines, page: page) }
             calendar.render(page)
             H.el(.section, [.id: "reading"]) {
                 H.el(.h2, [:]) { EscapedText(t(.readingLog)) }
@@ -88,3 +89,54 @@ extension MemberPage {
         }
     }
 }
+
+extension MemberPage {
+    /// What the member owes, what overdue books would add, a suspension; a payment and (librarians) a
+    /// waiver; the ledger's newest lines.
+    func finesSection(_ fines: FineAccountDTO, page: PageContext) -> any Component {
+        let t = page.t
+        let member = detail.member.id
+        return H.el(.section, [.id: "fines"]) {
+            H.el(.h2, [:]) { EscapedText(t(.finesHeading)) }
+            H.el(.p, [.class: fines.balance > 0 ? "balance owed" : "balance"]) {
+                EscapedText(fines.balance > 0 ? t.format(.fineOwes, t.money(fines.balance, fines.currency)) : t(.fineOwesNothing))
+            }
+            if fines.accruing > 0 { H.el(.p, [.class: "hint"]) { EscapedText(t.format(.fineAccruing, t.money(fines.accruing, fines.currency))) } }
+            if let until = fines.suspendedUntil { H.el(.p, [.class: "flash error"]) { EscapedText(t.format(.fineSuspendedUntil, t.date(until))) } }
+            if fines.balance > 0 {
+                H.form(WebRoute.memberFinePay(library: libraryID, member: member).path, csrf: page.csrf, attrs: [.class: "inline-form"]) {
+                    H.field(t(.fineAmountField), name: "amount", type: "text", value: MoneyText.plain(fines.balance), hint: t(.fineAmountHint),
+                            id: "f-pay-amount", extra: [.inputmode: "decimal", .autocomplete: "off"])
+                    H.button(t(.fineTakePayment))
+                }
+                if mayWaive {
+                    H.el(.details, [:]) {
+                        H.el(.summary, [:]) { EscapedText(t(.fineWaive)) }
+                        H.form(WebRoute.memberFineWaive(library: libraryID, member: member).path, csrf: page.csrf, attrs: [.class: "inline-form"]) {
+                            H.field(t(.fineAmountField), name: "amount", type: "text", hint: t(.fineAmountHint), id: "f-waive-amount",
+                                    extra: [.inputmode: "decimal", .autocomplete: "off"])
+                            H.field(t(.fineReasonField), name: "reason", required: true, id: "f-waive-reason", extra: [.maxlength: String(Fines.maxReason)])
+                            H.button(t(.fineWaive), kind: "quiet")
+                        }
+                    }
+                }
+            }
+            if !fines.entries.isEmpty {
+                H.el(.ul, [.class: "ledger"]) {
+                    for entry in fines.entries.prefix(20) {
+                        let kind = switch entry.kind { case .charge: t(.fineKindCharge); case .payment: t(.fineKindPayment); case .waiver: t(.fineKindWaiver) }
+                        let what = [kind, entry.title, entry.reason].compactMap { $0 }.joined(separator: " · ")
+                        H.el(.li, [:]) {
+                            H.el(.span, [:]) { EscapedText(what) }
+                            H.el(.span, [.class: entry.kind == .charge ? "amount owed" : "amount"]) {
+                                EscapedText((entry.kind == .charge ? "+" : "−") + t.money(entry.amount, fines.currency))
+                            }
+                            H.el(.span, [.class: "hint"]) { EscapedText(t.date(entry.createdAt)) }
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+

@@ -10,7 +10,8 @@ struct SettingsPage: Sendable {
     enum Form: Sendable { case settings, staff, newLibrary }
 
     static let settingsFields: Set<String> = ["name", "loanPeriodDays", "maxRenewals", "publicCatalog", "timeZone", "renewalDays",
-                                               "renewWindowDays", "holdPickupDays"]
+                                               "renewWindowDays", "holdPickupDays", "fineMode", "finePerDay", "fineGraceDays", "fineCap",
+                                               "fineSuspensionDays", "fineBlockAt", "currency"]
     static let staffFields: Set<String> = ["username", "displayName", "password", "role"]
     static let newLibraryFields: Set<String> = ["name"]
 
@@ -30,7 +31,11 @@ struct SettingsPage: Sendable {
                                           "maxRenewals": String(library.maxRenewals), "publicCatalog": library.publicCatalog ? "true" : "",
                                           "timeZone": Library.zone(library.timeZone).identifier,
                                           "renewalDays": library.renewalDays.map(String.init) ?? "", "renewWindowDays": library.renewWindowDays.map(String.init) ?? "",
-                                          "holdPickupDays": String(library.holdPickupDays)])
+                                          "holdPickupDays": String(library.holdPickupDays),
+                                          "fineMode": library.fineMode, "finePerDay": MoneyText.plain(library.finePerDay),
+                                          "fineGraceDays": String(library.fineGraceDays), "fineCap": library.fineCap.map(MoneyText.plain) ?? "",
+                                          "fineSuspensionDays": String(library.fineSuspensionDays),
+                                          "fineBlockAt": library.fineBlockAt.map(MoneyText.plain) ?? "", "currency": library.currency])
         return SettingsPage(
             libraryID: ctx.libraryID, staff: try await Accounts.staff(of: ctx.libraryID, on: db),
             mayCreateLibraries: try await ServerSettings.mayCreateLibrary(ctx.user, on: db),

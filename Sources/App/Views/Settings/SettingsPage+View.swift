@@ -35,6 +35,7 @@ extension SettingsPage {
                     if let error = settings.errors["timeZone"] { H.el(.p, [.class: "field-error"]) { EscapedText(error) } }
                     H.el(.p, [.class: "hint", .id: "f-timeZone-hint"]) { EscapedText(t(.timeZoneHint)) }
                 }
+                finesFieldset(settings, t: t)
                 H.el(.div, [.class: "field"]) {
                     H.el(.label, [.class: "pick"]) {
                         H.void(.input, [.type: "checkbox", .name: "publicCatalog", .value: "true", .checked: settings["publicCatalog"] == "true" ? "" : nil])
@@ -140,3 +141,34 @@ extension SettingsPage {
         return zones.sorted()
     }
 }
+
+extension SettingsPage {
+    /// Fines (issue 25): what a late return costs — nothing, money per day, or days without borrowing.
+    func finesFieldset(_ settings: FormState, t: Strings) -> any Component {
+        H.el(.fieldset, [.id: "fines"]) {
+            H.el(.legend, [:]) { EscapedText(t(.finesHeading)) }
+            H.el(.div, [.class: "field"]) {
+                H.el(.label, [.for: "f-fineMode"]) { EscapedText(t(.fineModeField)) }
+                H.el(.select, [.id: "f-fineMode", .name: "fineMode"]) {
+                    for (mode, label) in [(FinePolicy.Mode.off, L.fineModeOff), (.money, .fineModeMoney), (.suspension, .fineModeSuspension)] {
+                        H.el(.option, [.value: mode.rawValue, .selected: settings["fineMode"] == mode.rawValue ? "" : nil]) { EscapedText(t(label)) }
+                    }
+                }
+            }
+            H.field(t(.finePerDayField), name: "finePerDay", value: settings["finePerDay"], error: settings.errors["finePerDay"],
+                    extra: [.inputmode: "decimal", .autocomplete: "off"])
+            H.field(t(.fineGraceField), name: "fineGraceDays", type: "number", value: settings["fineGraceDays"], error: settings.errors["fineGraceDays"],
+                    extra: [.min: "0", .max: String(FinePolicy.graceRange.upperBound)])
+            H.field(t(.fineCapField), name: "fineCap", value: settings["fineCap"], hint: t(.fineCapHint), error: settings.errors["fineCap"],
+                    extra: [.inputmode: "decimal", .autocomplete: "off"])
+            H.field(t(.fineSuspensionField), name: "fineSuspensionDays", type: "number", value: settings["fineSuspensionDays"],
+                    error: settings.errors["fineSuspensionDays"],
+                    extra: [.min: String(FinePolicy.suspensionRange.lowerBound), .max: String(FinePolicy.suspensionRange.upperBound)])
+            H.field(t(.fineBlockField), name: "fineBlockAt", value: settings["fineBlockAt"], hint: t(.fineBlockHint), error: settings.errors["fineBlockAt"],
+                    extra: [.inputmode: "decimal", .autocomplete: "off"])
+            H.field(t(.currencyField), name: "currency", value: settings["currency"], hint: t(.currencyHint), error: settings.errors["currency"],
+                    extra: [.maxlength: "3", .autocapitalize: "characters", .pattern: "[A-Za-z]{3}"])
+        }
+    }
+}
+
