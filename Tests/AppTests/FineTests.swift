@@ -160,7 +160,7 @@ import Vapor
             #expect(try await browser.post("/login", ["username": "owner", "password": "correct horse"]).status == .seeOther)
             let web = "/libraries/\(f.libraryID)"
             let settings = try await browser.get("\(web)/settings")
-            #expect(settings.html.contains("Gebühren") && settings.html.contains("value=\"0.50\""))
+            #expect(settings.html.contains("Gebühren") && settings.html.contains("value=\"0,50\""))
             #expect(settings.html.contains("<option value=\"money\" selected"))
             let member = "\(web)/members/\(mia)"
             var page = try await browser.get(member)

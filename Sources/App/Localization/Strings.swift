@@ -44,6 +44,14 @@ struct Strings: Sendable {
         (Decimal(cents) / 100).formatted(.currency(code: currency).locale(lang.locale))
     }
 
+    /// An amount for a form field, plain, with this language's decimal mark ("2,50" in German); what
+    /// `MoneyText.cents` reads back. Text that is not a plain amount (as typed and refused) is left as it is.
+    func moneyField(_ text: String) -> String {
+        let mark = lang.locale.decimalSeparator ?? "."
+        guard mark == ",", MoneyText.cents(text) != nil else { return text }
+        return text.replacingOccurrences(of: ".", with: ",")
+    }
+
     func number(_ n: Int) -> String { (-999...999).contains(n) ? String(n) : n.formatted(.number.locale(lang.locale)) }
 
     /// A date with its time of day, in the server's time zone.

@@ -105,7 +105,7 @@ extension MemberPage {
             if let until = fines.suspendedUntil { H.el(.p, [.class: "flash error"]) { EscapedText(t.format(.fineSuspendedUntil, t.date(until))) } }
             if fines.balance > 0 {
                 H.form(WebRoute.memberFinePay(library: libraryID, member: member).path, csrf: page.csrf, attrs: [.class: "inline-form"]) {
-                    H.field(t(.fineAmountField), name: "amount", type: "text", value: MoneyText.plain(fines.balance), hint: t(.fineAmountHint),
+                    H.field(t(.fineAmountField), name: "amount", type: "text", value: t.moneyField(MoneyText.plain(fines.balance)), hint: t(.fineAmountHint),
                             id: "f-pay-amount", extra: [.inputmode: "decimal", .autocomplete: "off"])
                     H.button(t(.fineTakePayment))
                 }

@@ -155,16 +155,16 @@ extension SettingsPage {
                     }
                 }
             }
-            H.field(t(.finePerDayField), name: "finePerDay", value: settings["finePerDay"], error: settings.errors["finePerDay"],
+            H.field(t(.finePerDayField), name: "finePerDay", value: settings["finePerDay"].map(t.moneyField), error: settings.errors["finePerDay"],
                     extra: [.inputmode: "decimal", .autocomplete: "off"])
             H.field(t(.fineGraceField), name: "fineGraceDays", type: "number", value: settings["fineGraceDays"], error: settings.errors["fineGraceDays"],
                     extra: [.min: "0", .max: String(FinePolicy.graceRange.upperBound)])
-            H.field(t(.fineCapField), name: "fineCap", value: settings["fineCap"], hint: t(.fineCapHint), error: settings.errors["fineCap"],
+            H.field(t(.fineCapField), name: "fineCap", value: settings["fineCap"].map(t.moneyField), hint: t(.fineCapHint), error: settings.errors["fineCap"],
                     extra: [.inputmode: "decimal", .autocomplete: "off"])
             H.field(t(.fineSuspensionField), name: "fineSuspensionDays", type: "number", value: settings["fineSuspensionDays"],
                     error: settings.errors["fineSuspensionDays"],
                     extra: [.min: String(FinePolicy.suspensionRange.lowerBound), .max: String(FinePolicy.suspensionRange.upperBound)])
-            H.field(t(.fineBlockField), name: "fineBlockAt", value: settings["fineBlockAt"], hint: t(.fineBlockHint), error: settings.errors["fineBlockAt"],
+            H.field(t(.fineBlockField), name: "fineBlockAt", value: settings["fineBlockAt"].map(t.moneyField), hint: t(.fineBlockHint), error: settings.errors["fineBlockAt"],
                     extra: [.inputmode: "decimal", .autocomplete: "off"])
             H.field(t(.currencyField), name: "currency", value: settings["currency"], hint: t(.currencyHint), error: settings.errors["currency"],
                     extra: [.maxlength: "3", .autocapitalize: "characters", .pattern: "[A-Za-z]{3}"])
