@@ -106,25 +106,35 @@ import Vapor
         let clock = TestClock()
         try await withTestApp(clock: clock.appClock) { app in
             let f = try await Fixture.make(app)
-            let momo = try await f.addTitle("Momo", copies: 2)
+            let owner = Client(app: app, token: try await f.owner.post("/api/v1/tokens", ["name": "desk"]).string("token"))
+            let momo = try await f.addTitle("Momo", copies: 3)
             let ben = try await f.addMember("S020", "Ben")
-            #expect(try await f.owner.patch(f.lib, ["fineMode": "suspension", "fineSuspensionDays": 2]).status == .ok)
-            let late = try await f.owner.post("\(f.lib)/checkouts", ["cardId": "S020", "titleId": momo])
-            let other = try await f.owner.post("\(f.lib)/checkouts", ["cardId": "S020", "titleId": momo])
+            #expect(try await owner.patch(f.lib, ["fineMode": "suspension", "fineSuspensionDays": 2]).status == .ok)
+            let late = try await owner.post("\(f.lib)/checkouts", ["cardId": "S020", "titleId": momo])
+            let other = try await owner.post("\(f.lib)/checkouts", ["cardId": "S020", "titleId": momo])
             clock.advance(days: 14 + 3)  // 3 days late: 6 days without borrowing
-            #expect(try await f.owner.post("\(f.lib)/returns", ["copyBarcode": late.string("copyBarcode")]).status == .ok)
-            let account = try await f.owner.get("\(f.lib)/members/\(ben)/fines")
-            let backup = try Backup.decode(Data(buffer: try await f.owner.get("\(f.lib)/backup").body))
+            #expect(try await owner.post("\(f.lib)/returns", ["copyBarcode": late.string("copyBarcode")]).status == .ok)
+            let account = try await owner.get("\(f.lib)/members/\(ben)/fines")
+            let backup = try Backup.decode(Data(buffer: try await owner.get("\(f.lib)/backup").body))
             #expect(backup.members.first?.suspended_until != nil && backup.library.fine_mode == "suspension")
             #expect(account["balance"] as? Int == 0 && account["blocked"] as? Bool == true && account["suspendedUntil"] as? String != nil)
-            let refused = try await f.owner.post("\(f.lib)/checkouts", ["cardId": "S020", "titleId": momo])
+            let refused = try await owner.post("\(f.lib)/checkouts", ["cardId": "S020", "titleId": momo])
             #expect(refused.status == .conflict && refused.errorCode == "member_suspended", "\(refused.json)")
-            let renewal = try await f.owner.post("\(f.lib)/loans/\(other.string("id"))/renew")
+            let renewal = try await owner.post("\(f.lib)/loans/\(other.string("id"))/renew")
             #expect(renewal.status == .conflict && renewal.errorCode == "member_suspended")
             clock.advance(days: 7)
-            #expect(try await f.owner.post("\(f.lib)/checkouts", ["cardId": "S020", "titleId": momo]).status == .created)
-            let activity = try await f.owner.get("\(f.lib)/activity?limit=100").array.compactMap { $0["type"] as? String }
+            #expect(try await owner.post("\(f.lib)/checkouts", ["cardId": "S020", "titleId": momo]).status == .created)
+            let activity = try await owner.get("\(f.lib)/activity?limit=100").array.compactMap { $0["type"] as? String }
             #expect(activity.contains("member_suspended"))
+            // A book back very late: a suspension longer than a loan can last (about 420 days) is made, not refused.
+            #expect(try await owner.patch(f.lib, ["fineSuspensionDays": 30]).status == .ok)
+            let long = try await owner.post("\(f.lib)/checkouts", ["cardId": "S020", "titleId": momo, "days": 1])
+            clock.advance(days: 15)
+            let back = try await owner.post("\(f.lib)/returns", ["copyBarcode": long.string("copyBarcode")])
+            #expect(back.status == .ok, "\(back.json)")
+            let until = try await owner.get("\(f.lib)/members/\(ben)/fines")["suspendedUntil"] as? String
+            let date = try #require(until.flatMap { try? Date($0, strategy: .iso8601) })
+            #expect(date.timeIntervalSince(clock.now) > 366 * 86_400)
         }
     }
 

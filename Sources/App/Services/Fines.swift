@@ -78,7 +78,9 @@ enum Fines {
         let days = policy.suspension(overdue: overdueDays)
         if days > 0 {
             // Suspended to the end of the day `days` ahead in the library's zone; a longer suspension stands.
-            let until = try scope.library.policy.dueDate(from: now, days: days)
+            let loans = scope.library.policy
+            let day = loans.calendar.date(byAdding: .day, value: days, to: loans.calendar.startOfDay(for: now))!
+            let until = loans.endOfDay(loans.calendar.dateComponents([.year, .month, .day], from: day)) ?? day
             let updated = try await db.sql.raw("""
                 UPDATE members SET suspended_until = \(bind: until)
                 WHERE id = \(bind: member) AND (suspended_until IS NULL OR suspended_until < \(bind: until)) RETURNING id
