@@ -276,10 +276,8 @@ enum Circulation {
 
     static func resolveMember(_ input: CheckoutInput, libraryID: UUID, on db: any Database) async throws -> Borrower {
         let select: SQLQueryString = """
-            SELECT id, card_id, first_name, last_name, suspended_until,
-                   (SELECT fine_block_at FROM libraries WHERE id = \(bind: libraryID)) AS block_at,
-                   (SELECT currency FROM libraries WHERE id = \(bind: libraryID)) AS currency
-            FROM members WHERE library_id = \(bind: libraryID) AND 
+            SELECT m.id, m.card_id, m.first_name, m.last_name, m.suspended_until, l.fine_block_at AS block_at, l.currency
+            FROM members m JOIN libraries l ON l.id = m.library_id WHERE m.library_id = \(bind: libraryID) AND m.
             """
         let row: (any SQLRow)?
         if let id = input.memberId {

@@ -12,18 +12,10 @@ enum Fines {
     static let ledgerLines = 100
     static let maxReason = 200
 
-    /// The library's fine policy, read from its row.
+    /// The library's fine policy (`Library.finePolicy`: one mapping of its columns).
     static func policy(library: UUID, on db: any Database) async throws -> FinePolicy {
-        struct Row: Decodable {
-            var fine_mode: String; var fine_per_day: Int; var fine_grace_days: Int; var fine_cap: Int?
-            var fine_suspension_days: Int; var fine_block_at: Int?; var currency: String
-        }
-        guard let row = try await db.sql.raw("""
-            SELECT fine_mode, fine_per_day, fine_grace_days, fine_cap, fine_suspension_days, fine_block_at, currency
-            FROM libraries WHERE id = \(bind: library)
-            """).first(decoding: Row.self) else { throw AccountError.libraryNotFound }
-        return FinePolicy(mode: .init(rawValue: row.fine_mode) ?? .off, perDay: row.fine_per_day, graceDays: row.fine_grace_days, cap: row.fine_cap,
-                          suspensionDaysPerDay: row.fine_suspension_days, blockAt: row.fine_block_at, currency: row.currency)
+        guard let row = try await Library.find(library, on: db) else { throw AccountError.libraryNotFound }
+        return row.finePolicy
     }
 
     /// What `member` owes: charges less payments and waivers.
@@ -93,19 +85,21 @@ enum Fines {
     }
 
     /// A payment of `amount` (the whole balance when nil).
-    static func pay(member: UUID, _ payment: FinePayment, in scope: Scope) async throws -> FineAccountDTO {
+    /// The account after it, and the amount taken.
+    static func pay(member: UUID, _ payment: FinePayment, in scope: Scope) async throws -> (account: FineAccountDTO, amount: Int) {
         try await settle(member: member, kind: .payment, amount: payment.amount, reason: nil, in: scope)
     }
 
     /// A waiver of `amount` (the whole balance when nil), with why.
-    static func waive(member: UUID, _ waiver: FineWaiver, in scope: Scope) async throws -> FineAccountDTO {
+    static func waive(member: UUID, _ waiver: FineWaiver, in scope: Scope) async throws -> (account: FineAccountDTO, amount: Int) {
         let reason = try Check.required(waiver.reason, field: "reason", max: maxReason)
         return try await settle(member: member, kind: .waiver, amount: waiver.amount, reason: reason, in: scope)
     }
 
-    private static func settle(member: UUID, kind: FineKind, amount: Int?, reason: String?, in scope: Scope) async throws -> FineAccountDTO {
+    private static func settle(member: UUID, kind: FineKind, amount: Int?, reason: String?, in scope: Scope)
+        async throws -> (account: FineAccountDTO, amount: Int) {
         let asked = try Check.range(amount, 1...FinePolicy.amountRange.upperBound, field: "amount")
-        try await scope.gate.transaction(on: scope.db) { db in
+        let settled = try await scope.gate.transaction(on: scope.db) { db in
             let card = try await memberCard(member, library: scope.libraryID, on: db)
             // The member's row is locked on PostgreSQL, so two payments at once cannot both take the same debt.
             if !db.isSQLite {
@@ -125,8 +119,9 @@ enum Fines {
             try await ActivityLog.record(.init(type: kind == .payment ? .finePaid : .fineWaived, memberCardID: card,
                                                detail: .money(amount: amount, currency: policy.currency, reason: reason)),
                                          library: scope.library, at: now, on: db)
+            return amount
         }
-        return try await account(member: member, libraryID: scope.libraryID, now: scope.now, on: scope.db)
+        return (try await account(member: member, libraryID: scope.libraryID, now: scope.now, on: scope.db), settled)
     }
 
     private static func memberCard(_ member: UUID, library: UUID, on db: any Database) async throws -> String {

@@ -33,7 +33,7 @@ enum EdgeError: DomainError, Equatable {
         case .formPartMalformed: .init(.badRequest, "bad_body") { $0(.errFormBadPart) }
         case .uploadTooLarge: .init(.tooLarge, "too_large") { $0.format(.errUploadTooLarge, $0.number(ScanController.maxImageMB)) }
         case .badImage(let problem):
-            .init(problem.refusal, problem == .tooLarge(maxMB: ScanController.maxImageMB) ? "too_large" : "bad_image", field: "image") { problem.message($0) }
+            .init(problem.refusal, problem.refusal == .tooLarge ? "too_large" : "bad_image", field: "image") { problem.message($0) }
         case .isbnUnknown(let isbn): .init(.notFound, "isbn_not_found", field: "title") { $0.format(.errISBNUnknownNeedTitle, isbn) }
         case .providersUnavailable(let reasons):
             .init(.unavailable, "providers_unavailable", field: "title") { $0.format(.errProvidersDownNeedTitle, reasons) }

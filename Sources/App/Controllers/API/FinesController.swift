@@ -26,11 +26,11 @@ enum FinesController {
 
     @Sendable static func pay(req: Request) async throws -> FineAccountDTO {
         let ctx = try await req.library(.circulate)
-        return try await Fines.pay(member: try req.uuid("memberID"), try req.content.decode(FinePayment.self), in: req.scope(ctx))
+        return try await Fines.pay(member: try req.uuid("memberID"), try req.content.decode(FinePayment.self), in: req.scope(ctx)).account
     }
 
     @Sendable static func waive(req: Request) async throws -> FineAccountDTO {
         let ctx = try await req.library(.manageMembers)
-        return try await Fines.waive(member: try req.uuid("memberID"), try req.content.decode(FineWaiver.self), in: req.scope(ctx))
+        return try await Fines.waive(member: try req.uuid("memberID"), try req.content.decode(FineWaiver.self), in: req.scope(ctx)).account
     }
 }

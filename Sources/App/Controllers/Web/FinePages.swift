@@ -22,22 +22,15 @@ enum FinePages {
         static var maxLength: [String: Int] { ["amount": 20, "reason": Fines.maxReason] }
     }
 
-    static func cents(_ typed: String?) throws -> Int? {
-        guard let typed else { return nil }
-        guard let cents = MoneyText.cents(typed) else { throw InputProblem.notANumber(field: "amount") }
-        return cents
-    }
-
     @Sendable static func pay(req: Request) async throws -> Response {
         let ctx = try await req.library(.circulate)
         let memberID = try req.uuid("memberID")
         let t = req.t(ctx)
         return try await req.seeOther(WebRoute.member(library: ctx.libraryID, member: memberID).path + "#fines") {
-            let amount = try cents(try req.form(PayForm.self).amount)
-            let before = try await Fines.account(member: memberID, libraryID: ctx.libraryID, now: req.now, on: req.db)
-            let after = try await Fines.pay(member: memberID, FinePayment(amount: amount), in: req.scope(ctx))
+            let amount = try MoneyText.typed(try req.form(PayForm.self).amount, field: "amount")
+            let paid = try await Fines.pay(member: memberID, FinePayment(amount: amount), in: req.scope(ctx))
             let name = try await Members.find(memberID, library: ctx.libraryID, on: req.db).fullName
-            return t.format(.finePaidFlash, t.money(amount ?? before.balance, after.currency), name)
+            return t.format(.finePaidFlash, t.money(paid.amount, paid.account.currency), name)
         }
     }
 
@@ -47,11 +40,20 @@ enum FinePages {
         let t = req.t(ctx)
         return try await req.seeOther(WebRoute.member(library: ctx.libraryID, member: memberID).path + "#fines") {
             let form = try req.form(WaiveForm.self)
-            let amount = try cents(form.amount)
-            let before = try await Fines.account(member: memberID, libraryID: ctx.libraryID, now: req.now, on: req.db)
-            let after = try await Fines.waive(member: memberID, FineWaiver(amount: amount, reason: form.reason ?? ""), in: req.scope(ctx))
+            let amount = try MoneyText.typed(form.amount, field: "amount")
+            let waived = try await Fines.waive(member: memberID, FineWaiver(amount: amount, reason: form.reason ?? ""), in: req.scope(ctx))
             let name = try await Members.find(memberID, library: ctx.libraryID, on: req.db).fullName
-            return t.format(.fineWaivedFlash, t.money(amount ?? before.balance, after.currency), name)
+            return t.format(.fineWaivedFlash, t.money(waived.amount, waived.account.currency), name)
         }
+    }
+}
+
+extension MoneyText {
+    /// An amount typed into a form field, in minor units: nil when left empty, refused next to its field
+    /// when it is not an amount.
+    static func typed(_ text: String?, field: String) throws -> Int? {
+        guard let text else { return nil }
+        guard let cents = cents(text) else { throw InputProblem.notANumber(field: field) }
+        return cents
     }
 }

@@ -115,17 +115,12 @@ enum MorePages {
                                      holdPickupDays: holdPickupDays)
             // The fines fieldset is always sent with its mode; a form without it leaves fines as they are.
             if let fineMode {
-                func cents(_ typed: String?, _ field: String) throws -> Int {
-                    guard let typed else { return 0 }
-                    guard let cents = MoneyText.cents(typed) else { throw InputProblem.notANumber(field: field) }
-                    return cents
-                }
                 patch.fineMode = fineMode
-                patch.finePerDay = try cents(finePerDay, "finePerDay")
+                patch.finePerDay = try MoneyText.typed(finePerDay, field: "finePerDay") ?? 0
                 patch.fineGraceDays = fineGraceDays ?? 0
-                patch.fineCap = try cents(fineCap, "fineCap")
+                patch.fineCap = try MoneyText.typed(fineCap, field: "fineCap") ?? 0
                 patch.fineSuspensionDays = fineSuspensionDays
-                patch.fineBlockAt = try cents(fineBlockAt, "fineBlockAt")
+                patch.fineBlockAt = try MoneyText.typed(fineBlockAt, field: "fineBlockAt") ?? 0
                 patch.currency = currency
             }
             return patch
