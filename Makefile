@@ -12,7 +12,7 @@ PG_PORT ?= 55432
 # decoding, OCR, barcode and QR drawing) are linked into the binary, so every goal needs them.
 IMAGING_PACKAGES := libzbar-dev libleptonica-dev libtesseract-dev tesseract-ocr-eng tesseract-ocr-deu tesseract-ocr-gle tesseract-ocr-chi-sim libqrencode-dev libzint-dev zlib1g-dev
 RUN_PACKAGES := ca-certificates $(IMAGING_PACKAGES)
-TEST_PACKAGES := postgresql chromium gettext $(IMAGING_PACKAGES)
+TEST_PACKAGES := postgresql chromium gettext openssl python3-venv $(IMAGING_PACKAGES)
 # Browser tests: Python Playwright in a venv of our own, driving Debian's Chromium (no browser download).
 VENV := $(CURDIR)/.tmp/venv
 PLAYWRIGHT_VERSION := 1.65.2
@@ -20,6 +20,8 @@ PLAYWRIGHT_VERSION := 1.65.2
 AXE_VERSION := 0.1.8
 # Parses the calendar feeds in the browser tests (issue 25).
 ICALENDAR_VERSION := 7.3.2
+# A real SMTP server (STARTTLS, TLS, AUTH) the reminder tests send to (issue 25).
+AIOSMTPD_VERSION := 1.4.6
 BENCH_PACKAGES := wrk time sqlite3 postgresql $(IMAGING_PACKAGES)
 BENCH_SCAN_PACKAGES := zbar-tools $(IMAGING_PACKAGES)
 # Third-party test material (barcode photos): checked when present next to the project.
@@ -34,7 +36,7 @@ define ensure_packages
 	fi
 endef
 
-.PHONY: run build test test-translations test-sqlite test-postgres test-e2e fuzz fuzz-postgres bench bench-scan isbn-ranges clean help
+.PHONY: run build test test-venv test-translations test-sqlite test-postgres test-e2e fuzz fuzz-postgres bench bench-scan isbn-ranges clean help
 
 help:
 	@echo "make run    build and start the server on SQLite (data in ./data), print the URL"
@@ -73,11 +75,16 @@ test-translations:
 	@for f in Sources/App/Localization/Translations/*.po Tests/AppTests/Fixtures/*.po; do \
 	  msgfmt --check --check-format -o /dev/null "$$f" || exit 1; echo "  $$f"; done
 
-test-sqlite:
+# The Python the Swift suites start servers with (aiosmtpd for the reminder tests).
+test-venv:
+	@test -x $(VENV)/bin/python || python3 -m venv $(VENV)
+	@$(VENV)/bin/python -c "import aiosmtpd" 2>/dev/null || $(VENV)/bin/pip install -q aiosmtpd==$(AIOSMTPD_VERSION)
+
+test-sqlite: test-venv
 	@echo "== Test suite on SQLite =="
 	SHELFMARK_CORPUS=$(CORPUS) SHELFMARK_TEST_DATABASE_URL= $(SWIFT) test --skip-build
 
-test-postgres:
+test-postgres: test-venv
 	@echo "== Test suite on PostgreSQL (private cluster in $(PG_DIR)) =="
 	@url=$$(scripts/pg-test-cluster.sh start $(PG_DIR) $(PG_PORT)) || exit 1; \
 	trap 'scripts/pg-test-cluster.sh stop $(PG_DIR)' EXIT; \

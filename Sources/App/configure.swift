@@ -26,6 +26,7 @@ public func commandReadsNoData(_ arguments: [String]) -> Bool {
 
 func configure(_ app: Application, storage: StorageConfig) throws {
     try app.useStorage(storage)
+    app.secretKeyPath = storage.secretKeyPath()
     _ = app.storageHealth
     app.passwords.use(.bcrypt(cost: app.environment == .testing ? 4 : 12))
     _ = app.passwordHashing
@@ -101,6 +102,7 @@ enum Migrations {
         app.migrations.add(CreateHolds())
         app.migrations.add(CreateCalendarFeeds())
         app.migrations.add(CreateFines())
+        app.migrations.add(CreateReminders())
     }
 }
 

@@ -11,6 +11,7 @@ func routes(_ app: Application) throws {
     HoldsController.register(api)
     CalendarController.register(api)
     FinesController.register(api)
+    MailController.register(api)
     ReadingController.register(api)
     LookupController.register(api)
     ScanController.register(api)

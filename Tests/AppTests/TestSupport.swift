@@ -23,6 +23,7 @@ func withTestApp(clock: AppClock = AppClock(), _ body: (Application) async throw
     }
     do {
         try configure(app, storage: storage)
+        app.secretKeyPath = FileManager.default.temporaryDirectory.appendingPathComponent("shelfmark-test-\(UUID().uuidString).key").path
         app.clock = clock
         if let schema { try await app.db.sql.raw("CREATE SCHEMA \(ident: schema)").run() }
         try await app.autoMigrate().get()
@@ -35,6 +36,7 @@ func withTestApp(clock: AppClock = AppClock(), _ body: (Application) async throw
 }
 
 private func cleanUp(_ app: Application, schema: String?, sqlitePath: String?) async throws {
+    if let key = app.secretKeyPath { try? FileManager.default.removeItem(atPath: key) }
     if let schema { try await app.db.sql.raw("DROP SCHEMA \(ident: schema) CASCADE").run() }
     try await app.asyncShutdown()
     if let sqlitePath {

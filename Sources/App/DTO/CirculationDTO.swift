@@ -9,6 +9,8 @@ struct MemberInput: Content {
     var grade: String?
     var email: String?
     var notes: String?
+    /// The language messages to the member are written in (`de`, `ga` …); absent: the library's.
+    var language: String?
 }
 
 /// The members page's add form reads this type too (`req.form(MemberInput.self)`).
@@ -21,6 +23,8 @@ struct MemberPatch: Content {
     var grade: String?
     var email: String?
     var notes: String?
+    /// Empty: back to the library's language.
+    var language: String?
 }
 
 struct MemberDTO: Content {
@@ -32,6 +36,7 @@ struct MemberDTO: Content {
     var grade: String?
     var email: String?
     var notes: String?
+    var language: String?
     var activeLoans: Int
 }
 

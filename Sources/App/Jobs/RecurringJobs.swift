@@ -11,9 +11,19 @@ import Vapor
 /// here and the work it does.
 struct RecurringJob: Sendable {
     let kind: Jobs.Kind
-    let schedule: Schedule
+    /// When it runs for a library; nil: not for this one (reminders switched off).
+    let scheduleFor: @Sendable (RecurringJobs.LibraryZone) -> Schedule?
     /// The run's work for one library; what it answers is kept as the job's result.
     let work: @Sendable (_ library: UUID, _ app: Application) async throws -> RecurringJobs.Outcome
+
+    init(kind: Jobs.Kind, schedule: Schedule, work: @escaping @Sendable (UUID, Application) async throws -> RecurringJobs.Outcome) {
+        self.init(kind: kind, scheduleFor: { _ in schedule }, work: work)
+    }
+
+    init(kind: Jobs.Kind, scheduleFor: @escaping @Sendable (RecurringJobs.LibraryZone) -> Schedule?,
+         work: @escaping @Sendable (UUID, Application) async throws -> RecurringJobs.Outcome) {
+        (self.kind, self.scheduleFor, self.work) = (kind, scheduleFor, work)
+    }
 
     static let prune = RecurringJob(kind: .prune, schedule: .daily(at: 3)) { library, app in
         try await Jobs.prune(library: library, app: app)
@@ -23,27 +33,45 @@ struct RecurringJob: Sendable {
     static let expireHolds = RecurringJob(kind: .expireHolds, schedule: .daily(at: 1)) { library, app in
         RecurringJobs.Outcome(expired: try await Holds.expire(library: library, app: app))
     }
+
+    /// Reminders (B6): daily at the hour the library chose, while it has them switched on.
+    static let reminders = RecurringJob(kind: .reminders, scheduleFor: { library in
+        library.reminders_on == true ? .daily(at: library.reminder_hour ?? 8) : nil
+    }) { library, app in
+        try await Reminders.run(library: library, app: app)
+    }
 }
 
 enum RecurringJobs {
     /// Every recurring job of every library.
-    static let all: [RecurringJob] = [.prune, .expireHolds]
+    static let all: [RecurringJob] = [.prune, .expireHolds, .reminders]
 
     /// What a run did, as a count the staff page shows.
     struct Outcome: Codable, Sendable, Equatable {
         var removed: Int?
         var expired: Int?
+        /// A reminder run: messages queued, handed to the server, refused or not delivered, and members without email.
+        var queued: Int?
+        var sent: Int?
+        var failed: Int?
+        var withoutEmail: Int?
     }
 
     /// A library as the scheduler needs it.
     struct LibraryZone: Decodable, Sendable {
         var id: UUID
         var time_zone: String?
+        var reminders_on: Bool?
+        var reminder_hour: Int?
         var zone: TimeZone { Library.zone(time_zone) }
     }
 
     static func libraries(on db: any Database) async throws -> [LibraryZone] {
-        try await db.sql.raw("SELECT id, time_zone FROM libraries").all(decoding: LibraryZone.self)
+        try await db.sql.raw("SELECT id, time_zone, reminders_on, reminder_hour FROM libraries").all(decoding: LibraryZone.self)
+    }
+
+    static func library(_ id: UUID, on db: any Database) async throws -> LibraryZone? {
+        try await db.sql.raw("SELECT id, time_zone, reminders_on, reminder_hour FROM libraries WHERE id = \(bind: id)").first(decoding: LibraryZone.self)
     }
 
     /// Claims the run of `job` for `library` and `period`: the row is written only if no run of that
@@ -74,7 +102,8 @@ enum RecurringJobs {
         if given == nil { zones = try await libraries(on: app.db) }
         for library in zones {
             for job in jobs {
-                let period = job.schedule.period(at: now, in: library.zone).key
+                guard let schedule = job.scheduleFor(library) else { continue }
+                let period = schedule.period(at: now, in: library.zone).key
                 let key = "\(job.kind.rawValue) \(library.id) \(period)"
                 if seen?.withLockedValue({ $0.contains(key) }) == true { continue }
                 if let id = try await claim(job, library: library.id, period: period, now: now, app: app) {
@@ -89,7 +118,7 @@ enum RecurringJobs {
 
     /// When the next run of any library is due (the scheduler sleeps until then, or five minutes).
     static func nextDue(after now: Date, libraries: [LibraryZone]) -> Date? {
-        libraries.flatMap { library in all.map { $0.schedule.next(after: now, in: library.zone) } }.min()
+        libraries.flatMap { library in all.compactMap { $0.scheduleFor(library)?.next(after: now, in: library.zone) } }.min()
     }
 
     /// A recurring job's schedule and its next run, for the staff page.
@@ -99,8 +128,10 @@ enum RecurringJobs {
         var next: Date
     }
 
-    static func planned(zone: TimeZone, now: Date) -> [Planned] {
-        all.map { Planned(kind: $0.kind, schedule: $0.schedule, next: $0.schedule.next(after: now, in: zone)) }
+    static func planned(library: LibraryZone, now: Date) -> [Planned] {
+        all.compactMap { job in
+            job.scheduleFor(library).map { Planned(kind: job.kind, schedule: $0, next: $0.next(after: now, in: library.zone)) }
+        }
     }
 }
 

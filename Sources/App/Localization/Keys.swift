@@ -111,6 +111,11 @@ enum L: String, CaseIterable, Sendable {
     case finesHeading, fineModeField, fineModeOff, fineModeMoney, fineModeSuspension, finePerDayField, fineGraceField, fineCapField, fineCapHint
     case fineSuspensionField, fineBlockField, fineBlockHint, currencyField, currencyHint, fineOwes, fineOwesNothing, fineAccruing, fineSuspendedUntil
     case fineAmountField, fineAmountHint, fineTakePayment, fineWaive, fineReasonField, finePaidFlash, fineWaivedFlash, fineKindCharge, fineKindPayment, fineKindWaiver
+    // Reminders (issue 25, B6)
+    case mailDueSoonSubject, mailDueSoonBody, mailOverdue1Subject, mailOverdue1Body, mailOverdue2Subject, mailOverdue2Body
+    case mailOverdue3Subject, mailOverdue3Body, mailHoldReadySubject, mailHoldReadyBody, mailTestSubject, mailTestBody, mailLoanDue, mailLoanOverdue
+    case errNoMailServer, errUnknownPlaceholder, errLoansMissing, errPasswordInClear, errUnknownLanguage
+    case errMemberWithoutEmail, errNothingToRemind, errMailNotFailed, errNotHost, errMessageNotFound, errOverdueSameDay, jobReminders, remindersSent
     // Background work (issue 23)
     case backgroundWork, backgroundIntro, scheduledWork, recentRuns, jobImport, jobRestore, jobPrune, jobEnrich, jobExpireHolds, expiredHolds, jobRunning, jobDone
     case jobFailed, scheduleDaily, scheduleWeekly, nextRun, removedRecords, enrichmentQueue, noRunsYet

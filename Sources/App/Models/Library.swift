@@ -28,6 +28,17 @@ final class Library: Model, @unchecked Sendable {
     @Field(key: "fine_suspension_days") var fineSuspensionDays: Int
     @OptionalField(key: "fine_block_at") var fineBlockAt: Int?
     @Field(key: "currency") var currency: String
+    /// Reminders (B6, `CreateReminders`): off by default; the daily run's hour; due-soon and overdue days.
+    @Field(key: "reminders_on") var remindersOn: Bool
+    @Field(key: "reminder_hour") var reminderHour: Int
+    @OptionalField(key: "remind_before_days") var remindBeforeDays: Int?
+    @OptionalField(key: "remind_overdue_1") var remindOverdue1: Int?
+    @OptionalField(key: "remind_overdue_2") var remindOverdue2: Int?
+    @OptionalField(key: "remind_overdue_3") var remindOverdue3: Int?
+    /// The language of messages to members who have none of their own.
+    @Field(key: "language") var language: String
+    /// Who to ask, where, when: the last line of every message and letter.
+    @OptionalField(key: "contact") var contact: String?
     /// The restore job still writing this library (`AddLibraryPendingJob`); nil once it is anyone's.
     @OptionalField(key: "pending_job_id") var pendingJobID: UUID?
     @Timestamp(key: "created_at", on: .create) var createdAt: Date?
@@ -43,6 +54,9 @@ final class Library: Model, @unchecked Sendable {
         self.publicCatalog = publicCatalog
         self.nextAccession = 1
         self.holdPickupDays = 7
+        let reminders = ReminderPolicy()
+        (remindersOn, reminderHour, remindBeforeDays, language) = (reminders.on, reminders.hour, reminders.beforeDays, "en")
+        (remindOverdue1, remindOverdue2, remindOverdue3) = (reminders.overdueDays[0], reminders.overdueDays[1], reminders.overdueDays[2])
         let fines = FinePolicy()
         (fineMode, finePerDay, fineGraceDays, fineSuspensionDays, currency) =
             (fines.mode.rawValue, fines.perDay, fines.graceDays, fines.suspensionDaysPerDay, fines.currency)
@@ -51,6 +65,11 @@ final class Library: Model, @unchecked Sendable {
     var finePolicy: FinePolicy {
         FinePolicy(mode: .init(rawValue: fineMode) ?? .off, perDay: finePerDay, graceDays: fineGraceDays, cap: fineCap,
                    suspensionDaysPerDay: fineSuspensionDays, blockAt: fineBlockAt, currency: currency)
+    }
+
+    var reminderPolicy: ReminderPolicy {
+        ReminderPolicy(on: remindersOn, hour: reminderHour, beforeDays: remindBeforeDays,
+                       overdueDays: [remindOverdue1, remindOverdue2, remindOverdue3].compactMap { $0 })
     }
 
     var policy: LoanPolicy {

@@ -14,6 +14,8 @@ final class Member: Model, @unchecked Sendable {
     @OptionalField(key: "grade") var grade: String?
     @OptionalField(key: "email") var email: String?
     @OptionalField(key: "notes") var notes: String?
+    /// The language messages to the member are written in; nil: the library's.
+    @OptionalField(key: "language") var language: String?
     @Field(key: "search_text") var searchText: String
     @Timestamp(key: "created_at", on: .create) var createdAt: Date?
     @Timestamp(key: "updated_at", on: .update) var updatedAt: Date?
@@ -54,6 +56,9 @@ final class Loan: Model, @unchecked Sendable {
     @OptionalField(key: "returned_at") var returnedAt: Date?
     @Field(key: "renewals") var renewals: Int
     @Field(key: "checked_out_by") var checkedOutBy: String
+    /// The last reminder stage reached (`ReminderPolicy.Stage`), and when.
+    @Field(key: "reminder_stage") var reminderStage: Int
+    @OptionalField(key: "reminded_at") var remindedAt: Date?
 
     init() {}
 }

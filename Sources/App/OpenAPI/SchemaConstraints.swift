@@ -129,7 +129,8 @@ extension CategoryInput: SchemaConstrained {
 extension MemberInput: SchemaConstrained {
     static var schemaConstraints: [String: JSONValue] {
         ["cardId": Rule.text(64), "firstName": Rule.text(100), "lastName": Rule.optionalText(100), "grade": Rule.optionalText(50),
-         "email": Rule.email, "notes": Rule.optionalText(10_000)]
+         "email": Rule.email, "notes": Rule.optionalText(10_000),
+         "language": ["enum": .array(([""] + Lang.allCases.map(\.rawValue)).map { .string($0) })]]
     }
 }
 
@@ -213,4 +214,42 @@ extension FineWaiver: SchemaConstrained {
 
 extension ISBNLookupInput: SchemaConstrained {
     static var schemaConstraints: [String: JSONValue] { ["isbn": Rule.isbn] }
+}
+
+/// The languages a message can be written in (the installation's).
+private let languageCodes: JSONValue = ["enum": .array(Lang.allCases.map { .string($0.rawValue) })]
+/// An address a message can be sent to (`MailAddress.isValid` takes these and more).
+private let mailAddress: JSONValue = ["maxLength": 254, "pattern": "^[A-Za-z0-9._%+-]{1,64}@[A-Za-z0-9-]{1,63}(\\.[A-Za-z0-9-]{1,63})+$"]
+
+extension MailServerPut: SchemaConstrained {
+    static var schemaConstraints: [String: JSONValue] {
+        ["host": ["minLength": 1, "maxLength": 253, "pattern": "^[A-Za-z0-9.:\\[\\]-]+$"], "port": Rule.range(1...65_535),
+         "username": Rule.optionalText(320), "password": ["maxLength": 500], "senderAddress": mailAddress, "senderName": Rule.optionalText(100),
+         // Without encryption no password is sent: a server of security `none` takes no user name or password.
+         ".": ["anyOf": [["properties": ["security": ["enum": ["starttls", "tls"]]]],
+                         ["properties": ["username": ["maxLength": 0], "password": ["maxLength": 0]]]]]]
+    }
+}
+
+extension ReminderSettingsPatch: SchemaConstrained {
+    static var schemaConstraints: [String: JSONValue] {
+        ["hour": Rule.range(ReminderPolicy.hourRange), "beforeDays": Rule.range(0...ReminderPolicy.beforeRange.upperBound),
+         "overdueDays": ["maxItems": 3, "uniqueItems": true, "items": ["type": "integer", "minimum": 1, "maximum": 365],
+                         "description": "Days after the due day, kept in order; two on one day are refused."],
+         "language": languageCodes, "contact": Rule.optionalText(300)]
+    }
+}
+
+extension MailTemplateInput: SchemaConstrained {
+    static var schemaConstraints: [String: JSONValue] {
+        ["language": languageCodes, "subject": Rule.text(200), "body": Rule.text(5_000)]
+    }
+}
+
+extension MailTemplateKey: SchemaConstrained {
+    static var schemaConstraints: [String: JSONValue] { ["language": languageCodes] }
+}
+
+extension TestMailRequest: SchemaConstrained {
+    static var schemaConstraints: [String: JSONValue] { ["to": mailAddress] }
 }

@@ -11,7 +11,7 @@ enum Members {
         let member = Member()
         member.$library.id = library.libraryID
         try apply(MemberPatch(cardId: input.cardId, firstName: input.firstName, lastName: input.lastName ?? "",
-                              grade: input.grade, email: input.email, notes: input.notes), to: member, creating: true)
+                              grade: input.grade, email: input.email, notes: input.notes, language: input.language), to: member, creating: true)
         return try await gate.transaction(on: db) { db in
             try await refuseDuplicateCard(member.cardID, except: nil, library: library.libraryID, on: db)
             try await member.create(on: db)
@@ -143,6 +143,12 @@ enum Members {
         if patch.grade != nil { member.grade = try Check.optional(patch.grade, field: "grade", max: 50) }
         if patch.email != nil { member.email = try Check.email(patch.email) }
         if patch.notes != nil { member.notes = try Check.optional(patch.notes, field: "notes", max: 10_000) }
+        if let code = try Check.optional(patch.language, field: "language", max: 20) {
+            guard Lang(rawValue: code) != nil else { throw MailError.unknownLanguage(code) }
+            member.language = code
+        } else if patch.language != nil {
+            member.language = nil
+        }
         member.refreshDerived()
     }
 }
@@ -150,6 +156,6 @@ enum Members {
 extension Member {
     func dto(activeLoans: Int) -> MemberDTO {
         MemberDTO(id: id!, cardId: cardID, firstName: firstName, lastName: lastName, name: fullName, grade: grade,
-                  email: email, notes: notes, activeLoans: activeLoans)
+                  email: email, notes: notes, language: language, activeLoans: activeLoans)
     }
 }

@@ -10,6 +10,7 @@ enum InputProblem: Sendable, Equatable, Codable {
     case notCoverURL(field: String)
     case notANumber(field: String)
     case notADate(field: String, value: String)
+    case notHost(field: String, value: String)
 }
 
 extension ISBN.Invalid: DomainError {
@@ -35,6 +36,7 @@ extension InputProblem: DomainError {
         case .notCoverURL(let field): .init(.invalid, "invalid", field: field) { $0.format(.errNotCoverURL, $0.label(field)) }
         case .notANumber(let field): .init(.invalid, "invalid", field: field) { $0.format(.errNotANumber, $0.label(field)) }
         case .notADate(let field, let value): .init(.invalid, "invalid", field: field) { $0.format(.errNotADate, value) }
+        case .notHost(let field, let value): .init(.invalid, "invalid", field: field) { $0.format(.errNotHost, value) }
         }
     }
 }

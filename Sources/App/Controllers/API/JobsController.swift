@@ -35,7 +35,7 @@ struct JobDTO: Content {
         case .restore:
             let outcome = record.decodedResult(RestoreJob.Outcome.self)
             (report, library, leftOut) = (nil, outcome?.library, outcome?.leftOut)
-        case .enrich, .prune, .expireHolds:
+        case .enrich, .prune, .expireHolds, .reminders:
             (report, library) = (nil, nil)
         }
         error = record.decodedFailure.map { ErrorBody.Detail(code: $0.code, message: t.message($0.error), field: $0.field) }

@@ -14,6 +14,9 @@ struct BackgroundPage: Sendable {
         var finished: Date?
         var removed: Int?
         var expired: Int?
+        var sent: Int? = nil
+        var failedMessages: Int? = nil
+        var withoutEmail: Int? = nil
         var failure: Jobs.Failure?
         /// An import's or restore's own page (its report).
         var page: WebRoute?
@@ -32,9 +35,11 @@ struct BackgroundPage: Sendable {
             let kind = Jobs.Kind(rawValue: r.kind)
             let own = (kind == .importFile || kind == .restore)
             return Run(kind: kind, state: r.status, started: r.created_at, finished: r.finished_at, removed: r.outcome?.removed, expired: r.outcome?.expired,
+                       sent: r.outcome?.sent, failedMessages: r.outcome?.failed, withoutEmail: r.outcome?.withoutEmail,
                        failure: r.decodedFailure, page: own ? .job(library: library.libraryID, job: r.id) : nil)
         }
-        return BackgroundPage(libraryID: library.libraryID, planned: RecurringJobs.planned(zone: library.policy.timeZone, now: app.clock.now()),
+        return BackgroundPage(libraryID: library.libraryID, planned: try await RecurringJobs.library(library.libraryID, on: app.db)
+                                .map { RecurringJobs.planned(library: $0, now: app.clock.now()) } ?? [],
                               enrichment: try await Enrichment.progress(library: library.libraryID, on: app.db), runs: runs)
     }
 }

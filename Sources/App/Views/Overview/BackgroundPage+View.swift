@@ -44,6 +44,9 @@ extension BackgroundPage {
                                 H.el(.time, [.datetime: run.started.formatted(.iso8601)]) { EscapedText(t.dateTime(run.started)) }
                                 if let removed = run.removed { EscapedText(" · " + t.format(.removedRecords, t.number(removed))) }
                                 if let expired = run.expired { EscapedText(" · " + t.format(.expiredHolds, t.number(expired))) }
+                                if let sent = run.sent {
+                                    EscapedText(" · " + t.format(.remindersSent, t.number(sent), t.number(run.failedMessages ?? 0), t.number(run.withoutEmail ?? 0)))
+                                }
                             }
                             if run.state == .failed {
                                 H.el(.span, [.class: "error-text"]) { EscapedText((run.failure ?? .interrupted).message(t)) }
@@ -61,6 +64,7 @@ extension BackgroundPage {
         case .restore: t(.jobRestore)
         case .enrich: t(.jobEnrich)
         case .expireHolds: t(.jobExpireHolds)
+        case .reminders: t(.jobReminders)
         case .prune, nil: t(.jobPrune)
         }
     }

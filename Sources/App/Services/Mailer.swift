@@ -1,0 +1,226 @@
+import Fluent
+import FluentSQL
+import Foundation
+import NIOCore
+import ShelfmarkCore
+import ShelfmarkMail
+import SQLKit
+import Vapor
+
+/// The outbox and the delivery log in one table (`mail_messages`): a message is queued in the
+/// transaction that decides it (a reminder run, a copy set aside for a hold, a test), then `deliver`
+/// claims the library's queued messages (a lease, so two instances never send one twice), opens one
+/// SMTP connection for all of them and keeps each message's status and the server's answer.
+enum Mailer {
+    static let maxReply = 500
+    static let lease: TimeInterval = 600
+
+    struct Outgoing: Sendable {
+        var kind: MailKind
+        var memberID: UUID?
+        var cardID: String?
+        var name: String?
+        var recipient: String
+        var language: String
+        var subject: String
+        var body: String
+        var loanCount: Int = 0
+    }
+
+    static func queue(_ m: Outgoing, library: UUID, createdBy: String, now: Date, on db: any Database) async throws -> UUID {
+        let id = UUID()
+        try await db.sql.raw("""
+            INSERT INTO mail_messages (id, library_id, kind, member_id, member_card_id, member_name, recipient, language, subject, body,
+                                       loan_count, status, created_by, created_at)
+            VALUES (\(bind: id), \(bind: library), \(bind: m.kind.rawValue), \(bind: m.memberID), \(bind: m.cardID), \(bind: m.name),
+                    \(bind: m.recipient), \(bind: m.language), \(bind: m.subject), \(bind: m.body), \(bind: m.loanCount), 'queued',
+                    \(bind: createdBy), \(bind: now))
+            """).run()
+        return id
+    }
+
+    private struct Claimed: Decodable {
+        var id: UUID
+        var recipient: String
+        var member_name: String?
+        var language: String
+        var subject: String
+        var body: String
+    }
+
+    /// Sends the library's queued messages (those of `only`, when given) over one connection.
+    @discardableResult
+    static func deliver(library: UUID, app: Application, only: [UUID]? = nil) async throws -> (sent: Int, failed: Int) {
+        let now = app.clock.now()
+        let restrict: SQLQueryString = only.map { "AND id IN (\(binds: $0))" } ?? ""
+        let claimed = try await app.writeGate.transaction(on: app.db) { db in
+            try await db.sql.raw("""
+                UPDATE mail_messages SET status = 'sending', lease_until = \(bind: now.addingTimeInterval(lease))
+                WHERE library_id = \(bind: library) \(restrict)
+                  AND (status = 'queued' OR (status = 'sending' AND lease_until < \(bind: now)))
+                RETURNING id, recipient, member_name, language, subject, body
+                """).all(decoding: Claimed.self)
+        }
+        guard !claimed.isEmpty else { return (0, 0) }
+        guard let row = try await MailServers.effective(library: library, on: app.db) else {
+            for message in claimed { try await finish(message.id, status: .failed, problem: .noServer, reply: nil, app: app) }
+            return (0, claimed.count)
+        }
+        let settings: (server: SMTPServer, sender: MailAddress)
+        do {
+            settings = try MailServers.server(row, app: app)
+        } catch {
+            for message in claimed { try await finish(message.id, status: .failed, problem: .auth, reply: String(describing: error), app: app) }
+            return (0, claimed.count)
+        }
+        let session: SMTPSession
+        do {
+            session = try await SMTPSession.open(settings.server, group: app.eventLoopGroup)
+        } catch {
+            let (problem, reply) = describe(error)
+            for message in claimed { try await finish(message.id, status: .failed, problem: problem, reply: reply, app: app) }
+            app.logger.warning("mail: could not reach \(row.host):\(row.port): \(reply)")
+            return (0, claimed.count)
+        }
+        var sent = 0, failed = 0
+        var lost: (MailProblem, String)?
+        for message in claimed {
+            if let lost {
+                try await finish(message.id, status: .failed, problem: lost.0, reply: lost.1, app: app)
+                failed += 1
+                continue
+            }
+            let mail = MailMessage(from: settings.sender, to: MailAddress(message.recipient, name: message.member_name ?? ""),
+                                   subject: message.subject, text: message.body, language: message.language, date: app.clock.now(),
+                                   id: message.id.uuidString.lowercased())
+            do {
+                let reply = try await session.send(from: settings.sender.address, to: [message.recipient], message: mail.bytes)
+                try await finish(message.id, status: .sent, problem: nil, reply: reply.description, app: app)
+                sent += 1
+            } catch {
+                let (problem, reply) = describe(error)
+                try await finish(message.id, status: .failed, problem: problem, reply: reply, app: app)
+                failed += 1
+                if problem != .rejected { lost = (problem, reply) }
+            }
+        }
+        await session.close()
+        return (sent, failed)
+    }
+
+    private static func finish(_ id: UUID, status: MailStatus, problem: MailProblem?, reply: String?, app: Application) async throws {
+        let now = app.clock.now()
+        try await app.writeGate.transaction(on: app.db) { db in
+            try await db.sql.raw("""
+                UPDATE mail_messages SET status = \(bind: status.rawValue), problem = \(bind: problem?.rawValue),
+                    reply = \(bind: reply.map { String($0.prefix(maxReply)) }), sent_at = \(bind: status == .sent ? now : nil), lease_until = NULL
+                WHERE id = \(bind: id)
+                """).run()
+        }
+    }
+
+    /// What went wrong, as the log keeps it: the kind of problem and the server's (or the network's) words.
+    static func describe(_ error: any Error) -> (MailProblem, String) {
+        guard let error = error as? SMTPError else { return (.lost, String(String(describing: error).prefix(maxReply))) }
+        switch error {
+        case .connect(let why):
+            let tls = ["tls", "ssl", "certificate", "handshake"].contains { why.lowercased().contains($0) }
+            return (tls ? .tls : .connect, why)
+        case .timeout: return (.timeout, error.description)
+        case .rejected(let stage, let reply):
+            return (stage == "AUTH" ? .auth : (stage == "MAIL FROM" || stage == "RCPT TO" || stage == "DATA" || stage == "message" ? .rejected : .lost), reply.description)
+        case .tlsUnavailable: return (.tls, error.description)
+        case .authUnavailable: return (.auth, error.description)
+        case .closed: return (.lost, error.description)
+        }
+    }
+
+    // MARK: The log
+
+    struct LogRow: Decodable {
+        var id: UUID
+        var kind: String
+        var member_id: UUID?
+        var member_card_id: String?
+        var member_name: String?
+        var recipient: String
+        var language: String
+        var subject: String
+        var status: String
+        var problem: String?
+        var reply: String?
+        var loan_count: Int
+        var created_by: String
+        var created_at: Date
+        var sent_at: Date?
+
+        var dto: MailMessageDTO {
+            MailMessageDTO(id: id, kind: MailKind(rawValue: kind) ?? .test, memberId: member_id, memberCardId: member_card_id, memberName: member_name,
+                           recipient: recipient, language: language, subject: subject, status: MailStatus(rawValue: status) ?? .failed,
+                           problem: problem.flatMap(MailProblem.init(rawValue:)), reply: reply, loanCount: loan_count,
+                           createdBy: created_by, createdAt: created_at, sentAt: sent_at)
+        }
+    }
+
+    static let logColumns: SQLQueryString = """
+        id, kind, member_id, member_card_id, member_name, recipient, language, subject, status, problem, reply, loan_count, created_by, created_at, sent_at
+        """
+
+    static func message(_ id: UUID, library: UUID, on db: any Database) async throws -> MailMessageDTO {
+        guard let row = try await db.sql.raw("SELECT \(logColumns) FROM mail_messages WHERE id = \(bind: id) AND library_id = \(bind: library)")
+            .first(decoding: LogRow.self) else { throw MailError.messageNotFound }
+        return row.dto
+    }
+
+    /// The delivery log, newest first: `limit` messages before `before` (a message's time), only
+    /// failures when asked, only one member's when given.
+    static func log(library: UUID, limit: Int, before: Date?, failedOnly: Bool, member: UUID? = nil, now: Date, on db: any Database) async throws -> MailLogDTO {
+        let older: SQLQueryString = before.map { "AND created_at < \(bind: $0)" } ?? ""
+        let failed: SQLQueryString = failedOnly ? "AND status = 'failed'" : ""
+        let who: SQLQueryString = member.map { "AND member_id = \(bind: $0)" } ?? ""
+        let rows = try await db.sql.raw("""
+            SELECT \(logColumns) FROM mail_messages WHERE library_id = \(bind: library) \(older) \(failed) \(who)
+            ORDER BY created_at DESC, id DESC LIMIT \(unsafeRaw: String(limit + 1))
+            """).all(decoding: LogRow.self)
+        struct Count: Decodable { var n: Int }
+        let failedLastDay = try await db.sql.raw("""
+            SELECT COUNT(*) AS n FROM mail_messages WHERE library_id = \(bind: library) AND status = 'failed' AND created_at >= \(bind: now.addingTimeInterval(-86_400))
+            """).first(decoding: Count.self)?.n ?? 0
+        let page = rows.prefix(limit).map(\.dto)
+        return MailLogDTO(messages: Array(page), failedLastDay: failedLastDay,
+                          nextCursor: rows.count > limit ? page.last.map { $0.createdAt.formatted(.iso8601.year().month().day().time(includingFractionalSeconds: true).timeZone(separator: .omitted)) } : nil)
+    }
+
+    /// A failed message queued again and sent now.
+    static func retry(_ id: UUID, in scope: Scope, app: Application) async throws -> MailMessageDTO {
+        let again = try await scope.gate.transaction(on: scope.db) { db in
+            try await db.sql.raw("""
+                UPDATE mail_messages SET status = 'queued', problem = NULL, reply = NULL
+                WHERE id = \(bind: id) AND library_id = \(bind: scope.libraryID) AND status = 'failed' RETURNING id
+                """).first()
+        }
+        if again == nil {
+            _ = try await message(id, library: scope.libraryID, on: scope.db)
+            throw MailError.notFailed
+        }
+        try await deliver(library: scope.libraryID, app: app, only: [id])
+        return try await message(id, library: scope.libraryID, on: scope.db)
+    }
+
+    /// A test message to `to` through the library's server, sent now: the log's entry, with the answer.
+    static func test(to: String, in scope: Scope, app: Application) async throws -> MailMessageDTO {
+        let address = try Check.required(to, field: "to", max: 254)
+        guard MailAddress.isValid(address) else { throw InputProblem.notEmail(field: "to", value: String(address.prefix(200))) }
+        guard try await MailServers.effective(library: scope.libraryID, on: scope.db) != nil else { throw MailError.noServer }
+        let sender = try await Reminders.sender(scope.libraryID, on: scope.db)
+        let lang = Reminders.language(nil, library: sender, among: app.languages)
+        let text = try await MailTemplates.text(library: scope.libraryID, kind: .test, language: lang, on: scope.db)
+        let rendered = MailTemplates.render(text, ["library": sender.name, "contact": sender.contact])
+        let id = try await scope.gate.transaction(on: scope.db) { db in
+            try await queue(.init(kind: .test, recipient: address, language: lang.rawValue, subject: rendered.subject, body: rendered.body),
+                            library: scope.libraryID, createdBy: scope.library.user.username, now: scope.now, on: db)
+        }
+        try await deliver(library: scope.libraryID, app: app, only: [id])
+        return try await message(id, library: scope.libraryID, on: scope.db)
+    }
+}

@@ -1,0 +1,184 @@
+import Foundation
+
+/// An email address with an optional display name ("Seán Ó Briain <sean@example.ie>").
+public struct MailAddress: Sendable, Equatable {
+    public var name: String
+    public var address: String
+
+    public init(_ address: String, name: String = "") {
+        self.address = address
+        self.name = name
+    }
+
+    /// Whether `text` is an address a message can be sent to: one `@`, no spaces, quotes, angle
+    /// brackets or control characters (so it cannot break out of a header or an SMTP command), at most
+    /// 254 characters, a dot in the domain.
+    public static func isValid(_ text: String) -> Bool {
+        guard text.utf8.count <= 254, let at = text.lastIndex(of: "@") else { return false }
+        let local = text[..<at], domain = text[text.index(after: at)...]
+        guard !local.isEmpty, local.utf8.count <= 64, domain.contains("."), !domain.hasPrefix("."), !domain.hasSuffix(".") else { return false }
+        return text.unicodeScalars.allSatisfy { s in
+            s.value > 0x20 && s.value != 0x7F && !"<>()[]\\,;:\"".unicodeScalars.contains(s)
+        } && text.filter { $0 == "@" }.count == 1
+    }
+}
+
+/// One plain-text email as RFC 5322 and MIME write it: UTF-8 text in quoted-printable, names and
+/// subject as RFC 2047 encoded words when they are not plain ASCII, lines ending in CRLF and folded
+/// at 78 characters. `bytes` is what goes after SMTP's DATA (before dot-stuffing).
+public struct MailMessage: Sendable, Equatable {
+    public var from: MailAddress
+    public var to: MailAddress
+    public var replyTo: MailAddress?
+    public var subject: String
+    public var text: String
+    public var language: String
+    public var date: Date
+    /// The part after `@` in the Message-ID (the sender's domain).
+    public var id: String
+
+    public init(from: MailAddress, to: MailAddress, replyTo: MailAddress? = nil, subject: String, text: String,
+                language: String, date: Date, id: String) {
+        self.from = from
+        self.to = to
+        self.replyTo = replyTo
+        self.subject = subject
+        self.text = text
+        self.language = language
+        self.date = date
+        self.id = id
+    }
+
+    public var messageID: String {
+        let domain = from.address.split(separator: "@").last.map(String.init) ?? "shelfmark.invalid"
+        return "<\(id)@\(domain)>"
+    }
+
+    /// The whole message: headers, a blank line, the body; CRLF line ends.
+    public var bytes: [UInt8] {
+        var headers: [String] = []
+        headers.append(Self.header("Date", Self.rfc5322Date(date)))
+        headers.append(Self.header("From", Self.addressField(from)))
+        headers.append(Self.header("To", Self.addressField(to)))
+        if let replyTo { headers.append(Self.header("Reply-To", Self.addressField(replyTo))) }
+        headers.append(Self.header("Subject", Self.encodedWords(subject, field: "Subject")))
+        headers.append("Message-ID: \(messageID)")
+        headers.append("Content-Language: \(language)")
+        headers.append("Auto-Submitted: auto-generated")
+        headers.append("MIME-Version: 1.0")
+        headers.append("Content-Type: text/plain; charset=UTF-8")
+        headers.append("Content-Transfer-Encoding: quoted-printable")
+        let body = Self.quotedPrintable(text)
+        return Array((headers.joined(separator: "\r\n") + "\r\n\r\n" + body + "\r\n").utf8)
+    }
+
+    // MARK: Headers
+
+    static func header(_ name: String, _ value: String) -> String { "\(name): \(value)" }
+
+    /// `name <address>`, the name quoted or encoded as it needs, each piece folded onto its own line when long.
+    static func addressField(_ a: MailAddress) -> String {
+        let name = a.name.filter { !$0.isNewline }
+        guard !name.isEmpty else { return a.address }
+        let isPlain = name.unicodeScalars.allSatisfy { $0.value >= 0x20 && $0.value < 0x7F }
+        let shown: String
+        if isPlain {
+            shown = "\"" + name.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"") + "\""
+        } else {
+            shown = encodedWords(name, field: "From")
+        }
+        return shown + (shown.utf8.count + a.address.utf8.count > 70 ? "\r\n " : " ") + "<\(a.address)>"
+    }
+
+    /// RFC 2047: plain ASCII text stays as it is (folded at spaces); other text becomes `=?UTF-8?B?…?=`
+    /// words of at most 75 characters, each whole characters (never a UTF-8 sequence cut), one per line.
+    public static func encodedWords(_ text: String, field: String) -> String {
+        let clean = String(text.map { $0.isNewline ? " " : $0 })
+        let printable = clean.unicodeScalars.allSatisfy { $0.value >= 0x20 && $0.value < 0x7F }
+        if printable && !clean.contains("=?") { return fold(clean, first: field.count + 2) }
+        var words: [String] = []
+        var chunk: [UInt8] = []
+        // 75 - "=?UTF-8?B?".count - "?=".count = 63 characters of base64: 45 bytes (47 would be 64).
+        for character in clean {
+            let bytes = Array(String(character).utf8)
+            if chunk.count + bytes.count > 45 {
+                words.append("=?UTF-8?B?" + Data(chunk).base64EncodedString() + "?=")
+                chunk = []
+            }
+            chunk += bytes
+        }
+        if !chunk.isEmpty { words.append("=?UTF-8?B?" + Data(chunk).base64EncodedString() + "?=") }
+        return words.joined(separator: "\r\n ")
+    }
+
+    /// Folds an ASCII header value at spaces so no line passes 78 characters (where it can).
+    static func fold(_ value: String, first: Int) -> String {
+        var lines: [String] = []
+        var line: String? = nil
+        var limit = 78 - first
+        for word in value.split(separator: " ", omittingEmptySubsequences: false) {
+            guard let current = line else { line = String(word); continue }
+            if current.count + 1 + word.count > limit, !current.isEmpty {
+                lines.append(current)
+                line = String(word)
+                limit = 77
+            } else {
+                line = current + " " + word
+            }
+        }
+        lines.append(line ?? "")
+        return lines.joined(separator: "\r\n ")
+    }
+
+    static func rfc5322Date(_ date: Date) -> String {
+        let f = DateFormatter()
+        f.locale = Locale(identifier: "en_US_POSIX")
+        f.timeZone = TimeZone(identifier: "UTC")
+        f.dateFormat = "EEE, dd MMM yyyy HH:mm:ss '+0000'"
+        return f.string(from: date)
+    }
+
+    // MARK: Body
+
+    /// Quoted-printable (RFC 2045): bytes outside printable ASCII as `=XX`, lines at most 76 characters
+    /// with soft breaks (`=`), trailing spaces encoded, every line break CRLF.
+    public static func quotedPrintable(_ text: String) -> String {
+        let normalised = text.replacingOccurrences(of: "\r\n", with: "\n").replacingOccurrences(of: "\r", with: "\n")
+        var out: [String] = []
+        for line in normalised.split(separator: "\n", omittingEmptySubsequences: false) {
+            let bytes = Array(line.utf8)
+            var encoded = ""
+            var width = 0
+            for (i, byte) in bytes.enumerated() {
+                let isLast = i == bytes.count - 1
+                let piece: String
+                if (byte >= 33 && byte <= 126 && byte != 61) || (byte == 32 && !isLast) || (byte == 9 && !isLast) {
+                    piece = String(UnicodeScalar(byte))
+                } else {
+                    piece = String(format: "=%02X", byte)
+                }
+                if width + piece.count > 75 {
+                    encoded += "=\r\n"
+                    width = 0
+                }
+                encoded += piece
+                width += piece.count
+            }
+            out.append(encoded)
+        }
+        return out.joined(separator: "\r\n")
+    }
+
+    /// SMTP's DATA transparency (RFC 5321 4.5.2): a line starting with "." gets another.
+    public static func dotStuffed(_ bytes: [UInt8]) -> [UInt8] {
+        var out: [UInt8] = []
+        out.reserveCapacity(bytes.count + 16)
+        var lineStart = true
+        for byte in bytes {
+            if lineStart && byte == UInt8(ascii: ".") { out.append(byte) }
+            out.append(byte)
+            lineStart = byte == UInt8(ascii: "\n")
+        }
+        return out
+    }
+}
