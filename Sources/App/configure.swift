@@ -14,6 +14,7 @@ public func configure(_ app: Application) async throws {
     if command == nil || command == "serve" || command?.hasPrefix("-") == true {
         app.useEnrichmentWorker()
         app.useScheduler()
+        app.lifecycle.use(MailWorker())
     }
 }
 

@@ -238,4 +238,26 @@ import Vapor
             #expect(reset["edited"] as? Bool == false && (reset["subject"] as? String)?.hasPrefix("Überfällig") == true)
         }
     }
+
+    @Test func aMemberIsToldWhenABookIsPutAsideForHer() async throws {
+        let smtp = try TestSMTPServer()
+        defer { smtp.stop() }
+        let clock = TestClock()
+        try await withTestApp(clock: clock.appClock) { app in
+            let s = try await Self.school(app, smtp, clock: clock)
+            // Both copies of Momo are out (Seán has one); Xiaoming waits for it.
+            let other = try await s.owner.post("\(s.f.lib)/checkouts", ["cardId": "S003", "titleId": s.titles["Momo"]!])
+            #expect(other.status == .created)
+            let hold = try await s.owner.post("\(s.f.lib)/holds", ["memberId": s.members["S002"]!, "titleId": s.titles["Momo"]!])
+            #expect(hold.status == .created, "\(hold.json)")
+            let back = try await s.owner.post("\(s.f.lib)/returns", ["copyBarcode": other.string("copyBarcode")])
+            #expect((back["heldFor"] as? [String: Any])?["cardId"] as? String == "S002", "\(back.json)")
+            // The message was queued with the return; the mail worker (here: its drain) sends it.
+            try await MailWorker.drain(app: app)
+            let told = try #require(try smtp.received().last)
+            #expect(told.rcpt_tos == ["xiaoming@example.cn"] && told.subject == "已为你预留：Momo" && told.text.contains("请在"), "\(told.subject) \(told.text)")
+            let log = try await s.owner.get("\(s.f.lib)/mail/messages?member=\(s.members["S002"]!)")
+            #expect((log["messages"] as? [[String: Any]])?.first?["kind"] as? String == "hold_ready")
+        }
+    }
 }

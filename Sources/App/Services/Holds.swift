@@ -78,6 +78,8 @@ enum Holds {
             UPDATE holds SET state = 'ready', copy_id = \(bind: copy), ready_at = \(bind: now), pickup_by = \(bind: pickupBy)
             WHERE id = \(bind: next.id) AND state = 'waiting'
             """).run()
+        try await Reminders.queueHoldReady(member: next.member_id, title: title, until: pickupBy, library: scope.libraryID,
+                                           actor: scope.library.user.username, now: now, on: db)
         return HeldForDTO(holdId: next.id, memberId: next.member_id, cardId: next.card_id,
                           memberName: Member.fullName(first: next.first_name, last: next.last_name), pickupBy: pickupBy)
     }

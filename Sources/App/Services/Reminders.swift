@@ -189,6 +189,28 @@ enum Reminders {
         }
     }
 
+    /// Inside the transaction that sets a copy aside: the member is told (email), when they have an
+    /// address and the library a mail server; the mail worker sends it.
+    static func queueHoldReady(member: UUID, title: UUID, until: Date, library: UUID, actor: String, now: Date, on db: any Database) async throws {
+        struct Row: Decodable { var first_name: String; var last_name: String; var card_id: String; var email: String?; var language: String?; var title: String }
+        guard let row = try await db.sql.raw("""
+            SELECT m.first_name, m.last_name, m.card_id, m.email, m.language, t.title FROM members m, titles t
+            WHERE m.id = \(bind: member) AND t.id = \(bind: title)
+            """).first(decoding: Row.self), let email = row.email, MailAddress.isValid(email),
+            try await MailServers.effective(library: library, on: db) != nil else { return }
+        let sender = try await sender(library, on: db)
+        let lang = language(row.language, library: sender, among: Lang.allCases)
+        let t = Strings(lang: lang, timeZone: sender.loans.timeZone)
+        let text = try await MailTemplates.text(library: library, kind: .holdReady, language: lang, on: db)
+        let name = Member.fullName(first: row.first_name, last: row.last_name)
+        let message = MailTemplates.render(text, ["first_name": row.first_name.isEmpty ? name : row.first_name, "name": name, "library": sender.name,
+                                                  "contact": sender.contact, "title": row.title, "until": t.date(until)])
+        _ = try await Mailer.queue(.init(kind: .holdReady, memberID: member, cardID: row.card_id, name: name, recipient: email, language: lang.rawValue,
+                                         subject: message.subject, body: message.body, loanCount: 0),
+                                   library: library, createdBy: actor, now: now, on: db)
+        MailWorker.doorbell.ring()
+    }
+
     /// The daily run for one library: compose, then send.
     static func run(library: UUID, app: Application) async throws -> RecurringJobs.Outcome {
         let composed = try await compose(library: library, now: app.clock.now(), languages: app.languages, actor: "reminders",

@@ -91,17 +91,18 @@ public struct MailMessage: Sendable, Equatable {
     }
 
     /// RFC 2047: plain ASCII text stays as it is (folded at spaces); other text becomes `=?UTF-8?B?…?=`
-    /// words of at most 75 characters, each whole characters (never a UTF-8 sequence cut), one per line.
+    /// words of at most 64 characters, each whole characters (never a UTF-8 sequence cut), one per line.
     public static func encodedWords(_ text: String, field: String) -> String {
         let clean = String(text.map { $0.isNewline ? " " : $0 })
         let printable = clean.unicodeScalars.allSatisfy { $0.value >= 0x20 && $0.value < 0x7F }
         if printable && !clean.contains("=?") { return fold(clean, first: field.count + 2) }
         var words: [String] = []
         var chunk: [UInt8] = []
-        // 75 - "=?UTF-8?B?".count - "?=".count = 63 characters of base64: 45 bytes (47 would be 64).
+        // At most 39 bytes a word: 52 characters of base64, a 64-character word, so even the first line
+        // ("Reply-To: " and a word) stays within 78 characters (RFC 5322 2.1.1; a word at most 75, RFC 2047).
         for character in clean {
             let bytes = Array(String(character).utf8)
-            if chunk.count + bytes.count > 45 {
+            if chunk.count + bytes.count > 39 {
                 words.append("=?UTF-8?B?" + Data(chunk).base64EncodedString() + "?=")
                 chunk = []
             }
