@@ -233,6 +233,31 @@ import Vapor
             // Without an email address: a clear refusal (print a letter instead).
             let tom = try await s.owner.send(.POST, "\(s.f.lib)/members/\(s.members["S004"]!)/reminders", [:], headers: ["Accept-Language": "ga"])
             #expect(tom.status == .conflict && tom.errorCode == "no_email" && tom.errorMessage?.contains("Tom Lee") == true, "\(tom.json)")
+            // A backup keeps the reminder settings, the edited text, each member's language and each loan's
+            // last reminder; restored as a new library (no mail server there), reminders stay off.
+            var headers = HTTPHeaders()
+            headers.bearerAuthorization = .init(token: s.owner.token!)
+            let backup = try await app.testing().sendRequest(.GET, "\(s.f.lib)/backup", headers: headers)
+            let decoded = try Backup.decode(Data(buffer: backup.body))
+            #expect(decoded.mailTemplates?.map(\.subject) == ["Liebe(r) {first_name}: {count} Bücher"])
+            #expect(decoded.library.contact == "Ms Byrne, Room 12, Tuesdays 12:30" && decoded.library.remind_overdue_3 == 14)
+            #expect(Set(decoded.members.compactMap(\.language)) == ["ga", "zh-Hans", "de"])
+            // Tom has no email: his loan keeps its stage (his letter is printed instead).
+            #expect(decoded.loans.filter { $0.reminder_stage == ReminderPolicy.Stage.overdue1.rawValue }.count == 4)
+            headers.replaceOrAdd(name: .contentType, value: "application/json")
+            let accepted = try await app.testing().sendRequest(.POST, "/api/v1/libraries/restore?name=Copy", headers: headers, body: backup.body)
+            let restored = try await s.owner.finished(Client.Reply(status: accepted.status, body: accepted.body, headers: accepted.headers))
+            let copy = "/api/v1/libraries/\(try #require((restored["library"] as? [String: Any])?["id"] as? String))"
+            let copied = try await s.owner.get("\(copy)/reminders")
+            #expect(copied["enabled"] as? Bool == false && copied["contact"] as? String == "Ms Byrne, Room 12, Tuesdays 12:30", "\(copied.json)")
+            let copiedTemplates = try await s.owner.get("\(copy)/mail/templates").array
+            #expect(copiedTemplates.contains { $0["edited"] as? Bool == true && $0["language"] as? String == "de" && $0["kind"] as? String == "overdue_1" })
+            let copyID = try #require(UUID(uuidString: String(copy.split(separator: "/").last!)))
+            #expect(try await s.owner.send(.PUT, "/api/v1/server/mail", ["host": "localhost", "port": smtp.port, "security": "starttls",
+                                                                          "senderAddress": "district@school.example"]).status == .ok)
+            #expect(try await s.owner.patch("\(copy)/reminders", ["enabled": true]).status == .ok)
+            #expect(try await Reminders.run(library: copyID, app: app) == .init(queued: 0, sent: 0, failed: 0, withoutEmail: 1),
+                    "loans reminded before the backup are not reminded again")
             // Back to the default.
             let reset = try await s.owner.post("\(s.f.lib)/mail/templates/reset", ["kind": "overdue_1", "language": "de"])
             #expect(reset["edited"] as? Bool == false && (reset["subject"] as? String)?.hasPrefix("Überfällig") == true)

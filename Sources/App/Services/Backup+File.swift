@@ -84,6 +84,7 @@ extension Backup {
         if let holds = backup.holds { try array("holds", holds) }
         try value("library", backup.library)
         try array("loans", backup.loans)
+        if let templates = backup.mailTemplates { try array("mailTemplates", templates) }
         try array("members", backup.members)
         if let photos = backup.pagePhotos { try array("pagePhotos", photos) }
         if let events = backup.progressEvents { try array("progressEvents", events) }

@@ -9,7 +9,9 @@ enum Backup {
         let sql = db.sql
         guard let library = try await sql.select().columns("name", "loan_period_days", "max_renewals", "public_catalog", "next_accession", "time_zone",
                                                 "renewal_days", "renew_window_days", "hold_pickup_days", "fine_mode", "fine_per_day",
-                                                "fine_grace_days", "fine_cap", "fine_suspension_days", "fine_block_at", "currency")
+                                                "fine_grace_days", "fine_cap", "fine_suspension_days", "fine_block_at", "currency",
+                                                "reminders_on", "reminder_hour", "remind_before_days", "remind_overdue_1", "remind_overdue_2",
+                                                "remind_overdue_3", "language", "contact")
             .from("libraries").where("id", .equal, libraryID).first(decoding: LibraryBackup.LibraryRow.self) else {
             throw AccountError.libraryNotFound
         }
@@ -49,7 +51,9 @@ enum Backup {
             activities: try await rows("activities", LibraryBackup.ActivityRow.self),
             covers: covers, reads: reading?.reads, progressEvents: reading?.events, readingGoals: reading?.goals,
             quotes: reading?.quotes, pagePhotos: reading?.photos, holds: try await rows("holds", LibraryBackup.HoldRow.self),
-            fines: try await rows("fines", LibraryBackup.FineRow.self))
+            fines: try await rows("fines", LibraryBackup.FineRow.self),
+            mailTemplates: try await sql.select().columns("id", "kind", "language", "subject", "body", "updated_at").from("mail_templates")
+                .where("library_id", .equal, libraryID).orderBy("kind").orderBy("language").all(decoding: LibraryBackup.MailTemplateRow.self))
     }
 
     /// Deletes everything a library holds (F6): titles, copies, members, loans, activity, categories,
@@ -59,6 +63,8 @@ enum Backup {
         try await sql.raw("DELETE FROM jobs WHERE library_id = \(bind: libraryID) AND kind = 'enrich'").run()
         try await sql.raw("DELETE FROM holds WHERE library_id = \(bind: libraryID)").run()
         try await sql.raw("DELETE FROM fines WHERE library_id = \(bind: libraryID)").run()
+        // The delivery log names members and their addresses: it goes with them.
+        try await sql.raw("DELETE FROM mail_messages WHERE library_id = \(bind: libraryID)").run()
         try await sql.raw("DELETE FROM loans WHERE library_id = \(bind: libraryID)").run()
         try await sql.raw("DELETE FROM activities WHERE library_id = \(bind: libraryID)").run()
         try await sql.raw("DELETE FROM title_categories WHERE title_id IN (SELECT id FROM titles WHERE library_id = \(bind: libraryID))").run()
@@ -149,6 +155,10 @@ enum Backup {
         }
         if let days = library.fine_grace_days, !FinePolicy.graceRange.contains(days) { throw refuse("fineGraceDays", days) }
         if let days = library.fine_suspension_days, !FinePolicy.suspensionRange.contains(days) { throw refuse("fineSuspensionDays", days) }
+        if let hour = library.reminder_hour, !ReminderPolicy.hourRange.contains(hour) { throw refuse("hour", hour) }
+        if let days = library.remind_before_days, !ReminderPolicy.beforeRange.contains(days) { throw refuse("beforeDays", days) }
+        for days in [library.remind_overdue_1, library.remind_overdue_2, library.remind_overdue_3].compactMap({ $0 })
+            where !ReminderPolicy.overdueRange.contains(days) { throw refuse("overdueDays", days) }
         guard !library.name.trimmingCharacters(in: .whitespaces).isEmpty, library.name.count <= 200 else {
             throw ExchangeError.backupLibraryName
         }
@@ -200,7 +210,13 @@ enum Backup {
             var renewal_days: Int?; var renew_window_days: Int?; var hold_pickup_days: Int
             var fine_mode: String; var fine_per_day: Int; var fine_grace_days: Int; var fine_cap: Int?; var fine_suspension_days: Int
             var fine_block_at: Int?; var currency: String
+            var reminders_on: Bool; var reminder_hour: Int; var remind_before_days: Int?; var remind_overdue_1: Int?; var remind_overdue_2: Int?
+            var remind_overdue_3: Int?; var language: String; var contact: String?
         }
+        // Reminders come back on only where messages can go (the mail server is not in a backup).
+        let canSend = try await MailServers.effective(library: libraryID, on: db) != nil
+        let overdue = (try? ReminderPolicy.checkOverdue([b.library.remind_overdue_1, b.library.remind_overdue_2, b.library.remind_overdue_3]))
+            ?? ReminderPolicy().overdueDays
         // A zone this system does not know is left out: the server's applies.
         let settings = Settings(loan_period_days: b.library.loan_period_days, max_renewals: b.library.max_renewals,
                                 public_catalog: b.library.public_catalog, next_accession: b.library.next_accession,
@@ -212,7 +228,13 @@ enum Backup {
                                 fine_per_day: b.library.fine_per_day ?? 0, fine_grace_days: b.library.fine_grace_days ?? 0,
                                 fine_cap: b.library.fine_cap.flatMap { $0 > 0 ? $0 : nil }, fine_suspension_days: b.library.fine_suspension_days ?? 1,
                                 fine_block_at: b.library.fine_block_at.flatMap { $0 > 0 ? $0 : nil },
-                                currency: b.library.currency.flatMap { FinePolicy.isCurrencyCode($0) ? $0 : nil } ?? "EUR")
+                                currency: b.library.currency.flatMap { FinePolicy.isCurrencyCode($0) ? $0 : nil } ?? "EUR",
+                                reminders_on: (b.library.reminders_on ?? false) && canSend, reminder_hour: b.library.reminder_hour ?? 8,
+                                remind_before_days: b.library.reminder_hour == nil ? ReminderPolicy().beforeDays : b.library.remind_before_days,
+                                remind_overdue_1: overdue.count > 0 ? overdue[0] : nil, remind_overdue_2: overdue.count > 1 ? overdue[1] : nil,
+                                remind_overdue_3: overdue.count > 2 ? overdue[2] : nil,
+                                language: b.library.language.flatMap { Lang(rawValue: $0)?.rawValue } ?? "en",
+                                contact: b.library.contact.map { String($0.prefix(Reminders.maxContact)) })
         try await write { db in
             try await db.sql.update("libraries").set(model: settings).where("id", .equal, libraryID).run()
         }
@@ -257,10 +279,23 @@ enum Backup {
             }
         }
         try await insert("copies", b.copies.map { var r = $0; r.id = map(r.id); r.title_id = map(r.title_id); return r })
-        try await insert("members", b.members.map { var r = $0; r.id = map(r.id); return r })
+        try await insert("members", b.members.map { var r = $0; r.id = map(r.id); r.language = r.language.flatMap { Lang(rawValue: $0)?.rawValue }; return r })
         try await insert("loans", b.loans.map { l in
             var r = l
             r.id = map(r.id); r.copy_id = map(r.copy_id); r.title_id = map(r.title_id); r.member_id = map(r.member_id)
+            r.reminder_stage = min(max(r.reminder_stage ?? 0, 0), ReminderPolicy.Stage.overdue3.rawValue)
+            return r
+        })
+        // Edited templates of known kinds and languages (the backup's replace the library's).
+        if b.mailTemplates != nil {
+            try await write { db in try await db.sql.raw("DELETE FROM mail_templates WHERE library_id = \(bind: libraryID)").run() }
+        }
+        try await insert("mail_templates", (b.mailTemplates ?? []).compactMap { (t: LibraryBackup.MailTemplateRow) -> LibraryBackup.MailTemplateRow? in
+            guard MailKind(rawValue: t.kind) != nil, Lang(rawValue: t.language) != nil else { return nil }
+            var r = t
+            r.id = UUID()
+            r.subject = String(r.subject.prefix(MailTemplates.maxSubject))
+            r.body = String(r.body.prefix(MailTemplates.maxBody))
             return r
         })
         // How often each title was lent, as the check-out keeps it (`loan_count`, issue 24).

@@ -29,6 +29,8 @@ struct LibraryBackup: Codable, Sendable, Equatable {
     var holds: [HoldRow]? = nil
     /// The fines ledger (issue 25); absent in backups made before it.
     var fines: [FineRow]? = nil
+    /// The templates the library edited (issue 25); absent in backups made before them.
+    var mailTemplates: [MailTemplateRow]? = nil
 
     struct FineRow: Codable, Sendable, Equatable {
         var id: UUID
@@ -130,6 +132,25 @@ struct LibraryBackup: Codable, Sendable, Equatable {
         var fine_suspension_days: Int? = nil
         var fine_block_at: Int? = nil
         var currency: String? = nil
+        /// Reminders (issue 25, B6); absent in backups made before them.
+        var reminders_on: Bool? = nil
+        var reminder_hour: Int? = nil
+        var remind_before_days: Int? = nil
+        var remind_overdue_1: Int? = nil
+        var remind_overdue_2: Int? = nil
+        var remind_overdue_3: Int? = nil
+        var language: String? = nil
+        var contact: String? = nil
+    }
+
+    /// A message template the library edited (issue 25, B6).
+    struct MailTemplateRow: Codable, Sendable, Equatable {
+        var id: UUID
+        var kind: String
+        var language: String
+        var subject: String
+        var body: String
+        var updated_at: Date
     }
 
     struct HoldRow: Codable, Sendable, Equatable {
@@ -171,6 +192,8 @@ struct LibraryBackup: Codable, Sendable, Equatable {
         var updated_at: Date?
         /// No loans before this moment (fines by suspension, issue 25).
         var suspended_until: Date? = nil
+        /// The language messages are written in (issue 25, B6).
+        var language: String? = nil
     }
 
     struct LoanRow: Codable, Sendable, Equatable {
@@ -186,6 +209,9 @@ struct LibraryBackup: Codable, Sendable, Equatable {
         var returned_at: Date?
         var renewals: Int
         var checked_out_by: String
+        /// The last reminder stage reached, and when (issue 25, B6): a restored loan is not reminded again.
+        var reminder_stage: Int? = nil
+        var reminded_at: Date? = nil
     }
 
     struct ActivityRow: Codable, Sendable, Equatable {
