@@ -25,6 +25,7 @@ func routes(_ app: Application) throws {
     CirculationPages.register(web)
     HoldPages.register(web)
     FinePages.register(web)
+    ReminderPages.register(web)
     WishlistPages.register(web)
     ReadingPages.register(web)
     PhotoPages.register(web)

@@ -211,6 +211,19 @@ enum Reminders {
         MailWorker.doorbell.ring()
     }
 
+    /// When each of `members` was last sent a reminder (due soon or overdue), for "overdue at a glance".
+    static func lastReminded(_ members: [UUID], library: UUID, on db: any Database) async throws -> [UUID: Date] {
+        guard !members.isEmpty else { return [:] }
+        struct Row: Decodable { var member_id: UUID; var at: Date }
+        let rows = try await db.sql.raw("""
+            SELECT member_id, MAX(created_at) AS at FROM mail_messages
+            WHERE library_id = \(bind: library) AND member_id IN (\(binds: members))
+              AND kind IN ('due_soon', 'overdue_1', 'overdue_2', 'overdue_3') AND status <> 'failed'
+            GROUP BY member_id
+            """).all(decoding: Row.self)
+        return Dictionary(rows.map { ($0.member_id, $0.at) }, uniquingKeysWith: max)
+    }
+
     /// The daily run for one library: compose, then send.
     static func run(library: UUID, app: Application) async throws -> RecurringJobs.Outcome {
         let composed = try await compose(library: library, now: app.clock.now(), languages: app.languages, actor: "reminders",

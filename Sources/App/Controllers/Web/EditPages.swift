@@ -53,12 +53,13 @@ enum EditPages {
 
     /// A member's edit form: every field each time, an emptied field clears it. Bounds: the API's.
     struct EditMemberForm: WebForm, SchemaConstrained {
-        var cardId, firstName, lastName, grade, email, notes: String?
+        var cardId, firstName, lastName, grade, email, notes, language: String?
 
         static var schemaConstraints: [String: JSONValue] { MemberInput.schemaConstraints }
+        static var maxLength: [String: Int] { defaultBounds(schemaConstraints).merging(["language": 20]) { $1 } }
         var patch: MemberPatch {
             MemberPatch(cardId: cardId ?? "", firstName: firstName ?? "", lastName: lastName ?? "", grade: grade ?? "", email: email ?? "",
-                        notes: notes ?? "")
+                        notes: notes ?? "", language: language ?? "")
         }
     }
 

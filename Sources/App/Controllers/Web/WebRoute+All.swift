@@ -31,6 +31,7 @@ extension WebRoute {
         var library, title, member, copy, category, job, loan, user, read, photo, quote: UUID
         var token: String
         var hold = UUID()
+        var message = UUID()
 
         /// Fresh random ids (for checks that only need the shape of a path).
         static func random() -> Samples {
@@ -60,6 +61,7 @@ extension WebRoute {
         case add, addPhoto
         case checkout, checkoutConfirm, returnBook, loans, loanReturn, loanRenew, memberReturnAll, memberRenewAll
         case holds, titleHolds, holdUpdate, holdCancel, memberCalendar, staffCalendar, memberFinePay, memberFineWaive
+        case reminders, mailServer, mailServerRemove, mailTest, mailTemplate, mailLog, mailRetry, memberRemind
         case members, membersImport, member, editMember, deleteMember
         case wishlist, wishlistAcquire, wishlistDelete
         case reading, readingStats, readingClass, readingShare, readingGoal, titleProgress, titleReadStatus, titleMemberRead
@@ -110,6 +112,14 @@ extension WebRoute {
         case .staffCalendar: .staffCalendar
         case .memberFinePay: .memberFinePay
         case .memberFineWaive: .memberFineWaive
+        case .reminders: .reminders
+        case .mailServer: .mailServer
+        case .mailServerRemove: .mailServerRemove
+        case .mailTest: .mailTest
+        case .mailTemplate: .mailTemplate
+        case .mailLog: .mailLog
+        case .mailRetry: .mailRetry
+        case .memberRemind: .memberRemind
         case .members: .members
         case .membersImport: .membersImport
         case .member: .member
@@ -198,6 +208,14 @@ extension WebRoute {
         case .staffCalendar: return e(.staffCalendar(library: l), .circulation, action)
         case .memberFinePay: return e(.memberFinePay(library: l, member: s.member), .circulation, action)
         case .memberFineWaive: return e(.memberFineWaive(library: l, member: s.member), .circulation, action)
+        case .reminders: return e(.reminders(library: l), .settings, both)
+        case .mailServer: return e(.mailServer(library: l), .settings, action)
+        case .mailServerRemove: return e(.mailServerRemove(library: l), .settings, action)
+        case .mailTest: return e(.mailTest(library: l), .settings, action)
+        case .mailTemplate: return e(.mailTemplate(library: l), .settings, both)
+        case .mailLog: return e(.mailLog(library: l), .circulation, page)
+        case .mailRetry: return e(.mailRetry(library: l, message: s.message), .circulation, action)
+        case .memberRemind: return e(.memberRemind(library: l, member: s.member), .circulation, action)
         case .members: return e(.members(library: l), .members, both)
         case .membersImport: return e(.membersImport(library: l), .members, action)
         case .member: return e(.member(library: l, member: s.member), .members, page)

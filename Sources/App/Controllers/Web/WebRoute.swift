@@ -55,6 +55,15 @@ enum WebRoute: Sendable, Equatable {
     /// Make or stop a member's calendar link; the staff's (issue 25).
     case memberCalendar(library: UUID, member: UUID)
     case staffCalendar(library: UUID)
+    /// Reminders (issue 25, B6): the settings, the mail server, a test, the texts, the delivery log.
+    case reminders(library: UUID)
+    case mailServer(library: UUID)
+    case mailServerRemove(library: UUID)
+    case mailTest(library: UUID)
+    case mailTemplate(library: UUID)
+    case mailLog(library: UUID)
+    case mailRetry(library: UUID, message: UUID)
+    case memberRemind(library: UUID, member: UUID)
     /// Take a payment of a member's fines; waive them with a reason (issue 25).
     case memberFinePay(library: UUID, member: UUID)
     case memberFineWaive(library: UUID, member: UUID)
@@ -144,6 +153,14 @@ enum WebRoute: Sendable, Equatable {
         case .holdUpdate(let library, let hold): Self.library(library) + [.fixed("holds"), .parameter(name: "holdID", value: hold.uuidString)]
         case .memberCalendar(let library, let member): Self.member(library: library, member: member).segments + [.fixed("calendar")]
         case .staffCalendar(let library): Self.library(library) + [.fixed("loans"), .fixed("calendar")]
+        case .reminders(let library): Self.library(library) + [.fixed("reminders")]
+        case .mailServer(let library): Self.library(library) + [.fixed("reminders"), .fixed("server")]
+        case .mailServerRemove(let library): Self.library(library) + [.fixed("reminders"), .fixed("server"), .fixed("remove")]
+        case .mailTest(let library): Self.library(library) + [.fixed("reminders"), .fixed("test")]
+        case .mailTemplate(let library): Self.library(library) + [.fixed("reminders"), .fixed("texts")]
+        case .mailLog(let library): Self.library(library) + [.fixed("reminders"), .fixed("sent")]
+        case .mailRetry(let library, let message): Self.library(library) + [.fixed("reminders"), .fixed("sent"), .parameter(name: "messageID", value: message.uuidString), .fixed("retry")]
+        case .memberRemind(let library, let member): Self.member(library: library, member: member).segments + [.fixed("remind")]
         case .memberFinePay(let library, let member): Self.member(library: library, member: member).segments + [.fixed("fines"), .fixed("pay")]
         case .memberFineWaive(let library, let member): Self.member(library: library, member: member).segments + [.fixed("fines"), .fixed("waive")]
         case .holdCancel(let library, let hold): Self.library(library) + [.fixed("holds"), .parameter(name: "holdID", value: hold.uuidString), .fixed("cancel")]

@@ -18,6 +18,9 @@ struct MemberPage: Sendable {
     /// Their fines (issue 25): shown when the library has fines on, or the member owes or is suspended.
     var fines: FineAccountDTO?
     var mayWaive: Bool = false
+    /// When the member was last reminded by email (issue 25, B6); staff who lend may remind them now.
+    var lastReminder: Date? = nil
+    var mayRemind: Bool = false
 
     static let readsShown = 50
 
@@ -31,7 +34,9 @@ struct MemberPage: Sendable {
                           calendar: CalendarCard(since: try await CalendarFeeds.since(member: memberID, libraryID: library.libraryID, on: db),
                                                  new: nil, action: .memberCalendar(library: library.libraryID, member: memberID),
                                                  hint: .calendarHint),
-                          fines: try await Self.fines(memberID, library: library, now: now, on: db), mayWaive: library.role.may(.manageMembers))
+                          fines: try await Self.fines(memberID, library: library, now: now, on: db), mayWaive: library.role.may(.manageMembers),
+                          lastReminder: try await Reminders.lastReminded([memberID], library: library.libraryID, on: db)[memberID],
+                          mayRemind: library.role.may(.circulate))
     }
 
     static func fines(_ memberID: UUID, library: LibraryContext, now: Date, on db: any Database) async throws -> FineAccountDTO? {

@@ -27,6 +27,12 @@ extension MemberPage {
                     H.button(t(.returnAll), kind: "quiet")
                 }
             }
+            if !d.loans.isEmpty, mayRemind {
+                H.form(WebRoute.memberRemind(library: lib, member: d.member.id).path, csrf: page.csrf, attrs: [.class: "inline", .id: "remind"]) {
+                    H.button(t(.remindNow), kind: "quiet")
+                }
+                H.el(.p, [.class: "hint"]) { EscapedText(lastReminder.map { t.format(.lastReminder, t.dateTime($0)) } ?? t(.noReminderYet)) }
+            }
             if !holds.isEmpty {
                 H.el(.section, [.id: "holds"]) {
                     H.el(.h2, [:]) { EscapedText(t(.memberHolds)) }

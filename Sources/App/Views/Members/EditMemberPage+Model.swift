@@ -5,7 +5,7 @@ import Vapor
 /// The form that edits a member (B1), with deleting them below it: filled with what is stored, or
 /// after a refusal (a card ID another member has, an email that is not one) with what was typed.
 struct EditMemberPage: Sendable {
-    static let fields: Set<String> = ["cardId", "firstName", "lastName", "grade", "email", "notes"]
+    static let fields: Set<String> = ["cardId", "firstName", "lastName", "grade", "email", "notes", "language"]
 
     var libraryID: UUID
     var memberID: UUID
@@ -17,7 +17,7 @@ struct EditMemberPage: Sendable {
         let d = try await Members.detail(memberID, libraryID: library.libraryID, now: now, on: db)
         let m = d.member
         let values: [String: String?] = ["cardId": m.cardId, "firstName": m.firstName, "lastName": m.lastName, "grade": m.grade,
-                                         "email": m.email, "notes": m.notes]
+                                         "email": m.email, "notes": m.notes, "language": m.language]
         return EditMemberPage(libraryID: library.libraryID, memberID: memberID, name: m.name, loansOut: d.loans.count,
                               form: FormState(values: values.compactMapValues { $0 }))
     }

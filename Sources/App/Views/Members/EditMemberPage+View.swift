@@ -14,6 +14,18 @@ extension EditMemberPage {
                 H.field(t(.lastName), name: "lastName", value: form["lastName"], error: form.errors["lastName"])
                 H.field(t(.grade), name: "grade", value: form["grade"], error: form.errors["grade"])
                 H.field(t(.email), name: "email", type: "email", value: form["email"], error: form.errors["email"])
+                H.el(.div, [.class: form.errors["language"] == nil ? "field" : "field invalid"]) {
+                    H.el(.label, [.for: "f-language"]) { EscapedText(t(.memberLanguageField)) }
+                    H.el(.select, [.id: "f-language", .name: "language"]) {
+                        H.el(.option, [.value: "", .selected: (form["language"] ?? "").isEmpty ? "" : nil]) { EscapedText(t(.memberLanguageLibrary)) }
+                        for lang in page.languages {
+                            H.el(.option, [.value: lang.rawValue, .selected: form["language"] == lang.rawValue ? "" : nil, .lang: lang.rawValue]) {
+                                EscapedText(lang.nativeName)
+                            }
+                        }
+                    }
+                    if let error = form.errors["language"] { H.el(.p, [.class: "field-error"]) { EscapedText(error) } }
+                }
                 H.textarea(t(.memberNotes), name: "notes", value: form["notes"], error: form.errors["notes"])
                 H.button(t(.save))
             }

@@ -20,6 +20,8 @@ extension MorePage {
                 if role.may(.catalog) { H.el(.li, [:]) { H.link(t(.importExport), WebRoute.exchange(library: lib).path) } }
                 if role.may(.catalog) { H.el(.li, [:]) { H.link(t(.manageCategories), WebRoute.categories(library: lib).path) } }
                 if role.may(.catalog) { H.el(.li, [:]) { H.link(t(.backgroundWork), WebRoute.background(library: lib).path) } }
+                if role.may(.administer) { H.el(.li, [:]) { H.link(t(.remindersTitle), WebRoute.reminders(library: lib).path) } }
+                if role.may(.manageMembers) { H.el(.li, [:]) { H.link(t(.sentMessagesLink), WebRoute.mailLog(library: lib).path) } }
                 if role.may(.administer) { H.el(.li, [:]) { H.link(t(.settings), WebRoute.settings(library: lib).path) } }
             }
             if page.libraries.count > 1 {
