@@ -160,3 +160,22 @@ struct ReminderRunDTO: Content, Equatable {
     /// Members with loans to remind of and no email address: their letters are printed.
     var withoutEmail: Int
 }
+
+/// Overdue at a glance (issue 25): a member with overdue loans, the most overdue first.
+struct OverdueMemberDTO: Content, Equatable {
+    struct Loan: Content, Equatable {
+        var loanId: UUID
+        var title: String
+        var dueAt: Date
+        var daysOverdue: Int
+    }
+    var memberId: UUID
+    var cardId: String
+    var name: String
+    var hasEmail: Bool
+    /// Days the oldest loan is overdue.
+    var daysOverdue: Int
+    var loans: [Loan]
+    /// When a reminder last went out (any reminder kind that did not fail).
+    var lastReminder: Date?
+}

@@ -44,6 +44,11 @@ enum MailController {
         lib.on(.POST, "mail", "templates", "reset", doc: .init(
             summary: "Go back to the default text of one template in one language (owners)", tag: "Reminders",
             request: MailTemplateKey.self, response: MailTemplateDTO.self), use: resetTemplate)
+        lib.on(.GET, "loans", "overdue-by-member", doc: .init(
+            summary: "Overdue at a glance: members with overdue loans, the most overdue first, each with their overdue loans and the last reminder sent",
+            tag: "Reminders", query: [.init(name: "limit", kind: .integer, description: "At most this many members (1–500, default 100).",
+                                            schema: Rule.range(1...500))],
+            response: OverdueMemberDTO.self, responseIsArray: true), use: overdueByMember)
         lib.on(.POST, "members", ":memberID", "reminders", doc: .init(
             summary: "Remind a member now of their loans due soon or overdue, in one message (staff who lend); 409 when they have no email or nothing to remind of",
             tag: "Reminders", response: MailMessageDTO.self), use: remindNow)
@@ -132,6 +137,12 @@ enum MailController {
     static func language(_ code: String, _ req: Request) throws -> Lang {
         guard let lang = req.application.languages.first(where: { $0.rawValue == code }) else { throw MailError.unknownLanguage(String(code.prefix(20))) }
         return lang
+    }
+
+    @Sendable static func overdueByMember(req: Request) async throws -> [OverdueMemberDTO] {
+        let ctx = try await req.library(.read)
+        return try await OverdueGlance.members(library: ctx.libraryID, policy: ctx.policy, now: req.now,
+                                               limit: try req.intQuery("limit", default: 100, range: 1...500), on: req.db)
     }
 
     @Sendable static func remindNow(req: Request) async throws -> MailMessageDTO {

@@ -12,8 +12,20 @@ struct LoansPage: Sendable {
     var maxRenewals: Int
     /// The staff's calendar link (issue 25).
     var calendar: CalendarCard
+    /// Overdue at a glance (issue 25), on the overdue list: by member, with one-tap reminders.
+    var overdueGroups: [OverdueMemberDTO] = []
+    var mayRemind = false
 
     static func make(overdueOnly: Bool, paging: Paging, library: LibraryContext, now: Date, on db: any Database) async throws -> LoansPage {
+        var page = try await list(overdueOnly: overdueOnly, paging: paging, library: library, now: now, on: db)
+        if overdueOnly, paging.number == 1 {
+            page.overdueGroups = try await OverdueGlance.members(library: library.libraryID, policy: library.policy, now: now, limit: 100, on: db)
+            page.mayRemind = library.role.may(.circulate)
+        }
+        return page
+    }
+
+    static func list(overdueOnly: Bool, paging: Paging, library: LibraryContext, now: Date, on db: any Database) async throws -> LoansPage {
         LoansPage(libraryID: library.libraryID, overdueOnly: overdueOnly, paging: paging,
                   total: try await Circulation.activeLoanCount(libraryID: library.libraryID, overdueOnly: overdueOnly, now: now, on: db),
                   loans: try await Circulation.activeLoans(libraryID: library.libraryID, overdueOnly: overdueOnly, now: now,

@@ -1,12 +1,22 @@
 import Fluent
 import Foundation
+import ShelfmarkCore
 
 /// The overview (G6): counts that link to their lists, the books added last, recent activity.
 struct DashboardPage: Sendable {
     var libraryID: UUID
     var dashboard: Dashboard
+    /// Overdue at a glance (issue 25): the ten most overdue members, and messages that failed in the last day.
+    var overdueGroups: [OverdueMemberDTO] = []
+    var mayRemind = false
+    var failedMessages = 0
 
     static func make(library: LibraryContext, now: Date, on db: any Database) async throws -> DashboardPage {
-        DashboardPage(libraryID: library.libraryID, dashboard: try await DashboardQuery.load(libraryID: library.libraryID, now: now, on: db))
+        let dashboard = try await DashboardQuery.load(libraryID: library.libraryID, now: now, on: db)
+        let groups = dashboard.overdue == 0 ? [] : try await OverdueGlance.members(library: library.libraryID, policy: library.policy, now: now, limit: 10, on: db)
+        let failed = library.role.may(.manageMembers)
+            ? try await Mailer.log(library: library.libraryID, limit: 1, before: nil, failedOnly: true, now: now, on: db).failedLastDay : 0
+        return DashboardPage(libraryID: library.libraryID, dashboard: dashboard, overdueGroups: groups, mayRemind: library.role.may(.circulate),
+                             failedMessages: failed)
     }
 }

@@ -7,6 +7,11 @@ extension DashboardPage {
         let (lib, d) = (libraryID, dashboard)
         return Layout.page(page, title: t(.dashboard)) {
             H.el(.h1, [:]) { EscapedText(t(.dashboard)) }
+            if failedMessages > 0 {
+                H.el(.p, [.class: "flash error", .role: "alert"]) {
+                    H.link(t.format(.mailFailedBanner, t.number(failedMessages)), WebRoute.mailLog(library: lib).path(query: [("failed", "1")]))
+                }
+            }
             H.el(.ul, [.class: "stats"]) {
                 Self.stat(t(.titlesStat), d.titles, WebRoute.catalog(library: lib).path, t)
                 Self.stat(t(.copiesStat), d.copies, WebRoute.catalog(library: lib).path, t)
@@ -14,6 +19,9 @@ extension DashboardPage {
                 Self.stat(t(.overdueStat), d.overdue, WebRoute.loans(library: lib).path(query: [("show", "overdue")]), t, alarm: d.overdue > 0)
                 Self.stat(t(.membersStat), d.members, WebRoute.members(library: lib).path, t)
                 Self.stat(t(.wishlistStat), d.wishlist, WebRoute.wishlist(library: lib).path, t)
+            }
+            if !overdueGroups.isEmpty {
+                OverdueGlanceView.render(overdueGroups, lib: lib, t: t, csrf: mayRemind ? page.csrf : nil, back: WebRoute.dashboard(library: lib).path)
             }
             if !d.lastAdded.isEmpty {
                 H.el(.h2, [:]) { EscapedText(t(.lastAdded)) }

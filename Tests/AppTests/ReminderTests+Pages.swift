@@ -1,0 +1,88 @@
+@testable import App
+import Foundation
+import ShelfmarkCore
+import Testing
+import Vapor
+
+/// The reminder pages (issue 25, B6) as a librarian uses them, in German: the mail server and a test
+/// message through a real SMTP server, the settings (refused next to their field), a text changed and
+/// reset, overdue at a glance with one tap, the delivery log with a failure said in German.
+@Suite(.serialized) struct ReminderPageTests {
+    @Test func aLibrarianSetsUpRemindersTestsThemAndRemindsFromTheDashboard() async throws {
+        let smtp = try TestSMTPServer(rejectDomain: "nowhere.example")
+        defer { smtp.stop() }
+        let clock = TestClock()
+        try await withTestApp(clock: clock.appClock) { app in
+            app.mailTrustRoots = [smtp.ca]
+            let f = try await Fixture.make(app)
+            let owner = Client(app: app, token: try await f.owner.post("/api/v1/tokens", ["name": "desk"]).string("token"))
+            let momo = try await f.addTitle("Momo", copies: 2)
+            let mia = try await owner.post("\(f.lib)/members", ["cardId": "S012", "firstName": "Mia", "email": "mia@example.de", "language": "de"]).string("id")
+            let ben = try await owner.post("\(f.lib)/members", ["cardId": "S013", "firstName": "Ben", "email": "ben@nowhere.example"]).string("id")
+            for card in ["S012", "S013"] { #expect(try await owner.post("\(f.lib)/checkouts", ["cardId": card, "titleId": momo]).status == .created) }
+
+            var browser = Browser(app: app)
+            browser.language = "de"
+            _ = try await browser.get("/login")
+            #expect(try await browser.post("/login", ["username": "owner", "password": "correct horse"]).status == .seeOther)
+            let web = "/libraries/\(f.libraryID)"
+            var page = try await browser.get("\(web)/reminders")
+            #expect(page.status == .ok && page.html.contains("Noch kein Mailserver eingerichtet"), "\(page.html)")
+            // Switching on without a server: refused, said in German, what was typed kept.
+            let early = try await browser.post("\(web)/reminders", ["enabled": "true", "hour": "7", "beforeDays": "2", "overdueDays1": "1",
+                                                                    "language": "de", "contact": "Frau Berg, Raum 12"])
+            #expect(early.status == .unprocessableEntity && early.html.contains("Richte zuerst einen Mailserver ein") && early.html.contains("Frau Berg, Raum 12"))
+            // The server, then a test message through it.
+            let saved = try await browser.post("\(web)/reminders/server", ["host": "localhost", "port": String(smtp.port), "security": "starttls",
+                                                                           "username": "library", "password": "correct horse battery",
+                                                                           "senderAddress": "bibliothek@schule.example", "senderName": "Bibliothek"])
+            #expect(saved.status == .seeOther, "\(saved.html)")
+            page = try await browser.get("\(web)/reminders")
+            #expect(page.html.contains("value=\"localhost\"") && !page.html.contains("correct horse battery"))
+            let tested = try await browser.post("\(web)/reminders/test", ["to": "ich@example.de"])
+            #expect(tested.status == .seeOther)
+            page = try await browser.get("\(web)/reminders")
+            #expect(page.html.contains("Die Nachricht an ich@example.de ist hinausgegangen") && page.html.contains("Queued as"), "\(page.html)")
+            #expect(try smtp.received().last?.subject == "Testnachricht der Room 12" || (try smtp.received().last?.subject.hasPrefix("Test")) == true)
+            // Settings saved; a day out of range is refused next to its field.
+            let wrong = try await browser.post("\(web)/reminders", ["enabled": "true", "hour": "7", "beforeDays": "2", "overdueDays1": "400",
+                                                                    "language": "de", "contact": "Frau Berg"])
+            #expect(wrong.status == .unprocessableEntity && wrong.html.contains("field invalid"))
+            #expect(try await browser.post("\(web)/reminders", ["enabled": "true", "hour": "7", "beforeDays": "2", "overdueDays1": "1",
+                                                                "overdueDays2": "7", "language": "de", "contact": "Frau Berg, Raum 12"]).status == .seeOther)
+            page = try await browser.get("\(web)/reminders")
+            #expect(page.html.contains("Nächster Versand") && page.html.contains("<option value=\"7\" selected"))
+            // A text in German, changed; an unknown placeholder refused where it is.
+            let textPage = "\(web)/reminders/texts?kind=overdue_1&lang=de"
+            let unknown = try await browser.post(textPage, ["subject": "Hallo {vorname}", "body": "{loans}", "action": "save"])
+            #expect(unknown.status == .unprocessableEntity && unknown.html.contains("{vorname}") && unknown.html.contains("field invalid"))
+            #expect(try await browser.post(textPage, ["subject": "Bitte zurückbringen, {first_name}", "body": "{loans}\n\n{library}", "action": "save"]).status == .seeOther)
+            page = try await browser.get(textPage)
+            #expect(page.html.contains("Bitte zurückbringen, {first_name}") && page.html.contains("Zurück zum Standardtext"))
+
+            // Overdue at a glance: both members on the dashboard; one tap reminds Mia; Ben's server refuses.
+            clock.advance(days: 15)
+            page = try await browser.get("\(web)/dashboard")
+            #expect(page.html.contains("Überfällig, nach Mitglied") && page.html.contains("Noch nicht erinnert") && page.html.contains("Jetzt erinnern"))
+            let reminded = try await browser.post("\(web)/members/\(mia)/remind", ["back": "\(web)/dashboard"])
+            #expect(reminded.status == .seeOther && reminded.location == "\(web)/dashboard")
+            page = try await browser.get("\(web)/dashboard")
+            #expect(page.html.contains("ist hinausgegangen") && page.html.contains("Letzte Erinnerung"))
+            #expect(try smtp.received().last?.subject == "Bitte zurückbringen, Mia")
+            _ = try await browser.post("\(web)/members/\(ben)/remind", ["back": "\(web)/loans?show=overdue"])
+            page = try await browser.get("\(web)/loans?show=overdue")
+            #expect(page.html.contains("der Mailserver hat die Nachricht abgelehnt") && page.html.contains("550"), "\(page.html)")
+            // The delivery log: the failure in German with the server's words, and a banner on the dashboard.
+            page = try await browser.get("\(web)/reminders/sent?failed=1")
+            #expect(page.html.contains("ben@nowhere.example") && page.html.contains("fehlgeschlagen") && page.html.contains("Erneut senden"))
+            #expect(!page.html.contains("mia@example.de"))
+            page = try await browser.get("\(web)/dashboard")
+            #expect(page.html.contains("In den letzten 24 Stunden fehlgeschlagene Nachrichten: 1"))
+            // A member's language is chosen on their edit page.
+            page = try await browser.get("\(web)/members/\(ben)/edit")
+            #expect(page.html.contains("Sprache für Nachrichten"))
+            _ = try await browser.post("\(web)/members/\(ben)/edit", ["cardId": "S013", "firstName": "Ben", "email": "ben@nowhere.example", "language": "ga"])
+            #expect(try await owner.get("\(f.lib)/members/\(ben)")["member"].map { ($0 as? [String: Any])?["language"] as? String } == "ga")
+        }
+    }
+}
