@@ -296,7 +296,8 @@ final class SMTPReplyReader: ChannelInboundHandler {
         let bytes = Array(line.utf8)
         guard bytes.count >= 3, let code = Int(String(decoding: bytes[0..<3], as: UTF8.self)), (200...599).contains(code),
               bytes.count == 3 || bytes[3] == UInt8(ascii: " ") || bytes[3] == UInt8(ascii: "-") else {
-            fail(.closed("not an SMTP reply: \(line.prefix(80))"), context: context)
+            // Not echoed: whatever answers on that port (a database, a web server) is not shown to the one who asked.
+            fail(.closed("the server did not answer in SMTP"), context: context)
             return
         }
         lines.append(bytes.count > 4 ? String(decoding: bytes[4...], as: UTF8.self) : "")
