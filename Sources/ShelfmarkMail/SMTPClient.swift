@@ -114,7 +114,7 @@ public final class SMTPSession: @unchecked Sendable {
                 }
                 .connect(host: server.host, port: server.port).get()
         } catch {
-            throw SMTPError.connect(Self.describe(error))
+            throw SMTPError.connect("\(server.host):\(server.port): " + Self.connectionProblem(error))
         }
         let reader = try await channel.eventLoop.submit {
             NIOLoopBound(try channel.pipeline.syncOperations.handler(type: SMTPReplyReader.self), eventLoop: channel.eventLoop)
@@ -241,6 +241,17 @@ public final class SMTPSession: @unchecked Sendable {
         } catch {
             throw SMTPError.connect("TLS settings: \(describe(error))")
         }
+    }
+
+    /// Why a connection could not be made, in a few plain words (NIO's own text names its internals).
+    static func connectionProblem(_ error: any Error) -> String {
+        let text = String(describing: error).lowercased()
+        if text.contains("refused") { return "connection refused" }
+        if text.contains("timed out") || text.contains("timeout") { return "no answer (timed out)" }
+        if text.contains("resolve") || text.contains("lookup") || text.contains("nodename") || text.contains("name or service") { return "no such host" }
+        if text.contains("unreachable") { return "network unreachable" }
+        if text.contains("certificate") || text.contains("handshake") || text.contains("ssl") || text.contains("tls") { return "TLS handshake failed: " + describe(error) }
+        return describe(error)
     }
 
     static func describe(_ error: any Error) -> String {

@@ -438,6 +438,12 @@ def flow_every_page(page, library, servers):
     photo = raw_post(f"/libraries/{library.id}/titles/{book['id']}/photos?page=12", tiny_png(), "image/png", library.token)
     job = raw_post(f"/libraries/{library.id}/import", ("Title,Author\n" + long_word + ",Ende\n,\n").encode(), "text/csv", library.token)
     me = api("GET", "/me", token=library.token)
+    # A mail server nobody answers at, and a test message through it: the delivery log and the reminders
+    # page then show a failure (its problem said in the page's language, the network's words beside it).
+    api("PUT", f"/libraries/{library.id}/mail/server", {"host": "127.0.0.1", "port": 9, "security": "tls",
+        "senderAddress": "library@school.example", "senderName": long_word}, library.token)
+    failed = api("POST", f"/libraries/{library.id}/mail/test", {"to": "teacher@school.example"}, library.token)
+    assert failed.get("status") == "failed" and failed.get("problem") == "connect", failed
     # A shared year's link, made on the statistics page (shown once).
     page.goto(library.url("/reading/stats"))
     page.locator("form[action$='/reading/share'] button").first.click()
@@ -461,6 +467,10 @@ def flow_every_page(page, library, servers):
             name = f"{code}-{path.strip('/').replace('/', '-')[:80]}"
             if code == "de" and path.endswith("/background"):
                 shot(page, "14-background-work-de-360")
+            if code == "de" and path.endswith("/reminders"):
+                shot(page, "27-reminders-de-360")
+            if code == "zh-Hans" and path.endswith("/reminders/sent"):
+                shot(page, "28-sent-messages-zh-360")
             width = page.evaluate("() => document.documentElement.scrollWidth")
             if width > 360:
                 shot(page, f"overflow-{name}")

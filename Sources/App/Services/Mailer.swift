@@ -131,7 +131,9 @@ enum Mailer {
             return (stage == "AUTH" ? .auth : (stage == "MAIL FROM" || stage == "RCPT TO" || stage == "DATA" || stage == "message" ? .rejected : .lost), reply.description)
         case .tlsUnavailable: return (.tls, error.description)
         case .authUnavailable: return (.auth, error.description)
-        case .closed: return (.lost, error.description)
+        case .closed(let why):
+            let tls = ["certificate", "handshake", "ssl"].contains { why.lowercased().contains($0) }
+            return (tls ? .tls : .lost, error.description)
         }
     }
 
