@@ -54,6 +54,16 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .systemLibrary(
+            name: "CPDF",
+            path: "Sources/CPDF",
+            pkgConfig: "pangocairo"
+        ),
+        .target(
+            name: "ShelfmarkPDF",
+            dependencies: ["CPDF"],
+            swiftSettings: swiftSettings
+        ),
+        .systemLibrary(
             name: "CImaging",
             path: "Sources/CImaging"
         ),
@@ -82,6 +92,7 @@ let package = Package(
                 "ShelfmarkLookup",
                 "ShelfmarkImaging",
                 "ShelfmarkMail",
+                "ShelfmarkPDF",
                 .product(name: "Plot", package: "Plot"),
                 .product(name: "Vapor", package: "vapor"),
                 .product(name: "Fluent", package: "fluent"),

@@ -85,4 +85,61 @@ import Vapor
             #expect(try await owner.get("\(f.lib)/members/\(ben)")["member"].map { ($0 as? [String: Any])?["language"] as? String } == "ga")
         }
     }
+
+    /// Members without email get a printed letter: one PDF, a letter each, read back by `pdftotext`.
+    @Test func lettersForMembersWithoutEmailKeepEveryNameAndTitle() async throws {
+        let clock = TestClock()
+        try await withTestApp(clock: clock.appClock) { app in
+            let f = try await Fixture.make(app)
+            let owner = Client(app: app, token: try await f.owner.post("/api/v1/tokens", ["name": "desk"]).string("token"))
+            #expect(try await owner.patch("\(f.lib)/reminders", ["contact": "Ms Byrne, Room 12, Tuesdays 12:30"]).status == .ok)
+            var titles: [String: String] = [:]
+            for (title, author) in [("西游记", "吴承恩"), ("An Béal Bocht", "Myles na gCopaleen"), ("Momo", "Michael Ende"), ("Holes", "Louis Sachar")] {
+                titles[title] = try await f.addTitle(title, authors: [author])
+            }
+            for (card, first, last, email, language) in [("S001", "Seán", "Ó Briain", "", "ga"), ("S002", "小明", "王", "", "zh-Hans"),
+                                                          ("S003", "Mia", "Keller", "mia@example.de", "de")] {
+                #expect(try await owner.post("\(f.lib)/members", ["cardId": card, "firstName": first, "lastName": last, "email": email,
+                                                                  "language": language]).status == .created)
+            }
+            for (card, title) in [("S001", "An Béal Bocht"), ("S001", "Momo"), ("S002", "西游记"), ("S003", "Holes")] {
+                #expect(try await owner.post("\(f.lib)/checkouts", ["cardId": card, "titleId": titles[title]!]).status == .created)
+            }
+            clock.advance(days: 20)
+            var headers = HTTPHeaders()
+            headers.bearerAuthorization = .init(token: owner.token!)
+            let reply = try await app.testing().sendRequest(.GET, "\(f.lib)/reminders/letters.pdf", headers: headers)
+            #expect(reply.status == .ok && reply.headers.contentType?.subType == "pdf" && reply.headers.first(name: "X-Letter-Count") == "2")
+            let bytes = Data(buffer: reply.body)
+            #expect(bytes.starts(with: Data("%PDF-".utf8)))
+            let file = FileManager.default.temporaryDirectory.appendingPathComponent("letters-\(UUID().uuidString).pdf")
+            try bytes.write(to: file)
+            defer { try? FileManager.default.removeItem(at: file) }
+            let text = try Self.pdfText(file)
+            // Both letters, each with the member's name, their books and the library's name and contact; Mia has email: no letter.
+            for expected in ["Seán Ó Briain", "S001", "An Béal Bocht", "Momo", "王小明", "S002", "西游记", "吴承恩", "Room 12", "Ms Byrne, Room 12, Tuesdays 12:30"] {
+                #expect(text.contains(expected), "“\(expected)” is not in the letters: \(text)")
+            }
+            #expect(!text.contains("Mia") && !text.contains("Holes"))
+            // In the member's language: Irish for Seán, Chinese for 小明; one page each.
+            #expect(text.contains("Dia duit Seán") && text.contains("逾期"))
+            #expect(text.components(separatedBy: "\u{0C}").filter { !$0.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty }.count == 2)
+            // Volunteers print them too; viewers do not.
+            let viewer = try await f.staff("view", role: "viewer")
+            #expect(try await viewer.get("\(f.lib)/reminders/letters.pdf").status == .forbidden)
+        }
+    }
+
+    static func pdfText(_ file: URL) throws -> String {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/pdftotext")
+        process.arguments = ["-enc", "UTF-8", file.path, "-"]
+        let output = Pipe()
+        process.standardOutput = output
+        try process.run()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0)
+        return String(decoding: data, as: UTF8.self)
+    }
 }

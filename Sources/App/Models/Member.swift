@@ -24,8 +24,20 @@ final class Member: Model, @unchecked Sendable {
 
     var fullName: String { Member.fullName(first: firstName, last: lastName) }
 
+    /// "Mia Keller"; a name written in Chinese, Japanese or Korean script puts the family name first,
+    /// without a space, as it is written there ("王小明", not "小明 王").
     static func fullName(first: String, last: String) -> String {
-        [first, last].filter { !$0.isEmpty }.joined(separator: " ")
+        if !first.isEmpty, !last.isEmpty, isEastAsian(first), isEastAsian(last) { return last + first }
+        return [first, last].filter { !$0.isEmpty }.joined(separator: " ")
+    }
+
+    private static func isEastAsian(_ text: String) -> Bool {
+        text.unicodeScalars.allSatisfy { s in
+            switch s.value {
+            case 0x3040...0x30FF, 0x3400...0x4DBF, 0x4E00...0x9FFF, 0xAC00...0xD7AF, 0xF900...0xFAFF, 0x20000...0x2FA1F: true
+            default: false
+            }
+        }
     }
 
     /// What a member search matches: card ID, names and class, as word prefixes.

@@ -242,7 +242,9 @@ extension ReminderSettingsPatch: SchemaConstrained {
 
 extension MailTemplateInput: SchemaConstrained {
     static var schemaConstraints: [String: JSONValue] {
-        ["language": languageCodes, "subject": Rule.text(200), "body": Rule.text(5_000)]
+        ["language": languageCodes, "subject": Rule.text(200), "body": Rule.text(5_000),
+         // A reminder lists the loans: its text says where, with {loans}.
+         ".": ["anyOf": [["properties": ["kind": ["enum": ["hold_ready", "test"]]]], ["properties": ["body": ["pattern": "\\{loans\\}"]]]]]]
     }
 }
 

@@ -46,4 +46,13 @@ enum OverdueGlance {
             return group
         }
     }
+
+    /// How many members with overdue loans have no email address (their letters are printed).
+    static func withoutEmail(library: UUID, now: Date, on db: any Database) async throws -> Int {
+        struct Count: Decodable { var n: Int }
+        return try await db.sql.raw("""
+            SELECT COUNT(DISTINCT l.member_id) AS n FROM loans l JOIN members m ON m.id = l.member_id
+            WHERE l.library_id = \(bind: library) AND l.returned_at IS NULL AND l.due_at < \(bind: now) AND (m.email IS NULL OR m.email = '')
+            """).first(decoding: Count.self)?.n ?? 0
+    }
 }

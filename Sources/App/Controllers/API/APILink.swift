@@ -19,6 +19,8 @@ enum APILink: Sendable, Equatable {
     case readingExport(library: UUID)
     /// A page photo's image, thumbnail or original.
     case photo(library: UUID, photo: UUID, part: String)
+    /// The letters for members without email (issue 25), a PDF.
+    case reminderLetters(library: UUID)
 
     static let root = "/api/v1"
 
@@ -39,6 +41,7 @@ enum APILink: Sendable, Equatable {
         case .members(let l): return library(l) + [.fixed("members")]
         case .readingExport(let l): return library(l) + [.fixed("reading"), .fixed("export")]
         case .photo(let l, let photo, let part): return library(l) + [.fixed("photos"), .parameter(name: "photoID", value: photo.uuidString), .fixed(part)]
+        case .reminderLetters(let l): return library(l) + [.fixed("reminders"), .fixed("letters.pdf")]
         }
     }
 
@@ -68,10 +71,12 @@ enum APILink: Sendable, Equatable {
             .memberBarcode(library: l, member: x), .memberBarcode(library: l, member: x, format: "png"), .titleCopies(library: l, title: x),
             .job(x), .cover(x), .membersExport(library: l), .members(library: l), .readingExport(library: l),
             .photo(library: l, photo: x, part: "image"), .photo(library: l, photo: x, part: "thumbnail"), .photo(library: l, photo: x, part: "original"),
+            .reminderLetters(library: l),
         ]
         return samples.map { link in
             switch link {
-            case .export, .backup, .copyBarcode, .memberBarcode, .titleCopies, .job, .cover, .membersExport, .members, .readingExport, .photo:
+            case .export, .backup, .copyBarcode, .memberBarcode, .titleCopies, .job, .cover, .membersExport, .members, .readingExport, .photo,
+                 .reminderLetters:
                 (link, .GET)
             }
         }

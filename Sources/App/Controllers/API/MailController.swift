@@ -44,6 +44,9 @@ enum MailController {
         lib.on(.POST, "mail", "templates", "reset", doc: .init(
             summary: "Go back to the default text of one template in one language (owners)", tag: "Reminders",
             request: MailTemplateKey.self, response: MailTemplateDTO.self), use: resetTemplate)
+        lib.on(.GET, .reminderLetters(library: .pattern), doc: .init(
+            summary: "A PDF of letters for members with overdue books and no email address: one per member, their overdue books, the library's name and contact, in the member's language (staff who lend)",
+            tag: "Reminders"), use: letters)
         lib.on(.GET, "loans", "overdue-by-member", doc: .init(
             summary: "Overdue at a glance: members with overdue loans, the most overdue first, each with their overdue loans and the last reminder sent",
             tag: "Reminders", query: [.init(name: "limit", kind: .integer, description: "At most this many members (1–500, default 100).",
@@ -137,6 +140,20 @@ enum MailController {
     static func language(_ code: String, _ req: Request) throws -> Lang {
         guard let lang = req.application.languages.first(where: { $0.rawValue == code }) else { throw MailError.unknownLanguage(String(code.prefix(20))) }
         return lang
+    }
+
+    @Sendable static func letters(req: Request) async throws -> Response {
+        let ctx = try await req.library(.circulate)
+        let now = req.now
+        let (sender, letters) = try await Letters.letters(library: ctx.libraryID, now: now, languages: req.application.languages, on: req.db)
+        let title = req.t(ctx)(.lettersTitle) + " · " + sender.name
+        let bytes = try await req.application.threadPool.runIfActive { try Letters.pdf(letters, sender: sender, now: now, title: title) }
+        let response = Response(status: .ok, body: .init(data: Data(bytes)))
+        response.headers.contentType = HTTPMediaType(type: "application", subType: "pdf")
+        let day = now.formatted(.iso8601.year().month().day())
+        response.headers.replaceOrAdd(name: .contentDisposition, value: "inline; filename=\"letters-\(day).pdf\"")
+        response.headers.replaceOrAdd(name: "X-Letter-Count", value: String(letters.count))
+        return response
     }
 
     @Sendable static func overdueByMember(req: Request) async throws -> [OverdueMemberDTO] {

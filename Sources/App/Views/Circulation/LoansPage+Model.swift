@@ -15,12 +15,14 @@ struct LoansPage: Sendable {
     /// Overdue at a glance (issue 25), on the overdue list: by member, with one-tap reminders.
     var overdueGroups: [OverdueMemberDTO] = []
     var mayRemind = false
+    var withoutEmail = 0
 
     static func make(overdueOnly: Bool, paging: Paging, library: LibraryContext, now: Date, on db: any Database) async throws -> LoansPage {
         var page = try await list(overdueOnly: overdueOnly, paging: paging, library: library, now: now, on: db)
         if overdueOnly, paging.number == 1 {
             page.overdueGroups = try await OverdueGlance.members(library: library.libraryID, policy: library.policy, now: now, limit: 100, on: db)
             page.mayRemind = library.role.may(.circulate)
+            page.withoutEmail = try await OverdueGlance.withoutEmail(library: library.libraryID, now: now, on: db)
         }
         return page
     }

@@ -12,7 +12,8 @@ extension LoansPage {
                 Components.chipLink(t(.filterOverdue), WebRoute.loans(library: lib).path(query: [("show", "overdue")]), current: overdueOnly)
             }
             if !overdueGroups.isEmpty {
-                OverdueGlanceView.render(overdueGroups, lib: lib, t: t, csrf: mayRemind ? page.csrf : nil, back: url(page: paging.number))
+                OverdueGlanceView.render(overdueGroups, lib: lib, t: t, csrf: mayRemind ? page.csrf : nil, back: url(page: paging.number),
+                                        withoutEmail: withoutEmail)
                 H.el(.h2, [:]) { EscapedText(t(.loansTitle)) }
             }
             Components.loanList(loans, lib: lib, t: t, showMember: true,

@@ -10,6 +10,7 @@ struct DashboardPage: Sendable {
     var overdueGroups: [OverdueMemberDTO] = []
     var mayRemind = false
     var failedMessages = 0
+    var withoutEmail = 0
 
     static func make(library: LibraryContext, now: Date, on db: any Database) async throws -> DashboardPage {
         let dashboard = try await DashboardQuery.load(libraryID: library.libraryID, now: now, on: db)
@@ -17,6 +18,7 @@ struct DashboardPage: Sendable {
         let failed = library.role.may(.manageMembers)
             ? try await Mailer.log(library: library.libraryID, limit: 1, before: nil, failedOnly: true, now: now, on: db).failedLastDay : 0
         return DashboardPage(libraryID: library.libraryID, dashboard: dashboard, overdueGroups: groups, mayRemind: library.role.may(.circulate),
-                             failedMessages: failed)
+                             failedMessages: failed,
+                             withoutEmail: groups.isEmpty ? 0 : try await OverdueGlance.withoutEmail(library: library.libraryID, now: now, on: db))
     }
 }

@@ -21,7 +21,8 @@ extension DashboardPage {
                 Self.stat(t(.wishlistStat), d.wishlist, WebRoute.wishlist(library: lib).path, t)
             }
             if !overdueGroups.isEmpty {
-                OverdueGlanceView.render(overdueGroups, lib: lib, t: t, csrf: mayRemind ? page.csrf : nil, back: WebRoute.dashboard(library: lib).path)
+                OverdueGlanceView.render(overdueGroups, lib: lib, t: t, csrf: mayRemind ? page.csrf : nil, back: WebRoute.dashboard(library: lib).path,
+                                        withoutEmail: withoutEmail)
             }
             if !d.lastAdded.isEmpty {
                 H.el(.h2, [:]) { EscapedText(t(.lastAdded)) }

@@ -5,9 +5,14 @@ import ShelfmarkCore
 /// Overdue at a glance (issue 25): one card per member with overdue loans, the most overdue first —
 /// days overdue, the books, the last reminder — and one tap to remind them now.
 enum OverdueGlanceView {
-    static func render(_ groups: [OverdueMemberDTO], lib: UUID, t: Strings, csrf: String?, back: String) -> any Component {
+    static func render(_ groups: [OverdueMemberDTO], lib: UUID, t: Strings, csrf: String?, back: String, withoutEmail: Int) -> any Component {
         H.el(.section, [.class: "overdue-glance", .id: "overdue-by-member"]) {
             H.el(.h2, [:]) { EscapedText(t(.overdueByMember)) }
+            if withoutEmail > 0, csrf != nil {
+                H.el(.p, [:]) {
+                    H.link(t.format(.printLetters, t.number(withoutEmail)), APILink.reminderLetters(library: lib).path, cls: "button secondary")
+                }
+            }
             H.el(.ul, [.class: "members overdue-members"]) {
                 for group in groups {
                     H.el(.li, [.class: "overdue-member"]) {
