@@ -137,6 +137,8 @@ bench:
 	scripts/bench.py
 	BENCH_SKIP_BUILD=1 scripts/bench-import.py
 	BENCH_SKIP_BUILD=1 scripts/bench-web-import.py
+	$(MAKE) --no-print-directory test-venv
+	scripts/bench-reminders.py
 	BENCH_SKIP_BUILD=1 scripts/bench-pages.py
 	BENCH_SKIP_BUILD=1 BENCH_PAGE_TITLES=100000 BENCH_PAGE_REQUESTS=100 scripts/bench-pages.py
 	BENCH_SKIP_BUILD=1 scripts/bench-reading.py

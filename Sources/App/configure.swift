@@ -53,6 +53,7 @@ func configure(_ app: Application, storage: StorageConfig) throws {
     app.asyncCommands.use(SeedCommand(), as: "seed")
     app.asyncCommands.use(BenchSearchCommand(), as: "bench-search")
     app.asyncCommands.use(BenchSpokenCommand(), as: "bench-spoken")
+    app.asyncCommands.use(BenchRemindersCommand(), as: "bench-reminders")
     app.asyncCommands.use(SeedReadingCommand(), as: "seed-reading")
     app.asyncCommands.use(LookupCommand(), as: "lookup")
     app.asyncCommands.use(ImportCommand(), as: "import")
