@@ -20,6 +20,8 @@ struct RemindersPage: Sendable {
     var ownServer: Bool
     var failedLastDay: Int
     var edited: Set<MailTemplates.Key>
+    /// Members with overdue books and no email: their letters are printed.
+    var withoutEmail = 0
     var languages: [Lang]
     var settings: FormState
     var server: FormState
@@ -43,6 +45,7 @@ struct RemindersPage: Sendable {
         let log = try await Mailer.log(library: ctx.libraryID, limit: 1, before: nil, failedOnly: true, now: now, on: db)
         return RemindersPage(libraryID: ctx.libraryID, enabled: current.enabled, next: next, effective: current.mailServer, ownServer: own != nil,
                              failedLastDay: log.failedLastDay, edited: Set(try await MailTemplates.texts(library: ctx.libraryID, on: db).keys),
+                             withoutEmail: try await OverdueGlance.withoutEmail(library: ctx.libraryID, now: now, on: db),
                              languages: app.languages, settings: settings, server: server)
     }
 

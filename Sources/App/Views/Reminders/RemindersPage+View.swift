@@ -21,6 +21,11 @@ extension RemindersPage {
                 EscapedText(" · ")
                 H.link(t(.sentMessagesLink), WebRoute.mailLog(library: lib).path)
             }
+            if withoutEmail > 0 {
+                H.el(.p, [:]) {
+                    H.link(t.format(.printLetters, t.number(withoutEmail)), APILink.reminderLetters(library: lib).path, cls: "button secondary")
+                }
+            }
             H.form(WebRoute.reminders(library: lib).path, csrf: page.csrf, attrs: [.class: "card", .id: "settings"]) {
                 if let general = settings.general { H.el(.p, [.class: "flash error", .role: "alert"]) { EscapedText(general) } }
                 H.el(.div, [.class: settings.errors["enabled"] == nil ? "field" : "field invalid"]) {
