@@ -282,7 +282,8 @@ final class SMTPReplyReader: ChannelInboundHandler {
         if !ready.isEmpty { return loop.makeSucceededFuture(ready.removeFirst()) }
         if let ended { return loop.makeFailedFuture(ended) }
         let promise = loop.makePromise(of: SMTPReply.self)
-        let timer = loop.scheduleTask(in: timeout) { [self] in
+        // On the loop, as everything this reader does (`assumeIsolated`: the closure needs not be Sendable).
+        let timer = loop.assumeIsolated().scheduleTask(in: timeout) { [self] in
             guard let index = waiters.firstIndex(where: { $0.promise.futureResult === promise.futureResult }) else { return }
             waiters.remove(at: index)
             promise.fail(SMTPError.timeout(stage: stage))

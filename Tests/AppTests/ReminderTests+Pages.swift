@@ -78,6 +78,16 @@ import Vapor
             #expect(!page.html.contains("mia@example.de"))
             page = try await browser.get("\(web)/dashboard")
             #expect(page.html.contains("In den letzten 24 Stunden fehlgeschlagene Nachrichten: 1"))
+            // The administrator sets a server for every library on the reminders page; removing it leaves the library's own.
+            page = try await browser.get("\(web)/reminders")
+            #expect(page.html.contains("Mailserver für alle Bibliotheken dieses Servers") && page.html.contains("id=\"f-all-host\""))
+            let all = try await browser.post("\(web)/reminders/server/all", ["host": "mail.district.example", "port": "587", "security": "starttls",
+                                                                            "senderAddress": "library@district.example", "action": "save"])
+            #expect(all.status == .seeOther)
+            #expect(try await owner.get("/api/v1/server/mail")["host"] as? String == "mail.district.example")
+            _ = try await browser.post("\(web)/reminders/server/all", ["host": "x", "port": "1", "senderAddress": "a@b.example", "action": "remove"])
+            #expect(try await owner.get("/api/v1/server/mail").status == .notFound)
+            #expect(try await owner.get("\(f.lib)/mail/server")["host"] as? String == "localhost")
             // A member's language is chosen on their edit page.
             page = try await browser.get("\(web)/members/\(ben)/edit")
             #expect(page.html.contains("Sprache für Nachrichten"))

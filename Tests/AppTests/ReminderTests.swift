@@ -139,6 +139,25 @@ import Vapor
             }
             #expect(outcomes.compactMap(\.sent).reduce(0, +) == 3, "\(outcomes)")
             #expect(try smtp.received().count == 6)
+            // Two instances of the server on one PostgreSQL: the next day's run happens once between them,
+            // and their two compositions of it send each member one message.
+            if !app.db.isSQLite {
+                clock.advance(days: 7)
+                try await withSecondInstance(of: app) { other in
+                    let started = try await withThrowingTaskGroup(of: (Application, [UUID]).self) { group in
+                        for instance in [app, other] { group.addTask { (instance, try await RecurringJobs.tick(app: instance, jobs: [.reminders])) } }
+                        return try await group.reduce(into: [(Application, [UUID])]()) { $0.append($1) }
+                    }
+                    #expect(started.flatMap(\.1).count == 1, "one run of the day between two instances")
+                    for (instance, ids) in started { for id in ids { await instance.jobRunner.wait(id) } }
+                    #expect(try smtp.received().count == 9, "the third reminder, once each")
+                    let both = try await withThrowingTaskGroup(of: RecurringJobs.Outcome.self) { group in
+                        for instance in [app, other] { group.addTask { try await Reminders.run(library: library, app: instance) } }
+                        return try await group.reduce(into: [RecurringJobs.Outcome]()) { $0.append($1) }
+                    }
+                    #expect(both.compactMap(\.sent).reduce(0, +) == 0, "\(both)")
+                }
+            }
             // Switched off, the library has no reminder run at all.
             #expect(try await s.owner.patch("\(s.f.lib)/reminders", ["enabled": false]).status == .ok)
             clock.advance(days: 7)

@@ -23,6 +23,7 @@ func withTestApp(clock: AppClock = AppClock(), _ body: (Application) async throw
     }
     do {
         try configure(app, storage: storage)
+        app.storage[TestStorageKey.self] = storage
         app.secretKeyPath = FileManager.default.temporaryDirectory.appendingPathComponent("shelfmark-test-\(UUID().uuidString).key").path
         app.clock = clock
         if let schema { try await app.db.sql.raw("CREATE SCHEMA \(ident: schema)").run() }
@@ -33,6 +34,24 @@ func withTestApp(clock: AppClock = AppClock(), _ body: (Application) async throw
         throw error
     }
     try await cleanUp(app, schema: schema, sqlitePath: sqlitePath)
+}
+
+private struct TestStorageKey: StorageKey { typealias Value = StorageConfig }
+
+/// A second instance of the app on the same database (another server of one PostgreSQL installation),
+/// sharing the first's clock, secret key and trusted mail authorities; shut down after `body`.
+func withSecondInstance(of app: Application, _ body: (Application) async throws -> Void) async throws {
+    let storage = try #require(app.storage[TestStorageKey.self])
+    let second = try await Application.make(.testing)
+    do {
+        try configure(second, storage: storage)
+        (second.clock, second.secretKeyPath, second.mailTrustRoots) = (app.clock, app.secretKeyPath, app.mailTrustRoots)
+        try await body(second)
+    } catch {
+        try? await second.asyncShutdown()
+        throw error
+    }
+    try await second.asyncShutdown()
 }
 
 private func cleanUp(_ app: Application, schema: String?, sqlitePath: String?) async throws {

@@ -13,6 +13,7 @@ enum ReminderPages {
         web.post(.reminders(library: .pattern), use: saveSettings)
         web.post(.mailServer(library: .pattern), use: saveServer)
         web.post(.mailServerRemove(library: .pattern), use: removeServer)
+        web.post(.installationMailServer(library: .pattern), use: saveInstallationServer)
         web.post(.mailTest(library: .pattern), use: test)
         web.get(.mailTemplate(library: .pattern), use: template)
         web.post(.mailTemplate(library: .pattern), use: saveTemplate)
@@ -48,7 +49,14 @@ enum ReminderPages {
         var username: String?
         var senderAddress: String?
         var senderName: String?
-        static var maxLength: [String: Int] { defaultBounds(MailServerPut.schemaConstraints) }
+        /// "remove" on the installation's form.
+        var action: String?
+        static var maxLength: [String: Int] { defaultBounds(MailServerPut.schemaConstraints).merging(["action": 10]) { $1 } }
+
+        func put(password: String) -> MailServerPut {
+            MailServerPut(host: host ?? "", port: port ?? 0, security: security ?? .starttls, username: username,
+                          password: password.isEmpty ? nil : password, senderAddress: senderAddress ?? "", senderName: senderName)
+        }
     }
 
     struct TestForm: WebForm {
@@ -92,12 +100,26 @@ enum ReminderPages {
     @Sendable static func saveServer(req: Request) async throws -> Response {
         let ctx = try await req.library(.administer)
         return try await refusal(req, ctx: ctx, form: .server, fields: RemindersPage.serverFields) {
-            let form = try req.form(ServerForm.self)
-            let put = MailServerPut(host: form.host ?? "", port: form.port ?? 0, security: form.security ?? .starttls, username: form.username,
-                                    password: req.password.isEmpty ? nil : req.password, senderAddress: form.senderAddress ?? "", senderName: form.senderName)
-            _ = try await MailServers.put(library: ctx.libraryID, put, box: try req.application.secretBox(), now: req.now,
+            _ = try await MailServers.put(library: ctx.libraryID, try req.form(ServerForm.self).put(password: req.password), box: try req.application.secretBox(), now: req.now,
                                           gate: req.application.writeGate, on: req.db)
             return req.seeOther(WebRoute.reminders(library: ctx.libraryID).path + "#server", flash: req.t(.mailServerSaved))
+        }
+    }
+
+    /// The installation's server (the administrator only): saved, or removed.
+    @Sendable static func saveInstallationServer(req: Request) async throws -> Response {
+        let ctx = try await req.library(.administer)
+        guard try await ServerSettings.isAdmin(ctx.user, on: req.db) else { throw AccountError.serverSettingsAdminOnly }
+        let here = WebRoute.reminders(library: ctx.libraryID).path + "#all"
+        return try await refusal(req, ctx: ctx, form: .installation, fields: RemindersPage.serverFields) {
+            let form = try req.form(ServerForm.self)
+            if form.action == "remove" {
+                try await MailServers.delete(library: nil, gate: req.application.writeGate, on: req.db)
+                return req.seeOther(here, flash: req.t(.mailServerRemoved))
+            }
+            _ = try await MailServers.put(library: nil, form.put(password: req.password), box: try req.application.secretBox(), now: req.now,
+                                          gate: req.application.writeGate, on: req.db)
+            return req.seeOther(here, flash: req.t(.mailServerSaved))
         }
     }
 

@@ -61,7 +61,7 @@ extension WebRoute {
         case add, addPhoto
         case checkout, checkoutConfirm, returnBook, loans, loanReturn, loanRenew, memberReturnAll, memberRenewAll
         case holds, titleHolds, holdUpdate, holdCancel, memberCalendar, staffCalendar, memberFinePay, memberFineWaive
-        case reminders, mailServer, mailServerRemove, mailTest, mailTemplate, mailLog, mailRetry, memberRemind
+        case reminders, mailServer, mailServerRemove, installationMailServer, mailTest, mailTemplate, mailLog, mailRetry, memberRemind
         case members, membersImport, member, editMember, deleteMember
         case wishlist, wishlistAcquire, wishlistDelete
         case reading, readingStats, readingClass, readingShare, readingGoal, titleProgress, titleReadStatus, titleMemberRead
@@ -115,6 +115,7 @@ extension WebRoute {
         case .reminders: .reminders
         case .mailServer: .mailServer
         case .mailServerRemove: .mailServerRemove
+        case .installationMailServer: .installationMailServer
         case .mailTest: .mailTest
         case .mailTemplate: .mailTemplate
         case .mailLog: .mailLog
@@ -211,6 +212,7 @@ extension WebRoute {
         case .reminders: return e(.reminders(library: l), .settings, both)
         case .mailServer: return e(.mailServer(library: l), .settings, action)
         case .mailServerRemove: return e(.mailServerRemove(library: l), .settings, action)
+        case .installationMailServer: return e(.installationMailServer(library: l), .settings, action)
         case .mailTest: return e(.mailTest(library: l), .settings, action)
         case .mailTemplate: return e(.mailTemplate(library: l), .settings, both)
         case .mailLog: return e(.mailLog(library: l), .circulation, page)

@@ -59,6 +59,8 @@ enum WebRoute: Sendable, Equatable {
     case reminders(library: UUID)
     case mailServer(library: UUID)
     case mailServerRemove(library: UUID)
+    /// The installation's mail server (the administrator), from a library's reminders page.
+    case installationMailServer(library: UUID)
     case mailTest(library: UUID)
     case mailTemplate(library: UUID)
     case mailLog(library: UUID)
@@ -156,6 +158,7 @@ enum WebRoute: Sendable, Equatable {
         case .reminders(let library): Self.library(library) + [.fixed("reminders")]
         case .mailServer(let library): Self.library(library) + [.fixed("reminders"), .fixed("server")]
         case .mailServerRemove(let library): Self.library(library) + [.fixed("reminders"), .fixed("server"), .fixed("remove")]
+        case .installationMailServer(let library): Self.library(library) + [.fixed("reminders"), .fixed("server"), .fixed("all")]
         case .mailTest(let library): Self.library(library) + [.fixed("reminders"), .fixed("test")]
         case .mailTemplate(let library): Self.library(library) + [.fixed("reminders"), .fixed("texts")]
         case .mailLog(let library): Self.library(library) + [.fixed("reminders"), .fixed("sent")]

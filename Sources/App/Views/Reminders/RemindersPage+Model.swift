@@ -7,7 +7,7 @@ import Vapor
 /// library's own or the installation's), a test message, the texts in every language, and how many
 /// failed in the last day (a link to the delivery log). Each form keeps what was typed after a refusal.
 struct RemindersPage: Sendable {
-    enum Form: Sendable { case settings, server, test }
+    enum Form: Sendable { case settings, server, installation, test }
 
     static let settingsFields: Set<String> = ["enabled", "hour", "beforeDays", "overdueDays1", "overdueDays2", "overdueDays3", "language", "contact"]
     static let serverFields: Set<String> = ["host", "port", "security", "username", "senderAddress", "senderName"]
@@ -26,6 +26,10 @@ struct RemindersPage: Sendable {
     var settings: FormState
     var server: FormState
     var test = FormState()
+    /// The installation's server, for the administrator.
+    var isAdmin = false
+    var installation = FormState()
+    var hasInstallationServer = false
     var refused: Form?
 
     static func make(library ctx: LibraryContext, app: Application, now: Date) async throws -> RemindersPage {
@@ -35,18 +39,26 @@ struct RemindersPage: Sendable {
         var settings = FormState(values: ["enabled": current.enabled ? "true" : "", "hour": String(current.hour),
                                           "beforeDays": String(current.beforeDays ?? 0), "language": current.language, "contact": current.contact ?? ""])
         for (i, day) in current.overdueDays.enumerated() { settings.values["overdueDays\(i + 1)"] = String(day) }
-        let server = FormState(values: own.map { ["host": $0.host, "port": String($0.port), "security": $0.security, "username": $0.username ?? "",
-                                                   "senderAddress": $0.sender_address, "senderName": $0.sender_name ?? ""] }
-                                      ?? ["port": "587", "security": "starttls"])
+        let server = FormState(values: own.map(Self.values) ?? ["port": "587", "security": "starttls"])
         var next: Date?
         if current.enabled, let zone = try await RecurringJobs.library(ctx.libraryID, on: db) {
             next = RecurringJobs.planned(library: zone, now: now).first { $0.kind == .reminders }?.next
         }
+        let everyone = try await MailServers.own(library: nil, on: db)
+        let isAdmin = try await ServerSettings.isAdmin(ctx.user, on: db)
         let log = try await Mailer.log(library: ctx.libraryID, limit: 1, before: nil, failedOnly: true, now: now, on: db)
         return RemindersPage(libraryID: ctx.libraryID, enabled: current.enabled, next: next, effective: current.mailServer, ownServer: own != nil,
                              failedLastDay: log.failedLastDay, edited: Set(try await MailTemplates.texts(library: ctx.libraryID, on: db).keys),
                              withoutEmail: try await OverdueGlance.withoutEmail(library: ctx.libraryID, now: now, on: db),
-                             languages: app.languages, settings: settings, server: server)
+                             languages: app.languages, settings: settings, server: server, isAdmin: isAdmin,
+                             installation: FormState(values: everyone.map(Self.values) ?? ["port": "587", "security": "starttls"]),
+                             hasInstallationServer: everyone != nil)
+    }
+
+    /// A server's settings as its form shows them (never the password).
+    static func values(_ row: MailServers.Row) -> [String: String] {
+        ["host": row.host, "port": String(row.port), "security": row.security, "username": row.username ?? "",
+         "senderAddress": row.sender_address, "senderName": row.sender_name ?? ""]
     }
 
     /// The page again after `form` was refused with `error`, as it was typed (never the password).
@@ -57,6 +69,7 @@ struct RemindersPage: Sendable {
         switch form {
         case .settings: page.settings = FormState(values: typed, refusedWith: error, t: t, fields: settingsFields)
         case .server: page.server = FormState(values: typed, refusedWith: error, t: t, fields: serverFields.union(["password"]))
+        case .installation: page.installation = FormState(values: typed, refusedWith: error, t: t, fields: serverFields.union(["password"]))
         case .test: page.test = FormState(values: typed, refusedWith: error, t: t, fields: testFields)
         }
         return page

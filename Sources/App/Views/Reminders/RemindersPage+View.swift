@@ -72,34 +72,18 @@ extension RemindersPage {
                 if let effective { H.el(.p, [.class: "hint"]) { EscapedText(t.format(.mailServerInstallation, effective.host)) } }
                 else { H.el(.p, [.class: "hint"]) { EscapedText(t(.mailServerNone)) } }
             }
-            H.form(WebRoute.mailServer(library: lib).path, csrf: page.csrf, attrs: [.class: "card"]) {
-                if let general = server.general { H.el(.p, [.class: "flash error", .role: "alert"]) { EscapedText(general) } }
-                H.field(t(.mailHostField), name: "host", value: server["host"], required: true, error: server.errors["host"],
-                        extra: [.autocomplete: "off", .autocapitalize: "none", .maxlength: String(MailServers.maxHost)])
-                H.field(t(.mailPortField), name: "port", type: "number", value: server["port"], required: true, error: server.errors["port"],
-                        extra: [.min: "1", .max: "65535"])
-                H.el(.div, [.class: server.errors["security"] == nil ? "field" : "field invalid"]) {
-                    H.el(.label, [.for: "f-security"]) { EscapedText(t(.mailSecurityField)) }
-                    H.el(.select, [.id: "f-security", .name: "security"]) {
-                        for (value, label) in [(SMTPServer.Security.starttls, L.mailSecurityStarttls), (.tls, .mailSecurityTls), (.none, .mailSecurityNone)] {
-                            H.el(.option, [.value: value.rawValue, .selected: server["security"] == value.rawValue ? "" : nil]) { EscapedText(t(label)) }
-                        }
-                    }
-                    if let error = server.errors["security"] { H.el(.p, [.class: "field-error"]) { EscapedText(error) } }
-                }
-                H.field(t(.mailUserField), name: "username", value: server["username"], error: server.errors["username"],
-                        extra: [.autocomplete: "off", .autocapitalize: "none"])
-                H.field(t(.mailPasswordField), name: "password", type: "password", hint: t(.mailPasswordHint), error: server.errors["password"],
-                        extra: [.autocomplete: "new-password"])
-                H.field(t(.mailSenderField), name: "senderAddress", type: "email", value: server["senderAddress"], required: true,
-                        error: server.errors["senderAddress"], extra: [.autocomplete: "off"])
-                H.field(t(.mailSenderNameField), name: "senderName", value: server["senderName"], error: server.errors["senderName"])
-                H.button(t(.save))
-            }
+            serverForm(WebRoute.mailServer(library: lib).path, server, prefix: "f-", page: page)
             if ownServer {
                 H.form(WebRoute.mailServerRemove(library: lib).path, csrf: page.csrf, attrs: [.class: "inline-form"]) {
                     H.button(t(.mailServerRemove), kind: "secondary")
                 }
+            }
+
+            if isAdmin {
+                H.el(.h2, [.id: "all"]) { EscapedText(t(.mailServerAllHeading)) }
+                H.el(.p, [.class: "hint"]) { EscapedText(t(.mailServerAllHint)) }
+                serverForm(WebRoute.installationMailServer(library: lib).path, installation, prefix: "f-all-", page: page,
+                           remove: hasInstallationServer)
             }
 
             H.el(.h2, [.id: "test"]) { EscapedText(t(.mailTestHeading)) }
@@ -127,6 +111,38 @@ extension RemindersPage {
                         }
                     }
                 }
+            }
+        }
+    }
+
+    /// A mail server's form (the library's, or the installation's with its own ids and a remove button).
+    func serverForm(_ action: String, _ server: FormState, prefix: String, page: PageContext, remove: Bool = false) -> any Component {
+        let t = page.t
+        return H.form(action, csrf: page.csrf, attrs: [.class: "card"]) {
+            if let general = server.general { H.el(.p, [.class: "flash error", .role: "alert"]) { EscapedText(general) } }
+            H.field(t(.mailHostField), name: "host", value: server["host"], required: true, id: prefix + "host", error: server.errors["host"],
+                    extra: [.autocomplete: "off", .autocapitalize: "none", .maxlength: String(MailServers.maxHost)])
+            H.field(t(.mailPortField), name: "port", type: "number", value: server["port"], required: true, id: prefix + "port",
+                    error: server.errors["port"], extra: [.min: "1", .max: "65535"])
+            H.el(.div, [.class: server.errors["security"] == nil ? "field" : "field invalid"]) {
+                H.el(.label, [.for: prefix + "security"]) { EscapedText(t(.mailSecurityField)) }
+                H.el(.select, [.id: prefix + "security", .name: "security"]) {
+                    for (value, label) in [(SMTPServer.Security.starttls, L.mailSecurityStarttls), (.tls, .mailSecurityTls), (.none, .mailSecurityNone)] {
+                        H.el(.option, [.value: value.rawValue, .selected: server["security"] == value.rawValue ? "" : nil]) { EscapedText(t(label)) }
+                    }
+                }
+                if let error = server.errors["security"] { H.el(.p, [.class: "field-error"]) { EscapedText(error) } }
+            }
+            H.field(t(.mailUserField), name: "username", value: server["username"], id: prefix + "username", error: server.errors["username"],
+                    extra: [.autocomplete: "off", .autocapitalize: "none"])
+            H.field(t(.mailPasswordField), name: "password", type: "password", hint: t(.mailPasswordHint), id: prefix + "password",
+                    error: server.errors["password"], extra: [.autocomplete: "new-password"])
+            H.field(t(.mailSenderField), name: "senderAddress", type: "email", value: server["senderAddress"], required: true,
+                    id: prefix + "senderAddress", error: server.errors["senderAddress"], extra: [.autocomplete: "off"])
+            H.field(t(.mailSenderNameField), name: "senderName", value: server["senderName"], id: prefix + "senderName", error: server.errors["senderName"])
+            H.el(.div, [.class: "actions"]) {
+                H.button(t(.save), attrs: [.name: "action", .value: "save"])
+                if remove { H.button(t(.mailServerRemove), kind: "secondary", attrs: [.name: "action", .value: "remove"]) }
             }
         }
     }
