@@ -43,7 +43,7 @@ public final class PDFDocument {
     private let cr: OpaquePointer
     private var pageStarted = false
 
-    private init(size: PageSize, title: String, language: String) throws {
+    private init(size: PageSize, title: String) throws {
         self.size = size
         let box = Unmanaged.passUnretained(sink).toOpaque()
         guard let surface = cairo_pdf_surface_create_for_stream({ closure, data, length in
@@ -57,7 +57,6 @@ public final class PDFDocument {
         cairo_pdf_surface_set_metadata(surface, CAIRO_PDF_METADATA_CREATOR, "Shelfmark")
         guard let cr = cairo_create(surface) else { throw Failure.cairo("no context") }
         self.cr = cr
-        _ = language
     }
 
     deinit {
@@ -66,10 +65,10 @@ public final class PDFDocument {
     }
 
     /// Makes a document: `draw` adds its pages; the answer is the PDF's bytes.
-    public static func make(size: PageSize = .a4, title: String, language: String = "en", _ draw: (PDFDocument) throws -> Void) throws -> [UInt8] {
+    public static func make(size: PageSize = .a4, title: String, _ draw: (PDFDocument) throws -> Void) throws -> [UInt8] {
         lock.lock()
         defer { lock.unlock() }
-        let document = try PDFDocument(size: size, title: title, language: language)
+        let document = try PDFDocument(size: size, title: title)
         try draw(document)
         cairo_surface_finish(document.surface)
         let status = cairo_surface_status(document.surface)
@@ -88,30 +87,21 @@ public final class PDFDocument {
     @discardableResult
     public func text(_ text: String, x: Double, y: Double, width: Double, style: Style = .body, language: String = "en") -> Double {
         if !pageStarted { newPage() }
-        guard let layout = pango_cairo_create_layout(cr) else { return 0 }
-        defer { g_object_unref(UnsafeMutableRawPointer(layout)) }
-        let font = pango_font_description_from_string("Noto Sans, Noto Sans CJK SC, sans-serif \(style.bold ? "Bold" : "") \(style.size)")
-        defer { pango_font_description_free(font) }
-        pango_layout_set_font_description(layout, font)
-        pango_layout_set_width(layout, Int32(width * Double(PANGO_SCALE)))
-        pango_layout_set_wrap(layout, PANGO_WRAP_WORD_CHAR)
-        let lang = pango_language_from_string(language)
-        let attributes = pango_attr_list_new()
-        pango_attr_list_insert(attributes, pango_attr_language_new(lang))
-        pango_layout_set_attributes(layout, attributes)
-        pango_attr_list_unref(attributes)
-        pango_layout_set_text(layout, text, -1)
-        let grey = style.grey ? 0.35 : 0
-        cairo_set_source_rgb(cr, grey, grey, grey)
-        cairo_move_to(cr, x, y)
-        pango_cairo_show_layout(cr, layout)
-        var logical = PangoRectangle()
-        pango_layout_get_extents(layout, nil, &logical)
-        return Double(logical.height) / Double(PANGO_SCALE)
+        return laidOut(text, width: width, style: style, language: language) { layout in
+            let grey = style.grey ? 0.35 : 0
+            cairo_set_source_rgb(cr, grey, grey, grey)
+            cairo_move_to(cr, x, y)
+            pango_cairo_show_layout(cr, layout)
+        }
     }
 
     /// The height `text` would take at `width` (to decide whether it still fits on the page).
     public func height(of text: String, width: Double, style: Style = .body, language: String = "en") -> Double {
+        laidOut(text, width: width, style: style, language: language) { _ in }
+    }
+
+    /// `text` laid out by pango at `width` in `style` and `language`, handed to `use`; answers its height.
+    private func laidOut(_ text: String, width: Double, style: Style, language: String, _ use: (OpaquePointer) -> Void) -> Double {
         guard let layout = pango_cairo_create_layout(cr) else { return 0 }
         defer { g_object_unref(UnsafeMutableRawPointer(layout)) }
         let font = pango_font_description_from_string("Noto Sans, Noto Sans CJK SC, sans-serif \(style.bold ? "Bold" : "") \(style.size)")
@@ -119,7 +109,12 @@ public final class PDFDocument {
         pango_layout_set_font_description(layout, font)
         pango_layout_set_width(layout, Int32(width * Double(PANGO_SCALE)))
         pango_layout_set_wrap(layout, PANGO_WRAP_WORD_CHAR)
+        let attributes = pango_attr_list_new()
+        pango_attr_list_insert(attributes, pango_attr_language_new(pango_language_from_string(language)))
+        pango_layout_set_attributes(layout, attributes)
+        pango_attr_list_unref(attributes)
         pango_layout_set_text(layout, text, -1)
+        use(layout)
         var logical = PangoRectangle()
         pango_layout_get_extents(layout, nil, &logical)
         return Double(logical.height) / Double(PANGO_SCALE)

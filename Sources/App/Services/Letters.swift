@@ -28,7 +28,7 @@ enum Letters {
             guard !(first.email.map(MailAddress.isValid) ?? false) else { continue }
             let stages = group.map { max(sender.policy.stage(dueAt: $0.due_at, now: now, calendar: sender.loans.calendar), .overdue1) }
             let lang = Reminders.language(first.language, library: sender, among: languages)
-            let text = Reminders.compose(kind: MailKind(stages.max()!), loans: group, stages: stages, lang: lang, library: sender,
+            let text = Reminders.compose(kind: MailKind(stages.max()!), loans: group, lang: lang, library: sender,
                                          templates: templates, now: now)
             letters.append(Letter(name: Member.fullName(first: first.first_name, last: first.last_name), cardID: first.card_id, language: lang,
                                   subject: text.subject, body: text.body))

@@ -184,13 +184,18 @@ enum Mailer {
             SELECT \(logColumns) FROM mail_messages WHERE library_id = \(bind: library) \(older) \(failed) \(who)
             ORDER BY created_at DESC, id DESC LIMIT \(unsafeRaw: String(limit + 1))
             """).all(decoding: LogRow.self)
-        struct Count: Decodable { var n: Int }
-        let failedLastDay = try await db.sql.raw("""
-            SELECT COUNT(*) AS n FROM mail_messages WHERE library_id = \(bind: library) AND status = 'failed' AND created_at >= \(bind: now.addingTimeInterval(-86_400))
-            """).first(decoding: Count.self)?.n ?? 0
+        let failedLastDay = try await failedLastDay(library: library, now: now, on: db)
         let page = rows.prefix(limit).map(\.dto)
         return MailLogDTO(messages: Array(page), failedLastDay: failedLastDay,
                           nextCursor: rows.count > limit ? page.last.map { $0.createdAt.formatted(.iso8601.year().month().day().time(includingFractionalSeconds: true).timeZone(separator: .omitted)) } : nil)
+    }
+
+    /// How many of the library's messages failed in the last day (the overview's and the reminders page's banner).
+    static func failedLastDay(library: UUID, now: Date, on db: any Database) async throws -> Int {
+        struct Count: Decodable { var n: Int }
+        return try await db.sql.raw("""
+            SELECT COUNT(*) AS n FROM mail_messages WHERE library_id = \(bind: library) AND status = 'failed' AND created_at >= \(bind: now.addingTimeInterval(-86_400))
+            """).first(decoding: Count.self)?.n ?? 0
     }
 
     /// A failed message queued again and sent now.

@@ -111,7 +111,7 @@ enum Reminders {
     }
 
     /// One message for a member: the template of `kind` filled with their loans.
-    static func compose(kind: MailKind, loans: [OpenLoan], stages: [ReminderPolicy.Stage], lang: Lang, library: Sender,
+    static func compose(kind: MailKind, loans: [OpenLoan], lang: Lang, library: Sender,
                         templates: [MailTemplates.Key: MailTemplates.Text], now: Date) -> (subject: String, body: String) {
         let t = Strings(lang: lang, timeZone: library.loans.timeZone)
         let calendar = library.loans.calendar
@@ -171,7 +171,7 @@ enum Reminders {
                     continue
                 }
                 let lang = language(first.language, library: sender, among: languages)
-                let message = compose(kind: MailKind(top), loans: listed.map(\.0), stages: listed.map(\.1), lang: lang, library: sender,
+                let message = compose(kind: MailKind(top), loans: listed.map(\.0), lang: lang, library: sender,
                                       templates: templates, now: now)
                 let id = try await Mailer.queue(.init(kind: MailKind(top), memberID: first.member_id, cardID: first.card_id,
                                                       name: Member.fullName(first: first.first_name, last: first.last_name), recipient: email,

@@ -16,7 +16,7 @@ struct DashboardPage: Sendable {
         let dashboard = try await DashboardQuery.load(libraryID: library.libraryID, now: now, on: db)
         let groups = dashboard.overdue == 0 ? [] : try await OverdueGlance.members(library: library.libraryID, policy: library.policy, now: now, limit: 10, on: db)
         let failed = library.role.may(.manageMembers)
-            ? try await Mailer.log(library: library.libraryID, limit: 1, before: nil, failedOnly: true, now: now, on: db).failedLastDay : 0
+            ? try await Mailer.failedLastDay(library: library.libraryID, now: now, on: db) : 0
         return DashboardPage(libraryID: library.libraryID, dashboard: dashboard, overdueGroups: groups, mayRemind: library.role.may(.circulate),
                              failedMessages: failed,
                              withoutEmail: groups.isEmpty ? 0 : try await OverdueGlance.withoutEmail(library: library.libraryID, now: now, on: db))

@@ -46,9 +46,8 @@ struct RemindersPage: Sendable {
         }
         let everyone = try await MailServers.own(library: nil, on: db)
         let isAdmin = try await ServerSettings.isAdmin(ctx.user, on: db)
-        let log = try await Mailer.log(library: ctx.libraryID, limit: 1, before: nil, failedOnly: true, now: now, on: db)
         return RemindersPage(libraryID: ctx.libraryID, enabled: current.enabled, next: next, effective: current.mailServer, ownServer: own != nil,
-                             failedLastDay: log.failedLastDay, edited: Set(try await MailTemplates.texts(library: ctx.libraryID, on: db).keys),
+                             failedLastDay: try await Mailer.failedLastDay(library: ctx.libraryID, now: now, on: db), edited: Set(try await MailTemplates.texts(library: ctx.libraryID, on: db).keys),
                              withoutEmail: try await OverdueGlance.withoutEmail(library: ctx.libraryID, now: now, on: db),
                              languages: app.languages, settings: settings, server: server, isAdmin: isAdmin,
                              installation: FormState(values: everyone.map(Self.values) ?? ["port": "587", "security": "starttls"]),
