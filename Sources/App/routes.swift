@@ -12,6 +12,7 @@ func routes(_ app: Application) throws {
     CalendarController.register(api)
     FinesController.register(api)
     MailController.register(api)
+    PrintController.register(api)
     ReadingController.register(api)
     LookupController.register(api)
     ScanController.register(api)

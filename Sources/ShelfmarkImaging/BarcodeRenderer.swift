@@ -48,6 +48,45 @@ public enum BarcodeRenderer {
         }
     }
 
+    /// A linear code's bars, for drawing it at any size (the label sheets' PDF): each bar's left edge and
+    /// width in units of the narrowest bar, without quiet zones or text; `modules` is the whole width.
+    public struct Bars: Sendable, Equatable {
+        public var modules: Double
+        public var bars: [(x: Double, width: Double)]
+
+        public static func == (a: Bars, b: Bars) -> Bool {
+            a.modules == b.modules && a.bars.elementsEqual(b.bars) { $0.x == $1.x && $0.width == $1.width }
+        }
+    }
+
+    /// The Code 128 bars of `text` (printable ASCII, as copy barcodes and card IDs are).
+    public static func code128Bars(_ text: String) throws(Failure) -> Bars {
+        guard text.count <= 200 else { throw .tooLong(text.count) }
+        guard !text.isEmpty else { throw .invalid("There is nothing to encode.") }
+        guard text.unicodeScalars.allSatisfy({ $0.value >= 32 && $0.value < 127 }) else {
+            throw .invalid("Code 128 labels hold printable ASCII only (letters, digits, punctuation).")
+        }
+        guard let symbol = ZBarcode_Create() else { throw .invalid("zint could not start") }
+        defer { ZBarcode_Delete(symbol) }
+        symbol.pointee.symbology = BARCODE_CODE128
+        symbol.pointee.whitespace_width = 0
+        symbol.pointee.show_hrt = 0
+        symbol.pointee.scale = 0.5  // one unit a module
+        let bytes = Array(text.utf8)
+        guard ZBarcode_Encode(symbol, bytes, Int32(bytes.count)) < ZINT_ERROR,
+              ZBarcode_Buffer_Vector(symbol, 0) < ZINT_ERROR, let vector = symbol.pointee.vector else {
+            throw .invalid("“\(text)” cannot be drawn.")
+        }
+        var bars: [(x: Double, width: Double)] = []
+        var rect = vector.pointee.rectangles
+        while let r = rect {
+            bars.append((Double(r.pointee.x), Double(r.pointee.width)))
+            rect = r.pointee.next
+        }
+        let narrowest = bars.map(\.width).min() ?? 1
+        return Bars(modules: Double(vector.pointee.width) / narrowest, bars: bars.sorted { $0.x < $1.x }.map { ($0.x / narrowest, $0.width / narrowest) })
+    }
+
     /// A book EAN-13 with its 5-digit price add-on, as PNG (for tests of add-on reading).
     static func renderForTesting(addOnOf isbn: String, addOn: String) throws(Failure) -> Data {
         try linear(symbology: BARCODE_EANX, data: isbn.dropLast() + "+" + addOn, scale: 3).png

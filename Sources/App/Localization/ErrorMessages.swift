@@ -32,6 +32,10 @@ extension Strings {
         case "notes", "Notes": .notes
         case "copies", "count", "totalCopies": .copiesField
         case "location": .location
+        case "offsetX": .offsetAcross
+        case "offsetY": .offsetDown
+        case "start": .startAtLabel
+        case "since": .copiesAddedSince
         case "barcode", "copyBarcode": .barcode
         case "cardId": .cardID
         case "firstName": .firstName

@@ -88,6 +88,9 @@ enum L: String, CaseIterable, Sendable {
     case errBackupAsImport, impISBNRepaired, impASINKept, impISBNDropped, warningsHeading, asinField
     case errMemberListTooLarge, actMembersImported, importMembers, importMembersHint, exportMembers, membersImported
     case memberCards, copyLabels, print, cardsForClassHint, firstN, printCards, printLabels
+    case errTooManyLabels, errNothingToPrint, errTooManyCards, labelSheet, layoutAvery5160, layoutAveryL7160, layoutA4x24, layoutSpine
+    case startAtLabel, startAtHint, offsetAcross, offsetDown, offsetHint, copiesAddedSince, downloadPDF, showSheets, labelsAndSheets
+    case cardsAndSheets, sheetPreview, paperSize, paperLetter, onlyCopiesOf, labelsPreviewNote, cardsPreviewNote
     case errMergeIntoItself, actMerged, manageCategories, renameTo, mergeInto, rename, merge, deleteCategory, deleteCategoryHint, categoryRenamed, categoryMerged, categoryDeleted, noCategories, newCategory, categoryAdded
     case errCannotResetPassword, actPasswordReset, changeRole, removeStaff, resetPassword, newPassword, roleChanged, staffRemoved, passwordWasReset
     case errQuoteNotFound, errPhotoNotFound, errCornersInvalid, errImageEmpty, errImageTooLarge, errImageNotImage, errImageDamaged

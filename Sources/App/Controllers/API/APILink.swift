@@ -21,6 +21,9 @@ enum APILink: Sendable, Equatable {
     case photo(library: UUID, photo: UUID, part: String)
     /// The letters for members without email (issue 25), a PDF.
     case reminderLetters(library: UUID)
+    /// Label sheets and member cards (issue 26): the PDF, or one page of it as a PNG preview.
+    case labels(library: UUID, format: String)
+    case memberCards(library: UUID, format: String)
 
     static let root = "/api/v1"
 
@@ -42,6 +45,8 @@ enum APILink: Sendable, Equatable {
         case .readingExport(let l): return library(l) + [.fixed("reading"), .fixed("export")]
         case .photo(let l, let photo, let part): return library(l) + [.fixed("photos"), .parameter(name: "photoID", value: photo.uuidString), .fixed(part)]
         case .reminderLetters(let l): return library(l) + [.fixed("reminders"), .fixed("letters.pdf")]
+        case .labels(let l, let format): return library(l) + [.fixed("print"), .fixed("labels.\(format)")]
+        case .memberCards(let l, let format): return library(l) + [.fixed("print"), .fixed("cards.\(format)")]
         }
     }
 
@@ -53,10 +58,13 @@ enum APILink: Sendable, Equatable {
         }
     }
 
-    var path: String {
+    var path: String { path(query: []) }
+
+    /// The link with more query pairs (a PDF's options); values are percent-encoded.
+    func path(query more: [(String, String)]) -> String {
         let allowed = CharacterSet.alphanumerics.union(CharacterSet(charactersIn: "-._~"))
         let base = Self.root + "/" + segments.joinedPath
-        let pairs = query.map { "\($0.0)=\($0.1.addingPercentEncoding(withAllowedCharacters: allowed) ?? "")" }
+        let pairs = (query + more).map { "\($0.0)=\($0.1.addingPercentEncoding(withAllowedCharacters: allowed) ?? "")" }
         return pairs.isEmpty ? base : base + "?" + pairs.joined(separator: "&")
     }
 
@@ -71,12 +79,13 @@ enum APILink: Sendable, Equatable {
             .memberBarcode(library: l, member: x), .memberBarcode(library: l, member: x, format: "png"), .titleCopies(library: l, title: x),
             .job(x), .cover(x), .membersExport(library: l), .members(library: l), .readingExport(library: l),
             .photo(library: l, photo: x, part: "image"), .photo(library: l, photo: x, part: "thumbnail"), .photo(library: l, photo: x, part: "original"),
-            .reminderLetters(library: l),
+            .reminderLetters(library: l), .labels(library: l, format: "pdf"), .labels(library: l, format: "png"),
+            .memberCards(library: l, format: "pdf"), .memberCards(library: l, format: "png"),
         ]
         return samples.map { link in
             switch link {
             case .export, .backup, .copyBarcode, .memberBarcode, .titleCopies, .job, .cover, .membersExport, .members, .readingExport, .photo,
-                 .reminderLetters:
+                 .reminderLetters, .labels, .memberCards:
                 (link, .GET)
             }
         }
