@@ -181,8 +181,9 @@ import VaporTesting
             #expect(all.location == member)
             let open = try await f.owner.get("\(f.lib)/loans").array
             #expect(open.isEmpty)
-            let labels = try await browser.get(book + "/labels")
-            #expect(labels.html.components(separatedBy: "class=\"print-card\"").count - 1 == 3)
+            // The title's "Print labels": its three copies on one sheet, previewed.
+            let labels = try await browser.get("/libraries/\(f.libraryID)/labels?title=\(titleID)")
+            #expect(labels.html.contains("Labels: 3 · sheets: 1") && labels.html.components(separatedBy: "/print/labels.png?").count - 1 == 1, "\(labels.html)")
 
             // A volunteer's tab bar has no Add; a viewer's has no Lend, Return, Members or Loans.
             let volunteer = try await f.staff("vol", role: "volunteer")
@@ -217,10 +218,10 @@ import VaporTesting
             #expect(page.html.contains("Line 32:") && page.html.contains("Line 33:") && page.html.contains("Line 34:"))
             let members = try await f.owner.get("\(f.lib)/members?q=3a&limit=100").array
             #expect(members.count == 29)
-            // A sheet of the class's cards to print: one card (with its barcode) each.
+            // The class's cards to print: 29 cards on three sheets, each previewed, and the PDF.
             let cards = try await browser.get("/libraries/\(f.libraryID)/members/cards?q=3a")
-            #expect(cards.html.components(separatedBy: "class=\"print-card\"").count - 1 == 29)
-            #expect(cards.html.components(separatedBy: "/barcode.svg").count - 1 == 29)
+            #expect(cards.html.contains("Cards: 29 · sheets: 3") && cards.html.components(separatedBy: "/print/cards.png?").count - 1 == 3)
+            #expect(cards.html.contains("/print/cards.pdf?paper=a4&amp;q=3a"))
 
             let export = try await f.owner.get("\(f.lib)/members/export")
             #expect(export.status == .ok)

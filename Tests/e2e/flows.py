@@ -533,13 +533,27 @@ def flow_class_list_import(page, library, servers):
     page.goto(library.url("/members?q=2b"))
     expect(page.locator("ul.members li")).to_have_count(30)
     shot(page, "15-class-list")
-    # The cards of the class as they print: no tab bar, no buttons.
+    # The cards of the class: three sheets previewed as the images of the PDF's pages, and the PDF.
     page.goto(library.url("/members/cards?q=2b"))
-    page.emulate_media(media="print")
-    assert not page.locator("nav.tabs").is_visible()
-    assert not page.get_by_role("button", name="Print").is_visible()
-    shot(page, "16-cards-print")
-    page.emulate_media(media="screen")
+    expect(page.locator("p.count")).to_have_text("Cards: 30 · sheets: 3")
+    sheets = page.locator("ol.sheets img")
+    expect(sheets).to_have_count(3)
+    sheets.first.scroll_into_view_if_needed()
+    page.wait_for_function("document.querySelector('ol.sheets img').naturalWidth > 700")
+    pdf = page.request.get(page.get_by_role("link", name="Download PDF").get_attribute("href"))
+    assert pdf.ok and pdf.body().startswith(b"%PDF-") and pdf.headers["x-item-count"] == "30", pdf.headers
+    shot(page, "16-cards-sheets")
+    # This week's labels on a partly used Avery L7160 sheet: start at label 5, preview, download.
+    page.goto(library.url("/labels"))
+    page.get_by_label("Start at label").fill("5")
+    page.get_by_role("button", name="Show the sheets").click()
+    expect(page.locator("p.count")).to_contain_text("Labels:")
+    page.wait_for_function("document.querySelector('ol.sheets img') && document.querySelector('ol.sheets img').naturalWidth > 700")
+    href = page.get_by_role("link", name="Download PDF").get_attribute("href")
+    assert "start=5" in href, href
+    labels = page.request.get(href)
+    assert labels.ok and labels.body().startswith(b"%PDF-"), labels.status
+    shot(page, "16b-labels")
 
 
 # A speech recogniser that hears what the test put in sessionStorage (headless Chromium has none).

@@ -87,7 +87,7 @@ enum L: String, CaseIterable, Sendable {
     case holdWaitingSince, placeHold, memberHolds, renewAllButton, returnedHeldFor, lendWaitingNote, lendCollectsHold, lendAnyway
     case errBackupAsImport, impISBNRepaired, impASINKept, impISBNDropped, warningsHeading, asinField
     case errMemberListTooLarge, actMembersImported, importMembers, importMembersHint, exportMembers, membersImported
-    case memberCards, copyLabels, print, cardsForClassHint, firstN, printCards, printLabels
+    case memberCards, copyLabels, cardsForClassHint, printCards, printLabels
     case errTooManyLabels, errNothingToPrint, errTooManyCards, labelSheet, layoutAvery5160, layoutAveryL7160, layoutA4x24, layoutSpine
     case startAtLabel, startAtHint, offsetAcross, offsetDown, offsetHint, copiesAddedSince, downloadPDF, showSheets, labelsAndSheets
     case cardsAndSheets, sheetPreview, paperSize, paperLetter, onlyCopiesOf, labelsPreviewNote, cardsPreviewNote

@@ -30,6 +30,20 @@ enum LabelSheets {
         var location: String?
         /// Outlines of the labels, for the preview only.
         var outlines = true
+
+        /// The options as a query, to link the PDF and the previews (what `options(_:timeZone:)` reads).
+        var query: [(String, String)] {
+            var pairs: [(String, String)] = [("layout", layout.rawValue)]
+            if startAt != 1 { pairs.append(("start", String(startAt))) }
+            if offsetX != 0 { pairs.append(("offsetX", String(offsetX))) }
+            if offsetY != 0 { pairs.append(("offsetY", String(offsetY))) }
+            if let title { pairs.append(("title", title.uuidString)) }
+            if let sinceDay { pairs.append(("since", sinceDay)) }
+            if let location { pairs.append(("location", location)) }
+            return pairs
+        }
+
+        static func == (a: Options, b: Options) -> Bool { a.query.elementsEqual(b.query) { $0 == $1 } }
     }
 
     struct Label: Sendable, Equatable {
@@ -68,14 +82,7 @@ enum LabelSheets {
         o.offsetY = try millimetres(req, "offsetY")
         o.title = try req.uuidQuery("title")
         if let raw = req.query[String.self, at: "since"]?.trimmingCharacters(in: .whitespaces), !raw.isEmpty {
-            var calendar = Calendar(identifier: .gregorian)
-            calendar.timeZone = timeZone
-            let parts = raw.split(separator: "-").compactMap { Int($0) }
-            guard raw.count == 10, parts.count == 3,
-                  let day = calendar.date(from: DateComponents(year: parts[0], month: parts[1], day: parts[2])),
-                  calendar.component(.day, from: day) == parts[2] else {
-                throw InputProblem.notADate(field: "since", value: String(raw.prefix(40)))
-            }
+            guard let day = day(raw, timeZone: timeZone) else { throw InputProblem.notADate(field: "since", value: String(raw.prefix(40))) }
             o.since = day
             o.sinceDay = raw
         }
@@ -84,6 +91,25 @@ enum LabelSheets {
             o.location = raw
         }
         return o
+    }
+
+    /// The start of a day written `2026-11-19`, in `timeZone`; nil for anything else.
+    static func day(_ text: String, timeZone: TimeZone) -> Date? {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = timeZone
+        let parts = text.split(separator: "-", omittingEmptySubsequences: false).map { Int($0) }
+        guard text.count == 10, parts.count == 3, let y = parts[0], let m = parts[1], let d = parts[2], (1...9999).contains(y),
+              let day = calendar.date(from: DateComponents(year: y, month: m, day: d)),
+              calendar.dateComponents([.year, .month, .day], from: day) == DateComponents(year: y, month: m, day: d) else { return nil }
+        return day
+    }
+
+    /// The day a week before `now`, written `2026-11-19`: "this week's new books", the form's first answer.
+    static func weekAgo(_ now: Date, timeZone: TimeZone) -> String {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = timeZone
+        let c = calendar.dateComponents([.year, .month, .day], from: calendar.date(byAdding: .day, value: -7, to: now) ?? now)
+        return String(format: "%04d-%02d-%02d", c.year ?? 2000, c.month ?? 1, c.day ?? 1)
     }
 
     private static func millimetres(_ req: Request, _ field: String) throws -> Double {
@@ -96,26 +122,40 @@ enum LabelSheets {
         return (value * 10).rounded() / 10
     }
 
-    /// The labels `options` select, A–Z by title then by copy number; lost and withdrawn copies are
-    /// left out. More than `maxLabels` is refused with the count, so the volunteer can narrow it.
-    static func labels(_ options: Options, library: UUID, on db: any Database) async throws -> [Label] {
+    /// Copies `options` select (`c`, joined with their title `t`): never wishlist items, nor lost or
+    /// withdrawn copies.
+    static func clause(_ options: Options, library: UUID) -> SQLQueryString {
         var clause: SQLQueryString = "c.library_id = \(bind: library) AND t.wishlist = \(bind: false)"
             + " AND c.status NOT IN (\(bind: CopyStatus.lost.rawValue), \(bind: CopyStatus.withdrawn.rawValue))"
         if let title = options.title { clause += " AND c.title_id = \(bind: title)" }
         if let since = options.since { clause += " AND c.created_at >= \(bind: since)" }
         if let location = options.location { clause += " AND c.location = \(bind: location)" }
+        return clause
+    }
+
+    /// How many labels `options` select.
+    static func count(_ options: Options, library: UUID, on db: any Database) async throws -> Int {
+        try await db.sql.raw("SELECT COUNT(*) AS n FROM copies c JOIN titles t ON t.id = c.title_id WHERE " + clause(options, library: library))
+            .first()?.decode(column: "n", as: Int.self) ?? 0
+    }
+
+    /// The labels `options` select, A–Z by title then by copy number. More than `maxLabels` is
+    /// refused with the count, so the volunteer can narrow it.
+    static func labels(_ options: Options, library: UUID, on db: any Database) async throws -> [Label] {
         let rows = try await db.sql.raw("SELECT c.barcode, c.location, t.title, t.authors, t.language FROM copies c JOIN titles t ON t.id = c.title_id WHERE "
-                                        + clause + " ORDER BY t.sort_key, t.id, c.copy_number LIMIT \(literal: maxLabels + 1)").all()
-        if rows.count > maxLabels {
-            let n = try await db.sql.raw("SELECT COUNT(*) AS n FROM copies c JOIN titles t ON t.id = c.title_id WHERE " + clause).first()?
-                .decode(column: "n", as: Int.self) ?? rows.count
-            throw Problem.tooMany(n)
-        }
+                                        + clause(options, library: library) + " ORDER BY t.sort_key, t.id, c.copy_number LIMIT \(literal: maxLabels + 1)").all()
+        if rows.count > maxLabels { throw Problem.tooMany(try await count(options, library: library, on: db)) }
         return try rows.map { row in
             Label(barcode: try row.decode(column: "barcode", as: String.self), title: try row.decode(column: "title", as: String.self),
                   authors: try row.decode(column: "authors", as: [String].self), location: try row.decode(column: "location", as: String?.self),
                   language: try row.decode(column: "language", as: String?.self) ?? "en")
         }
+    }
+
+    /// The shelves copies are on, for the form to offer (at most 300).
+    static func locations(library: UUID, on db: any Database) async throws -> [String] {
+        try await db.sql.raw("SELECT DISTINCT location FROM copies WHERE library_id = \(bind: library) AND location IS NOT NULL AND location <> ''"
+                             + " ORDER BY location LIMIT 300").all().map { try $0.decode(column: "location", as: String.self) }
     }
 
     static func pageSize(_ layout: LabelLayout) -> PDFDocument.PageSize {

@@ -15,7 +15,7 @@ enum CatalogPages {
         web.post(.titleDelete(library: .pattern, title: .pattern), use: delete)
         web.post(.titleCopies(library: .pattern, title: .pattern), use: addCopies)
         web.get(.add(library: .pattern), use: addForm)
-        web.get(.copyLabels(library: .pattern, title: .pattern), use: copyLabels)
+        web.get(.labels(library: .pattern), use: labels)
         web.get(.categories(library: .pattern), use: categories)
         web.post(.copyStatus(library: .pattern, copy: .pattern), use: copyStatus)
         web.post(.copyRemove(library: .pattern, copy: .pattern), use: removeCopy)
@@ -135,11 +135,13 @@ enum CatalogPages {
         }
     }
 
-    /// Labels for a title's copies, to print.
-    @Sendable static func copyLabels(req: Request) async throws -> HTML {
-        let ctx = try await req.library(.catalog)
-        return try await CopyLabelsPage.make(titleID: try req.uuid("titleID"), library: ctx, now: req.now, on: req.db)
-            .render(try await req.page(library: ctx))
+    /// Label sheets for copies: choose, preview, download (staff who lend print them).
+    @Sendable static func labels(req: Request) async throws -> Response {
+        let ctx = try await req.library(.circulate)
+        let page = try await LabelsPage.make(req, library: ctx)
+        let response = try await page.render(try await req.page(library: ctx)).encodeResponse(for: req)
+        if page.form.isRefused { response.status = .unprocessableEntity }
+        return response
     }
 
     @Sendable static func detail(req: Request) async throws -> HTML {

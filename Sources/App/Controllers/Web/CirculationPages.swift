@@ -34,9 +34,12 @@ enum CirculationPages {
     static let memberFields = MembersPage.fields
 
     /// A sheet of member cards to print, for a class or a search.
-    @Sendable static func memberCards(req: Request) async throws -> HTML {
+    @Sendable static func memberCards(req: Request) async throws -> Response {
         let ctx = try await req.library(.circulate)
-        return try await MemberCardsPage.make(q: req.query[String.self, at: "q"], library: ctx, on: req.db).render(try await req.page(library: ctx))
+        let page = try await MemberCardsPage.make(req, library: ctx)
+        let response = try await page.render(try await req.page(library: ctx)).encodeResponse(for: req)
+        if page.form.isRefused { response.status = .unprocessableEntity }
+        return response
     }
 
     /// A class list from the members page: the page again with what was added and each line not taken.

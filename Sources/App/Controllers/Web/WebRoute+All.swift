@@ -70,7 +70,7 @@ extension WebRoute {
         case more, dashboard, activity, background
         case settings, staff, staffRole, staffRemove, staffPassword, createLibrary, server
         case exchange, job, restore, erase
-        case memberCards, copyLabels
+        case memberCards, labels
     }
 
     var name: Name {
@@ -163,7 +163,7 @@ extension WebRoute {
         case .restore: .restore
         case .erase: .erase
         case .memberCards: .memberCards
-        case .copyLabels: .copyLabels
+        case .labels: .labels
         }
     }
 
@@ -260,7 +260,7 @@ extension WebRoute {
         case .restore: return e(.restore(library: l), .exchange, action)
         case .erase: return e(.erase(library: l), .exchange, action)
         case .memberCards: return e(.memberCards(library: l), .printing, page)
-        case .copyLabels: return e(.copyLabels(library: l, title: s.title), .printing, page)
+        case .labels: return e(.labels(library: l), .printing, page)
         }
     }
 

@@ -21,7 +21,8 @@ enum WebRoute: Sendable, Equatable {
     case categoryRename(library: UUID, category: UUID)
     case categoryMerge(library: UUID, category: UUID)
     case categoryDelete(library: UUID, category: UUID)
-    case copyLabels(library: UUID, title: UUID)
+    /// Label sheets for copies (issue 26): choose, preview, download the PDF.
+    case labels(library: UUID)
     case member(library: UUID, member: UUID)
     case editMember(library: UUID, member: UUID)
     case deleteMember(library: UUID, member: UUID)
@@ -127,7 +128,7 @@ enum WebRoute: Sendable, Equatable {
         case .categoryRename(let library, let category): Self.library(library) + [.fixed("categories"), .parameter(name: "categoryID", value: category.uuidString), .fixed("rename")]
         case .categoryMerge(let library, let category): Self.library(library) + [.fixed("categories"), .parameter(name: "categoryID", value: category.uuidString), .fixed("merge")]
         case .categoryDelete(let library, let category): Self.library(library) + [.fixed("categories"), .parameter(name: "categoryID", value: category.uuidString), .fixed("delete")]
-        case .copyLabels(let library, let title): Self.library(library) + [.fixed("titles"), .parameter(name: "titleID", value: title.uuidString), .fixed("labels")]
+        case .labels(let library): Self.library(library) + [.fixed("labels")]
         case .member(let library, let member): Self.library(library) + [.fixed("members"), .parameter(name: "memberID", value: member.uuidString)]
         case .editMember(let library, let member): Self.member(library: library, member: member).segments + [.fixed("edit")]
         case .deleteMember(let library, let member): Self.member(library: library, member: member).segments + [.fixed("delete")]

@@ -1,34 +1,42 @@
 import Fluent
 import Foundation
 import ShelfmarkCore
+import Vapor
 
-/// A sheet of member cards to print (B1): one class (or a search), each card with the name, class
-/// and the card's barcode.
+/// Member cards to print (B1, F4): one class (or a search, or everyone), on A4 or US Letter, from the
+/// first free card of a sheet already used; how many cards on how many sheets, each sheet previewed as
+/// the image of the PDF page it will print, and the PDF to download.
 struct MemberCardsPage: Sendable {
-    /// At most this many cards on one sheet (a whole school prints class by class).
-    static let maxCards = 500
+    static let fields: Set<String> = ["q", "paper", "start"]
 
     var libraryID: UUID
-    var libraryName: String
-    var q: String?
-    var members: [MemberDTO]
-    var total: Int
+    var form: FormState
+    var options: MemberCardSheets.Options?
+    var count = 0
+    var pages = 0
 
-    static func make(q: String?, library: LibraryContext, on db: any Database) async throws -> MemberCardsPage {
-        let q = q?.cleanedInput
-        return MemberCardsPage(libraryID: library.libraryID, libraryName: library.name, q: q,
-                               members: try await Members.list(query: q, sort: .grade, libraryID: library.libraryID, limit: maxCards, offset: 0, on: db),
-                               total: try await Members.count(query: q, libraryID: library.libraryID, on: db))
+    static func make(_ req: Request, library: LibraryContext) async throws -> MemberCardsPage {
+        var values: [String: String] = [:]
+        for name in fields { if let raw = req.query[String.self, at: name] { values[name] = String(raw.cleanedInput.prefix(200)) } }
+        var page = MemberCardsPage(libraryID: library.libraryID, form: FormState(values: values))
+        do {
+            let options = try MemberCardSheets.options(req)
+            page.count = try await Members.count(query: options.q, libraryID: library.libraryID, on: req.db)
+            if page.count > MemberCardSheets.maxCards { throw MemberCardSheets.Problem.tooMany(page.count) }
+            page.pages = CardLayout.sheet(options.paper).pages(count: page.count, startAt: options.startAt)
+            page.options = options
+        } catch let error where error.isFormRefusal {
+            page.form = FormState(values: values, refusedWith: error, t: req.t, fields: fields)
+            page.count = 0
+        }
+        return page
     }
-}
 
-/// Labels for a title's copies, to print and stick in the books (A9): title, author, call number
-/// and the copy's barcode.
-struct CopyLabelsPage: Sendable {
-    var libraryID: UUID
-    var detail: TitleDetail
-
-    static func make(titleID: UUID, library: LibraryContext, now: Date, on db: any Database) async throws -> CopyLabelsPage {
-        CopyLabelsPage(libraryID: library.libraryID, detail: try await TitleQuery.detail(titleID, libraryID: library.libraryID, now: now, on: db))
+    /// The options as the PDF's query.
+    static func query(_ o: MemberCardSheets.Options) -> [(String, String)] {
+        var pairs: [(String, String)] = [("paper", o.paper.rawValue)]
+        if o.startAt != 1 { pairs.append(("start", String(o.startAt))) }
+        if let q = o.q { pairs.append(("q", q)) }
+        return pairs
     }
 }

@@ -1,48 +1,41 @@
 import Foundation
 import Plot
+import ShelfmarkCore
 
 extension MemberCardsPage {
     func render(_ page: PageContext) -> HTML {
         let t = page.t
-        let (lib, q, members, total) = (libraryID, q, members, total)
+        let (lib, form, options, count, pages) = (libraryID, form, options, count, pages)
+        let paper = form["paper"] ?? "a4"
         return Layout.page(page, title: t(.memberCards)) {
             H.el(.h1, [:]) { EscapedText(t(.memberCards)) }
-            H.el(.form, [.method: "get", .action: WebRoute.memberCards(library: lib).path, .role: "search", .class: "search"]) {
-                H.el(.label, [.for: "f-cq", .class: "visually-hidden"]) { EscapedText(t(.searchMembers)) }
-                H.void(.input, [.type: "search", .id: "f-cq", .name: "q", .value: q, .placeholder: t(.cardsForClassHint)])
-                H.button(t(.search), kind: "quiet")
-            }
-            H.el(.p, [.class: "count"]) { EscapedText(t(.membersCount, total) + (total > members.count ? " · " + t.format(.firstN, t.number(members.count)) : "")) }
-            H.el(.button, [.type: "button", .class: "button primary", .dataPrint: "", .hidden: ""]) { EscapedText(t(.print)) }
-            H.el(.ul, [.class: "print-sheet"]) {
-                for m in members {
-                    H.el(.li, [.class: "print-card"]) {
-                        H.el(.span, [.class: "name"]) { EscapedText(m.name) }
-                        H.el(.span, [:]) { EscapedText([libraryName, m.grade].compactMap { $0 }.joined(separator: " · ")) }
-                        H.void(.img, [.src: APILink.memberBarcode(library: lib, member: m.id).path, .alt: t(.cardID) + " " + m.cardId, .loading: "lazy"])
+            if let general = form.general { H.el(.p, [.class: "flash error", .role: "alert"]) { EscapedText(general) } }
+            H.el(.form, [.method: "get", .action: WebRoute.memberCards(library: lib).path, .class: "print-options"]) {
+                H.field(t(.searchMembers), name: "q", type: "search", value: form["q"], hint: t(.cardsForClassHint), error: form.errors["q"])
+                H.el(.div, [.class: "pair"]) {
+                    H.el(.div, [.class: form.errors["paper"] == nil ? "field" : "field invalid"]) {
+                        H.el(.label, [.for: "f-paper"]) { EscapedText(t(.paperSize)) }
+                        H.el(.select, [.id: "f-paper", .name: "paper"]) {
+                            H.el(.option, [.value: "a4", .selected: paper == "a4" ? "" : nil]) { EscapedText("A4") }
+                            H.el(.option, [.value: "letter", .selected: paper == "letter" ? "" : nil]) { EscapedText(t(.paperLetter)) }
+                        }
                     }
+                    H.field(t(.startAtLabel), name: "start", type: "number", value: form["start"] ?? "1", error: form.errors["start"],
+                            extra: [.min: "1", .max: "10", .inputmode: "numeric"])
                 }
+                H.button(t(.showSheets), kind: "quiet")
             }
-        }
-    }
-}
-
-extension CopyLabelsPage {
-    func render(_ page: PageContext) -> HTML {
-        let t = page.t
-        let (lib, d) = (libraryID, detail)
-        return Layout.page(page, title: t(.copyLabels) + " · " + d.title) {
-            H.el(.h1, [:]) { EscapedText(t(.copyLabels)) }
-            H.el(.p, [:]) { H.link(d.title, WebRoute.title(library: lib, title: d.id).path) }
-            H.el(.button, [.type: "button", .class: "button primary", .dataPrint: "", .hidden: ""]) { EscapedText(t(.print)) }
-            H.el(.ul, [.class: "print-sheet"]) {
-                for copy in d.copies {
-                    H.el(.li, [.class: "print-card"]) {
-                        H.el(.span, [.class: "name"]) { EscapedText(d.title) }
-                        if !d.authors.isEmpty { H.el(.span, [:]) { EscapedText(d.authors.joined(separator: ", ")) } }
-                        if let location = copy.location { H.el(.span, [:]) { EscapedText(location) } }
-                        H.void(.img, [.src: APILink.copyBarcode(library: lib, copy: copy.id).path, .alt: t(.barcode) + " " + copy.barcode, .loading: "lazy"])
+            if let options, !form.isRefused {
+                if count == 0 {
+                    H.el(.p, [.class: "empty"]) { EscapedText(t(.errNothingToPrint)) }
+                } else {
+                    H.el(.p, [.class: "count"]) { EscapedText(t.format(.cardsAndSheets, t.number(count), t.number(pages))) }
+                    H.el(.p, [:]) {
+                        H.link(t(.downloadPDF), APILink.memberCards(library: lib, format: "pdf").path(query: Self.query(options)), cls: "button primary")
                     }
+                    H.el(.p, [.class: "hint"]) { EscapedText(t(.cardsPreviewNote)) }
+                    SheetPreviews(link: APILink.memberCards(library: lib, format: "png"), query: Self.query(options), pages: pages,
+                                  paper: options.paper, t: t).body
                 }
             }
         }
