@@ -7,7 +7,7 @@ First-run setup makes the library and its owner; every other flow is independent
 browser context of its own, makes the books and members it needs through the API, and runs even
 when another flow failed (each failure is reported with a screenshot, and the run fails at the end).
 `E2E_ONLY=lend,search` runs some of them."""
-import json, os, re, shutil, subprocess, sys, tempfile, time, traceback, urllib.request
+import json, os, re, shutil, subprocess, sys, tempfile, time, traceback, urllib.parse, urllib.request
 from playwright.sync_api import sync_playwright, expect
 
 PORT = int(os.environ.get("E2E_PORT", "18480"))
@@ -540,7 +540,7 @@ def flow_class_list_import(page, library, servers):
     expect(sheets).to_have_count(3)
     sheets.first.scroll_into_view_if_needed()
     page.wait_for_function("document.querySelector('ol.sheets img').naturalWidth > 700")
-    pdf = page.request.get(page.get_by_role("link", name="Download PDF").get_attribute("href"))
+    pdf = page.request.get(urllib.parse.urljoin(page.url, page.get_by_role("link", name="Download PDF").get_attribute("href")))
     assert pdf.ok and pdf.body().startswith(b"%PDF-") and pdf.headers["x-item-count"] == "30", pdf.headers
     shot(page, "16-cards-sheets")
     # This week's labels on a partly used Avery L7160 sheet: start at label 5, preview, download.
@@ -551,7 +551,7 @@ def flow_class_list_import(page, library, servers):
     page.wait_for_function("document.querySelector('ol.sheets img') && document.querySelector('ol.sheets img').naturalWidth > 700")
     href = page.get_by_role("link", name="Download PDF").get_attribute("href")
     assert "start=5" in href, href
-    labels = page.request.get(href)
+    labels = page.request.get(urllib.parse.urljoin(page.url, href))
     assert labels.ok and labels.body().startswith(b"%PDF-"), labels.status
     shot(page, "16b-labels")
 
