@@ -105,6 +105,7 @@ enum Migrations {
         app.migrations.add(CreateCalendarFeeds())
         app.migrations.add(CreateFines())
         app.migrations.add(CreateReminders())
+        app.migrations.add(AddReadingLevels())
     }
 }
 

@@ -112,6 +112,7 @@ extension Strings {
         case "providers_late": return format(.impProvidersLate, v["isbn"] ?? "")
         case "not_found": return format(.impNotFoundAtProviders, v["isbn"] ?? "")
         case "already_in_library": return format(.impAlreadyInLibrary, v["isbn"] ?? "")
+        case "isbn_not_in_catalog": return format(.impISBNNotInCatalog, v["isbn"] ?? "")
         case "unreadable":
             let why: String? = switch v["why"] {
             case "leader": self(.impMARCLeader)

@@ -40,14 +40,20 @@ struct TitleRow: Codable, Sendable, Equatable {
     static let insertColumns = ["id", "library_id", "isbn13", "title", "subtitle", "authors", "publisher", "published_date", "page_count",
                                 "language", "description", "cover_url", "notes", "favorite", "rating", "wishlist", "series", "series_number",
                                 "reading_level", "requested_by", "priority", "asin", "sort_key", "section", "search_text", "author_key", "created_at",
-                                "updated_at"]
+                                "updated_at", "level_scheme", "level_value", "level_points"]
 
     /// This row's values for a bulk insert into `library`.
     func values(library: UUID) -> [BulkInsert.Value] {
         [.uuid(id), .uuid(library), .text(isbn13), .text(title), .text(subtitle), .strings(authors), .text(publisher), .text(published_date),
          .integer(page_count), .text(language), .text(description), .text(cover_url), .text(notes), .bool(favorite), .real(rating),
          .bool(wishlist), .text(series), .text(series_number), .text(reading_level), .text(requested_by), .integer(priority), .text(asin), .text(sort_key), .text(section), .text(search_text), .text(author_key ?? Title.authorKey(authors)),
-         .date(created_at), .date(updated_at)]
+         .date(created_at), .date(updated_at)] + Self.levelValues(reading_level)
+    }
+
+    /// The level columns of a reading level's text (`Title.refreshDerived` does the same for a model).
+    static func levelValues(_ text: String?) -> [BulkInsert.Value] {
+        let level = text.flatMap(ReadingLevel.parse)
+        return [.text(level?.scheme.rawValue), .real(level?.value), .real(level?.points)]
     }
 
     /// A title as the import writes it: checked like any other write, the derived columns computed here.

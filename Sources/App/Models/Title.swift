@@ -25,6 +25,10 @@ final class Title: Model, @unchecked Sendable {
     @OptionalField(key: "series") var series: String?
     @OptionalField(key: "series_number") var seriesNumber: String?
     @OptionalField(key: "reading_level") var readingLevel: String?
+    /// The reading level read into its scheme, number and AR points (`ReadingLevel`), kept by `refreshDerived`.
+    @OptionalField(key: "level_scheme") var levelScheme: String?
+    @OptionalField(key: "level_value") var levelValue: Double?
+    @OptionalField(key: "level_points") var levelPoints: Double?
     @OptionalField(key: "requested_by") var requestedBy: String?
     @OptionalField(key: "priority") var priority: Int?
     @OptionalField(key: "asin") var asin: String?
@@ -45,6 +49,8 @@ final class Title: Model, @unchecked Sendable {
     func refreshDerived() {
         (sortKey, section, searchText) = Self.derived(title: title, subtitle: subtitle, authors: authors, series: series, isbn13: isbn13)
         authorKey = Self.authorKey(authors)
+        let level = readingLevel.flatMap(ReadingLevel.parse)
+        (levelScheme, levelValue, levelPoints) = (level?.scheme.rawValue, level?.value, level?.points)
     }
 
     /// Authors as the "by author" order compares them: folded ("Éamonn" with "eamonn"), as written,

@@ -11,7 +11,7 @@ extension TitleQuery {
     /// kept counts can (nothing filtered but favourites); nil otherwise.
     static func keptFilter(_ f: Filters) -> SQLQueryString? {
         guard !(f.onLoan || f.overdue || f.categoryID != nil || f.minRating != nil || f.location != nil || f.series != nil
-                || f.readingLevel != nil) else { return nil }
+                || f.readingLevel != nil || f.levelScheme != nil) else { return nil }
         return f.favorites ? " AND favorite = \(bind: true)" : ""
     }
 

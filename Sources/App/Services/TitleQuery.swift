@@ -18,6 +18,10 @@ enum TitleQuery {
         var location: String?
         var series: String?
         var readingLevel: String?
+        /// A reading level range ("AR 3.0–4.5", A12): the scheme and, optionally, the lowest and highest number.
+        var levelScheme: ReadingLevel.Scheme?
+        var levelMin: Double?
+        var levelMax: Double?
         var section: String?
         var sort = TitleSort.title
         var limit = 50
@@ -28,7 +32,7 @@ enum TitleQuery {
 
         var hasNonSearchFilters: Bool {
             favorites || onLoan || overdue || categoryID != nil || minRating != nil || location != nil || series != nil
-                || readingLevel != nil || section != nil
+                || readingLevel != nil || levelScheme != nil || section != nil
         }
     }
 
@@ -174,6 +178,11 @@ enum TitleQuery {
         }
         if let series = f.series { clause += " AND t.series = \(bind: series)" }
         if let level = f.readingLevel { clause += " AND t.reading_level = \(bind: level)" }
+        if let scheme = f.levelScheme {
+            clause += " AND t.level_scheme = \(bind: scheme.rawValue)"
+            if let min = f.levelMin { clause += " AND t.level_value >= \(bind: min)" }
+            if let max = f.levelMax { clause += " AND t.level_value <= \(bind: max)" }
+        }
         if withSection, let section = f.section { clause += " AND t.section = \(bind: section)" }
         return clause
     }

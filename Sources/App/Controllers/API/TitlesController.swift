@@ -15,7 +15,12 @@ enum TitlesController {
         .init(name: "minRating", kind: .number, description: "Only titles rated at least this (0–5).", schema: ["minimum": 0, "maximum": 5]),
         .init(name: "location", description: "Only titles with a copy at this shelf location."),
         .init(name: "series", description: "Only titles of this series."),
-        .init(name: "readingLevel", description: "Only titles of this reading level."),
+        .init(name: "readingLevel", description: "Only titles of this reading level, as written."),
+        .init(name: "levelScheme", description: "Only titles with a reading level of this scheme (default `ar` when a range is given): Accelerated Reader, Lexile, guided reading, Antolin, or other (free text).",
+              schema: ["enum": .array(ReadingLevel.Scheme.allCases.map { .string($0.rawValue) })]),
+        .init(name: "levelMin", kind: .number, description: "Reading level at least this: an AR book level (3.0), a Lexile measure (BR150L is −150), a guided reading letter as 1–26, an Antolin school year.",
+              schema: ["minimum": -2000, "maximum": 2500]),
+        .init(name: "levelMax", kind: .number, description: "Reading level at most this (as levelMin).", schema: ["minimum": -2000, "maximum": 2500]),
         .init(name: "section", description: "Only the A–Z section with this letter (A–Z or #)."),
         .init(name: "sections", kind: .boolean, description: "Include the A–Z index: each section's letter and count."),
         .init(name: "sort", description: "The order: title (A–Z, the default), author, newest or borrowed (most lent first).",
@@ -27,6 +32,10 @@ enum TitlesController {
         let lib = api.grouped("libraries", ":libraryID")
         lib.on(.GET, "titles", doc: .init(summary: "Catalog titles A–Z, searched and filtered (A5)", tag: "Catalog",
                                           query: listQuery, response: TitleList.self), use: list)
+        lib.on(.POST, "levels", "import", doc: .init(
+            summary: "Set reading levels in bulk (A12) from a CSV of ISBN and level (a header naming `ISBN` and `Level`, or ISBN first and level second; at most 2 MB): every title with that ISBN gets the level, in one transaction; each line not taken (not an ISBN, no level, not in the catalog) is named in the report (librarians)",
+            tag: "Catalog", upload: ["text/csv", "application/octet-stream"], response: LevelImportReport.self),
+            body: .collect(maxSize: ByteCount(value: ReadingLevels.maxBytes)), use: importLevels)
         lib.on(.POST, "titles", doc: .init(summary: "Add a title with N copies (A1, A3); a known ISBN answers 409 duplicate_isbn with the existing title (A2)",
                                            tag: "Catalog", request: TitleCreate.self, response: TitleDetail.self, status: .created), use: create)
         lib.on(.GET, "titles", ":titleID", doc: .init(summary: "A title with copies, loans and availability (A4)", tag: "Catalog",
@@ -65,6 +74,11 @@ enum TitlesController {
                use: deleteWishlist)
     }
 
+    @Sendable static func importLevels(req: Request) async throws -> LevelImportReport {
+        let ctx = try await req.library(.catalog)
+        return try await ReadingLevels.importLevels(try req.uploadedBytes(), in: req.scope(ctx))
+    }
+
     static func filters(_ req: Request, wishlist: Bool) throws -> TitleQuery.Filters {
         var f = TitleQuery.Filters()
         f.query = req.query[String.self, at: "q"]
@@ -88,6 +102,21 @@ enum TitlesController {
         f.series = req.query[String.self, at: "series"].flatMap { $0.isEmpty ? nil : $0 }
         f.readingLevel = req.query[String.self, at: "readingLevel"].flatMap { $0.isEmpty ? nil : $0 }
         f.section = req.query[String.self, at: "section"].flatMap { $0.isEmpty ? nil : $0.uppercased() }
+        if let raw = req.query[String.self, at: "levelScheme"], !raw.isEmpty {
+            guard let scheme = ReadingLevel.Scheme(rawValue: raw) else {
+                throw RequestError.oneOf(field: "levelScheme", allowed: ReadingLevel.Scheme.allCases.map(\.rawValue), got: raw)
+            }
+            f.levelScheme = scheme
+        }
+        func level(_ name: String) throws -> Double? {
+            guard let raw = req.query[String.self, at: name], !raw.isEmpty else { return nil }
+            guard raw.count <= 12, let n = Double(raw.replacingOccurrences(of: ",", with: ".")), n.isFinite, (-2000...2500).contains(n) else {
+                throw InputProblem.notANumber(field: name)
+            }
+            return n
+        }
+        (f.levelMin, f.levelMax) = (try level("levelMin"), try level("levelMax"))
+        if f.levelScheme == nil, f.levelMin != nil || f.levelMax != nil { f.levelScheme = .ar }
         f.includeSections = try req.flag("sections")
         if let raw = req.query[String.self, at: "sort"], !raw.isEmpty {
             guard let sort = TitleSort(rawValue: raw) else {

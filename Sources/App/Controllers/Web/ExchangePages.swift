@@ -14,6 +14,8 @@ enum ExchangePages {
         web.get(.job(library: .pattern, job: .pattern), use: job)
         web.on(.POST, WebRoute.restore(library: .pattern).pattern, body: .collect(maxSize: ByteCount(value: upload)), use: restore).maxBody(upload)
         web.post(.erase(library: .pattern), use: erase)
+        web.on(.POST, WebRoute.levelsImport(library: .pattern).pattern, body: .collect(maxSize: ByteCount(value: ReadingLevels.maxBytes + (64 << 10))),
+               use: importLevels).maxBody(ReadingLevels.maxBytes + (64 << 10))
     }
 
     @Sendable static func page(req: Request) async throws -> HTML {
@@ -30,6 +32,20 @@ enum ExchangePages {
             var flash = req.t.format(.restored, library.name)
             if let leftOut, !leftOut.isEmpty { flash += " " + JobPage.leftOutText(leftOut, t: req.t) }
             return req.seeOther(WebRoute.catalog(library: library.id).path, flash: flash)
+        }
+        return try await model.render(try await req.page(library: ctx)).encodeResponse(for: req)
+    }
+
+    /// Reading levels from a spreadsheet: the page again with what was set and each line not taken.
+    @Sendable static func importLevels(req: Request) async throws -> Response {
+        let ctx = try await req.library(.catalog)
+        var model = try await ExchangePage.make(library: ctx, on: req.db)
+        do {
+            model.levelsReport = try await ReadingLevels.importLevels(req.formFile("file"), in: req.scope(ctx))
+        } catch let error where error.isFormRefusal {
+            let response = try await render(req, ctx: ctx, error: req.t.message(error)).encodeResponse(for: req)
+            response.status = .unprocessableEntity
+            return response
         }
         return try await model.render(try await req.page(library: ctx)).encodeResponse(for: req)
     }

@@ -70,7 +70,7 @@ extension WebRoute {
         case more, dashboard, activity, background
         case settings, staff, staffRole, staffRemove, staffPassword, createLibrary, server
         case exchange, job, restore, erase
-        case memberCards, labels
+        case memberCards, labels, levelsImport
     }
 
     var name: Name {
@@ -164,6 +164,7 @@ extension WebRoute {
         case .erase: .erase
         case .memberCards: .memberCards
         case .labels: .labels
+        case .levelsImport: .levelsImport
         }
     }
 
@@ -261,6 +262,7 @@ extension WebRoute {
         case .erase: return e(.erase(library: l), .exchange, action)
         case .memberCards: return e(.memberCards(library: l), .printing, page)
         case .labels: return e(.labels(library: l), .printing, page)
+        case .levelsImport: return e(.levelsImport(library: l), .exchange, action)
         }
     }
 

@@ -9,6 +9,8 @@ struct ExchangePage: Sendable {
     var libraryName: String
     var mayAdminister: Bool
     var enrichment: Enrichment.Progress
+    /// What the reading-level list just sent did.
+    var levelsReport: LevelImportReport?
 
     static func make(library: LibraryContext, on db: any Database) async throws -> ExchangePage {
         ExchangePage(libraryID: library.libraryID, libraryName: library.name, mayAdminister: library.role.may(.administer),

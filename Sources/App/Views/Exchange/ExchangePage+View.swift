@@ -39,6 +39,27 @@ extension ExchangePage {
             } else if progress.done > 0 {
                 H.el(.p, [.class: "muted", .id: "enrichment-progress"]) { EscapedText(t.format(.enrichmentDone, t.number(progress.done))) }
             }
+            H.el(.h2, [:]) { EscapedText(t(.levelsImportTitle)) }
+            if let report = levelsReport {
+                H.el(.section, [.class: "card", .role: "status"]) {
+                    H.el(.p, [:]) { EscapedText(t.format(.levelsImported, t.number(report.titlesUpdated), t.number(report.rowsRead))) }
+                    if !report.failed.isEmpty || !report.skipped.isEmpty {
+                        H.el(.ul, [.class: "loans"]) {
+                            for note in report.failed.prefix(500) {
+                                H.el(.li, [.class: "overdue"]) { EscapedText(t.format(.lineLabel, t.number(note.line)) + ": " + t.message(note)) }
+                            }
+                            for note in report.skipped.prefix(500) {
+                                H.el(.li, [:]) { EscapedText(t.format(.lineLabel, t.number(note.line)) + ": " + t.message(note)) }
+                            }
+                        }
+                    }
+                }
+            }
+            H.form(WebRoute.levelsImport(library: lib).path, csrf: page.csrf, attrs: [.enctype: "multipart/form-data", .class: "card"]) {
+                H.field(t(.importFile), name: "file", type: "file", hint: t(.levelsImportHint), required: true, id: "f-levels-file",
+                        extra: [.accept: ".csv,.tsv,.txt,text/csv,text/plain"])
+                H.button(t(.setLevels))
+            }
             H.el(.h2, [:]) { EscapedText(t(.exportHeading)) }
             H.el(.ul, [.class: "menu"]) {
                 H.el(.li, [:]) { H.link(t(.exportCatalog), APILink.export(library: lib, format: "csv").path) }
