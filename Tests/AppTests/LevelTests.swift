@@ -39,6 +39,17 @@ import VaporTesting
             let holes = try await titlesID(f, "Holes")
             #expect(try await f.owner.patch("\(f.lib)/titles/\(holes)", ["readingLevel": "AR 4.2"]).status == .ok)
             #expect(try await titles("levelMin=3&levelMax=4.5&location=Room%2012") == ["Holes", "Momo", "The Twits"])
+            // On the catalog page: the shelf and level form, open while they are chosen, the list narrowed to them.
+            var browser = Browser(app: app)
+            browser.language = "de"
+            _ = try await browser.get("/login")
+            #expect(try await browser.post("/login", ["username": "owner", "password": "correct horse"]).status == .seeOther)
+            let page = try await browser.get("/libraries/\(f.libraryID)/catalog?shelf=Room+12&level=ar&levelMin=3&levelMax=4%2C5")
+            #expect(page.status == .ok && page.html.contains("<details class=\"narrow card\" open>") && page.html.contains("Regal und Leseniveau"))
+            #expect(page.html.contains(">Holes<") && page.html.contains(">Momo<") && page.html.contains(">The Twits<"), "\(page.html)")
+            #expect(!page.html.contains(">Stig<") && !page.html.contains(">Matilda<") && !page.html.contains(">Wonder<"))
+            // The chips keep the narrowing.
+            #expect(page.html.contains("show=favorites&amp;shelf=Room%2012&amp;level=ar&amp;levelMin=3&amp;levelMax=4.5"), "\(page.html)")
         }
     }
 

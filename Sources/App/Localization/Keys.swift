@@ -91,6 +91,8 @@ enum L: String, CaseIterable, Sendable {
     case errTooManyLabels, errNothingToPrint, errTooManyCards, labelSheet, layoutAvery5160, layoutAveryL7160, layoutA4x24, layoutSpine
     case startAtLabel, startAtHint, offsetAcross, offsetDown, offsetHint, copiesAddedSince, downloadPDF, showSheets, labelsAndSheets
     case impISBNNotInCatalog, levelsImportTitle, levelsImportHint, levelsImported, setLevels
+    case narrowTitle, levelSchemeField, schemeAR, schemeLexile, schemeGuided, schemeAntolin, schemeOther, levelFrom, levelTo, narrowApply
+    case narrowClear, anyLevel
     case cardsAndSheets, sheetPreview, paperSize, paperLetter, onlyCopiesOf, labelsPreviewNote, cardsPreviewNote
     case errMergeIntoItself, actMerged, manageCategories, renameTo, mergeInto, rename, merge, deleteCategory, deleteCategoryHint, categoryRenamed, categoryMerged, categoryDeleted, noCategories, newCategory, categoryAdded
     case errCannotResetPassword, actPasswordReset, changeRole, removeStaff, resetPassword, newPassword, roleChanged, staffRemoved, passwordWasReset

@@ -32,18 +32,19 @@ enum CatalogPages {
         let ctx = try await req.library(.read)
         let q = req.query[String.self, at: "q"], chip = req.query[String.self, at: "show"] ?? "all"
         let grid = req.query[String.self, at: "view"] == "grid"
+        let narrow = CatalogPage.Narrowing { req.query[String.self, at: $0] }
         // A letter of the A–Z index: to the page where that letter starts, at its heading.
         if let letter = req.query[String.self, at: "letter"].map({ String($0.prefix(2)) }), !letter.isEmpty {
-            let start = try await CatalogPage.page(ofSection: letter, q: q, chip: chip, library: ctx, now: req.now, on: req.db)
+            let start = try await CatalogPage.page(ofSection: letter, q: q, chip: chip, narrow: narrow, library: ctx, now: req.now, on: req.db)
             let link = CatalogPage.link(ctx.libraryID, q: q?.cleanedInput, chip: chip, grid: grid, sort: .title, page: start?.number ?? 1,
-                                        seek: start?.start.map { .from($0) })
+                                        seek: start?.start.map { .from($0) }, narrow: narrow)
             return req.redirect(to: link + "#sec-" + (letter == "#" ? "num" : letter))
         }
         let sort = req.query[String.self, at: "sort"].flatMap(TitleSort.init(rawValue:)) ?? .title
         let page = try await CatalogPage.make(q: q, chip: chip, grid: grid, sort: sort, paging: Paging(req.query[Int.self, at: "page"]),
                                               seek: CatalogPage.seek(after: req.query["after"], before: req.query["before"], from: req.query["from"],
                                                                      end: req.query["end"]),
-                                              library: ctx, now: req.now, on: req.db)
+                                              narrow: narrow, library: ctx, now: req.now, on: req.db)
         return try await page.render(try await req.page(library: ctx)).encodeResponse(for: req)
     }
 

@@ -16,9 +16,50 @@ struct CatalogPage: Sendable {
     var seek: TitleQuery.Seek?
     var result: TitleList
     var categories: [CategoryDTO]
+    /// A shelf and a reading level range ("AR 3.0–4.5 on Room 12's shelves", A12), with any chip.
+    var narrow = Narrowing()
+    /// The shelves copies are on, for the narrowing form.
+    var locations: [String] = []
 
-    static func filters(q: String?, chip: String, sort: TitleSort) -> TitleQuery.Filters {
+    /// A shelf and a reading level range, from the page's query (`shelf`, `level`, `levelMin`,
+    /// `levelMax`); what cannot be read is left out.
+    struct Narrowing: Sendable, Equatable {
+        var shelf: String?
+        var scheme: ReadingLevel.Scheme?
+        var levelMin: Double?
+        var levelMax: Double?
+
+        init(shelf: String? = nil, scheme: ReadingLevel.Scheme? = nil, levelMin: Double? = nil, levelMax: Double? = nil) {
+            (self.shelf, self.scheme, self.levelMin, self.levelMax) = (shelf, scheme, levelMin, levelMax)
+        }
+
+        init(query: (String) -> String?) {
+            shelf = query("shelf")?.cleanedInput.trimmingCharacters(in: .whitespaces).prefix(100).description
+            if shelf?.isEmpty == true { shelf = nil }
+            scheme = query("level").flatMap(ReadingLevel.Scheme.init(rawValue:))
+            func number(_ name: String) -> Double? {
+                query(name).flatMap { Double($0.replacingOccurrences(of: ",", with: ".")) }.flatMap { $0.isFinite && abs($0) <= 2500 ? $0 : nil }
+            }
+            (levelMin, levelMax) = (number("levelMin"), number("levelMax"))
+            if scheme == nil, levelMin != nil || levelMax != nil { scheme = .ar }
+        }
+
+        var isEmpty: Bool { shelf == nil && scheme == nil }
+
+        var query: [(String, String?)] {
+            func text(_ n: Double?) -> String? { n.map { $0 == $0.rounded() ? String(Int($0)) : String($0) } }
+            return [("shelf", shelf), ("level", scheme?.rawValue), ("levelMin", text(levelMin)), ("levelMax", text(levelMax))]
+        }
+
+        func apply(to f: inout TitleQuery.Filters) {
+            f.location = shelf
+            (f.levelScheme, f.levelMin, f.levelMax) = (scheme, levelMin, levelMax)
+        }
+    }
+
+    static func filters(q: String?, chip: String, sort: TitleSort, narrow: Narrowing = Narrowing()) -> TitleQuery.Filters {
         var filters = TitleQuery.Filters()
+        narrow.apply(to: &filters)
         filters.query = q?.cleanedInput
         filters.favorites = chip == "favorites"
         filters.onLoan = chip == "onloan"
@@ -28,24 +69,25 @@ struct CatalogPage: Sendable {
         return filters
     }
 
-    static func make(q: String?, chip: String, grid: Bool, sort: TitleSort, paging: Paging, seek: TitleQuery.Seek?, library: LibraryContext,
-                     now: Date, on db: any Database) async throws -> CatalogPage {
-        var filters = filters(q: q, chip: chip, sort: sort)
+    static func make(q: String?, chip: String, grid: Bool, sort: TitleSort, paging: Paging, seek: TitleQuery.Seek?, narrow: Narrowing = Narrowing(),
+                     library: LibraryContext, now: Date, on db: any Database) async throws -> CatalogPage {
+        var filters = filters(q: q, chip: chip, sort: sort, narrow: narrow)
         filters.includeSections = true
         filters.limit = paging.size
         filters.offset = paging.offset
         filters.seek = paging.number > 1 ? seek : nil
         return CatalogPage(libraryID: library.libraryID, q: filters.query, chip: chip, grid: grid, sort: sort, paging: paging, seek: filters.seek,
                            result: try await TitleQuery.list(filters, libraryID: library.libraryID, now: now, on: db),
-                           categories: try await Catalog.categories(libraryID: library.libraryID, on: db).filter { $0.titleCount > 0 })
+                           categories: try await Catalog.categories(libraryID: library.libraryID, on: db).filter { $0.titleCount > 0 },
+                           narrow: narrow, locations: try await LabelSheets.locations(library: library.libraryID, on: db))
     }
 
     /// The page where section `letter` starts (A–Z order under these filters) and, without a search,
     /// the title that page starts at (so it is found by seeking, not by skipping); nil when the letter
     /// has no titles.
-    static func page(ofSection letter: String, q: String?, chip: String, library: LibraryContext, now: Date,
+    static func page(ofSection letter: String, q: String?, chip: String, narrow: Narrowing = Narrowing(), library: LibraryContext, now: Date,
                      on db: any Database) async throws -> (number: Int, start: UUID?)? {
-        let f = filters(q: q, chip: chip, sort: .title)
+        let f = filters(q: q, chip: chip, sort: .title, narrow: narrow)
         guard let position = try await TitleQuery.position(ofSection: letter, f, libraryID: library.libraryID, now: now, on: db) else { return nil }
         let number = Paging.page(holding: position)
         guard number > 1, SearchText.tokens(f.query ?? "").isEmpty else { return (number, nil) }
@@ -65,7 +107,7 @@ struct CatalogPage: Sendable {
     func url(show: String? = nil, view: String? = nil, sort newSort: TitleSort? = nil, page: Int? = nil, letter: String? = nil) -> String {
         let same = show == nil && newSort == nil && page == nil && letter == nil
         return Self.link(libraryID, q: q, chip: show ?? chip, grid: (view.map { $0 == "grid" }) ?? grid, sort: newSort ?? sort,
-                         page: page ?? (show == nil && newSort == nil ? paging.number : 1), letter: letter, seek: same ? seek : nil)
+                         page: page ?? (show == nil && newSort == nil ? paging.number : 1), letter: letter, seek: same ? seek : nil, narrow: narrow)
     }
 
     /// The pager's link for `step`: the next and previous pages are found from this page's last and
@@ -74,17 +116,17 @@ struct CatalogPage: Sendable {
         let first = result.items.first?.id, last = result.items.last?.id
         switch step {
         case .first: return url(page: 1)
-        case .previous(let n): return Self.link(libraryID, q: q, chip: chip, grid: grid, sort: sort, page: n, seek: searching || n == 1 ? nil : first.map { .before($0) })
-        case .next(let n): return Self.link(libraryID, q: q, chip: chip, grid: grid, sort: sort, page: n, seek: searching ? nil : last.map { .after($0) })
-        case .last(let n): return Self.link(libraryID, q: q, chip: chip, grid: grid, sort: sort, page: n, seek: searching ? nil : .end)
+        case .previous(let n): return Self.link(libraryID, q: q, chip: chip, grid: grid, sort: sort, page: n, seek: searching || n == 1 ? nil : first.map { .before($0) }, narrow: narrow)
+        case .next(let n): return Self.link(libraryID, q: q, chip: chip, grid: grid, sort: sort, page: n, seek: searching ? nil : last.map { .after($0) }, narrow: narrow)
+        case .last(let n): return Self.link(libraryID, q: q, chip: chip, grid: grid, sort: sort, page: n, seek: searching ? nil : .end, narrow: narrow)
         }
     }
 
     static func link(_ libraryID: UUID, q: String?, chip: String, grid: Bool, sort: TitleSort, page: Int, letter: String? = nil,
-                     seek: TitleQuery.Seek? = nil) -> String {
+                     seek: TitleQuery.Seek? = nil, narrow: Narrowing = Narrowing()) -> String {
         var query: [(String, String?)] = [("q", q), ("show", chip == "all" ? nil : chip), ("view", grid ? "grid" : nil),
                                           ("sort", sort == .title ? nil : sort.rawValue), ("page", page > 1 && letter == nil ? String(page) : nil),
-                                          ("letter", letter)]
+                                          ("letter", letter)] + narrow.query
         if page > 1, letter == nil {
             switch seek {
             case .after(let id): query.append(("after", id.uuidString))

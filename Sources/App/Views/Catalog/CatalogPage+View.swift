@@ -15,8 +15,10 @@ extension CatalogPage {
                 if chip != "all" { H.void(.input, [.type: "hidden", .name: "show", .value: chip]) }
                 if sort != .title { H.void(.input, [.type: "hidden", .name: "sort", .value: sort.rawValue]) }
                 if grid { H.void(.input, [.type: "hidden", .name: "view", .value: "grid"]) }
+                for (name, value) in narrow.query { if let value { H.void(.input, [.type: "hidden", .name: name, .value: value]) } }
                 H.button(t(.search), kind: "quiet", attrs: [.dataHideWithJs: ""])
             }
+            narrowing(t)
             H.el(.nav, [.class: "chips", .ariaLabel: t(.catalog)]) {
                 Components.chipLink(t(.filterAll), self.url(show: "all"), current: chip == "all")
                 Components.chipLink(t(.favoritesCount, result.favoritesCount), self.url(show: "favorites"), current: chip == "favorites")
@@ -88,5 +90,38 @@ extension CatalogPage {
             if out.last?.0 == item.section { out[out.count - 1].1.append(item) } else { out.append((item.section, [item])) }
         }
         return out
+    }
+
+    /// The shelf and reading level form: open while either is chosen, with a way back to everything.
+    func narrowing(_ t: Strings) -> any Component {
+        let (lib, narrow, locations, q, chip) = (libraryID, narrow, locations, q, chip)
+        let schemes: [(ReadingLevel.Scheme, L)] = [(.ar, .schemeAR), (.lexile, .schemeLexile), (.guided, .schemeGuided), (.antolin, .schemeAntolin), (.other, .schemeOther)]
+        func number(_ n: Double?) -> String? { n.map { $0 == $0.rounded() ? String(Int($0)) : String($0) } }
+        return H.el(.details, [.class: "narrow card", .open: narrow.isEmpty ? nil : ""]) {
+            H.el(.summary, [:]) { EscapedText(t(.narrowTitle)) }
+            H.el(.form, [.method: "get", .action: WebRoute.catalog(library: lib).path, .class: "print-options"]) {
+                if let q, !q.isEmpty { H.void(.input, [.type: "hidden", .name: "q", .value: q]) }
+                if chip != "all" { H.void(.input, [.type: "hidden", .name: "show", .value: chip]) }
+                H.field(t(.location), name: "shelf", value: narrow.shelf, extra: [.list: "f-shelves"])
+                H.el(.datalist, [.id: "f-shelves"]) { for location in locations { H.el(.option, [.value: location]) } }
+                H.el(.div, [.class: "field"]) {
+                    H.el(.label, [.for: "f-level"]) { EscapedText(t(.levelSchemeField)) }
+                    H.el(.select, [.id: "f-level", .name: "level"]) {
+                        H.el(.option, [.value: ""]) { EscapedText(t(.anyLevel)) }
+                        for (scheme, name) in schemes {
+                            H.el(.option, [.value: scheme.rawValue, .selected: narrow.scheme == scheme ? "" : nil]) { EscapedText(t(name)) }
+                        }
+                    }
+                }
+                H.el(.div, [.class: "pair"]) {
+                    H.field(t(.levelFrom), name: "levelMin", type: "text", value: number(narrow.levelMin), extra: [.inputmode: "decimal"])
+                    H.field(t(.levelTo), name: "levelMax", type: "text", value: number(narrow.levelMax), extra: [.inputmode: "decimal"])
+                }
+                H.button(t(.narrowApply), kind: "quiet")
+                if !narrow.isEmpty {
+                    H.link(t(.narrowClear), CatalogPage.link(lib, q: q, chip: chip, grid: grid, sort: sort, page: 1), cls: "button quiet")
+                }
+            }
+        }
     }
 }
