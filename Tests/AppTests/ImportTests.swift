@@ -125,6 +125,43 @@ private func notes(_ reply: Client.Reply, _ key: String) -> [(Int, String)] {
     /// Issue 17: a Goodreads export brings the importer's reading history (shelves, Date Read, Read Count,
     /// My Rating; a custom "dnf" shelf), a StoryGraph export its date ranges; importing it again does not
     /// double it; the history goes out again in Goodreads' layout.
+    /// Goodreads writes a series into the title: "A Desolation Called Peace (Teixcalaan, #2)". The import
+    /// takes it out into series and number; the series page lists the volumes in order and the missing ones.
+    @Test func goodreadsSeriesInTitlesBecomeSeries() async throws {
+        try await withTestApp { app in
+            let f = try await Fixture.make(app)
+            let goodreads = #"""
+                Book Id,Title,Author,Author l-f,Additional Authors,ISBN,ISBN13,My Rating,Average Rating,Publisher,Binding,Number of Pages,Year Published,Original Publication Year,Date Read,Date Added,Bookshelves,Bookshelves with positions,Exclusive Shelf,My Review,Spoiler,Private Notes,Read Count,Owned Copies
+                1,"A Desolation Called Peace (Teixcalaan, #2)",Arkady Martine,"Martine, Arkady",,,,0,4.3,Tor,Hardcover,496,2021,2021,,2021/03/02,,,to-read,,,,0,1
+                2,"A Memory Called Empire (Teixcalaan, #1)",Arkady Martine,"Martine, Arkady",,,,0,4.2,Tor,Paperback,462,2019,2019,,2020/01/10,,,to-read,,,,0,1
+                3,"Mort (Discworld, #4; Death, #1)",Terry Pratchett,"Pratchett, Terry",,,,0,4.3,Corgi,Paperback,272,1987,1987,,2022/05/01,,,to-read,,,,0,1
+                4,"Reaper Man (Discworld, #11; Death, #2)",Terry Pratchett,"Pratchett, Terry",,,,0,4.3,Corgi,Paperback,287,1991,1991,,2022/05/01,,,to-read,,,,0,1
+                5,"The Colour of Magic (Discworld, #1; Rincewind #1)",Terry Pratchett,"Pratchett, Terry",,,,0,4.0,Corgi,Paperback,288,1983,1983,,2022/05/01,,,to-read,,,,0,1
+                6,Catch-22 (#1),Joseph Heller,"Heller, Joseph",,,,0,4.0,Vintage,Paperback,544,1961,1961,,2022/05/01,,,to-read,,,,0,1
+                """#
+            let report = try await upload(f, goodreads)
+            #expect(report.status == .ok, "\(report.json)")
+            let titles = try await f.owner.get("\(f.lib)/titles?series=Teixcalaan")
+            let items = (titles["items"] as? [[String: Any]]) ?? []
+            #expect(Set(items.compactMap { $0["title"] as? String }) == ["A Desolation Called Peace", "A Memory Called Empire"])
+            let catch22 = try await f.owner.get("\(f.lib)/titles?q=catch")
+            #expect(((catch22["items"] as? [[String: Any]]) ?? []).first?["title"] as? String == "Catch-22 (#1)")
+
+            var browser = Browser(app: app)
+            _ = try await browser.get("/login")
+            #expect(try await browser.post("/login", ["username": "owner", "password": "correct horse"]).status == .seeOther)
+            let page = try await browser.get("/libraries/\(f.libraryID)/series?name=Discworld")
+            #expect(page.status == .ok && page.html.contains("Volumes in the library: 3"), "\(page.html)")
+            // In order 1, 4, 11; missing 2, 3, 5–10.
+            let colour = page.html.range(of: "The Colour of Magic")!.lowerBound, mort = page.html.range(of: ">Mort<")!.lowerBound
+            let reaper = page.html.range(of: "Reaper Man")!.lowerBound
+            #expect(colour < mort && mort < reaper)
+            #expect(page.html.contains("Not in the library: volume 2, 3, 5, 6, 7, 8, 9, 10"), "\(page.html)")
+            let index = try await browser.get("/libraries/\(f.libraryID)/series")
+            #expect(index.html.contains("Discworld (3)") && index.html.contains("Teixcalaan (2)"))
+        }
+    }
+
     @Test func goodreadsAndStoryGraphBringTheReadingHistory() async throws {
         try await withTestApp { app in
             let f = try await Fixture.make(app)

@@ -32,6 +32,9 @@ extension Strings {
         case "notes", "Notes": .notes
         case "copies", "count", "totalCopies": .copiesField
         case "location": .location
+        case "series": .seriesField
+        case "seriesNumber": .seriesNumberField
+        case "readingLevel": .readingLevelField
         case "offsetX": .offsetAcross
         case "offsetY": .offsetDown
         case "start": .startAtLabel

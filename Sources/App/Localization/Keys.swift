@@ -93,6 +93,7 @@ enum L: String, CaseIterable, Sendable {
     case impISBNNotInCatalog, levelsImportTitle, levelsImportHint, levelsImported, setLevels
     case narrowTitle, levelSchemeField, schemeAR, schemeLexile, schemeGuided, schemeAntolin, schemeOther, levelFrom, levelTo, narrowApply
     case narrowClear, anyLevel
+    case seriesField, seriesNumberField, readingLevelField, readingLevelHint, seriesVolume, seriesMissing, seriesComplete, seriesVolumes
     case cardsAndSheets, sheetPreview, paperSize, paperLetter, onlyCopiesOf, labelsPreviewNote, cardsPreviewNote
     case errMergeIntoItself, actMerged, manageCategories, renameTo, mergeInto, rename, merge, deleteCategory, deleteCategoryHint, categoryRenamed, categoryMerged, categoryDeleted, noCategories, newCategory, categoryAdded
     case errCannotResetPassword, actPasswordReset, changeRole, removeStaff, resetPassword, newPassword, roleChanged, staffRemoved, passwordWasReset

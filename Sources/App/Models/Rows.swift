@@ -75,6 +75,10 @@ struct TitleRow: Codable, Sendable, Equatable {
         wishlist = r.wishlist
         series = try Check.optional(r.series, field: "Series", max: 300)
         series_number = try Check.optional(r.seriesNumber, field: "Series number", max: 50)
+        // "A Desolation Called Peace (Teixcalaan, #2)", as Goodreads writes a series into the title.
+        if series == nil, let found = SeriesTitle.parse(title), found.series.count <= 300 {
+            (title, series, series_number) = (found.title, found.series, found.number.map { String($0.prefix(50)) })
+        }
         reading_level = nil
         asin = r.asin
         created_at = now

@@ -16,6 +16,7 @@ enum CatalogPages {
         web.post(.titleCopies(library: .pattern, title: .pattern), use: addCopies)
         web.get(.add(library: .pattern), use: addForm)
         web.get(.labels(library: .pattern), use: labels)
+        web.get(.series(library: .pattern), use: series)
         web.get(.categories(library: .pattern), use: categories)
         web.post(.copyStatus(library: .pattern, copy: .pattern), use: copyStatus)
         web.post(.copyRemove(library: .pattern, copy: .pattern), use: removeCopy)
@@ -134,6 +135,14 @@ enum CatalogPages {
             try await Catalog.deleteCategory(id, in: req.scope(ctx))
             return req.t.format(.categoryDeleted, name)
         }
+    }
+
+    /// A series' volumes, or every series.
+    @Sendable static func series(req: Request) async throws -> HTML {
+        let ctx = try await req.library(.read)
+        let name = req.query[String.self, at: "name"]?.cleanedInput.trimmingCharacters(in: .whitespaces).prefix(300).description
+        return try await SeriesPage.make(name: name?.isEmpty == false ? name : nil, library: ctx, now: req.now, on: req.db)
+            .render(try await req.page(library: ctx))
     }
 
     /// Label sheets for copies: choose, preview, download (staff who lend print them).

@@ -27,6 +27,7 @@ enum EditPages {
     /// PATCH's absent field keeps it), authors and categories separated by commas. Bounds: the API's.
     struct EditTitleForm: WebForm, SchemaConstrained {
         var title, subtitle, authors, isbn, publisher, publishedDate, language, description, coverUrl, categories: String?
+        var series, seriesNumber, readingLevel: String?
         var pageCount: Int?
         var rating: Double?
         var totalCopies: Int?
@@ -47,6 +48,7 @@ enum EditPages {
             (patch.publishedDate, patch.language, patch.description, patch.coverUrl) = (publishedDate ?? "", language ?? "", description ?? "", coverUrl ?? "")
             (patch.authors, patch.categories) = (list(authors), list(categories))
             (patch.pageCount, patch.rating, patch.totalCopies) = (pageCount, rating, totalCopies)
+            (patch.series, patch.seriesNumber, patch.readingLevel) = (series ?? "", seriesNumber ?? "", readingLevel ?? "")
             return patch
         }
     }

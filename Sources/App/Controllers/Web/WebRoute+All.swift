@@ -70,7 +70,7 @@ extension WebRoute {
         case more, dashboard, activity, background
         case settings, staff, staffRole, staffRemove, staffPassword, createLibrary, server
         case exchange, job, restore, erase
-        case memberCards, labels, levelsImport
+        case memberCards, labels, levelsImport, series
     }
 
     var name: Name {
@@ -164,6 +164,7 @@ extension WebRoute {
         case .erase: .erase
         case .memberCards: .memberCards
         case .labels: .labels
+        case .series: .series
         case .levelsImport: .levelsImport
         }
     }
@@ -262,6 +263,7 @@ extension WebRoute {
         case .erase: return e(.erase(library: l), .exchange, action)
         case .memberCards: return e(.memberCards(library: l), .printing, page)
         case .labels: return e(.labels(library: l), .printing, page)
+        case .series: return e(.series(library: l), .catalog, page)
         case .levelsImport: return e(.levelsImport(library: l), .exchange, action)
         }
     }

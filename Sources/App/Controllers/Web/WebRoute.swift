@@ -23,6 +23,8 @@ enum WebRoute: Sendable, Equatable {
     case categoryDelete(library: UUID, category: UUID)
     /// Label sheets for copies (issue 26): choose, preview, download the PDF.
     case labels(library: UUID)
+    /// A series' volumes in order and the missing numbers (`?name=`), or every series (issue 26, A12).
+    case series(library: UUID)
     /// Reading levels from a spreadsheet (issue 26, A12): the Import & Export page's form.
     case levelsImport(library: UUID)
     case member(library: UUID, member: UUID)
@@ -131,6 +133,7 @@ enum WebRoute: Sendable, Equatable {
         case .categoryMerge(let library, let category): Self.library(library) + [.fixed("categories"), .parameter(name: "categoryID", value: category.uuidString), .fixed("merge")]
         case .categoryDelete(let library, let category): Self.library(library) + [.fixed("categories"), .parameter(name: "categoryID", value: category.uuidString), .fixed("delete")]
         case .labels(let library): Self.library(library) + [.fixed("labels")]
+        case .series(let library): Self.library(library) + [.fixed("series")]
         case .levelsImport(let library): Self.library(library) + [.fixed("exchange"), .fixed("levels")]
         case .member(let library, let member): Self.library(library) + [.fixed("members"), .parameter(name: "memberID", value: member.uuidString)]
         case .editMember(let library, let member): Self.member(library: library, member: member).segments + [.fixed("edit")]

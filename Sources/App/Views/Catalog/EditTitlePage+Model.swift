@@ -7,7 +7,8 @@ import Vapor
 /// with what the person typed and the refusal next to its field.
 struct EditTitlePage: Sendable {
     static let fields: Set<String> = ["title", "subtitle", "authors", "isbn", "publisher", "publishedDate", "pageCount", "language",
-                                      "rating", "categories", "description", "coverUrl", "totalCopies"]
+                                      "rating", "categories", "description", "coverUrl", "totalCopies",
+                                      "series", "seriesNumber", "readingLevel"]
 
     var libraryID: UUID
     var titleID: UUID
@@ -25,7 +26,7 @@ struct EditTitlePage: Sendable {
             "publisher": d.publisher, "publishedDate": d.publishedDate, "pageCount": d.pageCount.map(String.init),
             "language": d.language, "rating": d.rating.map { String(format: "%g", $0) },
             "categories": d.categories.map(\.name).joined(separator: ", "), "description": d.description, "coverUrl": d.coverUrl,
-            "totalCopies": String(d.availability.total),
+            "totalCopies": String(d.availability.total), "series": d.series, "seriesNumber": d.seriesNumber, "readingLevel": d.readingLevel,
         ]
         return EditTitlePage(libraryID: library.libraryID, titleID: titleID, storedTitle: d.title, isWishlist: d.wishlist,
                              copiesOnLoan: d.availability.onLoan, form: FormState(values: values.compactMapValues { $0 }))

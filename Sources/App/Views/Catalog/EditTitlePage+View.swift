@@ -21,6 +21,12 @@ extension EditTitlePage {
                 Components.stars(name: "rating", value: form["rating"].flatMap { Double($0.replacingOccurrences(of: ",", with: ".")) },
                                  label: t(.rating), error: form.errors["rating"], t: t)
                 H.field(t(.categories), name: "categories", value: form["categories"], hint: t(.authorsHint), error: form.errors["categories"])
+                H.el(.div, [.class: "pair"]) {
+                    H.field(t(.seriesField), name: "series", value: form["series"], error: form.errors["series"])
+                    H.field(t(.seriesNumberField), name: "seriesNumber", value: form["seriesNumber"], error: form.errors["seriesNumber"],
+                            extra: [.inputmode: "decimal"])
+                }
+                H.field(t(.readingLevelField), name: "readingLevel", value: form["readingLevel"], hint: t(.readingLevelHint), error: form.errors["readingLevel"])
                 H.textarea(t(.description), name: "description", value: form["description"], rows: 6, error: form.errors["description"])
                 H.field(t(.coverURL), name: "coverUrl", value: form["coverUrl"], error: form.errors["coverUrl"])
                 if !isWishlist {

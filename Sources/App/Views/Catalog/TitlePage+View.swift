@@ -50,6 +50,14 @@ extension TitlePage {
                     Components.fact(t(.pages), d.pageCount.map { t.number($0) })
                     Components.fact(t(.languageField), d.language.map { Locale(identifier: t.lang.rawValue).localizedString(forLanguageCode: $0) ?? $0 })
                     Components.fact(t(.categories), d.categories.isEmpty ? nil : d.categories.map(\.name).joined(separator: ", "))
+                    if let series = d.series, !series.isEmpty {
+                        H.el(.dt, [:]) { EscapedText(t(.seriesField)) }
+                        H.el(.dd, [:]) {
+                            H.link(series + (d.seriesNumber.map { " · " + t.format(.seriesVolume, $0) } ?? ""),
+                                   WebRoute.series(library: lib).path(query: [("name", series)]))
+                        }
+                    }
+                    Components.fact(t(.readingLevelField), d.readingLevel)
                 }
                 if let desc = d.description {
                     // Line breaks kept; a long description opens on demand, its start shown.

@@ -18,6 +18,7 @@ extension MorePage {
                 if role.may(.circulate) { H.el(.li, [:]) { H.link(t(.memberCards), WebRoute.memberCards(library: lib).path) } }
                 H.el(.li, [:]) { H.link(t(.dashboard), WebRoute.dashboard(library: lib).path) }
                 H.el(.li, [:]) { H.link(t(.wishlist), WebRoute.wishlist(library: lib).path) }
+                H.el(.li, [:]) { H.link(t(.seriesField), WebRoute.series(library: lib).path) }
                 H.el(.li, [:]) { H.link(t(.activity), WebRoute.activity(library: lib).path) }
                 if role.may(.catalog) { H.el(.li, [:]) { H.link(t(.importExport), WebRoute.exchange(library: lib).path) } }
                 if role.may(.catalog) { H.el(.li, [:]) { H.link(t(.manageCategories), WebRoute.categories(library: lib).path) } }
