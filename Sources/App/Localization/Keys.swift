@@ -90,7 +90,7 @@ enum L: String, CaseIterable, Sendable {
     case memberCards, copyLabels, cardsForClassHint, printCards, printLabels
     case errTooManyLabels, errNothingToPrint, errTooManyCards, labelSheet, layoutAvery5160, layoutAveryL7160, layoutA4x24, layoutSpine
     case startAtLabel, startAtHint, offsetAcross, offsetDown, offsetHint, copiesAddedSince, downloadPDF, showSheets, labelsAndSheets
-    case impISBNNotInCatalog, levelsImportTitle, levelsImportHint, levelsImported, setLevels
+    case impISBNNotInCatalog, levelsImportTitle, levelsImportHint, levelsImported, setLevels, levelsFile
     case narrowTitle, levelSchemeField, schemeAR, schemeLexile, schemeGuided, schemeAntolin, schemeOther, levelFrom, levelTo, narrowApply
     case narrowClear, anyLevel
     case seriesField, seriesNumberField, readingLevelField, readingLevelHint, seriesVolume, seriesMissing, seriesComplete, seriesVolumes

@@ -56,7 +56,7 @@ extension ExchangePage {
                 }
             }
             H.form(WebRoute.levelsImport(library: lib).path, csrf: page.csrf, attrs: [.enctype: "multipart/form-data", .class: "card"]) {
-                H.field(t(.importFile), name: "file", type: "file", hint: t(.levelsImportHint), required: true, id: "f-levels-file",
+                H.field(t(.levelsFile), name: "file", type: "file", hint: t(.levelsImportHint), required: true, id: "f-levels-file",
                         extra: [.accept: ".csv,.tsv,.txt,text/csv,text/plain"])
                 H.button(t(.setLevels))
             }
