@@ -139,6 +139,7 @@ bench:
 	BENCH_SKIP_BUILD=1 scripts/bench-web-import.py
 	$(MAKE) --no-print-directory test-venv
 	scripts/bench-reminders.py
+	scripts/bench-print.py
 	BENCH_SKIP_BUILD=1 scripts/bench-pages.py
 	BENCH_SKIP_BUILD=1 BENCH_PAGE_TITLES=100000 BENCH_PAGE_REQUESTS=100 scripts/bench-pages.py
 	BENCH_SKIP_BUILD=1 scripts/bench-reading.py

@@ -54,6 +54,7 @@ func configure(_ app: Application, storage: StorageConfig) throws {
     app.asyncCommands.use(BenchSearchCommand(), as: "bench-search")
     app.asyncCommands.use(BenchSpokenCommand(), as: "bench-spoken")
     app.asyncCommands.use(BenchRemindersCommand(), as: "bench-reminders")
+    app.asyncCommands.use(BenchPrintCommand(), as: "bench-print")
     app.asyncCommands.use(SeedReadingCommand(), as: "seed-reading")
     app.asyncCommands.use(LookupCommand(), as: "lookup")
     app.asyncCommands.use(ImportCommand(), as: "import")
@@ -106,6 +107,7 @@ enum Migrations {
         app.migrations.add(CreateFines())
         app.migrations.add(CreateReminders())
         app.migrations.add(AddReadingLevels())
+        app.migrations.add(CreateCollections())
     }
 }
 

@@ -13,6 +13,7 @@ func routes(_ app: Application) throws {
     FinesController.register(api)
     MailController.register(api)
     PrintController.register(api)
+    CollectionsController.register(api)
     ReadingController.register(api)
     LookupController.register(api)
     ScanController.register(api)

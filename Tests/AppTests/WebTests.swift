@@ -66,7 +66,7 @@ import VaporTesting
                 "copyID": samples.copy.uuidString, "categoryID": samples.category.uuidString, "jobID": samples.job.uuidString,
                 "loanID": samples.loan.uuidString, "userID": samples.user.uuidString, "readID": samples.read.uuidString,
                 "photoID": samples.photo.uuidString, "quoteID": samples.quote.uuidString, "token": samples.token,
-                "holdID": samples.hold.uuidString, "messageID": samples.message.uuidString,
+                "holdID": samples.hold.uuidString, "messageID": samples.message.uuidString, "collectionID": samples.collection.uuidString,
             ]
             func key(_ method: HTTPMethod, _ path: [PathComponent]) -> String { method.rawValue + " /" + path.map(\.description).joined(separator: "/") }
             let registered = Set(app.routes.all.map { key($0.method, $0.path) })

@@ -94,6 +94,8 @@ enum L: String, CaseIterable, Sendable {
     case narrowTitle, levelSchemeField, schemeAR, schemeLexile, schemeGuided, schemeAntolin, schemeOther, levelFrom, levelTo, narrowApply
     case narrowClear, anyLevel
     case seriesField, seriesNumberField, readingLevelField, readingLevelHint, seriesVolume, seriesMissing, seriesComplete, seriesVolumes
+    case errCollectionNotFound, errCollectionNameTaken, errTooManyCollections, collectionsTitle, collectionName, saveAsCollection
+    case collectionSaved, collectionDeleted, noCollections, deleteCollection, printCollectionLabels, addedWithinDays, onlyAvailable
     case cardsAndSheets, sheetPreview, paperSize, paperLetter, onlyCopiesOf, labelsPreviewNote, cardsPreviewNote
     case errMergeIntoItself, actMerged, manageCategories, renameTo, mergeInto, rename, merge, deleteCategory, deleteCategoryHint, categoryRenamed, categoryMerged, categoryDeleted, noCategories, newCategory, categoryAdded
     case errCannotResetPassword, actPasswordReset, changeRole, removeStaff, resetPassword, newPassword, roleChanged, staffRemoved, passwordWasReset

@@ -236,5 +236,6 @@ extension SchemaEnum where Self: CaseIterable & RawRepresentable, RawValue == St
 }
 
 extension CopyStatus: SchemaEnum {}
+extension ReadingLevel.Scheme: SchemaEnum {}
 extension Role: SchemaEnum {}
 extension ActivityType: SchemaEnum {}

@@ -62,6 +62,7 @@ enum Backup {
         let sql = db.sql
         try await sql.raw("DELETE FROM jobs WHERE library_id = \(bind: libraryID) AND kind = 'enrich'").run()
         try await sql.raw("DELETE FROM holds WHERE library_id = \(bind: libraryID)").run()
+        try await sql.raw("DELETE FROM collections WHERE library_id = \(bind: libraryID)").run()
         try await sql.raw("DELETE FROM fines WHERE library_id = \(bind: libraryID)").run()
         // The delivery log names members and their addresses: it goes with them.
         try await sql.raw("DELETE FROM mail_messages WHERE library_id = \(bind: libraryID)").run()

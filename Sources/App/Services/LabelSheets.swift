@@ -28,6 +28,10 @@ enum LabelSheets {
         var sinceDay: String?
         /// Copies on this shelf.
         var location: String?
+        /// Copies of the titles of this smart collection (A11), as it stands when printed.
+        var collection: UUID?
+        /// The collection's titles now (read by `resolve`).
+        var collectionTitles: [UUID]?
         /// Outlines of the labels, for the preview only.
         var outlines = true
 
@@ -40,6 +44,7 @@ enum LabelSheets {
             if let title { pairs.append(("title", title.uuidString)) }
             if let sinceDay { pairs.append(("since", sinceDay)) }
             if let location { pairs.append(("location", location)) }
+            if let collection { pairs.append(("collection", collection.uuidString)) }
             return pairs
         }
 
@@ -86,6 +91,7 @@ enum LabelSheets {
             o.since = day
             o.sinceDay = raw
         }
+        o.collection = try req.uuidQuery("collection")
         if let raw = req.query[String.self, at: "location"]?.trimmingCharacters(in: .whitespaces), !raw.isEmpty {
             guard raw.count <= 100 else { throw InputProblem.tooLong(field: "location", max: 100) }
             o.location = raw
@@ -122,6 +128,15 @@ enum LabelSheets {
         return (value * 10).rounded() / 10
     }
 
+    /// Reads the titles of the options' collection (404 when the library has no such collection).
+    static func resolve(_ options: Options, library: UUID, now: Date, on db: any Database) async throws -> Options {
+        guard let id = options.collection else { return options }
+        var o = options
+        let collection = try await Collections.get(id, library: library, on: db)
+        o.collectionTitles = try await Collections.titleIDs(collection.filter, library: library, now: now, limit: maxLabels, on: db)
+        return o
+    }
+
     /// Copies `options` select (`c`, joined with their title `t`): never wishlist items, nor lost or
     /// withdrawn copies.
     static func clause(_ options: Options, library: UUID) -> SQLQueryString {
@@ -130,6 +145,9 @@ enum LabelSheets {
         if let title = options.title { clause += " AND c.title_id = \(bind: title)" }
         if let since = options.since { clause += " AND c.created_at >= \(bind: since)" }
         if let location = options.location { clause += " AND c.location = \(bind: location)" }
+        if let titles = options.collectionTitles {
+            clause += titles.isEmpty ? " AND 1 = 0" : " AND c.title_id IN (\(binds: titles))"
+        }
         return clause
     }
 

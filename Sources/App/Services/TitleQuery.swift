@@ -13,6 +13,10 @@ enum TitleQuery {
         var favorites = false
         var onLoan = false
         var overdue = false
+        /// Only titles with a copy that can be lent now.
+        var available = false
+        /// Only titles added at or after this moment.
+        var addedSince: Date?
         var categoryID: UUID?
         var minRating: Double?
         var location: String?
@@ -31,7 +35,7 @@ enum TitleQuery {
         var includeSections = false
 
         var hasNonSearchFilters: Bool {
-            favorites || onLoan || overdue || categoryID != nil || minRating != nil || location != nil || series != nil
+            favorites || onLoan || overdue || available || addedSince != nil || categoryID != nil || minRating != nil || location != nil || series != nil
                 || readingLevel != nil || levelScheme != nil || section != nil
         }
     }
@@ -166,6 +170,10 @@ enum TitleQuery {
         if f.onLoan {
             clause += " AND EXISTS (SELECT 1 FROM copies c WHERE c.title_id = t.id AND c.status = \(bind: CopyStatus.onLoan.rawValue))"
         }
+        if f.available {
+            clause += " AND EXISTS (SELECT 1 FROM copies c WHERE c.title_id = t.id AND c.status = \(bind: CopyStatus.available.rawValue))"
+        }
+        if let since = f.addedSince { clause += " AND t.created_at >= \(bind: since)" }
         if f.overdue {
             clause += " AND EXISTS (SELECT 1 FROM loans l WHERE l.title_id = t.id AND l.returned_at IS NULL AND l.due_at < \(bind: now))"
         }

@@ -24,6 +24,7 @@ enum PrintController {
             .init(name: "title", description: "Only this title's copies.", format: "uuid"),
             .init(name: "since", description: "Only copies added on or after this day (the library's time zone).", format: "date"),
             .init(name: "location", description: "Only copies on this shelf.", schema: Rule.optionalText(100)),
+            .init(name: "collection", description: "Only copies of the titles of this smart collection (404 when there is none).", format: "uuid"),
         ]
         let cardQuery: [RouteDoc.Param] = [
             .init(name: "paper", description: "A4 or US Letter (default `a4`).", schema: ["enum": ["a4", "letter"]]),
@@ -70,7 +71,7 @@ enum PrintController {
 
     @Sendable static func labelsPDF(req: Request) async throws -> Response {
         let ctx = try await req.library(.circulate)
-        let options = try LabelSheets.options(req, timeZone: ctx.policy.timeZone)
+        let options = try await LabelSheets.resolve(try LabelSheets.options(req, timeZone: ctx.policy.timeZone), library: ctx.libraryID, now: req.now, on: req.db)
         let labels = try await LabelSheets.labels(options, library: ctx.libraryID, on: req.db)
         guard !labels.isEmpty else { throw LabelSheets.Problem.nothingToPrint }
         let title = req.t(.copyLabels) + " · " + ctx.name
@@ -80,7 +81,7 @@ enum PrintController {
 
     @Sendable static func labelsPreview(req: Request) async throws -> Response {
         let ctx = try await req.library(.circulate)
-        let options = try LabelSheets.options(req, timeZone: ctx.policy.timeZone)
+        let options = try await LabelSheets.resolve(try LabelSheets.options(req, timeZone: ctx.policy.timeZone), library: ctx.libraryID, now: req.now, on: req.db)
         let labels = try await LabelSheets.labels(options, library: ctx.libraryID, on: req.db)
         let page = try page(req, of: options.layout.sheet.pages(count: labels.count, startAt: options.startAt))
         return pngResponse(try await req.application.threadPool.runIfActive { try LabelSheets.preview(labels, options, page: page) })

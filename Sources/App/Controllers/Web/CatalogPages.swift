@@ -17,6 +17,9 @@ enum CatalogPages {
         web.get(.add(library: .pattern), use: addForm)
         web.get(.labels(library: .pattern), use: labels)
         web.get(.series(library: .pattern), use: series)
+        web.get(.collections(library: .pattern), use: collections)
+        web.post(.collections(library: .pattern), use: saveCollection)
+        web.post(.collectionDelete(library: .pattern, collection: .pattern), use: deleteCollection)
         web.get(.categories(library: .pattern), use: categories)
         web.post(.copyStatus(library: .pattern, copy: .pattern), use: copyStatus)
         web.post(.copyRemove(library: .pattern, copy: .pattern), use: removeCopy)
@@ -135,6 +138,63 @@ enum CatalogPages {
             try await Catalog.deleteCategory(id, in: req.scope(ctx))
             return req.t.format(.categoryDeleted, name)
         }
+    }
+
+    /// The smart collections.
+    @Sendable static func collections(req: Request) async throws -> HTML {
+        let ctx = try await req.library(.read)
+        return CollectionsPage(libraryID: ctx.libraryID, collections: try await Collections.list(library: ctx.libraryID, on: req.db),
+                               mayEdit: ctx.role.may(.catalog)).render(try await req.page(library: ctx))
+    }
+
+    /// What the catalog shows (its chip, search, shelf and level), saved with a name; back to the catalog on its chip.
+    struct CollectionForm: WebForm {
+        var name: String?
+        var q, show, shelf, level, levelMin, levelMax: String?
+        var addedWithinDays: Int?
+        var available: Bool?
+        static var maxLength: [String: Int] { ["name": 200, "q": 500] }
+    }
+
+    @Sendable static func saveCollection(req: Request) async throws -> Response {
+        let ctx = try await req.library(.catalog)
+        let form = try req.form(CollectionForm.self)
+        let narrow = CatalogPage.Narrowing { name in
+            switch name {
+            case "shelf": form.shelf
+            case "level": form.level
+            case "levelMin": form.levelMin
+            case "levelMax": form.levelMax
+            default: nil
+            }
+        }
+        var filter = CollectionFilter(q: form.q?.cleanedInput, shelf: narrow.shelf, levelScheme: narrow.scheme, levelMin: narrow.levelMin,
+                                      levelMax: narrow.levelMax, addedWithinDays: form.addedWithinDays)
+        switch form.show ?? "all" {
+        case "favorites": filter.favorites = true
+        case "onloan": filter.availability = .onLoan
+        case "overdue": filter.availability = .overdue
+        case let chip where chip.hasPrefix("cat-"): filter.categoryId = UUID(uuidString: String(chip.dropFirst(4)))
+        default: break
+        }
+        if form.available == true, filter.availability == nil { filter.availability = .available }
+        do {
+            let saved = try await Collections.create(CollectionInput(name: form.name ?? "", filter: filter), in: req.scope(ctx))
+            return req.seeOther(CatalogPage.link(ctx.libraryID, q: nil, chip: "col-" + saved.id.uuidString, grid: false, sort: .title, page: 1),
+                                flash: req.t.format(.collectionSaved, saved.name))
+        } catch let error where error.isFormRefusal {
+            var query: [(String, String?)] = [("q", form.q), ("show", form.show)]
+            query += narrow.query
+            return req.seeOther(WebRoute.catalog(library: ctx.libraryID).path(query: query), flash: req.t.message(error), isError: true)
+        }
+    }
+
+    @Sendable static func deleteCollection(req: Request) async throws -> Response {
+        let ctx = try await req.library(.catalog)
+        let id = try req.uuid("collectionID")
+        let name = try await Collections.get(id, library: ctx.libraryID, on: req.db).name
+        try await Collections.delete(id, in: req.scope(ctx))
+        return req.seeOther(WebRoute.collections(library: ctx.libraryID).path, flash: req.t.format(.collectionDeleted, name))
     }
 
     /// A series' volumes, or every series.

@@ -32,6 +32,7 @@ extension WebRoute {
         var token: String
         var hold = UUID()
         var message = UUID()
+        var collection = UUID()
 
         /// Fresh random ids (for checks that only need the shape of a path).
         static func random() -> Samples {
@@ -70,7 +71,7 @@ extension WebRoute {
         case more, dashboard, activity, background
         case settings, staff, staffRole, staffRemove, staffPassword, createLibrary, server
         case exchange, job, restore, erase
-        case memberCards, labels, levelsImport, series
+        case memberCards, labels, levelsImport, series, collections, collectionDelete
     }
 
     var name: Name {
@@ -164,6 +165,8 @@ extension WebRoute {
         case .erase: .erase
         case .memberCards: .memberCards
         case .labels: .labels
+        case .collections: .collections
+        case .collectionDelete: .collectionDelete
         case .series: .series
         case .levelsImport: .levelsImport
         }
@@ -263,6 +266,8 @@ extension WebRoute {
         case .erase: return e(.erase(library: l), .exchange, action)
         case .memberCards: return e(.memberCards(library: l), .printing, page)
         case .labels: return e(.labels(library: l), .printing, page)
+        case .collections: return e(.collections(library: l), .catalog, both)
+        case .collectionDelete: return e(.collectionDelete(library: l, collection: s.collection), .catalog, action)
         case .series: return e(.series(library: l), .catalog, page)
         case .levelsImport: return e(.levelsImport(library: l), .exchange, action)
         }

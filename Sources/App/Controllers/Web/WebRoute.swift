@@ -23,6 +23,9 @@ enum WebRoute: Sendable, Equatable {
     case categoryDelete(library: UUID, category: UUID)
     /// Label sheets for copies (issue 26): choose, preview, download the PDF.
     case labels(library: UUID)
+    /// Smart collections (issue 26, A11): the list (GET), save one from the catalog (POST), delete one.
+    case collections(library: UUID)
+    case collectionDelete(library: UUID, collection: UUID)
     /// A series' volumes in order and the missing numbers (`?name=`), or every series (issue 26, A12).
     case series(library: UUID)
     /// Reading levels from a spreadsheet (issue 26, A12): the Import & Export page's form.
@@ -133,6 +136,9 @@ enum WebRoute: Sendable, Equatable {
         case .categoryMerge(let library, let category): Self.library(library) + [.fixed("categories"), .parameter(name: "categoryID", value: category.uuidString), .fixed("merge")]
         case .categoryDelete(let library, let category): Self.library(library) + [.fixed("categories"), .parameter(name: "categoryID", value: category.uuidString), .fixed("delete")]
         case .labels(let library): Self.library(library) + [.fixed("labels")]
+        case .collections(let library): Self.library(library) + [.fixed("collections")]
+        case .collectionDelete(let library, let collection):
+            Self.library(library) + [.fixed("collections"), .parameter(name: "collectionID", value: collection.uuidString), .fixed("delete")]
         case .series(let library): Self.library(library) + [.fixed("series")]
         case .levelsImport(let library): Self.library(library) + [.fixed("exchange"), .fixed("levels")]
         case .member(let library, let member): Self.library(library) + [.fixed("members"), .parameter(name: "memberID", value: member.uuidString)]

@@ -20,6 +20,8 @@ struct CatalogPage: Sendable {
     var narrow = Narrowing()
     /// The shelves copies are on, for the narrowing form.
     var locations: [String] = []
+    /// The library's smart collections, as chips (`col-<id>`).
+    var collections: [CollectionDTO] = []
 
     /// A shelf and a reading level range, from the page's query (`shelf`, `level`, `levelMin`,
     /// `levelMax`); what cannot be read is left out.
@@ -50,20 +52,19 @@ struct CatalogPage: Sendable {
             func text(_ n: Double?) -> String? { n.map { $0 == $0.rounded() ? String(Int($0)) : String($0) } }
             return [("shelf", shelf), ("level", scheme?.rawValue), ("levelMin", text(levelMin)), ("levelMax", text(levelMax))]
         }
-
-        func apply(to f: inout TitleQuery.Filters) {
-            f.location = shelf
-            (f.levelScheme, f.levelMin, f.levelMax) = (scheme, levelMin, levelMax)
-        }
     }
 
-    static func filters(q: String?, chip: String, sort: TitleSort, narrow: Narrowing = Narrowing()) -> TitleQuery.Filters {
+    static func filters(q: String?, chip: String, sort: TitleSort, narrow: Narrowing = Narrowing(), collection: CollectionFilter? = nil,
+                        now: Date = Date()) -> TitleQuery.Filters {
         var filters = TitleQuery.Filters()
-        narrow.apply(to: &filters)
-        filters.query = q?.cleanedInput
-        filters.favorites = chip == "favorites"
-        filters.onLoan = chip == "onloan"
-        filters.overdue = chip == "overdue"
+        // A collection's chip: its saved filter, then what the page narrows it by.
+        if chip.hasPrefix("col-"), let collection { collection.apply(to: &filters, now: now) }
+        if let shelf = narrow.shelf { filters.location = shelf }
+        if let scheme = narrow.scheme { (filters.levelScheme, filters.levelMin, filters.levelMax) = (scheme, narrow.levelMin, narrow.levelMax) }
+        if let q = q?.cleanedInput, !q.isEmpty { filters.query = q }
+        if chip == "favorites" { filters.favorites = true }
+        if chip == "onloan" { filters.onLoan = true }
+        if chip == "overdue" { filters.overdue = true }
         if chip.hasPrefix("cat-") { filters.categoryID = UUID(uuidString: String(chip.dropFirst(4))) }
         filters.sort = sort
         return filters
@@ -71,15 +72,17 @@ struct CatalogPage: Sendable {
 
     static func make(q: String?, chip: String, grid: Bool, sort: TitleSort, paging: Paging, seek: TitleQuery.Seek?, narrow: Narrowing = Narrowing(),
                      library: LibraryContext, now: Date, on db: any Database) async throws -> CatalogPage {
-        var filters = filters(q: q, chip: chip, sort: sort, narrow: narrow)
+        let collections = try await Collections.list(library: library.libraryID, on: db)
+        let collection = collections.first { "col-" + $0.id.uuidString == chip }?.filter
+        var filters = filters(q: q, chip: chip, sort: sort, narrow: narrow, collection: collection, now: now)
         filters.includeSections = true
         filters.limit = paging.size
         filters.offset = paging.offset
         filters.seek = paging.number > 1 ? seek : nil
-        return CatalogPage(libraryID: library.libraryID, q: filters.query, chip: chip, grid: grid, sort: sort, paging: paging, seek: filters.seek,
+        return CatalogPage(libraryID: library.libraryID, q: q?.cleanedInput, chip: chip, grid: grid, sort: sort, paging: paging, seek: filters.seek,
                            result: try await TitleQuery.list(filters, libraryID: library.libraryID, now: now, on: db),
                            categories: try await Catalog.categories(libraryID: library.libraryID, on: db).filter { $0.titleCount > 0 },
-                           narrow: narrow, locations: try await LabelSheets.locations(library: library.libraryID, on: db))
+                           narrow: narrow, locations: try await LabelSheets.locations(library: library.libraryID, on: db), collections: collections)
     }
 
     /// The page where section `letter` starts (A–Z order under these filters) and, without a search,
@@ -87,7 +90,8 @@ struct CatalogPage: Sendable {
     /// has no titles.
     static func page(ofSection letter: String, q: String?, chip: String, narrow: Narrowing = Narrowing(), library: LibraryContext, now: Date,
                      on db: any Database) async throws -> (number: Int, start: UUID?)? {
-        let f = filters(q: q, chip: chip, sort: .title, narrow: narrow)
+        let collection = chip.hasPrefix("col-") ? try await Collections.list(library: library.libraryID, on: db).first { "col-" + $0.id.uuidString == chip }?.filter : nil
+        let f = filters(q: q, chip: chip, sort: .title, narrow: narrow, collection: collection, now: now)
         guard let position = try await TitleQuery.position(ofSection: letter, f, libraryID: library.libraryID, now: now, on: db) else { return nil }
         let number = Paging.page(holding: position)
         guard number > 1, SearchText.tokens(f.query ?? "").isEmpty else { return (number, nil) }

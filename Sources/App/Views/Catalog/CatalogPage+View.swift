@@ -18,7 +18,7 @@ extension CatalogPage {
                 for (name, value) in narrow.query { if let value { H.void(.input, [.type: "hidden", .name: name, .value: value]) } }
                 H.button(t(.search), kind: "quiet", attrs: [.dataHideWithJs: ""])
             }
-            narrowing(t)
+            narrowing(t, page: page)
             H.el(.nav, [.class: "chips", .ariaLabel: t(.catalog)]) {
                 Components.chipLink(t(.filterAll), self.url(show: "all"), current: chip == "all")
                 Components.chipLink(t(.favoritesCount, result.favoritesCount), self.url(show: "favorites"), current: chip == "favorites")
@@ -28,6 +28,9 @@ extension CatalogPage {
                 for category in categories {
                     Components.chipLink(category.name + " (" + t.number(category.titleCount) + ")", self.url(show: "cat-" + category.id.uuidString),
                              current: chip == "cat-" + category.id.uuidString)
+                }
+                for collection in collections {
+                    Components.chipLink("★ " + collection.name, self.url(show: "col-" + collection.id.uuidString), current: chip == "col-" + collection.id.uuidString)
                 }
                 H.el(.span, [.class: "spacer"]) {}
                 Components.chipLink(t(.viewList), self.url(view: "list"), current: !grid)
@@ -93,7 +96,7 @@ extension CatalogPage {
     }
 
     /// The shelf and reading level form: open while either is chosen, with a way back to everything.
-    func narrowing(_ t: Strings) -> any Component {
+    func narrowing(_ t: Strings, page: PageContext) -> any Component {
         let (lib, narrow, locations, q, chip) = (libraryID, narrow, locations, q, chip)
         let schemes: [(ReadingLevel.Scheme, L)] = [(.ar, .schemeAR), (.lexile, .schemeLexile), (.guided, .schemeGuided), (.antolin, .schemeAntolin), (.other, .schemeOther)]
         func number(_ n: Double?) -> String? { n.map { $0 == $0.rounded() ? String(Int($0)) : String($0) } }
@@ -120,6 +123,23 @@ extension CatalogPage {
                 H.button(t(.narrowApply), kind: "quiet")
                 if !narrow.isEmpty {
                     H.link(t(.narrowClear), CatalogPage.link(lib, q: q, chip: chip, grid: grid, sort: sort, page: 1), cls: "button quiet")
+                }
+            }
+            // What the list shows now, saved with a name as a smart collection (librarians).
+            if page.may(.catalog), !chip.hasPrefix("col-") {
+                H.form(WebRoute.collections(library: lib).path, csrf: page.csrf, attrs: [.class: "print-options"]) {
+                    if let q, !q.isEmpty { H.void(.input, [.type: "hidden", .name: "q", .value: q]) }
+                    if chip != "all" { H.void(.input, [.type: "hidden", .name: "show", .value: chip]) }
+                    for (name, value) in narrow.query { if let value { H.void(.input, [.type: "hidden", .name: name, .value: value]) } }
+                    H.field(t(.collectionName), name: "name", required: true, extra: [.maxlength: "80"])
+                    H.el(.div, [.class: "pair"]) {
+                        H.field(t(.addedWithinDays), name: "addedWithinDays", type: "number", extra: [.min: "1", .max: "3650", .inputmode: "numeric"])
+                        H.el(.label, [.class: "pick"]) {
+                            H.void(.input, [.type: "checkbox", .name: "available", .value: "true"])
+                            EscapedText(" " + t(.onlyAvailable))
+                        }
+                    }
+                    H.button(t(.saveAsCollection), kind: "quiet")
                 }
             }
         }

@@ -15,6 +15,7 @@ struct LabelsPage: Sendable {
     var form: FormState
     var options: LabelSheets.Options?
     var titleName: String?
+    var collectionName: String?
     var count = 0
     var pages = 0
     var locations: [String] = []
@@ -22,7 +23,7 @@ struct LabelsPage: Sendable {
     static func make(_ req: Request, library: LibraryContext) async throws -> LabelsPage {
         let zone = library.policy.timeZone
         var values: [String: String] = [:]
-        for name in fields.union(["title"]) {
+        for name in fields.union(["title", "collection"]) {
             if let raw = req.query[String.self, at: name] { values[name] = String(raw.cleanedInput.prefix(200)) }
         }
         // A first visit asks for this week's new books.
@@ -30,7 +31,10 @@ struct LabelsPage: Sendable {
         var page = LabelsPage(libraryID: library.libraryID, form: FormState(values: values))
         page.locations = try await LabelSheets.locations(library: library.libraryID, on: req.db)
         do {
-            var options = try LabelSheets.options(req, timeZone: zone)
+            var options = try await LabelSheets.resolve(try LabelSheets.options(req, timeZone: zone), library: library.libraryID, now: req.now, on: req.db)
+            if let id = options.collection {
+                page.collectionName = try await Collections.get(id, library: library.libraryID, on: req.db).name
+            }
             if let since = values["since"], options.sinceDay == nil, let day = LabelSheets.day(since, timeZone: zone) {
                 (options.since, options.sinceDay) = (day, since)
             }
@@ -41,7 +45,7 @@ struct LabelsPage: Sendable {
             if page.count > LabelSheets.maxLabels { throw LabelSheets.Problem.tooMany(page.count) }
             page.pages = options.layout.sheet.pages(count: page.count, startAt: options.startAt)
             page.options = options
-        } catch let error where error.isFormRefusal {
+        } catch let error where error.isFormRefusal || error is CollectionError {
             page.form = FormState(values: values, refusedWith: error, t: req.t, fields: fields)
             page.count = 0
         }

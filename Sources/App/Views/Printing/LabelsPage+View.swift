@@ -14,8 +14,12 @@ extension LabelsPage {
             if let titleName {
                 H.el(.p, [:]) { EscapedText(t.format(.onlyCopiesOf, titleName)) }
             }
+            if let collectionName {
+                H.el(.p, [:]) { EscapedText(t.format(.onlyCopiesOf, collectionName)) }
+            }
             H.el(.form, [.method: "get", .action: WebRoute.labels(library: lib).path, .class: "print-options"]) {
                 if let title = form["title"], !title.isEmpty { H.void(.input, [.type: "hidden", .name: "title", .value: title]) }
+                if let collection = form["collection"], !collection.isEmpty { H.void(.input, [.type: "hidden", .name: "collection", .value: collection]) }
                 H.el(.div, [.class: form.errors["layout"] == nil ? "field" : "field invalid"]) {
                     H.el(.label, [.for: "f-layout"]) { EscapedText(t(.labelSheet)) }
                     H.el(.select, [.id: "f-layout", .name: "layout"]) {
@@ -24,7 +28,7 @@ extension LabelsPage {
                         }
                     }
                 }
-                if form["title"]?.isEmpty ?? true {
+                if form["title"]?.isEmpty ?? true, form["collection"]?.isEmpty ?? true {
                     H.field(t(.copiesAddedSince), name: "since", type: "date", value: form["since"], error: form.errors["since"])
                     H.field(t(.location), name: "location", value: form["location"], error: form.errors["location"], extra: [.list: "f-locations"])
                     H.el(.datalist, [.id: "f-locations"]) {
