@@ -108,6 +108,7 @@ enum Migrations {
         app.migrations.add(CreateReminders())
         app.migrations.add(AddReadingLevels())
         app.migrations.add(CreateCollections())
+        app.migrations.add(AddCopyShelfIndexes())
     }
 }
 

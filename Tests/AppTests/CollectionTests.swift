@@ -61,4 +61,33 @@ import VaporTesting
             #expect(try await owner.get("\(f.lib)/collections").array.count == 1)
         }
     }
+
+    /// A backup carries the collections; a restore as a new library brings them back with their
+    /// category mapped to the restored one, so the chip shows the same books.
+    @Test func collectionsComeBackFromABackup() async throws {
+        try await withTestApp { app in
+            let f = try await Fixture.make(app)
+            _ = try await f.addTitle("Emil", extra: ["categories": ["Krimi"]])
+            _ = try await f.addTitle("Momo")
+            let category = try #require(try await f.owner.get("\(f.lib)/categories").array.first?["id"] as? String)
+            #expect(try await f.owner.post("\(f.lib)/collections", ["name": "Krimis", "filter": ["categoryId": category]]).status == .created)
+            var headers = HTTPHeaders()
+            headers.bearerAuthorization = .init(token: f.owner.token!)
+            let backup = try await app.testing().sendRequest(.GET, "\(f.lib)/backup", headers: headers)
+            let decoded = try Backup.decode(Data(buffer: backup.body))
+            #expect(backup.status == .ok && decoded.collections?.map(\.name) == ["Krimis"])
+            headers.replaceOrAdd(name: .contentType, value: "application/json")
+            let accepted = try await app.testing().sendRequest(.POST, "/api/v1/libraries/restore?name=Copy", headers: headers, body: backup.body)
+            let restored = try await f.owner.finished(Client.Reply(status: accepted.status, body: accepted.body, headers: accepted.headers))
+            #expect(restored.status == .ok, "\(restored.json)")
+            let copy = "/api/v1/libraries/\(try #require((restored["library"] as? [String: Any])?["id"] as? String))"
+            let collections = try await f.owner.get("\(copy)/collections").array
+            let restoredCategory = try await f.owner.get("\(copy)/categories").array.first?["id"] as? String
+            #expect(collections.count == 1 && (collections.first?["filter"] as? [String: Any])?["categoryId"] as? String == restoredCategory)
+            #expect(restoredCategory != category)
+            let id = try #require(collections.first?["id"] as? String)
+            let titles = try await f.owner.get("\(copy)/collections/\(id)/titles")
+            #expect(((titles["items"] as? [[String: Any]]) ?? []).compactMap { $0["title"] as? String } == ["Emil"])
+        }
+    }
 }

@@ -76,6 +76,7 @@ extension Backup {
         // In the order of the sorted keys.
         try array("activities", backup.activities)
         try array("categories", backup.categories)
+        if let collections = backup.collections { try array("collections", collections) }
         try array("copies", backup.copies)
         if let covers = backup.covers { try array("covers", covers) }
         try value("createdAt", backup.createdAt)

@@ -53,7 +53,8 @@ enum Backup {
             quotes: reading?.quotes, pagePhotos: reading?.photos, holds: try await rows("holds", LibraryBackup.HoldRow.self),
             fines: try await rows("fines", LibraryBackup.FineRow.self),
             mailTemplates: try await sql.select().columns("id", "kind", "language", "subject", "body", "updated_at").from("mail_templates")
-                .where("library_id", .equal, libraryID).orderBy("kind").orderBy("language").all(decoding: LibraryBackup.MailTemplateRow.self))
+                .where("library_id", .equal, libraryID).orderBy("kind").orderBy("language").all(decoding: LibraryBackup.MailTemplateRow.self),
+            collections: try await rows("collections", LibraryBackup.CollectionRow.self, order: "name_key"))
     }
 
     /// Deletes everything a library holds (F6): titles, copies, members, loans, activity, categories,
@@ -260,6 +261,24 @@ enum Backup {
             }
         }
         try await insert("categories", b.categories.map { var r = $0; r.id = map(r.id); return r })
+        // Smart collections whose filter this server reads, their category mapped like the categories;
+        // at most a library's number, one per name.
+        var collectionNames = Set<String>()
+        let backedUpCategories = Set(b.categories.map(\.id))
+        try await insert("collections", (b.collections ?? []).compactMap { (c: LibraryBackup.CollectionRow) -> LibraryBackup.CollectionRow? in
+            let name = c.name.trimmingCharacters(in: .whitespacesAndNewlines)
+            guard !name.isEmpty, name.count <= 80, collectionNames.count < Collections.maxPerLibrary,
+                  collectionNames.insert(name.lowercased()).inserted,
+                  var filter = try? JSONDecoder().decode(CollectionFilter.self, from: Data(c.filter.utf8)),
+                  (try? filter.checked()) != nil else { return nil }
+            if let category = filter.categoryId {
+                let mapped: UUID? = backedUpCategories.contains(category) ? (map(category) as UUID) : nil
+                filter.categoryId = mapped
+            }
+            guard let json = try? JSONEncoder().encode(filter) else { return nil }
+            return LibraryBackup.CollectionRow(id: UUID(), name: name, name_key: name.lowercased(), filter: String(decoding: json, as: UTF8.self),
+                                               created_at: c.created_at, updated_at: c.updated_at)
+        })
         try await insert("titles", b.titles.map { t in
             var r = t
             r.id = map(r.id)

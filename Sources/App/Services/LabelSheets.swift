@@ -170,10 +170,19 @@ enum LabelSheets {
         }
     }
 
-    /// The shelves copies are on, for the form to offer (at most 300).
+    /// The shelves copies are on, for the forms to offer (at most 300), A–Z: found by seeking from one
+    /// shelf to the next in the `(library_id, location)` index (`AddCopyShelfIndexes`), so the cost is
+    /// the number of shelves, not of copies — the catalog page reads it on every view.
     static func locations(library: UUID, on db: any Database) async throws -> [String] {
-        try await db.sql.raw("SELECT DISTINCT location FROM copies WHERE library_id = \(bind: library) AND location IS NOT NULL AND location <> ''"
-                             + " ORDER BY location LIMIT 300").all().map { try $0.decode(column: "location", as: String.self) }
+        try await db.sql.raw("""
+            WITH RECURSIVE shelf(location, n) AS (
+                SELECT (SELECT MIN(location) FROM copies WHERE library_id = \(bind: library) AND location > ''), 1
+                UNION ALL
+                SELECT (SELECT MIN(c.location) FROM copies c WHERE c.library_id = \(bind: library) AND c.location > shelf.location), n + 1
+                FROM shelf WHERE shelf.location IS NOT NULL AND n < 300
+            )
+            SELECT location FROM shelf WHERE location IS NOT NULL
+            """).all().map { try $0.decode(column: "location", as: String.self) }
     }
 
     static func pageSize(_ layout: LabelLayout) -> PDFDocument.PageSize {

@@ -31,6 +31,18 @@ struct LibraryBackup: Codable, Sendable, Equatable {
     var fines: [FineRow]? = nil
     /// The templates the library edited (issue 25); absent in backups made before them.
     var mailTemplates: [MailTemplateRow]? = nil
+    /// The smart collections (issue 26); absent in backups made before them.
+    var collections: [CollectionRow]? = nil
+
+    struct CollectionRow: Codable, Sendable, Equatable {
+        var id: UUID
+        var name: String
+        var name_key: String
+        /// The `CollectionFilter` as JSON.
+        var filter: String
+        var created_at: Date
+        var updated_at: Date
+    }
 
     struct FineRow: Codable, Sendable, Equatable {
         var id: UUID
