@@ -121,7 +121,7 @@ enum LabelSheets {
     private static func millimetres(_ req: Request, _ field: String) throws -> Double {
         guard let raw = req.query[String.self, at: field]?.trimmingCharacters(in: .whitespaces), !raw.isEmpty else { return 0 }
         let limit = SheetLayout.maxOffset
-        guard raw.count <= 12, let value = Double(raw.replacingOccurrences(of: ",", with: ".")), value.isFinite else {
+        guard raw.count <= 64, let value = Double(raw.replacingOccurrences(of: ",", with: ".")), value.isFinite else {
             throw InputProblem.notANumber(field: field)
         }
         guard abs(value) <= limit else { throw InputProblem.outOfRange(field: field, min: -Int(limit), max: Int(limit), got: Int(value.rounded())) }

@@ -110,7 +110,7 @@ enum TitlesController {
         }
         func level(_ name: String) throws -> Double? {
             guard let raw = req.query[String.self, at: name], !raw.isEmpty else { return nil }
-            guard raw.count <= 12, let n = Double(raw.replacingOccurrences(of: ",", with: ".")), n.isFinite, (-2000...2500).contains(n) else {
+            guard raw.count <= 64, let n = Double(raw.replacingOccurrences(of: ",", with: ".")), n.isFinite, (-2000...2500).contains(n) else {
                 throw InputProblem.notANumber(field: name)
             }
             return n
