@@ -38,6 +38,8 @@ import VaporTesting
             #expect(try await owner.post("\(f.lib)/collections", ["name": "room 12 · ar 3–4.5", "filter": [:] as [String: Any]]).status == .conflict)
             #expect(try await owner.post("\(f.lib)/collections", ["name": "x", "filter": ["addedWithinDays": 0]]).errorField == "addedWithinDays")
             #expect(try await owner.post("\(f.lib)/collections", ["name": " ", "filter": [:] as [String: Any]]).errorField == "name")
+            // A number far out of range is refused, not a crash.
+            #expect(try await owner.post("\(f.lib)/collections", ["name": "Huge", "filter": ["levelMin": -1.7976931348623157e308]]).errorField == "levelMin")
             let volunteer = try await f.staff("vol", role: "volunteer")
             #expect(try await volunteer.post("\(f.lib)/collections", ["name": "Mine", "filter": [:] as [String: Any]]).status == .forbidden)
             #expect(try await volunteer.get("\(f.lib)/collections").array.count == 1)

@@ -185,6 +185,7 @@ import VaporTesting
 
             // Bounds: a label past the sheet, an offset too large, an unknown sheet, a day that does not exist.
             for (query, field) in [("layout=avery-l7160&start=22", "start"), ("offsetX=11", "offsetX"), ("offsetY=abc", "offsetY"),
+                                   ("offsetX=-1.7976931348623157e%2B308", "offsetX"), ("offsetY=1e308", "offsetY"),
                                    ("layout=a5", "layout"), ("since=2026-02-30", "since"), ("title=nope", "title")] {
                 let refused = try await owner.get("\(f.lib)/print/labels.pdf?\(query)")
                 #expect((400...422).contains(Int(refused.status.code)) && refused.errorField == field, "\(query): \(refused.status) \(refused.json)")

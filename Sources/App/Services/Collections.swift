@@ -40,7 +40,7 @@ struct CollectionFilter: Content, Equatable, SchemaConstrained {
         f.shelf = try Check.optional(shelf, field: "shelf", max: 100)
         f.series = try Check.optional(series, field: "series", max: 300)
         for (field, value) in [("levelMin", levelMin), ("levelMax", levelMax)] {
-            if let value, !(value.isFinite && (-2000...2500).contains(value)) { throw InputProblem.outOfRange(field: field, min: -2000, max: 2500, got: Int(value.isFinite ? value : 0)) }
+            if let value, !(value.isFinite && (-2000...2500).contains(value)) { throw InputProblem.outOfRange(field: field, min: -2000, max: 2500, got: Int(value.isFinite ? min(max(value, -1e9), 1e9) : 0)) }
         }
         if let rating = minRating, !(0...5).contains(rating) { throw CatalogError.ratingOutOfRange(rating) }
         if let days = addedWithinDays { f.addedWithinDays = try Check.range(days, 1...3650, field: "addedWithinDays") }

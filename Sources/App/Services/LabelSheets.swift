@@ -124,7 +124,7 @@ enum LabelSheets {
         guard raw.count <= 64, let value = Double(raw.replacingOccurrences(of: ",", with: ".")), value.isFinite else {
             throw InputProblem.notANumber(field: field)
         }
-        guard abs(value) <= limit else { throw InputProblem.outOfRange(field: field, min: -Int(limit), max: Int(limit), got: Int(value.rounded())) }
+        guard abs(value) <= limit else { throw InputProblem.outOfRange(field: field, min: -Int(limit), max: Int(limit), got: Int(min(max(value, -1e9), 1e9).rounded())) }
         return (value * 10).rounded() / 10
     }
 
