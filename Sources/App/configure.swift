@@ -109,6 +109,7 @@ enum Migrations {
         app.migrations.add(AddReadingLevels())
         app.migrations.add(CreateCollections())
         app.migrations.add(AddCopyShelfIndexes())
+        app.migrations.add(CreateShelves())
     }
 }
 

@@ -159,6 +159,17 @@ public enum BarcodeRenderer {
 
     // MARK: - QR (libqrencode)
 
+    /// A QR code's modules (error correction M), row by row from the top left, without the quiet
+    /// zone: for drawing it as squares in a PDF, sharp at any printer resolution.
+    public static func qrModules(_ text: String) throws(Failure) -> (size: Int, dark: [Bool]) {
+        guard let code = QRcode_encodeString(text, 0, QR_ECLEVEL_M, QR_MODE_8, 1) else {
+            throw .invalid("“\(text)” does not fit in a QR code.")
+        }
+        defer { QRcode_free(code) }
+        let modules = Int(code.pointee.width)
+        return (modules, (0..<(modules * modules)).map { code.pointee.data[$0] & 1 == 1 })
+    }
+
     private static func qr(_ text: String, scale: Int) throws(Failure) -> Output {
         guard let code = QRcode_encodeString(text, 0, QR_ECLEVEL_M, QR_MODE_8, 1) else {
             throw .invalid("“\(text)” does not fit in a QR code.")

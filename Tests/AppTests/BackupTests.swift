@@ -21,6 +21,7 @@ private func normalized(_ b: LibraryBackup) -> LibraryBackup {
     assign(b.loans, table: 5, id: \.id) { "\($0.checked_out_at.timeIntervalSince1970)|\($0.member_card_id)" }
     assign(b.activities, table: 6, id: \.id) { "\($0.at.timeIntervalSince1970)|\($0.type)|\($0.info ?? "")|\($0.title_text ?? "")" }
     assign(b.covers ?? [], table: 7, id: \.id) { $0.sha256 }
+    assign(b.shelves ?? [], table: 8, id: \.id) { $0.name }
     func m(_ id: UUID) -> UUID { map[id] ?? id }
     func m(_ id: UUID?) -> UUID? { id.map { m($0) } }
     var n = b
@@ -37,6 +38,7 @@ private func normalized(_ b: LibraryBackup) -> LibraryBackup {
         .sorted { $0.id.uuidString < $1.id.uuidString }
     n.activities = b.activities.map { var r = $0; r.id = m(r.id); r.title_id = m(r.title_id); return r }.sorted { $0.id.uuidString < $1.id.uuidString }
     n.covers = b.covers.map { $0.map { var r = $0; r.id = m(r.id); r.created_at = nil; return r }.sorted { $0.id.uuidString < $1.id.uuidString } }
+    n.shelves = b.shelves.map { $0.map { var r = $0; r.id = m(r.id); return r }.sorted { $0.id.uuidString < $1.id.uuidString } }
     return n
 }
 

@@ -77,6 +77,7 @@ struct SeedCommand: AsyncCommand {
                 for chunk in stride(from: 0, to: copies.count, by: 1000) {
                     try await Array(copies[chunk..<min(chunk + 1000, copies.count)]).create(on: db)
                 }
+                try await Shelves.ensureAll(library: libraryID, on: db)
             }
             made += n
         }

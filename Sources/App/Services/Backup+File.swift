@@ -92,6 +92,7 @@ extension Backup {
         if let quotes = backup.quotes { try array("quotes", quotes) }
         if let goals = backup.readingGoals { try array("readingGoals", goals) }
         if let reads = backup.reads { try array("reads", reads) }
+        if let shelves = backup.shelves { try array("shelves", shelves) }
         try array("titleCategories", backup.titleCategories)
         try array("titles", backup.titles)
         try value("version", backup.version)

@@ -54,7 +54,8 @@ enum Backup {
             fines: try await rows("fines", LibraryBackup.FineRow.self),
             mailTemplates: try await sql.select().columns("id", "kind", "language", "subject", "body", "updated_at").from("mail_templates")
                 .where("library_id", .equal, libraryID).orderBy("kind").orderBy("language").all(decoding: LibraryBackup.MailTemplateRow.self),
-            collections: try await rows("collections", LibraryBackup.CollectionRow.self, order: "name_key"))
+            collections: try await rows("collections", LibraryBackup.CollectionRow.self, order: "name_key"),
+            shelves: try await rows("shelves", LibraryBackup.ShelfRow.self, order: "name"))
     }
 
     /// Deletes everything a library holds (F6): titles, copies, members, loans, activity, categories,
@@ -64,6 +65,8 @@ enum Backup {
         try await sql.raw("DELETE FROM jobs WHERE library_id = \(bind: libraryID) AND kind = 'enrich'").run()
         try await sql.raw("DELETE FROM holds WHERE library_id = \(bind: libraryID)").run()
         try await sql.raw("DELETE FROM collections WHERE library_id = \(bind: libraryID)").run()
+        try await sql.raw("DELETE FROM stocktakes WHERE library_id = \(bind: libraryID)").run()
+        try await sql.raw("DELETE FROM shelves WHERE library_id = \(bind: libraryID)").run()
         try await sql.raw("DELETE FROM fines WHERE library_id = \(bind: libraryID)").run()
         // The delivery log names members and their addresses: it goes with them.
         try await sql.raw("DELETE FROM mail_messages WHERE library_id = \(bind: libraryID)").run()
@@ -176,7 +179,7 @@ enum Backup {
         try validateSettings(b.library)
         let counts: [Int] = [b.titles.count, b.copies.count, b.members.count, b.loans.count, b.activities.count, b.categories.count,
                              b.titleCategories.count, b.covers?.count ?? 0, b.reads?.count ?? 0, b.progressEvents?.count ?? 0,
-                             b.readingGoals?.count ?? 0, b.quotes?.count ?? 0, b.pagePhotos?.count ?? 0, b.holds?.count ?? 0, b.fines?.count ?? 0]
+                             b.readingGoals?.count ?? 0, b.quotes?.count ?? 0, b.pagePhotos?.count ?? 0, b.holds?.count ?? 0, b.fines?.count ?? 0, b.shelves?.count ?? 0]
         let total = counts.reduce(0, +)
         guard total <= Limits.rowsPerRestore else {
             throw ExchangeError.backupTooLarge(rows: total, max: Limits.rowsPerRestore)
@@ -299,6 +302,17 @@ enum Backup {
             }
         }
         try await insert("copies", b.copies.map { var r = $0; r.id = map(r.id); r.title_id = map(r.title_id); return r })
+        // The backup's shelves (one per name and code, each checked as a person's would be), then a
+        // shelf for every location its copies name that it does not list.
+        var shelfNames = Set<String>(), shelfCodes = Set<String>()
+        try await insert("shelves", (b.shelves ?? []).compactMap { (s: LibraryBackup.ShelfRow) -> LibraryBackup.ShelfRow? in
+            let name = s.name.cleanedInput
+            guard !name.isEmpty, name.count <= 200, shelfNames.count < Shelves.maxPerLibrary, shelfNames.insert(name).inserted,
+                  let code = ShelfCode.normalized(s.code), shelfCodes.insert(code).inserted else { return nil }
+            return LibraryBackup.ShelfRow(id: UUID(), name: name, room: s.room.map { String($0.cleanedInput.prefix(100)) }.flatMap { $0.isEmpty ? nil : $0 },
+                                          code: code, created_at: s.created_at, updated_at: s.updated_at)
+        })
+        try await write { db in try await Shelves.ensureAll(library: libraryID, on: db) }
         try await insert("members", b.members.map { var r = $0; r.id = map(r.id); r.language = r.language.flatMap { Lang(rawValue: $0)?.rawValue }; return r })
         try await insert("loans", b.loans.map { l in
             var r = l

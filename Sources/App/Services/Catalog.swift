@@ -159,7 +159,10 @@ enum Catalog {
                 }
                 copy.barcode = barcode
             }
-            if patch.location != nil { copy.location = try Check.optional(patch.location, field: "location", max: 200) }
+            if patch.location != nil {
+                copy.location = try Check.optional(patch.location, field: "location", max: 200)
+                try await Shelves.ensure(copy.location, library: library.libraryID, now: scope.now, on: db)
+            }
             if patch.condition != nil { copy.condition = try Check.optional(patch.condition, field: "condition", max: 200) }
             let note = try Check.optional(patch.statusNote, field: "statusNote", max: 500)
             if let status = patch.status, status != copy.copyStatus {
@@ -366,6 +369,7 @@ enum Catalog {
     /// New copies get the next accession numbers of the library as barcodes ("C000042").
     static func addCopies(_ count: Int, titleID: UUID, location: String?, library: UUID, on db: any Database) async throws {
         guard count > 0 else { return }
+        try await Shelves.ensure(location, library: library, on: db)
         let first = try await allocateAccessions(count, library: library, on: db)
         let maxRow = try await db.sql.raw("SELECT MAX(copy_number) AS n FROM copies WHERE title_id = \(bind: titleID)").first()
         let lastNumber = try maxRow?.decode(column: "n", as: Int?.self) ?? 0

@@ -33,6 +33,18 @@ struct LibraryBackup: Codable, Sendable, Equatable {
     var mailTemplates: [MailTemplateRow]? = nil
     /// The smart collections (issue 26); absent in backups made before them.
     var collections: [CollectionRow]? = nil
+    /// The shelves with their rooms and codes (issue 26); absent in backups made before them (a
+    /// restore then makes a shelf of every location its copies name).
+    var shelves: [ShelfRow]? = nil
+
+    struct ShelfRow: Codable, Sendable, Equatable {
+        var id: UUID
+        var name: String
+        var room: String?
+        var code: String
+        var created_at: Date
+        var updated_at: Date
+    }
 
     struct CollectionRow: Codable, Sendable, Equatable {
         var id: UUID

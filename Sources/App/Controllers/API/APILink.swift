@@ -24,6 +24,9 @@ enum APILink: Sendable, Equatable {
     /// Label sheets and member cards (issue 26): the PDF, or one page of it as a PNG preview.
     case labels(library: UUID, format: String)
     case memberCards(library: UUID, format: String)
+    /// Shelf signs (issue 26, A10): the PDF or a page of it; one shelf's QR code as SVG or PNG.
+    case shelfSigns(library: UUID, format: String)
+    case shelfQR(library: UUID, shelf: UUID, format: String)
 
     static let root = "/api/v1"
 
@@ -47,6 +50,8 @@ enum APILink: Sendable, Equatable {
         case .reminderLetters(let l): return library(l) + [.fixed("reminders"), .fixed("letters.pdf")]
         case .labels(let l, let format): return library(l) + [.fixed("print"), .fixed("labels.\(format)")]
         case .memberCards(let l, let format): return library(l) + [.fixed("print"), .fixed("cards.\(format)")]
+        case .shelfSigns(let l, let format): return library(l) + [.fixed("print"), .fixed("shelves.\(format)")]
+        case .shelfQR(let l, let shelf, let format): return library(l) + [.fixed("shelves"), .parameter(name: "shelfID", value: shelf.uuidString), .fixed("qr.\(format)")]
         }
     }
 
@@ -81,11 +86,13 @@ enum APILink: Sendable, Equatable {
             .photo(library: l, photo: x, part: "image"), .photo(library: l, photo: x, part: "thumbnail"), .photo(library: l, photo: x, part: "original"),
             .reminderLetters(library: l), .labels(library: l, format: "pdf"), .labels(library: l, format: "png"),
             .memberCards(library: l, format: "pdf"), .memberCards(library: l, format: "png"),
+            .shelfSigns(library: l, format: "pdf"), .shelfSigns(library: l, format: "png"),
+            .shelfQR(library: l, shelf: x, format: "svg"), .shelfQR(library: l, shelf: x, format: "png"),
         ]
         return samples.map { link in
             switch link {
             case .export, .backup, .copyBarcode, .memberBarcode, .titleCopies, .job, .cover, .membersExport, .members, .readingExport, .photo,
-                 .reminderLetters, .labels, .memberCards:
+                 .reminderLetters, .labels, .memberCards, .shelfSigns, .shelfQR:
                 (link, .GET)
             }
         }

@@ -45,6 +45,16 @@ enum PrintController {
         lib.on(.GET, .memberCards(library: .pattern, format: "png"), doc: .init(
             summary: "One sheet of the member cards PDF as a PNG (96 dpi): the preview before printing (staff who lend)",
             tag: "Printing", query: cardQuery + [page]), use: cardsPreview)
+        let signQuery: [RouteDoc.Param] = [
+            .init(name: "paper", description: "A4 or US Letter (default `a4`).", schema: ["enum": ["a4", "letter"]]),
+            .init(name: "shelf", description: "Only this shelf's sign (404 when there is none); default every shelf.", format: "uuid"),
+        ]
+        lib.on(.GET, .shelfSigns(library: .pattern, format: "pdf"), doc: .init(
+            summary: "Shelf signs as a PDF: each shelf's QR code (the address of its page) with its name, room and code, eight to a sheet (90 × 66 mm); 404 `nothing_to_print` when the library has no shelf (staff who lend)",
+            tag: "Printing", query: signQuery), use: signsPDF)
+        lib.on(.GET, .shelfSigns(library: .pattern, format: "png"), doc: .init(
+            summary: "One sheet of the shelf signs PDF as a PNG (96 dpi): the preview before printing (staff who lend)",
+            tag: "Printing", query: signQuery + [page]), use: signsPreview)
     }
 
     static func pdfResponse(_ bytes: [UInt8], name: String, count: Int) -> Response {
@@ -105,5 +115,23 @@ enum PrintController {
         return pngResponse(try await req.application.threadPool.runIfActive {
             try MemberCardSheets.preview(cards, options, libraryName: ctx.name, page: page)
         })
+    }
+
+    @Sendable static func signsPDF(req: Request) async throws -> Response {
+        let ctx = try await req.library(.circulate)
+        let options = try ShelfCodeSheets.options(req)
+        let signs = try await ShelfCodeSheets.signs(options, origin: ReadingPages.origin(req), library: ctx.libraryID, on: req.db)
+        guard !signs.isEmpty else { throw LabelSheets.Problem.nothingToPrint }
+        let title = req.t(.shelfQRCodes) + " · " + ctx.name
+        let bytes = try await req.application.threadPool.runIfActive { try ShelfCodeSheets.pdf(signs, options, title: title) }
+        return pdfResponse(bytes, name: "shelf-signs", count: signs.count)
+    }
+
+    @Sendable static func signsPreview(req: Request) async throws -> Response {
+        let ctx = try await req.library(.circulate)
+        let options = try ShelfCodeSheets.options(req)
+        let signs = try await ShelfCodeSheets.signs(options, origin: ReadingPages.origin(req), library: ctx.libraryID, on: req.db)
+        let page = try page(req, of: ShelfCodeSheets.layout(options.paper).pages(count: signs.count))
+        return pngResponse(try await req.application.threadPool.runIfActive { try ShelfCodeSheets.preview(signs, options, page: page) })
     }
 }

@@ -10,7 +10,7 @@ import Vapor
 extension WebRoute {
     /// The feature folders of the web app (`Controllers/Web`, `Views/<Feature>`).
     enum Feature: String, Sendable, CaseIterable, Codable {
-        case session, catalog, add, circulation, members, wishlist, reading, photos, overview, settings, exchange, printing
+        case session, catalog, add, circulation, members, wishlist, reading, photos, overview, settings, exchange, printing, shelves
     }
 
     /// How a route is used.
@@ -33,6 +33,8 @@ extension WebRoute {
         var hold = UUID()
         var message = UUID()
         var collection = UUID()
+        var shelf = UUID()
+        var stocktake = UUID()
 
         /// Fresh random ids (for checks that only need the shape of a path).
         static func random() -> Samples {
@@ -72,6 +74,7 @@ extension WebRoute {
         case settings, staff, staffRole, staffRemove, staffPassword, createLibrary, server
         case exchange, job, restore, erase
         case memberCards, labels, levelsImport, series, collections, collectionDelete
+        case shelves, shelf, shelfBooks, shelfDelete, shelfStocktake, shelfSigns, stocktake, stocktakeScan, stocktakeMove, stocktakeFinish, unseen
     }
 
     var name: Name {
@@ -169,6 +172,17 @@ extension WebRoute {
         case .collectionDelete: .collectionDelete
         case .series: .series
         case .levelsImport: .levelsImport
+        case .shelves: .shelves
+        case .shelf: .shelf
+        case .shelfBooks: .shelfBooks
+        case .shelfDelete: .shelfDelete
+        case .shelfStocktake: .shelfStocktake
+        case .shelfSigns: .shelfSigns
+        case .stocktake: .stocktake
+        case .stocktakeScan: .stocktakeScan
+        case .stocktakeMove: .stocktakeMove
+        case .stocktakeFinish: .stocktakeFinish
+        case .unseen: .unseen
         }
     }
 
@@ -270,6 +284,17 @@ extension WebRoute {
         case .collectionDelete: return e(.collectionDelete(library: l, collection: s.collection), .catalog, action)
         case .series: return e(.series(library: l), .catalog, page)
         case .levelsImport: return e(.levelsImport(library: l), .exchange, action)
+        case .shelves: return e(.shelves(library: l), .shelves, both)
+        case .shelf: return e(.shelf(library: l, shelf: s.shelf), .shelves, both)
+        case .shelfBooks: return e(.shelfBooks(library: l, shelf: s.shelf), .shelves, action)
+        case .shelfDelete: return e(.shelfDelete(library: l, shelf: s.shelf), .shelves, action)
+        case .shelfStocktake: return e(.shelfStocktake(library: l, shelf: s.shelf), .shelves, action)
+        case .shelfSigns: return e(.shelfSigns(library: l), .printing, page)
+        case .stocktake: return e(.stocktake(library: l, stocktake: s.stocktake), .shelves, page)
+        case .stocktakeScan: return e(.stocktakeScan(library: l, stocktake: s.stocktake), .shelves, action)
+        case .stocktakeMove: return e(.stocktakeMove(library: l, stocktake: s.stocktake), .shelves, action)
+        case .stocktakeFinish: return e(.stocktakeFinish(library: l, stocktake: s.stocktake), .shelves, action)
+        case .unseen: return e(.unseen(library: l), .shelves, page)
         }
     }
 

@@ -28,6 +28,20 @@ enum WebRoute: Sendable, Equatable {
     case collectionDelete(library: UUID, collection: UUID)
     /// A series' volumes in order and the missing numbers (`?name=`), or every series (issue 26, A12).
     case series(library: UUID)
+    /// Shelves and stocktakes (issue 26, A10): the shelves (GET) and add one (POST); a shelf's page
+    /// (GET) and its edit (POST); put books on it by scanning; delete it; start its stocktake; the
+    /// shelf signs to print; a stocktake's page, its scans, moves and end; copies not seen for a year.
+    case shelves(library: UUID)
+    case shelf(library: UUID, shelf: UUID)
+    case shelfBooks(library: UUID, shelf: UUID)
+    case shelfDelete(library: UUID, shelf: UUID)
+    case shelfStocktake(library: UUID, shelf: UUID)
+    case shelfSigns(library: UUID)
+    case stocktake(library: UUID, stocktake: UUID)
+    case stocktakeScan(library: UUID, stocktake: UUID)
+    case stocktakeMove(library: UUID, stocktake: UUID)
+    case stocktakeFinish(library: UUID, stocktake: UUID)
+    case unseen(library: UUID)
     /// Reading levels from a spreadsheet (issue 26, A12): the Import & Export page's form.
     case levelsImport(library: UUID)
     case member(library: UUID, member: UUID)
@@ -140,6 +154,17 @@ enum WebRoute: Sendable, Equatable {
         case .collectionDelete(let library, let collection):
             Self.library(library) + [.fixed("collections"), .parameter(name: "collectionID", value: collection.uuidString), .fixed("delete")]
         case .series(let library): Self.library(library) + [.fixed("series")]
+        case .shelves(let library): Self.library(library) + [.fixed("shelves")]
+        case .shelf(let library, let shelf): Self.library(library) + [.fixed("shelves"), .parameter(name: "shelfID", value: shelf.uuidString)]
+        case .shelfBooks(let library, let shelf): Self.shelf(library: library, shelf: shelf).segments + [.fixed("books")]
+        case .shelfDelete(let library, let shelf): Self.shelf(library: library, shelf: shelf).segments + [.fixed("delete")]
+        case .shelfStocktake(let library, let shelf): Self.shelf(library: library, shelf: shelf).segments + [.fixed("stocktake")]
+        case .shelfSigns(let library): Self.library(library) + [.fixed("shelf-signs")]
+        case .stocktake(let library, let stocktake): Self.library(library) + [.fixed("stocktakes"), .parameter(name: "stocktakeID", value: stocktake.uuidString)]
+        case .stocktakeScan(let library, let stocktake): Self.stocktake(library: library, stocktake: stocktake).segments + [.fixed("scan")]
+        case .stocktakeMove(let library, let stocktake): Self.stocktake(library: library, stocktake: stocktake).segments + [.fixed("move")]
+        case .stocktakeFinish(let library, let stocktake): Self.stocktake(library: library, stocktake: stocktake).segments + [.fixed("finish")]
+        case .unseen(let library): Self.library(library) + [.fixed("stocktakes"), .fixed("unseen")]
         case .levelsImport(let library): Self.library(library) + [.fixed("exchange"), .fixed("levels")]
         case .member(let library, let member): Self.library(library) + [.fixed("members"), .parameter(name: "memberID", value: member.uuidString)]
         case .editMember(let library, let member): Self.member(library: library, member: member).segments + [.fixed("edit")]
