@@ -239,7 +239,9 @@ enum Stocktakes {
                 if stocktake.finishedAt == nil && !scannedIDs.contains(id) { notScanned.append(item) }
             }
         }
-        if stocktake.finishedAt != nil { notScanned = scanned.filter { $0.outcome == .missing } }
+        if stocktake.finishedAt != nil {
+            notScanned = scanned.filter { $0.outcome == .missing }.sorted { ($0.title ?? "").localizedStandardCompare($1.title ?? "") == .orderedAscending }
+        }
         return StocktakeReport(stocktake: stocktake, expected: expected,
                                here: scanned.filter { $0.outcome == .here || $0.outcome == .moved },
                                misplaced: scanned.filter { $0.outcome == .elsewhere }, onLoan: scanned.filter { $0.outcome == .onLoan },

@@ -88,9 +88,9 @@ enum ShelfPages {
         let id = try req.uuid("shelfID")
         let code = try req.form(ScanForm.self).code ?? ""
         if let other = try await otherShelf(code, library: ctx.libraryID, on: req.db) {
-            return req.seeOther(WebRoute.shelf(library: ctx.libraryID, shelf: other).path + "#put")
+            return req.seeOther(WebRoute.shelf(library: ctx.libraryID, shelf: other).path)
         }
-        return try await req.seeOther(WebRoute.shelf(library: ctx.libraryID, shelf: id).path + "#put", refusing: scanRefusal) {
+        return try await req.seeOther(WebRoute.shelf(library: ctx.libraryID, shelf: id).path, refusing: scanRefusal) {
             let shelved = try await Shelves.assign(code, to: id, in: req.scope(ctx))
             if let from = shelved.from, from != shelved.shelf {
                 return req.t.format(.shelvedCopyFrom, shelved.title, shelved.barcode, from, shelved.shelf)
@@ -147,7 +147,7 @@ enum ShelfPages {
         if let other = try await otherShelf(code, library: ctx.libraryID, on: req.db) {
             return req.seeOther(WebRoute.shelf(library: ctx.libraryID, shelf: other).path)
         }
-        let back = WebRoute.stocktake(library: ctx.libraryID, stocktake: id).path + "#scan"
+        let back = WebRoute.stocktake(library: ctx.libraryID, stocktake: id).path
         do {
             let answer = try await Stocktakes.scan(id, code, in: req.scope(ctx))
             let t = req.t, title = answer.item.title ?? answer.item.code
