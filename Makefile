@@ -140,6 +140,7 @@ bench:
 	$(MAKE) --no-print-directory test-venv
 	scripts/bench-reminders.py
 	scripts/bench-print.py
+	scripts/bench-stocktake.py
 	BENCH_SKIP_BUILD=1 scripts/bench-pages.py
 	BENCH_SKIP_BUILD=1 BENCH_PAGE_TITLES=100000 BENCH_PAGE_REQUESTS=100 scripts/bench-pages.py
 	BENCH_SKIP_BUILD=1 scripts/bench-reading.py

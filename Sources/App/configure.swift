@@ -55,6 +55,7 @@ func configure(_ app: Application, storage: StorageConfig) throws {
     app.asyncCommands.use(BenchSpokenCommand(), as: "bench-spoken")
     app.asyncCommands.use(BenchRemindersCommand(), as: "bench-reminders")
     app.asyncCommands.use(BenchPrintCommand(), as: "bench-print")
+    app.asyncCommands.use(BenchStocktakeCommand(), as: "bench-stocktake")
     app.asyncCommands.use(SeedReadingCommand(), as: "seed-reading")
     app.asyncCommands.use(LookupCommand(), as: "lookup")
     app.asyncCommands.use(ImportCommand(), as: "import")

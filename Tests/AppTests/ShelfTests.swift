@@ -248,6 +248,12 @@ import VaporTesting
             sent = try await browser.post("\(web)/shelves/\(hall)/books", ["code": "NOPE"])
             page = try await browser.get(sent.location!)
             #expect(page.html.contains("No copy or book of this library has the code “NOPE”."))
+            // Where the books stand, in the results and on the book's page (linked to the shelf).
+            page = try await browser.get("\(web)/catalog?q=stig")
+            #expect(page.html.contains("<span class=\"shelf\">Shelf Hall</span>"), "\(page.html)")
+            #expect((try await f.owner.get("\(f.lib)/titles?q=momo")["items"] as? [[String: Any]])?.first?["shelves"] as? [String] == ["Room 12"])
+            page = try await browser.get("\(web)/titles/\(stig)")
+            #expect(page.html.contains("href=\"\(web)/shelves/\(hall)\">Shelf Hall</a>"), "\(page.html)")
             // Room 12's QR code scanned at Hall opens Room 12.
             sent = try await browser.post("\(web)/shelves/\(hall)/books", ["code": "http://192.168.1.20:8080\(web)/shelves/\(room)"])
             #expect(sent.location?.hasPrefix("\(web)/shelves/\(room)") == true)

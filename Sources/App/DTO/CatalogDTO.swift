@@ -92,6 +92,8 @@ struct TitleSummary: Content {
     var section: String
     var availability: Availability
     var overdue: Bool
+    /// The shelves its copies stand on, those with a copy to lend first (A10).
+    var shelves: [String] = []
 }
 
 struct CategoryRef: Content {

@@ -237,13 +237,22 @@ enum TitleQuery {
         guard !titles.isEmpty else { return [] }
         let ids = titles.map(\.id)
         let statusRows = try await db.sql.raw("""
-            SELECT title_id, status, COUNT(*) AS n FROM copies WHERE title_id IN (\(binds: ids)) GROUP BY title_id, status
+            SELECT title_id, status, location, COUNT(*) AS n FROM copies WHERE title_id IN (\(binds: ids)) GROUP BY title_id, status, location
             """).all()
         var statuses: [UUID: [CopyStatus]] = [:]
+        // The shelves its copies stand on (A10: "Shelf B3" in the results): where one can be taken first.
+        var shelves: [UUID: [(String, Bool)]] = [:]
         for row in statusRows {
             let id = try row.decode(column: "title_id", as: UUID.self)
             let status = CopyStatus(rawValue: try row.decode(column: "status", as: String.self)) ?? .available
             statuses[id, default: []] += Array(repeating: status, count: try row.decode(column: "n", as: Int.self))
+            if let location = try row.decode(column: "location", as: String?.self), !location.isEmpty, status != .lost, status != .withdrawn {
+                shelves[id, default: []].append((location, status == .available))
+            }
+        }
+        func places(_ id: UUID) -> [String] {
+            var seen = Set<String>()
+            return (shelves[id] ?? []).sorted { ($0.1 ? 0 : 1, $0.0) < ($1.1 ? 0 : 1, $1.0) }.map(\.0).filter { seen.insert($0).inserted }
         }
         let overdueRows = try await db.sql.raw("""
             SELECT DISTINCT title_id FROM loans WHERE title_id IN (\(binds: ids)) AND returned_at IS NULL AND due_at < \(bind: now)
@@ -253,7 +262,7 @@ enum TitleQuery {
             let id = title.id
             return TitleSummary(id: id, isbn13: title.isbn13, title: title.title, authors: title.authors, coverUrl: title.coverURL,
                                 favorite: title.favorite, rating: title.rating, wishlist: title.wishlist, section: title.section,
-                                availability: Availability(statuses: statuses[id] ?? []), overdue: overdue.contains(id))
+                                availability: Availability(statuses: statuses[id] ?? []), overdue: overdue.contains(id), shelves: places(id))
         }
     }
 

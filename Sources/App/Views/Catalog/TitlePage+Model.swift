@@ -17,17 +17,26 @@ struct TitlePage: Sendable {
     /// The signed-in reader's own reading of it (E1), page photos and quotes (E4, E5).
     var reading: ReadingCard
     var notes: BookNotes
+    /// The shelves its copies stand on, by name (each copy's place links to its shelf, A10).
+    var shelves: [String: UUID] = [:]
 
     static let historyLength = 50
 
     static func make(titleID: UUID, library: LibraryContext, now: Date, on db: any Database) async throws -> TitlePage {
         let canLend = library.role.may(.circulate)
-        return TitlePage(libraryID: library.libraryID, detail: try await TitleQuery.detail(titleID, libraryID: library.libraryID, now: now, on: db),
+        let detail = try await TitleQuery.detail(titleID, libraryID: library.libraryID, now: now, on: db)
+        var shelves: [String: UUID] = [:]
+        for name in Set(detail.copies.compactMap(\.location)) {
+            if let shelf = try await Shelves.named(name, library: library.libraryID, on: db) { shelves[name] = shelf.id }
+        }
+        var page = TitlePage(libraryID: library.libraryID, detail: detail,
                          canEdit: library.role.may(.catalog), canLend: canLend, maxRenewals: library.policy.maxRenewals,
                          history: canLend ? try await Circulation.history(titleID: titleID, libraryID: library.libraryID, limit: historyLength,
                                                                           now: now, on: db) : [],
                          holds: canLend ? try await Holds.queue(title: titleID, libraryID: library.libraryID, on: db) : [],
                          reading: try await ReadingCard.make(titleID: titleID, library: library, on: db),
                          notes: try await BookNotes.make(titleID: titleID, library: library, on: db))
+        page.shelves = shelves
+        return page
     }
 }

@@ -5,7 +5,7 @@ import ShelfmarkCore
 extension TitlePage {
     func render(_ page: PageContext) -> HTML {
         let t = page.t
-        let (lib, d, canEdit, canLend) = (libraryID, detail, canEdit, canLend)
+        let (lib, d, canEdit, canLend, shelves) = (libraryID, detail, canEdit, canLend, shelves)
         let here = WebRoute.title(library: lib, title: d.id).path
         return Layout.page(page, title: d.title) {
             H.el(.article, [.class: "book"]) {
@@ -124,7 +124,15 @@ extension TitlePage {
                                 H.el(.span, [:]) { EscapedText(t.format(.copyNumber, t.number(copy.copyNumber)) + " · " + copy.barcode) }
                                 H.el(.span, [:]) {
                                     EscapedText(Self.statusText(copy.status, t: t) + (copy.statusAt.map { " · " + t.date($0) } ?? "")
-                                         + (copy.statusNote.map { " · " + $0 } ?? "") + (copy.location.map { " · " + $0 } ?? ""))
+                                         + (copy.statusNote.map { " · " + $0 } ?? ""))
+                                    if let location = copy.location {
+                                        EscapedText(" · ")
+                                        if let shelf = shelves[location] {
+                                            H.link(t.format(.shelfHeading, location), WebRoute.shelf(library: lib, shelf: shelf).path)
+                                        } else {
+                                            EscapedText(t.format(.shelfHeading, location))
+                                        }
+                                    }
                                 }
                                 H.el(.a, [.href: APILink.copyBarcode(library: lib, copy: copy.id).path, .class: "label-link"]) {
                                     H.void(.img, [.src: APILink.copyBarcode(library: lib, copy: copy.id).path, .alt: t(.barcode) + " " + copy.barcode,

@@ -61,6 +61,9 @@ enum Components {
                 H.el(.span, [.class: "meta"]) {
                     H.el(.span, [.class: "name"]) { EscapedText(item.title) }
                     if !item.authors.isEmpty { H.el(.span, [.class: "authors"]) { EscapedText(item.authors.joined(separator: ", ")) } }
+                    if let shelf = item.shelves.first {
+                        H.el(.span, [.class: "shelf"]) { EscapedText(t.format(.shelfHeading, shelf) + (item.shelves.count > 1 ? " …" : "")) }
+                    }
                 }
                 if item.favorite { H.el(.span, [.class: "heart", .ariaLabel: t(.filterFavorites)]) { EscapedText("♥") } }
                 badge(item.availability, overdue: item.overdue, t: t)
