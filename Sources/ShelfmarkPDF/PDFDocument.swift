@@ -232,4 +232,31 @@ public final class PDFDocument {
         cairo_close_path(cr)
         cairo_stroke(cr)
     }
+
+    /// A picture (a cover) in the box (x, y, width, height), its pixels given as 32-bit words 0x00RRGGBB
+    /// row by row; scaled to fit the box, centred, keeping its proportions.
+    public func image(pixels: [UInt32], width: Int, height: Int, x: Double, y: Double, boxWidth: Double, boxHeight: Double) {
+        if page < 0 { newPage() }
+        guard drawing, width > 0, height > 0, pixels.count == width * height else { return }
+        // A surface cairo owns (the PDF keeps a reference to it until the page is written), filled here.
+        guard let picture = cairo_image_surface_create(CAIRO_FORMAT_RGB24, Int32(width), Int32(height)),
+              cairo_surface_status(picture) == CAIRO_STATUS_SUCCESS, let data = cairo_image_surface_get_data(picture) else { return }
+        defer { cairo_surface_destroy(picture) }
+        let stride = Int(cairo_image_surface_get_stride(picture))
+        pixels.withUnsafeBytes { source in
+            for row in 0..<height {
+                (data + row * stride).update(from: source.baseAddress!.assumingMemoryBound(to: UInt8.self) + row * width * 4, count: width * 4)
+            }
+        }
+        cairo_surface_mark_dirty(picture)
+        let scale = min(boxWidth / Double(width), boxHeight / Double(height))
+        let (w, h) = (Double(width) * scale, Double(height) * scale)
+        cairo_save(cr)
+        cairo_translate(cr, x + (boxWidth - w) / 2, y + (boxHeight - h) / 2)
+        cairo_scale(cr, scale, scale)
+        cairo_set_source_surface(cr, picture, 0, 0)
+        cairo_pattern_set_filter(cairo_get_source(cr), CAIRO_FILTER_GOOD)
+        cairo_paint(cr)
+        cairo_restore(cr)
+    }
 }

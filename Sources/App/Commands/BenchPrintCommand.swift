@@ -16,6 +16,8 @@ struct BenchPrintCommand: AsyncCommand {
         var rounds: Int?
         @Option(name: "copies", help: "Copies to label (default 3000, at most 5000)")
         var copies: Int?
+        @Option(name: "catalog", help: "Instead: time the printed catalog of this many titles (A–Z, no covers)")
+        var catalog: Int?
     }
 
     var help: String { "Time the label sheet PDF for 3,000 copies (benchmark helper)." }
@@ -24,6 +26,9 @@ struct BenchPrintCommand: AsyncCommand {
         let rounds = max(1, min(signature.rounds ?? 5, 50))
         let count = max(1, min(signature.copies ?? 3_000, LabelSheets.maxLabels))
         let app = context.application
+        if let titles = signature.catalog {
+            return try await catalog(titles: max(1, min(titles, CatalogSheets.maxTitles)), rounds: rounds, context: context)
+        }
         let library = Library(name: "Print bench \(UUID().uuidString.prefix(8))")
         try await app.writeGate.transaction(on: app.db) { db in try await library.create(on: db) }
         let libraryID = try library.requireID()
@@ -53,6 +58,45 @@ struct BenchPrintCommand: AsyncCommand {
                 context.console.print("{\"round\": \(round), \"labels\": \(labels.count), \"pages\": \(pages), \"labels_s\": \(String(format: "%.3f", labelsTime)), "
                                       + "\"pdf_bytes\": \(pdf.count), \"preview_s\": \(String(format: "%.3f", previewTime)), \"png_bytes\": \(png.count), "
                                       + "\"baseline_s\": \(String(format: "%.3f", baselineTime))}")
+            }
+        } catch {
+            try? await BenchRemindersCommand.remove(libraryID, app: app)
+            throw error
+        }
+        try await BenchRemindersCommand.remove(libraryID, app: app)
+    }
+
+    /// The printed catalog of `titles` titles (A–Z under their letters, no covers): reading them and
+    /// laying out the groups, then the PDF; the baseline is as many pages with one line each.
+    func catalog(titles: Int, rounds: Int, context: CommandContext) async throws {
+        let app = context.application
+        let library = Library(name: "Catalog bench \(UUID().uuidString.prefix(8))")
+        try await app.writeGate.transaction(on: app.db) { db in try await library.create(on: db) }
+        let libraryID = try library.requireID()
+        do {
+            try await Self.fill(libraryID, copies: titles, app: app)
+            let clock = ContinuousClock()
+            let t = Strings(lang: .en), options = CatalogSheets.Options()
+            for round in 1...rounds {
+                let started = clock.now
+                let groups = try await CatalogSheets.groups(options, library: libraryID, now: Date(), t: t, on: app.db)
+                let readTime = (clock.now - started).seconds
+                let pdf = try await app.threadPool.runIfActive { try CatalogSheets.pdf(groups, options, header: "Bench", t: t) }
+                let totalTime = (clock.now - started).seconds
+                let pages = CatalogSheets.layout(groups, options).pages
+                let baselineStarted = clock.now
+                _ = try await app.threadPool.runIfActive {
+                    try PDFDocument.make(size: .a4, title: "Baseline") { pdf in
+                        for page in 0..<pages {
+                            pdf.newPage()
+                            pdf.text("Page \(page + 1)", x: 40, y: 40, width: 200)
+                        }
+                    }
+                }
+                let baselineTime = (clock.now - baselineStarted).seconds
+                context.console.print("{\"round\": \(round), \"titles\": \(groups.reduce(0) { $0 + $1.entries.count }), \"pages\": \(pages), "
+                                      + "\"catalog_s\": \(String(format: "%.3f", totalTime)), \"read_s\": \(String(format: "%.3f", readTime)), "
+                                      + "\"pdf_bytes\": \(pdf.count), \"baseline_s\": \(String(format: "%.3f", baselineTime))}")
             }
         } catch {
             try? await BenchRemindersCommand.remove(libraryID, app: app)

@@ -27,6 +27,9 @@ enum APILink: Sendable, Equatable {
     /// Shelf signs (issue 26, A10): the PDF or a page of it; one shelf's QR code as SVG or PNG.
     case shelfSigns(library: UUID, format: String)
     case shelfQR(library: UUID, shelf: UUID, format: String)
+    /// The printed catalog and one book's page (issue 26, F4): the PDF or a page of it as a PNG.
+    case printedCatalog(library: UUID, format: String)
+    case bookSheet(library: UUID, title: UUID, format: String)
 
     static let root = "/api/v1"
 
@@ -52,6 +55,8 @@ enum APILink: Sendable, Equatable {
         case .memberCards(let l, let format): return library(l) + [.fixed("print"), .fixed("cards.\(format)")]
         case .shelfSigns(let l, let format): return library(l) + [.fixed("print"), .fixed("shelves.\(format)")]
         case .shelfQR(let l, let shelf, let format): return library(l) + [.fixed("shelves"), .parameter(name: "shelfID", value: shelf.uuidString), .fixed("qr.\(format)")]
+        case .printedCatalog(let l, let format): return library(l) + [.fixed("print"), .fixed("catalog.\(format)")]
+        case .bookSheet(let l, let title, let format): return library(l) + [.fixed("titles"), .parameter(name: "titleID", value: title.uuidString), .fixed("book.\(format)")]
         }
     }
 
@@ -88,11 +93,13 @@ enum APILink: Sendable, Equatable {
             .memberCards(library: l, format: "pdf"), .memberCards(library: l, format: "png"),
             .shelfSigns(library: l, format: "pdf"), .shelfSigns(library: l, format: "png"),
             .shelfQR(library: l, shelf: x, format: "svg"), .shelfQR(library: l, shelf: x, format: "png"),
+            .printedCatalog(library: l, format: "pdf"), .printedCatalog(library: l, format: "png"),
+            .bookSheet(library: l, title: x, format: "pdf"), .bookSheet(library: l, title: x, format: "png"),
         ]
         return samples.map { link in
             switch link {
             case .export, .backup, .copyBarcode, .memberBarcode, .titleCopies, .job, .cover, .membersExport, .members, .readingExport, .photo,
-                 .reminderLetters, .labels, .memberCards, .shelfSigns, .shelfQR:
+                 .reminderLetters, .labels, .memberCards, .shelfSigns, .shelfQR, .printedCatalog, .bookSheet:
                 (link, .GET)
             }
         }

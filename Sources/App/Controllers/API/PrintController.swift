@@ -1,6 +1,7 @@
 import Fluent
 import Foundation
 import ShelfmarkCore
+import ShelfmarkImaging
 import Vapor
 
 /// What a library prints (issue 26, F4): label sheets for copies and member cards, each as a PDF made
@@ -55,6 +56,27 @@ enum PrintController {
         lib.on(.GET, .shelfSigns(library: .pattern, format: "png"), doc: .init(
             summary: "One sheet of the shelf signs PDF as a PNG (96 dpi): the preview before printing (staff who lend)",
             tag: "Printing", query: signQuery + [page]), use: signsPreview)
+        let catalogQuery: [RouteDoc.Param] = [
+            .init(name: "group", description: "A–Z under their letters (default `az`), or grouped by shelf, category or reading level.",
+                  schema: ["enum": .array(CatalogSheets.Grouping.allCases.map { .string($0.rawValue) })]),
+            .init(name: "covers", kind: .boolean, description: "With each book's stored cover (at most 2,000 books; default false)."),
+            .init(name: "paper", description: "A4 or US Letter (default `a4`).", schema: ["enum": ["a4", "letter"]]),
+            .init(name: "shelf", description: "Only the books with a copy on this shelf.", schema: Rule.optionalText(200)),
+            .init(name: "collection", description: "Only the books of this smart collection (404 when there is none).", format: "uuid"),
+        ]
+        lib.on(.GET, .printedCatalog(library: .pattern, format: "pdf"), doc: .init(
+            summary: "The printed catalog as a PDF: title, authors, year, publisher, shelf, reading level and ISBN of each book, A–Z or grouped, covers if asked, \"page X of Y\" on every page; at most 25,000 books (2,000 with covers; 422 `too_many_books` with the count)",
+            tag: "Printing", query: catalogQuery), use: catalogPDF)
+        lib.on(.GET, .printedCatalog(library: .pattern, format: "png"), doc: .init(
+            summary: "One page of the printed catalog as a PNG (96 dpi): the preview before printing", tag: "Printing",
+            query: catalogQuery + [RouteDoc.Param(name: "page", kind: .integer, description: "The page to show (from 1, default 1).", schema: Rule.range(1...10_000))]),
+            use: catalogPreview)
+        let bookQuery: [RouteDoc.Param] = [.init(name: "paper", description: "A4 or US Letter (default `a4`).", schema: ["enum": ["a4", "letter"]])]
+        lib.on(.GET, .bookSheet(library: .pattern, title: .pattern, format: "pdf"), doc: .init(
+            summary: "A book's page as a PDF: cover, title, authors, facts, description and its copies with shelf, status and barcode", tag: "Printing",
+            query: bookQuery), use: bookPDF)
+        lib.on(.GET, .bookSheet(library: .pattern, title: .pattern, format: "png"), doc: .init(
+            summary: "The book's PDF page as a PNG (96 dpi)", tag: "Printing", query: bookQuery), use: bookPreview)
     }
 
     static func pdfResponse(_ bytes: [UInt8], name: String, count: Int) -> Response {
@@ -133,5 +155,58 @@ enum PrintController {
         let signs = try await ShelfCodeSheets.signs(options, origin: ReadingPages.origin(req), library: ctx.libraryID, on: req.db)
         let page = try page(req, of: ShelfCodeSheets.layout(options.paper).pages(count: signs.count))
         return pngResponse(try await req.application.threadPool.runIfActive { try ShelfCodeSheets.preview(signs, options, page: page) })
+    }
+
+    static func catalogHeader(_ req: Request, _ ctx: LibraryContext) -> String {
+        ctx.name + " · " + req.t(.printedCatalog) + " · " + req.t.date(req.now)
+    }
+
+    @Sendable static func catalogPDF(req: Request) async throws -> Response {
+        let ctx = try await req.library(.read)
+        let options = try CatalogSheets.options(req)
+        let groups = try await CatalogSheets.groups(options, library: ctx.libraryID, now: req.now, t: req.t, on: req.db)
+        let (header, t) = (catalogHeader(req, ctx), req.t)
+        let bytes = try await req.application.threadPool.runIfActive { try CatalogSheets.pdf(groups, options, header: header, t: t) }
+        return pdfResponse(bytes, name: "catalog", count: groups.reduce(0) { $0 + $1.entries.count })
+    }
+
+    @Sendable static func catalogPreview(req: Request) async throws -> Response {
+        let ctx = try await req.library(.read)
+        let options = try CatalogSheets.options(req)
+        let groups = try await CatalogSheets.groups(options, library: ctx.libraryID, now: req.now, t: req.t, on: req.db)
+        let page = try req.intQuery("page", default: 1, range: 1...10_000)
+        guard page <= CatalogSheets.layout(groups, options).pages else { throw RequestError.noSuchPath(field: "page") }
+        let (header, t) = (catalogHeader(req, ctx), req.t)
+        return pngResponse(try await req.application.threadPool.runIfActive { try CatalogSheets.preview(groups, options, header: header, t: t, page: page - 1) })
+    }
+
+    static func book(_ req: Request) async throws -> (TitleDetail, Thumbnail?, SheetLayout.Paper) {
+        let ctx = try await req.library(.read)
+        var paper = SheetLayout.Paper.a4
+        if let raw = req.query[String.self, at: "paper"], !raw.isEmpty {
+            guard let chosen = SheetLayout.Paper(rawValue: raw) else {
+                throw RequestError.oneOf(field: "paper", allowed: SheetLayout.Paper.allCases.map(\.rawValue), got: raw)
+            }
+            paper = chosen
+        }
+        let detail = try await TitleQuery.detail(try req.uuid("titleID"), libraryID: ctx.libraryID, now: req.now, on: req.db)
+        var cover: Thumbnail?
+        if let url = detail.coverUrl, let id = Backup.coverID(url), let image = try await CoverStore.load(id, on: req.db) {
+            cover = try? Thumbnail.make(image.bytes, maxSide: 600)
+        }
+        return (detail, cover, paper)
+    }
+
+    @Sendable static func bookPDF(req: Request) async throws -> Response {
+        let (detail, cover, paper) = try await book(req)
+        let t = req.t
+        let bytes = try await req.application.threadPool.runIfActive { try CatalogSheets.book(detail, cover: cover, paper: paper, t: t) }
+        return pdfResponse(bytes, name: "book", count: 1)
+    }
+
+    @Sendable static func bookPreview(req: Request) async throws -> Response {
+        let (detail, cover, paper) = try await book(req)
+        let t = req.t
+        return pngResponse(try await req.application.threadPool.runIfActive { try CatalogSheets.bookPreview(detail, cover: cover, paper: paper, t: t) })
     }
 }

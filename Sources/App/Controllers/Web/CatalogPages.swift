@@ -16,6 +16,7 @@ enum CatalogPages {
         web.post(.titleCopies(library: .pattern, title: .pattern), use: addCopies)
         web.get(.add(library: .pattern), use: addForm)
         web.get(.labels(library: .pattern), use: labels)
+        web.get(.printedCatalog(library: .pattern), use: printedCatalog)
         web.get(.series(library: .pattern), use: series)
         web.get(.collections(library: .pattern), use: collections)
         web.post(.collections(library: .pattern), use: saveCollection)

@@ -74,7 +74,7 @@ extension WebRoute {
         case settings, staff, staffRole, staffRemove, staffPassword, createLibrary, server
         case exchange, job, restore, erase
         case memberCards, labels, levelsImport, series, collections, collectionDelete
-        case shelves, shelf, shelfBooks, shelfDelete, shelfStocktake, shelfSigns, stocktake, stocktakeScan, stocktakeMove, stocktakeFinish, unseen
+        case shelves, shelf, shelfBooks, shelfDelete, shelfStocktake, shelfSigns, stocktake, stocktakeScan, stocktakeMove, stocktakeFinish, unseen, printedCatalog
     }
 
     var name: Name {
@@ -183,6 +183,7 @@ extension WebRoute {
         case .stocktakeMove: .stocktakeMove
         case .stocktakeFinish: .stocktakeFinish
         case .unseen: .unseen
+        case .printedCatalog: .printedCatalog
         }
     }
 
@@ -295,6 +296,7 @@ extension WebRoute {
         case .stocktakeMove: return e(.stocktakeMove(library: l, stocktake: s.stocktake), .shelves, action)
         case .stocktakeFinish: return e(.stocktakeFinish(library: l, stocktake: s.stocktake), .shelves, action)
         case .unseen: return e(.unseen(library: l), .shelves, page)
+        case .printedCatalog: return e(.printedCatalog(library: l), .printing, page)
         }
     }
 

@@ -42,6 +42,8 @@ enum WebRoute: Sendable, Equatable {
     case stocktakeMove(library: UUID, stocktake: UUID)
     case stocktakeFinish(library: UUID, stocktake: UUID)
     case unseen(library: UUID)
+    /// The printed catalog (issue 26, F4): its options, page count, first pages and PDF.
+    case printedCatalog(library: UUID)
     /// Reading levels from a spreadsheet (issue 26, A12): the Import & Export page's form.
     case levelsImport(library: UUID)
     case member(library: UUID, member: UUID)
@@ -165,6 +167,7 @@ enum WebRoute: Sendable, Equatable {
         case .stocktakeMove(let library, let stocktake): Self.stocktake(library: library, stocktake: stocktake).segments + [.fixed("move")]
         case .stocktakeFinish(let library, let stocktake): Self.stocktake(library: library, stocktake: stocktake).segments + [.fixed("finish")]
         case .unseen(let library): Self.library(library) + [.fixed("stocktakes"), .fixed("unseen")]
+        case .printedCatalog(let library): Self.library(library) + [.fixed("print-catalog")]
         case .levelsImport(let library): Self.library(library) + [.fixed("exchange"), .fixed("levels")]
         case .member(let library, let member): Self.library(library) + [.fixed("members"), .parameter(name: "memberID", value: member.uuidString)]
         case .editMember(let library, let member): Self.member(library: library, member: member).segments + [.fixed("edit")]

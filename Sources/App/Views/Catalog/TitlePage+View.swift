@@ -40,6 +40,7 @@ extension TitlePage {
                     if let g = d.links["googleBooks"] { H.el(.a, [.href: g, .class: "button quiet", .rel: "noopener", .target: "_blank"]) { EscapedText(t(.viewOnGoogleBooks)) } }
                     if canEdit { H.link(t(.editTitle), WebRoute.editTitle(library: lib, title: d.id).path, cls: "button quiet") }
                     if canLend, !d.copies.isEmpty { H.link(t(.printLabels), WebRoute.labels(library: lib).path(query: [("title", d.id.uuidString)]), cls: "button quiet") }
+                    H.link(t(.bookPDF), APILink.bookSheet(library: lib, title: d.id, format: "pdf").path, cls: "button quiet")
                     H.el(.button, [.type: "button", .class: "button quiet", .dataShare: d.title, .dataShareText: d.title + (d.authors.first.map { " — " + $0 } ?? ""), .hidden: ""]) { EscapedText(t(.share)) }
                 }
                 if !d.wishlist { reading.render(page) }

@@ -70,11 +70,13 @@ struct SheetPreviews {
     var pages: Int
     var paper: SheetLayout.Paper
     var t: Strings
+    /// Show only the first pages (a printed catalog of hundreds).
+    var shown = PrintController.maxPage
 
     var body: any Component {
         let (width, height) = (Int((paper.width / 25.4 * 96).rounded()), Int((paper.height / 25.4 * 96).rounded()))
         return H.el(.ol, [.class: "sheets"]) {
-            for n in 1...max(1, min(pages, PrintController.maxPage)) {
+            for n in 1...max(1, min(pages, shown, PrintController.maxPage)) {
                 H.el(.li, [:]) {
                     H.void(.img, [.src: link.path(query: query + [("page", String(n))]), .alt: t.format(.sheetPreview, t.number(n), t.number(pages)),
                                   .width: String(width), .height: String(height), .loading: n > 2 ? "lazy" : nil])
