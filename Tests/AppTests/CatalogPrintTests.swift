@@ -95,6 +95,14 @@ import VaporTesting
             #expect(read == ["the cover of Momo"], "\(read)")
             #expect(try await PrintTests.download(owner, "\(f.lib)/titles/\(momo)/book.png").0.status == .ok)
             #expect(try await owner.get("\(f.lib)/titles/\(UUID())/book.pdf").status == .notFound)
+            // The catalog as CSV with the cover inside, as CodexScan writes it: the same bytes come back out.
+            let (csvReply, csv) = try await PrintTests.download(owner, "\(f.lib)/export?format=csv&covers=true")
+            let lines = String(decoding: csv, as: UTF8.self).components(separatedBy: "\r\n")
+            #expect(csvReply.status == .ok && lines.first?.hasSuffix(",Cover") == true, "\(lines.first ?? "")")
+            let embedded = try #require(lines.first { $0.contains("Momo") }?.components(separatedBy: "data:image/png;base64,").last)
+            #expect(Data(base64Encoded: embedded.trimmingCharacters(in: CharacterSet(charactersIn: "\"\r"))) == cover)
+            #expect(try await owner.get("\(f.lib)/export?format=json&covers=true").errorField == "format")
+            #expect(try await owner.get("\(f.lib)/export?format=csv&covers=maybe").errorField == "covers")
             // The catalog with covers draws it too.
             let (withCovers, coversPDF) = try await PrintTests.download(owner, "\(f.lib)/print/catalog.pdf?covers=true")
             #expect(withCovers.status == .ok && coversPDF.count > pdf.count / 4)

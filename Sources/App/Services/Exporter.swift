@@ -207,6 +207,62 @@ enum Exporter {
         return Data(out)
     }
 
+    /// At most this many books in a CSV with their covers inside (a cover is some 20–60 kB as base64).
+    static let maxWithCovers = 5_000
+
+    enum Problem: DomainError, Equatable {
+        case tooManyForCovers(count: Int)
+        var described: Described {
+            switch self {
+            case .tooManyForCovers(let n): .init(.invalid, "too_many_books", field: "covers", details: ["count": String(n), "max": String(Exporter.maxWithCovers)]) {
+                $0.format(.errCoversTooMany, $0.number(Exporter.maxWithCovers), $0.number(n))
+            }
+            }
+        }
+    }
+
+    /// The catalog CSV with one more column, "Cover": a stored cover as a `data:` URL (its bytes in
+    /// base64, as CodexScan writes them), an outside cover as its address, else empty.
+    static func catalogCSVWithCovers(libraryID: UUID, on db: any Database) async throws -> Data {
+        let count = try await db.sql.raw("SELECT COUNT(*) AS n FROM titles WHERE library_id = \(bind: libraryID) AND wishlist = \(bind: false)")
+            .first()?.decode(column: "n", as: Int.self) ?? 0
+        guard count <= maxWithCovers else { throw Problem.tooManyForCovers(count: count) }
+        let rows = try await db.sql.raw("""
+            SELECT t.isbn13, t.title, t.authors, t.language, t.publisher, t.published_date, t.page_count, t.notes, t.cover_url,
+              COALESCE(SUM(CASE WHEN c.status IN ('available', 'on_loan') THEN 1 ELSE 0 END), 0) AS total,
+              COALESCE(SUM(CASE WHEN c.status = 'available' THEN 1 ELSE 0 END), 0) AS available
+            FROM titles t LEFT JOIN copies c ON c.title_id = t.id
+            WHERE t.library_id = \(bind: libraryID) AND t.wishlist = \(bind: false)
+            GROUP BY t.id ORDER BY t.sort_key, t.id
+            """).all()
+        var out: [UInt8] = []
+        CSVWriter.appendLine(ImportFormat.catalogColumns + ["Cover"], to: &out)
+        for row in rows {
+            var cover = ""
+            if let url = try row.decode(column: "cover_url", as: String?.self) {
+                if let id = Backup.coverID(url) {
+                    if let image = try await CoverStore.load(id, on: db) { cover = "data:\(image.contentType);base64," + image.bytes.base64EncodedString() }
+                } else {
+                    cover = url
+                }
+            }
+            CSVWriter.appendLine([
+                try row.decode(column: "isbn13", as: String?.self) ?? "",
+                try row.decode(column: "title", as: String.self),
+                try row.decode(column: "authors", as: [String].self).joined(separator: "; "),
+                String(try row.decode(column: "total", as: Int.self)),
+                String(try row.decode(column: "available", as: Int.self)),
+                try row.decode(column: "language", as: String?.self) ?? "",
+                try row.decode(column: "publisher", as: String?.self) ?? "",
+                try row.decode(column: "published_date", as: String?.self) ?? "",
+                (try row.decode(column: "page_count", as: Int?.self)).map(String.init) ?? "",
+                try row.decode(column: "notes", as: String?.self) ?? "",
+                cover,
+            ], to: &out)
+        }
+        return Data(out)
+    }
+
     /// One line of the catalog CSV.
     struct CatalogLine {
         var fields: [String]

@@ -30,7 +30,10 @@ enum ExchangeController {
         lib.on(.GET, .export(library: .pattern, format: ""), doc: .init(
             summary: "Export: `format=csv` (library_catalog.csv), `wishlist-csv` (library_wishlist.csv), `json` (the whole library, without cover images), `marc` (MARC 21, UTF-8) or `marcxml`",
             tag: "Import & export",
-            query: [.oneOf("format", ExportFormat.allCases.map(\.rawValue), "`csv` (default), `wishlist-csv`, `json`, `marc` or `marcxml`.")]), use: export)
+            query: [.oneOf("format", ExportFormat.allCases.map(\.rawValue), "`csv` (default), `wishlist-csv`, `json`, `marc` or `marcxml`."),
+                    .init(name: "covers", kind: .boolean,
+                          description: "With `format=csv`: one more column, Cover, with each stored cover inside as a `data:` URL (base64), an outside cover's address, or nothing; at most 5,000 books (422 `too_many_books`).")]),
+            use: export)
         lib.on(.GET, .backup(library: .pattern), doc: .init(
             summary: "A timestamped backup file of the whole library, cover images included (F5)", tag: "Import & export"), use: backup)
         lib.on(.POST, "restore", doc: .init(
@@ -104,6 +107,14 @@ enum ExchangeController {
         }
         // The whole library holds members' contact details and loan history: for those who manage members.
         if format == .json, !ctx.role.may(.manageMembers) { throw AccountError.roleTooLow(ctx.role, needs: Role.Action.manageMembers.minimumRole) }
+        let covers = try req.query[String.self, at: "covers"].map { raw in
+            guard let value = ["true": true, "false": false][raw] else { throw RequestError.oneOf(field: "covers", allowed: ["true", "false"], got: raw) }
+            return value
+        } ?? false
+        if covers {
+            guard format == .csv else { throw RequestError.oneOf(field: "format", allowed: ["csv"], got: raw, refusal: .invalid) }
+            return download(try await Exporter.catalogCSVWithCovers(libraryID: ctx.libraryID, on: req.db), type: format.contentType, name: format.fileName)
+        }
         let data = try await Exporter.export(format, libraryID: ctx.libraryID, now: req.now, on: req.db)
         return download(data, type: format.contentType, name: format.fileName)
     }

@@ -63,6 +63,7 @@ extension ExchangePage {
             H.el(.h2, [:]) { EscapedText(t(.exportHeading)) }
             H.el(.ul, [.class: "menu"]) {
                 H.el(.li, [:]) { H.link(t(.exportCatalog), APILink.export(library: lib, format: "csv").path) }
+                H.el(.li, [:]) { H.link(t(.exportCatalogCovers), APILink.export(library: lib, format: "csv").path(query: [("covers", "true")])) }
                 H.el(.li, [:]) { H.link(t(.exportWishlist), APILink.export(library: lib, format: "wishlist-csv").path) }
                 H.el(.li, [:]) { H.link(t(.exportJSON), APILink.export(library: lib, format: "json").path) }
                 H.el(.li, [:]) { H.link(t(.exportMARC), APILink.export(library: lib, format: "marc").path) }
