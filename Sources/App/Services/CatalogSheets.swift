@@ -90,7 +90,7 @@ enum CatalogSheets {
     // MARK: - What is printed
 
     private struct Row: Decodable {
-        var id: UUID; var title: String; var authors: String?; var published_date: String?; var publisher: String?; var isbn13: String?
+        var id: UUID; var title: String; var authors: [String]; var published_date: String?; var publisher: String?; var isbn13: String?
         var cover_url: String?; var reading_level: String?; var level_scheme: String?; var level_value: Double?; var section: String
         var language: String?
     }
@@ -133,7 +133,7 @@ enum CatalogSheets {
             }
         }
         func entry(_ r: Row) -> Entry {
-            let authors = (try? TitleQuery.authors(r.authors)) ?? []
+            let authors = r.authors
             let year = r.published_date.map { String($0.prefix(4)) }
             let details: [String?] = [authors.isEmpty ? nil : authors.joined(separator: ", "), year, r.publisher,
                                       shelves[r.id]?.first.map { t.format(.shelfHeading, $0) }, r.reading_level, r.isbn13]

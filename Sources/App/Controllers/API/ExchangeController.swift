@@ -32,7 +32,7 @@ enum ExchangeController {
             tag: "Import & export",
             query: [.oneOf("format", ExportFormat.allCases.map(\.rawValue), "`csv` (default), `wishlist-csv`, `json`, `marc` or `marcxml`."),
                     .init(name: "covers", kind: .boolean,
-                          description: "With `format=csv`: one more column, Cover, with each stored cover inside as a `data:` URL (base64), an outside cover's address, or nothing; at most 5,000 books (422 `too_many_books`).")]),
+                          description: "With `format=csv` (other formats leave it aside): one more column, Cover, with each stored cover inside as a `data:` URL (base64), an outside cover's address, or nothing; at most 5,000 books (422 `too_many_books`).")]),
             use: export)
         lib.on(.GET, .backup(library: .pattern), doc: .init(
             summary: "A timestamped backup file of the whole library, cover images included (F5)", tag: "Import & export"), use: backup)
@@ -111,8 +111,8 @@ enum ExchangeController {
             guard let value = ["true": true, "false": false][raw] else { throw RequestError.oneOf(field: "covers", allowed: ["true", "false"], got: raw) }
             return value
         } ?? false
-        if covers {
-            guard format == .csv else { throw RequestError.oneOf(field: "format", allowed: ["csv"], got: raw, refusal: .invalid) }
+        // Covers go only into the catalog CSV (the other formats are as they are).
+        if covers, format == .csv {
             return download(try await Exporter.catalogCSVWithCovers(libraryID: ctx.libraryID, on: req.db), type: format.contentType, name: format.fileName)
         }
         let data = try await Exporter.export(format, libraryID: ctx.libraryID, now: req.now, on: req.db)
