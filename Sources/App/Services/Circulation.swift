@@ -130,7 +130,7 @@ enum Circulation {
 
     /// B5: extends a loan by the library's loan period from its current due date, up to the renewal limit.
     static func renew(_ loanID: UUID, in scope: Scope) async throws -> LoanDTO {
-        let (library, now, gate, db) = (scope.library, scope.now, scope.gate, scope.db)
+        let (library, gate, db) = (scope.library, scope.gate, scope.db)
         return try await gate.transaction(on: db) { db in
             guard let loan = try await Loan.query(on: db).filter(\.$id == loanID).filter(\.$library.$id == library.libraryID).first() else {
                 throw LoanError.loanNotFound

@@ -20,6 +20,8 @@ enum ExchangeError: DomainError, Equatable {
     case backupCover(number: Int, CoverProblem)
     case backupChosenAsImport
     case memberListTooLarge(maxMB: Int)
+    /// A file of reading levels past its bounds (issue 26).
+    case levelListTooLarge(maxMB: Int)
 
     /// Every refusal of a file is about the file (422), but for an unknown format.
     var described: Described {
@@ -51,6 +53,7 @@ enum ExchangeError: DomainError, Equatable {
         case .backupCover(let number, let problem): return file { $0.format(.errNotRestored, problem.message($0, number: number)) }
         case .backupChosenAsImport: return file { $0(.errBackupAsImport) }
         case .memberListTooLarge(let mb): return file { $0.format(.errMemberListTooLarge, $0.number(mb), $0.number(MemberExchange.maxRows)) }
+        case .levelListTooLarge(let mb): return file { $0.format(.errLevelListTooLarge, $0.number(mb), $0.number(ReadingLevels.maxRows)) }
         }
     }
 }

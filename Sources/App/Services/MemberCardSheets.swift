@@ -17,6 +17,15 @@ enum MemberCardSheets {
         /// A class or a search (card ID or name).
         var q: String?
         var member: UUID?
+
+        /// The options as the PDF's query (the page's links to the PDF and its previews).
+        var query: [(String, String)] {
+            var pairs: [(String, String)] = [("paper", paper.rawValue)]
+            if startAt != 1 { pairs.append(("start", String(startAt))) }
+            if let q { pairs.append(("q", q)) }
+            if let member { pairs.append(("member", member.uuidString)) }
+            return pairs
+        }
     }
 
     struct Card: Sendable, Equatable {

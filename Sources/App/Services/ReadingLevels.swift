@@ -26,7 +26,7 @@ enum ReadingLevels {
 
     static func importLevels(_ data: Data, in scope: Scope) async throws -> LevelImportReport {
         guard !data.isEmpty else { throw ExchangeError.emptyFile }
-        guard data.count <= maxBytes else { throw ExchangeError.memberListTooLarge(maxMB: maxBytes >> 20) }
+        guard data.count <= maxBytes else { throw ExchangeError.levelListTooLarge(maxMB: maxBytes >> 20) }
         if Backup.looksLikeBackup(data) { throw ExchangeError.backupChosenAsImport }
         let text = TextDecoding.decode(data).text
         var reader = CSVReader(text, separator: CSVReader.guessSeparator(String(text.prefix(4_096))))
@@ -72,7 +72,7 @@ enum ReadingLevels {
         for row in rows { take(row) }
         while let row = reader.next() {
             take(row)
-            guard report.rowsRead <= maxRows else { throw ExchangeError.memberListTooLarge(maxMB: maxBytes >> 20) }
+            guard report.rowsRead <= maxRows else { throw ExchangeError.levelListTooLarge(maxMB: maxBytes >> 20) }
         }
         if let failure = reader.failure { report.failed.append(ImportRowNote(csv: failure)) }
         let (library, now, read, taking) = (scope.library.libraryID, scope.now, report, levels)

@@ -31,12 +31,4 @@ struct MemberCardsPage: Sendable {
         }
         return page
     }
-
-    /// The options as the PDF's query.
-    static func query(_ o: MemberCardSheets.Options) -> [(String, String)] {
-        var pairs: [(String, String)] = [("paper", o.paper.rawValue)]
-        if o.startAt != 1 { pairs.append(("start", String(o.startAt))) }
-        if let q = o.q { pairs.append(("q", q)) }
-        return pairs
-    }
 }

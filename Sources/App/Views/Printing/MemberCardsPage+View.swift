@@ -31,10 +31,10 @@ extension MemberCardsPage {
                 } else {
                     H.el(.p, [.class: "count"]) { EscapedText(t.format(.cardsAndSheets, t.number(count), t.number(pages))) }
                     H.el(.p, [:]) {
-                        H.link(t(.downloadPDF), APILink.memberCards(library: lib, format: "pdf").path(query: Self.query(options)), cls: "button primary")
+                        H.link(t(.downloadPDF), APILink.memberCards(library: lib, format: "pdf").path(query: options.query), cls: "button primary")
                     }
                     H.el(.p, [.class: "hint"]) { EscapedText(t(.cardsPreviewNote)) }
-                    SheetPreviews(link: APILink.memberCards(library: lib, format: "png"), query: Self.query(options), pages: pages,
+                    SheetPreviews(link: APILink.memberCards(library: lib, format: "png"), query: options.query, pages: pages,
                                   paper: options.paper, t: t).body
                 }
             }
