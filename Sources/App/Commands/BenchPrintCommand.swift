@@ -45,16 +45,7 @@ struct BenchPrintCommand: AsyncCommand {
                 let png = try await app.threadPool.runIfActive { try LabelSheets.preview(labels, options, page: 70) }
                 let previewTime = (clock.now - previewStarted).seconds
                 let pages = options.layout.sheet.pages(count: labels.count)
-                let baselineStarted = clock.now
-                _ = try await app.threadPool.runIfActive {
-                    try PDFDocument.make(size: .a4, title: "Baseline") { pdf in
-                        for page in 0..<pages {
-                            pdf.newPage()
-                            pdf.text("Page \(page + 1)", x: 40, y: 40, width: 200)
-                        }
-                    }
-                }
-                let baselineTime = (clock.now - baselineStarted).seconds
+                let baselineTime = try await Self.baseline(pages: pages, app: app)
                 context.console.print("{\"round\": \(round), \"labels\": \(labels.count), \"pages\": \(pages), \"labels_s\": \(String(format: "%.3f", labelsTime)), "
                                       + "\"pdf_bytes\": \(pdf.count), \"preview_s\": \(String(format: "%.3f", previewTime)), \"png_bytes\": \(png.count), "
                                       + "\"baseline_s\": \(String(format: "%.3f", baselineTime))}")
@@ -84,16 +75,7 @@ struct BenchPrintCommand: AsyncCommand {
                 let pdf = try await app.threadPool.runIfActive { try CatalogSheets.pdf(groups, options, header: "Bench", t: t) }
                 let totalTime = (clock.now - started).seconds
                 let pages = CatalogSheets.layout(groups, options).pages
-                let baselineStarted = clock.now
-                _ = try await app.threadPool.runIfActive {
-                    try PDFDocument.make(size: .a4, title: "Baseline") { pdf in
-                        for page in 0..<pages {
-                            pdf.newPage()
-                            pdf.text("Page \(page + 1)", x: 40, y: 40, width: 200)
-                        }
-                    }
-                }
-                let baselineTime = (clock.now - baselineStarted).seconds
+                let baselineTime = try await Self.baseline(pages: pages, app: app)
                 context.console.print("{\"round\": \(round), \"titles\": \(groups.reduce(0) { $0 + $1.entries.count }), \"pages\": \(pages), "
                                       + "\"catalog_s\": \(String(format: "%.3f", totalTime)), \"read_s\": \(String(format: "%.3f", readTime)), "
                                       + "\"pdf_bytes\": \(pdf.count), \"baseline_s\": \(String(format: "%.3f", baselineTime))}")
@@ -103,6 +85,21 @@ struct BenchPrintCommand: AsyncCommand {
             throw error
         }
         try await BenchRemindersCommand.remove(libraryID, app: app)
+    }
+
+    /// The same-run baseline: the seconds a PDF of `pages` pages with one line each takes (what cairo
+    /// and pango cost without the labels or the catalog).
+    static func baseline(pages: Int, app: Application) async throws -> Double {
+        let started = ContinuousClock.now
+        _ = try await app.threadPool.runIfActive {
+            try PDFDocument.make(size: .a4, title: "Baseline") { pdf in
+                for page in 0..<pages {
+                    pdf.newPage()
+                    pdf.text("Page \(page + 1)", x: 40, y: 40, width: 200)
+                }
+            }
+        }
+        return (ContinuousClock.now - started).seconds
     }
 
     /// `copies` titles with a copy each on one of 30 shelves, a third of them in Irish and in Chinese.

@@ -67,18 +67,8 @@ enum CatalogSheets {
             }
             o.grouping = grouping
         }
-        if let raw = req.query[String.self, at: "paper"], !raw.isEmpty {
-            guard let paper = SheetLayout.Paper(rawValue: raw) else {
-                throw RequestError.oneOf(field: "paper", allowed: SheetLayout.Paper.allCases.map(\.rawValue), got: raw)
-            }
-            o.paper = paper
-        }
-        if let raw = req.query[String.self, at: "covers"], !raw.isEmpty {
-            guard let covers = ["true": true, "false": false, "on": true, "1": true, "0": false][raw] else {
-                throw RequestError.oneOf(field: "covers", allowed: ["true", "false"], got: raw)
-            }
-            o.covers = covers
-        }
+        o.paper = try req.paperQuery()
+        o.covers = try req.flag("covers")
         if let raw = req.query[String.self, at: "shelf"]?.cleanedInput, !raw.isEmpty {
             guard raw.count <= 200 else { throw InputProblem.tooLong(field: "shelf", max: 200) }
             o.shelf = raw

@@ -177,27 +177,7 @@ enum Exporter {
         if let sqlite = db as? any SQLiteDatabase {
             lines = try await sqliteCatalogLines(libraryID: libraryID, on: sqlite)
         } else {
-            lines = try await db.sql.raw("""
-                SELECT t.isbn13, t.title, t.authors, t.language, t.publisher, t.published_date, t.page_count, t.notes,
-                  COALESCE(SUM(CASE WHEN c.status IN ('available', 'on_loan') THEN 1 ELSE 0 END), 0) AS total,
-                  COALESCE(SUM(CASE WHEN c.status = 'available' THEN 1 ELSE 0 END), 0) AS available
-                FROM titles t LEFT JOIN copies c ON c.title_id = t.id
-                WHERE t.library_id = \(bind: libraryID) AND t.wishlist = \(bind: false)
-                GROUP BY t.id ORDER BY t.sort_key, t.id
-                """).all().map { row in
-                    CatalogLine(fields: [
-                        try row.decode(column: "isbn13", as: String?.self) ?? "",
-                        try row.decode(column: "title", as: String.self),
-                        try row.decode(column: "authors", as: [String].self).joined(separator: "; "),
-                        String(try row.decode(column: "total", as: Int.self)),
-                        String(try row.decode(column: "available", as: Int.self)),
-                        try row.decode(column: "language", as: String?.self) ?? "",
-                        try row.decode(column: "publisher", as: String?.self) ?? "",
-                        try row.decode(column: "published_date", as: String?.self) ?? "",
-                        (try row.decode(column: "page_count", as: Int?.self)).map(String.init) ?? "",
-                        try row.decode(column: "notes", as: String?.self) ?? "",
-                    ])
-                }
+            lines = try await catalogRows(libraryID: libraryID, on: db).map { CatalogLine(fields: try catalogFields($0)) }
         }
         var out: [UInt8] = []
         out.reserveCapacity(lines.count * 100 + 200)
@@ -227,17 +207,9 @@ enum Exporter {
         let count = try await db.sql.raw("SELECT COUNT(*) AS n FROM titles WHERE library_id = \(bind: libraryID) AND wishlist = \(bind: false)")
             .first()?.decode(column: "n", as: Int.self) ?? 0
         guard count <= maxWithCovers else { throw Problem.tooManyForCovers(count: count) }
-        let rows = try await db.sql.raw("""
-            SELECT t.isbn13, t.title, t.authors, t.language, t.publisher, t.published_date, t.page_count, t.notes, t.cover_url,
-              COALESCE(SUM(CASE WHEN c.status IN ('available', 'on_loan') THEN 1 ELSE 0 END), 0) AS total,
-              COALESCE(SUM(CASE WHEN c.status = 'available' THEN 1 ELSE 0 END), 0) AS available
-            FROM titles t LEFT JOIN copies c ON c.title_id = t.id
-            WHERE t.library_id = \(bind: libraryID) AND t.wishlist = \(bind: false)
-            GROUP BY t.id ORDER BY t.sort_key, t.id
-            """).all()
         var out: [UInt8] = []
         CSVWriter.appendLine(ImportFormat.catalogColumns + ["Cover"], to: &out)
-        for row in rows {
+        for row in try await catalogRows(libraryID: libraryID, on: db) {
             var cover = ""
             if let url = try row.decode(column: "cover_url", as: String?.self) {
                 if let id = Backup.coverID(url) {
@@ -246,21 +218,37 @@ enum Exporter {
                     cover = url
                 }
             }
-            CSVWriter.appendLine([
-                try row.decode(column: "isbn13", as: String?.self) ?? "",
-                try row.decode(column: "title", as: String.self),
-                try row.decode(column: "authors", as: [String].self).joined(separator: "; "),
-                String(try row.decode(column: "total", as: Int.self)),
-                String(try row.decode(column: "available", as: Int.self)),
-                try row.decode(column: "language", as: String?.self) ?? "",
-                try row.decode(column: "publisher", as: String?.self) ?? "",
-                try row.decode(column: "published_date", as: String?.self) ?? "",
-                (try row.decode(column: "page_count", as: Int?.self)).map(String.init) ?? "",
-                try row.decode(column: "notes", as: String?.self) ?? "",
-                cover,
-            ], to: &out)
+            CSVWriter.appendLine(try catalogFields(row) + [cover], to: &out)
         }
         return Data(out)
+    }
+
+    /// The catalog's titles with their copy counts (and cover address), A–Z: what the CSV's lines are made of.
+    private static func catalogRows(libraryID: UUID, on db: any Database) async throws -> [any SQLRow] {
+        try await db.sql.raw("""
+            SELECT t.isbn13, t.title, t.authors, t.language, t.publisher, t.published_date, t.page_count, t.notes, t.cover_url,
+              COALESCE(SUM(CASE WHEN c.status IN ('available', 'on_loan') THEN 1 ELSE 0 END), 0) AS total,
+              COALESCE(SUM(CASE WHEN c.status = 'available' THEN 1 ELSE 0 END), 0) AS available
+            FROM titles t LEFT JOIN copies c ON c.title_id = t.id
+            WHERE t.library_id = \(bind: libraryID) AND t.wishlist = \(bind: false)
+            GROUP BY t.id ORDER BY t.sort_key, t.id
+            """).all()
+    }
+
+    /// A catalog row as the CSV's fields, in `ImportFormat.catalogColumns` order.
+    private static func catalogFields(_ row: any SQLRow) throws -> [String] {
+        [
+            try row.decode(column: "isbn13", as: String?.self) ?? "",
+            try row.decode(column: "title", as: String.self),
+            try row.decode(column: "authors", as: [String].self).joined(separator: "; "),
+            String(try row.decode(column: "total", as: Int.self)),
+            String(try row.decode(column: "available", as: Int.self)),
+            try row.decode(column: "language", as: String?.self) ?? "",
+            try row.decode(column: "publisher", as: String?.self) ?? "",
+            try row.decode(column: "published_date", as: String?.self) ?? "",
+            (try row.decode(column: "page_count", as: Int?.self)).map(String.init) ?? "",
+            try row.decode(column: "notes", as: String?.self) ?? "",
+        ]
     }
 
     /// One line of the catalog CSV.

@@ -36,12 +36,7 @@ enum MemberCardSheets {
 
     static func options(_ req: Request) throws -> Options {
         var o = Options()
-        if let raw = req.query[String.self, at: "paper"], !raw.isEmpty {
-            guard let paper = SheetLayout.Paper(rawValue: raw) else {
-                throw RequestError.oneOf(field: "paper", allowed: SheetLayout.Paper.allCases.map(\.rawValue), got: raw)
-            }
-            o.paper = paper
-        }
+        o.paper = try req.paperQuery()
         o.startAt = try req.intQuery("start", default: 1, range: 1...CardLayout.sheet(o.paper).perSheet)
         if let raw = req.query[String.self, at: "q"]?.cleanedInput, !raw.isEmpty {
             guard raw.count <= 100 else { throw InputProblem.tooLong(field: "q", max: 100) }

@@ -29,12 +29,7 @@ enum ShelfCodeSheets {
 
     static func options(_ req: Request) throws -> Options {
         var o = Options()
-        if let raw = req.query[String.self, at: "paper"], !raw.isEmpty {
-            guard let paper = SheetLayout.Paper(rawValue: raw) else {
-                throw RequestError.oneOf(field: "paper", allowed: SheetLayout.Paper.allCases.map(\.rawValue), got: raw)
-            }
-            o.paper = paper
-        }
+        o.paper = try req.paperQuery()
         o.shelf = try req.uuidQuery("shelf")
         return o
     }

@@ -107,10 +107,7 @@ enum ExchangeController {
         }
         // The whole library holds members' contact details and loan history: for those who manage members.
         if format == .json, !ctx.role.may(.manageMembers) { throw AccountError.roleTooLow(ctx.role, needs: Role.Action.manageMembers.minimumRole) }
-        let covers = try req.query[String.self, at: "covers"].map { raw in
-            guard let value = ["true": true, "false": false][raw] else { throw RequestError.oneOf(field: "covers", allowed: ["true", "false"], got: raw) }
-            return value
-        } ?? false
+        let covers = try req.flag("covers")
         // Covers go only into the catalog CSV (the other formats are as they are).
         if covers, format == .csv {
             return download(try await Exporter.catalogCSVWithCovers(libraryID: ctx.libraryID, on: req.db), type: format.contentType, name: format.fileName)

@@ -1,5 +1,6 @@
 import Foundation
 import NIOFoundationEssentialsCompat
+import ShelfmarkCore
 import Vapor
 
 extension Request {
@@ -56,6 +57,15 @@ extension Request {
     /// A destructive request's `confirm`: exactly `true` (not `1`, `yes` or an empty value), so that a
     /// link or a fuzzer cannot confirm by accident.
     var confirmed: Bool { query[String.self, at: "confirm"] == "true" }
+
+    /// The paper a PDF is printed on (`paper=a4|letter`, default A4), refused by name otherwise.
+    func paperQuery() throws -> SheetLayout.Paper {
+        guard let raw = query[String.self, at: "paper"], !raw.isEmpty else { return .a4 }
+        guard let paper = SheetLayout.Paper(rawValue: raw) else {
+            throw RequestError.oneOf(field: "paper", allowed: SheetLayout.Paper.allCases.map(\.rawValue), got: raw)
+        }
+        return paper
+    }
 
     func intQuery(_ name: String, default value: Int, range: ClosedRange<Int>) throws -> Int {
         guard let raw = query[String.self, at: name] else { return value }

@@ -182,13 +182,7 @@ enum PrintController {
 
     static func book(_ req: Request) async throws -> (TitleDetail, Thumbnail?, SheetLayout.Paper) {
         let ctx = try await req.library(.read)
-        var paper = SheetLayout.Paper.a4
-        if let raw = req.query[String.self, at: "paper"], !raw.isEmpty {
-            guard let chosen = SheetLayout.Paper(rawValue: raw) else {
-                throw RequestError.oneOf(field: "paper", allowed: SheetLayout.Paper.allCases.map(\.rawValue), got: raw)
-            }
-            paper = chosen
-        }
+        let paper = try req.paperQuery()
         let detail = try await TitleQuery.detail(try req.uuid("titleID"), libraryID: ctx.libraryID, now: req.now, on: req.db)
         var cover: Thumbnail?
         if let url = detail.coverUrl, let id = Backup.coverID(url), let image = try await CoverStore.load(id, on: req.db) {
