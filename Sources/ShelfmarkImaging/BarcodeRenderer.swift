@@ -159,38 +159,42 @@ public enum BarcodeRenderer {
 
     // MARK: - QR (libqrencode)
 
-    /// A QR code's modules (error correction M), row by row from the top left, without the quiet
-    /// zone: for drawing it as squares in a PDF, sharp at any printer resolution.
-    public static func qrModules(_ text: String) throws(Failure) -> (size: Int, dark: [Bool]) {
-        guard let code = QRcode_encodeString(text, 0, QR_ECLEVEL_M, QR_MODE_8, 1) else {
-            throw .invalid("“\(text)” does not fit in a QR code.")
-        }
-        defer { QRcode_free(code) }
-        let modules = Int(code.pointee.width)
-        return (modules, (0..<(modules * modules)).map { code.pointee.data[$0] & 1 == 1 })
+    /// A run of dark modules in one row of a QR code: `length` modules from (`x`, `y`), counted from the
+    /// top left without the quiet zone.
+    public struct QRRun: Sendable, Equatable {
+        public var x: Int
+        public var y: Int
+        public var length: Int
     }
 
-    private static func qr(_ text: String, scale: Int) throws(Failure) -> Output {
+    /// A QR code (error correction M) as its rows' runs of dark modules: what the SVG path, the PNG and
+    /// a PDF's squares (sharp at any printer resolution) are all drawn from.
+    public static func qrRuns(_ text: String) throws(Failure) -> (size: Int, runs: [QRRun]) {
         guard let code = QRcode_encodeString(text, 0, QR_ECLEVEL_M, QR_MODE_8, 1) else {
             throw .invalid("“\(text)” does not fit in a QR code.")
         }
         defer { QRcode_free(code) }
         let modules = Int(code.pointee.width)
-        let quiet = 4
-        let size = modules + 2 * quiet
         func dark(_ x: Int, _ y: Int) -> Bool { code.pointee.data[y * modules + x] & 1 == 1 }
-
-        var path = ""
+        var runs: [QRRun] = []
         for y in 0..<modules {
             var x = 0
             while x < modules {
                 guard dark(x, y) else { x += 1; continue }
                 var run = 1
                 while x + run < modules, dark(x + run, y) { run += 1 }
-                path += "M\(x + quiet) \(y + quiet)h\(run)v1h-\(run)Z"
+                runs.append(QRRun(x: x, y: y, length: run))
                 x += run
             }
         }
+        return (modules, runs)
+    }
+
+    private static func qr(_ text: String, scale: Int) throws(Failure) -> Output {
+        let (modules, runs) = try qrRuns(text)
+        let quiet = 4
+        let size = modules + 2 * quiet
+        let path = runs.map { "M\($0.x + quiet) \($0.y + quiet)h\($0.length)v1h-\($0.length)Z" }.joined()
         let svg = """
             <svg xmlns="http://www.w3.org/2000/svg" width="\(size * scale)" height="\(size * scale)" viewBox="0 0 \(size) \(size)" shape-rendering="crispEdges" role="img" aria-label="\(escape(text))">
             <rect width="100%" height="100%" fill="#ffffff"/>
@@ -200,12 +204,10 @@ public enum BarcodeRenderer {
             """
         let px = size * scale
         var gray = [UInt8](repeating: 255, count: px * px)
-        for y in 0..<modules {
-            for x in 0..<modules where dark(x, y) {
-                for dy in 0..<scale {
-                    let row = ((y + quiet) * scale + dy) * px
-                    for dx in 0..<scale { gray[row + (x + quiet) * scale + dx] = 0 }
-                }
+        for run in runs {
+            for dy in 0..<scale {
+                let row = ((run.y + quiet) * scale + dy) * px + (run.x + quiet) * scale
+                for dx in 0..<(run.length * scale) { gray[row + dx] = 0 }
             }
         }
         return Output(svg: svg, png: PNG.gray(width: px, height: px, pixels: gray))

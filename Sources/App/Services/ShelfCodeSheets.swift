@@ -80,18 +80,10 @@ enum ShelfCodeSheets {
 
     /// A QR code as squares `side` points wide (its four-module quiet zone inside `side`).
     static func qr(_ text: String, x: Double, y: Double, side: Double, on pdf: PDFDocument) {
-        guard let code = try? BarcodeRenderer.qrModules(text) else { return }
+        guard let code = try? BarcodeRenderer.qrRuns(text) else { return }
         let module = side / Double(code.size + 8)
-        var rects: [PDFDocument.Rect] = []
-        for row in 0..<code.size {
-            var column = 0
-            while column < code.size {
-                guard code.dark[row * code.size + column] else { column += 1; continue }
-                var run = 1
-                while column + run < code.size, code.dark[row * code.size + column + run] { run += 1 }
-                rects.append(.init(x: x + Double(column + 4) * module, y: y + Double(row + 4) * module, width: Double(run) * module, height: module))
-                column += run
-            }
+        let rects = code.runs.map {
+            PDFDocument.Rect(x: x + Double($0.x + 4) * module, y: y + Double($0.y + 4) * module, width: Double($0.length) * module, height: module)
         }
         pdf.fill(rects)
     }
