@@ -108,4 +108,16 @@ import VaporTesting
             #expect(withCovers.status == .ok && coversPDF.count > pdf.count / 4)
         }
     }
+
+    /// Past the bound (2,000 books with covers) the catalog is refused with the count, from the count.
+    @Test func aCatalogPastItsBoundIsRefusedWithTheCount() async throws {
+        try await withTestApp { app in
+            let f = try await Fixture.make(app)
+            try await BenchPrintCommand.fill(try #require(UUID(uuidString: f.libraryID)), copies: CatalogSheets.maxWithCovers + 1, app: app)
+            let refused = try await f.owner.get("\(f.lib)/print/catalog.pdf?covers=true")
+            #expect(refused.status == .unprocessableEntity && refused.errorCode == "too_many_books", "\(refused.json)")
+            #expect(((refused.json["error"] as? [String: Any])?["details"] as? [String: Any])?["count"] as? String == "2001")
+            #expect(try await f.owner.get("\(f.lib)/print/catalog.png?page=1&shelf=Shelf%201&covers=true").status == .ok)
+        }
+    }
 }

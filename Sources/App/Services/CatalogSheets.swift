@@ -87,6 +87,13 @@ enum CatalogSheets {
 
     /// The groups `options` select, in order; refused (with the count) past the maximum.
     static func groups(_ options: Options, library: UUID, now: Date, t: Strings, on db: any Database) async throws -> [Group] {
+        let limit = options.covers ? maxWithCovers : maxTitles
+        // The whole catalog past the bound is refused from its count, before a title is read.
+        if options.shelf == nil, options.collection == nil {
+            let count = try await db.sql.raw("SELECT COUNT(*) AS n FROM titles WHERE library_id = \(bind: library) AND wishlist = \(bind: false)")
+                .first()?.decode(column: "n", as: Int.self) ?? 0
+            guard count <= limit else { throw Problem.tooMany(count: count, max: limit) }
+        }
         var rows = try await db.sql.raw("""
             SELECT id, title, authors, published_date, publisher, isbn13, cover_url, reading_level, level_scheme, level_value, section, language
             FROM titles WHERE library_id = \(bind: library) AND wishlist = \(bind: false) ORDER BY sort_key, id
@@ -104,7 +111,6 @@ enum CatalogSheets {
             shelves[try row.decode(column: "title_id", as: UUID.self), default: []].append(try row.decode(column: "location", as: String.self))
         }
         if let shelf = options.shelf { rows = rows.filter { shelves[$0.id]?.contains(shelf) ?? false } }
-        let limit = options.covers ? maxWithCovers : maxTitles
         guard rows.count <= limit else { throw Problem.tooMany(count: rows.count, max: limit) }
 
         var categories: [UUID: [String]] = [:]
