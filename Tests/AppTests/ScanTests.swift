@@ -65,6 +65,25 @@ private func multipart(_ data: Data, field: String, boundary: String = "shelfmar
             let noOCR = try await post(f, "/api/v1/scan?ocr=false", body: png, contentType: "image/png")
             #expect(noOCR["ocr"] == nil)
             #expect(noOCR["found"] as? Bool == false)
+            // A live frame never reads text: the printed ISBN is not a code in view.
+            let liveText = try await post(f, "/api/v1/scan?live=true", body: png, contentType: "image/png")
+            #expect(liveText["ocr"] == nil)
+            #expect(liveText["found"] as? Bool == false)
+        }
+    }
+
+    @Test func aLiveFrameIsOneQuickLookThatReadsTheCodeInView() async throws {
+        try await withTestApp { app in
+            let f = try await Fixture.make(app)
+            let code = try Bitmap.decodeGray(try BarcodeRenderer.render(.isbn, "9780306406157").png)
+            var canvas = [UInt8](repeating: 170, count: 1280 * 720)
+            let src = code.packedGray()
+            for y in 0..<code.height { for x in 0..<code.width { canvas[(y + 200) * 1280 + x + 400] = src[y * code.width + x] } }
+            let frame = try #require(Bitmap.fromGray(width: 1280, height: 720, pixels: canvas)?.jpeg(quality: 80))
+            let reply = try await post(f, "/api/v1/scan?live=true", body: frame, contentType: "image/jpeg")
+            #expect(reply.status == .ok)
+            #expect((reply["isbn"] as? [String: Any])?["isbn13"] as? String == "9780306406157")
+            #expect(reply["width"] as? Int == 1280)
         }
     }
 

@@ -160,4 +160,57 @@ enum Degrade {
         let noISBN = try TextReader.shared.read(try #require(Bitmap.text(["Call 0306 406152 today", "Only 9.99"])))
         #expect(noISBN.isbns.isEmpty)
     }
+
+    // MARK: - Belief (issue 27): one family for EAN-13 and UPC-A, two looks, a disagreement is nothing
+
+    typealias Read = BarcodeReader.Read
+    typealias Evidence = BarcodeReader.Evidence
+
+    @Test func aUPCAndTheSameDigitsAsAnEANAreOneRead() {
+        // zbar names the UPC-A; the profile reader reads the same bars as the EAN-13 "0" + its digits.
+        let evidence: [Read: Evidence] = [
+            Read(symbology: .upcA, text: "036602301467"): Evidence(quality: 5, passes: 1),
+            Read(symbology: .ean13, text: "0036602301467"): Evidence(quality: 3, passes: 1),
+        ]
+        #expect(BarcodeReader.accept(evidence) == [Barcode(symbology: .upcA, text: "036602301467")])
+    }
+
+    @Test func aUPCBesideAWrongEANReadsAsNothing() {
+        // What the issue measured on US paperbacks: the right UPC-A and a wrong 13-digit EAN with a
+        // valid check digit from the same bars. Before, both were believed and the EAN answered first.
+        let evidence: [Read: Evidence] = [
+            Read(symbology: .upcA, text: "024543136538"): Evidence(quality: 8, passes: 2),
+            Read(symbology: .ean13, text: "4075534136538"): Evidence(quality: 6, passes: 2),
+        ]
+        #expect(BarcodeReader.accept(evidence).isEmpty)
+        // A one-look rival on one line is outweighed by a value read in two looks on many lines.
+        let weak: [Read: Evidence] = [
+            Read(symbology: .upcA, text: "024543136538"): Evidence(quality: 12, passes: 2),
+            Read(symbology: .ean13, text: "4075534136538"): Evidence(quality: 1, passes: 1),
+        ]
+        #expect(BarcodeReader.accept(weak).map(\.text) == ["024543136538"])
+    }
+
+    @Test func manyLinesOfOneLookAreNotTwoLooks() {
+        // zbar read a blurred EAN wrongly on 31 adjacent lines of one frame (ean13-1/37 as a 1280×720
+        // frame): lines of one image are not independent evidence.
+        let evidence: [Read: Evidence] = [Read(symbology: .ean13, text: "2041813002834"): Evidence(quality: 31, passes: 1)]
+        #expect(BarcodeReader.accept(evidence).isEmpty)
+        #expect(BarcodeReader.accept(evidence, looks: 1).map(\.text) == ["2041813002834"])
+        // Two looks that agree: believed.
+        let agreed: [Read: Evidence] = [Read(symbology: .ean13, text: "5000213002834"): Evidence(quality: 9, passes: 2)]
+        #expect(BarcodeReader.accept(agreed).map(\.text) == ["5000213002834"])
+    }
+
+    @Test func aRenderedCodeReadsAsALiveFrame() throws {
+        // A printed book barcode as the camera sees it: small in a 1280×720 frame, a little blurred.
+        let png = try BarcodeRenderer.render(.isbn, "9780306406157").png
+        let code = try #require(Degrade.blur(try Degrade.bitmap(png), 0.7))
+        let frame = try #require(Degrade.embedded(code, canvas: (1280, 720), at: (420, 260)))
+        let jpeg = try #require(frame.jpeg(quality: 80))
+        #expect(try BarcodeReader().readFrame(jpeg).barcodes.map(\.text) == ["9780306406157"])
+        // A frame with no code: nothing, quickly.
+        let empty = try #require(Bitmap.fromGray(width: 1280, height: 720, pixels: [UInt8](repeating: 128, count: 1280 * 720))?.jpeg(quality: 80))
+        #expect(try BarcodeReader().readFrame(empty).barcodes.isEmpty)
+    }
 }

@@ -14,7 +14,8 @@ enum ScanController {
         api.on(.POST, "scan", doc: .init(
             summary: "Read a photo: barcodes (EAN-13 with ISBN and add-on, EAN-8, UPC-A/E, Code 128, Code 39, Codabar, QR), else the printed text and the ISBNs in it. Send the image as the raw body (image/jpeg, image/png …) or as multipart form data (field `image`); at most 10 MB",
             tag: "Scanning",
-            query: [.init(name: "ocr", kind: .boolean, description: "Read the text when no code is found (default true).")],
+            query: [.init(name: "ocr", kind: .boolean, description: "Read the text when no code is found (default true)."),
+                    .init(name: "live", kind: .boolean, description: "The image is one frame of a live camera: one quick look (no retries, no text), for a client that sends frames while a code is in view and believes a value when two frames agree (default false).")],
             upload: ["image/jpeg", "image/png", "image/webp"], uploadField: "image", response: ScanResponse.self),
                body: .collect(maxSize: ByteCount(value: maxImageMB << 20)), use: scan)
 
@@ -53,11 +54,12 @@ enum ScanController {
         guard data.count <= maxImageMB << 20 else {
             throw EdgeError.badImage(.tooLarge(maxMB: maxImageMB))
         }
-        let withText = try req.flag("ocr", default: true)
+        let live = try req.flag("live", default: false)
+        let withText = try req.flag("ocr", default: true) && !live
         let started = ContinuousClock.now
         let outcome: (BarcodeReader.Result, TextReader.Result?) = try await req.application.threadPool.runIfActive {
             do {
-                let result = try BarcodeReader().read(data)
+                let result = live ? try BarcodeReader().readFrame(data) : try BarcodeReader().read(data)
                 guard result.barcodes.isEmpty, withText else { return (result, nil) }
                 return (result, try? TextReader.shared.read(data))  // no OCR model: the codes' answer stands
             } catch let error as ImageError {
