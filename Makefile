@@ -2,8 +2,13 @@
 SHELL := /bin/bash
 .DEFAULT_GOAL := run
 
-HOST ?= 127.0.0.1
-PORT ?= 8080
+# `make run` serves HTTPS on every network interface (a phone on the school's Wi-Fi needs HTTPS for its
+# camera) with Shelfmark's own certificate, and plain HTTP on HTTP_PORT: this computer is served there as
+# it is, every other device is sent to HTTPS. `make run TLS=0 HOST=127.0.0.1 PORT=8080` serves plain HTTP only.
+HOST ?= 0.0.0.0
+TLS ?= 1
+PORT ?= $(if $(filter 1,$(TLS)),8443,8080)
+HTTP_PORT ?= 8080
 SWIFT ?= swift
 PG_DIR ?= $(CURDIR)/.tmp/pg-test
 PG_PORT ?= 55432
@@ -54,10 +59,15 @@ build:
 
 run: build
 	@echo ""
-	@echo "  Shelfmark is starting at http://$(HOST):$(PORT)  (data: ./data/shelfmark.sqlite)"
-	@echo "  Open it in a browser; the first visit sets up your library. API: http://$(HOST):$(PORT)/api/v1/openapi.json"
+	@echo "  Shelfmark is starting (data: ./data/shelfmark.sqlite). It prints where to open it: on this computer,"
+	@echo "  and on a phone on the same network. The first visit sets up your library. API: /api/v1/openapi.json"
 	@echo ""
+ifeq ($(TLS),1)
+	$$($(SWIFT) build --show-bin-path)/shelfmark serve --tls --hostname $(HOST) --port $(PORT) --http-port $(HTTP_PORT)
+else
+	@echo "  http://$(HOST):$(PORT)"
 	$$($(SWIFT) build --show-bin-path)/shelfmark serve --hostname $(HOST) --port $(PORT)
+endif
 
 test:
 	$(call ensure_packages,$(TEST_PACKAGES))

@@ -27,6 +27,9 @@ let package = Package(
         .package(url: "https://github.com/vapor/multipart-kit.git", from: "4.7.1"),
         .package(url: "https://github.com/apple/swift-crypto.git", from: "4.5.2"),
         .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),
+        // Shelfmark's own certificates for HTTPS on a school's network (issue 27).
+        .package(url: "https://github.com/apple/swift-certificates.git", from: "1.21.1"),
+        .package(url: "https://github.com/apple/swift-asn1.git", from: "1.7.4"),
     ],
     targets: [
         .target(
@@ -50,6 +53,17 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "ShelfmarkTLS",
+            dependencies: [
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "SwiftASN1", package: "swift-asn1"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -93,6 +107,7 @@ let package = Package(
                 "ShelfmarkImaging",
                 "ShelfmarkMail",
                 "ShelfmarkPDF",
+                "ShelfmarkTLS",
                 .product(name: "Plot", package: "Plot"),
                 .product(name: "Vapor", package: "vapor"),
                 .product(name: "Fluent", package: "fluent"),
@@ -112,6 +127,7 @@ let package = Package(
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOFoundationCompat", package: "swift-nio"),
                 .product(name: "NIOFoundationEssentialsCompat", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ],
             // The interface's translations (gettext PO), built into the binary and read once at start.
             resources: [.embedInCode("Localization/Translations")],
@@ -143,6 +159,7 @@ let package = Package(
                 "App",
                 "ShelfmarkReplay",
                 "ShelfmarkImaging",
+                "ShelfmarkTLS",
                 .product(name: "VaporTesting", package: "vapor"),
             ],
             exclude: ["Fixtures"],

@@ -9,6 +9,7 @@ public func configure(_ app: Application) async throws {
     app.metadataConfig = try MetadataConfig.fromEnvironment()
     app.clock = try AppClock.fromEnvironment()
     app.transportSecurity = try TransportSecurity.fromEnvironment()
+    try HTTPS.configure(app, options: app.httpsOptions)
     // The server runs the background enrichment worker (A6) and the recurring jobs; one-off commands do not.
     let command = app.environment.arguments.dropFirst().first
     if command == nil || command == "serve" || command?.hasPrefix("-") == true {

@@ -19,9 +19,19 @@ default:
     break
 }
 
-var env = try Environment.detect()
+// HTTPS options (`--tls`, `--tls-cert`, `--tls-key`, `--http-port`) are Shelfmark's, not Vapor's `serve`'s.
+let https: HTTPSOptions
+let arguments: [String]
+do {
+    (https, arguments) = try HTTPSOptions.extract(from: CommandLine.arguments)
+} catch {
+    FileHandle.standardError.write(Data("shelfmark: \(describe(error))\n".utf8))
+    exit(1)
+}
+var env = try Environment.detect(arguments: arguments)
 try LoggingSystem.bootstrap(from: &env)
 let app = try await Application.make(env)
+app.httpsOptions = https
 do {
     try await configure(app)
     // Migrations run on start; `shelfmark migrate` runs them on its own (with its confirmation).

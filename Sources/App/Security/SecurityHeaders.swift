@@ -29,7 +29,7 @@ extension Request {
     /// A cookie with the installation's transport settings (`Secure` behind HTTPS), HTTP-only unless said.
     func cookie(_ value: String, maxAge: Int?, httpOnly: Bool = true, sameSite: HTTPCookies.SameSitePolicy = .lax) -> HTTPCookies.Value {
         HTTPCookies.Value(string: value, expires: maxAge == 0 ? Date(timeIntervalSince1970: 0) : nil, maxAge: maxAge, path: "/",
-                          isSecure: application.transportSecurity.https, isHTTPOnly: httpOnly, sameSite: sameSite)
+                          isSecure: isSecureTransport, isHTTPOnly: httpOnly, sameSite: sameSite)
     }
 }
 
@@ -54,7 +54,7 @@ struct SecurityHeadersMiddleware: AsyncMiddleware {
             let isPage = h.contentType?.type == "text" && h.contentType?.subType == "html"
             headers.replaceOrAdd(name: "Content-Security-Policy", value: isPage ? Self.pagePolicy : Self.resourcePolicy)
         }
-        if request.application.transportSecurity.https {
+        if request.isSecureTransport {
             headers.replaceOrAdd(name: "Strict-Transport-Security", value: "max-age=31536000; includeSubDomains")
         }
         response.headers = headers

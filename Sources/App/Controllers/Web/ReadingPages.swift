@@ -57,7 +57,7 @@ enum ReadingPages {
     static func origin(_ req: Request) -> String {
         let host = req.headers.first(name: .host) ?? "127.0.0.1"
         guard host.count <= 255, host.allSatisfy({ $0.isLetter || $0.isNumber || ".-:[]".contains($0) }) else { return "" }
-        return (req.application.transportSecurity.https ? "https://" : "http://") + host
+        return (req.isSecureTransport ? "https://" : "http://") + host
     }
 
     /// Share the year by a secret link, or stop sharing it (the link then leads nowhere).

@@ -1,0 +1,54 @@
+import Foundation
+import NIOCore
+import NIOPosix
+
+/// Where this machine can be reached: its host name and the addresses of its network interfaces.
+/// What the server certificate covers, what `serve` prints and what the overview's QR code holds.
+public enum NetworkAddresses {
+    /// The machine's host name, and its mDNS name (`name.local`, what phones resolve on a school's
+    /// Wi-Fi without a DNS server), and localhost.
+    public static func names() -> [String] {
+        var buffer = [CChar](repeating: 0, count: 256)
+        var names: [String] = []
+        if gethostname(&buffer, buffer.count) == 0 {
+            let host = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self).lowercased()
+            if !host.isEmpty, host != "localhost" {
+                names.append(host)
+                if !host.contains(".") { names.append(host + ".local") }
+            }
+        }
+        names.append("localhost")
+        return names
+    }
+
+    /// Addresses of the interfaces that are up: LAN first (IPv4, then IPv6 that is not link-local),
+    /// loopback last.
+    public static func addresses() -> [String] {
+        var lan4: [String] = [], lan6: [String] = []
+        for device in (try? System.enumerateDevices()) ?? [] {
+            guard let address = device.address, let ip = address.ipAddress else { continue }
+            switch address {
+            case .v4:
+                if !ip.hasPrefix("127.") { lan4.append(ip) }
+            case .v6:
+                let lower = ip.lowercased()
+                if lower != "::1", !lower.hasPrefix("fe80") { lan6.append(ip) }
+            default: break
+            }
+        }
+        var seen = Set<String>()
+        return (lan4 + lan6 + ["127.0.0.1", "::1"]).filter { seen.insert($0).inserted }
+    }
+
+    /// The LAN addresses alone (no loopback): what a phone on the same network opens.
+    public static func lanAddresses() -> [String] {
+        addresses().filter { $0 != "127.0.0.1" && $0 != "::1" }
+    }
+
+    /// "https://192.168.1.20:8443", with brackets for IPv6 and no port when it is the scheme's own.
+    public static func url(scheme: String, host: String, port: Int) -> String {
+        let h = host.contains(":") ? "[\(host)]" : host
+        let defaultPort = (scheme == "https" && port == 443) || (scheme == "http" && port == 80)
+        return "\(scheme)://\(h)\(defaultPort ? "" : ":\(port)")"
+    }
+}

@@ -1,0 +1,98 @@
+@testable import App
+import Foundation
+import NIOSSL
+import ShelfmarkTLS
+import Testing
+import Vapor
+
+/// HTTPS out of the box (issue 27): Shelfmark's own certificates, the options, the plain listener's redirect.
+@Suite struct HTTPSTests {
+    static func folder() throws -> URL {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("shelfmark-tls-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        return dir
+    }
+
+    @Test func theAuthorityIsMadeOnceAndTheServerCertificateFollowsTheAddresses() throws {
+        let dir = try Self.folder().appendingPathComponent("tls")
+        defer { try? FileManager.default.removeItem(at: dir.deletingLastPathComponent()) }
+        let authority = LocalAuthority(directory: dir)
+        let first = try authority.issue(names: ["library-pc", "localhost"], addresses: ["192.168.1.20", "127.0.0.1"])
+        #expect(first.madeAuthority && first.madeServerCertificate)
+        #expect(first.fingerprint.count == 32 * 3 - 1 && first.fingerprint == LocalAuthority.fingerprint(first.authorityDER))
+        // Readable by its owner only, the folder too.
+        for file in ["ca.pem", "ca-key.pem", "server.pem", "server-key.pem"] {
+            let mode = try FileManager.default.attributesOfItem(atPath: dir.appendingPathComponent(file).path)[.posixPermissions] as? Int
+            #expect(mode == 0o600, "\(file): \(String(mode ?? 0, radix: 8))")
+        }
+        #expect(try FileManager.default.attributesOfItem(atPath: dir.path)[.posixPermissions] as? Int == 0o700)
+        // NIOSSL reads what was written: a chain of two (server, authority) and its key.
+        let chain = try NIOSSLCertificate.fromPEMBytes(Array(first.chainPEM.utf8))
+        #expect(chain.count == 2)
+        _ = try NIOSSLPrivateKey(bytes: Array(first.keyPEM.utf8), format: .pem)
+
+        // The next start: nothing new.
+        let again = try authority.issue(names: ["library-pc", "localhost"], addresses: ["192.168.1.20", "127.0.0.1"])
+        #expect(!again.madeAuthority && !again.madeServerCertificate)
+        #expect(again.chainPEM == first.chainPEM && again.fingerprint == first.fingerprint)
+        // A new address from the router: a new server certificate from the same authority (the phone keeps trusting).
+        let moved = try authority.issue(names: ["library-pc", "localhost"], addresses: ["192.168.1.37", "127.0.0.1"])
+        #expect(!moved.madeAuthority && moved.madeServerCertificate)
+        #expect(moved.fingerprint == first.fingerprint && moved.chainPEM != first.chainPEM)
+        // Thirty days before it expires, it is renewed.
+        let late = try authority.issue(names: ["library-pc", "localhost"], addresses: ["192.168.1.37", "127.0.0.1"], now: Date().addingTimeInterval(370 * 86400))
+        #expect(late.madeServerCertificate && late.fingerprint == first.fingerprint)
+    }
+
+    @Test func aDamagedCertificateFileIsRefusedWithWhatToDo() throws {
+        let dir = try Self.folder().appendingPathComponent("tls")
+        defer { try? FileManager.default.removeItem(at: dir.deletingLastPathComponent()) }
+        _ = try LocalAuthority(directory: dir).issue(names: ["localhost"], addresses: ["127.0.0.1"])
+        try Data("not a certificate".utf8).write(to: dir.appendingPathComponent("ca.pem"))
+        #expect {
+            try LocalAuthority(directory: dir).issue(names: ["localhost"], addresses: ["127.0.0.1"])
+        } throws: { "\($0)".contains("Move the tls folder aside") }
+    }
+
+    @Test func theOptionsComeFromTheCommandLineAndTheSettings() throws {
+        let (plain, rest) = try HTTPSOptions.extract(from: ["shelfmark", "serve", "--port", "8443"], environment: [:])
+        #expect(plain == HTTPSOptions() && rest == ["shelfmark", "serve", "--port", "8443"])
+        let (tls, rest2) = try HTTPSOptions.extract(from: ["shelfmark", "serve", "--tls", "--http-port", "8080", "--port", "8443"], environment: [:])
+        #expect(tls == HTTPSOptions(enabled: true, httpPort: 8080) && rest2 == ["shelfmark", "serve", "--port", "8443"])
+        let (own, _) = try HTTPSOptions.extract(from: ["shelfmark", "serve"], environment: ["SHELFMARK_TLS_CERT": "/etc/c.pem", "SHELFMARK_TLS_KEY": "/etc/k.pem"])
+        #expect(own == HTTPSOptions(enabled: true, certificateFile: "/etc/c.pem", keyFile: "/etc/k.pem"))
+        let (setting, _) = try HTTPSOptions.extract(from: ["shelfmark"], environment: ["SHELFMARK_TLS": "yes", "SHELFMARK_HTTP_PORT": "80"])
+        #expect(setting == HTTPSOptions(enabled: true, httpPort: 80))
+        #expect(throws: AppError.self) { try HTTPSOptions.extract(from: ["shelfmark", "serve", "--tls-cert", "c.pem"], environment: [:]) }
+        #expect(throws: AppError.self) { try HTTPSOptions.extract(from: ["shelfmark", "serve", "--http-port", "99999"], environment: [:]) }
+        #expect(throws: AppError.self) { try HTTPSOptions.extract(from: ["shelfmark", "serve", "--http-port"], environment: [:]) }
+        #expect(throws: AppError.self) { try HTTPSOptions.extract(from: ["shelfmark"], environment: ["SHELFMARK_TLS": "maybe"]) }
+    }
+
+    @Test func theRedirectNamesOnlyAHostNeverWhatAHostileHeaderSays() {
+        typealias R = PlainHTTPListener.Responder
+        #expect(R.host("192.168.1.20:8080", fallback: "x") == "192.168.1.20")
+        #expect(R.host("Library-PC.local", fallback: "x") == "library-pc.local")
+        #expect(R.host("[fd00::2]:8080", fallback: "x") == "fd00::2")
+        #expect(R.host("evil.example/\r\nSet-Cookie: a=b", fallback: "x") == "x")
+        #expect(R.host("a b", fallback: "x") == "x")
+        #expect(R.host(nil, fallback: "x") == "x")
+        #expect(R.host(String(repeating: "a", count: 300), fallback: "x") == "x")
+        #expect(NetworkAddresses.url(scheme: "https", host: "fd00::2", port: 443) == "https://[fd00::2]")
+        #expect(NetworkAddresses.url(scheme: "https", host: "192.168.1.20", port: 8443) == "https://192.168.1.20:8443")
+    }
+
+    @Test func theAuthorityIsOfferedOnlyWhenShelfmarkMadeIt() async throws {
+        try await withTestApp { app in
+            let none = try await app.testing().sendRequest(.GET, HTTPS.authorityPath)
+            #expect(none.status == .notFound)
+            let dir = try Self.folder()
+            defer { try? FileManager.default.removeItem(at: dir) }
+            app.httpsState = try HTTPSState.make(options: HTTPSOptions(enabled: true), dataDirectory: dir.path, port: 8443)
+            let crt = try await app.testing().sendRequest(.GET, HTTPS.authorityPath)
+            #expect(crt.status == .ok)
+            #expect(crt.headers.contentType?.description == "application/x-x509-ca-cert")
+            #expect(LocalAuthority.fingerprint(Array(crt.body.readableBytesView)) == app.httpsState?.fingerprint)
+        }
+    }
+}
