@@ -17,7 +17,7 @@ PG_PORT ?= 55432
 # decoding, OCR, barcode and QR drawing) and the PDF libraries (cairo, pango, with Noto fonts for Latin, Irish and
 # Chinese) are linked into the binary, so every goal needs them.
 IMAGING_PACKAGES := libzbar-dev libleptonica-dev libtesseract-dev tesseract-ocr-eng tesseract-ocr-deu tesseract-ocr-gle tesseract-ocr-chi-sim libqrencode-dev libzint-dev zlib1g-dev \
-	libcairo2-dev libpango1.0-dev fonts-noto-core fonts-noto-cjk
+	libcairo2-dev libpango1.0-dev librsvg2-dev fonts-noto-core fonts-noto-cjk
 RUN_PACKAGES := ca-certificates $(IMAGING_PACKAGES)
 TEST_PACKAGES := postgresql chromium gettext openssl python3-venv poppler-utils $(IMAGING_PACKAGES)
 # Browser tests: Python Playwright in a venv of our own, driving Debian's Chromium (no browser download).

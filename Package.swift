@@ -72,9 +72,14 @@ let package = Package(
             path: "Sources/CPDF",
             pkgConfig: "pangocairo"
         ),
+        .systemLibrary(
+            name: "CSVG",
+            path: "Sources/CSVG",
+            pkgConfig: "librsvg-2.0"
+        ),
         .target(
             name: "ShelfmarkPDF",
-            dependencies: ["CPDF"],
+            dependencies: ["CPDF", "CSVG"],
             swiftSettings: swiftSettings
         ),
         .systemLibrary(

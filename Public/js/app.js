@@ -110,64 +110,209 @@ for (const button of document.querySelectorAll("[data-share]:not([data-share-fil
   });
 }
 
-// Camera scanning: BarcodeDetector where the browser has it, else frames sent to /api/v1/scan.
-// A scanner section has one or more start buttons; each fills the field it names (data-scan-for, else the
-// section's [data-scan-target]) with an ISBN (data-scan-kind="isbn", the default on the Add page) or any
-// code (a member card, a copy's barcode, an ISBN), then submits the field's form.
+// Live scanning (issue 27). On Lend, Return, Add and the shelf pages the camera runs continuously once
+// started (and starts by itself where the camera was allowed before): BarcodeDetector decodes on the
+// phone where the browser has it; elsewhere frames go to /api/v1/scan?live=true, one at a time (the
+// next frame leaves when the last answer is back, so the rate is what phone and server sustain), and only
+// while something like a barcode is in view (many sharp vertical edges in a small grey copy of the frame).
+// A value is believed when two frames agree and no frame in between said something else; then the phone
+// vibrates, the field is filled, and the flow goes on: on to the next empty scan field (the card, then the
+// book), or the form is sent. A scan start button names its field (data-scan-for) or the section's
+// [data-scan-target]; data-scan-kind="isbn" (the Add page) takes only book numbers.
+// Without a secure context (http:// on the school network) the camera cannot start: the section says so
+// and the buttons take a photo instead (the browser's file picker with the camera), read by /api/v1/scan.
+const csrfToken = () => document.querySelector('meta[name="csrf-token"]')?.content ?? "";
+const isBookNumber = (v) => /^97[89]\d{10}$/.test(v);
+
+// Something like a barcode in view: in a 64×36 grey copy, horizontal contrast steps far outnumber vertical ones.
+function codeInView(video, probe) {
+  const w = 64, h = 36;
+  probe.width = w; probe.height = h;
+  const ctx = probe.getContext("2d", { willReadFrequently: true });
+  ctx.drawImage(video, 0, 0, w, h);
+  const px = ctx.getImageData(0, 0, w, h).data;
+  let across = 0, down = 0;
+  for (let y = 1; y < h; y++) {
+    for (let x = 1; x < w; x++) {
+      const i = (y * w + x) * 4;
+      const g = px[i + 1], left = px[i - 4 + 1], up = px[i - w * 4 + 1];
+      if (Math.abs(g - left) > 40) across++;
+      if (Math.abs(g - up) > 40) down++;
+    }
+  }
+  // A QR code has steps both ways; a linear code mostly across. Either: enough steps.
+  return across > 60 || across + down > 120;
+}
+
+async function readPhoto(file, anyCode) {
+  const response = await fetch(`/api/v1/scan?ocr=${anyCode ? "false" : "true"}`, {
+    method: "POST", body: file, headers: { "Content-Type": file.type || "image/jpeg", "X-CSRF-Token": csrfToken() } });
+  if (!response.ok) return null;
+  const answer = await response.json();
+  return anyCode ? (answer.barcodes ?? []).map((c) => c.text).find((v) => v && v.length <= 64) : answer.isbn?.isbn13;
+}
+
+// A keyboard-wedge scanner types the code and Enter into whichever scan field has the focus: Enter in a
+// scan field whose form still misses a required field goes on to that field instead of sending the form
+// (the card, then the book, at the desk without touching the mouse).
+for (const field of document.querySelectorAll("[data-scan-target]")) {
+  field.addEventListener("keydown", (event) => {
+    if (event.key !== "Enter" || event.isComposing || !field.form) return;
+    const missing = [...field.form.querySelectorAll("[required]")].find((el) => el !== field && !el.value);
+    if (field.value && missing) {
+      event.preventDefault();
+      missing.focus();
+    }
+  });
+}
+
 for (const scanner of document.querySelectorAll("[data-scanner]")) {
-  if (!navigator.mediaDevices?.getUserMedia) break;
   const video = scanner.querySelector("video");
-  for (const start of scanner.querySelectorAll("[data-scan-start]")) {
-    const target = start.dataset.scanFor ? document.getElementById(start.dataset.scanFor) : scanner.querySelector("[data-scan-target]");
-    if (!target || !video) continue;
-    const anyCode = start.dataset.scanKind === "any";
-    start.hidden = false;
-    start.addEventListener("click", async () => {
-      let stream;
+  const starts = [...scanner.querySelectorAll("[data-scan-start]")];
+  const fieldOf = (start) => start.dataset.scanFor ? document.getElementById(start.dataset.scanFor) : scanner.querySelector("[data-scan-target]");
+  if (!video || starts.length === 0) continue;
+  const anyCode = starts.some((s) => s.dataset.scanKind === "any");
+  const fields = starts.map(fieldOf).filter(Boolean);
+  const status = scanner.querySelector("[data-scan-status]");
+  const stopButton = scanner.querySelector("[data-scan-stop]");
+
+  // Filled in: on to the next empty scan field, or the form is sent when nothing required is missing.
+  const fill = (target, value) => {
+    target.value = value;
+    target.dispatchEvent(new Event("input", { bubbles: true }));
+    navigator.vibrate?.(80);
+    const nextEmpty = fields.find((f) => f !== target && f.form === target.form && !f.value && f.isConnected);
+    const missing = [...target.form.querySelectorAll("[required]")].find((el) => !el.value);
+    if (nextEmpty) { nextEmpty.focus(); return false; }
+    if (missing) { missing.focus(); return true; }
+    target.form.requestSubmit();
+    return true;
+  };
+
+  if (!window.isSecureContext || !navigator.mediaDevices?.getUserMedia) {
+    // No camera on an insecure page: say so, and take a photo instead.
+    scanner.querySelector("[data-scan-insecure]")?.removeAttribute("hidden");
+    const picker = document.createElement("input");
+    picker.type = "file"; picker.accept = "image/*"; picker.setAttribute("capture", "environment"); picker.hidden = true;
+    scanner.append(picker);
+    let target = null;
+    picker.addEventListener("change", async () => {
+      const file = picker.files?.[0];
+      picker.value = "";
+      if (!file || !target) return;
+      const value = await readPhoto(file, anyCode).catch(() => null);
+      if (value) fill(target, value);
+      else if (status) status.textContent = status.dataset.nothing ?? "";
+    });
+    for (const start of starts) {
+      const target0 = fieldOf(start);
+      if (!target0) continue;
+      start.hidden = false;
+      start.addEventListener("click", () => { target = target0; picker.click(); });
+    }
+    continue;
+  }
+
+  let stream = null;
+  const stop = () => {
+    for (const track of stream?.getTracks() ?? []) track.stop();
+    stream = null; video.hidden = true;
+    if (stopButton) stopButton.hidden = true;
+  };
+  const run = async (firstTarget) => {
+    if (stream) return;
+    try {
+      stream = await navigator.mediaDevices.getUserMedia({ video: { facingMode: "environment", width: { ideal: 1280 }, height: { ideal: 720 } } });
+    } catch {
+      stream = null;
+      return; // no camera, or permission refused: typing (and a wedge scanner) still work
+    }
+    try { localStorage.setItem("shelfmark.camera", "on"); } catch { /* private mode */ }
+    video.hidden = false;
+    if (stopButton) stopButton.hidden = false;
+    video.srcObject = stream;
+    await video.play().catch(() => {});
+    let target = firstTarget;
+    const formats = anyCode ? ["ean_13", "upc_a", "code_128", "code_39", "qr_code"] : ["ean_13", "upc_a"];
+    let detector = null;
+    if ("BarcodeDetector" in window) {
       try {
-        stream = await navigator.mediaDevices.getUserMedia({ video: { facingMode: "environment" } });
-      } catch {
-        return; // no camera or permission refused: typing still works
-      }
-      video.hidden = false;
-      video.srcObject = stream;
-      await video.play();
-      const formats = anyCode ? ["ean_13", "code_128", "code_39", "qr_code", "upc_a"] : ["ean_13"];
-      const detector = "BarcodeDetector" in window ? new window.BarcodeDetector({ formats }) : null;
-      const canvas = document.createElement("canvas");
-      const stop = () => { for (const track of stream.getTracks()) track.stop(); video.hidden = true; };
-      // Filled in: on to the form when nothing else is missing, else to the next empty field.
-      const found = (value) => {
-        stop();
-        target.value = value;
-        const missing = [...target.form.querySelectorAll("[required]")].find((el) => !el.value);
-        if (missing) missing.focus(); else target.form.requestSubmit();
-      };
-      const pick = (values) => anyCode ? values.find((v) => v && v.length <= 64) : values.find((v) => /^97[89]\d{10}$/.test(v));
-      const tick = async () => {
-        if (video.hidden) return;
-        try {
+        const supported = await window.BarcodeDetector.getSupportedFormats();
+        const usable = formats.filter((f) => supported.includes(f));
+        if (usable.length) detector = new window.BarcodeDetector({ formats: usable });
+      } catch { detector = null; }
+    }
+    const probe = document.createElement("canvas");
+    const canvas = document.createElement("canvas");
+    // Values already in the form's other fields (the card just read stays in view): not this field's answer.
+    const taken = () => new Set(fields.filter((f) => f !== target && f.value).map((f) => f.value));
+    const usable = (v) => v && v.length <= 64 && (anyCode || isBookNumber(v)) && !taken().has(v);
+    let candidate = null, votes = 0;
+    const vote = (value) => {
+      if (!value) return false;
+      if (value === candidate) votes++; else { candidate = value; votes = 1; }
+      return votes >= 2;
+    };
+    const tick = async () => {
+      if (!stream || !target?.isConnected) return;
+      let values = null;
+      try {
+        if (video.readyState >= 2) {
           if (detector) {
-            const value = pick((await detector.detect(video)).map((c) => c.rawValue));
-            if (value) return found(value);
-          } else {
-            canvas.width = video.videoWidth; canvas.height = video.videoHeight;
-            canvas.getContext("2d").drawImage(video, 0, 0);
-            const blob = await new Promise((resolve) => canvas.toBlob(resolve, "image/jpeg", 0.85));
-            const response = await fetch("/api/v1/scan?ocr=false", { method: "POST", body: blob, headers: { "Content-Type": "image/jpeg", "X-CSRF-Token": document.querySelector('meta[name="csrf-token"]')?.content ?? "" } });
+            values = (await detector.detect(video)).map((c) => c.rawValue);
+          } else if (codeInView(video, probe)) {
+            const scale = Math.min(1, 1280 / Math.max(video.videoWidth, video.videoHeight));
+            canvas.width = Math.round(video.videoWidth * scale); canvas.height = Math.round(video.videoHeight * scale);
+            canvas.getContext("2d").drawImage(video, 0, 0, canvas.width, canvas.height);
+            const blob = await new Promise((resolve) => canvas.toBlob(resolve, "image/jpeg", 0.8));
+            const response = await fetch("/api/v1/scan?live=true", { method: "POST", body: blob, headers: { "Content-Type": "image/jpeg", "X-CSRF-Token": csrfToken() } });
             if (response.ok) {
               const answer = await response.json();
-              const value = anyCode ? pick((answer.barcodes ?? []).map((c) => c.text)) : answer.isbn?.isbn13;
-              if (value) return found(value);
+              values = (answer.barcodes ?? []).map((c) => c.text);
+              if (!anyCode && answer.isbn?.isbn13) values.unshift(answer.isbn.isbn13);
             }
           }
-        } catch (error) {
-          console.warn("scan failed", error);
         }
-        setTimeout(tick, detector ? 150 : 600);
-      };
-      tick();
+      } catch (error) {
+        console.warn("scan failed", error);
+      }
+      if (values !== null) {
+        const found = values.filter(usable);
+        // Two different codes in one frame, or a frame that disagrees with the last: believe nothing yet.
+        if (found.length === 1 && vote(found[0])) {
+          candidate = null; votes = 0;
+          const done = fill(target, found[0]);
+          if (done) { stop(); return; }
+          target = fields.find((f) => !f.value) ?? target;
+        } else if (found.length !== 1 && values.length > 0) {
+          candidate = null; votes = 0;
+        }
+      }
+      setTimeout(tick, detector ? 100 : 66);
+    };
+    tick();
+  };
+  for (const start of starts) {
+    const target = fieldOf(start);
+    if (!target) continue;
+    start.hidden = false;
+    start.addEventListener("click", () => {
+      if (stream) stop();
+      run(target);
     });
+  }
+  stopButton?.addEventListener("click", () => {
+    stop();
+    try { localStorage.removeItem("shelfmark.camera"); } catch { /* private mode */ }
+  });
+  // The camera was in use here before and may still be used: start with the first empty field.
+  let wanted = false;
+  try { wanted = localStorage.getItem("shelfmark.camera") === "on"; } catch { wanted = false; }
+  if (wanted && navigator.permissions?.query) {
+    navigator.permissions.query({ name: "camera" }).then((p) => {
+      const first = fields.find((f) => !f.value);
+      if (p.state === "granted" && first) run(first);
+    }).catch(() => {});
   }
 }
 
@@ -371,4 +516,17 @@ for (const button of document.querySelectorAll("[data-share-file]")) {
       URL.revokeObjectURL(link.href);
     }
   });
+}
+
+// The installable app (issue 27): the service worker keeps the app shell for offline use. A newer
+// worker waiting since the last visit takes over now, at a navigation, never in the middle of a form.
+if ("serviceWorker" in navigator && window.isSecureContext) {
+  navigator.serviceWorker.register("/sw.js").then((registration) => {
+    registration.waiting?.postMessage("take-over");
+  }).catch((error) => console.warn("service worker", error));
+}
+
+// The offline page's button.
+for (const button of document.querySelectorAll("[data-reload]")) {
+  button.addEventListener("click", () => location.reload());
 }

@@ -41,7 +41,9 @@ func configure(_ app: Application, storage: StorageConfig) throws {
     app.middleware = Middlewares()
     app.middleware.use(SecurityHeadersMiddleware())
     app.middleware.use(JSONErrorMiddleware())
-    app.middleware.use(FileMiddleware(publicDirectory: PublicFiles.directory(for: app), defaultFile: nil))
+    let publicDirectory = PublicFiles.directory(for: app)
+    app.middleware.use(FileMiddleware(publicDirectory: publicDirectory, defaultFile: nil))
+    try AppShell.prepare(publicDirectory: publicDirectory)
     app.middleware.use(UserAuthenticator())
     app.routes.defaultMaxBodySize = "2mb"
     // Providers and cover servers: an unreachable one fails after 3 s of connection attempts

@@ -18,6 +18,7 @@ enum L: String, CaseIterable, Sendable {
     case viewOnGoogleBooks, findOnAmazon, share, deleteTitle, deleteConfirm, deleted, description, categories, rating
     // Add
     case addTitle, scanBarcode, scanHint, typeISBN, lookUp, orEnterManually, enterManually, title, subtitle
+    case cameraNeedsSecure, stopCamera, noCodeInPhoto, appTagline, offlineTitle, offlineBody, offlineRetry
     case authorsField, authorsHint, publishedDate, pageCount, coverURL, copiesField, confirmAdd, added
     case lookupFound, lookupNotFound, alreadyInLibrary, addMoreCopies, copiesAdded, takePhoto
     // Members

@@ -46,10 +46,14 @@ enum Layout {
                 .meta(.name("color-scheme"), .content("light dark")),
                 .meta(.name("csrf-token"), .content(ctx.csrf)),
                 .element(named: "title", text: title == t(.appName) ? title : "\(title) · \(t(.appName))"),
-                .stylesheet("/css/app.css"),
+                .stylesheet(AppShell.versioned("/css/app.css")),
                 .link(.rel(.icon), .href("/icon.svg")),
+                // The installable app (issue 27): a manifest per library, the theme colour, the home-screen icon.
+                .link(.rel(.manifest), .href(ctx.library.map { "/manifest.webmanifest?library=\($0.id.uuidString)" } ?? "/manifest.webmanifest")),
+                .meta(.name("theme-color"), .content(AppShell.themeColor)),
+                .link(.rel(.appleTouchIcon), .href("/icons/apple-touch-icon.png?v=\(AppShell.version)")),
                 .if(ctx.refresh, .element(named: "noscript", nodes: [.meta(.attribute(named: "http-equiv", value: "refresh"), .content("3"))])),
-                .script(.attribute(named: "type", value: "module"), .src("/js/app.js"))
+                .script(.attribute(named: "type", value: "module"), .src(AppShell.versioned("/js/app.js")))
             ),
             .body {
                 H.el(.a, [.class: "skip", .href: "#main"]) { EscapedText(t(.skipToContent)) }

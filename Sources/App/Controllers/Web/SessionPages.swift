@@ -15,6 +15,20 @@ enum SessionPages {
         web.post(.login, use: login).maxBody(4 << 10)
         web.post(.logout, use: logout).maxBody(4 << 10)
         web.post(.language, use: language).maxBody(4 << 10)
+        web.get(.offline, use: offline)
+    }
+
+    /// What the service worker shows when a page cannot be reached (issue 27): the same for everyone,
+    /// in the reader's language, naming no user and no library (the phone keeps it).
+    @Sendable static func offline(req: Request) async throws -> HTML {
+        let ctx = PageContext(t: req.t, csrf: "", path: req.url.path, user: nil, library: nil, languages: req.application.languages)
+        return Layout.page(ctx, title: ctx.t(.offlineTitle)) {
+            H.el(.h1, [:]) { EscapedText(ctx.t(.offlineTitle)) }
+            H.el(.section, [.class: "card"]) {
+                H.el(.p, [:]) { EscapedText(ctx.t(.offlineBody)) }
+                H.el(.p, [.class: "actions"]) { H.el(.button, [.type: "button", .class: "button primary", .dataReload: ""]) { EscapedText(ctx.t(.offlineRetry)) } }
+            }
+        }
     }
 
     /// `/`: setup on a new installation, sign-in when signed out, else the first library's catalog.

@@ -58,7 +58,7 @@ extension WebRoute {
 
     /// The case's name (one per case of `WebRoute`).
     enum Name: String, Sendable, CaseIterable, Codable {
-        case home, setup, login, logout, language, sharedYear
+        case home, setup, login, logout, language, offline, sharedYear
         case catalog, title, editTitle, titleCopies, titleFavorite, titleNotes, titleDelete, copyStatus, copyRemove
         case categories, categoryRename, categoryMerge, categoryDelete
         case add, addPhoto
@@ -84,6 +84,7 @@ extension WebRoute {
         case .login: .login
         case .logout: .logout
         case .language: .language
+        case .offline: .offline
         case .sharedYear: .sharedYear
         case .catalog: .catalog
         case .title: .title
@@ -197,6 +198,7 @@ extension WebRoute {
         case .login: return e(.login, .session, both)
         case .logout: return e(.logout, .session, action)
         case .language: return e(.language, .session, action)
+        case .offline: return e(.offline, .session, page)
         case .sharedYear: return e(.sharedYear(token: s.token), .reading, page)
         case .catalog: return e(.catalog(library: l), .catalog, page)
         case .title: return e(.title(library: l, title: s.title), .catalog, page)

@@ -9,6 +9,7 @@ enum WebRoute: Sendable, Equatable {
     case login
     case logout
     case language
+    case offline
     case catalog(library: UUID)
     case title(library: UUID, title: UUID)
     case editTitle(library: UUID, title: UUID)
@@ -139,6 +140,7 @@ enum WebRoute: Sendable, Equatable {
         case .login: [.fixed("login")]
         case .logout: [.fixed("logout")]
         case .language: [.fixed("language")]
+        case .offline: [.fixed("offline")]
         case .catalog(let library): Self.library(library) + [.fixed("catalog")]
         case .title(let library, let title): Self.library(library) + [.fixed("titles"), .parameter(name: "titleID", value: title.uuidString)]
         case .editTitle(let library, let title): Self.title(library: library, title: title).segments + [.fixed("edit")]

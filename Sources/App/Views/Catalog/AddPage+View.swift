@@ -22,7 +22,7 @@ extension AddPage {
             H.el(.section, [.class: "card scan", .dataScanner: WebRoute.add(library: lib).path]) {
                 H.el(.p, [:]) { EscapedText(t(.scanHint)) }
                 H.el(.button, [.type: "button", .class: "button primary", .dataScanStart: "", .hidden: ""]) { Components.cameraIcon(); EscapedText(t(.scanBarcode)) }
-                H.el(.video, [.class: "viewfinder", .playsinline: "", .muted: "", .hidden: ""]) {}
+                Components.liveScan(t)
                 H.el(.form, [.method: "get", .action: WebRoute.add(library: lib).path, .class: "inline-form"]) {
                     H.field(t(.typeISBN), name: "isbn", value: isbn, required: true, error: error,
                             extra: [.inputmode: "numeric", .autocomplete: "off", .pattern: "[0-9Xx\\- ]{10,20}", .dataScanTarget: ""])

@@ -28,7 +28,7 @@ extension ReturnPage {
                 H.el(.section, [.class: "card scan", .dataScanner: ""]) {
                     H.el(.button, [.type: "button", .class: "button primary", .dataScanStart: "", .dataScanFor: "f-barcode", .dataScanKind: "any",
                                    .hidden: ""]) { Components.cameraIcon(); EscapedText(t(.scanBarcode)) }
-                    H.el(.video, [.class: "viewfinder", .playsinline: "", .muted: "", .hidden: ""]) {}
+                    Components.liveScan(t)
                     H.el(.form, [.method: "get", .action: WebRoute.returnBook(library: lib).path]) {
                         H.field(t(.copyBarcode), name: "barcode", value: form["barcode"], hint: t(.copyBarcodeHint), required: true,
                                 error: form.errors["barcode"], extra: [.autocomplete: "off", .autocapitalize: "characters", .dataScanTarget: "",

@@ -17,6 +17,17 @@ enum Components {
         }
     }
 
+    /// Under a scanner section's buttons (issue 27): the live view, a button to stop the camera, where
+    /// the scan says what it found, and what to do when the page is not secure (the script shows it).
+    static func liveScan(_ t: Strings) -> any Component {
+        ComponentGroup {
+            H.el(.video, [.class: "viewfinder", .playsinline: "", .muted: "", .hidden: ""]) {}
+            H.el(.button, [.type: "button", .class: "button quiet", .dataScanStop: "", .hidden: ""]) { EscapedText(t(.stopCamera)) }
+            H.el(.p, [.class: "flash", .dataScanInsecure: "", .hidden: ""]) { EscapedText(t(.cameraNeedsSecure)) }
+            H.el(.p, [.class: "scan-status", .dataScanStatus: "", .dataNothing: t(.noCodeInPhoto), .role: "status"]) {}
+        }
+    }
+
     static func badge(_ a: Availability, overdue: Bool, t: Strings) -> any Component {
         let cls = a.total == 0 ? "badge none" : (a.available > 0 ? "badge ok" : "badge out")
         let label = a.total == 0 ? t(.allOut) : t.format(.badgeLabel, t.number(a.available), t.number(a.total))

@@ -69,7 +69,7 @@ struct ShelfPage: Sendable {
                     H.el(.h2, [:]) { EscapedText(t(.putBooksHere)) }
                     H.el(.button, [.type: "button", .class: "button primary", .dataScanStart: "", .dataScanFor: "f-code", .dataScanKind: "any",
                                    .hidden: ""]) { Components.cameraIcon(); EscapedText(t(.scanBarcode)) }
-                    H.el(.video, [.class: "viewfinder", .playsinline: "", .muted: "", .hidden: ""]) {}
+                    Components.liveScan(t)
                     H.form(WebRoute.shelfBooks(library: lib, shelf: shelf.id).path, csrf: page.csrf) {
                         H.field(t(.stocktakeScanLabel), name: "code", hint: t(.putBooksHint), required: true,
                                 extra: [.autocomplete: "off", .autocapitalize: "characters", .dataScanTarget: "", .maxlength: "300",

@@ -30,7 +30,7 @@ struct StocktakePage: Sendable {
                 H.el(.section, [.class: "card scan", .id: "scan", .dataScanner: ""]) {
                     H.el(.button, [.type: "button", .class: "button primary", .dataScanStart: "", .dataScanFor: "f-code", .dataScanKind: "any",
                                    .hidden: ""]) { Components.cameraIcon(); EscapedText(t(.scanBarcode)) }
-                    H.el(.video, [.class: "viewfinder", .playsinline: "", .muted: "", .hidden: ""]) {}
+                    Components.liveScan(t)
                     H.form(WebRoute.stocktakeScan(library: lib, stocktake: s.id).path, csrf: page.csrf) {
                         H.field(t(.stocktakeScanLabel), name: "code", hint: t(.stocktakeScanHint), required: true,
                                 extra: [.autocomplete: "off", .autocapitalize: "characters", .dataScanTarget: "", .maxlength: "300", .autofocus: ""])

@@ -1,0 +1,159 @@
+import Crypto
+import Foundation
+import NIOConcurrencyHelpers
+import ShelfmarkPDF
+import Vapor
+
+/// The installable app (issue 27): a web manifest per library, PNG icons drawn from `Public/icon.svg`
+/// when the server starts, and a service worker that keeps the app shell (stylesheet, script, icons,
+/// the offline page) for when the network is gone.
+///
+/// Versioned by content: `version` is a hash of the shell's files; pages link `/css/app.css?v=…` and
+/// `/js/app.js?v=…`, and the worker's cache is named after it. A new version of Shelfmark makes a new
+/// worker, which installs beside the old one and waits; the next page the reader opens tells it to take
+/// over (`app.js`), so it never replaces the old one in the middle of a form.
+enum AppShell {
+    /// Theme colours: the header's green, the page's paper.
+    static let themeColor = "#2f6f4f"
+    static let backgroundColor = "#f7f5ef"
+    static let icons: [(name: String, size: Int, maskable: Bool)] = [
+        ("icon-192.png", 192, false), ("icon-512.png", 512, false), ("maskable-512.png", 512, true), ("apple-touch-icon.png", 180, true),
+    ]
+
+    struct Files: Sendable {
+        var version: String
+        var icons: [String: Data]
+    }
+
+    private static let current = NIOLockedValueBox<Files>(Files(version: "dev", icons: [:]))
+    static var version: String { current.withLockedValue { $0.version } }
+
+    /// Reads the shell's files and draws the icons (once, at start).
+    static func prepare(publicDirectory: String) throws {
+        let dir = URL(fileURLWithPath: publicDirectory)
+        var hash = SHA256()
+        for file in ["css/app.css", "js/app.js", "icon.svg"] {
+            hash.update(data: (try? Data(contentsOf: dir.appendingPathComponent(file))) ?? Data())
+        }
+        let version = hash.finalize().prefix(6).map { String(format: "%02x", $0) }.joined()
+        var drawn: [String: Data] = [:]
+        if let svg = try? Data(contentsOf: dir.appendingPathComponent("icon.svg")) {
+            for icon in icons {
+                // The maskable icon's background: the SVG's own green, so the safe zone's edge disappears.
+                drawn[icon.name] = try IconRenderer.png(svg: svg, size: icon.size, maskable: icon.maskable, background: (0x2f / 255.0, 0x6f / 255.0, 0x4f / 255.0))
+            }
+        }
+        current.withLockedValue { $0 = Files(version: version, icons: drawn) }
+    }
+
+    static func register(_ app: Application) {
+        app.get("manifest.webmanifest", use: manifest)
+        app.get("icons", ":name", use: icon)
+        app.get("sw.js", use: serviceWorker)
+    }
+
+    /// A path with the shell's version, for links to the stylesheet and the script.
+    static func versioned(_ path: String) -> String { "\(path)?v=\(version)" }
+
+    struct Manifest: Content {
+        struct Icon: Content {
+            var src: String
+            var sizes: String
+            var type = "image/png"
+            var purpose: String
+        }
+        var id: String
+        var name = "Shelfmark"
+        var short_name = "Shelfmark"
+        var description: String
+        var lang: String
+        var start_url: String
+        var scope = "/"
+        var display = "standalone"
+        var orientation = "any"
+        var theme_color = AppShell.themeColor
+        var background_color = AppShell.backgroundColor
+        var icons: [Icon]
+    }
+
+    /// `/manifest.webmanifest?library=ID`: the app opens on that library's overview (each library installs
+    /// as an app of its own); without one, on `/`. Public (browsers fetch manifests without cookies) and
+    /// naming nothing but the id the page already showed.
+    @Sendable static func manifest(req: Request) throws -> Response {
+        let library = try req.uuidQuery("library")
+        let t = req.t
+        let start = library.map { WebRoute.dashboard(library: $0).path } ?? WebRoute.home.path
+        let icons = Self.icons.filter { $0.name != "apple-touch-icon.png" }.map {
+            Manifest.Icon(src: "/icons/\($0.name)?v=\(version)", sizes: "\($0.size)x\($0.size)", purpose: $0.maskable ? "maskable" : "any")
+        }
+        let body = Manifest(id: start, description: t(.appTagline), lang: t.lang.rawValue, start_url: start, icons: icons)
+        let response = Response(status: .ok)
+        try response.content.encode(body, as: .json)
+        response.headers.replaceOrAdd(name: .contentType, value: "application/manifest+json; charset=utf-8")
+        response.headers.replaceOrAdd(name: .cacheControl, value: "no-cache")
+        return response
+    }
+
+    @Sendable static func icon(req: Request) throws -> Response {
+        let name = try req.parameters.require("name")
+        guard let png = current.withLockedValue({ $0.icons[name] }) else { throw Abort(.notFound) }
+        var headers = HTTPHeaders()
+        headers.replaceOrAdd(name: .contentType, value: "image/png")
+        headers.replaceOrAdd(name: .cacheControl, value: "public, max-age=86400")
+        return Response(status: .ok, headers: headers, body: .init(data: png))
+    }
+
+    /// The files the worker keeps: what the offline page needs to paint.
+    static var shellFiles: [String] {
+        [WebRoute.offline.path, versioned("/css/app.css"), versioned("/js/app.js"), "/icon.svg"]
+            + icons.map { "/icons/\($0.name)?v=\(version)" }
+    }
+
+    @Sendable static func serviceWorker(req: Request) throws -> Response {
+        let files = shellFiles.map { "\"\($0)\"" }.joined(separator: ", ")
+        let script = """
+        // Shelfmark's service worker, version \(version) (made by the server from its files' hash).
+        // Keeps the app shell for offline use; pages and the API always go to the network.
+        const VERSION = "\(version)";
+        const CACHE = "shelfmark-shell-" + VERSION;
+        const SHELL = [\(files)];
+        const OFFLINE = "\(WebRoute.offline.path)";
+
+        self.addEventListener("install", (event) => {
+          event.waitUntil(caches.open(CACHE).then((cache) => cache.addAll(SHELL)));
+        });
+
+        // The first worker takes charge at once; a newer one waits until a page asks it to (app.js, on the
+        // next navigation), so a page in the middle of a form keeps the files it started with.
+        self.addEventListener("message", (event) => {
+          if (event.data === "take-over") self.skipWaiting();
+        });
+
+        self.addEventListener("activate", (event) => {
+          event.waitUntil((async () => {
+            for (const key of await caches.keys()) if (key.startsWith("shelfmark-shell-") && key !== CACHE) await caches.delete(key);
+            await self.clients.claim();
+          })());
+        });
+
+        self.addEventListener("fetch", (event) => {
+          const request = event.request;
+          if (request.method !== "GET") return;
+          const url = new URL(request.url);
+          if (url.origin !== location.origin) return;
+          if (request.mode === "navigate") {
+            event.respondWith(fetch(request).catch(async () => (await caches.match(OFFLINE, { ignoreVary: true })) ?? Response.error()));
+            return;
+          }
+          if (SHELL.includes(url.pathname + url.search)) {
+            event.respondWith(caches.match(request, { ignoreVary: true }).then((hit) => hit ?? fetch(request)));
+          }
+        });
+
+        """
+        var headers = HTTPHeaders()
+        headers.replaceOrAdd(name: .contentType, value: "text/javascript; charset=utf-8")
+        headers.replaceOrAdd(name: .cacheControl, value: "no-cache")
+        return Response(status: .ok, headers: headers, body: .init(string: script))
+    }
+}
