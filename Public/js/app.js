@@ -124,9 +124,10 @@ for (const button of document.querySelectorAll("[data-share]:not([data-share-fil
 const csrfToken = () => document.querySelector('meta[name="csrf-token"]')?.content ?? "";
 const isBookNumber = (v) => /^97[89]\d{10}$/.test(v);
 
-// Something like a barcode in view: in a 64×36 grey copy, horizontal contrast steps far outnumber vertical ones.
+// Something like a barcode in view: in a 192×108 grey copy of the frame, many sharp steps from one
+// column to the next (bars), more than from one row to the next; or many both ways (a QR code).
 function codeInView(video, probe) {
-  const w = 64, h = 36;
+  const w = 192, h = 108;
   probe.width = w; probe.height = h;
   const ctx = probe.getContext("2d", { willReadFrequently: true });
   ctx.drawImage(video, 0, 0, w, h);
@@ -135,13 +136,12 @@ function codeInView(video, probe) {
   for (let y = 1; y < h; y++) {
     for (let x = 1; x < w; x++) {
       const i = (y * w + x) * 4;
-      const g = px[i + 1], left = px[i - 4 + 1], up = px[i - w * 4 + 1];
-      if (Math.abs(g - left) > 40) across++;
-      if (Math.abs(g - up) > 40) down++;
+      const g = px[i + 1];
+      if (Math.abs(g - px[i - 4 + 1]) > 24) across++;
+      if (Math.abs(g - px[i - w * 4 + 1]) > 24) down++;
     }
   }
-  // A QR code has steps both ways; a linear code mostly across. Either: enough steps.
-  return across > 60 || across + down > 120;
+  return (across > 150 && across > 1.5 * down) || across + down > 1200;
 }
 
 async function readPhoto(file, anyCode) {

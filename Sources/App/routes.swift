@@ -20,9 +20,7 @@ func routes(_ app: Application) throws {
     ScanController.register(api)
     ExchangeController.register(api)
     JobsController.register(api)
-    // Shelfmark's certificate authority, for a phone to trust once (issue 27).
-    app.get("tls", "shelfmark-ca.crt", use: HTTPS.authority)
-    // The installable app: manifest, icons, service worker (issue 27).
+    // The installable app: manifest, icons, service worker; Shelfmark's certificate authority (issue 27).
     AppShell.register(app)
     // The web app: server-rendered pages, CSRF-checked forms, errors as pages in the user's language.
     let web = app.routes.grouped(WebMiddleware())

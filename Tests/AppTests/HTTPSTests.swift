@@ -1,5 +1,6 @@
 @testable import App
 import Foundation
+import NIOCore
 import NIOSSL
 import ShelfmarkTLS
 import Testing
@@ -93,6 +94,36 @@ import Vapor
             #expect(crt.status == .ok)
             #expect(crt.headers.contentType?.description == "application/x-x509-ca-cert")
             #expect(LocalAuthority.fingerprint(Array(crt.body.readableBytesView)) == app.httpsState?.fingerprint)
+        }
+    }
+
+    @Test func plainHTTPServesThisComputerAndSendsEveryOtherDeviceToHTTPS() async throws {
+        try await withTestApp { app in
+            let dir = try Self.folder()
+            defer { try? FileManager.default.removeItem(at: dir) }
+            let state = try HTTPSState.make(options: HTTPSOptions(enabled: true, httpPort: 8080), dataDirectory: dir.path, port: 8443)
+            app.httpsState = state
+            let responder = PlainHTTPListener.Responder(app: app, state: state)
+            func get(_ path: String, from ip: String, host: String) async throws -> Response {
+                let req = Request(application: app, method: .GET, url: URI(string: path), headers: ["Host": host],
+                                  remoteAddress: try SocketAddress(ipAddress: ip, port: 50000), on: app.eventLoopGroup.next())
+                return try await responder.respond(to: req).get()
+            }
+            // A phone on the network: sent to HTTPS at the address it asked for, path and query kept.
+            let phone = try await get("/libraries/x/checkout?card=S1", from: "192.168.1.9", host: "192.168.1.20:8080")
+            #expect(phone.status == .permanentRedirect)
+            #expect(phone.headers.first(name: .location) == "https://192.168.1.20:8443/libraries/x/checkout?card=S1")
+            // A hostile Host header: the redirect names a real address of this machine instead.
+            let hostile = try await get("/", from: "192.168.1.9", host: "evil.example\r\nX: y")
+            #expect(hostile.headers.first(name: .location)?.hasPrefix("https://") == true)
+            #expect(hostile.headers.first(name: .location)?.contains("evil") == false)
+            // The authority's certificate is served to the phone over plain HTTP (it trusts nothing yet).
+            let crt = try await get(HTTPS.authorityPath, from: "192.168.1.9", host: "192.168.1.20:8080")
+            #expect(crt.status == .ok)
+            // This computer itself is served as it is, without Secure cookies or HSTS.
+            let local = try await get("/api/v1/health", from: "127.0.0.1", host: "127.0.0.1:8080")
+            #expect(local.status == .ok)
+            #expect(local.headers.first(name: "Strict-Transport-Security") == nil)
         }
     }
 }
