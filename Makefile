@@ -19,7 +19,7 @@ PG_PORT ?= 55432
 IMAGING_PACKAGES := libzbar-dev libleptonica-dev libtesseract-dev tesseract-ocr-eng tesseract-ocr-deu tesseract-ocr-gle tesseract-ocr-chi-sim libqrencode-dev libzint-dev zlib1g-dev \
 	libcairo2-dev libpango1.0-dev librsvg2-dev fonts-noto-core fonts-noto-cjk
 RUN_PACKAGES := ca-certificates $(IMAGING_PACKAGES)
-TEST_PACKAGES := postgresql chromium gettext openssl python3-venv poppler-utils $(IMAGING_PACKAGES)
+TEST_PACKAGES := postgresql chromium gettext openssl python3-venv poppler-utils libnss3-tools $(IMAGING_PACKAGES)
 # Browser tests: Python Playwright in a venv of our own, driving Debian's Chromium (no browser download).
 VENV := $(CURDIR)/.tmp/venv
 PLAYWRIGHT_VERSION := 1.65.2
@@ -27,6 +27,8 @@ PLAYWRIGHT_VERSION := 1.65.2
 AXE_VERSION := 0.1.8
 # Parses the calendar feeds in the browser tests (issue 25).
 ICALENDAR_VERSION := 7.3.2
+# Draws the fake camera's video frames in the phone checks (issue 27).
+PILLOW_VERSION := 11.3.0
 # A real SMTP server (STARTTLS, TLS, AUTH) the reminder tests send to (issue 25).
 AIOSMTPD_VERSION := 1.4.6
 BENCH_PACKAGES := wrk time sqlite3 postgresql $(IMAGING_PACKAGES)
@@ -104,14 +106,17 @@ test-postgres: test-venv
 
 test-e2e:
 	@echo "== Browser tests (Playwright + Chromium, phone viewport; screenshots in .tmp/e2e) =="
-	$(call ensure_packages,chromium)
+	$(call ensure_packages,chromium libnss3-tools)
 	@test -x $(VENV)/bin/python || python3 -m venv $(VENV)
 	@$(VENV)/bin/python -c "import playwright" 2>/dev/null || $(VENV)/bin/pip install -q playwright==$(PLAYWRIGHT_VERSION)
 	@$(VENV)/bin/python -c "import axe_playwright_python" 2>/dev/null || $(VENV)/bin/pip install -q axe-playwright-python==$(AXE_VERSION)
 	@$(VENV)/bin/python -c "import icalendar" 2>/dev/null || $(VENV)/bin/pip install -q icalendar==$(ICALENDAR_VERSION)
+	@$(VENV)/bin/python -c "import PIL" 2>/dev/null || $(VENV)/bin/pip install -q pillow==$(PILLOW_VERSION)
 	$(SWIFT) build --product shelfmark
 	$(SWIFT) build --product shelfmark-replay
 	E2E_BIN=$$($(SWIFT) build --show-bin-path) E2E_OUT=$(CURDIR)/.tmp/e2e $(VENV)/bin/python Tests/e2e/flows.py
+	@echo "== The phone over HTTPS: certificate, installable app, offline shell, live camera, wedge scanner =="
+	E2E_BIN=$$($(SWIFT) build --show-bin-path) E2E_OUT=$(CURDIR)/.tmp/e2e $(VENV)/bin/python Tests/e2e/phone.py
 
 # The API fuzzed from its own OpenAPI document (schemathesis in the test venv), bounded in time.
 SCHEMATHESIS_VERSION := 4.32.5

@@ -159,6 +159,9 @@ enum AppShell {
         var headers = HTTPHeaders()
         headers.replaceOrAdd(name: .contentType, value: "text/javascript; charset=utf-8")
         headers.replaceOrAdd(name: .cacheControl, value: "no-cache")
+        // A worker runs under its own script's policy: the files' sandboxing policy would give it an opaque
+        // origin (no caches) and forbid its fetches. It may reach this origin only.
+        headers.replaceOrAdd(name: "Content-Security-Policy", value: "default-src 'self'; frame-ancestors 'none'")
         return Response(status: .ok, headers: headers, body: .init(string: script))
     }
 }

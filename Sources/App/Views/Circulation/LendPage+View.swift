@@ -115,7 +115,7 @@ extension LendPage {
                     H.void(.input, [.type: "hidden", .name: "days", .value: c.input.days.map(String.init)])
                     H.void(.input, [.type: "hidden", .name: "dueDate", .value: c.dueDateText])
                     if c.input.lendHeld == true { H.void(.input, [.type: "hidden", .name: "lendHeld", .value: "true"]) }
-                    H.button(c.input.lendHeld == true ? t(.lendAnyway) : t(.confirmCheckout))
+                    H.button(c.input.lendHeld == true ? t(.lendAnyway) : t(.confirmCheckout), attrs: [.autofocus: ""])
                 }
             }
         }

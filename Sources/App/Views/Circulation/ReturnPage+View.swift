@@ -21,7 +21,7 @@ extension ReturnPage {
                     }
                     H.form(WebRoute.returnBook(library: lib).path, csrf: page.csrf) {
                         H.void(.input, [.type: "hidden", .name: "loanId", .value: loan.id.uuidString])
-                        H.button(t(.confirmReturn))
+                        H.button(t(.confirmReturn), attrs: [.autofocus: ""])
                     }
                 }
             } else {
