@@ -126,4 +126,26 @@ import Vapor
             #expect(local.headers.first(name: "Strict-Transport-Security") == nil)
         }
     }
+
+    @Test func aNewInstallationServingTheNetworkIsSetUpFromItsOwnComputerOnly() async throws {
+        try await withTestApp { app in
+            let dir = try Self.folder()
+            defer { try? FileManager.default.removeItem(at: dir) }
+            app.httpsState = try HTTPSState.make(options: HTTPSOptions(enabled: true, httpPort: 8080), dataDirectory: dir.path, port: 8443)
+            // The test client has no address: another device. The API and the page refuse, saying where to go.
+            let api = try await Client(app: app).post("/api/v1/setup", ["username": "intruder", "password": "a long password", "libraryName": "Mine"])
+            #expect(api.status == .forbidden)
+            #expect(api.errorCode == "setup_on_this_computer")
+            #expect(((api.json["error"] as? [String: Any])?["message"] as? String)?.contains("http://127.0.0.1:8080/setup") == true)
+            var headers = HTTPHeaders()
+            headers.replaceOrAdd(name: .acceptLanguage, value: "de")
+            let page = try await app.testing().sendRequest(.GET, "/setup", headers: headers)
+            #expect(page.status == .forbidden)
+            #expect(page.body.string.contains("Richten Sie Shelfmark auf dem Computer ein"))
+            // Without HTTPS of its own (on 127.0.0.1, or behind a proxy) setup works as before.
+            app.httpsState = nil
+            let ok = try await Client(app: app).post("/api/v1/setup", ["username": "teacher", "password": "a long password", "libraryName": "Room 12"])
+            #expect(ok.status == .created)
+        }
+    }
 }

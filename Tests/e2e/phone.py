@@ -247,19 +247,26 @@ def installable(p, home, ca, lib, token, errors):
         browser.close()
 
 
-def wedge(p, home, ca, lib, token, errors):
-    api("POST", f"/libraries/{lib}/members", {"cardId": "S7002", "firstName": "Wedge", "lastName": "Scanner"}, token, ca)
-    title = api("POST", f"/libraries/{lib}/titles", {"title": "The Wedge Book", "authors": ["U. S. B."], "copies": 1}, token, ca)
+def wedge(p, home, ca, lib, token, errors, viewport=(390, 844), card="S7002"):
+    api("POST", f"/libraries/{lib}/members", {"cardId": card, "firstName": "Wedge", "lastName": "Scanner"}, token, ca)
+    title = api("POST", f"/libraries/{lib}/titles", {"title": f"The Wedge Book {card}", "authors": ["U. S. B."], "copies": 1}, token, ca)
     barcode = api("GET", f"/libraries/{lib}/titles/{title['id']}", None, token, ca)["copies"][0]["barcode"]
     browser = p.chromium.launch(executable_path="/usr/bin/chromium", env=dict(os.environ, HOME=home), args=["--no-sandbox"])
     try:
-        context = browser.new_context(viewport={"width": 390, "height": 844}, locale="en-GB")
+        context = browser.new_context(viewport={"width": viewport[0], "height": viewport[1]}, locale="en-GB")
         context.add_cookies([{"name": "shelfmark_session", "value": token, "url": BASE}])
         page = context.new_page()
         page.on("pageerror", lambda e: errors.append(f"page error: {e}"))
         page.goto(f"{BASE}/libraries/{lib}/checkout")
+        if viewport[0] >= 900:
+            # At the desk: the form and the camera side by side, the navigation at the side.
+            side = page.evaluate("""() => { const f = document.querySelector('main > form').getBoundingClientRect(),
+                s = document.querySelector('main > section.scan').getBoundingClientRect(), n = document.querySelector('nav.tabs').getBoundingClientRect();
+                return [f.right <= s.left + 1 && Math.abs(f.top - s.top) < 5, n.right <= f.left]; }""")
+            assert side == [True, True], f"at {viewport[0]} px the lend form is not beside the camera and the navigation: {side}"
+            page.screenshot(path=f"{OUT}/phone-desk-lend-{viewport[0]}.png")
         # The scanner types into whatever has the focus: the card field first (autofocus), Enter, then the book.
-        page.keyboard.type("S7002", delay=8)
+        page.keyboard.type(card, delay=8)
         page.keyboard.press("Enter")
         assert page.evaluate("() => document.activeElement.name") == "book", "Enter after the card did not move on to the book"
         page.keyboard.type(barcode, delay=8)
@@ -284,12 +291,13 @@ def wedge(p, home, ca, lib, token, errors):
         assert page.evaluate("() => document.activeElement.tagName") == "BUTTON", "the return confirmation's button has no focus"
         with page.expect_navigation():
             page.keyboard.press("Enter")
-        page.screenshot(path=f"{OUT}/phone-wedge-return.png")
+        page.screenshot(path=f"{OUT}/phone-wedge-return-{viewport[0]}.png")
         detail = api("GET", f"/libraries/{lib}/titles/{title['id']}", None, token, ca)
-        assert "S7002" in json.dumps(detail) or "Wedge" in json.dumps(detail), f"no loan of the wedge book: {str(detail)[:400]}"
         status = detail["copies"][0].get("status")
         assert status == "available", f"the copy is {status} after the return"
-        print("phone: lend and return by keyboard-wedge scanner", flush=True)
+        history = api("GET", f"/libraries/{lib}/activity", None, token, ca)
+        assert card in json.dumps(history), f"no loan for {card} in the activity: {str(history)[:300]}"
+        print(f"phone: lend and return by keyboard-wedge scanner at {viewport[0]}×{viewport[1]}", flush=True)
         context.close()
     finally:
         browser.close()
@@ -306,7 +314,9 @@ def main():
         token, lib = setup["session"]["token"], setup["library"]["id"]
         home = nss_home(ca)
         with sync_playwright() as p:
-            for step in [installable, wedge, lend_by_camera, damaged_reads_nothing]:
+            desk = lambda p, home, ca, lib, token, errors: wedge(p, home, ca, lib, token, errors, viewport=(1280, 800), card="S7003")
+            desk.__name__ = "desk"
+            for step in [installable, wedge, desk, lend_by_camera, damaged_reads_nothing]:
                 only = set(filter(None, os.environ.get("E2E_PHONE_ONLY", "").split(",")))
                 if only and step.__name__ not in only:
                     continue

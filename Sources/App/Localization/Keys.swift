@@ -19,6 +19,7 @@ enum L: String, CaseIterable, Sendable {
     // Add
     case addTitle, scanBarcode, scanHint, typeISBN, lookUp, orEnterManually, enterManually, title, subtitle
     case cameraNeedsSecure, stopCamera, noCodeInPhoto, appTagline, offlineTitle, offlineBody, offlineRetry
+    case phoneHeading, phoneHelp, phoneCertificate, phoneFingerprint, errSetupOnThisComputer
     case authorsField, authorsHint, publishedDate, pageCount, coverURL, copiesField, confirmAdd, added
     case lookupFound, lookupNotFound, alreadyInLibrary, addMoreCopies, copiesAdded, takePhoto
     // Members

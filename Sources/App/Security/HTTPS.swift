@@ -197,6 +197,15 @@ extension Request {
         set { storage[PlainLoopbackKey.self] = newValue }
     }
 
+    /// A new installation serving the network itself (`--tls`) is set up from the machine it runs on
+    /// only: until the owner exists, anyone on the school's Wi-Fi could otherwise claim it.
+    func requireSetupFromThisComputer() throws {
+        guard let state = application.httpsState, !PlainHTTPListener.Responder.isLoopback(remoteAddress) else { return }
+        let local = state.options.httpPort.map { NetworkAddresses.url(scheme: "http", host: "127.0.0.1", port: $0) }
+            ?? NetworkAddresses.url(scheme: "https", host: "localhost", port: state.port)
+        throw EdgeError.setupOnThisComputer(address: local + WebRoute.setup.path)
+    }
+
     /// Whether this request travelled over HTTPS (ours, or a proxy's that the settings name).
     var isSecureTransport: Bool { application.transportSecurity.https && !isPlainLoopback }
 }

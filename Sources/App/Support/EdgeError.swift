@@ -24,6 +24,8 @@ enum EdgeError: DomainError, Equatable {
     case shelfNeeded
     case cannotDraw(field: String)
     case calendarGone
+    /// The first setup, asked from another device while the server serves the network itself (issue 27).
+    case setupOnThisComputer(address: String)
 
     var described: Described {
         switch self {
@@ -38,6 +40,7 @@ enum EdgeError: DomainError, Equatable {
         case .providersUnavailable(let reasons):
             .init(.unavailable, "providers_unavailable", field: "title") { $0.format(.errProvidersDownNeedTitle, reasons) }
         case .confirmRestore(let name): .init(.conflict, "confirmation_required") { $0.format(.errConfirmRestore, name) }
+        case .setupOnThisComputer(let address): .init(.forbidden, "setup_on_this_computer") { $0.format(.errSetupOnThisComputer, address) }
         case .confirmErase(let name): .init(.conflict, "confirmation_required") { $0.format(.errConfirmErase, name) }
         case .confirmDeleteLibrary(let name): .init(.conflict, "confirm_required") { $0.format(.errConfirmDeleteLibrary, name) }
         case .backupBodyMissing: .init(.invalid, "invalid", field: "file") { $0(.errBackupBodyMissing) }

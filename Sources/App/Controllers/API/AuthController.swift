@@ -29,6 +29,7 @@ enum AuthController {
     }
 
     @Sendable static func setup(req: Request) async throws -> Response {
+        if try await Accounts.needsSetup(on: req.db) { try req.requireSetupFromThisComputer() }
         let input = try req.content.decode(SetupInput.self)
         let (user, library) = try await Accounts.setup(input, now: req.now, gate: req.application.writeGate,
                                                         passwords: req.passwordHashing, on: req.db)

@@ -29,7 +29,9 @@ enum MorePages {
 
     @Sendable static func dashboard(req: Request) async throws -> HTML {
         let ctx = try await req.library(.read)
-        return try await DashboardPage.make(library: ctx, now: req.now, on: req.db).render(try await req.page(library: ctx))
+        var page = try await DashboardPage.make(library: ctx, now: req.now, on: req.db)
+        page.phone = .make(req.application.httpsState, library: ctx.libraryID)
+        return page.render(try await req.page(library: ctx))
     }
 
     @Sendable static func activity(req: Request) async throws -> HTML {

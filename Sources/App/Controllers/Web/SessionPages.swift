@@ -43,6 +43,7 @@ enum SessionPages {
 
     @Sendable static func setupForm(req: Request) async throws -> Response {
         guard try await Accounts.needsSetup(on: req.db) else { return req.redirect(to: WebRoute.login.path) }
+        try req.requireSetupFromThisComputer()
         return try await setupPage(req, form: FormState()).encodeResponse(for: req)
     }
 
@@ -51,6 +52,7 @@ enum SessionPages {
     }
 
     @Sendable static func setup(req: Request) async throws -> Response {
+        if try await Accounts.needsSetup(on: req.db) { try req.requireSetupFromThisComputer() }
         let form = (try? req.form(SetupForm.self)) ?? SetupForm()
         let values = ["libraryName": form.libraryName ?? "", "displayName": form.displayName ?? "", "username": form.username ?? ""]
         let input = SetupInput(username: form.username ?? "", password: req.password,

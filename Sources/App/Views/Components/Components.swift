@@ -23,8 +23,8 @@ enum Components {
         ComponentGroup {
             H.el(.video, [.class: "viewfinder", .playsinline: "", .muted: "", .hidden: ""]) {}
             H.el(.button, [.type: "button", .class: "button quiet", .dataScanStop: "", .hidden: ""]) { EscapedText(t(.stopCamera)) }
-            H.el(.p, [.class: "flash", .dataScanInsecure: "", .hidden: ""]) { EscapedText(t(.cameraNeedsSecure)) }
-            H.el(.p, [.class: "scan-status", .dataScanStatus: "", .dataNothing: t(.noCodeInPhoto), .role: "status"]) {}
+            H.el(.p, [.class: "scan-warning", .dataScanInsecure: "", .hidden: ""]) { EscapedText(t(.cameraNeedsSecure)) }
+            H.el(.p, [.class: "scan-status", .dataScanStatus: "", .dataNothing: t(.noCodeInPhoto), .ariaLive: "polite"]) {}
         }
     }
 

@@ -1,6 +1,7 @@
 import Fluent
 import Foundation
 import ShelfmarkCore
+import ShelfmarkImaging
 
 /// The overview (G6): counts that link to their lists, the books added last, recent activity.
 struct DashboardPage: Sendable {
@@ -11,6 +12,22 @@ struct DashboardPage: Sendable {
     var mayRemind = false
     var failedMessages = 0
     var withoutEmail = 0
+    /// Where a phone on the same network opens this overview (issue 27), when the server serves HTTPS itself.
+    var phone: PhoneAccess?
+
+    struct PhoneAccess: Sendable {
+        var url: String
+        var qrSVG: String
+        var fingerprint: String
+        var offersAuthority: Bool
+
+        static func make(_ state: HTTPSState?, library: UUID) -> PhoneAccess? {
+            guard let state, let base = state.lanURLs.first else { return nil }
+            let url = base + WebRoute.dashboard(library: library).path
+            guard let qr = try? BarcodeRenderer.render(.qr, url) else { return nil }
+            return PhoneAccess(url: url, qrSVG: qr.svg, fingerprint: state.fingerprint, offersAuthority: state.authorityDER != nil)
+        }
+    }
 
     static func make(library: LibraryContext, now: Date, on db: any Database) async throws -> DashboardPage {
         let dashboard = try await DashboardQuery.load(libraryID: library.libraryID, now: now, on: db)

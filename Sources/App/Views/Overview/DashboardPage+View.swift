@@ -32,6 +32,21 @@ extension DashboardPage {
             }
             H.el(.h2, [:]) { EscapedText(t(.recentActivity)) }
             ActivityPage.list(d.recentActivity, lib: lib, t: t)
+            if let phone {
+                H.el(.section, [.class: "card phone-access"]) {
+                    H.el(.h2, [:]) { EscapedText(t(.phoneHeading)) }
+                    H.void(.img, [.src: "data:image/svg+xml;base64," + Data(phone.qrSVG.utf8).base64EncodedString(), .alt: phone.url,
+                                  .width: "176", .height: "176", .class: "qr"])
+                    H.el(.p, [:]) { H.link(phone.url, phone.url) }
+                    H.el(.p, [.class: "hint"]) { EscapedText(t(.phoneHelp)) }
+                    H.el(.dl, [.class: "facts"]) {
+                        Components.fact(t(.phoneFingerprint), phone.fingerprint)
+                    }
+                    if phone.offersAuthority {
+                        H.el(.p, [:]) { H.link(t(.phoneCertificate), HTTPS.authorityPath, cls: "button quiet") }
+                    }
+                }
+            }
         }
     }
 
