@@ -262,7 +262,7 @@ def wedge(p, home, ca, lib, token, errors, viewport=(390, 844), card="S7002"):
             # At the desk: the form and the camera side by side, the navigation at the side.
             side = page.evaluate("""() => { const f = document.querySelector('main > form').getBoundingClientRect(),
                 s = document.querySelector('main > section.scan').getBoundingClientRect(), n = document.querySelector('nav.tabs').getBoundingClientRect();
-                return [f.right <= s.left + 1 && Math.abs(f.top - s.top) < 5, n.right <= f.left]; }""")
+                return [f.right <= s.left + 1 && s.top < f.bottom && f.top < s.bottom, n.right <= f.left]; }""")
             assert side == [True, True], f"at {viewport[0]} px the lend form is not beside the camera and the navigation: {side}"
             page.screenshot(path=f"{OUT}/phone-desk-lend-{viewport[0]}.png")
         # The scanner types into whatever has the focus: the card field first (autofocus), Enter, then the book.
@@ -281,6 +281,11 @@ def wedge(p, home, ca, lib, token, errors, viewport=(390, 844), card="S7002"):
         with page.expect_navigation():
             page.keyboard.press("Enter")
         page.goto(f"{BASE}/libraries/{lib}/return")
+        if viewport[0] >= 900:
+            side = page.evaluate("""() => { const f = document.querySelector('section.scan form').getBoundingClientRect(),
+                b = document.querySelector('section.scan [data-scan-start]').getBoundingClientRect();
+                return f.right <= b.left + 1 && b.top < f.bottom; }""")
+            assert side, "at the desk the return form is not beside the camera's button"
         page.keyboard.type(barcode, delay=8)
         with page.expect_navigation():
             page.keyboard.press("Enter")

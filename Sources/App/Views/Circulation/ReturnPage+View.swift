@@ -25,7 +25,7 @@ extension ReturnPage {
                     }
                 }
             } else {
-                H.el(.section, [.class: "card scan", .dataScanner: ""]) {
+                H.el(.section, [.class: "card scan split", .dataScanner: ""]) {
                     H.el(.button, [.type: "button", .class: "button primary", .dataScanStart: "", .dataScanFor: "f-barcode", .dataScanKind: "any",
                                    .hidden: ""]) { Components.cameraIcon(); EscapedText(t(.scanBarcode)) }
                     Components.liveScan(t)
