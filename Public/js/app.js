@@ -189,6 +189,37 @@ for (const scanner of document.querySelectorAll("[data-scanner]")) {
     return true;
   };
 
+  // Web NFC (G8): a member's or a copy's sticker read into this page's fields.
+  const nfcButton = scanner.querySelector("[data-nfc-read]");
+  if (nfcButton && anyCode && "NDEFReader" in window) {
+    nfcButton.hidden = false;
+    nfcButton.addEventListener("click", async () => {
+      const reader = new window.NDEFReader();
+      try {
+        await reader.scan();
+        if (status) status.textContent = nfcButton.dataset.nfcHold;
+      } catch {
+        if (status) status.textContent = nfcButton.dataset.nfcFailed;
+        return;
+      }
+      reader.onreading = (event) => {
+        for (const record of event.message?.records ?? []) {
+          if (record.recordType !== "text") continue;
+          const text = new TextDecoder(record.encoding || "utf-8").decode(record.data);
+          const m = /^shelfmark:(member|copy):(.{1,64})$/.exec(text);
+          if (!m) continue;
+          const field = m[1] === "member" ? document.getElementById("f-card")
+            : fields.find((f) => f.id !== "f-card");
+          if (field && field.isConnected) {
+            if (status) status.textContent = "";
+            fill(field, m[2]);
+            return;
+          }
+        }
+      };
+    });
+  }
+
   if (!window.isSecureContext || !navigator.mediaDevices?.getUserMedia) {
     // No camera on an insecure page: say so, and take a photo instead.
     scanner.querySelector("[data-scan-insecure]")?.removeAttribute("hidden");
@@ -524,6 +555,65 @@ if ("serviceWorker" in navigator && window.isSecureContext) {
   navigator.serviceWorker.register("/sw.js").then((registration) => {
     registration.waiting?.postMessage("take-over");
   }).catch((error) => console.warn("service worker", error));
+}
+
+// Web NFC (G8), where the browser has it: a copy's or a member's page writes its link and its code to a
+// sticker. Touching the sticker later opens the page (the phone follows the link) or, on Lend and Return,
+// fills the field (see the scanner above).
+if ("NDEFReader" in window) {
+  for (const button of document.querySelectorAll("[data-nfc-write]")) {
+    button.hidden = false;
+    const status = button.parentElement.querySelector("[data-nfc-status]");
+    button.addEventListener("click", async () => {
+      if (status) status.textContent = button.dataset.nfcHold;
+      try {
+        await new window.NDEFReader().write({ records: [
+          { recordType: "url", data: new URL(button.dataset.nfcWrite, location.href).href },
+          { recordType: "text", data: button.dataset.nfcCode },
+        ] });
+        navigator.vibrate?.(80);
+        if (status) status.textContent = button.dataset.nfcWritten;
+      } catch {
+        if (status) status.textContent = button.dataset.nfcFailed;
+      }
+    });
+  }
+}
+
+// At the desk (issue 27): the catalog and the member list remember where the reader was; a book's or a
+// member's page shows that list beside it on wide screens, the selection marked. The address stays the
+// book's or the member's own; phones (narrow screens) never fetch the list.
+const listKinds = { catalog: (doc) => doc.getElementById("results"), members: (doc) => doc.querySelector("ul.members") };
+if (document.getElementById("results") && /\/catalog$/.test(location.pathname)) {
+  try { sessionStorage.setItem("shelfmark.list.catalog", location.pathname + location.search); } catch { /* private mode */ }
+}
+if (document.querySelector("ul.members") && /\/members$/.test(location.pathname)) {
+  try { sessionStorage.setItem("shelfmark.list.members", location.pathname + location.search); } catch { /* private mode */ }
+}
+const beside = document.querySelector("[data-list-beside]");
+if (beside && matchMedia("(min-width: 1100px)").matches) {
+  const kind = beside.dataset.listKind;
+  let url = beside.dataset.listBeside;
+  try { url = sessionStorage.getItem(`shelfmark.list.${kind}`) ?? url; } catch { /* private mode */ }
+  fetch(url, { headers: { Accept: "text/html" }, credentials: "same-origin" }).then((r) => r.ok ? r.text() : null).then((html) => {
+    if (!html) return;
+    const list = listKinds[kind]?.(new DOMParser().parseFromString(html, "text/html"));
+    if (!list) return;
+    list.removeAttribute("id");
+    list.removeAttribute("aria-live");
+    const main = document.querySelector("main");
+    const detail = document.createElement("div");
+    detail.className = "detail-pane";
+    detail.append(...main.childNodes);
+    const aside = document.createElement("aside");
+    aside.className = "list-pane";
+    aside.setAttribute("aria-label", beside.getAttribute("aria-label"));
+    aside.append(list);
+    main.append(aside, detail);
+    main.classList.add("with-list");
+    const current = [...aside.querySelectorAll("a[href]")].find((a) => new URL(a.href).pathname === location.pathname);
+    if (current) { current.setAttribute("aria-current", "page"); current.scrollIntoView({ block: "nearest" }); }
+  }).catch(() => { /* the page stands alone */ });
 }
 
 // The offline page's button.

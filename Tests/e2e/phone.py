@@ -11,7 +11,9 @@ own certificate. Run by `make test-e2e` after flows.py.
   and, with the network off, serves the shell: the offline page paints within 300 ms.
 - Live scanning with Chromium's fake camera playing a video this test renders of a member card and a
   copy's label: the book is lent without typing. A video of a damaged book barcode reads as nothing.
-- A keyboard-wedge scanner (the code typed fast, then Enter) on Lend and Return."""
+- A keyboard-wedge scanner (the code typed fast, then Enter) on Lend and Return, at 390×844 and at the
+  desk (1280×800: the form beside the camera, the navigation at the side).
+- Web NFC with a stubbed NDEFReader: stickers written from a member's and a copy's page, read on Lend."""
 import hashlib, io, json, os, re, shutil, socket, ssl, subprocess, sys, tempfile, time, traceback, urllib.request
 
 from PIL import Image, ImageDraw
@@ -302,7 +304,85 @@ def wedge(p, home, ca, lib, token, errors, viewport=(390, 844), card="S7002"):
         assert status == "available", f"the copy is {status} after the return"
         history = api("GET", f"/libraries/{lib}/activity", None, token, ca)
         assert card in json.dumps(history), f"no loan for {card} in the activity: {str(history)[:300]}"
+        if viewport[0] >= 1100:
+            # The list beside the selection: the catalog as it was last seen, this book marked, the address the book's.
+            page.goto(f"{BASE}/libraries/{lib}/catalog?sort=title")
+            page.goto(f"{BASE}/libraries/{lib}/titles/{title['id']}")
+            for _ in range(50):
+                if page.locator("aside.list-pane a[aria-current=page]").count():
+                    break
+                page.wait_for_timeout(100)
+            marked = page.locator("aside.list-pane a[aria-current=page]")
+            assert marked.count() == 1 and f"The Wedge Book {card}" in marked.inner_text(), "the catalog beside the book does not mark it"
+            beside = page.evaluate("""() => { const a = document.querySelector('aside.list-pane').getBoundingClientRect(),
+                d = document.querySelector('.detail-pane').getBoundingClientRect(); return a.right <= d.left && a.top < d.bottom; }""")
+            assert beside and page.url.endswith(f"/titles/{title['id']}"), "the list is not beside the book"
+            page.screenshot(path=f"{OUT}/phone-desk-list-detail-{viewport[0]}.png")
         print(f"phone: lend and return by keyboard-wedge scanner at {viewport[0]}×{viewport[1]}", flush=True)
+        context.close()
+    finally:
+        browser.close()
+
+
+NFC_STUB = """
+window.__nfc = { writes: [], readers: [] };
+window.NDEFReader = class {
+  constructor() { this.onreading = null; window.__nfc.readers.push(this); }
+  async write(message) { window.__nfc.writes.push(JSON.parse(JSON.stringify(message))); }
+  async scan() {}
+};
+window.__touch = (text) => {
+  const reader = window.__nfc.readers[window.__nfc.readers.length - 1];
+  reader.onreading({ message: { records: [{ recordType: "url", data: new TextEncoder().encode("https://x.example/") },
+                                          { recordType: "text", encoding: "utf-8", data: new TextEncoder().encode(text) }] } });
+};
+"""
+
+
+def nfc(p, home, ca, lib, token, errors):
+    """Web NFC with a stubbed NDEFReader (Chrome on Android has it; Linux Chromium has not): the member's
+    and the copy's pages write their link and code to a sticker; on Lend the two stickers lend the book."""
+    member = api("POST", f"/libraries/{lib}/members", {"cardId": "S7004", "firstName": "Nora", "lastName": "Tag"}, token, ca)
+    title = api("POST", f"/libraries/{lib}/titles", {"title": "The Tagged Book", "authors": ["N. F. C."], "copies": 1}, token, ca)
+    barcode = api("GET", f"/libraries/{lib}/titles/{title['id']}", None, token, ca)["copies"][0]["barcode"]
+    browser = p.chromium.launch(executable_path="/usr/bin/chromium", env=dict(os.environ, HOME=home), args=["--no-sandbox"])
+    try:
+        context = browser.new_context(viewport={"width": 390, "height": 844}, locale="en-GB")
+        context.add_init_script(NFC_STUB)
+        context.add_cookies([{"name": "shelfmark_session", "value": token, "url": BASE}])
+        page = context.new_page()
+        page.on("pageerror", lambda e: errors.append(f"page error: {e}"))
+        page.goto(f"{BASE}/libraries/{lib}/members/{member['id']}")
+        page.get_by_role("button", name="Write to an NFC tag").click()
+        expect(page.locator("[data-nfc-status]")).to_contain_text("Written to the tag")
+        written = page.evaluate("() => window.__nfc.writes[0].records")
+        assert written[0] == {"recordType": "url", "data": f"{BASE}/libraries/{lib}/members/{member['id']}"}, written
+        assert written[1] == {"recordType": "text", "data": "shelfmark:member:S7004"}, written
+        page.goto(f"{BASE}/libraries/{lib}/titles/{title['id']}")
+        page.get_by_role("button", name="Write to an NFC tag").first.click()
+        expect(page.locator("[data-nfc-status]").first).to_contain_text("Written to the tag")
+        assert page.evaluate("() => window.__nfc.writes[0].records[1].data") == f"shelfmark:copy:{barcode}"
+        # On Lend: read the card's sticker, then the book's; the form goes on to the confirmation.
+        page.goto(f"{BASE}/libraries/{lib}/checkout")
+        page.get_by_role("button", name="Read an NFC tag").click()
+        page.wait_for_timeout(100)
+        page.evaluate("() => window.__touch('shelfmark:member:S7004')")
+        assert page.input_value("#f-card") == "S7004"
+        with page.expect_navigation():
+            page.evaluate(f"() => window.__touch('shelfmark:copy:{barcode}')")
+        expect(page.locator("main")).to_contain_text("The Tagged Book")
+        with page.expect_navigation():
+            page.keyboard.press("Enter")
+        history = api("GET", f"/libraries/{lib}/activity", None, token, ca)
+        assert "S7004" in json.dumps(history), f"no loan for S7004: {str(history)[:300]}"
+        # Without NDEFReader (this Chromium), no NFC button is shown.
+        plain = context.browser.new_context(viewport={"width": 390, "height": 844})
+        plain.add_cookies([{"name": "shelfmark_session", "value": token, "url": BASE}])
+        other = plain.new_page()
+        other.goto(f"{BASE}/libraries/{lib}/members/{member['id']}")
+        assert not other.get_by_role("button", name="Write to an NFC tag").is_visible()
+        plain.close()
+        print("phone: NFC stickers written from the member's and the copy's pages, and read on Lend", flush=True)
         context.close()
     finally:
         browser.close()
@@ -321,7 +401,7 @@ def main():
         with sync_playwright() as p:
             desk = lambda p, home, ca, lib, token, errors: wedge(p, home, ca, lib, token, errors, viewport=(1280, 800), card="S7003")
             desk.__name__ = "desk"
-            for step in [installable, wedge, desk, lend_by_camera, damaged_reads_nothing]:
+            for step in [installable, wedge, desk, nfc, lend_by_camera, damaged_reads_nothing]:
                 only = set(filter(None, os.environ.get("E2E_PHONE_ONLY", "").split(",")))
                 if only and step.__name__ not in only:
                     continue

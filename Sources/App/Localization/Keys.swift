@@ -20,6 +20,7 @@ enum L: String, CaseIterable, Sendable {
     case addTitle, scanBarcode, scanHint, typeISBN, lookUp, orEnterManually, enterManually, title, subtitle
     case cameraNeedsSecure, stopCamera, noCodeInPhoto, appTagline, offlineTitle, offlineBody, offlineRetry
     case phoneHeading, phoneHelp, phoneCertificate, phoneFingerprint, errSetupOnThisComputer
+    case nfcWrite, nfcHold, nfcWritten, nfcFailed, nfcRead
     case authorsField, authorsHint, publishedDate, pageCount, coverURL, copiesField, confirmAdd, added
     case lookupFound, lookupNotFound, alreadyInLibrary, addMoreCopies, copiesAdded, takePhoto
     // Members

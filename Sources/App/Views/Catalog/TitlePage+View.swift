@@ -8,6 +8,7 @@ extension TitlePage {
         let (lib, d, canEdit, canLend, shelves) = (libraryID, detail, canEdit, canLend, shelves)
         let here = WebRoute.title(library: lib, title: d.id).path
         return Layout.page(page, title: d.title) {
+            Components.listBeside(WebRoute.catalog(library: lib).path, kind: "catalog", label: t(.navCatalog))
             H.el(.article, [.class: "book"]) {
                 H.el(.div, [.class: "book-head"]) {
                     Components.cover(d.coverUrl, title: d.title, t: t, size: "large")
@@ -139,6 +140,7 @@ extension TitlePage {
                                     H.void(.img, [.src: APILink.copyBarcode(library: lib, copy: copy.id).path, .alt: t(.barcode) + " " + copy.barcode,
                                                    .class: "label", .loading: "lazy"])
                                 }
+                                Components.nfcWrite(path: WebRoute.title(library: lib, title: d.id).path, code: "shelfmark:copy:" + copy.barcode, t: t)
                                 if canEdit, copy.status != .onLoan {
                                     // Mark this copy lost, damaged or withdrawn (or back), or remove it: this one, not "some copy".
                                     H.el(.details, [.class: "copy-actions"]) {

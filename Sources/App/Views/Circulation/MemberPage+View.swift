@@ -7,6 +7,7 @@ extension MemberPage {
         let t = page.t
         let (lib, d) = (libraryID, detail)
         return Layout.page(page, title: d.member.name) {
+            Components.listBeside(WebRoute.members(library: lib).path, kind: "members", label: t(.navMembers))
             H.el(.h1, [:]) { EscapedText(d.member.name) }
             H.el(.p, [.class: "card-id"]) { EscapedText(t(.cardID) + ": " + d.member.cardId + (d.member.grade.map { " · " + $0 } ?? "")) }
             H.el(.div, [.class: "actions"]) {
@@ -14,6 +15,7 @@ extension MemberPage {
                 if mayEdit { H.link(t(.editMember), WebRoute.editMember(library: lib, member: d.member.id).path, cls: "button quiet") }
             }
             H.void(.img, [.src: APILink.memberBarcode(library: lib, member: d.member.id).path, .alt: t(.cardID) + " " + d.member.cardId, .class: "member-card"])
+            Components.nfcWrite(path: WebRoute.member(library: lib, member: d.member.id).path, code: "shelfmark:member:" + d.member.cardId, t: t)
             H.el(.h2, [:]) { EscapedText(t(.currentLoans)) }
             Components.loanList(d.loans, lib: lib, t: t,
                                 actions: .init(back: WebRoute.member(library: lib, member: d.member.id).path, csrf: page.csrf, maxRenewals: maxRenewals))

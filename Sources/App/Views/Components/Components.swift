@@ -23,8 +23,29 @@ enum Components {
         ComponentGroup {
             H.el(.video, [.class: "viewfinder", .playsinline: "", .muted: "", .hidden: ""]) {}
             H.el(.button, [.type: "button", .class: "button quiet", .dataScanStop: "", .hidden: ""]) { EscapedText(t(.stopCamera)) }
+            H.el(.button, [.type: "button", .class: "button quiet", .dataNfcRead: "", .dataNfcHold: t(.nfcHold), .dataNfcFailed: t(.nfcFailed), .hidden: ""]) {
+                EscapedText(t(.nfcRead))
+            }
             H.el(.p, [.class: "scan-warning", .dataScanInsecure: "", .hidden: ""]) { EscapedText(t(.cameraNeedsSecure)) }
             H.el(.p, [.class: "scan-status", .dataScanStatus: "", .dataNothing: t(.noCodeInPhoto), .ariaLive: "polite"]) {}
+        }
+    }
+
+    /// At the desk (issue 27): the list this book or member was chosen from, shown beside it by the script
+    /// on wide screens (the list's last address, kept by its page, else `path`). The page's own URL still
+    /// names the selection; phones never fetch the list.
+    static func listBeside(_ path: String, kind: String, label: String) -> any Component {
+        H.el(.div, [.dataListBeside: path, .dataListKind: kind, .ariaLabel: label, .hidden: ""]) {}
+    }
+
+    /// Web NFC (G8), where the browser has it (Chrome on Android; the script shows the button): writes the
+    /// page's link (touching the sticker opens it) and `shelfmark:member:<card>` or `shelfmark:copy:<barcode>`
+    /// (what Lend and Return read into their fields) to a sticker.
+    static func nfcWrite(path: String, code: String, t: Strings) -> any Component {
+        H.el(.p, [.class: "nfc"]) {
+            H.el(.button, [.type: "button", .class: "button quiet", .dataNfcWrite: path, .dataNfcCode: code, .dataNfcHold: t(.nfcHold),
+                           .dataNfcWritten: t(.nfcWritten), .dataNfcFailed: t(.nfcFailed), .hidden: ""]) { EscapedText(t(.nfcWrite)) }
+            H.el(.span, [.class: "hint", .dataNfcStatus: "", .ariaLive: "polite"]) {}
         }
     }
 
