@@ -324,6 +324,40 @@ def wedge(p, home, ca, lib, token, errors, viewport=(390, 844), card="S7002"):
         browser.close()
 
 
+def insecure(p, home, ca, lib, token, errors):
+    """A page over plain http:// at a name (not this machine's loopback name): not a secure context, so no
+    camera. The page says so in the reader's language, and the camera button takes a photo instead."""
+    api("POST", f"/libraries/{lib}/members", {"cardId": "S7005", "firstName": "Ina", "lastName": "Secure"}, token, ca)
+    title = api("POST", f"/libraries/{lib}/titles", {"title": "The Photo Book", "authors": ["P. Hoto"], "copies": 1}, token, ca)
+    api("POST", f"/libraries/{lib}/checkouts", {"cardId": "S7005", "titleId": title["id"]}, token, ca)
+    copy = api("GET", f"/libraries/{lib}/titles/{title['id']}", None, token, ca)["copies"][0]
+    photo = os.path.join(home, "label-photo.png")
+    framed(api("GET", f"/libraries/{lib}/copies/{copy['id']}/barcode.png", None, token, ca), 1024, 768, 2).save(photo)
+    browser = p.chromium.launch(executable_path="/usr/bin/chromium", env=dict(os.environ, HOME=home),
+                                args=["--no-sandbox", "--host-resolver-rules=MAP shelfmark.test 127.0.0.1"])
+    try:
+        base = f"http://shelfmark.test:{HTTP_PORT}"
+        context = browser.new_context(viewport={"width": 390, "height": 844}, locale="de-DE")
+        context.add_cookies([{"name": "shelfmark_session", "value": token, "url": base}, {"name": "shelfmark_lang", "value": "de", "url": base}])
+        page = context.new_page()
+        page.on("pageerror", lambda e: errors.append(f"page error: {e}"))
+        page.goto(f"{base}/libraries/{lib}/return")
+        assert page.evaluate("() => window.isSecureContext") is False
+        warning = page.locator("[data-scan-insecure]")
+        expect(warning).to_be_visible()
+        expect(warning).to_contain_text("Die Kamera startet nur unter einer sicheren (https://) Adresse")
+        page.screenshot(path=f"{OUT}/phone-insecure-de.png")
+        with page.expect_file_chooser() as chooser:
+            page.locator("[data-scan-for=f-barcode]").click()
+        with page.expect_navigation():
+            chooser.value.set_files(photo)
+        expect(page.locator("main")).to_contain_text("The Photo Book")
+        print("phone: without https the page says so (in German) and reads a photo instead", flush=True)
+        context.close()
+    finally:
+        browser.close()
+
+
 NFC_STUB = """
 window.__nfc = { writes: [], readers: [] };
 window.NDEFReader = class {
@@ -401,7 +435,7 @@ def main():
         with sync_playwright() as p:
             desk = lambda p, home, ca, lib, token, errors: wedge(p, home, ca, lib, token, errors, viewport=(1280, 800), card="S7003")
             desk.__name__ = "desk"
-            for step in [installable, wedge, desk, nfc, lend_by_camera, damaged_reads_nothing]:
+            for step in [installable, wedge, desk, nfc, insecure, lend_by_camera, damaged_reads_nothing]:
                 only = set(filter(None, os.environ.get("E2E_PHONE_ONLY", "").split(",")))
                 if only and step.__name__ not in only:
                     continue
