@@ -616,6 +616,40 @@ if (beside && matchMedia("(min-width: 1100px)").matches) {
   }).catch(() => { /* the page stands alone */ });
 }
 
+// At the desk (issue 27): once the lend form knows the card, the member's current loans stand beside it
+// (read from the member's own page, found by the members list's search for the card).
+const loansBox = document.querySelector("[data-member-loans]");
+const cardField = document.getElementById("f-card");
+if (loansBox && cardField && matchMedia("(min-width: 900px)").matches) {
+  let shown = "";
+  const heading = loansBox.querySelector("h2");
+  const label = heading.textContent;
+  const show = async () => {
+    const card = cardField.value.trim();
+    if (!card || card === shown) return;
+    shown = card;
+    try {
+      const list = await fetch(`${loansBox.dataset.memberLoans}?q=${encodeURIComponent(card)}`, { headers: { Accept: "text/html" } });
+      const doc = new DOMParser().parseFromString(await list.text(), "text/html");
+      const rows = [...doc.querySelectorAll("ul.members a.member-row")];
+      const row = rows.find((a) => a.querySelector(".card-id")?.textContent.split(" · ")[0].toLowerCase() === card.toLowerCase());
+      if (!row || card !== cardField.value.trim()) return;
+      const page = new DOMParser().parseFromString(await (await fetch(row.href, { headers: { Accept: "text/html" } })).text(), "text/html");
+      const loans = page.querySelector("ul.loans, main p.empty");
+      if (!loans || card !== cardField.value.trim()) return;
+      loansBox.querySelector("ul.loans, p.empty")?.remove();
+      heading.textContent = `${label} · ${row.querySelector(".name")?.textContent ?? card}`;
+      for (const form of loans.querySelectorAll("form")) form.remove();
+      loansBox.append(loans);
+      loansBox.hidden = false;
+    } catch { /* the form works without it */ }
+  };
+  cardField.addEventListener("change", show);
+  cardField.addEventListener("input", () => { if (document.activeElement !== cardField) show(); });
+  cardField.addEventListener("blur", show);
+  if (cardField.value) show();
+}
+
 // The offline page's button.
 for (const button of document.querySelectorAll("[data-reload]")) {
   button.addEventListener("click", () => location.reload());

@@ -2,6 +2,7 @@
 import Foundation
 import NIOCore
 import NIOSSL
+import ShelfmarkImaging
 import ShelfmarkTLS
 import Testing
 import Vapor
@@ -146,6 +147,36 @@ import Vapor
             app.httpsState = nil
             let ok = try await Client(app: app).post("/api/v1/setup", ["username": "teacher", "password": "a long password", "libraryName": "Room 12"])
             #expect(ok.status == .created)
+        }
+    }
+
+    @Test func theOverviewShowsThePhoneAddressAsAQRCodeWithTheFingerprint() async throws {
+        try await withTestApp { app in
+            let f = try await Fixture.make(app)
+            let dir = try Self.folder()
+            defer { try? FileManager.default.removeItem(at: dir) }
+            var state = try HTTPSState.make(options: HTTPSOptions(enabled: true, httpPort: 8080), dataDirectory: dir.path, port: 8443)
+            state.addresses = ["192.168.1.20", "127.0.0.1"]
+            app.httpsState = state
+            var browser = Browser(app: app)
+            _ = try await browser.get("/login")
+            _ = try await browser.post("/login", ["username": "owner", "password": "correct horse"])
+            let page = try await browser.get("/libraries/\(f.libraryID)/dashboard")
+            let url = "https://192.168.1.20:8443/libraries/\(f.libraryID)/dashboard"
+            #expect(page.html.contains("Open Shelfmark on a phone") && page.html.contains(url), "\(page.html)")
+            #expect(page.html.contains(state.fingerprint) && page.html.contains(HTTPS.authorityPath))
+            // The page's QR code is the one drawn for that address, and that one reads back as the address.
+            let marker = "data:image/svg+xml;base64,"
+            let start = try #require(page.html.range(of: marker)).upperBound
+            let encoded = page.html[start...].prefix { $0 != "\"" }
+            let drawn = try BarcodeRenderer.render(.qr, url)
+            #expect(Data(base64Encoded: String(encoded)).map { String(decoding: $0, as: UTF8.self) } == drawn.svg)
+            #expect(try BarcodeReader(symbologies: [.qr]).read(drawn.png).barcodes.map(\.text) == [url])
+            // Listening on this computer only: no address for phones.
+            state.onNetwork = false
+            app.httpsState = state
+            let local = try await browser.get("/libraries/\(f.libraryID)/dashboard")
+            #expect(!local.html.contains("Open Shelfmark on a phone"))
         }
     }
 }

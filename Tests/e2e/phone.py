@@ -48,7 +48,9 @@ def start(data):
 def check_tls(data, ca):
     """Python's ssl, with Shelfmark's authority as the only trust root."""
     banner = open(f"{OUT}/phone-server.log").read()
-    lan = re.findall(r"https://(\d+\.\d+\.\d+\.\d+):\d+", banner)
+    # Listening on 127.0.0.1 only (tests never listen on the network): no phone address is offered.
+    assert "serve listens on this computer only" in banner, banner
+    lan = [a for a in subprocess.run(["hostname", "-I"], text=True, capture_output=True).stdout.split() if "." in a]
     names = ["localhost", socket.gethostname().lower()] + lan[:1]
     for name in names:
         ctx = ssl.create_default_context(cafile=ca)
@@ -271,6 +273,9 @@ def wedge(p, home, ca, lib, token, errors, viewport=(390, 844), card="S7002"):
         page.keyboard.type(card, delay=8)
         page.keyboard.press("Enter")
         assert page.evaluate("() => document.activeElement.name") == "book", "Enter after the card did not move on to the book"
+        if viewport[0] >= 900:
+            # The member's current loans beside the form as soon as the card is known.
+            expect(page.locator(".member-loans h2")).to_have_text("On loan now · Wedge Scanner", timeout=10000)
         page.keyboard.type(barcode, delay=8)
         with page.expect_navigation():
             page.keyboard.press("Enter")

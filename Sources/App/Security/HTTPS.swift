@@ -82,10 +82,14 @@ struct HTTPSState: Sendable {
     /// The HTTPS port `serve` listens on (from `--port`, else 8080 as Vapor's default).
     var port: Int
     var configuration: TLSConfiguration
+    /// Whether `serve` listens on the network (`--hostname 0.0.0.0` or an address of this machine), not
+    /// on loopback only: only then are phones shown an address.
+    var onNetwork = true
 
-    /// "https://192.168.1.20:8443" for each LAN address.
+    /// "https://192.168.1.20:8443" for each LAN address (none when the server listens on loopback only).
     var lanURLs: [String] {
-        addresses.filter { $0 != "127.0.0.1" && $0 != "::1" }.map { NetworkAddresses.url(scheme: "https", host: $0, port: port) }
+        guard onNetwork else { return [] }
+        return addresses.filter { $0 != "127.0.0.1" && $0 != "::1" }.map { NetworkAddresses.url(scheme: "https", host: $0, port: port) }
     }
 
     static func make(options: HTTPSOptions, dataDirectory: String, port: Int) throws -> HTTPSState {
@@ -116,7 +120,9 @@ struct HTTPSState: Sendable {
         var lines = ["", "  Shelfmark serves HTTPS."]
         lines.append("  On this computer:  \(NetworkAddresses.url(scheme: "https", host: "localhost", port: port))"
             + (options.httpPort.map { "   (or \(NetworkAddresses.url(scheme: "http", host: "127.0.0.1", port: $0)))" } ?? ""))
-        if lanURLs.isEmpty {
+        if !onNetwork {
+            lines.append("  On a phone:        not reachable: serve listens on this computer only (--hostname 0.0.0.0 to serve the network)")
+        } else if lanURLs.isEmpty {
             lines.append("  On a phone:        no network address found (is this computer on the Wi-Fi?)")
         } else {
             lines.append("  On a phone on the same network:  " + lanURLs.joined(separator: "   "))
@@ -142,7 +148,9 @@ enum HTTPS {
         guard options.enabled else { return }
         let dataDirectory = ProcessInfo.processInfo.environment["SHELFMARK_DATA_DIR"].flatMap { $0.isEmpty ? nil : $0 } ?? "data"
         let port = servePort(app.environment.arguments) ?? app.http.server.configuration.port
-        let state = try HTTPSState.make(options: options, dataDirectory: dataDirectory, port: port)
+        var state = try HTTPSState.make(options: options, dataDirectory: dataDirectory, port: port)
+        let host = PlainHTTPListener.serveHostname(app.environment.arguments) ?? app.http.server.configuration.hostname
+        state.onNetwork = !["127.0.0.1", "localhost", "::1"].contains(host.lowercased())
         app.httpsState = state
         app.http.server.configuration.tlsConfiguration = state.configuration
         app.transportSecurity.https = true

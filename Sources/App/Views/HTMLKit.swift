@@ -186,6 +186,7 @@ enum Attr: String, Sendable {
     case dataScanStop = "data-scan-stop"
     case dataReload = "data-reload"
     case dataListBeside = "data-list-beside"
+    case dataMemberLoans = "data-member-loans"
     case dataListKind = "data-list-kind"
     case dataNfcWrite = "data-nfc-write"
     case dataNfcCode = "data-nfc-code"

@@ -33,6 +33,10 @@ extension LendPage {
                     }
                 }
                 Components.liveScan(t)
+                // At the desk (issue 27): the member's current loans, shown here once the card is known.
+                H.el(.div, [.class: "member-loans", .dataMemberLoans: WebRoute.members(library: lib).path, .hidden: ""]) {
+                    H.el(.h2, [:]) { EscapedText(t(.currentLoans)) }
+                }
             }
             H.form(WebRoute.checkout(library: lib).path, csrf: page.csrf, attrs: [.class: "card"]) {
                 if let general = form.general { H.el(.p, [.class: "flash error", .role: "alert"]) { EscapedText(general) } }
