@@ -553,7 +553,10 @@ for (const button of document.querySelectorAll("[data-share-file]")) {
 // worker waiting since the last visit takes over now, at a navigation, never in the middle of a form.
 if ("serviceWorker" in navigator && window.isSecureContext) {
   navigator.serviceWorker.register("/sw.js").then((registration) => {
-    registration.waiting?.postMessage("take-over");
+    const handOver = () => registration.waiting?.postMessage("take-over");
+    handOver();
+    // The browser may still be settling the waiting worker while this page loads: ask again shortly.
+    setTimeout(handOver, 1000);
   }).catch((error) => console.warn("service worker", error));
 }
 

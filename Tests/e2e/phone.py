@@ -27,10 +27,14 @@ OUT = os.environ.get("E2E_OUT", ".tmp/e2e")
 os.makedirs(OUT, exist_ok=True)
 
 
-def start(data):
-    env = dict(os.environ, SHELFMARK_DATA_DIR=data, LOG_LEVEL="notice")
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+SERVER = {}
+
+
+def start(data, extra_env=None):
+    env = dict(os.environ, SHELFMARK_DATA_DIR=data, LOG_LEVEL="notice", **(extra_env or {}))
     env.pop("DATABASE_URL", None)
-    log = open(f"{OUT}/phone-server.log", "w")
+    log = open(f"{OUT}/phone-server.log", "a" if SERVER else "w")
     server = subprocess.Popen([f"{BIN}/shelfmark", "serve", "--tls", "--hostname", "127.0.0.1", "--port", str(PORT), "--http-port", str(HTTP_PORT)],
                               env=env, cwd=data, stdout=log, stderr=subprocess.STDOUT)
     ca = os.path.join(data, "tls", "ca.pem")
@@ -38,6 +42,7 @@ def start(data):
         if os.path.exists(ca):
             try:
                 urllib.request.urlopen(BASE + "/api/v1/health", timeout=2, context=ssl.create_default_context(cafile=ca))
+                SERVER.update(process=server, data=data)
                 return server, ca
             except Exception:
                 pass
@@ -414,6 +419,59 @@ def detector(p, home, ca, lib, token, errors):
         browser.close()
 
 
+def update(p, home, ca, lib, token, errors):
+    """A new version of Shelfmark (its shell's files changed) installs its service worker beside the old
+    one and waits: the form being filled in keeps its page and files. The next page load hands over."""
+    browser = p.chromium.launch(executable_path="/usr/bin/chromium", env=dict(os.environ, HOME=home), args=["--no-sandbox"])
+    public = tempfile.mkdtemp(prefix="shelfmark-public-")
+    try:
+        context = browser.new_context(viewport={"width": 390, "height": 844}, locale="en-GB")
+        context.add_cookies([{"name": "shelfmark_session", "value": token, "url": BASE}])
+        page = context.new_page()
+        page.on("pageerror", lambda e: errors.append(f"page error: {e}"))
+        shells = "async () => (await caches.keys()).filter((k) => k.startsWith('shelfmark-shell-')).sort()"
+        page.goto(f"{BASE}/libraries/{lib}/checkout")
+        for _ in range(100):
+            if page.evaluate("() => !!navigator.serviceWorker.controller") and len(page.evaluate(shells)) == 1:
+                break
+            page.wait_for_timeout(100)
+        old = page.evaluate(shells)
+        assert len(old) == 1, old
+        page.fill("#f-card", "S12")  # in the middle of a form
+        # The new version: the same server restarted with a stylesheet one comment longer.
+        shutil.copytree(os.path.join(ROOT, "Public"), os.path.join(public, "Public"))
+        with open(os.path.join(public, "Public", "css", "app.css"), "a") as css:
+            css.write("\n/* the next version */\n")
+        SERVER["process"].terminate()
+        SERVER["process"].wait(timeout=30)
+        start(SERVER["data"], {"SHELFMARK_PUBLIC_DIR": os.path.join(public, "Public")})
+        page.evaluate("async () => { await (await navigator.serviceWorker.getRegistration()).update(); }")
+        for _ in range(100):
+            if page.evaluate("async () => !!(await navigator.serviceWorker.getRegistration()).waiting"):
+                break
+            page.wait_for_timeout(100)
+        assert page.evaluate("async () => !!(await navigator.serviceWorker.getRegistration()).waiting"), "the new worker did not install"
+        both = page.evaluate(shells)
+        assert len(both) == 2 and old[0] in both, f"the old shell was dropped while a page used it: {both}"
+        assert page.input_value("#f-card") == "S12", "the form lost what was typed"
+        # The next page load: the new worker takes over and the old shell goes.
+        page.goto(f"{BASE}/libraries/{lib}/catalog")
+        new = [k for k in both if k != old[0]][0]
+        for _ in range(100):
+            if page.evaluate(shells) == [new]:
+                break
+            page.wait_for_timeout(100)
+        assert page.evaluate(shells) == [new], (errors, page.evaluate(shells), page.evaluate("""async () => { const r = await navigator.serviceWorker.getRegistration();
+            return { waiting: r.waiting && r.waiting.state, active: r.active && r.active.state, installing: r.installing && r.installing.state }; }"""))
+        version = new.rsplit("-", 1)[1]
+        assert page.evaluate("() => document.querySelector('link[rel=stylesheet]').getAttribute('href')") == f"/css/app.css?v={version}"
+        print(f"phone: a new version waited beside the old one mid-form and took over at the next page ({old[0][-12:]} → {version})", flush=True)
+        context.close()
+    finally:
+        browser.close()
+        shutil.rmtree(public, ignore_errors=True)
+
+
 NFC_STUB = """
 window.__nfc = { writes: [], readers: [] };
 window.NDEFReader = class {
@@ -491,7 +549,7 @@ def main():
         with sync_playwright() as p:
             desk = lambda p, home, ca, lib, token, errors: wedge(p, home, ca, lib, token, errors, viewport=(1280, 800), card="S7003")
             desk.__name__ = "desk"
-            for step in [installable, wedge, desk, nfc, insecure, detector, lend_by_camera, damaged_reads_nothing]:
+            for step in [installable, wedge, desk, nfc, insecure, detector, lend_by_camera, damaged_reads_nothing, update]:
                 only = set(filter(None, os.environ.get("E2E_PHONE_ONLY", "").split(",")))
                 if only and step.__name__ not in only:
                     continue
@@ -503,8 +561,8 @@ def main():
                     failures.append(f"phone: {step.__name__} FAILED\n{traceback.format_exc()}")
                     print(f"phone: {step.__name__} FAILED", flush=True)
     finally:
-        server.terminate()
-        server.wait(timeout=30)
+        SERVER["process"].terminate()
+        SERVER["process"].wait(timeout=30)
         shutil.rmtree(data, ignore_errors=True)
         if home:
             shutil.rmtree(home, ignore_errors=True)

@@ -147,6 +147,8 @@ enum AppShell {
           const url = new URL(request.url);
           if (url.origin !== location.origin) return;
           if (request.mode === "navigate") {
+            // A newer worker waiting since the last page: this navigation is the moment it takes over.
+            self.registration.waiting?.postMessage("take-over");
             event.respondWith(fetch(request).catch(async () => (await caches.match(OFFLINE, { ignoreVary: true })) ?? Response.error()));
             return;
           }
