@@ -152,13 +152,16 @@ async function readPhoto(file, anyCode) {
   return anyCode ? (answer.barcodes ?? []).map((c) => c.text).find((v) => v && v.length <= 64) : answer.isbn?.isbn13;
 }
 
+// The first required field of a form still empty (other than `except`): where a scan goes on to.
+const firstMissing = (form, except) => [...form.querySelectorAll("[required]")].find((el) => el !== except && !el.value);
+
 // A keyboard-wedge scanner types the code and Enter into whichever scan field has the focus: Enter in a
 // scan field whose form still misses a required field goes on to that field instead of sending the form
 // (the card, then the book, at the desk without touching the mouse).
 for (const field of document.querySelectorAll("[data-scan-target]")) {
   field.addEventListener("keydown", (event) => {
     if (event.key !== "Enter" || event.isComposing || !field.form) return;
-    const missing = [...field.form.querySelectorAll("[required]")].find((el) => el !== field && !el.value);
+    const missing = firstMissing(field.form, field);
     if (field.value && missing) {
       event.preventDefault();
       missing.focus();
@@ -182,7 +185,7 @@ for (const scanner of document.querySelectorAll("[data-scanner]")) {
     target.dispatchEvent(new Event("input", { bubbles: true }));
     navigator.vibrate?.(80);
     const nextEmpty = fields.find((f) => f !== target && f.form === target.form && !f.value && f.isConnected);
-    const missing = [...target.form.querySelectorAll("[required]")].find((el) => !el.value);
+    const missing = firstMissing(target.form, target);
     if (nextEmpty) { nextEmpty.focus(); return false; }
     if (missing) { missing.focus(); return true; }
     target.form.requestSubmit();
@@ -587,11 +590,9 @@ if ("NDEFReader" in window) {
 // member's page shows that list beside it on wide screens, the selection marked. The address stays the
 // book's or the member's own; phones (narrow screens) never fetch the list.
 const listKinds = { catalog: (doc) => doc.getElementById("results"), members: (doc) => doc.querySelector("ul.members") };
-if (document.getElementById("results") && /\/catalog$/.test(location.pathname)) {
-  try { sessionStorage.setItem("shelfmark.list.catalog", location.pathname + location.search); } catch { /* private mode */ }
-}
-if (document.querySelector("ul.members") && /\/members$/.test(location.pathname)) {
-  try { sessionStorage.setItem("shelfmark.list.members", location.pathname + location.search); } catch { /* private mode */ }
+for (const [kind, find] of Object.entries(listKinds)) {
+  if (!find(document) || !location.pathname.endsWith(`/${kind}`)) continue;
+  try { sessionStorage.setItem(`shelfmark.list.${kind}`, location.pathname + location.search); } catch { /* private mode */ }
 }
 const beside = document.querySelector("[data-list-beside]");
 if (beside && matchMedia("(min-width: 1100px)").matches) {

@@ -190,11 +190,12 @@ public struct BarcodeReader: Sendable {
         var evidence: [Read: Evidence] = [:]
         var passes = 0
         // Three looks, cheapest first, until two agree: zbar at half size (a quarter of the pixels),
-        // zbar at full size, the profile reader at full size.
+        // zbar at full size, the profile reader at full size (the same grey bytes as zbar's).
+        let full = GrayPlane(base)
         let looks: [(inout [Read: Evidence]) -> Void] = [
             { e in base.scaled(0.5).flatMap(GrayPlane.init).map { Self.add(scanner.scan($0), to: &e) } },
-            { e in GrayPlane(base).map { Self.add(scanner.scan($0), to: &e) } },
-            { e in if symbologies.contains(.ean13) { GrayPlane(base).map { Self.addProfile($0, to: &e) } } },
+            { e in full.map { Self.add(scanner.scan($0), to: &e) } },
+            { e in if symbologies.contains(.ean13) { full.map { Self.addProfile($0, to: &e) } } },
         ]
         for look in looks {
             look(&evidence)

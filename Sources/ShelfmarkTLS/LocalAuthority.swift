@@ -65,7 +65,7 @@ public struct LocalAuthority: Sendable {
             authorityKey = P256.Signing.PrivateKey()
             let name = try DistinguishedName {
                 OrganizationName("Shelfmark")
-                CommonName("Shelfmark on \(names.first ?? "this computer") \(Self.day(now))")
+                CommonName("Shelfmark on \(names.first ?? "this computer") \(now.formatted(.iso8601.year().month().day()))")
             }
             authority = try Certificate(
                 version: .v3, serialNumber: .init(), publicKey: .init(authorityKey.publicKey),
@@ -175,14 +175,6 @@ public struct LocalAuthority: Sendable {
         } catch {
             throw Failure.cannotWrite(file: file.path, reason: "\(error)")
         }
-    }
-
-    static func day(_ date: Date) -> String {
-        let f = DateFormatter()
-        f.locale = Locale(identifier: "en_US_POSIX")
-        f.timeZone = TimeZone(identifier: "UTC")
-        f.dateFormat = "yyyy-MM-dd"
-        return f.string(from: date)
     }
 
     /// An IPv4 or IPv6 address as the 4 or 16 bytes a certificate holds.

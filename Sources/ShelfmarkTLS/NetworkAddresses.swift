@@ -29,10 +29,9 @@ public enum NetworkAddresses {
             guard let address = device.address, let ip = address.ipAddress else { continue }
             switch address {
             case .v4:
-                if !ip.hasPrefix("127.") { lan4.append(ip) }
+                if !isLoopback(ip) { lan4.append(ip) }
             case .v6:
-                let lower = ip.lowercased()
-                if lower != "::1", !lower.hasPrefix("fe80") { lan6.append(ip) }
+                if !isLoopback(ip), !ip.lowercased().hasPrefix("fe80") { lan6.append(ip) }
             default: break
             }
         }
@@ -40,9 +39,11 @@ public enum NetworkAddresses {
         return (lan4 + lan6 + ["127.0.0.1", "::1"]).filter { seen.insert($0).inserted }
     }
 
-    /// The LAN addresses alone (no loopback): what a phone on the same network opens.
-    public static func lanAddresses() -> [String] {
-        addresses().filter { $0 != "127.0.0.1" && $0 != "::1" }
+    /// Whether a host name or an address is this machine's own loopback (127.x, ::1, an IPv4-mapped
+    /// 127.x, localhost): what no other device reaches.
+    public static func isLoopback(_ host: String) -> Bool {
+        let lower = host.lowercased()
+        return lower == "localhost" || lower.hasPrefix("127.") || lower == "::1" || lower.hasPrefix("::ffff:127.")
     }
 
     /// "https://192.168.1.20:8443", with brackets for IPv6 and no port when it is the scheme's own.

@@ -173,7 +173,7 @@ import Vapor
             #expect(Data(base64Encoded: String(encoded)).map { String(decoding: $0, as: UTF8.self) } == drawn.svg)
             #expect(try BarcodeReader(symbologies: [.qr]).read(drawn.png).barcodes.map(\.text) == [url])
             // Listening on this computer only: no address for phones.
-            state.onNetwork = false
+            state.hostname = "127.0.0.1"
             app.httpsState = state
             let local = try await browser.get("/libraries/\(f.libraryID)/dashboard")
             #expect(!local.html.contains("Open Shelfmark on a phone"))

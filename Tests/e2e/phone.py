@@ -139,6 +139,30 @@ def damaged(png):
     return frame
 
 
+def chromium(p, home, video=None, camera=False, args=()):
+    """Debian's Chromium with Shelfmark's authority trusted (`home`'s NSS database); with a fake camera
+    (Chromium's test pattern, or `video` looping) when asked."""
+    flags = ["--no-sandbox", *args]
+    if camera or video:
+        flags += ["--use-fake-ui-for-media-stream", "--use-fake-device-for-media-stream"]
+    if video:
+        flags.append(f"--use-file-for-fake-video-capture={video}")
+    return p.chromium.launch(executable_path="/usr/bin/chromium", env=dict(os.environ, HOME=home), args=flags)
+
+
+def signed_in(browser, token, errors, viewport=(390, 844), camera=False, init_script=None, base=BASE, locale="en-GB", cookies=()):
+    """A browser context signed in as the owner, page errors collected in `errors`."""
+    context = browser.new_context(viewport={"width": viewport[0], "height": viewport[1]}, locale=locale)
+    if camera:
+        context.grant_permissions(["camera"], origin=base)
+    if init_script:
+        context.add_init_script(init_script)
+    context.add_cookies([{"name": "shelfmark_session", "value": token, "url": base}, *cookies])
+    page = context.new_page()
+    page.on("pageerror", lambda e: errors.append(f"page error: {e}"))
+    return context, page
+
+
 def lend_by_camera(p, home, ca, lib, token, errors):
     member = api("POST", f"/libraries/{lib}/members", {"cardId": "S7001", "firstName": "Aoife", "lastName": "Camera"}, token, ca)
     title = api("POST", f"/libraries/{lib}/titles", {"title": "The Camera Book", "authors": ["A. Lens"], "copies": 1}, token, ca)
@@ -147,15 +171,9 @@ def lend_by_camera(p, home, ca, lib, token, errors):
     label_png = api("GET", f"/libraries/{lib}/copies/{copy['id']}/barcode.png", None, token, ca)
     video = os.path.join(home, "card-then-book.y4m")
     y4m(video, [framed(card_png)] * 30 + [framed(label_png)] * 30)
-    browser = p.chromium.launch(executable_path="/usr/bin/chromium", env=dict(os.environ, HOME=home),
-                                args=["--no-sandbox", "--use-fake-ui-for-media-stream", "--use-fake-device-for-media-stream",
-                                      f"--use-file-for-fake-video-capture={video}"])
+    browser = chromium(p, home, video=video)
     try:
-        context = browser.new_context(viewport={"width": 390, "height": 844}, locale="en-GB")
-        context.grant_permissions(["camera"], origin=BASE)
-        context.add_cookies([{"name": "shelfmark_session", "value": token, "url": BASE}])
-        page = context.new_page()
-        page.on("pageerror", lambda e: errors.append(f"page error: {e}"))
+        context, page = signed_in(browser, token, errors, camera=True)
         sent = []
         page.on("request", lambda r: sent.append(r.url) if "/api/v1/scan?live=true" in r.url else None)
         page.goto(f"{BASE}/libraries/{lib}/checkout")
@@ -186,14 +204,9 @@ def damaged_reads_nothing(p, home, ca, lib, token, errors):
     frame = damaged(png)
     frame.save(f"{OUT}/phone-damaged-frame.png")
     y4m(video, [frame] * 30)
-    browser = p.chromium.launch(executable_path="/usr/bin/chromium", env=dict(os.environ, HOME=home),
-                                args=["--no-sandbox", "--use-fake-ui-for-media-stream", "--use-fake-device-for-media-stream",
-                                      f"--use-file-for-fake-video-capture={video}"])
+    browser = chromium(p, home, video=video)
     try:
-        context = browser.new_context(viewport={"width": 390, "height": 844}, locale="en-GB")
-        context.grant_permissions(["camera"], origin=BASE)
-        context.add_cookies([{"name": "shelfmark_session", "value": token, "url": BASE}])
-        page = context.new_page()
+        context, page = signed_in(browser, token, errors, camera=True)
         answers = []
         page.on("response", lambda r: answers.append(r) if "/api/v1/scan?live=true" in r.url else None)
         page.goto(f"{BASE}/libraries/{lib}/return")
@@ -212,12 +225,9 @@ def damaged_reads_nothing(p, home, ca, lib, token, errors):
 
 
 def installable(p, home, ca, lib, token, errors):
-    browser = p.chromium.launch(executable_path="/usr/bin/chromium", env=dict(os.environ, HOME=home), args=["--no-sandbox"])
+    browser = chromium(p, home)
     try:
-        context = browser.new_context(viewport={"width": 390, "height": 844}, locale="en-GB")
-        context.add_cookies([{"name": "shelfmark_session", "value": token, "url": BASE}])
-        page = context.new_page()
-        page.on("pageerror", lambda e: errors.append(f"page error: {e}"))
+        context, page = signed_in(browser, token, errors)
         page.goto(f"{BASE}/libraries/{lib}/dashboard")
         href = page.get_attribute("link[rel=manifest]", "href")
         fetched = lambda url: page.evaluate("async (u) => { const r = await fetch(u); return { type: r.headers.get('content-type'), text: await r.text() }; }", url)
@@ -260,12 +270,9 @@ def wedge(p, home, ca, lib, token, errors, viewport=(390, 844), card="S7002"):
     api("POST", f"/libraries/{lib}/members", {"cardId": card, "firstName": "Wedge", "lastName": "Scanner"}, token, ca)
     title = api("POST", f"/libraries/{lib}/titles", {"title": f"The Wedge Book {card}", "authors": ["U. S. B."], "copies": 1}, token, ca)
     barcode = api("GET", f"/libraries/{lib}/titles/{title['id']}", None, token, ca)["copies"][0]["barcode"]
-    browser = p.chromium.launch(executable_path="/usr/bin/chromium", env=dict(os.environ, HOME=home), args=["--no-sandbox"])
+    browser = chromium(p, home)
     try:
-        context = browser.new_context(viewport={"width": viewport[0], "height": viewport[1]}, locale="en-GB")
-        context.add_cookies([{"name": "shelfmark_session", "value": token, "url": BASE}])
-        page = context.new_page()
-        page.on("pageerror", lambda e: errors.append(f"page error: {e}"))
+        context, page = signed_in(browser, token, errors, viewport=viewport)
         page.goto(f"{BASE}/libraries/{lib}/checkout")
         if viewport[0] >= 900:
             # At the desk: the form and the camera side by side, the navigation at the side.
@@ -343,14 +350,11 @@ def insecure(p, home, ca, lib, token, errors):
     copy = api("GET", f"/libraries/{lib}/titles/{title['id']}", None, token, ca)["copies"][0]
     photo = os.path.join(home, "label-photo.png")
     framed(api("GET", f"/libraries/{lib}/copies/{copy['id']}/barcode.png", None, token, ca), 1024, 768, 2).save(photo)
-    browser = p.chromium.launch(executable_path="/usr/bin/chromium", env=dict(os.environ, HOME=home),
-                                args=["--no-sandbox", "--host-resolver-rules=MAP shelfmark.test 127.0.0.1"])
+    browser = chromium(p, home, args=["--host-resolver-rules=MAP shelfmark.test 127.0.0.1"])
     try:
         base = f"http://shelfmark.test:{HTTP_PORT}"
-        context = browser.new_context(viewport={"width": 390, "height": 844}, locale="de-DE")
-        context.add_cookies([{"name": "shelfmark_session", "value": token, "url": base}, {"name": "shelfmark_lang", "value": "de", "url": base}])
-        page = context.new_page()
-        page.on("pageerror", lambda e: errors.append(f"page error: {e}"))
+        context, page = signed_in(browser, token, errors, base=base, locale="de-DE",
+                                  cookies=[{"name": "shelfmark_lang", "value": "de", "url": base}])
         page.goto(f"{base}/libraries/{lib}/return")
         assert page.evaluate("() => window.isSecureContext") is False
         warning = page.locator("[data-scan-insecure]")
@@ -387,15 +391,9 @@ def detector(p, home, ca, lib, token, errors):
     title = api("POST", f"/libraries/{lib}/titles", {"title": "The Detected Book", "authors": ["B. D."], "copies": 1}, token, ca)
     api("POST", f"/libraries/{lib}/checkouts", {"cardId": "S7006", "titleId": title["id"]}, token, ca)
     barcode = api("GET", f"/libraries/{lib}/titles/{title['id']}", None, token, ca)["copies"][0]["barcode"]
-    browser = p.chromium.launch(executable_path="/usr/bin/chromium", env=dict(os.environ, HOME=home),
-                                args=["--no-sandbox", "--use-fake-ui-for-media-stream", "--use-fake-device-for-media-stream"])
+    browser = chromium(p, home, camera=True)
     try:
-        context = browser.new_context(viewport={"width": 390, "height": 844}, locale="en-GB")
-        context.grant_permissions(["camera"], origin=BASE)
-        context.add_init_script(DETECTOR_STUB)
-        context.add_cookies([{"name": "shelfmark_session", "value": token, "url": BASE}])
-        page = context.new_page()
-        page.on("pageerror", lambda e: errors.append(f"page error: {e}"))
+        context, page = signed_in(browser, token, errors, camera=True, init_script=DETECTOR_STUB)
         sent = []
         page.on("request", lambda r: sent.append(r.url) if "/api/v1/scan" in r.url else None)
         page.goto(f"{BASE}/libraries/{lib}/return")
@@ -422,13 +420,10 @@ def detector(p, home, ca, lib, token, errors):
 def update(p, home, ca, lib, token, errors):
     """A new version of Shelfmark (its shell's files changed) installs its service worker beside the old
     one and waits: the form being filled in keeps its page and files. The next page load hands over."""
-    browser = p.chromium.launch(executable_path="/usr/bin/chromium", env=dict(os.environ, HOME=home), args=["--no-sandbox"])
+    browser = chromium(p, home)
     public = tempfile.mkdtemp(prefix="shelfmark-public-")
     try:
-        context = browser.new_context(viewport={"width": 390, "height": 844}, locale="en-GB")
-        context.add_cookies([{"name": "shelfmark_session", "value": token, "url": BASE}])
-        page = context.new_page()
-        page.on("pageerror", lambda e: errors.append(f"page error: {e}"))
+        context, page = signed_in(browser, token, errors)
         shells = "async () => (await caches.keys()).filter((k) => k.startsWith('shelfmark-shell-')).sort()"
         page.goto(f"{BASE}/libraries/{lib}/checkout")
         for _ in range(100):
@@ -493,13 +488,9 @@ def nfc(p, home, ca, lib, token, errors):
     member = api("POST", f"/libraries/{lib}/members", {"cardId": "S7004", "firstName": "Nora", "lastName": "Tag"}, token, ca)
     title = api("POST", f"/libraries/{lib}/titles", {"title": "The Tagged Book", "authors": ["N. F. C."], "copies": 1}, token, ca)
     barcode = api("GET", f"/libraries/{lib}/titles/{title['id']}", None, token, ca)["copies"][0]["barcode"]
-    browser = p.chromium.launch(executable_path="/usr/bin/chromium", env=dict(os.environ, HOME=home), args=["--no-sandbox"])
+    browser = chromium(p, home)
     try:
-        context = browser.new_context(viewport={"width": 390, "height": 844}, locale="en-GB")
-        context.add_init_script(NFC_STUB)
-        context.add_cookies([{"name": "shelfmark_session", "value": token, "url": BASE}])
-        page = context.new_page()
-        page.on("pageerror", lambda e: errors.append(f"page error: {e}"))
+        context, page = signed_in(browser, token, errors, init_script=NFC_STUB)
         page.goto(f"{BASE}/libraries/{lib}/members/{member['id']}")
         page.get_by_role("button", name="Write to an NFC tag").click()
         expect(page.locator("[data-nfc-status]")).to_contain_text("Written to the tag")
@@ -524,9 +515,7 @@ def nfc(p, home, ca, lib, token, errors):
         history = api("GET", f"/libraries/{lib}/activity", None, token, ca)
         assert "S7004" in json.dumps(history), f"no loan for S7004: {str(history)[:300]}"
         # Without NDEFReader (this Chromium), no NFC button is shown.
-        plain = context.browser.new_context(viewport={"width": 390, "height": 844})
-        plain.add_cookies([{"name": "shelfmark_session", "value": token, "url": BASE}])
-        other = plain.new_page()
+        plain, other = signed_in(browser, token, errors)
         other.goto(f"{BASE}/libraries/{lib}/members/{member['id']}")
         assert not other.get_by_role("button", name="Write to an NFC tag").is_visible()
         plain.close()

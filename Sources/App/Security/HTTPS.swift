@@ -82,14 +82,17 @@ struct HTTPSState: Sendable {
     /// The HTTPS port `serve` listens on (from `--port`, else 8080 as Vapor's default).
     var port: Int
     var configuration: TLSConfiguration
+    /// The host `serve` listens on (`--hostname`, else Vapor's default); the plain listener uses it too.
+    var hostname = "0.0.0.0"
+
     /// Whether `serve` listens on the network (`--hostname 0.0.0.0` or an address of this machine), not
     /// on loopback only: only then are phones shown an address.
-    var onNetwork = true
+    var onNetwork: Bool { !NetworkAddresses.isLoopback(hostname) }
 
     /// "https://192.168.1.20:8443" for each LAN address (none when the server listens on loopback only).
     var lanURLs: [String] {
         guard onNetwork else { return [] }
-        return addresses.filter { $0 != "127.0.0.1" && $0 != "::1" }.map { NetworkAddresses.url(scheme: "https", host: $0, port: port) }
+        return addresses.filter { !NetworkAddresses.isLoopback($0) }.map { NetworkAddresses.url(scheme: "https", host: $0, port: port) }
     }
 
     static func make(options: HTTPSOptions, dataDirectory: String, port: Int) throws -> HTTPSState {
@@ -147,10 +150,10 @@ enum HTTPS {
     static func configure(_ app: Application, options: HTTPSOptions) throws {
         guard options.enabled else { return }
         let dataDirectory = ProcessInfo.processInfo.environment["SHELFMARK_DATA_DIR"].flatMap { $0.isEmpty ? nil : $0 } ?? "data"
-        let port = servePort(app.environment.arguments) ?? app.http.server.configuration.port
+        let arguments = app.environment.arguments
+        let port = serveOption(["--port", "-p"], in: arguments).flatMap { Int($0) } ?? app.http.server.configuration.port
         var state = try HTTPSState.make(options: options, dataDirectory: dataDirectory, port: port)
-        let host = PlainHTTPListener.serveHostname(app.environment.arguments) ?? app.http.server.configuration.hostname
-        state.onNetwork = !["127.0.0.1", "localhost", "::1"].contains(host.lowercased())
+        state.hostname = serveOption(["--hostname", "-H"], in: arguments) ?? app.http.server.configuration.hostname
         app.httpsState = state
         app.http.server.configuration.tlsConfiguration = state.configuration
         app.transportSecurity.https = true
@@ -160,10 +163,11 @@ enum HTTPS {
         }
     }
 
-    /// `--port N` / `-p N` of `serve` (the HTTPS port).
-    static func servePort(_ arguments: [String]) -> Int? {
-        for (i, arg) in arguments.enumerated() where (arg == "--port" || arg == "-p") && i + 1 < arguments.count {
-            return Int(arguments[i + 1])
+    /// The value of one of `serve`'s options (`--port 8443`, `-H 0.0.0.0`): Vapor reads them itself when
+    /// it starts the server, after `configure`.
+    static func serveOption(_ names: Set<String>, in arguments: [String]) -> String? {
+        for (i, arg) in arguments.enumerated() where names.contains(arg) && i + 1 < arguments.count {
+            return arguments[i + 1]
         }
         return nil
     }
@@ -232,7 +236,7 @@ final class PlainHTTPListener: LifecycleHandler, Sendable {
         configuration.tlsConfiguration = nil
         configuration.port = port
         configuration.supportVersions = [.one]
-        if let host = Self.serveHostname(app.environment.arguments) { configuration.hostname = host }
+        configuration.hostname = state.hostname
         let plain = HTTPServer(application: app, responder: Responder(app: app, state: state), configuration: configuration, on: app.eventLoopGroup)
         // HTTPServer keeps its configuration in the application's storage: put back the HTTPS one after.
         let main = app.http.server.configuration
@@ -244,13 +248,6 @@ final class PlainHTTPListener: LifecycleHandler, Sendable {
     func shutdownAsync(_ application: Application) async {
         let running = server.withLockedValue { s -> HTTPServer? in let r = s; s = nil; return r }
         await running?.shutdown()
-    }
-
-    static func serveHostname(_ arguments: [String]) -> String? {
-        for (i, arg) in arguments.enumerated() where (arg == "--hostname" || arg == "-H") && i + 1 < arguments.count {
-            return arguments[i + 1]
-        }
-        return nil
     }
 
     struct Responder: Vapor.Responder {
@@ -271,8 +268,7 @@ final class PlainHTTPListener: LifecycleHandler, Sendable {
         }
 
         static func isLoopback(_ address: SocketAddress?) -> Bool {
-            guard let ip = address?.ipAddress else { return false }
-            return ip.hasPrefix("127.") || ip == "::1" || ip.hasPrefix("::ffff:127.")
+            address?.ipAddress.map(NetworkAddresses.isLoopback) ?? false
         }
 
         /// The host the client asked for, without its port; only a name or an address (a hostile Host

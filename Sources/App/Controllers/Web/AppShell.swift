@@ -28,16 +28,17 @@ enum AppShell {
     private static let current = NIOLockedValueBox<Files>(Files(version: "dev", icons: [:]))
     static var version: String { current.withLockedValue { $0.version } }
 
-    /// Reads the shell's files and draws the icons (once, at start).
+    /// Reads the shell's files and draws the icons, at start. The same files again (another application
+    /// in the same process: the tests make hundreds) keep what was drawn.
     static func prepare(publicDirectory: String) throws {
         let dir = URL(fileURLWithPath: publicDirectory)
+        let files = ["css/app.css", "js/app.js", "icon.svg"].map { (try? Data(contentsOf: dir.appendingPathComponent($0))) ?? Data() }
         var hash = SHA256()
-        for file in ["css/app.css", "js/app.js", "icon.svg"] {
-            hash.update(data: (try? Data(contentsOf: dir.appendingPathComponent(file))) ?? Data())
-        }
+        for data in files { hash.update(data: data) }
         let version = hash.finalize().prefix(6).map { String(format: "%02x", $0) }.joined()
+        if current.withLockedValue({ $0.version == version && !$0.icons.isEmpty }) { return }
         var drawn: [String: Data] = [:]
-        if let svg = try? Data(contentsOf: dir.appendingPathComponent("icon.svg")) {
+        if let svg = files.last, !svg.isEmpty {
             for icon in icons {
                 // The maskable icon's background: the SVG's own green, so the safe zone's edge disappears.
                 drawn[icon.name] = try IconRenderer.png(svg: svg, size: icon.size, maskable: icon.maskable, background: (0x2f / 255.0, 0x6f / 255.0, 0x4f / 255.0))
