@@ -114,6 +114,7 @@ enum Migrations {
         app.migrations.add(CreateCollections())
         app.migrations.add(AddCopyShelfIndexes())
         app.migrations.add(CreateShelves())
+        app.migrations.add(CreateSyncLog())
     }
 }
 

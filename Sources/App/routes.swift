@@ -10,6 +10,7 @@ func routes(_ app: Application) throws {
     CirculationController.register(api)
     HoldsController.register(api)
     CalendarController.register(api)
+    SyncController.register(api)
     FinesController.register(api)
     MailController.register(api)
     PrintController.register(api)

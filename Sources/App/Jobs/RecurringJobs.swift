@@ -140,18 +140,22 @@ extension Jobs {
     static let retention: TimeInterval = 30 * 86_400
 
     /// The daily tidy-up of one library: finished jobs (imports, restores, filled-in titles, earlier
-    /// runs) older than `retention` are removed, and those of libraries that no longer exist.
+    /// runs) older than `retention` are removed, and those of libraries that no longer exist; and the
+    /// sync feed's tombstones older than `Sync.tombstoneRetention`.
     static func prune(library: UUID, app: Application) async throws -> RecurringJobs.Outcome {
         let cutoff = app.clock.now().addingTimeInterval(-retention)
-        return try await app.writeGate.transaction(on: app.db) { db in
+        let jobs = try await app.writeGate.transaction(on: app.db) { db in
             struct Count: Decodable { var n: Int }
             let condition: SQLQueryString = """
                 (library_id = \(bind: library) OR library_id IS NULL) AND state IN ('done', 'failed') AND finished_at < \(bind: cutoff)
                 """
             let count = try await db.sql.raw("SELECT COUNT(*) AS n FROM jobs WHERE \(condition)").first(decoding: Count.self)?.n ?? 0
             if count > 0 { try await db.sql.raw("DELETE FROM jobs WHERE \(condition)").run() }
-            return RecurringJobs.Outcome(removed: count)
+            return count
         }
+        // And the sync feed's old tombstones (issue 28): a device away longer fetches everything again.
+        let tombstones = try await Sync.purge(library: library, now: app.clock.now(), gate: app.writeGate, on: app.db)
+        return RecurringJobs.Outcome(removed: jobs + tombstones)
     }
 
     /// A job as the staff page lists it.

@@ -55,6 +55,7 @@ enum L: String, CaseIterable, Sendable {
     // Refusals (domain errors), with their values
     case errNoCopyAvailable, errMemberNotFound, errWishlistItem, errAlreadyReturned, errDueDatePast, errLoanPeriod
     case errCopiesBelowOnLoan, errTitleHasLoans, errCopyOnLoan, errRenewalLimit, errRenewalTooEarly, errRenewalWaitedFor, errHoldNotFound, errHoldEnded, errHoldExists, errHoldBorrowing, errHoldQueueFull, errHeldForOther, errBadCredentials, errCreationRestricted
+    case errSyncRefetch, errSyncCursor, errSyncNothingToEdit
     case errCreationAdminOnly, errBadBackup, errCopyNotAvailable
     case importRunning, importProgress, importAnother, openLibrary, importFailed, restoreFailed, errJobRunning, errJobInterrupted
     case errISBNEmpty, errISBNCharacters, errISBNLength, errISBNChecksum, errISBNNotBook

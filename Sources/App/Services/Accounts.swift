@@ -188,6 +188,7 @@ enum Accounts {
     static func deleteLibrary(_ ctx: LibraryContext, gate: WriteGate, on db: any Database) async throws {
         try await gate.transaction(on: db) { db in
             try await Library.query(on: db).filter(\.$id == ctx.libraryID).delete()
+            try await Sync.forget(library: ctx.libraryID, on: db)
         }
     }
 

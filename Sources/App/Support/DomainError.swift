@@ -4,7 +4,7 @@ import Vapor
 /// How a refusal is answered. The HTTP status of every domain error is decided here and only here.
 enum Refusal: Sendable {
     case notFound, invalid, conflict, forbidden, unauthenticated, tooManyRequests, badRequest
-    case tooLarge, unsupportedMediaType, unavailable
+    case tooLarge, unsupportedMediaType, unavailable, gone
 
     var status: HTTPResponseStatus {
         switch self {
@@ -18,6 +18,7 @@ enum Refusal: Sendable {
         case .tooLarge: .payloadTooLarge
         case .unsupportedMediaType: .unsupportedMediaType
         case .unavailable: .serviceUnavailable
+        case .gone: .gone
         }
     }
 }
