@@ -117,6 +117,8 @@ test-e2e:
 	E2E_BIN=$$($(SWIFT) build --show-bin-path) E2E_OUT=$(CURDIR)/.tmp/e2e $(VENV)/bin/python Tests/e2e/flows.py
 	@echo "== The phone over HTTPS: certificate, installable app, offline shell, live camera, wedge scanner =="
 	E2E_BIN=$$($(SWIFT) build --show-bin-path) E2E_OUT=$(CURDIR)/.tmp/e2e $(VENV)/bin/python Tests/e2e/phone.py
+	@echo "== Lending without a network: 20,000 titles on the phone, offline lends, sync, conflicts =="
+	E2E_BIN=$$($(SWIFT) build --show-bin-path) E2E_OUT=$(CURDIR)/.tmp/e2e $(VENV)/bin/python Tests/e2e/offline.py
 
 # The API fuzzed from its own OpenAPI document (schemathesis in the test venv), bounded in time.
 SCHEMATHESIS_VERSION := 4.32.5

@@ -563,6 +563,44 @@ if ("serviceWorker" in navigator && window.isSecureContext) {
   }).catch((error) => console.warn("service worker", error));
 }
 
+// Lending without a network (issue 28): the page's own script, kept by the service worker with the shell.
+if (document.querySelector("[data-offline]")) {
+  import(new URL("offline.js" + new URL(import.meta.url).search, import.meta.url).href);
+}
+
+// The offline page links the offline lending pages this phone keeps (opened once with the network).
+const keptDesks = document.getElementById("offline-desks");
+if (keptDesks && "caches" in window) {
+  caches.open("shelfmark-pages").then((cache) => cache.keys()).then((requests) => {
+    const links = requests.map((r) => new URL(r.url)).filter((u) => u.origin === location.origin).map((u) => {
+      const item = document.createElement("li");
+      const link = document.createElement("a");
+      link.href = u.pathname;
+      link.textContent = keptDesks.dataset.label;
+      item.append(link);
+      return item;
+    });
+    keptDesks.replaceChildren(...links);
+    keptDesks.hidden = !links.length;
+  }).catch(() => {});
+}
+
+// Signing out deletes what this phone keeps of the libraries: the offline copies and the kept pages.
+for (const form of document.querySelectorAll('form[action="/logout"]')) {
+  form.addEventListener("submit", (event) => {
+    if (form.dataset.cleared) return;
+    event.preventDefault();
+    const names = indexedDB.databases ? indexedDB.databases().then((all) => all.map((d) => d.name)) : Promise.resolve([]);
+    names.then((all) => Promise.all(all.filter((n) => n?.startsWith("shelfmark-sync-")).map((n) => new Promise((resolve) => {
+      const r = indexedDB.deleteDatabase(n);
+      r.onsuccess = r.onerror = r.onblocked = () => resolve();
+    })))).then(() => ("caches" in window ? caches.delete("shelfmark-pages") : null)).catch(() => {}).finally(() => {
+      form.dataset.cleared = "true";
+      form.requestSubmit();
+    });
+  });
+}
+
 // Web NFC (G8), where the browser has it: a copy's or a member's page writes its link and its code to a
 // sticker. Touching the sticker later opens the page (the phone follows the link) or, on Lend and Return,
 // fills the field (see the scanner above).

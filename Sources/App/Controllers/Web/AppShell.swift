@@ -32,7 +32,7 @@ enum AppShell {
     /// in the same process: the tests make hundreds) keep what was drawn.
     static func prepare(publicDirectory: String) throws {
         let dir = URL(fileURLWithPath: publicDirectory)
-        let files = ["css/app.css", "js/app.js", "icon.svg"].map { (try? Data(contentsOf: dir.appendingPathComponent($0))) ?? Data() }
+        let files = ["css/app.css", "js/app.js", "js/offline.js", "icon.svg"].map { (try? Data(contentsOf: dir.appendingPathComponent($0))) ?? Data() }
         var hash = SHA256()
         for data in files { hash.update(data: data) }
         let version = hash.finalize().prefix(6).map { String(format: "%02x", $0) }.joined()
@@ -111,7 +111,7 @@ enum AppShell {
 
     /// The files the worker keeps: what the offline page needs to paint.
     static var shellFiles: [String] {
-        [WebRoute.offline.path, versioned("/css/app.css"), versioned("/js/app.js"), "/icon.svg"]
+        [WebRoute.offline.path, versioned("/css/app.css"), versioned("/js/app.js"), versioned("/js/offline.js"), "/icon.svg"]
             + icons.map { "/icons/\($0.name)?v=\(version)" }
     }
 
@@ -124,6 +124,8 @@ enum AppShell {
         const CACHE = "shelfmark-shell-" + VERSION;
         const SHELL = [\(files)];
         const OFFLINE = "\(WebRoute.offline.path)";
+        const PAGES = "shelfmark-pages";
+        const KEEP = /^[/]libraries[/][0-9A-Fa-f-]{36}[/]offline-lending$/;
 
         self.addEventListener("install", (event) => {
           event.waitUntil(caches.open(CACHE).then((cache) => cache.addAll(SHELL)));
@@ -150,7 +152,17 @@ enum AppShell {
           if (request.mode === "navigate") {
             // A newer worker waiting since the last page: this navigation is the moment it takes over.
             self.registration.waiting?.postMessage("take-over");
-            event.respondWith(fetch(request).catch(async () => (await caches.match(OFFLINE, { ignoreVary: true })) ?? Response.error()));
+            // A library's offline lending page is kept each time it loads, and answered from there without a
+            // network (issue 28); signing out deletes the kept pages (app.js).
+            const keep = KEEP.test(url.pathname);
+            event.respondWith(fetch(request).then((response) => {
+              if (keep && response.ok) {
+                const copy = response.clone();
+                event.waitUntil(caches.open(PAGES).then((cache) => cache.put(url.pathname, copy)));
+              }
+              return response;
+            }).catch(async () => (keep ? await caches.match(url.pathname, { cacheName: PAGES, ignoreVary: true }) : undefined)
+              ?? (await caches.match(OFFLINE, { ignoreVary: true })) ?? Response.error()));
             return;
           }
           if (SHELL.includes(url.pathname + url.search)) {

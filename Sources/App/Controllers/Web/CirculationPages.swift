@@ -17,6 +17,7 @@ enum CirculationPages {
         web.post(.checkout(library: .pattern), use: checkoutReview)
         web.post(.checkoutConfirm(library: .pattern), use: checkout)
         web.get(.returnBook(library: .pattern), use: returnForm)
+        web.get(.offlineLending(library: .pattern), use: offlineLending)
         web.post(.returnBook(library: .pattern), use: giveBack)
         web.get(.loans(library: .pattern), use: loans)
         web.post(.loanReturn(library: .pattern, loan: .pattern), use: returnLoan)
@@ -244,6 +245,12 @@ enum CirculationPages {
     }
 
     // MARK: - Returns
+
+    /// Lending without a network (issue 28): the page works from the phone's copy of the library.
+    @Sendable static func offlineLending(req: Request) async throws -> HTML {
+        let ctx = try await req.library(.circulate)
+        return OfflineLendingPage(libraryID: ctx.libraryID, userID: ctx.user.id).render(try await req.page(library: ctx))
+    }
 
     @Sendable static func returnForm(req: Request) async throws -> Response {
         let ctx = try await req.library(.circulate)

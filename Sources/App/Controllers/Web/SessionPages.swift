@@ -27,6 +27,8 @@ enum SessionPages {
             H.el(.section, [.class: "card"]) {
                 H.el(.p, [:]) { EscapedText(ctx.t(.offlineBody)) }
                 H.el(.p, [.class: "actions"]) { H.el(.button, [.type: "button", .class: "button primary", .dataReload: ""]) { EscapedText(ctx.t(.offlineRetry)) } }
+                // The offline lending pages this phone keeps (app.js lists them).
+                H.el(.ul, [.class: "menu", .id: "offline-desks", .hidden: "", .dataLabel: ctx.t(.offlineLendingTitle)]) {}
             }
         }
     }

@@ -62,7 +62,7 @@ extension WebRoute {
         case catalog, title, editTitle, titleCopies, titleFavorite, titleNotes, titleDelete, copyStatus, copyRemove
         case categories, categoryRename, categoryMerge, categoryDelete
         case add, addPhoto
-        case checkout, checkoutConfirm, returnBook, loans, loanReturn, loanRenew, memberReturnAll, memberRenewAll
+        case checkout, checkoutConfirm, returnBook, offlineLending, loans, loanReturn, loanRenew, memberReturnAll, memberRenewAll
         case holds, titleHolds, holdUpdate, holdCancel, memberCalendar, staffCalendar, memberFinePay, memberFineWaive
         case reminders, mailServer, mailServerRemove, installationMailServer, mailTest, mailTemplate, mailLog, mailRetry, memberRemind
         case members, membersImport, member, editMember, deleteMember
@@ -104,6 +104,7 @@ extension WebRoute {
         case .checkout: .checkout
         case .checkoutConfirm: .checkoutConfirm
         case .returnBook: .returnBook
+        case .offlineLending: .offlineLending
         case .loans: .loans
         case .loanReturn: .loanReturn
         case .loanRenew: .loanRenew
@@ -218,6 +219,7 @@ extension WebRoute {
         case .checkout: return e(.checkout(library: l), .circulation, both)
         case .checkoutConfirm: return e(.checkoutConfirm(library: l), .circulation, action)
         case .returnBook: return e(.returnBook(library: l), .circulation, both)
+        case .offlineLending: return e(.offlineLending(library: l), .circulation, page)
         case .loans: return e(.loans(library: l), .circulation, page)
         case .loanReturn: return e(.loanReturn(library: l, loan: s.loan), .circulation, action)
         case .loanRenew: return e(.loanRenew(library: l, loan: s.loan), .circulation, action)

@@ -64,6 +64,8 @@ enum WebRoute: Sendable, Equatable {
     case checkout(library: UUID)
     case checkoutConfirm(library: UUID)
     case returnBook(library: UUID)
+    /// Lending and returning without a network (issue 28): the library kept on this phone, changes sent later.
+    case offlineLending(library: UUID)
     case loans(library: UUID)
     case loanReturn(library: UUID, loan: UUID)
     case loanRenew(library: UUID, loan: UUID)
@@ -188,6 +190,7 @@ enum WebRoute: Sendable, Equatable {
         case .checkout(let library): Self.library(library) + [.fixed("checkout")]
         case .checkoutConfirm(let library): Self.library(library) + [.fixed("checkout"), .fixed("confirm")]
         case .returnBook(let library): Self.library(library) + [.fixed("return")]
+        case .offlineLending(let library): Self.library(library) + [.fixed("offline-lending")]
         case .loans(let library): Self.library(library) + [.fixed("loans")]
         case .loanReturn(let library, let loan): Self.library(library) + [.fixed("loans"), .parameter(name: "loanID", value: loan.uuidString), .fixed("return")]
         case .loanRenew(let library, let loan): Self.library(library) + [.fixed("loans"), .parameter(name: "loanID", value: loan.uuidString), .fixed("renew")]

@@ -14,6 +14,7 @@ extension MorePage {
                 H.el(.li, [:]) { H.link(t(.allQuotes), WebRoute.quotes(library: lib).path) }
                 if role.may(.circulate) { H.el(.li, [:]) { H.link(t(.classReading), WebRoute.readingClass(library: lib).path) } }
                 if role.may(.circulate) { H.el(.li, [:]) { H.link(t(.holdsTitle), WebRoute.holds(library: lib).path) } }
+                if role.may(.circulate) { H.el(.li, [:]) { H.link(t(.offlineLendingTitle), WebRoute.offlineLending(library: lib).path) } }
                 if role.may(.circulate) { H.el(.li, [:]) { H.link(t(.copyLabels), WebRoute.labels(library: lib).path) } }
                 if role.may(.circulate) { H.el(.li, [:]) { H.link(t(.memberCards), WebRoute.memberCards(library: lib).path) } }
                 H.el(.li, [:]) { H.link(t(.dashboard), WebRoute.dashboard(library: lib).path) }
