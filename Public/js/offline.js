@@ -252,7 +252,7 @@ function render() {
     const why = document.createElement("p");
     why.className = "field-error";
     // Who has the copy now, when the phone knows the member.
-    const holder = state.members.get(item.result?.openLoan?.memberId?.toUpperCase?.() ?? "") ?? [...state.members.values()].find((m) => m.id.toLowerCase() === (item.result?.openLoan?.memberId ?? "").toLowerCase());
+    const holder = state.members.get(item.result?.openLoan?.memberId);
     why.textContent = (item.result?.message ?? "") + (holder ? ` · ${[holder.firstName, holder.lastName].filter(Boolean).join(" ")} (${holder.cardId})` : "");
     const help = document.createElement("p");
     help.className = "hint";

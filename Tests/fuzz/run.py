@@ -65,6 +65,8 @@ def main():
                    # (they have their own tests): sign-out, token revocation, erase, restore over, deletes.
                    "--exclude-path-regex", "(auth/logout|/erase|/libraries/\\{libraryID\\}/restore)$",
                    "--exclude-method", "DELETE"]
+        if os.environ.get("FUZZ_ONLY"):  # a regular expression of paths, to fuzz a few operations while working on them
+            command += ["--include-path-regex", os.environ["FUZZ_ONLY"]]
         if server.poll() is not None:
             sys.exit("the server did not start (is port %d taken?); log: %s" % (PORT, os.path.join(data, "server.log")))
         try:

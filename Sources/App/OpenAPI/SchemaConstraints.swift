@@ -255,3 +255,27 @@ extension MailTemplateKey: SchemaConstrained {
 extension TestMailRequest: SchemaConstrained {
     static var schemaConstraints: [String: JSONValue] { ["to": mailAddress] }
 }
+
+// The sync push (issue 28). A mutation the document allows is answered (applied or rejected, 200); the
+// push itself is refused only outside these bounds.
+extension SyncPush: SchemaConstrained {
+    static var schemaConstraints: [String: JSONValue] {
+        ["clientId": Rule.text(64), "mutations": ["minItems": 1, "maxItems": .number(Double(Sync.maxMutations))]]
+    }
+}
+
+extension SyncMutation: SchemaConstrained {
+    static var schemaConstraints: [String: JSONValue] {
+        ["seq": Rule.range(1...Sync.maxSeq), "cardId": Rule.optionalText(64), "copyBarcode": Rule.optionalText(64),
+         "page": Rule.range(Limits.pageCount), "percent": Rule.range(0...100), "at": Rule.pastMoment, "editedAt": Rule.pastMoment,
+         "text": Rule.optionalText(Quotes.maxText), "quotePage": Rule.optionalText(Quotes.maxPage), "note": Rule.optionalText(Quotes.maxNote)]
+    }
+}
+
+extension SyncTitleFields: SchemaConstrained {
+    static var schemaConstraints: [String: JSONValue] {
+        ["title": Rule.optionalText(500), "subtitle": Rule.optionalText(500), "authors": Rule.items(Rule.optionalText(300), max: 50),
+         "publisher": Rule.optionalText(300), "publishedDate": Rule.optionalText(40), "pageCount": Rule.range(Limits.pageCount),
+         "series": Rule.optionalText(300), "seriesNumber": Rule.optionalText(20), "readingLevel": Rule.optionalText(40)]
+    }
+}

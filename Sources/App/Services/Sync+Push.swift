@@ -31,6 +31,7 @@ extension Sync {
                 let inner = scope.inside(db)
                 var answered = try await answers(key, seqs: input.mutations.map(\.seq), on: db)
                 var results: [SyncOutcome] = []
+                var fresh: [SyncOutcome] = []
                 for mutation in input.mutations {
                     if let earlier = answered[mutation.seq] {
                         results.append(earlier.givenAgain)
@@ -42,10 +43,12 @@ extension Sync {
                     } catch let refusal where isRefusal(refusal) {
                         outcome = try await rejected(mutation, refusal, t: t, on: db, library: scope.libraryID)
                     }
-                    try await record(outcome, key, at: scope.now, on: db)
                     answered[mutation.seq] = outcome
+                    fresh.append(outcome)
                     results.append(outcome)
                 }
+                // The answers, written in the same transaction (a few statements, not one each).
+                try await record(fresh, key, at: scope.now, on: db)
                 return SyncPushResult(results: results)
             }
         } catch let refusal where isRefusal(refusal) {
@@ -106,11 +109,21 @@ extension Sync {
     }
 
     private static func record(_ outcome: SyncOutcome, _ key: Key, at now: Date, on db: any Database) async throws {
-        let text = String(decoding: try JSONEncoder.api.encode(outcome), as: UTF8.self)
-        try await db.sql.raw("""
-            INSERT INTO sync_mutations (user_id, library_id, client_id, seq, outcome, created_at)
-            VALUES (\(bind: key.user), \(bind: key.library), \(bind: key.client), \(bind: outcome.seq), \(bind: text), \(bind: now))
-            """).run()
+        try await record([outcome], key, at: now, on: db)
+    }
+
+    private static func record(_ outcomes: [SyncOutcome], _ key: Key, at now: Date, on db: any Database) async throws {
+        let encoder = JSONEncoder.api
+        for chunk in outcomes.chunked(200) {
+            var values: [SQLQueryString] = []
+            for outcome in chunk {
+                let text = String(decoding: try encoder.encode(outcome), as: UTF8.self)
+                values.append("(\(bind: key.user), \(bind: key.library), \(bind: key.client), \(bind: outcome.seq), \(bind: text), \(bind: now))")
+            }
+            guard !values.isEmpty else { continue }
+            try await db.sql.raw("INSERT INTO sync_mutations (user_id, library_id, client_id, seq, outcome, created_at) VALUES "
+                                 + values.joined(separator: ", ")).run()
+        }
     }
 
     // MARK: One mutation

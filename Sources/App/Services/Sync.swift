@@ -47,112 +47,96 @@ enum Sync {
         }
     }
 
-    /// Changes after `cursor` (nil: a first pull), at most `limit`.
-    static func changes(library: UUID, after cursor: Cursor?, limit: Int, on db: any Database) async throws -> SyncPage {
+    /// Changes after `cursor` (nil: a first pull), at most `limit`: the answer's JSON (a `SyncPage`).
+    /// Each change's body is made by the database as JSON (`json_object`, `json_build_object`) in the
+    /// query that reads the log: a first pull of 80,000 things is never decoded into Swift values and
+    /// encoded again.
+    static func changes(library: UUID, after cursor: Cursor?, limit: Int, on db: any Database) async throws -> String {
         let sql = db.sql
-        if let cursor {
-            let floor = try await sql.raw("SELECT sync_floor FROM libraries WHERE id = \(bind: library)").first()?
-                .decode(column: "sync_floor", as: Int64.self) ?? 0
-            guard cursor.version >= floor else { throw SyncError.mustRefetch }
-        }
-        let from = cursor ?? .start
+        let sqlite = db.isSQLite
         // Everything at or below `upTo` has committed, or never will: read first, so a change that
         // commits while the page is read lies above it and comes with the next pull.
-        let upTo: Int64
-        if db.isSQLite {
-            upTo = try await sql.raw("SELECT version FROM sync_clock WHERE id = 1").first()?.decode(column: "version", as: Int64.self) ?? 0
-        } else {
-            upTo = try await sql.raw("SELECT pg_snapshot_xmin(pg_current_snapshot())::text::bigint - 1 AS v").first()?
-                .decode(column: "v", as: Int64.self) ?? 0
+        let horizon: SQLQueryString = sqlite ? "(SELECT version FROM sync_clock WHERE id = 1)"
+            : "pg_snapshot_xmin(pg_current_snapshot())::text::bigint - 1"
+        guard let bounds = try await sql.raw("""
+            SELECT \(horizon) AS v, sync_floor AS f FROM libraries WHERE id = \(bind: library)
+            """).first() else { throw AccountError.libraryNotFound }
+        let upTo = try bounds.decode(column: "v", as: Int64.self)
+        let floor = try bounds.decode(column: "f", as: Int64.self)
+        if let cursor, cursor.version < floor { throw SyncError.mustRefetch }
+        let from = cursor ?? .start
+        let position: SQLQueryString = from.after.map { "(l.version, l.kind, l.entity_id) > (\(bind: from.version), \(bind: $0.kind), \(bind: $0.id))" }
+            ?? "l.version > \(bind: from.version)"
+        let rows = try await sql.raw("""
+            SELECT l.kind, l.entity_id, l.version, \(unsafeRaw: body(sqlite: sqlite)) AS body FROM sync_log l
+            WHERE l.library_id = \(bind: library) AND \(position) AND l.version <= \(bind: upTo)
+            ORDER BY l.version, l.kind, l.entity_id LIMIT \(unsafeRaw: String(limit + 1))
+            """).all()
+        let more = rows.count > limit
+        var json = "{\"changes\":["
+        json.reserveCapacity(rows.count * 200)
+        var last: (version: Int64, kind: Int, id: UUID)?
+        for (i, row) in rows.prefix(limit).enumerated() {
+            let kind = try row.decode(column: "kind", as: Int.self)
+            let id = try row.decode(column: "entity_id", as: UUID.self)
+            last = (try row.decode(column: "version", as: Int64.self), kind, id)
+            guard let name = CreateSyncLog.Kind(rawValue: kind).map({ SyncKind($0).rawValue }) else { continue }
+            if i > 0 { json += "," }
+            json += "{\"kind\":\"\(name)\",\"id\":\"\(id.uuidString)\","
+            // No body: removed (deleted, to the wishlist, returned; or gone since the log was read).
+            if let body = try row.decode(column: "body", as: String?.self) {
+                json += "\"\(name)\":" + body + "}"
+            } else {
+                json += "\"removed\":true}"
+            }
         }
-        let position: SQLQueryString = from.after.map { "(version, kind, entity_id) > (\(bind: from.version), \(bind: $0.kind), \(bind: $0.id))" }
-            ?? "version > \(bind: from.version)"
-        struct Entry: Decodable { var kind: Int; var entity_id: UUID; var version: Int64; var deleted: Bool }
-        let entries = try await sql.raw("""
-            SELECT kind, entity_id, version, deleted FROM sync_log
-            WHERE library_id = \(bind: library) AND \(position) AND version <= \(bind: upTo)
-            ORDER BY version, kind, entity_id LIMIT \(unsafeRaw: String(limit + 1))
-            """).all(decoding: Entry.self)
-        let page = entries.prefix(limit)
-        let more = entries.count > limit
         let next: Cursor
-        if more, let last = page.last {
-            next = Cursor(version: last.version, after: (last.kind, last.entity_id))
+        if more, let last {
+            next = Cursor(version: last.version, after: (last.kind, last.id))
         } else {
             next = Cursor(version: max(upTo, from.version), after: nil)
         }
         var behind = false
-        if !more, !db.isSQLite {
+        if !more, !sqlite {
             behind = try await sql.raw("SELECT 1 AS x FROM sync_log WHERE library_id = \(bind: library) AND version > \(bind: upTo) LIMIT 1").first() != nil
         }
-        let bodies = try await Bodies.load(page.filter { !$0.deleted }.map { ($0.kind, $0.entity_id) }, library: library, on: db)
-        let changes = page.compactMap { entry -> SyncChange? in
-            guard let kind = CreateSyncLog.Kind(rawValue: entry.kind) else { return nil }
-            var change = SyncChange(kind: SyncKind(kind), id: entry.entity_id)
-            switch kind {
-            case .title: change.title = bodies.titles[entry.entity_id]
-            case .copy: change.copy = bodies.copies[entry.entity_id]
-            case .member: change.member = bodies.members[entry.entity_id]
-            case .loan: change.loan = bodies.loans[entry.entity_id]
-            }
-            if entry.deleted || (change.title == nil && change.copy == nil && change.member == nil && change.loan == nil) {
-                change = SyncChange(kind: change.kind, id: entry.entity_id, removed: true)
-            }
-            return change
-        }
-        return SyncPage(changes: changes, cursor: next.text, more: more, behind: behind)
+        json += "],\"cursor\":\"\(next.text)\",\"more\":\(more),\"behind\":\(behind)}"
+        return json
     }
 
-    /// The current rows of the things a page names (a row gone since, or out of the client's set, is absent).
-    struct Bodies {
-        var titles: [UUID: SyncTitle] = [:]
-        var copies: [UUID: SyncCopy] = [:]
-        var members: [UUID: SyncMember] = [:]
-        var loans: [UUID: SyncLoan] = [:]
-
-        static func load(_ wanted: [(kind: Int, id: UUID)], library: UUID, on db: any Database) async throws -> Bodies {
-            var bodies = Bodies()
-            let sql = db.sql
-            func ids(_ kind: CreateSyncLog.Kind) -> [UUID] { wanted.filter { $0.kind == kind.rawValue }.map(\.id) }
-            func list(_ ids: [UUID]) -> SQLQueryString { "\(binds: ids)" }
-            for chunk in ids(.title).chunked(500) {
-                for row in try await sql.raw("""
-                    SELECT id, title, subtitle, authors, isbn13, publisher, published_date, page_count, series, series_number,
-                           reading_level, cover_url, updated_at
-                    FROM titles WHERE library_id = \(bind: library) AND NOT wishlist AND id IN (\(list(chunk)))
-                    """).all() {
-                    bodies.titles[try row.decode(column: "id", as: UUID.self)] = try syncTitle(row)
-                }
-            }
-            for chunk in ids(.copy).chunked(500) {
-                for row in try await sql.raw("""
-                    SELECT id, title_id, barcode, copy_number, status, location FROM copies
-                    WHERE library_id = \(bind: library) AND id IN (\(list(chunk)))
-                    """).all() {
-                    bodies.copies[try row.decode(column: "id", as: UUID.self)] = try syncCopy(row)
-                }
-            }
-            for chunk in ids(.member).chunked(500) {
-                for row in try await sql.raw("""
-                    SELECT id, card_id, first_name, last_name, grade, suspended_until FROM members
-                    WHERE library_id = \(bind: library) AND id IN (\(list(chunk)))
-                    """).all() {
-                    bodies.members[try row.decode(column: "id", as: UUID.self)] = SyncMember(
-                        cardId: try row.decode(column: "card_id", as: String.self), firstName: try row.decode(column: "first_name", as: String.self),
-                        lastName: try row.decode(column: "last_name", as: String.self), grade: try row.decode(column: "grade", as: String?.self),
-                        suspendedUntil: try row.decode(column: "suspended_until", as: Date?.self))
-                }
-            }
-            for chunk in ids(.loan).chunked(500) {
-                for row in try await sql.raw("""
-                    SELECT id, copy_id, title_id, member_id, due_at, renewals FROM loans
-                    WHERE library_id = \(bind: library) AND returned_at IS NULL AND id IN (\(list(chunk)))
-                    """).all() {
-                    bodies.loans[try row.decode(column: "id", as: UUID.self)] = try syncLoan(row)
-                }
-            }
-            return bodies
+    /// The body of a log row as JSON text, made by the database (NULL when removed): the shapes of
+    /// `SyncTitle`, `SyncCopy`, `SyncMember` and `SyncLoan`, dates as ISO 8601 to the second (the API's).
+    static func body(sqlite: Bool) -> String {
+        // An absent field is left out, as the API's encoder does (`json_patch` onto {} drops members that are null).
+        func object(_ pairs: KeyValuePairs<String, String>) -> String {
+            let fields = pairs.map { "'\($0.key)', \($0.value)" }.joined(separator: ", ")
+            return sqlite ? "json_patch('{}', json_object(\(fields)))" : "json_strip_nulls(json_build_object(\(fields)))"
         }
+        func date(_ column: String) -> String {
+            sqlite ? "strftime('%Y-%m-%dT%H:%M:%SZ', \(column), 'unixepoch')"
+                : "to_char(\(column) AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"')"
+        }
+        let title = object(["title": "t.title", "subtitle": "t.subtitle", "authors": sqlite ? "json(t.authors)" : "to_json(t.authors)",
+                            "isbn13": "t.isbn13", "publisher": "t.publisher", "publishedDate": "t.published_date", "pageCount": "t.page_count",
+                            "series": "t.series", "seriesNumber": "t.series_number", "readingLevel": "t.reading_level",
+                            "coverUrl": "t.cover_url", "updatedAt": date("t.updated_at")])
+        // Ids as the API writes them (upper case), whatever the database keeps.
+        func uuid(_ column: String) -> String { sqlite ? column : "upper(\(column)::text)" }
+        let copy = object(["titleId": uuid("c.title_id"), "barcode": "c.barcode", "copyNumber": "c.copy_number", "status": "c.status",
+                           "location": "c.location"])
+        let member = object(["cardId": "m.card_id", "firstName": "m.first_name", "lastName": "m.last_name", "grade": "m.grade",
+                             "suspendedUntil": date("m.suspended_until")])
+        let loan = object(["copyId": uuid("o.copy_id"), "titleId": uuid("o.title_id"), "memberId": uuid("o.member_id"), "dueAt": date("o.due_at"),
+                           "renewals": "o.renewals"])
+        let text = sqlite ? "" : "::text"
+        return """
+            CASE WHEN l.deleted THEN NULL ELSE CASE l.kind
+                WHEN 1 THEN (SELECT \(title)\(text) FROM titles t WHERE t.id = l.entity_id AND t.library_id = l.library_id AND NOT t.wishlist)
+                WHEN 2 THEN (SELECT \(copy)\(text) FROM copies c WHERE c.id = l.entity_id AND c.library_id = l.library_id)
+                WHEN 3 THEN (SELECT \(member)\(text) FROM members m WHERE m.id = l.entity_id AND m.library_id = l.library_id)
+                WHEN 4 THEN (SELECT \(loan)\(text) FROM loans o WHERE o.id = l.entity_id AND o.library_id = l.library_id AND o.returned_at IS NULL)
+            END END
+            """
     }
 
     static func syncTitle(_ row: any SQLRow) throws -> SyncTitle {

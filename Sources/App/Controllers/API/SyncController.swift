@@ -20,7 +20,7 @@ enum SyncController {
         lib.on(.POST, "push", doc: .init(
             summary: "Apply a device's queued mutations (check out, return, renew, progress, quote, title edit), each through the same rules as the API, each exactly once: a mutation sent again (same clientId and seq) is answered from the first time. Each is answered applied or rejected (code, message in the reader's language, and the copy, loan or title as it is)",
             tag: "Sync", request: SyncPush.self, response: SyncPushResult.self),
-            body: .collect(maxSize: "2mb"), use: push)
+            body: .collect(maxSize: "16mb"), use: push)
     }
 
     @Sendable static func changes(req: Request) async throws -> Response {
@@ -31,12 +31,14 @@ enum SyncController {
             cursor = parsed
         }
         let limit = try req.intQuery("limit", default: Sync.defaultLimit, range: 1...Sync.maxLimit)
-        let page = try await Sync.changes(library: ctx.libraryID, after: cursor, limit: limit, on: req.db)
-        let response = try await page.encodeResponse(for: req)
+        let json = try await Sync.changes(library: ctx.libraryID, after: cursor, limit: limit, on: req.db)
+        var headers = HTTPHeaders()
+        headers.contentType = .json
         // A first pull is megabytes of JSON: compressed when the device accepts it (no secret of the
         // request is echoed in it).
-        response.headers.responseCompression = .enable
-        response.headers.cacheControl = .init(noStore: true)
+        headers.responseCompression = .enable
+        headers.cacheControl = .init(noStore: true)
+        let response = Response(status: .ok, headers: headers, body: .init(string: json))
         return response
     }
 
