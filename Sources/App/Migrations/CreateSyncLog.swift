@@ -134,12 +134,15 @@ struct CreateSyncLog: AsyncMigration {
     }
 
     // MARK: PostgreSQL: statement triggers with transition tables (a bulk import is one insert per statement).
+    // A row may stand in a transition table more than once (deleting a title sets a loan's copy and title
+    // to NULL in two cascaded actions), so each row is written once per statement.
 
     static let postgresFunction = """
         CREATE FUNCTION sync_log_write(k SMALLINT, ids UUID[], libraries UUID[], gone BOOLEAN[]) RETURNS void LANGUAGE sql AS $$
             INSERT INTO sync_log (kind, entity_id, library_id, version, deleted, changed_at)
-            SELECT k, c.id, c.library_id, pg_current_xact_id()::text::bigint, c.gone, now()
+            SELECT DISTINCT ON (c.id) k, c.id, c.library_id, pg_current_xact_id()::text::bigint, c.gone, now()
             FROM unnest(ids, libraries, gone) AS c(id, library_id, gone)
+            ORDER BY c.id, c.gone DESC
             ON CONFLICT (kind, entity_id) DO UPDATE SET library_id = EXCLUDED.library_id, version = EXCLUDED.version,
                 deleted = EXCLUDED.deleted, changed_at = EXCLUDED.changed_at
         $$

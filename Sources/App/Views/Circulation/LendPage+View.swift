@@ -67,6 +67,8 @@ extension LendPage {
                 }
                 H.button(t(.checkOut))
             }
+            // No Wi-Fi in the hall: the page that lends from the phone's copy of the library (issue 28).
+            H.el(.p, [.class: "hint"]) { H.link(t(.offlineLendingTitle), WebRoute.offlineLending(library: lib).path) }
         }
     }
 
