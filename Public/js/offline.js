@@ -272,6 +272,7 @@ function render() {
     return row;
   }));
   $("offline-sync").hidden = false;
+  showMemberLoans();
 }
 
 function li(text) {
@@ -311,6 +312,39 @@ function search(q) {
 
 function titleOf(copy) { return state.titles.get(copy.titleId)?.title ?? copy.barcode; }
 
+// The member named in the lend form: their books on loan as the phone knows them, each with Renew
+// (queued like a loan; the server applies the library's renewal rules when it arrives).
+function showMemberLoans() {
+  const box = $("offline-member-loans");
+  const member = state.byCard.get(fold($("f-card").value.trim()));
+  const loans = member ? [...state.loans.values()].filter((l) => l.memberId === member.id) : [];
+  box.hidden = !loans.length;
+  if (!loans.length) { box.replaceChildren(); return; }
+  const heading = document.createElement("h3");
+  heading.textContent = `${T.onLoanNow} · ${[member.firstName, member.lastName].filter(Boolean).join(" ")}`;
+  const list = document.createElement("ul");
+  list.className = "offline-list";
+  for (const loan of loans) {
+    const copy = state.copies.get(loan.copyId);
+    const title = copy ? titleOf(copy) : state.titles.get(loan.titleId)?.title ?? "";
+    const waiting = state.queue.some((i) => i.state === "pending" && i.mutation.op === "renew" && i.mutation.loanId === loan.id);
+    const row = li(`${title} · ${fill(T.dueOn, { date: new Date(loan.dueAt).toLocaleDateString(document.documentElement.lang) })}`);
+    const button = document.createElement("button");
+    button.type = "button";
+    button.className = "button quiet";
+    button.textContent = T.renew;
+    button.disabled = waiting;
+    button.addEventListener("click", async () => {
+      await enqueue({ op: "renew", loanId: loan.id }, `⟳ ${title}`);
+      answer("offline-lend-answer", fill(T.renewed, { title }), true);
+      showMemberLoans();
+    });
+    row.append(" ", button);
+    list.append(row);
+  }
+  box.replaceChildren(heading, list);
+}
+
 async function lend(event) {
   event.preventDefault();
   const cardField = $("f-card"), bookField = $("f-book");
@@ -323,10 +357,11 @@ async function lend(event) {
   if (!copy) { answer("offline-lend-answer", fill(T.noCopy, { barcode }), false); bookField.select(); return; }
   if (status(copy) !== "available") { answer("offline-lend-answer", fill(T.alreadyOut, { title: titleOf(copy) }), false); bookField.select(); return; }
   const name = [member.firstName, member.lastName].filter(Boolean).join(" ");
-  await enqueue({ op: "checkout", cardId: member.cardId, copyBarcode: copy.barcode }, `↗ ${titleOf(copy)} → ${name} (${member.cardId})`);
-  answer("offline-lend-answer", fill(T.lent, { title: titleOf(copy), name }), true);
+  // Cleared before anything waits: a scanner may type the next book at once.
   bookField.value = "";
   bookField.focus();                                         // the same member's next book
+  answer("offline-lend-answer", fill(T.lent, { title: titleOf(copy), name }), true);
+  await enqueue({ op: "checkout", cardId: member.cardId, copyBarcode: copy.barcode }, `↗ ${titleOf(copy)} → ${name} (${member.cardId})`);
 }
 
 async function giveBack(event) {
@@ -337,10 +372,10 @@ async function giveBack(event) {
   const copy = state.byBarcode.get(fold(barcode));
   if (!copy) { answer("offline-return-answer", fill(T.noCopy, { barcode }), false); field.select(); return; }
   if (status(copy) !== "on_loan") { answer("offline-return-answer", fill(T.notOut, { title: titleOf(copy) }), false); field.select(); return; }
-  await enqueue({ op: "return", copyBarcode: copy.barcode }, `↩ ${titleOf(copy)}`);
-  answer("offline-return-answer", fill(T.returned, { title: titleOf(copy) }), true);
   field.value = "";
   field.focus();
+  answer("offline-return-answer", fill(T.returned, { title: titleOf(copy) }), true);
+  await enqueue({ op: "return", copyBarcode: copy.barcode }, `↩ ${titleOf(copy)}`);
 }
 
 async function start() {
@@ -353,6 +388,8 @@ async function start() {
   $("f-card").addEventListener("keydown", (event) => {
     if (event.key === "Enter" && !$("f-book").value) { event.preventDefault(); $("f-book").focus(); }
   });
+  $("f-card").addEventListener("input", showMemberLoans);
+  $("f-card").addEventListener("change", showMemberLoans);
   const find = $("f-find");
   find.addEventListener("input", () => search(find.value));
   $("offline-sync").addEventListener("click", () => sync());

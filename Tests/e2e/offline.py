@@ -51,9 +51,12 @@ def lend(page, card, barcode):
             break
         page.wait_for_timeout(50)
     assert focused == "f-book", f"Enter after the card did not move on to the book: {focused}, {page.inner_text('#offline-lend-answer')!r}"
+    before = int(page.get_attribute("#offline-status", "data-pending") or "0")
     page.keyboard.type(barcode, delay=5)
     page.keyboard.press("Enter")
     expect(page.locator("#offline-lend-answer")).to_contain_text("Lent:")
+    # Queued (the phone is offline here): one more change waiting.
+    expect(page.locator("#offline-status")).to_have_attribute("data-pending", str(before + 1))
 
 
 def main():
@@ -135,6 +138,16 @@ def main():
                 history = {l["copyBarcode"] for l in member.get("history", [])}
                 assert barcodes[0] in history, "the returned loan is not in the member's history"
                 print("offline: ten books lent and one returned without a network; all on the server once it came back", flush=True)
+                # The member's books on loan, from the phone's copy, each with Renew.
+                page.fill("#f-card", card)
+                page.dispatch_event("#f-card", "input")
+                expect(page.locator("#offline-member-loans li")).to_have_count(9)
+                page.locator("#offline-member-loans li button").first.click()
+                expect(page.locator("#offline-lend-answer")).to_contain_text("Renewal of")
+                ready(page, timeout=30)
+                renewed = [l for l in api("GET", f"/libraries/{lib}/members/{members[0]['id']}", None, token, ca)["loans"] if l["renewals"] == 1]
+                assert len(renewed) == 1, f"renewed on the server: {len(renewed)}"
+                print("offline: a loan renewed from the phone's list", flush=True)
                 context.close()
 
                 # Two phones lend the same copy offline: one wins, the other is told.

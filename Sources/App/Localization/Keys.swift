@@ -57,7 +57,7 @@ enum L: String, CaseIterable, Sendable {
     case errCopiesBelowOnLoan, errTitleHasLoans, errCopyOnLoan, errRenewalLimit, errRenewalTooEarly, errRenewalWaitedFor, errHoldNotFound, errHoldEnded, errHoldExists, errHoldBorrowing, errHoldQueueFull, errHeldForOther, errBadCredentials, errCreationRestricted
     case errSyncRefetch, errSyncCursor, errSyncNothingToEdit
     case offlineLendingTitle, offlineLendingIntro, offlineFindBook, offlineUpToDate, offlineWaiting, offlineSending, offlineCopying, offlineLent, offlineReturned
-    case offlineNoCard, offlineNoCopy, offlineAlreadyOut, offlineNotOut, offlineWaitingList, offlineAttention, offlineConflictHelp, offlineDismiss, offlineSyncNow, offlineOnShelf
+    case offlineNoCard, offlineNoCopy, offlineAlreadyOut, offlineNotOut, offlineWaitingList, offlineAttention, offlineConflictHelp, offlineDismiss, offlineSyncNow, offlineOnShelf, offlineRenewed
     case errCreationAdminOnly, errBadBackup, errCopyNotAvailable
     case importRunning, importProgress, importAnother, openLibrary, importFailed, restoreFailed, errJobRunning, errJobInterrupted
     case errISBNEmpty, errISBNCharacters, errISBNLength, errISBNChecksum, errISBNNotBook

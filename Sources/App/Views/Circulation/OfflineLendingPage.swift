@@ -18,7 +18,8 @@ struct OfflineLendingPage: Sendable {
             "upToDate": t(.offlineUpToDate), "waiting": t(.offlineWaiting), "sending": t(.offlineSending), "copying": t(.offlineCopying),
             "lent": t(.offlineLent), "returned": t(.offlineReturned), "noCard": t(.offlineNoCard), "noCopy": t(.offlineNoCopy),
             "alreadyOut": t(.offlineAlreadyOut), "notOut": t(.offlineNotOut), "conflictHelp": t(.offlineConflictHelp),
-            "dismiss": t(.offlineDismiss), "onShelf": t(.offlineOnShelf),
+            "dismiss": t(.offlineDismiss), "onShelf": t(.offlineOnShelf), "renewed": t(.offlineRenewed), "renew": t(.renew),
+            "dueOn": t(.dueOn), "onLoanNow": t(.currentLoans),
         ]
         let json = (try? JSONEncoder().encode(texts)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
         return Layout.page(page, title: t(.offlineLendingTitle)) {
@@ -36,6 +37,8 @@ struct OfflineLendingPage: Sendable {
                     H.field(t(.bookField), name: "book", hint: t(.copyBarcodeHint), required: true, extra: [.autocomplete: "off"])
                     H.el(.p, [.class: "offline-answer", .id: "offline-lend-answer", .ariaLive: "polite"]) {}
                     H.button(t(.checkOut))
+                    // The member's books on loan (from the phone's copy), each with Renew.
+                    H.el(.div, [.id: "offline-member-loans", .hidden: ""]) {}
                 }
                 H.el(.form, [.method: "get", .action: WebRoute.returnBook(library: lib).path, .class: "card", .id: "offline-return"]) {
                     H.el(.h2, [:]) { EscapedText(t(.returnBook)) }
