@@ -266,6 +266,16 @@ def installable(p, home, ca, lib, token, errors):
         browser.close()
 
 
+def has_focus(page, name, timeout_ms=5000):
+    """Waits until the field `name` has the focus (autofocus lands at the next rendering after load): a
+    scanner's first characters typed before it would go nowhere."""
+    for _ in range(timeout_ms // 50):
+        if page.evaluate("() => document.activeElement && document.activeElement.name") == name:
+            return
+        page.wait_for_timeout(50)
+    raise AssertionError(f"the field {name} never had the focus")
+
+
 def wedge(p, home, ca, lib, token, errors, viewport=(390, 844), card="S7002"):
     api("POST", f"/libraries/{lib}/members", {"cardId": card, "firstName": "Wedge", "lastName": "Scanner"}, token, ca)
     title = api("POST", f"/libraries/{lib}/titles", {"title": f"The Wedge Book {card}", "authors": ["U. S. B."], "copies": 1}, token, ca)
@@ -282,6 +292,7 @@ def wedge(p, home, ca, lib, token, errors, viewport=(390, 844), card="S7002"):
             assert side == [True, True], f"at {viewport[0]} px the lend form is not beside the camera and the navigation: {side}"
             page.screenshot(path=f"{OUT}/phone-desk-lend-{viewport[0]}.png")
         # The scanner types into whatever has the focus: the card field first (autofocus), Enter, then the book.
+        has_focus(page, "card")
         page.keyboard.type(card, delay=8)
         page.keyboard.press("Enter")
         assert page.evaluate("() => document.activeElement.name") == "book", "Enter after the card did not move on to the book"
@@ -292,7 +303,7 @@ def wedge(p, home, ca, lib, token, errors, viewport=(390, 844), card="S7002"):
         with page.expect_navigation():
             page.keyboard.press("Enter")
         # The confirmation: its button has the focus, so the desk confirms with Enter too.
-        for _ in range(20):
+        for _ in range(100):
             if page.evaluate("() => document.activeElement.tagName") == "BUTTON":
                 break
             page.wait_for_timeout(50)
@@ -305,14 +316,15 @@ def wedge(p, home, ca, lib, token, errors, viewport=(390, 844), card="S7002"):
                 b = document.querySelector('section.scan [data-scan-start]').getBoundingClientRect();
                 return f.right <= b.left + 1 && b.top < f.bottom; }""")
             assert side, "at the desk the return form is not beside the camera's button"
+        has_focus(page, "barcode")
         page.keyboard.type(barcode, delay=8)
         with page.expect_navigation():
             page.keyboard.press("Enter")
-        for _ in range(20):  # autofocus is applied at the next rendering after load
+        for _ in range(100):  # autofocus is applied at the next rendering after load (slower on a busy machine)
             if page.evaluate("() => document.activeElement.tagName") == "BUTTON":
                 break
             page.wait_for_timeout(50)
-        assert page.evaluate("() => document.activeElement.tagName") == "BUTTON", "the return confirmation's button has no focus"
+        assert page.evaluate("() => document.activeElement.tagName") == "BUTTON", "the return confirmation's button has no focus: " + page.inner_text("main")[:300]
         with page.expect_navigation():
             page.keyboard.press("Enter")
         page.screenshot(path=f"{OUT}/phone-wedge-return-{viewport[0]}.png")
