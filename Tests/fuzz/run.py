@@ -64,7 +64,10 @@ def main():
                    # Routes that end the fuzzer's own access or wipe what it explores are not fuzzed here
                    # (they have their own tests): sign-out, token revocation, erase, restore over, deletes.
                    "--exclude-path-regex", "(auth/logout|/erase|/libraries/\\{libraryID\\}/restore)$",
-                   "--exclude-method", "DELETE"]
+                   "--exclude-method", "DELETE",
+                   # A debug build on a busy two-core machine (PostgreSQL beside it, background jobs the
+                   # fuzzer started): a request may take a few seconds; one past 30 s is a finding.
+                   "--request-timeout", os.environ.get("FUZZ_REQUEST_TIMEOUT", "30")]
         if os.environ.get("FUZZ_ONLY"):  # a regular expression of paths, to fuzz a few operations while working on them
             command += ["--include-path-regex", os.environ["FUZZ_ONLY"]]
         if server.poll() is not None:
