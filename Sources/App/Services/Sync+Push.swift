@@ -191,10 +191,7 @@ extension Sync {
             }
         case .editTitle:
             if let titleID = m.titleId {
-                outcome.title = try await db.sql.raw("""
-                    SELECT title, subtitle, authors, isbn13, publisher, published_date, page_count, series, series_number, reading_level,
-                           cover_url, updated_at FROM titles WHERE library_id = \(bind: library) AND id = \(bind: titleID)
-                    """).first().map(syncTitle)
+                outcome.title = try await currentTitle(titleID, library: library, on: db)
             }
         case .progress, .quote:
             break
@@ -224,11 +221,15 @@ extension Sync {
             }
         }
         if !patch.isEmpty { try await Catalog.update(titleID, patch, in: scope) }
-        let row = try await scope.db.sql.raw("""
+        return (try await currentTitle(titleID, library: scope.libraryID, on: scope.db), kept.isEmpty ? nil : kept)
+    }
+
+    /// A title as the feed sends it, read now (the answer to an edit, applied or refused).
+    private static func currentTitle(_ titleID: UUID, library: UUID, on db: any Database) async throws -> SyncTitle? {
+        try await db.sql.raw("""
             SELECT title, subtitle, authors, isbn13, publisher, published_date, page_count, series, series_number, reading_level,
-                   cover_url, updated_at FROM titles WHERE id = \(bind: titleID)
-            """).first()
-        return (try row.map(syncTitle), kept.isEmpty ? nil : kept)
+                   cover_url, updated_at FROM titles WHERE library_id = \(bind: library) AND id = \(bind: titleID)
+            """).first().map(syncTitle)
     }
 }
 
