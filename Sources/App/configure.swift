@@ -44,6 +44,7 @@ func configure(_ app: Application, storage: StorageConfig) throws {
     let publicDirectory = PublicFiles.directory(for: app)
     app.middleware.use(FileMiddleware(publicDirectory: publicDirectory, defaultFile: nil))
     try AppShell.prepare(publicDirectory: publicDirectory)
+    app.middleware.use(PublicRateLimitMiddleware())
     app.middleware.use(UserAuthenticator())
     app.routes.defaultMaxBodySize = "2mb"
     // Providers and cover servers: an unreachable one fails after 3 s of connection attempts
@@ -115,6 +116,7 @@ enum Migrations {
         app.migrations.add(AddCopyShelfIndexes())
         app.migrations.add(CreateShelves())
         app.migrations.add(CreateSyncLog())
+        app.migrations.add(CreateMemberPortal())
     }
 }
 

@@ -21,6 +21,7 @@ func routes(_ app: Application) throws {
     ScanController.register(api)
     ExchangeController.register(api)
     JobsController.register(api)
+    PortalController.register(api)
     // The installable app: manifest, icons, service worker; Shelfmark's certificate authority (issue 27).
     AppShell.register(app)
     // The web app: server-rendered pages, CSRF-checked forms, errors as pages in the user's language.
@@ -35,6 +36,7 @@ func routes(_ app: Application) throws {
     ReminderPages.register(web)
     WishlistPages.register(web)
     ReadingPages.register(web)
+    PublicPages.register(web)
     PhotoPages.register(web)
     MorePages.register(web)
     EditPages.register(web)

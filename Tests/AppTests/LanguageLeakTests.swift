@@ -112,6 +112,8 @@ import VaporTesting
             let memberID = try await f.addMember("S1", "Ada", "Lovelace")
             _ = try await f.owner.post("\(f.lib)/checkouts", ["cardId": "S1", "titleId": titleID])
             _ = try await f.owner.post("\(f.lib)/wishlist", ["title": "Krabat", "authors": ["Otfried Preußler"]])
+            // The public catalog's pages (issue 28) are walked too: the library publishes it.
+            _ = try await f.owner.patch(f.lib, ["publicCatalog": true])
             let user = try #require(try await User.query(on: app.db).first()?.requireID())
             let library = try #require(UUID(uuidString: f.libraryID))
             let failedJob = try await Jobs.begin(.importFile, library: library, target: library, user: user, now: app.clock.now(), app: app)
@@ -155,6 +157,7 @@ import VaporTesting
                 "\(lib)/checkout?q=Momo", "\(lib)/return?barcode=NOPE", "\(lib)/catalog?sort=borrowed", "\(lib)/members?sort=grade",
                 WebRoute.job(library: library, job: failedJob).path, WebRoute.job(library: library, job: runningJob).path,
                 "\(lib)/titles/\(UUID().uuidString)", "/no-such-page",
+                "/public/libraries/\(f.libraryID)?q=momo", "/public/libraries/\(f.libraryID)?q=zzzz", "/public/libraries/\(f.libraryID)/sign-in?sent=1",
             ]
             #expect(pages.count > 30)
             for lang in [Lang.de, .ga, .zh, fifth] {

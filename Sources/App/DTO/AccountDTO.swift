@@ -84,6 +84,8 @@ struct LibraryPatch: Content {
     var fineBlockAt: Int? = nil
     /// The ISO 4217 code of the library's currency ("EUR", "USD", "GBP").
     var currency: String? = nil
+    /// Whether search engines may index the public catalog (off: every public page says `noindex`).
+    var catalogIndexable: Bool? = nil
 }
 
 struct LibraryDTO: Content {
@@ -109,6 +111,8 @@ struct LibraryDTO: Content {
     var fineSuspensionDays: Int
     var fineBlockAt: Int?
     var currency: String
+    /// Whether search engines may index the public catalog.
+    var catalogIndexable: Bool = false
 }
 
 /// The settings page's forms read these types too (`req.form(StaffInput.self)`), with the API's bounds.

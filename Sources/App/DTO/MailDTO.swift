@@ -13,6 +13,8 @@ enum MailKind: String, Codable, Sendable, CaseIterable, SchemaEnum {
     case overdue3 = "overdue_3"
     case holdReady = "hold_ready"
     case test
+    /// A member's one-time sign-in link to the public catalog (issue 28).
+    case signInLink = "sign_in_link"
 
     init(_ stage: ReminderPolicy.Stage) {
         self = MailKind(rawValue: stage.kind) ?? .dueSoon
@@ -28,6 +30,7 @@ enum MailKind: String, Codable, Sendable, CaseIterable, SchemaEnum {
         case .dueSoon, .overdue1, .overdue2, .overdue3: return common + ["loans", "count"]
         case .holdReady: return common + ["title", "until"]
         case .test: return ["library", "contact"]
+        case .signInLink: return common + ["link", "minutes"]
         }
     }
 }

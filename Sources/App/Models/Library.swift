@@ -11,6 +11,8 @@ final class Library: Model, @unchecked Sendable {
     @Field(key: "loan_period_days") var loanPeriodDays: Int
     @Field(key: "max_renewals") var maxRenewals: Int
     @Field(key: "public_catalog") var publicCatalog: Bool
+    /// Whether search engines may index the public catalog (`CreateMemberPortal`).
+    @Field(key: "catalog_indexable") var catalogIndexable: Bool
     /// The next accession number handed to a new copy's barcode (A9).
     @Field(key: "next_accession") var nextAccession: Int
     /// An IANA time zone name; nil: the server's.
@@ -52,6 +54,7 @@ final class Library: Model, @unchecked Sendable {
         self.loanPeriodDays = policy.loanPeriodDays
         self.maxRenewals = policy.maxRenewals
         self.publicCatalog = publicCatalog
+        self.catalogIndexable = false
         self.nextAccession = 1
         self.holdPickupDays = 7
         let reminders = ReminderPolicy()

@@ -279,3 +279,9 @@ extension SyncTitleFields: SchemaConstrained {
          "series": Rule.optionalText(300), "seriesNumber": Rule.optionalText(20), "readingLevel": Rule.optionalText(40)]
     }
 }
+
+extension MemberPINInput: SchemaConstrained {
+    static var schemaConstraints: [String: JSONValue] {
+        ["pin": ["minLength": 4, "maxLength": 12, "pattern": "^[0-9]{4,12}$"]]
+    }
+}

@@ -198,6 +198,7 @@ enum Accounts {
         }
         if let renewals = try Check.range(patch.maxRenewals, Limits.maxRenewals, field: "maxRenewals") { library.maxRenewals = renewals }
         if let isPublic = patch.publicCatalog { library.publicCatalog = isPublic }
+        if let indexable = patch.catalogIndexable { library.catalogIndexable = indexable }
         if let days = try Check.range(patch.renewalDays, 0...Limits.renewalDays.upperBound, field: "renewalDays") {
             library.renewalDays = days == 0 ? nil : days
         }
@@ -364,6 +365,7 @@ extension Library {
         LibraryDTO(id: id!, name: name, loanPeriodDays: loanPeriodDays, maxRenewals: maxRenewals, publicCatalog: publicCatalog, role: role,
                    timeZone: Library.zone(timeZone).identifier, renewalDays: renewalDays, renewWindowDays: renewWindowDays,
                    holdPickupDays: holdPickupDays, fineMode: finePolicy.mode, finePerDay: finePerDay, fineGraceDays: fineGraceDays,
-                   fineCap: fineCap, fineSuspensionDays: fineSuspensionDays, fineBlockAt: fineBlockAt, currency: currency)
+                   fineCap: fineCap, fineSuspensionDays: fineSuspensionDays, fineBlockAt: fineBlockAt, currency: currency,
+                   catalogIndexable: catalogIndexable)
     }
 }

@@ -9,6 +9,8 @@ enum MailError: DomainError, Equatable {
     case unknownPlaceholder(field: String, name: String)
     /// A reminder's text must say where the loans go.
     case loansMissing
+    /// A sign-in link's text must say where the link goes (`{link}`).
+    case linkMissing
     /// A password over a connection without encryption would travel in clear.
     case passwordInClear
     /// The overdue reminders' days must grow.
@@ -31,6 +33,7 @@ enum MailError: DomainError, Equatable {
         case .unknownPlaceholder(let field, let name):
             .init(.invalid, "unknown_placeholder", field: field, details: ["placeholder": name]) { $0.format(.errUnknownPlaceholder, "{\(name)}") }
         case .loansMissing: .init(.invalid, "loans_missing", field: "body") { $0(.errLoansMissing) }
+        case .linkMissing: .init(.invalid, "link_missing", field: "body") { $0(.errLinkMissing) }
         case .passwordInClear: .init(.invalid, "password_in_clear", field: "security") { $0(.errPasswordInClear) }
         case .overdueNotIncreasing(let field): .init(.invalid, "invalid", field: field) { $0(.errOverdueSameDay) }
         case .unknownLanguage(let code): .init(.invalid, "invalid", field: "language") { $0.format(.errUnknownLanguage, code) }

@@ -25,6 +25,7 @@ enum MailTemplates {
         case .overdue3: (.mailOverdue3Subject, .mailOverdue3Body)
         case .holdReady: (.mailHoldReadySubject, .mailHoldReadyBody)
         case .test: (.mailTestSubject, .mailTestBody)
+        case .signInLink: (.mailSignInLinkSubject, .mailSignInLinkBody)
         }
         return Text(subject: t(subject), body: t(body), edited: false)
     }
@@ -64,6 +65,7 @@ enum MailTemplates {
             }
         }
         if kind.listsLoans, !MessageTemplate(body).placeholders.contains("loans") { throw MailError.loansMissing }
+        if kind == .signInLink, !MessageTemplate(body).placeholders.contains("link") { throw MailError.linkMissing }
         let now = scope.now
         try await scope.gate.transaction(on: scope.db) { db in
             try await db.sql.raw("""

@@ -108,12 +108,15 @@ enum Mailer {
         return (sent, failed)
     }
 
+    /// A sign-in link's body holds a secret: once handed over (or failed) it is blanked in the log, and
+    /// such a message is never sent again (the member asks for a new link).
     private static func finish(_ id: UUID, status: MailStatus, problem: MailProblem?, reply: String?, app: Application) async throws {
         let now = app.clock.now()
         try await app.writeGate.transaction(on: app.db) { db in
             try await db.sql.raw("""
                 UPDATE mail_messages SET status = \(bind: status.rawValue), problem = \(bind: problem?.rawValue),
-                    reply = \(bind: reply.map { String($0.prefix(maxReply)) }), sent_at = \(bind: status == .sent ? now : nil), lease_until = NULL
+                    reply = \(bind: reply.map { String($0.prefix(maxReply)) }), sent_at = \(bind: status == .sent ? now : nil), lease_until = NULL,
+                    body = CASE WHEN kind = 'sign_in_link' THEN '' ELSE body END
                 WHERE id = \(bind: id)
                 """).run()
         }
@@ -203,7 +206,7 @@ enum Mailer {
         let again = try await scope.gate.transaction(on: scope.db) { db in
             try await db.sql.raw("""
                 UPDATE mail_messages SET status = 'queued', problem = NULL, reply = NULL
-                WHERE id = \(bind: id) AND library_id = \(bind: scope.libraryID) AND status = 'failed' RETURNING id
+                WHERE id = \(bind: id) AND library_id = \(bind: scope.libraryID) AND status = 'failed' AND kind <> 'sign_in_link' RETURNING id
                 """).first()
         }
         if again == nil {

@@ -18,6 +18,15 @@ struct PageContext: Sendable {
     var refresh = false
     /// The languages of the language menu (the application's).
     var languages: [Lang] = Lang.allCases
+    /// A public catalog's page (issue 28): its library, the signed-in member, whether it may be indexed.
+    var portal: Portal? = nil
+
+    struct Portal: Sendable {
+        var libraryID: UUID
+        var name: String
+        var member: String?
+        var indexable: Bool
+    }
 
     /// The library the page belongs to (every page under `/libraries/{id}`); pages outside a library
     /// (sign-in, setup) build no library links.
@@ -45,6 +54,7 @@ enum Layout {
                 .meta(.name("viewport"), .content("width=device-width, initial-scale=1, viewport-fit=cover")),
                 .meta(.name("color-scheme"), .content("light dark")),
                 .meta(.name("csrf-token"), .content(ctx.csrf)),
+                .if(ctx.portal.map { !$0.indexable } ?? false, .meta(.name("robots"), .content("noindex, nofollow"))),
                 .element(named: "title", text: title == t(.appName) ? title : "\(title) · \(t(.appName))"),
                 .stylesheet(AppShell.versioned("/css/app.css")),
                 .link(.rel(.icon), .href("/icon.svg")),
@@ -58,7 +68,8 @@ enum Layout {
             .body {
                 H.el(.a, [.class: "skip", .href: "#main"]) { EscapedText(t(.skipToContent)) }
                 H.el(.header, [.class: "top"]) {
-                    H.el(.a, [.class: "brand", .href: ctx.library.map { WebRoute.catalog(library: $0.id).path } ?? WebRoute.home.path]) {
+                    H.el(.a, [.class: "brand", .href: ctx.portal.map { WebRoute.publicCatalog(library: $0.libraryID).path }
+                                ?? ctx.library.map { WebRoute.catalog(library: $0.id).path } ?? WebRoute.home.path]) {
                         H.void(.img, [.src: "/icon.svg", .alt: "", .width: "28", .height: "28"])
                         EscapedText(t(.appName))
                     }
@@ -84,7 +95,13 @@ enum Layout {
                     if let library = ctx.library {
                         H.el(.a, [.class: "more-link", .href: WebRoute.more(library: library.id).path]) { EscapedText(t(.more)) }
                     }
-                    if ctx.user != nil, ctx.library == nil {
+                    if let portal = ctx.portal {
+                        H.el(.span, [.class: "library-name"]) { EscapedText(portal.name) }
+                        H.el(.a, [.class: "more-link", .href: portal.member == nil ? WebRoute.publicSignIn(library: portal.libraryID).path
+                                                                              : WebRoute.publicAccount(library: portal.libraryID).path]) {
+                            EscapedText(portal.member == nil ? t(.portalSignIn) : t(.portalMyAccount))
+                        }
+                    } else if ctx.user != nil, ctx.library == nil {
                         H.form(WebRoute.logout.path, csrf: ctx.csrf, attrs: [.class: "inline"]) { H.button(t(.signOut), kind: "quiet") }
                     }
                 }

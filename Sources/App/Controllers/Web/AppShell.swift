@@ -49,13 +49,14 @@ enum AppShell {
 
     /// Files the browser fetches for the app (not pages: no language, no session), and the authority's
     /// certificate: every GET outside the API that is not a `WebRoute`.
-    static let resources = ["/manifest.webmanifest", "/icons/:name", "/sw.js", HTTPS.authorityPath]
+    static let resources = ["/manifest.webmanifest", "/icons/:name", "/sw.js", HTTPS.authorityPath, "/robots.txt"]
 
     static func register(_ app: Application) {
         app.get("manifest.webmanifest", use: manifest)
         app.get("icons", ":name", use: icon)
         app.get("sw.js", use: serviceWorker)
         app.get("tls", "shelfmark-ca.crt", use: HTTPS.authority)
+        app.get("robots.txt", use: PublicPages.robots)
     }
 
     /// A path with the shell's version, for links to the stylesheet and the script.

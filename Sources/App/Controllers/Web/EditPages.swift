@@ -56,9 +56,12 @@ enum EditPages {
     /// A member's edit form: every field each time, an emptied field clears it. Bounds: the API's.
     struct EditMemberForm: WebForm, SchemaConstrained {
         var cardId, firstName, lastName, grade, email, notes, language: String?
+        /// The public catalog's PIN: empty keeps it, `removePin` removes it (issue 28).
+        var pin: String?
+        var removePin: Bool?
 
         static var schemaConstraints: [String: JSONValue] { MemberInput.schemaConstraints }
-        static var maxLength: [String: Int] { defaultBounds(schemaConstraints).merging(["language": 20]) { $1 } }
+        static var maxLength: [String: Int] { defaultBounds(schemaConstraints).merging(["language": 20, "pin": 64]) { $1 } }
         var patch: MemberPatch {
             MemberPatch(cardId: cardId ?? "", firstName: firstName ?? "", lastName: lastName ?? "", grade: grade ?? "", email: email ?? "",
                         notes: notes ?? "", language: language ?? "")
@@ -95,7 +98,12 @@ enum EditPages {
         let id = try req.uuid("memberID")
         let typed = req.typed(EditMemberPage.fields)
         do {
-            _ = try await Members.update(id, try req.form(EditMemberForm.self).patch, in: req.scope(ctx))
+            let form = try req.form(EditMemberForm.self)
+            if let pin = form.pin { try MemberPortal.checkPIN(pin) }
+            _ = try await Members.update(id, form.patch, in: req.scope(ctx))
+            if form.pin != nil || form.removePin == true {
+                try await MemberPortal.setPIN(form.removePin == true ? nil : form.pin, member: id, in: req.scope(ctx), passwords: req.passwordHashing)
+            }
             return req.seeOther(WebRoute.member(library: ctx.libraryID, member: id).path, flash: req.t(.memberSaved))
         } catch let error where error.isFormRefusal {
             let page = try await EditMemberPage.refused(error, typed: typed, memberID: id, library: ctx, now: req.now, t: req.t, on: req.db)

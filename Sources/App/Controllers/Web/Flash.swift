@@ -42,12 +42,16 @@ enum Flash {
 }
 
 extension Request {
+    /// What a flash cookie is signed with: the staff session, else this browser's CSRF cookie (a
+    /// public catalog's visitor or member has no staff session; the cookie is as secret and as theirs).
+    var flashKey: String? { cookieSession ?? csrfToken }
+
     /// The flash message this request carries (and marks it shown, so the response clears it), and
     /// whether it says something was refused.
     var flashMessage: (text: String, isError: Bool)? {
         guard let raw = cookies[Flash.cookie]?.string, !raw.isEmpty else { return nil }
         storage[Flash.ShownKey.self] = true
-        guard let text = Flash.message(in: raw, session: cookieSession) else { return nil }
+        guard let text = Flash.message(in: raw, session: flashKey) else { return nil }
         return text.hasPrefix(Flash.errorMark) ? (String(text.dropFirst()), true) : (text, false)
     }
 }

@@ -43,7 +43,7 @@ enum HoldPages {
             token = try await CalendarFeeds.make(member: member, lang: req.lang, in: req.scope(ctx))
             return req.t(.calendarMade)
         }
-        if let token, let value = Flash.value(token, session: req.cookieSession) {
+        if let token, let value = Flash.value(token, session: req.flashKey) {
             response.cookies[newCalendarCookie] = req.cookie(value, maxAge: 120)
         }
         return response
@@ -51,7 +51,7 @@ enum HoldPages {
 
     /// The calendar link just made (read once from its cookie), as the page shows it.
     static func newCalendarLink(_ req: Request) -> CalendarLink? {
-        guard let raw = req.cookies[newCalendarCookie]?.string, let token = Flash.message(in: raw, session: req.cookieSession) else { return nil }
+        guard let raw = req.cookies[newCalendarCookie]?.string, let token = Flash.message(in: raw, session: req.flashKey) else { return nil }
         return CalendarLink(token: token, req: req)
     }
 

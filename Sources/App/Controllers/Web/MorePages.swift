@@ -90,6 +90,7 @@ enum MorePages {
         var loanPeriodDays: Int?
         var maxRenewals: Int?
         var publicCatalog: Bool
+        var catalogIndexable: Bool
         var timeZone: String?
         var renewalDays: Int?
         var renewWindowDays: Int?
@@ -115,6 +116,7 @@ enum MorePages {
             var patch = LibraryPatch(name: name ?? "", loanPeriodDays: loanPeriodDays, maxRenewals: maxRenewals, publicCatalog: publicCatalog,
                                      timeZone: timeZone, renewalDays: renewalDays ?? 0, renewWindowDays: renewWindowDays ?? 0,
                                      holdPickupDays: holdPickupDays)
+            patch.catalogIndexable = catalogIndexable
             // The fines fieldset is always sent with its mode; a form without it leaves fines as they are.
             if let fineMode {
                 patch.fineMode = fineMode

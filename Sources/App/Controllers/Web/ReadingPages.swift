@@ -41,7 +41,7 @@ enum ReadingPages {
         var model = try await ReadingStatsPage.make(year: year, thisYear: thisYear, member: member, library: ctx, scope: req.scope(ctx))
         model.origin = origin(req)
         // The link just made, carried once from the form to this page (signed for this session, like a flash).
-        if let raw = req.cookies[newShareCookie]?.string, let token = Flash.message(in: raw, session: req.cookieSession),
+        if let raw = req.cookies[newShareCookie]?.string, let token = Flash.message(in: raw, session: req.flashKey),
            model.sharedSince != nil, member == nil {
             model.newShareToken = token
         }
@@ -76,7 +76,7 @@ enum ReadingPages {
             return req.t(.shareMade)
         }
         // The token is stored only as its hash: the next page shows the link, this once.
-        if let newToken, let value = Flash.value(newToken, session: req.cookieSession) {
+        if let newToken, let value = Flash.value(newToken, session: req.flashKey) {
             response.cookies[newShareCookie] = req.cookie(value, maxAge: 120)
         }
         return response

@@ -11,6 +11,8 @@ extension WebRoute {
     /// The feature folders of the web app (`Controllers/Web`, `Views/<Feature>`).
     enum Feature: String, Sendable, CaseIterable, Codable {
         case session, catalog, add, circulation, members, wishlist, reading, photos, overview, settings, exchange, printing, shelves
+        /// The public catalog and its members' pages (issue 28).
+        case publicCatalog = "public"
     }
 
     /// How a route is used.
@@ -75,6 +77,8 @@ extension WebRoute {
         case exchange, job, restore, erase
         case memberCards, labels, levelsImport, series, collections, collectionDelete
         case shelves, shelf, shelfBooks, shelfDelete, shelfStocktake, shelfSigns, stocktake, stocktakeScan, stocktakeMove, stocktakeFinish, unseen, printedCatalog
+        case publicCatalog, publicTitle, publicHold, publicSignIn, publicEmailLink, publicLink, publicAccount, publicRenew, publicHoldCancel
+        case publicCalendar, publicSignOut
     }
 
     var name: Name {
@@ -153,6 +157,17 @@ extension WebRoute {
         case .photoQuote: .photoQuote
         case .quotes: .quotes
         case .quoteDelete: .quoteDelete
+        case .publicCatalog: .publicCatalog
+        case .publicTitle: .publicTitle
+        case .publicHold: .publicHold
+        case .publicSignIn: .publicSignIn
+        case .publicEmailLink: .publicEmailLink
+        case .publicLink: .publicLink
+        case .publicAccount: .publicAccount
+        case .publicRenew: .publicRenew
+        case .publicHoldCancel: .publicHoldCancel
+        case .publicCalendar: .publicCalendar
+        case .publicSignOut: .publicSignOut
         case .more: .more
         case .dashboard: .dashboard
         case .activity: .activity
@@ -301,6 +316,17 @@ extension WebRoute {
         case .stocktakeFinish: return e(.stocktakeFinish(library: l, stocktake: s.stocktake), .shelves, action)
         case .unseen: return e(.unseen(library: l), .shelves, page)
         case .printedCatalog: return e(.printedCatalog(library: l), .printing, page)
+        case .publicCatalog: return e(.publicCatalog(library: l), .publicCatalog, page)
+        case .publicTitle: return e(.publicTitle(library: l, title: s.title), .publicCatalog, page)
+        case .publicHold: return e(.publicHold(library: l, title: s.title), .publicCatalog, action)
+        case .publicSignIn: return e(.publicSignIn(library: l), .publicCatalog, both)
+        case .publicEmailLink: return e(.publicEmailLink(library: l), .publicCatalog, action)
+        case .publicLink: return e(.publicLink(library: l, token: s.token), .publicCatalog, both)
+        case .publicAccount: return e(.publicAccount(library: l), .publicCatalog, page)
+        case .publicRenew: return e(.publicRenew(library: l, loan: s.loan), .publicCatalog, action)
+        case .publicHoldCancel: return e(.publicHoldCancel(library: l, hold: s.hold), .publicCatalog, action)
+        case .publicCalendar: return e(.publicCalendar(library: l), .publicCatalog, action)
+        case .publicSignOut: return e(.publicSignOut(library: l), .publicCatalog, action)
         }
     }
 

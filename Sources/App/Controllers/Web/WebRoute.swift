@@ -128,6 +128,21 @@ enum WebRoute: Sendable, Equatable {
     case photoQuote(library: UUID, photo: UUID)
     case quotes(library: UUID)
     case quoteDelete(library: UUID, quote: UUID)
+    /// The library's public catalog (issue 28, G2), for anyone when the library published it: search and
+    /// A–Z, a book's page; a member's sign-in (card and PIN, or an emailed one-time link), their account
+    /// (loans with Renew, holds with their place in the queue and Cancel, the calendar link), a hold placed
+    /// from a book's page, signing out.
+    case publicCatalog(library: UUID)
+    case publicTitle(library: UUID, title: UUID)
+    case publicHold(library: UUID, title: UUID)
+    case publicSignIn(library: UUID)
+    case publicEmailLink(library: UUID)
+    case publicLink(library: UUID, token: String)
+    case publicAccount(library: UUID)
+    case publicRenew(library: UUID, loan: UUID)
+    case publicHoldCancel(library: UUID, hold: UUID)
+    case publicCalendar(library: UUID)
+    case publicSignOut(library: UUID)
 
     /// One piece of a path: fixed text, or a parameter (its name when registering, its value in a link).
     enum Segment: Sendable, Equatable {
@@ -245,7 +260,23 @@ enum WebRoute: Sendable, Equatable {
         case .photoQuote(let library, let photo): Self.photo(library: library, photo: photo).segments + [.fixed("quote")]
         case .quotes(let library): Self.library(library) + [.fixed("reading"), .fixed("quotes")]
         case .quoteDelete(let library, let quote): Self.library(library) + [.fixed("reading"), .fixed("quotes"), .parameter(name: "quoteID", value: quote.uuidString), .fixed("delete")]
+        case .publicCatalog(let library): Self.open(library)
+        case .publicTitle(let library, let title): Self.open(library) + [.fixed("titles"), .parameter(name: "titleID", value: title.uuidString)]
+        case .publicHold(let library, let title): Self.publicTitle(library: library, title: title).segments + [.fixed("hold")]
+        case .publicSignIn(let library): Self.open(library) + [.fixed("sign-in")]
+        case .publicEmailLink(let library): Self.open(library) + [.fixed("sign-in"), .fixed("email")]
+        case .publicLink(let library, let token): Self.open(library) + [.fixed("sign-in"), .fixed("link"), .parameter(name: "token", value: token)]
+        case .publicAccount(let library): Self.open(library) + [.fixed("account")]
+        case .publicRenew(let library, let loan): Self.open(library) + [.fixed("account"), .fixed("loans"), .parameter(name: "loanID", value: loan.uuidString), .fixed("renew")]
+        case .publicHoldCancel(let library, let hold): Self.open(library) + [.fixed("account"), .fixed("holds"), .parameter(name: "holdID", value: hold.uuidString), .fixed("cancel")]
+        case .publicCalendar(let library): Self.open(library) + [.fixed("account"), .fixed("calendar")]
+        case .publicSignOut(let library): Self.open(library) + [.fixed("sign-out")]
         }
+    }
+
+    /// A public catalog's pages: `/public/libraries/{id}` (the API's list is `/api/v1/public/libraries/{id}/titles`).
+    private static func open(_ id: UUID) -> [Segment] {
+        [.fixed("public"), .fixed("libraries"), .parameter(name: "libraryID", value: id.uuidString)]
     }
 
     private static func library(_ id: UUID) -> [Segment] {

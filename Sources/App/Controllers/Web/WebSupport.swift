@@ -115,7 +115,7 @@ extension Request {
     /// A redirect after a successful POST, with a message shown once on the next page.
     func seeOther(_ path: String, flash: String? = nil, isError: Bool = false) -> Response {
         let response = redirect(to: path, redirectType: .normal)
-        if let flash, let value = Flash.value((isError ? Flash.errorMark : "") + flash, session: cookieSession) {
+        if let flash, let value = Flash.value((isError ? Flash.errorMark : "") + flash, session: flashKey) {
             response.cookies[Flash.cookie] = cookie(value, maxAge: 120)
         }
         return response

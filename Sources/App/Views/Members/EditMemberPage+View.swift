@@ -27,6 +27,17 @@ extension EditMemberPage {
                     if let error = form.errors["language"] { H.el(.p, [.class: "field-error"]) { EscapedText(error) } }
                 }
                 H.textarea(t(.memberNotes), name: "notes", value: form["notes"], error: form.errors["notes"])
+                // The public catalog's PIN (issue 28): typed, never shown; set or removed with the rest.
+                H.field(t(.memberPinField), name: "pin", type: "password", hint: hasPIN ? t(.memberPinSet) + " · " + t(.memberPinHint) : t(.memberPinHint),
+                        error: form.errors["pin"], extra: [.autocomplete: "new-password", .inputmode: "numeric"])
+                if hasPIN {
+                    H.el(.div, [.class: "field"]) {
+                        H.el(.label, [.class: "pick"]) {
+                            H.void(.input, [.type: "checkbox", .name: "removePin", .value: "true"])
+                            EscapedText(" " + t(.memberPinRemove))
+                        }
+                    }
+                }
                 H.button(t(.save))
             }
             H.el(.section, [.class: "danger"]) {

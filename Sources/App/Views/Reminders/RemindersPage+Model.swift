@@ -82,6 +82,7 @@ struct RemindersPage: Sendable {
         case .overdue3: t(.templateKindOverdue3)
         case .holdReady: t(.templateKindHoldReady)
         case .test: t(.templateKindTest)
+        case .signInLink: t(.templateKindSignInLink)
         }
     }
 

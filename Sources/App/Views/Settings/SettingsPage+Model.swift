@@ -9,7 +9,7 @@ import Vapor
 struct SettingsPage: Sendable {
     enum Form: Sendable { case settings, staff, newLibrary }
 
-    static let settingsFields: Set<String> = ["name", "loanPeriodDays", "maxRenewals", "publicCatalog", "timeZone", "renewalDays",
+    static let settingsFields: Set<String> = ["name", "loanPeriodDays", "maxRenewals", "publicCatalog", "catalogIndexable", "timeZone", "renewalDays",
                                                "renewWindowDays", "holdPickupDays", "fineMode", "finePerDay", "fineGraceDays", "fineCap",
                                                "fineSuspensionDays", "fineBlockAt", "currency"]
     static let staffFields: Set<String> = ["username", "displayName", "password", "role"]
@@ -28,7 +28,7 @@ struct SettingsPage: Sendable {
     static func make(library ctx: LibraryContext, on db: any Database) async throws -> SettingsPage {
         guard let library = try await Library.find(ctx.libraryID, on: db) else { throw AccountError.libraryNotFound }
         let settings = FormState(values: ["name": library.name, "loanPeriodDays": String(library.loanPeriodDays),
-                                          "maxRenewals": String(library.maxRenewals), "publicCatalog": library.publicCatalog ? "true" : "",
+                                          "maxRenewals": String(library.maxRenewals), "publicCatalog": library.publicCatalog ? "true" : "", "catalogIndexable": library.catalogIndexable ? "true" : "",
                                           "timeZone": Library.zone(library.timeZone).identifier,
                                           "renewalDays": library.renewalDays.map(String.init) ?? "", "renewWindowDays": library.renewWindowDays.map(String.init) ?? "",
                                           "holdPickupDays": String(library.holdPickupDays),

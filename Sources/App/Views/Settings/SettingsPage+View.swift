@@ -41,6 +41,16 @@ extension SettingsPage {
                         H.void(.input, [.type: "checkbox", .name: "publicCatalog", .value: "true", .checked: settings["publicCatalog"] == "true" ? "" : nil])
                         EscapedText(" " + t(.publicCatalog))
                     }
+                    H.el(.label, [.class: "pick"]) {
+                        H.void(.input, [.type: "checkbox", .name: "catalogIndexable", .value: "true", .checked: settings["catalogIndexable"] == "true" ? "" : nil])
+                        EscapedText(" " + t(.catalogIndexable))
+                    }
+                    if settings["publicCatalog"] == "true" {
+                        H.el(.p, [.class: "hint"]) {
+                            EscapedText(t(.publicCatalogAt) + " ")
+                            H.link(WebRoute.publicCatalog(library: page.libraryID).path, WebRoute.publicCatalog(library: page.libraryID).path)
+                        }
+                    }
                 }
                 H.button(t(.save))
             }
