@@ -117,6 +117,7 @@ enum Migrations {
         app.migrations.add(CreateShelves())
         app.migrations.add(CreateSyncLog())
         app.migrations.add(CreateMemberPortal())
+        app.migrations.add(CreateKiosks())
     }
 }
 

@@ -37,6 +37,7 @@ func routes(_ app: Application) throws {
     WishlistPages.register(web)
     ReadingPages.register(web)
     PublicPages.register(web)
+    KioskPages.register(web)
     PhotoPages.register(web)
     MorePages.register(web)
     EditPages.register(web)

@@ -441,6 +441,8 @@ def flow_every_page(page, library, servers):
     book = library.title(long_word + " und die Rechtsschutzversicherungsgesellschaften", [long_word + " von Unterschleißheim"], copies=2,
                          publisher=long_word, notes=long_word * 3, categories=[long_word])
     member = library.member("LONGWORD1", long_word, long_word)
+    # The public catalog's pages (issue 28) are walked as well: the library publishes its catalog.
+    api("PATCH", f"/libraries/{library.id}", {"publicCatalog": True}, library.token)
     loan = api("POST", f"/libraries/{library.id}/checkouts", {"cardId": "LONGWORD1", "titleId": book["id"]}, library.token)
     detail = api("GET", f"/libraries/{library.id}/titles/{book['id']}", token=library.token)
     category = api("GET", f"/libraries/{library.id}/categories", token=library.token)
@@ -557,6 +559,54 @@ def flow_return_and_renew_from_member(page, library, servers):
     page.get_by_role("button", name="Return: The Lighthouse Keeper's Lunch").first.click()
     expect(page.get_by_role("status")).to_contain_text("is back")
     shot(page, "14-member-return-renew")
+
+
+def flow_public_catalog(page, library, servers):
+    # Issue 28: a member finds a book in the library's public catalog on their phone, signs in with card
+    # and PIN, places a hold and renews a loan; the server has both.
+    api("PATCH", f"/libraries/{library.id}", {"publicCatalog": True}, library.token)
+    wanted = library.title("The Gruffalo's Child", ["Julia Donaldson"], copies=1)
+    mine = library.title("Room on the Broom", ["Julia Donaldson"], copies=1)
+    aoife = library.member("PC1", "Aoife", "Nic Giolla")
+    library.member("PC2", "Cian", "Mac Aodha")
+    api("POST", f"/libraries/{library.id}/checkouts", {"cardId": "PC2", "titleId": wanted["id"]}, library.token)
+    loan = api("POST", f"/libraries/{library.id}/checkouts", {"cardId": "PC1", "titleId": mine["id"]}, library.token)
+    request = urllib.request.Request(f"{BASE}/api/v1/libraries/{library.id}/members/{aoife['id']}/pin", method="PUT",
+                                     data=json.dumps({"pin": "4711"}).encode(),
+                                     headers={"content-type": "application/json", "authorization": f"Bearer {library.token}"})
+    assert urllib.request.urlopen(request, timeout=30).status == 204
+    context = page.context.browser.new_context(viewport={"width": 390, "height": 844}, locale="en-GB")
+    phone = context.new_page()
+    try:
+        phone.goto(f"{BASE}/public/libraries/{library.id}")
+        expect(phone.get_by_role("heading", level=1)).to_contain_text("catalog")
+        phone.get_by_placeholder("Title, author or ISBN").fill("gruffalo")
+        phone.keyboard.press("Enter")
+        phone.get_by_role("link", name="The Gruffalo's Child").click()
+        expect(phone.locator("main")).to_contain_text("due back")
+        assert "Cian" not in phone.content() and "PC2" not in phone.content()
+        phone.get_by_role("button", name="Sign in to place a hold").click()
+        phone.locator("#f-cardId").fill("PC1")
+        phone.get_by_label("PIN", exact=True).fill("4711")
+        phone.get_by_role("button", name="Sign in").click()
+        expect(phone.get_by_role("heading", level=1)).to_have_text("The Gruffalo's Child")
+        phone.get_by_role("button", name="Place a hold").click()
+        expect(phone.get_by_role("status")).to_contain_text("number 1 in the queue")
+        shot(phone, "30-public-book-hold-390")
+        phone.get_by_role("banner").get_by_role("link", name="My books").click()
+        phone.get_by_role("button", name="Renew: Room on the Broom").click()
+        expect(phone.get_by_role("status")).to_contain_text("is renewed")
+        expect(phone.locator("#holds")).to_contain_text("Number 1 in the queue")
+        # Every button of the member's page is a thumb's target.
+        small = phone.evaluate("() => [...document.querySelectorAll('main button, main a.button')].filter(b => b.getBoundingClientRect().height < 44).map(b => b.textContent)")
+        assert not small, f"targets under 44 px: {small}"
+        shot(phone, "31-public-account-390")
+    finally:
+        context.close()
+    holds = api("GET", f"/libraries/{library.id}/holds", token=library.token)
+    assert any(h["cardId"] == "PC1" and h["titleId"] == wanted["id"] for h in holds), holds
+    loans = api("GET", f"/libraries/{library.id}/loans", token=library.token)
+    assert any(l["id"] == loan["id"] and l["renewals"] == 1 for l in loans), loans
 
 
 def flow_class_list_import(page, library, servers):
@@ -827,7 +877,7 @@ def flow_page_photo_to_quote(page, library, servers):
     shot(page, "21-quotes")
 
 
-FLOWS = [flow_shelf_and_stocktake, flow_goodreads_history, flow_page_photo_to_quote, flow_reading_by_keypad_and_voice, flow_every_page, flow_return_and_renew_from_member, flow_class_list_import, flow_add_by_isbn, flow_add_by_hand, flow_member, flow_lend_and_return_overdue, flow_holds, flow_wishlist, flow_overview,
+FLOWS = [flow_shelf_and_stocktake, flow_goodreads_history, flow_page_photo_to_quote, flow_reading_by_keypad_and_voice, flow_every_page, flow_public_catalog, flow_return_and_renew_from_member, flow_class_list_import, flow_add_by_isbn, flow_add_by_hand, flow_member, flow_lend_and_return_overdue, flow_holds, flow_wishlist, flow_overview,
          flow_import_backup_restore, flow_category_filter, flow_search, flow_languages]
 
 

@@ -20,6 +20,10 @@ struct PageContext: Sendable {
     var languages: [Lang] = Lang.allCases
     /// A public catalog's page (issue 28): its library, the signed-in member, whether it may be indexed.
     var portal: Portal? = nil
+    /// A self-service kiosk's page (issue 28): the library it lends for; the brand leads to its start.
+    var kiosk: LibraryRef? = nil
+    /// Go to this address after so many seconds (a kiosk's member screen returns to its start).
+    var returnAfter: (seconds: Int, path: String)? = nil
 
     struct Portal: Sendable {
         var libraryID: UUID
@@ -54,7 +58,7 @@ enum Layout {
                 .meta(.name("viewport"), .content("width=device-width, initial-scale=1, viewport-fit=cover")),
                 .meta(.name("color-scheme"), .content("light dark")),
                 .meta(.name("csrf-token"), .content(ctx.csrf)),
-                .if(ctx.portal.map { !$0.indexable } ?? false, .meta(.name("robots"), .content("noindex, nofollow"))),
+                .if(ctx.portal.map { !$0.indexable } ?? (ctx.kiosk != nil), .meta(.name("robots"), .content("noindex, nofollow"))),
                 .element(named: "title", text: title == t(.appName) ? title : "\(title) · \(t(.appName))"),
                 .stylesheet(AppShell.versioned("/css/app.css")),
                 .link(.rel(.icon), .href("/icon.svg")),
@@ -62,13 +66,15 @@ enum Layout {
                 .link(.rel(.manifest), .href(ctx.library.map { "/manifest.webmanifest?library=\($0.id.uuidString)" } ?? "/manifest.webmanifest")),
                 .meta(.name("theme-color"), .content(AppShell.themeColor)),
                 .link(.rel(.appleTouchIcon), .href("/icons/apple-touch-icon.png?v=\(AppShell.version)")),
+                .unwrap(ctx.returnAfter) { back in .meta(.attribute(named: "http-equiv", value: "refresh"), .content("\(back.seconds);url=\(back.path)")) },
                 .if(ctx.refresh, .element(named: "noscript", nodes: [.meta(.attribute(named: "http-equiv", value: "refresh"), .content("3"))])),
                 .script(.attribute(named: "type", value: "module"), .src(AppShell.versioned("/js/app.js")))
             ),
             .body {
                 H.el(.a, [.class: "skip", .href: "#main"]) { EscapedText(t(.skipToContent)) }
                 H.el(.header, [.class: "top"]) {
-                    H.el(.a, [.class: "brand", .href: ctx.portal.map { WebRoute.publicCatalog(library: $0.libraryID).path }
+                    H.el(.a, [.class: "brand", .href: ctx.kiosk.map { WebRoute.kiosk(library: $0.id).path }
+                                ?? ctx.portal.map { WebRoute.publicCatalog(library: $0.libraryID).path }
                                 ?? ctx.library.map { WebRoute.catalog(library: $0.id).path } ?? WebRoute.home.path]) {
                         H.void(.img, [.src: "/icon.svg", .alt: "", .width: "28", .height: "28"])
                         EscapedText(t(.appName))
@@ -95,7 +101,9 @@ enum Layout {
                     if let library = ctx.library {
                         H.el(.a, [.class: "more-link", .href: WebRoute.more(library: library.id).path]) { EscapedText(t(.more)) }
                     }
-                    if let portal = ctx.portal {
+                    if let kiosk = ctx.kiosk {
+                        H.el(.span, [.class: "library-name"]) { EscapedText(kiosk.name) }
+                    } else if let portal = ctx.portal {
                         H.el(.span, [.class: "library-name"]) { EscapedText(portal.name) }
                         H.el(.a, [.class: "more-link", .href: portal.member == nil ? WebRoute.publicSignIn(library: portal.libraryID).path
                                                                               : WebRoute.publicAccount(library: portal.libraryID).path]) {

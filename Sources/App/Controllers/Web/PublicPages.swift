@@ -121,7 +121,7 @@ enum PublicPages {
             let hold = try await MemberPortal.placeHold(title: titleID, member: member,
                                                         in: MemberPortal.scope(member, library: visit.library, now: req.now, app: req.application))
             if hold.state == .ready, let by = hold.pickupBy { return t.format(.portalHoldReady, hold.title, t.date(by)) }
-            return t.format(.portalHoldPlaced, hold.title, t.number(hold.position ?? 1))
+            return t.format(.portalHoldPlaced, t.number(hold.position ?? 1), hold.title)
         }
     }
 

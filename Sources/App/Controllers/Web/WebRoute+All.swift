@@ -79,6 +79,7 @@ extension WebRoute {
         case shelves, shelf, shelfBooks, shelfDelete, shelfStocktake, shelfSigns, stocktake, stocktakeScan, stocktakeMove, stocktakeFinish, unseen, printedCatalog
         case publicCatalog, publicTitle, publicHold, publicSignIn, publicEmailLink, publicLink, publicAccount, publicRenew, publicHoldCancel
         case publicCalendar, publicSignOut
+        case kioskSetup, kiosk, kioskMember, kioskEnd
     }
 
     var name: Name {
@@ -168,6 +169,10 @@ extension WebRoute {
         case .publicHoldCancel: .publicHoldCancel
         case .publicCalendar: .publicCalendar
         case .publicSignOut: .publicSignOut
+        case .kioskSetup: .kioskSetup
+        case .kiosk: .kiosk
+        case .kioskMember: .kioskMember
+        case .kioskEnd: .kioskEnd
         case .more: .more
         case .dashboard: .dashboard
         case .activity: .activity
@@ -327,6 +332,10 @@ extension WebRoute {
         case .publicHoldCancel: return e(.publicHoldCancel(library: l, hold: s.hold), .publicCatalog, action)
         case .publicCalendar: return e(.publicCalendar(library: l), .publicCatalog, action)
         case .publicSignOut: return e(.publicSignOut(library: l), .publicCatalog, action)
+        case .kioskSetup: return e(.kioskSetup(library: l), .circulation, both)
+        case .kiosk: return e(.kiosk(library: l), .circulation, both)
+        case .kioskMember: return e(.kioskMember(library: l), .circulation, both)
+        case .kioskEnd: return e(.kioskEnd(library: l), .circulation, both)
         }
     }
 

@@ -143,6 +143,12 @@ enum WebRoute: Sendable, Equatable {
     case publicHoldCancel(library: UUID, hold: UUID)
     case publicCalendar(library: UUID)
     case publicSignOut(library: UUID)
+    /// The self-service kiosk (issue 28): a librarian starts it on a tablet (`kioskSetup`); the start
+    /// screen takes a member's card, the member's screen their books; a librarian's password ends it.
+    case kioskSetup(library: UUID)
+    case kiosk(library: UUID)
+    case kioskMember(library: UUID)
+    case kioskEnd(library: UUID)
 
     /// One piece of a path: fixed text, or a parameter (its name when registering, its value in a link).
     enum Segment: Sendable, Equatable {
@@ -271,6 +277,10 @@ enum WebRoute: Sendable, Equatable {
         case .publicHoldCancel(let library, let hold): Self.open(library) + [.fixed("account"), .fixed("holds"), .parameter(name: "holdID", value: hold.uuidString), .fixed("cancel")]
         case .publicCalendar(let library): Self.open(library) + [.fixed("account"), .fixed("calendar")]
         case .publicSignOut(let library): Self.open(library) + [.fixed("sign-out")]
+        case .kioskSetup(let library): Self.library(library) + [.fixed("kiosk")]
+        case .kiosk(let library): [.fixed("kiosk"), .parameter(name: "libraryID", value: library.uuidString)]
+        case .kioskMember(let library): Self.kiosk(library: library).segments + [.fixed("member")]
+        case .kioskEnd(let library): Self.kiosk(library: library).segments + [.fixed("end")]
         }
     }
 

@@ -15,6 +15,7 @@ extension MorePage {
                 if role.may(.circulate) { H.el(.li, [:]) { H.link(t(.classReading), WebRoute.readingClass(library: lib).path) } }
                 if role.may(.circulate) { H.el(.li, [:]) { H.link(t(.holdsTitle), WebRoute.holds(library: lib).path) } }
                 if role.may(.circulate) { H.el(.li, [:]) { H.link(t(.offlineLendingTitle), WebRoute.offlineLending(library: lib).path) } }
+                if role.may(.manageMembers) { H.el(.li, [:]) { H.link(t(.kioskTitle), WebRoute.kioskSetup(library: lib).path) } }
                 if role.may(.circulate) { H.el(.li, [:]) { H.link(t(.copyLabels), WebRoute.labels(library: lib).path) } }
                 if role.may(.circulate) { H.el(.li, [:]) { H.link(t(.memberCards), WebRoute.memberCards(library: lib).path) } }
                 H.el(.li, [:]) { H.link(t(.dashboard), WebRoute.dashboard(library: lib).path) }

@@ -58,13 +58,16 @@ struct PublicTitlePage: Sendable {
                         if waiting > 0 { H.el(.p, [.class: "hint"]) { EscapedText(t.format(.portalWaiting, t.number(waiting))) } }
                     }
                 }
-                H.el(.section, [.id: "hold", .class: "actions"]) {
+                H.el(.section, [.id: "hold"]) {
                     if let hold = ownHold {
-                        H.el(.p, [.class: "flash"]) {
-                            EscapedText(hold.state == .ready ? t.format(.portalYourHoldReady, hold.pickupBy.map { t.date($0) } ?? "")
-                                                             : t.format(.portalYourPlace, t.number(hold.position ?? 1)))
+                        H.el(.p, [:]) {
+                            H.el(.strong, [:]) {
+                                EscapedText(hold.state == .ready ? t.format(.portalYourHoldReady, hold.pickupBy.map { t.date($0) } ?? "")
+                                                                 : t.format(.portalYourPlace, t.number(hold.position ?? 1)))
+                            }
+                            EscapedText(" · ")
+                            H.link(t(.portalMyAccount), WebRoute.publicAccount(library: lib).path + "#holds")
                         }
-                        H.link(t(.portalMyAccount), WebRoute.publicAccount(library: lib).path + "#holds", cls: "button quiet")
                     } else if borrowing {
                         H.el(.p, [:]) { EscapedText(t(.portalYouHaveIt)) }
                     } else if !copies.isEmpty {
