@@ -609,6 +609,53 @@ def flow_public_catalog(page, library, servers):
     assert any(l["id"] == loan["id"] and l["renewals"] == 1 for l in loans), loans
 
 
+def flow_kiosk(page, library, servers):
+    # Issue 28: a tablet by the door in kiosk mode; a member scans their card and a book with a wedge
+    # scanner (the code, then Enter), borrows it, sees the due date in Irish, returns it; a librarian ends it.
+    book = library.title("Ar an Traein", ["Éilís Ní Dhuibhne"], copies=1)
+    api("POST", f"/libraries/{library.id}/members", {"cardId": "K100", "firstName": "Siobhán", "lastName": "Ní Bhriain", "language": "ga"},
+        library.token)
+    barcode = api("GET", f"/libraries/{library.id}/titles/{book['id']}", token=library.token)["copies"][0]["barcode"]
+    context = page.context.browser.new_context(viewport={"width": 768, "height": 1024}, locale="en-GB")
+    token = api("POST", "/auth/login", {"username": "teacher", "password": "a long password"})["token"]
+    context.add_cookies([{"name": "shelfmark_session", "value": token, "url": BASE}])
+    tablet = context.new_page()
+    try:
+        tablet.goto(library.url("/more"))
+        tablet.get_by_role("link", name="Self-service kiosk").click()
+        tablet.get_by_role("button", name="Start kiosk mode on this device").click()
+        expect(tablet.get_by_role("heading", level=1)).to_contain_text("Welcome")
+        expect(tablet.get_by_label("Library card")).to_be_focused(timeout=5000)
+        tablet.keyboard.type("K100")
+        tablet.keyboard.press("Enter")
+        expect(tablet.get_by_role("heading", level=1)).to_have_text("Dia duit, Siobhán!")
+        expect(tablet.get_by_label("Barrachód an leabhair")).to_be_focused(timeout=5000)
+        tablet.keyboard.type(barcode)
+        tablet.keyboard.press("Enter")
+        expect(tablet.get_by_role("status")).to_contain_text("Is leatsa “Ar an Traein”: tabhair ar ais é faoi")
+        shot(tablet, "32-kiosk-borrowed-ga-768")
+        loans = api("GET", f"/libraries/{library.id}/loans", token=library.token)
+        assert any(l["memberCardId"] == "K100" for l in loans), loans
+        expect(tablet.get_by_label("Barrachód an leabhair")).to_be_focused(timeout=5000)
+        tablet.keyboard.type(barcode)
+        tablet.keyboard.press("Enter")
+        expect(tablet.get_by_role("status")).to_contain_text("Tá “Ar an Traein” ar ais")
+        loans = api("GET", f"/libraries/{library.id}/loans", token=library.token)
+        assert not any(l["memberCardId"] == "K100" for l in loans), loans
+        tablet.get_by_role("link", name="Tá mé réidh").click()
+        expect(tablet.get_by_label("Library card")).to_be_focused(timeout=5000)
+        # No staff page from the kiosk: its librarian was signed out on it.
+        tablet.goto(library.url("/loans"))
+        expect(tablet).to_have_url(re.compile(r"/login"))
+        tablet.goto(f"{BASE}/kiosk/{library.id}/end")
+        tablet.get_by_label("Username").fill("teacher")
+        tablet.get_by_label("Password").fill("a long password")
+        tablet.get_by_role("button", name="End kiosk mode").click()
+        expect(tablet.get_by_role("status")).to_contain_text("Kiosk mode has ended")
+    finally:
+        context.close()
+
+
 def flow_class_list_import(page, library, servers):
     # Issue 16: a class list from a spreadsheet, from the members page.
     csv = "Card ID,First Name,Last Name,Class\n" + "".join(f"K{i:03d},Kid{i},Family{i},2B\n" for i in range(30))
@@ -877,7 +924,7 @@ def flow_page_photo_to_quote(page, library, servers):
     shot(page, "21-quotes")
 
 
-FLOWS = [flow_shelf_and_stocktake, flow_goodreads_history, flow_page_photo_to_quote, flow_reading_by_keypad_and_voice, flow_every_page, flow_public_catalog, flow_return_and_renew_from_member, flow_class_list_import, flow_add_by_isbn, flow_add_by_hand, flow_member, flow_lend_and_return_overdue, flow_holds, flow_wishlist, flow_overview,
+FLOWS = [flow_shelf_and_stocktake, flow_goodreads_history, flow_page_photo_to_quote, flow_reading_by_keypad_and_voice, flow_every_page, flow_public_catalog, flow_kiosk, flow_return_and_renew_from_member, flow_class_list_import, flow_add_by_isbn, flow_add_by_hand, flow_member, flow_lend_and_return_overdue, flow_holds, flow_wishlist, flow_overview,
          flow_import_backup_restore, flow_category_filter, flow_search, flow_languages]
 
 
