@@ -85,6 +85,15 @@ import Vapor
             #expect(try await anonymous.get("\(l.web)/sign-in").headers.first(name: "X-Robots-Tag") == "noindex, nofollow")
             let robots = String(buffer: try await anonymous.get("/robots.txt").body)
             #expect(robots.contains("Allow: /public/libraries/\(l.f.libraryID)\n") && robots.hasSuffix("Disallow: /\n"), "\(robots)")
+            // A series, from a book's page, and a reading level narrow the list.
+            let narnia = try await l.f.addTitle("The Lion, the Witch and the Wardrobe", copies: 1,
+                                                extra: ["series": "Narnia", "seriesNumber": "2", "readingLevel": "AR 5.7"])
+            let book = try await browser.get("\(l.web)/titles/\(narnia)")
+            #expect(book.html.contains("href=\"\(l.web)?series=Narnia\""), "\(book.html)")
+            let series = try await browser.get("\(l.web)?series=Narnia")
+            #expect(series.status == .ok && series.html.contains("The Lion, the Witch") && !series.html.contains("Momo"))
+            let level = try await browser.get("\(l.web)?level=ar&levelMin=5&levelMax=6")
+            #expect(level.html.contains("The Lion, the Witch") && !level.html.contains("Holes"))
             // A wishlist item is not in the public catalog; another library's title is not found.
             let wish = try await l.owner.post("\(l.f.lib)/wishlist", ["title": "Secret wish"])
             #expect(try await browser.get("\(l.web)/titles/\(wish.string("id"))").status == .notFound)

@@ -91,15 +91,19 @@ enum PublicPages {
     @Sendable static func catalog(req: Request) async throws -> Response {
         let visit = try await visit(req)
         let q = req.query[String.self, at: "q"].map { String($0.prefix(200)) }
+        let narrow = CatalogPage.Narrowing { req.query[String.self, at: $0] }
+        let series = req.query[String.self, at: "series"].map { String($0.cleanedInput.prefix(300)) }.flatMap { $0.isEmpty ? nil : $0 }
         if let letter = req.query[String.self, at: "letter"].map({ String($0.prefix(2)) }), !letter.isEmpty {
-            let start = try await PublicCatalogPage.page(ofSection: letter, q: q, library: visit.library.id, now: req.now, on: req.db)
-            let link = PublicCatalogPage.link(visit.library.id, q: q?.cleanedInput, page: start?.number ?? 1, seek: start?.start.map { .from($0) })
+            let start = try await PublicCatalogPage.page(ofSection: letter, q: q, narrow: narrow, series: series, library: visit.library.id,
+                                                         now: req.now, on: req.db)
+            let link = PublicCatalogPage.link(visit.library.id, q: q?.cleanedInput, page: start?.number ?? 1, seek: start?.start.map { .from($0) },
+                                              narrow: narrow, series: series)
             return req.redirect(to: link + "#sec-" + (letter == "#" ? "num" : letter))
         }
         let page = try await PublicCatalogPage.make(q: q, paging: Paging(req.query[Int.self, at: "page"]),
                                                     seek: CatalogPage.seek(after: req.query["after"], before: req.query["before"],
                                                                            from: req.query["from"], end: req.query["end"]),
-                                                    library: visit.library, now: req.now, on: req.db)
+                                                    narrow: narrow, series: series, library: visit.library, now: req.now, on: req.db)
         return try await respond(page.render(visit.page), visit, req: req)
     }
 

@@ -12,35 +12,42 @@ struct PublicCatalogPage: Sendable {
     var paging: Paging
     var seek: TitleQuery.Seek?
     var result: TitleList
+    /// A shelf and reading level (as the staff catalog narrows), a series (a book page's link).
+    var narrow = CatalogPage.Narrowing()
+    var series: String?
 
     var searching: Bool { !(q ?? "").isEmpty }
+    var narrowed: Bool { !narrow.isEmpty || series != nil }
 
-    static func filters(q: String?) -> TitleQuery.Filters {
-        var filters = TitleQuery.Filters()
-        if let q = q?.cleanedInput, !q.isEmpty { filters.query = q }
+    static func filters(q: String?, narrow: CatalogPage.Narrowing = .init(), series: String? = nil) -> TitleQuery.Filters {
+        var filters = CatalogPage.filters(q: q, chip: "all", sort: .title, narrow: narrow)
+        filters.series = series
         return filters
     }
 
-    static func make(q: String?, paging: Paging, seek: TitleQuery.Seek?, library: MemberPortal.PublicLibrary, now: Date,
-                     on db: any Database) async throws -> PublicCatalogPage {
-        var filters = filters(q: q)
+    static func make(q: String?, paging: Paging, seek: TitleQuery.Seek?, narrow: CatalogPage.Narrowing, series: String?,
+                     library: MemberPortal.PublicLibrary, now: Date, on db: any Database) async throws -> PublicCatalogPage {
+        var filters = filters(q: q, narrow: narrow, series: series)
         filters.includeSections = true
         (filters.limit, filters.offset) = (paging.size, paging.offset)
         filters.seek = paging.number > 1 ? seek : nil
         return PublicCatalogPage(library: library, q: q?.cleanedInput, paging: paging, seek: filters.seek,
-                                 result: try await TitleQuery.list(filters, libraryID: library.id, now: now, on: db))
+                                 result: try await TitleQuery.list(filters, libraryID: library.id, now: now, on: db), narrow: narrow, series: series)
     }
 
-    static func page(ofSection letter: String, q: String?, library: UUID, now: Date, on db: any Database) async throws -> (number: Int, start: UUID?)? {
-        let f = filters(q: q)
+    static func page(ofSection letter: String, q: String?, narrow: CatalogPage.Narrowing, series: String?, library: UUID, now: Date,
+                     on db: any Database) async throws -> (number: Int, start: UUID?)? {
+        let f = filters(q: q, narrow: narrow, series: series)
         guard let position = try await TitleQuery.position(ofSection: letter, f, libraryID: library, now: now, on: db) else { return nil }
         let number = Paging.page(holding: position)
         guard number > 1, SearchText.tokens(f.query ?? "").isEmpty else { return (number, nil) }
         return (number, try await TitleQuery.pageStart(ofSection: letter, position: position, f, libraryID: library, now: now, on: db.sql))
     }
 
-    static func link(_ library: UUID, q: String?, page: Int, letter: String? = nil, seek: TitleQuery.Seek? = nil) -> String {
-        var query: [(String, String?)] = [("q", q), ("page", page > 1 && letter == nil ? String(page) : nil), ("letter", letter)]
+    static func link(_ library: UUID, q: String?, page: Int, letter: String? = nil, seek: TitleQuery.Seek? = nil,
+                     narrow: CatalogPage.Narrowing = .init(), series: String? = nil) -> String {
+        var query: [(String, String?)] = [("q", q), ("series", series)] + narrow.query
+            + [("page", page > 1 && letter == nil ? String(page) : nil), ("letter", letter)]
         if page > 1, letter == nil {
             switch seek {
             case .after(let id): query.append(("after", id.uuidString))
@@ -54,12 +61,12 @@ struct PublicCatalogPage: Sendable {
     }
 
     func url(_ step: PageStep) -> String {
-        let (lib, first, last) = (library.id, result.items.first?.id, result.items.last?.id)
+        let (lib, first, last, narrow, series) = (library.id, result.items.first?.id, result.items.last?.id, narrow, series)
         switch step {
-        case .first: return Self.link(lib, q: q, page: 1)
-        case .previous(let n): return Self.link(lib, q: q, page: n, seek: searching || n == 1 ? nil : first.map { .before($0) })
-        case .next(let n): return Self.link(lib, q: q, page: n, seek: searching ? nil : last.map { .after($0) })
-        case .last(let n): return Self.link(lib, q: q, page: n, seek: searching ? nil : .end)
+        case .first: return Self.link(lib, q: q, page: 1, narrow: narrow, series: series)
+        case .previous(let n): return Self.link(lib, q: q, page: n, seek: searching || n == 1 ? nil : first.map { .before($0) }, narrow: narrow, series: series)
+        case .next(let n): return Self.link(lib, q: q, page: n, seek: searching ? nil : last.map { .after($0) }, narrow: narrow, series: series)
+        case .last(let n): return Self.link(lib, q: q, page: n, seek: searching ? nil : .end, narrow: narrow, series: series)
         }
     }
 
@@ -73,6 +80,8 @@ struct PublicCatalogPage: Sendable {
                 H.void(.input, [.type: "search", .id: "f-q", .name: "q", .value: q, .placeholder: t(.searchPlaceholder), .autocomplete: "off"])
                 H.button(t(.search), kind: "quiet")
             }
+            narrowing(t)
+            if let series { H.el(.h2, [:]) { EscapedText(t(.seriesField) + ": " + series) } }
             if result.items.isEmpty {
                 H.el(.p, [.class: "empty"]) { EscapedText(searching ? t(.portalNothingFound) : t(.portalCatalogEmpty)) }
             } else if searching || result.order == .recent {
@@ -80,7 +89,7 @@ struct PublicCatalogPage: Sendable {
             } else {
                 if let sections = result.sections, sections.count > 1 {
                     H.el(.nav, [.class: "az", .ariaLabel: t(.jumpTo)]) {
-                        for s in sections { H.link(s.letter, Self.link(lib, q: q, page: 1, letter: s.letter)) }
+                        for s in sections { H.link(s.letter, Self.link(lib, q: q, page: 1, letter: s.letter, narrow: narrow, series: series)) }
                     }
                 }
                 for (letter, items) in CatalogPage.grouped(result.items) {
@@ -92,6 +101,36 @@ struct PublicCatalogPage: Sendable {
             }
             Components.pager(paging, total: result.totalIsLowerBound ? nil : result.total, hasMore: result.items.count == paging.size, t: t,
                              step: { self.url($0) })
+        }
+    }
+
+    /// A shelf and a reading level to narrow the list by (open while one is chosen).
+    func narrowing(_ t: Strings) -> any Component {
+        let (lib, narrow, q, series) = (library.id, narrow, q, series)
+        let schemes: [(ReadingLevel.Scheme, L)] = [(.ar, .schemeAR), (.lexile, .schemeLexile), (.guided, .schemeGuided), (.antolin, .schemeAntolin), (.other, .schemeOther)]
+        func number(_ n: Double?) -> String? { n.map { $0 == $0.rounded() ? String(Int($0)) : String($0) } }
+        return H.el(.details, [.class: "narrow card", .open: narrow.isEmpty ? nil : ""]) {
+            H.el(.summary, [:]) { EscapedText(t(.narrowTitle)) }
+            H.el(.form, [.method: "get", .action: WebRoute.publicCatalog(library: lib).path, .class: "print-options"]) {
+                if let q, !q.isEmpty { H.void(.input, [.type: "hidden", .name: "q", .value: q]) }
+                if let series { H.void(.input, [.type: "hidden", .name: "series", .value: series]) }
+                H.field(t(.location), name: "shelf", value: narrow.shelf)
+                H.el(.div, [.class: "field"]) {
+                    H.el(.label, [.for: "f-level"]) { EscapedText(t(.levelSchemeField)) }
+                    H.el(.select, [.id: "f-level", .name: "level"]) {
+                        H.el(.option, [.value: ""]) { EscapedText(t(.anyLevel)) }
+                        for (scheme, name) in schemes {
+                            H.el(.option, [.value: scheme.rawValue, .selected: narrow.scheme == scheme ? "" : nil]) { EscapedText(t(name)) }
+                        }
+                    }
+                }
+                H.el(.div, [.class: "pair"]) {
+                    H.field(t(.levelFrom), name: "levelMin", type: "text", value: number(narrow.levelMin), extra: [.inputmode: "decimal"])
+                    H.field(t(.levelTo), name: "levelMax", type: "text", value: number(narrow.levelMax), extra: [.inputmode: "decimal"])
+                }
+                H.button(t(.narrowApply), kind: "quiet")
+                if narrowed { H.link(t(.narrowClear), Self.link(lib, q: q, page: 1), cls: "button quiet") }
+            }
         }
     }
 

@@ -83,7 +83,13 @@ struct PublicTitlePage: Sendable {
                     Components.fact(t(.pages), d.pageCount.map { t.number($0) })
                     Components.fact(t(.languageField), d.language.map { Locale(identifier: t.lang.rawValue).localizedString(forLanguageCode: $0) ?? $0 })
                     Components.fact(t(.categories), d.categories.isEmpty ? nil : d.categories.map(\.name).joined(separator: ", "))
-                    Components.fact(t(.seriesField), d.series.map { $0 + (d.seriesNumber.map { " · " + t.format(.seriesVolume, $0) } ?? "") })
+                    if let series = d.series, !series.isEmpty {
+                        H.el(.dt, [:]) { EscapedText(t(.seriesField)) }
+                        H.el(.dd, [:]) {
+                            H.link(series + (d.seriesNumber.map { " · " + t.format(.seriesVolume, $0) } ?? ""),
+                                   WebRoute.publicCatalog(library: lib).path(query: [("series", series)]))
+                        }
+                    }
                     Components.fact(t(.readingLevelField), d.readingLevel)
                 }
                 if let desc = d.description {
