@@ -95,36 +95,42 @@ extension CatalogPage {
         return out
     }
 
+    /// The shelf and reading level form's fields (the staff catalog's and the public catalog's): a GET to
+    /// `action` keeping `keep` (the search, the chip …), a shelf (with `locations` to choose from), a reading
+    /// level's scheme and range, and "show everything" (`clear`) while something is chosen.
+    static func narrowForm(action: String, keep: [(String, String?)], narrow: Narrowing, locations: [String], clear: String?,
+                           t: Strings) -> any Component {
+        let schemes: [(ReadingLevel.Scheme, L)] = [(.ar, .schemeAR), (.lexile, .schemeLexile), (.guided, .schemeGuided), (.antolin, .schemeAntolin), (.other, .schemeOther)]
+        func number(_ n: Double?) -> String? { n.map { $0 == $0.rounded() ? String(Int($0)) : String($0) } }
+        return H.el(.form, [.method: "get", .action: action, .class: "print-options"]) {
+            for (name, value) in keep { if let value, !value.isEmpty { H.void(.input, [.type: "hidden", .name: name, .value: value]) } }
+            H.field(t(.location), name: "shelf", value: narrow.shelf, extra: locations.isEmpty ? [:] : [.list: "f-shelves"])
+            if !locations.isEmpty { H.el(.datalist, [.id: "f-shelves"]) { for location in locations { H.el(.option, [.value: location]) } } }
+            H.el(.div, [.class: "field"]) {
+                H.el(.label, [.for: "f-level"]) { EscapedText(t(.levelSchemeField)) }
+                H.el(.select, [.id: "f-level", .name: "level"]) {
+                    H.el(.option, [.value: ""]) { EscapedText(t(.anyLevel)) }
+                    for (scheme, name) in schemes {
+                        H.el(.option, [.value: scheme.rawValue, .selected: narrow.scheme == scheme ? "" : nil]) { EscapedText(t(name)) }
+                    }
+                }
+            }
+            H.el(.div, [.class: "pair"]) {
+                H.field(t(.levelFrom), name: "levelMin", type: "text", value: number(narrow.levelMin), extra: [.inputmode: "decimal"])
+                H.field(t(.levelTo), name: "levelMax", type: "text", value: number(narrow.levelMax), extra: [.inputmode: "decimal"])
+            }
+            H.button(t(.narrowApply), kind: "quiet")
+            if let clear { H.link(t(.narrowClear), clear, cls: "button quiet") }
+        }
+    }
+
     /// The shelf and reading level form: open while either is chosen, with a way back to everything.
     func narrowing(_ t: Strings, page: PageContext) -> any Component {
         let (lib, narrow, locations, q, chip) = (libraryID, narrow, locations, q, chip)
-        let schemes: [(ReadingLevel.Scheme, L)] = [(.ar, .schemeAR), (.lexile, .schemeLexile), (.guided, .schemeGuided), (.antolin, .schemeAntolin), (.other, .schemeOther)]
-        func number(_ n: Double?) -> String? { n.map { $0 == $0.rounded() ? String(Int($0)) : String($0) } }
         return H.el(.details, [.class: "narrow card", .open: narrow.isEmpty ? nil : ""]) {
             H.el(.summary, [:]) { EscapedText(t(.narrowTitle)) }
-            H.el(.form, [.method: "get", .action: WebRoute.catalog(library: lib).path, .class: "print-options"]) {
-                if let q, !q.isEmpty { H.void(.input, [.type: "hidden", .name: "q", .value: q]) }
-                if chip != "all" { H.void(.input, [.type: "hidden", .name: "show", .value: chip]) }
-                H.field(t(.location), name: "shelf", value: narrow.shelf, extra: [.list: "f-shelves"])
-                H.el(.datalist, [.id: "f-shelves"]) { for location in locations { H.el(.option, [.value: location]) } }
-                H.el(.div, [.class: "field"]) {
-                    H.el(.label, [.for: "f-level"]) { EscapedText(t(.levelSchemeField)) }
-                    H.el(.select, [.id: "f-level", .name: "level"]) {
-                        H.el(.option, [.value: ""]) { EscapedText(t(.anyLevel)) }
-                        for (scheme, name) in schemes {
-                            H.el(.option, [.value: scheme.rawValue, .selected: narrow.scheme == scheme ? "" : nil]) { EscapedText(t(name)) }
-                        }
-                    }
-                }
-                H.el(.div, [.class: "pair"]) {
-                    H.field(t(.levelFrom), name: "levelMin", type: "text", value: number(narrow.levelMin), extra: [.inputmode: "decimal"])
-                    H.field(t(.levelTo), name: "levelMax", type: "text", value: number(narrow.levelMax), extra: [.inputmode: "decimal"])
-                }
-                H.button(t(.narrowApply), kind: "quiet")
-                if !narrow.isEmpty {
-                    H.link(t(.narrowClear), CatalogPage.link(lib, q: q, chip: chip, grid: grid, sort: sort, page: 1), cls: "button quiet")
-                }
-            }
+            Self.narrowForm(action: WebRoute.catalog(library: lib).path, keep: [("q", q), ("show", chip == "all" ? nil : chip)], narrow: narrow,
+                            locations: locations, clear: narrow.isEmpty ? nil : CatalogPage.link(lib, q: q, chip: chip, grid: grid, sort: sort, page: 1), t: t)
             // What the list shows now, saved with a name as a smart collection (librarians).
             if page.may(.catalog), !chip.hasPrefix("col-") {
                 H.form(WebRoute.collections(library: lib).path, csrf: page.csrf, attrs: [.class: "print-options"]) {

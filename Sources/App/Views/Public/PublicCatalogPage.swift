@@ -107,30 +107,10 @@ struct PublicCatalogPage: Sendable {
     /// A shelf and a reading level to narrow the list by (open while one is chosen).
     func narrowing(_ t: Strings) -> any Component {
         let (lib, narrow, q, series) = (library.id, narrow, q, series)
-        let schemes: [(ReadingLevel.Scheme, L)] = [(.ar, .schemeAR), (.lexile, .schemeLexile), (.guided, .schemeGuided), (.antolin, .schemeAntolin), (.other, .schemeOther)]
-        func number(_ n: Double?) -> String? { n.map { $0 == $0.rounded() ? String(Int($0)) : String($0) } }
         return H.el(.details, [.class: "narrow card", .open: narrow.isEmpty ? nil : ""]) {
             H.el(.summary, [:]) { EscapedText(t(.narrowTitle)) }
-            H.el(.form, [.method: "get", .action: WebRoute.publicCatalog(library: lib).path, .class: "print-options"]) {
-                if let q, !q.isEmpty { H.void(.input, [.type: "hidden", .name: "q", .value: q]) }
-                if let series { H.void(.input, [.type: "hidden", .name: "series", .value: series]) }
-                H.field(t(.location), name: "shelf", value: narrow.shelf)
-                H.el(.div, [.class: "field"]) {
-                    H.el(.label, [.for: "f-level"]) { EscapedText(t(.levelSchemeField)) }
-                    H.el(.select, [.id: "f-level", .name: "level"]) {
-                        H.el(.option, [.value: ""]) { EscapedText(t(.anyLevel)) }
-                        for (scheme, name) in schemes {
-                            H.el(.option, [.value: scheme.rawValue, .selected: narrow.scheme == scheme ? "" : nil]) { EscapedText(t(name)) }
-                        }
-                    }
-                }
-                H.el(.div, [.class: "pair"]) {
-                    H.field(t(.levelFrom), name: "levelMin", type: "text", value: number(narrow.levelMin), extra: [.inputmode: "decimal"])
-                    H.field(t(.levelTo), name: "levelMax", type: "text", value: number(narrow.levelMax), extra: [.inputmode: "decimal"])
-                }
-                H.button(t(.narrowApply), kind: "quiet")
-                if narrowed { H.link(t(.narrowClear), Self.link(lib, q: q, page: 1), cls: "button quiet") }
-            }
+            CatalogPage.narrowForm(action: WebRoute.publicCatalog(library: lib).path, keep: [("q", q), ("series", series)], narrow: narrow,
+                                   locations: [], clear: narrowed ? Self.link(lib, q: q, page: 1) : nil, t: t)
         }
     }
 
