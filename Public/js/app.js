@@ -568,6 +568,12 @@ if (document.querySelector("[data-offline]")) {
   import(new URL("offline.js" + new URL(import.meta.url).search, import.meta.url).href);
 }
 
+// Reading progress typed without a network (issue 28): kept on the phone, sent when it is back — from the
+// page form's page, or from any page once online again.
+if (document.querySelector("form.page-form[data-texts]") || localStorage.getItem("shelfmark-reading-pending")) {
+  import(new URL("reading-offline.js" + new URL(import.meta.url).search, import.meta.url).href);
+}
+
 // The offline page links the offline lending pages this phone keeps (opened once with the network).
 const keptDesks = document.getElementById("offline-desks");
 if (keptDesks && "caches" in window) {
@@ -591,10 +597,11 @@ for (const form of document.querySelectorAll('form[action="/logout"]')) {
     if (form.dataset.cleared) return;
     event.preventDefault();
     const names = indexedDB.databases ? indexedDB.databases().then((all) => all.map((d) => d.name)) : Promise.resolve([]);
-    names.then((all) => Promise.all(all.filter((n) => n?.startsWith("shelfmark-sync-")).map((n) => new Promise((resolve) => {
+    names.then((all) => Promise.all(all.filter((n) => n?.startsWith("shelfmark-sync-") || n?.startsWith("shelfmark-reading-")).map((n) => new Promise((resolve) => {
       const r = indexedDB.deleteDatabase(n);
       r.onsuccess = r.onerror = r.onblocked = () => resolve();
-    })))).then(() => ("caches" in window ? caches.delete("shelfmark-pages") : null)).catch(() => {}).finally(() => {
+    })))).then(() => localStorage.removeItem("shelfmark-reading-pending"))
+      .then(() => ("caches" in window ? caches.delete("shelfmark-pages") : null)).catch(() => {}).finally(() => {
       form.dataset.cleared = "true";
       form.requestSubmit();
     });

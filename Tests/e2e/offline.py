@@ -171,11 +171,27 @@ def main():
                 page_b.screenshot(path=f"{OUT}/offline-conflict.png", full_page=True)
                 print("offline: two phones lent the same copy; the second shows the conflict", flush=True)
 
+                # Reading progress typed without a network: kept on the phone, sent when the network is back.
+                book = titles[5]["id"]
+                page_b.goto(f"{BASE}/libraries/{lib}/titles/{book}")
+                ctx_b.set_offline(True)
+                page_b.fill("#f-progress", "42")
+                page_b.locator("form.page-form button[type=submit]").click()
+                expect(page_b.locator("form.page-form .offline-answer")).to_contain_text("Saved on this phone: 42")
+                page_b.fill("#f-progress", "halfway through")
+                page_b.locator("form.page-form button[type=submit]").click()
+                expect(page_b.locator("form.page-form .offline-answer")).to_contain_text("type a page number")
+                ctx_b.set_offline(False)
+                expect(page_b.locator("form.page-form .offline-answer")).to_contain_text("has been saved", timeout=30000)
+                reads = api("GET", f"/libraries/{lib}/reads?titleId={book}", None, token, ca)
+                assert reads and reads[0]["page"] == 42, f"reads on the server: {reads}"
+                print("offline: a page typed on a book's page without a network reached the server when it came back", flush=True)
+
                 # Signing out deletes the phone's copy.
                 page_b.goto(f"{BASE}/libraries/{lib}/more")
                 with page_b.expect_navigation():
                     page_b.click("form[action='/logout'] button")
-                left = page_b.evaluate("async () => (await indexedDB.databases()).map((d) => d.name).filter((n) => n.startsWith('shelfmark-sync-'))")
+                left = page_b.evaluate("async () => (await indexedDB.databases()).map((d) => d.name).filter((n) => n.startsWith('shelfmark-sync-') || n.startsWith('shelfmark-reading-'))")
                 kept = page_b.evaluate("async () => (await caches.keys()).includes('shelfmark-pages')")
                 assert left == [] and not kept, f"signed out, the phone still keeps {left} and pages: {kept}"
                 print("offline: signing out deleted the phone's copy", flush=True)

@@ -134,6 +134,8 @@ enum L: String, CaseIterable, Sendable {
     case mailDueSoonSubject, mailDueSoonBody, mailOverdue1Subject, mailOverdue1Body, mailOverdue2Subject, mailOverdue2Body
     case mailOverdue3Subject, mailOverdue3Body, mailHoldReadySubject, mailHoldReadyBody, mailTestSubject, mailTestBody, mailLoanDue, mailLoanOverdue
     case errNoMailServer, errUnknownPlaceholder, errLoansMissing, errPasswordInClear, errUnknownLanguage
+    // Issue 28: reading progress typed without a network.
+    case readingOfflineKept, readingOfflineUnreadable, readingOfflineSent
     // Issue 28: the self-service kiosk.
     case kioskTitle, kioskSetupIntro, kioskSignsOut, kioskStart, kioskNotHere, kioskWelcome, kioskScanCard, kioskGo, kioskHello, kioskBookField, kioskScanHint, kioskBorrowOrReturn, kioskDone, kioskIdleHint, kioskEndLink, kioskEndIntro, kioskBack, kioskEnded, kioskBorrowed, kioskReturned, errKioskUnknownCard, errKioskUnknownBook, errKioskSomeoneElses, errKioskNotLibrarian
     // Issue 28: the public catalog and its members' sign-in.

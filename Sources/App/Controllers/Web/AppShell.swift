@@ -32,7 +32,7 @@ enum AppShell {
     /// in the same process: the tests make hundreds) keep what was drawn.
     static func prepare(publicDirectory: String) throws {
         let dir = URL(fileURLWithPath: publicDirectory)
-        let files = ["css/app.css", "js/app.js", "js/offline.js", "icon.svg"].map { (try? Data(contentsOf: dir.appendingPathComponent($0))) ?? Data() }
+        let files = ["css/app.css", "js/app.js", "js/offline.js", "js/reading-offline.js", "icon.svg"].map { (try? Data(contentsOf: dir.appendingPathComponent($0))) ?? Data() }
         var hash = SHA256()
         for data in files { hash.update(data: data) }
         let version = hash.finalize().prefix(6).map { String(format: "%02x", $0) }.joined()
@@ -112,7 +112,7 @@ enum AppShell {
 
     /// The files the worker keeps: what the offline page needs to paint.
     static var shellFiles: [String] {
-        [WebRoute.offline.path, versioned("/css/app.css"), versioned("/js/app.js"), versioned("/js/offline.js"), "/icon.svg"]
+        [WebRoute.offline.path, versioned("/css/app.css"), versioned("/js/app.js"), versioned("/js/offline.js"), versioned("/js/reading-offline.js"), "/icon.svg"]
             + icons.map { "/icons/\($0.name)?v=\(version)" }
     }
 

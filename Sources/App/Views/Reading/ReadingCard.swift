@@ -51,8 +51,12 @@ struct ReadingCard: Sendable {
     }
 
     /// The page field with its microphone: one form, shared by the book page and the Reading list.
+    /// Offline, a page or percentage typed here is kept on the phone and sent later (`Public/js/reading-offline.js`).
     static func pageForm(titleID: UUID, lib: UUID, csrf: String, t: Strings, back: String?, id: String, compact: Bool) -> any Component {
-        H.form(WebRoute.titleProgress(library: lib, title: titleID).path, csrf: csrf, attrs: [.class: compact ? "page-form compact" : "page-form"]) {
+        let texts = ["kept": t(.readingOfflineKept), "unreadable": t(.readingOfflineUnreadable), "sent": t(.readingOfflineSent)]
+        let json = (try? JSONEncoder().encode(texts)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
+        return H.form(WebRoute.titleProgress(library: lib, title: titleID).path, csrf: csrf,
+                      attrs: [.class: compact ? "page-form compact" : "page-form", .dataTexts: json]) {
             if let back { H.void(.input, [.type: "hidden", .name: "back", .value: back]) }
             H.void(.input, [.type: "hidden", .name: "phrase", .id: id + "-phrase", .disabled: ""])
             H.el(.div, [.class: "field"]) {
