@@ -18,6 +18,16 @@ extension TitleQuery {
         /// The last page: the list's last titles, as many as the count leaves for it.
         case end
 
+        /// How a page's link says it (`CatalogPage.seek` reads it back): `after=<id>`, `before=`, `from=`, `end=1`.
+        var queryItem: (String, String?) {
+            switch self {
+            case .after(let id): ("after", id.uuidString)
+            case .before(let id): ("before", id.uuidString)
+            case .from(let id): ("from", id.uuidString)
+            case .end: ("end", "1")
+            }
+        }
+
         var anchor: UUID? {
             switch self {
             case .after(let id), .before(let id), .from(let id): id

@@ -98,7 +98,8 @@ struct CatalogPage: Sendable {
         return (number, try await TitleQuery.pageStart(ofSection: letter, position: position, f, libraryID: library.libraryID, now: now, on: db.sql))
     }
 
-    /// The seek a catalog link asks for: `after`, `before` or `from` a title's id, or `end` (the last page).
+    /// The seek a catalog link asks for: `after`, `before` or `from` a title's id, or `end` (the last page)
+    /// (`TitleQuery.Seek.queryItem` writes it).
     static func seek(after: String?, before: String?, from: String?, end: String?) -> TitleQuery.Seek? {
         if let id = after.flatMap(UUID.init(uuidString:)) { return .after(id) }
         if let id = before.flatMap(UUID.init(uuidString:)) { return .before(id) }
@@ -131,15 +132,7 @@ struct CatalogPage: Sendable {
         var query: [(String, String?)] = [("q", q), ("show", chip == "all" ? nil : chip), ("view", grid ? "grid" : nil),
                                           ("sort", sort == .title ? nil : sort.rawValue), ("page", page > 1 && letter == nil ? String(page) : nil),
                                           ("letter", letter)] + narrow.query
-        if page > 1, letter == nil {
-            switch seek {
-            case .after(let id): query.append(("after", id.uuidString))
-            case .before(let id): query.append(("before", id.uuidString))
-            case .from(let id): query.append(("from", id.uuidString))
-            case .end: query.append(("end", "1"))
-            case nil: break
-            }
-        }
+        if page > 1, letter == nil, let seek { query.append(seek.queryItem) }
         return WebRoute.catalog(library: libraryID).path(query: query)
     }
 

@@ -45,22 +45,7 @@ extension TitlePage {
                     H.el(.button, [.type: "button", .class: "button quiet", .dataShare: d.title, .dataShareText: d.title + (d.authors.first.map { " — " + $0 } ?? ""), .hidden: ""]) { EscapedText(t(.share)) }
                 }
                 if !d.wishlist { reading.render(page) }
-                H.el(.dl, [.class: "facts"]) {
-                    Components.fact(t(.isbn), d.isbnHyphenated)
-                    Components.fact(t(.publisher), d.publisher)
-                    Components.fact(t(.published), d.publishedDate)
-                    Components.fact(t(.pages), d.pageCount.map { t.number($0) })
-                    Components.fact(t(.languageField), d.language.map { Locale(identifier: t.lang.rawValue).localizedString(forLanguageCode: $0) ?? $0 })
-                    Components.fact(t(.categories), d.categories.isEmpty ? nil : d.categories.map(\.name).joined(separator: ", "))
-                    if let series = d.series, !series.isEmpty {
-                        H.el(.dt, [:]) { EscapedText(t(.seriesField)) }
-                        H.el(.dd, [:]) {
-                            H.link(series + (d.seriesNumber.map { " · " + t.format(.seriesVolume, $0) } ?? ""),
-                                   WebRoute.series(library: lib).path(query: [("name", series)]))
-                        }
-                    }
-                    Components.fact(t(.readingLevelField), d.readingLevel)
-                }
+                Components.bookFacts(d, t: t, seriesLink: { WebRoute.series(library: lib).path(query: [("name", $0)]) })
                 if let desc = d.description {
                     // Line breaks kept; a long description opens on demand, its start shown.
                     let paragraphs = desc.components(separatedBy: "\n\n").filter { !$0.trimmed.isEmpty }

@@ -113,6 +113,24 @@ enum Components {
 
     // MARK: - Detail
 
+    /// A book's facts (ISBN, publisher, date, pages, language, categories, series — a link made by
+    /// `seriesLink` —, reading level): the staff's book page and the public catalog's.
+    static func bookFacts(_ d: TitleDetail, t: Strings, seriesLink: @escaping (String) -> String) -> any Component {
+        H.el(.dl, [.class: "facts"]) {
+            fact(t(.isbn), d.isbnHyphenated)
+            fact(t(.publisher), d.publisher)
+            fact(t(.published), d.publishedDate)
+            fact(t(.pages), d.pageCount.map { t.number($0) })
+            fact(t(.languageField), d.language.map { Locale(identifier: t.lang.rawValue).localizedString(forLanguageCode: $0) ?? $0 })
+            fact(t(.categories), d.categories.isEmpty ? nil : d.categories.map(\.name).joined(separator: ", "))
+            if let series = d.series, !series.isEmpty {
+                H.el(.dt, [:]) { EscapedText(t(.seriesField)) }
+                H.el(.dd, [:]) { H.link(series + (d.seriesNumber.map { " · " + t.format(.seriesVolume, $0) } ?? ""), seriesLink(series)) }
+            }
+            fact(t(.readingLevelField), d.readingLevel)
+        }
+    }
+
     static func fact(_ label: String, _ value: String?) -> any Component {
         guard let value, !value.isEmpty else { return EmptyComponent() }
         return ComponentGroup {

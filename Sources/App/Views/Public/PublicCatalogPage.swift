@@ -48,15 +48,7 @@ struct PublicCatalogPage: Sendable {
                      narrow: CatalogPage.Narrowing = .init(), series: String? = nil) -> String {
         var query: [(String, String?)] = [("q", q), ("series", series)] + narrow.query
             + [("page", page > 1 && letter == nil ? String(page) : nil), ("letter", letter)]
-        if page > 1, letter == nil {
-            switch seek {
-            case .after(let id): query.append(("after", id.uuidString))
-            case .before(let id): query.append(("before", id.uuidString))
-            case .from(let id): query.append(("from", id.uuidString))
-            case .end: query.append(("end", "1"))
-            case nil: break
-            }
-        }
+        if page > 1, letter == nil, let seek { query.append(seek.queryItem) }
         return WebRoute.publicCatalog(library: library).path(query: query)
     }
 

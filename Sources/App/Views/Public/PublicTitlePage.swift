@@ -76,22 +76,7 @@ struct PublicTitlePage: Sendable {
                         }
                     }
                 }
-                H.el(.dl, [.class: "facts"]) {
-                    Components.fact(t(.isbn), d.isbnHyphenated)
-                    Components.fact(t(.publisher), d.publisher)
-                    Components.fact(t(.published), d.publishedDate)
-                    Components.fact(t(.pages), d.pageCount.map { t.number($0) })
-                    Components.fact(t(.languageField), d.language.map { Locale(identifier: t.lang.rawValue).localizedString(forLanguageCode: $0) ?? $0 })
-                    Components.fact(t(.categories), d.categories.isEmpty ? nil : d.categories.map(\.name).joined(separator: ", "))
-                    if let series = d.series, !series.isEmpty {
-                        H.el(.dt, [:]) { EscapedText(t(.seriesField)) }
-                        H.el(.dd, [:]) {
-                            H.link(series + (d.seriesNumber.map { " · " + t.format(.seriesVolume, $0) } ?? ""),
-                                   WebRoute.publicCatalog(library: lib).path(query: [("series", series)]))
-                        }
-                    }
-                    Components.fact(t(.readingLevelField), d.readingLevel)
-                }
+                Components.bookFacts(d, t: t, seriesLink: { WebRoute.publicCatalog(library: lib).path(query: [("series", $0)]) })
                 if let desc = d.description {
                     H.el(.section, [.class: "description"]) {
                         H.el(.h2, [:]) { EscapedText(t(.description)) }
