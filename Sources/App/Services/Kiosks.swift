@@ -50,12 +50,11 @@ enum Kiosks {
     /// The kiosk a device's token stands for in `library`, or nil.
     static func kiosk(token: String?, library: UUID, on db: any Database) async throws -> Kiosk? {
         guard let token, token.hasPrefix(tokenPrefix), token.count < 100 else { return nil }
-        struct Row: Decodable { var id: UUID; var library_id: UUID; var name: String; var language: String }
-        guard let row = try await db.sql.raw("""
-            SELECT k.id, k.library_id, l.name, l.language FROM kiosks k JOIN libraries l ON l.id = k.library_id
-            WHERE k.token_hash = \(bind: Credential.hash(token)) AND k.library_id = \(bind: library) AND l.pending_job_id IS NULL
-            """).first(decoding: Row.self), let library = try await Library.find(row.library_id, on: db) else { return nil }
-        return Kiosk(id: row.id, libraryID: row.library_id, name: row.name, policy: library.policy, language: row.language)
+        guard let id = try await db.sql.raw("""
+            SELECT id FROM kiosks WHERE token_hash = \(bind: Credential.hash(token)) AND library_id = \(bind: library)
+            """).first()?.decode(column: "id", as: UUID.self),
+              let row = try await Library.find(library, on: db), row.pendingJobID == nil else { return nil }
+        return Kiosk(id: id, libraryID: library, name: row.name, policy: row.policy, language: row.language)
     }
 
     /// Ends kiosk mode when `username` and `password` are those of a librarian (or owner) of the

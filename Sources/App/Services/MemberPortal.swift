@@ -26,7 +26,6 @@ enum MemberPortal {
         var name: String
         var indexable: Bool
         var policy: LoanPolicy
-        var mailReady: Bool
     }
 
     /// A signed-in member.
@@ -43,8 +42,13 @@ enum MemberPortal {
         guard let library = try await Library.find(id, on: db), library.publicCatalog, library.pendingJobID == nil else {
             throw AccountError.libraryNotFound
         }
-        let mail = try await MailServers.effective(library: id, on: db) != nil
-        return PublicLibrary(id: id, name: library.name, indexable: library.catalogIndexable, policy: library.policy, mailReady: mail)
+        return PublicLibrary(id: id, name: library.name, indexable: library.catalogIndexable, policy: library.policy)
+    }
+
+    /// Whether the library can send a sign-in link (it, or the installation, has a mail server): read only
+    /// by the sign-in page and the link's request, not by every page of the catalog.
+    static func canSendLinks(_ library: PublicLibrary, on db: any Database) async throws -> Bool {
+        try await MailServers.effective(library: library.id, on: db) != nil
     }
 
     // MARK: PIN (staff)
@@ -119,13 +123,12 @@ enum MemberPortal {
     /// an address). At most `linksPerHour` per member.
     static func requestLink(library: PublicLibrary, card rawCard: String, address: String?, origin: String, now: Date, app: Application) async throws {
         let card = String(rawCard.cleanedInput.prefix(64))
-        guard library.mailReady, !card.isEmpty else { return }
         let db = app.db
+        guard !card.isEmpty, try await canSendLinks(library, on: db) else { return }
         // Links asked for are counted (used or not, from the outbox); the address's sign-in throttle counts requests too, so one machine cannot mail every card.
         let name = throttleName(library: library.id, card: card)
-        guard try await LoginThrottle.wait(username: "link:" + name, address: address, now: now, on: db) == 0 else {
-            throw AccountError.tooManyAttempts(waitSeconds: try await LoginThrottle.wait(username: "link:" + name, address: address, now: now, on: db))
-        }
+        let wait = try await LoginThrottle.wait(username: "link:" + name, address: address, now: now, on: db)
+        guard wait == 0 else { throw AccountError.tooManyAttempts(waitSeconds: wait) }
         try await LoginThrottle.recordFailure(username: "link:" + name, address: address, now: now, gate: app.writeGate, on: db)
         struct Row: Decodable { var id: UUID; var first_name: String; var last_name: String; var email: String?; var language: String?; var card_id: String }
         guard let member = try await db.sql.raw("""

@@ -9,15 +9,12 @@ enum PortalError: DomainError, Equatable {
     case badPIN
     /// A sign-in link used already, ended, or never made.
     case linkInvalid
-    /// The member's session ended: sign in again.
-    case signedOut
 
     var described: Described {
         switch self {
         case .badCredentials: .init(.unauthenticated, "member_bad_credentials", field: "pin") { $0(.errPortalBadCredentials) }
         case .badPIN: .init(.invalid, "bad_pin", field: "pin") { $0.format(.errPortalBadPIN, $0.number(MemberPortal.pinDigits.lowerBound), $0.number(MemberPortal.pinDigits.upperBound)) }
         case .linkInvalid: .init(.gone, "member_link_invalid") { $0(.errPortalLinkInvalid) }
-        case .signedOut: .init(.unauthenticated, "member_signed_out") { $0(.errPortalSignedOut) }
         }
     }
 }

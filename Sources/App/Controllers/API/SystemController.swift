@@ -60,7 +60,7 @@ enum SystemController {
 
     @Sendable static func publicTitles(req: Request) async throws -> TitleList {
         let id = try req.uuid("libraryID")
-        guard let library = try await Library.find(id, on: req.db), library.publicCatalog, library.pendingJobID == nil else { throw AccountError.libraryNotFound }
+        _ = try await MemberPortal.publicLibrary(id, on: req.db)
         var filters = TitleQuery.Filters()
         filters.query = req.query[String.self, at: "q"]
         filters.includeSections = try req.flag("sections")

@@ -24,23 +24,25 @@ enum HoldPages {
     @Sendable static func memberCalendar(req: Request) async throws -> Response {
         let ctx = try await req.library(.circulate)
         let memberID = try req.uuid("memberID")
-        return try await calendar(req, ctx: ctx, member: memberID, back: WebRoute.member(library: ctx.libraryID, member: memberID).path + "#calendar")
+        return try await calendar(req, scope: req.scope(ctx), member: memberID, back: WebRoute.member(library: ctx.libraryID, member: memberID).path + "#calendar")
     }
 
     /// The staff's calendar link (every open loan), from the loans page.
     @Sendable static func staffCalendar(req: Request) async throws -> Response {
         let ctx = try await req.library(.circulate)
-        return try await calendar(req, ctx: ctx, member: nil, back: WebRoute.loans(library: ctx.libraryID).path + "#calendar")
+        return try await calendar(req, scope: req.scope(ctx), member: nil, back: WebRoute.loans(library: ctx.libraryID).path + "#calendar")
     }
 
-    static func calendar(_ req: Request, ctx: LibraryContext, member: UUID?, back: String) async throws -> Response {
+    /// Makes or stops the calendar link of `member` (nil: the staff's) in `scope` — a staff member's, or a
+    /// member's own from the public catalog — and goes back to `back`, the new link shown there once.
+    static func calendar(_ req: Request, scope: Scope, member: UUID?, back: String) async throws -> Response {
         var token: String?
         let response = try await req.seeOther(back) {
             if try req.form(CalendarForm.self).stop != nil {
-                try await CalendarFeeds.stop(member: member, in: req.scope(ctx))
+                try await CalendarFeeds.stop(member: member, in: scope)
                 return req.t(.calendarStopped)
             }
-            token = try await CalendarFeeds.make(member: member, lang: req.lang, in: req.scope(ctx))
+            token = try await CalendarFeeds.make(member: member, lang: req.lang, in: scope)
             return req.t(.calendarMade)
         }
         if let token, let value = Flash.value(token, session: req.flashKey) {

@@ -74,12 +74,6 @@ enum PublicPages {
         return response
     }
 
-    /// The member of this visit, or to the sign-in page (coming back here after).
-    static func signedIn(_ visit: Visit) throws -> MemberPortal.SignedIn {
-        guard let member = visit.member else { throw PortalError.signedOut }
-        return member
-    }
-
     static func setSession(_ token: String?, on response: Response, library: UUID, req: Request) {
         var cookie = req.cookie(token ?? "", maxAge: token == nil ? 0 : Int(MemberPortal.sessionLifetime), sameSite: .lax)
         cookie.path = WebRoute.publicCatalog(library: library).path
@@ -148,8 +142,14 @@ enum PublicPages {
     @Sendable static func signInPage(req: Request) async throws -> Response {
         let visit = try await visit(req)
         if visit.member != nil { return req.redirect(to: WebRoute.publicAccount(library: visit.library.id).path) }
-        let page = PublicSignInPage(library: visit.library, next: req.query[String.self, at: "next"].map { String($0.prefix(500)) },
-                                    form: FormState(), linkSent: req.query[String.self, at: "sent"] == "1")
+        return try await signInForm(req, visit, next: req.query[String.self, at: "next"].map { String($0.prefix(500)) }, form: FormState(),
+                                    linkSent: req.query[String.self, at: "sent"] == "1")
+    }
+
+    /// The sign-in page (by PIN; by an emailed link when the library can send one).
+    static func signInForm(_ req: Request, _ visit: Visit, next: String?, form: FormState, linkSent: Bool) async throws -> Response {
+        let page = PublicSignInPage(library: visit.library, next: next, form: form, linkSent: linkSent,
+                                    mailReady: try await MemberPortal.canSendLinks(visit.library, on: req.db))
         return try await respond(page.render(visit.page), visit, req: req, privatePage: true)
     }
 
@@ -167,8 +167,7 @@ enum PublicPages {
             var state = FormState(values: ["cardId": form.cardId ?? ""])
             state.errors["pin"] = visit.page.t.message(error)
             visit.page.flash = nil
-            let page = PublicSignInPage(library: visit.library, next: form.next, form: state, linkSent: false)
-            let response = try await respond(page.render(visit.page), visit, req: req, privatePage: true)
+            let response = try await signInForm(req, visit, next: form.next, form: state, linkSent: false)
             response.status = error.answered.status
             return response
         }
@@ -245,8 +244,7 @@ enum PublicPages {
         let visit = try await visit(req)
         guard let member = visit.member else {
             // Signed out (or the session ended): the sign-in form, here, coming back to this page.
-            let page = PublicSignInPage(library: visit.library, next: req.url.path, form: FormState(), linkSent: false)
-            return try await respond(page.render(visit.page), visit, req: req, privatePage: true)
+            return try await signInForm(req, visit, next: req.url.path, form: FormState(), linkSent: false)
         }
         let account = try await MemberPortal.account(member, library: visit.library, now: req.now, on: req.db)
         let page = PublicAccountPage(library: visit.library, member: member, account: account, newCalendar: HoldPages.newCalendarLink(req))
@@ -257,15 +255,19 @@ enum PublicPages {
         return response
     }
 
+    /// A member's form sent after their session ended: to the sign-in page, coming back to their account.
+    static func signInFirst(_ req: Request, _ visit: Visit) -> Response {
+        let back = WebRoute.publicAccount(library: visit.library.id).path
+        return req.seeOther(WebRoute.publicSignIn(library: visit.library.id).path(query: [("next", back)]),
+                            flash: visit.page.t(.errPortalSignedOut), isError: true)
+    }
+
     /// A member's form: runs `body` for the signed-in member and goes back to the account with what it says.
     static func memberAction(_ req: Request, anchor: String,
                              _ body: @escaping (Visit, MemberPortal.SignedIn, Scope) async throws -> String) async throws -> Response {
         let visit = try await visit(req)
         let back = WebRoute.publicAccount(library: visit.library.id).path
-        guard let member = visit.member else {
-            return req.seeOther(WebRoute.publicSignIn(library: visit.library.id).path(query: [("next", back)]),
-                                flash: visit.page.t(.errPortalSignedOut), isError: true)
-        }
+        guard let member = visit.member else { return signInFirst(req, visit) }
         let scope = MemberPortal.scope(member, library: visit.library, now: req.now, app: req.application)
         return try await req.seeOther(back + anchor) { try await body(visit, member, scope) }
     }
@@ -286,20 +288,11 @@ enum PublicPages {
         }
     }
 
+    /// The member's own calendar link: the staff's action, in the member's scope.
     @Sendable static func calendar(req: Request) async throws -> Response {
-        var token: String?
-        let stop = try req.form(HoldPages.CalendarForm.self).stop != nil
-        let response = try await memberAction(req, anchor: "#calendar") { visit, member, scope in
-            if stop {
-                try await CalendarFeeds.stop(member: member.id, in: scope)
-                return visit.page.t(.calendarStopped)
-            }
-            token = try await CalendarFeeds.make(member: member.id, lang: visit.page.t.lang, in: scope)
-            return visit.page.t(.calendarMade)
-        }
-        if let token, let value = Flash.value(token, session: req.flashKey) {
-            response.cookies[HoldPages.newCalendarCookie] = req.cookie(value, maxAge: 120)
-        }
-        return response
+        let visit = try await visit(req)
+        guard let member = visit.member else { return signInFirst(req, visit) }
+        return try await HoldPages.calendar(req, scope: MemberPortal.scope(member, library: visit.library, now: req.now, app: req.application),
+                                            member: member.id, back: WebRoute.publicAccount(library: visit.library.id).path + "#calendar")
     }
 }

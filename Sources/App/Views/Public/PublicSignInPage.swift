@@ -9,6 +9,8 @@ struct PublicSignInPage: Sendable {
     var next: String?
     var form: FormState
     var linkSent: Bool
+    /// The library can send sign-in links (`MemberPortal.canSendLinks`).
+    var mailReady: Bool
 
     func render(_ page: PageContext) -> HTML {
         let t = page.t
@@ -24,7 +26,7 @@ struct PublicSignInPage: Sendable {
                         extra: [.autocomplete: "current-password", .inputmode: "numeric"])
                 H.button(t(.portalSignIn))
             }
-            if library.mailReady {
+            if mailReady {
                 H.el(.section, [.class: "card"]) {
                     H.el(.h2, [:]) { EscapedText(t(.portalByEmail)) }
                     if linkSent {
