@@ -308,6 +308,67 @@ import Vapor
         }
     }
 
+    /// A push reads its members, copies and holds once and writes its log and loan counts at its end
+    /// (`PushBatch`): what one mutation changes is still seen by the next ones of the same push.
+    @Test func aPushThatReadsOnceStillSeesWhatItsOwnMutationsChanged() async throws {
+        let clock = TestClock()
+        try await withTestApp(clock: clock.appClock) { app in
+            let f = try await Fixture.make(app)
+            #expect(try await f.owner.patch(f.lib, ["fineMode": "suspension", "fineSuspensionDays": 2]).status == .ok)
+            let momo = try await f.addTitle("Momo", copies: 3)
+            let krabat = try await f.addTitle("Krabat", copies: 2)
+            let held = try await f.addTitle("Held", copies: 1)
+            try await f.addMember("S001", "Ada")
+            try await f.addMember("S020", "Ben")
+            try await f.addMember("S003", "Cy")
+            var device = Device(f.owner, lib: f.lib, id: "hall")
+            try await device.pull()
+            func barcodes(_ title: String) -> [String] {
+                device.mirror.values.compactMap(\.copy).filter { $0.titleId.uuidString == title.uppercased() }.map(\.barcode).sorted()
+            }
+            let (momos, krabats, helds) = (barcodes(momo), barcodes(krabat), barcodes(held))
+            #expect(try await f.owner.post("\(f.lib)/checkouts", ["cardId": "S020", "copyBarcode": momos[0]]).status == .created)
+            clock.advance(days: 14 + 3)
+            #expect(try await f.owner.post("\(f.lib)/checkouts", ["cardId": "S001", "copyBarcode": helds[0]]).status == .created)
+            #expect(try await f.owner.post("\(f.lib)/holds", ["titleId": held, "cardId": "S003"]).status == .created)
+            clock.advance(days: 0.01)
+            let pushed = clock.now
+            device.enqueue("return", ["copyBarcode": momos[0]])                        // 3 days late: Ben is suspended
+            device.enqueue("checkout", ["cardId": "S020", "copyBarcode": momos[1]])    // so this is refused
+            device.enqueue("editTitle", ["titleId": krabat, "fields": ["title": "Krabat (Neu)"], "base": ["title": "Krabat"]])
+            device.enqueue("checkout", ["cardId": "S001", "copyBarcode": krabats[0]])  // lent under its new title
+            device.enqueue("checkout", ["cardId": "S001", "copyBarcode": krabats[1]])
+            device.enqueue("checkout", ["cardId": "s001", "copyBarcode": momos[2]])    // a card in another case: read as always
+            device.enqueue("return", ["copyBarcode": helds[0]])                        // on time; set aside for Cy
+            device.enqueue("checkout", ["cardId": "S001", "copyBarcode": helds[0]])    // so not lent to Ada
+            let results = try await device.push().results
+            #expect(results.map(\.status) == [.applied, .rejected, .applied, .applied, .applied, .applied, .applied, .rejected], "\(results)")
+            #expect(results[1].code == "member_suspended", "\(results[1])")
+            #expect(results[3].loan?.title == "Krabat (Neu)" && results[5].loan?.memberCardId == "S001", "\(results[3]) \(results[5])")
+            #expect(results[6].loan?.heldFor?.cardId == "S003", "\(results[6])")
+            #expect(results[7].code == "held_for_other", "\(results[7])")
+            let sql = app.db.sql
+            let titleText = try await sql.raw("SELECT title_text FROM loans WHERE title_id = \(bind: UUID(uuidString: krabat)!)").all()
+                .map { try $0.decode(column: "title_text", as: String.self) }
+            #expect(titleText == ["Krabat (Neu)", "Krabat (Neu)"])
+            // The counts and the log, written once at the push's end: as if each had been written on its own.
+            func loanCount(_ title: String) async throws -> Int? {
+                try await sql.raw("SELECT loan_count FROM titles WHERE id = \(bind: UUID(uuidString: title)!)").first()?.decode(column: "loan_count", as: Int.self)
+            }
+            let counts = [try await loanCount(krabat), try await loanCount(momo), try await loanCount(held)]
+            #expect(counts == [2, 2, 1])
+            struct Entry: Decodable { var type: String; var at: Date; var title_text: String?; var member_card_id: String? }
+            let log = try await sql.raw("SELECT type, at, title_text, member_card_id FROM activities WHERE at >= \(bind: pushed)")
+                .all(decoding: Entry.self)
+            #expect(log.filter { $0.type == "checkout" }.map { "\($0.title_text ?? "") \($0.member_card_id ?? "")" }.sorted()
+                    == ["Krabat (Neu) S001", "Krabat (Neu) S001", "Momo S001"])
+            #expect(log.filter { $0.type == "return_book" }.count == 2)
+            struct Started: Decodable { var checked_out_at: Date }
+            let starts = try await sql.raw("SELECT checked_out_at FROM loans WHERE checked_out_at >= \(bind: pushed)").all(decoding: Started.self)
+            #expect(Set(starts.map(\.checked_out_at)) == Set(log.filter { $0.type == "checkout" }.map(\.at)))
+        }
+    }
+
     @Test func titleEditsMergeByFieldAndTheNewerChangeWinsAField() async throws {
         let clock = TestClock()
         try await withTestApp(clock: clock.appClock) { app in

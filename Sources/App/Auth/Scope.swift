@@ -15,12 +15,14 @@ struct Scope: Sendable {
     /// The same clock `now` was read from, read again: for an event stamped when it happens inside a
     /// write (a loan starts when its copy is claimed, issue 24), not when the request arrived.
     let clock: AppClock
+    /// A sync push's reads made once and writes kept for its end (`PushBatch`); nil everywhere else.
+    let batch: PushBatch?
 
     var libraryID: UUID { library.libraryID }
 
     /// `clock` defaults to one that starts at `now` and runs on from there.
-    init(library: LibraryContext, now: Date, gate: WriteGate, db: any Database, clock: AppClock? = nil) {
-        (self.library, self.now, self.gate, self.db) = (library, now, gate, db)
+    init(library: LibraryContext, now: Date, gate: WriteGate, db: any Database, clock: AppClock? = nil, batch: PushBatch? = nil) {
+        (self.library, self.now, self.gate, self.db, self.batch) = (library, now, gate, db, batch)
         let start = ContinuousClock.now
         self.clock = clock ?? AppClock(now: { now.addingTimeInterval(start.duration(to: .now).seconds) })
     }

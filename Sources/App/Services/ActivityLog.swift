@@ -27,6 +27,19 @@ enum ActivityLog {
             """).run()
     }
 
+    /// Several entries in one statement per 200 (a sync push's, kept for its end).
+    static func record(_ entries: [(Entry, Date)], library: LibraryContext, on db: any Database) async throws {
+        for chunk in entries.chunked(200) {
+            let rows: [SQLQueryString] = chunk.map { entry, date in
+                "(\(bind: UUID()), \(bind: library.libraryID), \(bind: date), \(bind: entry.type.rawValue), \(bind: entry.titleID), \(bind: entry.title), "
+                    + "\(bind: entry.author), \(bind: entry.memberCardID), \(bind: entry.info ?? entry.detail?.english), \(bind: entry.detail?.json), "
+                    + "\(bind: library.user.username))"
+            }
+            try await db.sql.raw("INSERT INTO activities (id, library_id, at, type, title_id, title_text, author_text, member_card_id, info, detail, actor) VALUES "
+                                 + rows.joined(separator: ", ")).run()
+        }
+    }
+
     static func list(libraryID: UUID, type: ActivityType?, limit: Int, offset: Int, on db: any Database) async throws -> [ActivityDTO] {
         var query = Activity.query(on: db).filter(\.$library.$id == libraryID)
         if let type { query = query.filter(\.$type == type.rawValue) }

@@ -45,13 +45,26 @@ extension Circulation {
 
     static func resolve(_ input: CheckoutInput, in scope: Scope) async throws -> Resolved {
         let libraryID = scope.libraryID
-        let member = try await resolveMember(input, libraryID: libraryID, on: scope.db)
+        // A sync push has read its members, copies and holds already (`PushBatch`).
+        let member: Borrower
+        if input.memberId == nil, let known = scope.batch?.member(card: input.cardId) {
+            member = known
+        } else {
+            member = try await resolveMember(input, libraryID: libraryID, on: scope.db)
+        }
         try await Fines.refuseIfBlocked(member: member.id, suspendedUntil: member.suspendedUntil, blockAt: member.blockAt,
                                         currency: member.currency, now: scope.now, on: scope.db)
-        let target = try await resolveBook(input, libraryID: libraryID, on: scope.db)
+        let target: Target
+        if let known = scope.batch?.copy(barcode: input.copyBarcode) {
+            target = Target(title: known.book, copyID: known.copyID)
+        } else {
+            target = try await resolveBook(input, libraryID: libraryID, on: scope.db)
+        }
         let days = try Check.range(input.days, LoanPolicy.loanPeriodRange, field: "days")
         let dueAt = try scope.library.policy.dueDate(from: scope.now, days: days, explicit: input.dueDate)
-        let holds = try await holdContext(input, member: member, target: target, on: scope.db)
+        let holds = scope.batch?.hasNoHolds(target.title.id) == true
+            ? HoldContext(ownHold: nil, ownCopy: nil, takeHeld: input.lendHeld ?? false, waiting: 0)
+            : try await holdContext(input, member: member, target: target, on: scope.db)
         return Resolved(member: member, target: target, dueAt: dueAt, holds: holds)
     }
 

@@ -50,11 +50,17 @@ enum Circulation {
                         NULL, 0, \(bind: library.user.username))
                 """).run()
             try await settleHolds(holds, lent: copyID, title: title, member: member, in: scope, at: started, on: db)
-            // "Most borrowed" reads this count (issue 24): kept here, in the check-out's transaction.
-            try await db.sql.raw("UPDATE titles SET loan_count = loan_count + 1 WHERE id = \(bind: title.id)").run()
-            try await ActivityLog.record(.init(type: .checkout, titleID: title.id, title: title.title, author: title.authors.joined(separator: ", "),
-                                               memberCardID: member.cardID, detail: .lent(barcode: barcode, due: dueAt)),
-                                         library: library, at: started, on: db)
+            // "Most borrowed" reads this count (issue 24): kept here, in the check-out's transaction (a
+            // sync push writes its counts and log entries once for all its mutations, at its end).
+            let entry = ActivityLog.Entry(type: .checkout, titleID: title.id, title: title.title, author: title.authors.joined(separator: ", "),
+                                          memberCardID: member.cardID, detail: .lent(barcode: barcode, due: dueAt))
+            if let batch = scope.batch {
+                batch.lent(title: title.id)
+                batch.log(entry, at: started)
+            } else {
+                try await db.sql.raw("UPDATE titles SET loan_count = loan_count + 1 WHERE id = \(bind: title.id)").run()
+                try await ActivityLog.record(entry, library: library, at: started, on: db)
+            }
             return LoanDTO(id: loanID, titleId: title.id, title: title.title, copyId: copyID, copyBarcode: barcode, memberId: member.id,
                            memberCardId: member.cardID, memberName: member.name, checkedOutAt: started, dueAt: dueAt, returnedAt: nil,
                            renewals: 0, overdue: false, daysOverdue: 0)
@@ -72,7 +78,9 @@ enum Circulation {
                 }
                 loan = found
             } else if let barcode = try Check.optional(input.copyBarcode, field: "copyBarcode", max: 64) {
-                guard let copyID = try await Lookup.copy(barcode: barcode, library: library.libraryID, on: db) else {
+                var copyID = scope.batch?.copy(barcode: barcode)?.copyID   // a sync push read it already
+                if copyID == nil { copyID = try await Lookup.copy(barcode: barcode, library: library.libraryID, on: db) }
+                guard let copyID else {
                     throw LoanError.noCopyWithBarcode(barcode)
                 }
                 guard let found = try await Loan.query(on: db).filter(\.$copy.$id == copyID).filter(\.$returnedAt == nil).first() else {
@@ -103,10 +111,14 @@ enum Circulation {
                 heldFor = try await Holds.setAside(copy: copyID, title: titleID, in: scope, on: db)
             }
             let overdueDays = daysOverdue(dueAt: loan.dueAt, now: now)
-            try await ActivityLog.record(.init(type: .returnBook, titleID: loan.$title.id, title: loan.titleText,
-                                               memberCardID: loan.memberCardID,
-                                               detail: overdueDays > 0 ? .overdue(days: overdueDays) : nil),
-                                         library: library, at: now, on: db)
+            let entry = ActivityLog.Entry(type: .returnBook, titleID: loan.$title.id, title: loan.titleText, memberCardID: loan.memberCardID,
+                                          detail: overdueDays > 0 ? .overdue(days: overdueDays) : nil)
+            if let batch = scope.batch {
+                batch.log(entry, at: now)
+                batch.returned(member: loan.$member.id)
+            } else {
+                try await ActivityLog.record(entry, library: library, at: now, on: db)
+            }
             // B5: a late return is charged, or suspends the member, as the library's fine policy says.
             try await Fines.lateReturn(loanID: loan.id!, member: loan.$member.id, title: loan.titleText, card: loan.memberCardID,
                                        overdueDays: overdueDays, in: scope, at: now, on: db)
@@ -292,12 +304,16 @@ enum Circulation {
             guard let id = try await Lookup.member(card: card, library: libraryID, on: db) else { throw CirculationError.memberNotFound(card) }
             row = try await db.sql.raw(select + "id = \(bind: id)").first()
         }
-        let found = row!
-        let name = Member.fullName(first: try found.decode(column: "first_name", as: String.self),
-                                   last: try found.decode(column: "last_name", as: String.self))
-        return Borrower(id: try found.decode(column: "id", as: UUID.self), cardID: try found.decode(column: "card_id", as: String.self), name: name,
-                        suspendedUntil: try found.decode(column: "suspended_until", as: Date?.self),
-                        blockAt: try found.decode(column: "block_at", as: Int?.self), currency: try found.decode(column: "currency", as: String.self))
+        return try borrower(row!)
+    }
+
+    /// A borrower from a row of members joined with their library (`block_at`, `currency`).
+    static func borrower(_ row: any SQLRow) throws -> Borrower {
+        let name = Member.fullName(first: try row.decode(column: "first_name", as: String.self),
+                                   last: try row.decode(column: "last_name", as: String.self))
+        return Borrower(id: try row.decode(column: "id", as: UUID.self), cardID: try row.decode(column: "card_id", as: String.self), name: name,
+                        suspendedUntil: try row.decode(column: "suspended_until", as: Date?.self),
+                        blockAt: try row.decode(column: "block_at", as: Int?.self), currency: try row.decode(column: "currency", as: String.self))
     }
 
     static func resolveBook(_ input: CheckoutInput, libraryID: UUID, on db: any Database) async throws -> Target {

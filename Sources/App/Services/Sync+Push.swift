@@ -26,30 +26,10 @@ extension Sync {
         let key = Key(user: scope.library.user.id, library: scope.libraryID, client: client)
         do {
             // All in one transaction: a push of 100 is one commit. A refusal writes nothing (services
-            // refuse before they write), so it is answered and the rest go on.
+            // refuse before they write), so it is answered and the rest go on. The transaction's
+            // statements are sent from their connection's own event loop (`EventLoopExecutor`).
             return try await scope.gate.transaction(on: scope.db) { db in
-                let inner = scope.inside(db)
-                var answered = try await answers(key, seqs: input.mutations.map(\.seq), on: db)
-                var results: [SyncOutcome] = []
-                var fresh: [SyncOutcome] = []
-                for mutation in input.mutations {
-                    if let earlier = answered[mutation.seq] {
-                        results.append(earlier.givenAgain)
-                        continue
-                    }
-                    let outcome: SyncOutcome
-                    do {
-                        outcome = try await apply(mutation, in: inner)
-                    } catch let refusal where isRefusal(refusal) {
-                        outcome = try await rejected(mutation, refusal, t: t, on: db, library: scope.libraryID)
-                    }
-                    answered[mutation.seq] = outcome
-                    fresh.append(outcome)
-                    results.append(outcome)
-                }
-                // The answers, written in the same transaction (a few statements, not one each).
-                try await record(fresh, key, at: scope.now, on: db)
-                return SyncPushResult(results: results)
+                try await EventLoopExecutor.run(on: db.eventLoop) { try await applyAll(input, key, in: scope, t: t, on: db) }
             }
         } catch let refusal where isRefusal(refusal) {
             throw refusal
@@ -63,6 +43,35 @@ extension Sync {
             }
             return SyncPushResult(results: results)
         }
+    }
+
+    /// The push's mutations in the transaction `db` has open, each once.
+    private static func applyAll(_ input: SyncPush, _ key: Key, in scope: Scope, t: Strings, on db: any Database) async throws -> SyncPushResult {
+        var answered = try await answers(key, seqs: input.mutations.map(\.seq), on: db)
+        let batch = try await PushBatch.read(input.mutations.filter { answered[$0.seq] == nil }, library: scope.library, on: db)
+        let inner = scope.inside(db, batch: batch)
+        var results: [SyncOutcome] = []
+        var fresh: [SyncOutcome] = []
+        for mutation in input.mutations {
+            if let earlier = answered[mutation.seq] {
+                results.append(earlier.givenAgain)
+                continue
+            }
+            let outcome: SyncOutcome
+            do {
+                outcome = try await apply(mutation, in: inner)
+            } catch let refusal where isRefusal(refusal) {
+                outcome = try await rejected(mutation, refusal, t: t, on: db, library: scope.libraryID)
+            }
+            answered[mutation.seq] = outcome
+            fresh.append(outcome)
+            results.append(outcome)
+        }
+        // The log, the loan counts and the answers, written in the same transaction (a few
+        // statements, not one each).
+        try await batch.write(on: db)
+        try await record(fresh, key, at: scope.now, on: db)
+        return SyncPushResult(results: results)
     }
 
     struct Key: Sendable {
@@ -220,7 +229,10 @@ extension Sync {
                 kept.append(name)                               // changed on the server too, and later
             }
         }
-        if !patch.isEmpty { try await Catalog.update(titleID, patch, in: scope) }
+        if !patch.isEmpty {
+            try await Catalog.update(titleID, patch, in: scope)
+            scope.batch?.edited(title: titleID)
+        }
         return (try await currentTitle(titleID, library: scope.libraryID, on: scope.db), kept.isEmpty ? nil : kept)
     }
 
@@ -235,8 +247,8 @@ extension Sync {
 
 extension Scope {
     /// This scope inside a transaction already open: its writes join it instead of opening their own.
-    func inside(_ transaction: any Database) -> Scope {
-        Scope(library: library, now: now, gate: WriteGate(serialised: false), db: transaction, clock: clock)
+    func inside(_ transaction: any Database, batch: PushBatch? = nil) -> Scope {
+        Scope(library: library, now: now, gate: .joined, db: transaction, clock: clock, batch: batch)
     }
 }
 

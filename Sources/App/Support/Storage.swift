@@ -92,9 +92,19 @@ struct WriteGate: Sendable {
     /// replaced after an error, the new one runs with SQLite's default FULL: safe, only slower.
     private let tunedLoops = NIOLockedValueBox<Set<ObjectIdentifier>>([])
 
-    init(serialised: Bool) { self.serialised = serialised }
+    /// Already inside a transaction (`Scope.inside`): a write joins it and runs on the caller's task.
+    private let joined: Bool
+
+    init(serialised: Bool) { (self.serialised, self.joined) = (serialised, false) }
+
+    private init(joined: Bool) { (self.serialised, self.joined) = (false, joined) }
+
+    /// The gate of a transaction already open: its writes are part of it. (Fluent's own nested
+    /// `transaction` would do the same, but on a task of its own: one more hop between threads per write.)
+    static let joined = WriteGate(joined: true)
 
     func transaction<T: Sendable>(on db: any Database, _ body: @escaping @Sendable (any Database) async throws -> T) async throws -> T {
+        if joined { return try await body(db) }
         guard serialised else { return try await db.transaction(body) }
         return try await exclusiveConnection(on: db) { try await $0.transaction(body) }
     }
@@ -105,6 +115,7 @@ struct WriteGate: Sendable {
     /// refusal leaves the batch untouched. Any other error rolls the batch back, and each write is
     /// then retried alone, so one failure never sinks another.
     func batchedTransaction<T: Sendable>(on db: any Database, _ body: @escaping @Sendable (any Database) async throws -> T) async throws -> T {
+        if joined { return try await body(db) }
         guard serialised else { return try await db.transaction(body) }
         return try await batcher.run(on: db, gate: self) { try await body($0) } as! T
     }
