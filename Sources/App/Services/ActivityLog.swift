@@ -19,12 +19,7 @@ enum ActivityLog {
 
     /// A plain INSERT: building a Fluent model costs reflection on every write, and every write logs.
     static func record(_ entry: Entry, library: LibraryContext, at date: Date, on db: any Database) async throws {
-        try await db.sql.raw("""
-            INSERT INTO activities (id, library_id, at, type, title_id, title_text, author_text, member_card_id, info, detail, actor)
-            VALUES (\(bind: UUID()), \(bind: library.libraryID), \(bind: date), \(bind: entry.type.rawValue), \(bind: entry.titleID),
-                    \(bind: entry.title), \(bind: entry.author), \(bind: entry.memberCardID), \(bind: entry.info ?? entry.detail?.english),
-                    \(bind: entry.detail?.json), \(bind: library.user.username))
-            """).run()
+        try await record([(entry, date)], library: library, on: db)
     }
 
     /// Several entries in one statement per 200 (a sync push's, kept for its end).

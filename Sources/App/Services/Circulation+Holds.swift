@@ -19,11 +19,14 @@ extension Circulation {
 
     /// Refuses, before anything is written, a check-out that would take a copy set aside for another
     /// member, unless `input.lendHeld` says so.
-    static func holdContext(_ input: CheckoutInput, member: Borrower, target: Target, on db: any Database) async throws -> HoldContext {
-        let title = target.title.id
-        // Most titles have no holds: one indexed look answers for them, and the check-out reads nothing more.
+    static func holdContext(_ input: CheckoutInput, member: Borrower, target: Target, in scope: Scope) async throws -> HoldContext {
+        let (title, db) = (target.title.id, scope.db)
+        // Most titles have no holds: one indexed look answers for them (a sync push looked once for all its
+        // titles, `PushBatch`), and the check-out reads nothing more.
+        let none = HoldContext(ownHold: nil, ownCopy: nil, takeHeld: input.lendHeld ?? false, waiting: 0)
+        if scope.batch?.hasNoHolds(title) == true { return none }
         guard try await db.sql.raw("SELECT 1 AS n FROM holds WHERE title_id = \(bind: title) AND state IN ('waiting', 'ready') LIMIT 1")
-            .first() != nil else { return HoldContext(ownHold: nil, ownCopy: nil, takeHeld: input.lendHeld ?? false, waiting: 0) }
+            .first() != nil else { return none }
         struct Own: Decodable { var id: UUID; var copy_id: UUID? }
         let own = try await db.sql.raw("""
             SELECT id, copy_id FROM holds WHERE title_id = \(bind: title) AND member_id = \(bind: member.id) AND state IN ('waiting', 'ready')

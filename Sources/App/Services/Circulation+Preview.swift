@@ -62,9 +62,7 @@ extension Circulation {
         }
         let days = try Check.range(input.days, LoanPolicy.loanPeriodRange, field: "days")
         let dueAt = try scope.library.policy.dueDate(from: scope.now, days: days, explicit: input.dueDate)
-        let holds = scope.batch?.hasNoHolds(target.title.id) == true
-            ? HoldContext(ownHold: nil, ownCopy: nil, takeHeld: input.lendHeld ?? false, waiting: 0)
-            : try await holdContext(input, member: member, target: target, on: scope.db)
+        let holds = try await holdContext(input, member: member, target: target, in: scope)
         return Resolved(member: member, target: target, dueAt: dueAt, holds: holds)
     }
 

@@ -26,14 +26,13 @@ final class PushBatch: Sendable {
         var activities: [(ActivityLog.Entry, Date)] = []
     }
 
-    private let state = NIOLockedValueBox(State())
+    private let state: NIOLockedValueBox<State>
     private let library: LibraryContext
 
-    private init(library: LibraryContext) { self.library = library }
+    private init(library: LibraryContext, state: State) { (self.library, self.state) = (library, NIOLockedValueBox(state)) }
 
     /// The batch of a push: its members, copies and titles read in a few statements.
     static func read(_ mutations: [SyncMutation], library: LibraryContext, on db: any Database) async throws -> PushBatch {
-        let batch = PushBatch(library: library)
         let libraryID = library.libraryID
         let cards = Array(Set(mutations.compactMap { $0.op == .checkout && $0.memberId == nil ? $0.cardId?.cleanedInput : nil }))
             .filter { !$0.isEmpty && $0.count <= 64 }
@@ -69,8 +68,7 @@ final class PushBatch: Sendable {
                 state.withoutHolds.remove(try row.decode(column: "title_id", as: UUID.self))
             }
         }
-        batch.state.withLockedValue { $0 = state }
-        return batch
+        return PushBatch(library: library, state: state)
     }
 
     // MARK: Reads
