@@ -118,6 +118,7 @@ enum Migrations {
         app.migrations.add(CreateSyncLog())
         app.migrations.add(CreateMemberPortal())
         app.migrations.add(CreateKiosks())
+        app.migrations.add(AddLibraryRestoreSwap())
     }
 }
 

@@ -193,6 +193,17 @@ private func send(_ f: Fixture, _ method: HTTPMethod, _ path: String, body: Data
             let loweredCover = try #require((loweredList["items"] as? [[String: Any]])?.first?["coverUrl"] as? String)
             #expect(CoverStore.isLocal(loweredCover), "\(loweredCover)")
             #expect(try await Client(app: app).get(loweredCover).status == .ok)
+
+            // Restored over the original library after it changed (a title, a member, its settings),
+            // written beside it and swapped in: its backup is the original again, field by field.
+            _ = try await f.addTitle("Added later", copies: 2)
+            try await f.addMember("S3", "Grace", "Hopper")
+            _ = try await f.owner.patch(f.lib, ["loanPeriodDays": 7, "maxRenewals": 1, "publicCatalog": false])
+            let over = try await f.owner.finished(try await send(f, .POST, "\(f.lib)/restore?confirm=true", body: Data(buffer: backup.body)))
+            #expect(over.status == .ok, "\(over.json)")
+            let again = try Backup.decode(Data(buffer: try await send(f, .GET, "\(f.lib)/backup").body))
+            #expect(again.library.name == original.library.name)
+            #expect(normalized(again) == normalized(original))
         }
     }
 
@@ -257,6 +268,91 @@ private func send(_ f: Fixture, _ method: HTTPMethod, _ path: String, body: Data
             let made = try #require((again["library"] as? [String: Any])?["id"] as? String)
             #expect(try await f.owner.get("/api/v1/libraries/\(made)/titles")["total"] as? Int == 1)
             #expect(try await Library.query(on: app.db).filter(\.$pendingJobID != nil).count() == 0)
+        }
+    }
+
+    /// Issue 24: a restore over a library is written beside it and swapped in batch by batch (on SQLite
+    /// one transaction of it held the only writer). Killed after it hid the library, or half-way through
+    /// moving the rows in, the swap is finished by the next job that finds it dead: the library is then
+    /// exactly the backup (its titles, copies, counts and search), nothing of the hidden library or of
+    /// the old data is left in any table, and meanwhile the library was nobody's to see.
+    @Test func aRestoreOverThatDiesHalfWayIsFinishedNotLeftHalfMade() async throws {
+        try await withTestApp { app in
+            let f = try await Fixture.make(app)
+            try await f.addTitle("Momo", copies: 2)
+            try await f.addTitle("Krabat", copies: 1)
+            let raw = Data(buffer: try await send(f, .GET, "\(f.lib)/backup").body)
+            let backup = try Backup.decode(raw)
+            let userID = try #require(try await User.query(on: app.db).filter(\.$username == "owner").first()?.requireID())
+            let library = try #require(UUID(uuidString: f.libraryID))
+
+            func expectTheBackup(_ context: String) async throws {
+                let titles = try await f.owner.get("\(f.lib)/titles?sort=title")
+                #expect(titles.status == .ok, "\(context)")
+                #expect((titles["items"] as? [[String: Any]])?.compactMap { $0["title"] as? String } == ["Krabat", "Momo"], "\(context)")
+                #expect(titles["total"] as? Int == 2, "\(context)")
+                #expect(try await f.owner.get("\(f.lib)/titles?q=momo")["total"] as? Int == 1, "\(context): search")
+                #expect(try await Copy.query(on: app.db).filter(\.$library.$id == library).count() == 3, "\(context)")
+                #expect(try await Library.query(on: app.db).count() == 1, "\(context): the hidden library is gone")
+                let state = try await app.db.sql.raw("SELECT pending_job_id, restore_source_id FROM libraries").first()
+                #expect(try state?.decodeNil(column: "pending_job_id") == true && state?.decodeNil(column: "restore_source_id") == true, "\(context)")
+                // Not a row of any table names a library that is not there.
+                let tables: [String]
+                if app.db.isSQLite {
+                    tables = try await app.db.sql.raw("""
+                        SELECT m.name AS name FROM sqlite_master m JOIN pragma_table_info(m.name) p WHERE m.type = 'table' AND p.name = 'library_id'
+                        """).all().map { try $0.decode(column: "name", as: String.self) }
+                } else {
+                    tables = try await app.db.sql.raw("""
+                        SELECT table_name::text AS name FROM information_schema.columns WHERE column_name = 'library_id' AND table_schema = current_schema()
+                        """).all().map { try $0.decode(column: "name", as: String.self) }
+                }
+                #expect(tables.contains("titles") && tables.contains("reads"), "\(tables)")
+                for table in tables {
+                    let stray = try await app.db.sql.raw("""
+                        SELECT COUNT(*) AS n FROM \(unsafeRaw: table) WHERE library_id IS NOT NULL AND library_id NOT IN (SELECT id FROM libraries)
+                        """).first()?.decode(column: "n", as: Int.self)
+                    #expect(stray == 0, "\(context): \(table) has \(stray ?? -1) rows of no library")
+                }
+            }
+
+            // The whole path, as the owner starts it.
+            try await f.addTitle("Added after the backup", copies: 1)
+            let over = try await f.owner.finished(try await send(f, .POST, "\(f.lib)/restore?confirm=true",
+                                                                 body: raw))
+            #expect(over.status == .ok, "\(over.json)")
+            try await expectTheBackup("restored")
+
+            // Killed right after hiding the library (step 2), then half-way through moving rows in (step 3).
+            for stop in ["hidden", "moving"] {
+                try await f.addTitle("Added after the backup", copies: 1)
+                let job = try await Jobs.begin(.restore, library: library, target: library, user: userID, now: app.clock.now(), app: app)
+                let (source, _) = try await Backup.beginSwap(backup, over: library, job: job, gate: app.writeGate, on: app.db)
+                #expect(try await f.owner.get("\(f.lib)/titles").status == .notFound, "\(stop): hidden while it is swapped")
+                if stop == "moving" {
+                    try await Backup.eraseData(libraryID: library, gate: app.writeGate, on: app.db)
+                    try await app.db.sql.raw("UPDATE libraries SET restore_erased = \(bind: true) WHERE id = \(bind: library)").run()
+                    try await app.db.sql.raw("""
+                        UPDATE titles SET library_id = \(bind: library) WHERE id IN (SELECT id FROM titles WHERE library_id = \(bind: source) AND title = 'Momo')
+                        """).run()
+                }
+                // Its job is found dead: neither library is removed, nothing else may write into it, and a new job finishes it.
+                try await app.writeGate.transaction(on: app.db) { db in
+                    try await Jobs.expireLeases(now: app.clock.now().addingTimeInterval(3600), on: db)
+                }
+                let (kept, keptSource) = (try await Library.find(library, on: app.db), try await Library.find(source, on: app.db))
+                #expect(kept != nil && keptSource != nil, "\(stop)")
+                await #expect(throws: JobError.self, "\(stop): an import waits for the swap") {
+                    _ = try await Jobs.begin(.importFile, library: library, target: library, user: userID, now: app.clock.now(), app: app)
+                }
+                await Backup.resumeSwaps(app: app)
+                let resumed = try #require(try await Library.find(library, on: app.db)?.pendingJobID, "\(stop)")
+                #expect(resumed != job)
+                await app.jobRunner.wait(resumed)
+                let record = try await Jobs.find(resumed, user: userID, app: app)
+                #expect(record.status == .done, "\(stop): \(record.failure ?? "")")
+                try await expectTheBackup(stop)
+            }
         }
     }
 

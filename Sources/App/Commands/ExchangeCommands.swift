@@ -238,10 +238,10 @@ struct RestoreCommand: AsyncCommand {
         var leftOut = Backup.LeftOut()
         if signature.replace {
             guard let existing else { throw CLIError("No library named “\(name)” to replace.") }
-            let id = try existing.requireID()
-            leftOut = try await app.writeGate.transaction(on: app.db) { db in
-                try await Backup.eraseData(libraryID: id, on: db)
-                return try await Backup.restore(backup, into: id, on: db)
+            do {
+                leftOut = try await Self.restoreOverAsJob(backup, library: try existing.requireID(), app: app)
+            } catch let error where error.answered.status.code < 500 {
+                throw CLIError(error.answered.message)
             }
         } else {
             guard existing == nil else { throw CLIError("A library named “\(name)” exists: name another with --library, or overwrite it with --replace.") }
@@ -266,6 +266,31 @@ struct RestoreCommand: AsyncCommand {
         if !leftOut.isEmpty {
             context.console.print(JobPage.leftOutText(leftOut, t: Strings(lang: .en)))
         }
+    }
+}
+
+extension RestoreCommand {
+    /// A restore over a library from the command line is a job of that library, as the web's is:
+    /// refused while another job writes into it, shown on its Background work page, and written beside
+    /// it and swapped in batch by batch (`Backup.restore(_:over:job:…)`), so a running server's other
+    /// libraries keep working meanwhile.
+    static func restoreOverAsJob(_ backup: LibraryBackup, library: UUID, app: Application) async throws -> Backup.LeftOut {
+        let id = try await Jobs.begin(.restore, library: library, target: library, user: nil, now: app.clock.now(), app: app)
+        let outcome = NIOLockedValueBox<Result<Backup.LeftOut, any Error>?>(nil)
+        Jobs.run(id, app: app) {
+            do {
+                let leftOut = try await Backup.restore(backup, over: library, job: id, gate: app.writeGate, on: app.db)
+                outcome.withLockedValue { $0 = .success(leftOut) }
+                guard let restored = try await Library.find(library, on: app.db) else { throw AccountError.libraryNotFound }
+                return RestoreJob.Outcome(library: restored.dto(role: .owner), leftOut: leftOut)
+            } catch {
+                outcome.withLockedValue { $0 = .failure(error) }
+                throw error
+            }
+        }
+        await app.jobRunner.wait(id)
+        guard let result = outcome.withLockedValue({ $0 }) else { throw JobError.notFound }
+        return try result.get()
     }
 }
 

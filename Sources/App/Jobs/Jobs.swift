@@ -82,12 +82,20 @@ enum Jobs {
 
     /// Records a running job writing into `target`; refused when a job already writes into it. `user`
     /// nil: the command line's (no account started it).
-    static func begin(_ kind: Kind, library: UUID?, target: UUID?, user: UUID?, now: Date, app: Application) async throws -> UUID {
+    /// A library a restore is being swapped into (`Backup.beginSwap`) takes no other job until the swap
+    /// is done: `resumingSwap` is the job that finishes it.
+    static func begin(_ kind: Kind, library: UUID?, target: UUID?, user: UUID?, now: Date, app: Application,
+                      resumingSwap: Bool = false) async throws -> UUID {
         let id = UUID()
         try await app.writeGate.transaction(on: app.db) { db in
             try await expireLeases(now: now, on: db)
             if let target, try await db.sql.raw("""
                 SELECT id FROM jobs WHERE target_library_id = \(bind: target) AND state = 'running'
+                """).first() != nil {
+                throw busy
+            }
+            if let target, !resumingSwap, try await db.sql.raw("""
+                SELECT id FROM libraries WHERE id = \(bind: target) AND restore_source_id IS NOT NULL
                 """).first() != nil {
                 throw busy
             }
@@ -152,11 +160,14 @@ enum Jobs {
     }
 
     /// Libraries a restore was writing when its job died (`AddLibraryPendingJob`): removed whole, with
-    /// everything written into them, so nothing half-made is left and the name is free again.
+    /// everything written into them, so nothing half-made is left and the name is free again. A swap
+    /// already under way (a library that names its source, and that source) is finished instead
+    /// (`Backup.resumeSwaps`), never removed.
     static func removeUnfinishedLibraries(on db: any Database) async throws {
         struct Row: Decodable { var id: UUID }
         let orphans = try await db.sql.raw("""
-            SELECT l.id FROM libraries l WHERE l.pending_job_id IS NOT NULL
+            SELECT l.id FROM libraries l WHERE l.pending_job_id IS NOT NULL AND l.restore_source_id IS NULL
+              AND NOT EXISTS (SELECT 1 FROM libraries swapped WHERE swapped.restore_source_id = l.id)
               AND NOT EXISTS (SELECT 1 FROM jobs j WHERE j.id = l.pending_job_id AND j.state = 'running')
             """).all(decoding: Row.self)
         for orphan in orphans {
@@ -188,6 +199,7 @@ enum Jobs {
         guard var record = try await lookup(app.db) else { throw JobError.notFound }
         if record.status == .running, let until = record.lease_until, until < now {
             try await app.writeGate.transaction(on: app.db) { db in try await expireLeases(now: now, on: db) }
+            await Backup.resumeSwaps(app: app)
             record = try await lookup(app.db) ?? record
         }
         return record

@@ -67,7 +67,8 @@ enum RecurringJobs {
     }
 
     static func libraries(on db: any Database) async throws -> [LibraryZone] {
-        try await db.sql.raw("SELECT id, time_zone, reminders_on, reminder_hour FROM libraries").all(decoding: LibraryZone.self)
+        // Not a library a restore is still writing or swapping in (`pending_job_id`): it is nobody's yet.
+        try await db.sql.raw("SELECT id, time_zone, reminders_on, reminder_hour FROM libraries WHERE pending_job_id IS NULL").all(decoding: LibraryZone.self)
     }
 
     static func library(_ id: UUID, on db: any Database) async throws -> LibraryZone? {
@@ -190,6 +191,7 @@ extension Jobs {
         // As `find`: a dead job (its lease ran out) is ended first, written only when there is one.
         guard runs.contains(where: { $0.status == .running && ($0.lease_until.map { $0 < now } ?? false) }) else { return runs }
         try await app.writeGate.transaction(on: app.db) { db in try await expireLeases(now: now, on: db) }
+        await Backup.resumeSwaps(app: app)
         return try await read()
     }
 }
@@ -210,6 +212,7 @@ final class Scheduler: LifecycleHandler, Sendable {
         if app.db.isSQLite {
             try await app.writeGate.transaction(on: app.db) { db in try await Jobs.failOrphans(now: app.clock.now(), on: db) }
         }
+        await Backup.resumeSwaps(app: app)
         let (seen, longest) = (seen, longestSleep)
         let loop = Task {
             while !Task.isCancelled {

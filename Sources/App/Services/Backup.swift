@@ -79,13 +79,14 @@ enum Backup {
         try await sql.raw("DELETE FROM categories WHERE library_id = \(bind: libraryID)").run()
     }
 
-    /// Replaces everything `libraryID` holds with the backup, in one transaction.
-    @discardableResult
-    static func restore(_ backup: LibraryBackup, over libraryID: UUID, gate: WriteGate, on db: any Database) async throws -> LeftOut {
-        try await gate.transaction(on: db) { db in
-            try await eraseData(libraryID: libraryID, on: db)
-            return try await restore(backup, into: libraryID, on: db)
-        }
+    /// A library's settings as a backup holds them (written by a restore, copied by a swap).
+    struct Settings: Codable, Sendable {
+        var loan_period_days: Int; var max_renewals: Int; var public_catalog: Bool; var next_accession: Int; var time_zone: String?
+        var renewal_days: Int?; var renew_window_days: Int?; var hold_pickup_days: Int
+        var fine_mode: String; var fine_per_day: Int; var fine_grace_days: Int; var fine_cap: Int?; var fine_suspension_days: Int
+        var fine_block_at: Int?; var currency: String
+        var reminders_on: Bool; var reminder_hour: Int; var remind_before_days: Int?; var remind_overdue_1: Int?; var remind_overdue_2: Int?
+        var remind_overdue_3: Int?; var language: String; var contact: String?
     }
 
     /// What a restore did not bring back, for its report (issue 24: it was silent): the reading life
@@ -175,7 +176,10 @@ enum Backup {
     /// library never holds the writer for long (other libraries keep lending while it runs); without,
     /// everything runs in the caller's transaction.
     @discardableResult
-    static func restore(_ b: LibraryBackup, into libraryID: UUID, on db: any Database, batches gate: WriteGate? = nil) async throws -> LeftOut {
+    /// Reminders come back on only where messages can go: `mailOf` is the library whose mail server
+    /// counts (the one restored over, when the backup is written beside it first).
+    static func restore(_ b: LibraryBackup, into libraryID: UUID, mailOf: UUID? = nil, on db: any Database,
+                        batches gate: WriteGate? = nil) async throws -> LeftOut {
         try validateSettings(b.library)
         let counts: [Int] = [b.titles.count, b.copies.count, b.members.count, b.loans.count, b.activities.count, b.categories.count,
                              b.titleCategories.count, b.covers?.count ?? 0, b.reads?.count ?? 0, b.progressEvents?.count ?? 0,
@@ -210,16 +214,8 @@ enum Backup {
             }
             coverIDs[cover.id] = id
         }
-        struct Settings: Encodable {
-            var loan_period_days: Int; var max_renewals: Int; var public_catalog: Bool; var next_accession: Int; var time_zone: String?
-            var renewal_days: Int?; var renew_window_days: Int?; var hold_pickup_days: Int
-            var fine_mode: String; var fine_per_day: Int; var fine_grace_days: Int; var fine_cap: Int?; var fine_suspension_days: Int
-            var fine_block_at: Int?; var currency: String
-            var reminders_on: Bool; var reminder_hour: Int; var remind_before_days: Int?; var remind_overdue_1: Int?; var remind_overdue_2: Int?
-            var remind_overdue_3: Int?; var language: String; var contact: String?
-        }
         // Reminders come back on only where messages can go (the mail server is not in a backup).
-        let canSend = try await MailServers.effective(library: libraryID, on: db) != nil
+        let canSend = try await MailServers.effective(library: mailOf ?? libraryID, on: db) != nil
         let overdue = (try? ReminderPolicy.checkOverdue([b.library.remind_overdue_1, b.library.remind_overdue_2, b.library.remind_overdue_3]))
             ?? ReminderPolicy().overdueDays
         // A zone this system does not know is left out: the server's applies.

@@ -1,0 +1,136 @@
+#!/usr/bin/env python3
+"""A long restore over a library, and everyone else meanwhile (issue 24). A library of
+BENCH_RESTORE_TITLES titles (default 100,000, 2 copies each, 600 members) is backed up and restored
+over itself through the API, while another client keeps asking for `/api/v1/health` and keeps writing
+into another library of the same server (a title's edit). Reported: the restore's time, and the other
+client's p50 / p99 / max and errors while it runs, next to the same requests with nothing running,
+measured in the same run. On SQLite a restore was one transaction that held the only writer for its
+whole length (`/health` 500 after 10 s, a write to another library 19.6 s); now no transaction of it is
+longer than one batch of 2,000 rows.
+
+Uses the release build of `make bench` (or BENCH_BIN=<bin dir>); DATABASE_URL unset: SQLite."""
+import json, os, statistics, subprocess, tempfile, threading, time, urllib.error, urllib.request
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+PORT = int(os.environ.get("BENCH_PORT", "8198"))
+TITLES = int(os.environ.get("BENCH_RESTORE_TITLES", "100000"))
+BASE = f"http://127.0.0.1:{PORT}"
+
+
+def call(method, path, body=None, token=None, raw=None):
+    data = raw if raw is not None else (json.dumps(body).encode() if body is not None else None)
+    req = urllib.request.Request(BASE + path, method=method, data=data)
+    req.add_header("content-type", "application/json")
+    if token:
+        req.add_header("authorization", f"Bearer {token}")
+    try:
+        with urllib.request.urlopen(req, timeout=120) as r:
+            return r.status, r.read()
+    except urllib.error.HTTPError as e:
+        return e.code, e.read()
+
+
+def pct(values, q):
+    values = sorted(values)
+    return values[min(len(values) - 1, int(round(q / 100 * (len(values) - 1))))]
+
+
+def sampler(make_request, stop, times, errors):
+    while not stop.is_set():
+        t = time.perf_counter()
+        try:
+            status = make_request()
+        except Exception:
+            status = 0
+        times.append((time.perf_counter() - t) * 1000)
+        if not 200 <= status < 300:
+            errors.append(status)
+        time.sleep(0.01)
+
+
+def measure(requests, during):
+    """Latencies and errors of each request while `during()` runs (or for 5 s when it is None)."""
+    stop = threading.Event()
+    results = {name: ([], []) for name in requests}
+    threads = [threading.Thread(target=sampler, args=(fn, stop, *results[name])) for name, fn in requests.items()]
+    for th in threads:
+        th.start()
+    value = during() if during else time.sleep(5)
+    stop.set()
+    for th in threads:
+        th.join()
+    return results, value
+
+
+def main():
+    bin_dir = os.environ.get("BENCH_BIN")
+    if not bin_dir:
+        if not os.environ.get("BENCH_SKIP_BUILD"):
+            subprocess.run(["swift", "build", "-c", "release", "--product", "shelfmark"], cwd=ROOT, check=True)
+        bin_dir = subprocess.run(["swift", "build", "-c", "release", "--show-bin-path"], cwd=ROOT, check=True,
+                                 capture_output=True, text=True).stdout.strip()
+    work = tempfile.mkdtemp(prefix="shelfmark-restore-")
+    env = dict(os.environ, SHELFMARK_DATA_DIR=work, LOG_LEVEL="error", SHELFMARK_PROVIDERS_URL="http://127.0.0.1:9")
+    env.pop("DATABASE_URL", None)
+    binary = f"{bin_dir}/shelfmark"
+    for library in ["School", "Other"]:
+        subprocess.run([binary, "user", "create", "--username", "bench", "--password", "bench-password", "--library", library],
+                       env=env, check=False, capture_output=True)
+    t0 = time.time()
+    subprocess.run([binary, "seed", "--library", "School", "--owner", "bench", "--titles", str(TITLES), "--members", "600", "--copies", "2"],
+                   env=env, check=True, capture_output=True)
+    subprocess.run([binary, "seed", "--library", "Other", "--owner", "bench", "--titles", "200", "--members", "20"],
+                   env=env, check=True, capture_output=True)
+    print(f"== restore over a library of {TITLES:,} titles × 2 copies (SQLite; seeded in {time.time() - t0:.0f} s) ==", flush=True)
+    log = open(os.path.join(work, "server.log"), "w")
+    server = subprocess.Popen([binary, "serve", "--hostname", "127.0.0.1", "--port", str(PORT)], env=env, stdout=log, stderr=subprocess.STDOUT)
+    try:
+        for _ in range(150):
+            try:
+                if call("GET", "/api/v1/health")[0] == 200:
+                    break
+            except Exception:
+                time.sleep(0.2)
+        token = json.loads(call("POST", "/api/v1/auth/login", {"username": "bench", "password": "bench-password"})[1])["token"]
+        libraries = {l["name"]: l["id"] for l in json.loads(call("GET", "/api/v1/libraries", token=token)[1])}
+        school, other = libraries["School"], libraries["Other"]
+        status, backup = call("GET", f"/api/v1/libraries/{school}/backup", token=token)
+        assert status == 200, status
+        title = json.loads(call("GET", f"/api/v1/libraries/{other}/titles?limit=1", token=token)[1])["items"][0]
+        flip = [0]
+
+        def edit():
+            flip[0] += 1
+            return call("PATCH", f"/api/v1/libraries/{other}/titles/{title['id']}", {"subtitle": f"edit {flip[0]}"}, token=token)[0]
+
+        requests = {"health": lambda: call("GET", "/api/v1/health")[0], "write to another library": edit}
+
+        def restore():
+            t = time.perf_counter()
+            status, body = call("POST", f"/api/v1/libraries/{school}/restore?confirm=true", token=token, raw=backup)
+            assert status == 202, (status, body[:300])
+            job = json.loads(body)["id"]
+            while True:
+                state = json.loads(call("GET", f"/api/v1/jobs/{job}", token=token)[1])
+                if state["status"] != "running":
+                    assert state["status"] == "done", state
+                    return time.perf_counter() - t
+                time.sleep(0.25)
+
+        quiet, _ = measure(requests, None)
+        busy, seconds = measure(requests, restore)
+        total = json.loads(call("GET", f"/api/v1/libraries/{school}/titles?limit=1", token=token)[1])["total"]
+        assert total == TITLES, total
+        print(f"   restore of {len(backup) / 1e6:.1f} MB: {seconds:.1f} s (job done; {total:,} titles after)", flush=True)
+        for name in requests:
+            (qt, qe), (bt, be) = quiet[name], busy[name]
+            print(f"   {name:25} nothing running p50 {pct(qt, 50):7.2f} p99 {pct(qt, 99):7.2f} max {max(qt):7.1f} ms | "
+                  f"during the restore p50 {pct(bt, 50):7.2f} p99 {pct(bt, 99):7.2f} max {max(bt):7.1f} ms, "
+                  f"{len(bt)} requests, {len(be)} errors {sorted(set(be))} (×{pct(bt, 99) / pct(qt, 99):.1f} at p99)", flush=True)
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
+
+
+if __name__ == "__main__":
+    main()
