@@ -83,6 +83,10 @@ def run_backend(bin_dir, name, env):
     subprocess.run([binary, "seed", "--library", "School", "--owner", "bench", "--titles", str(TITLES), "--members", str(MEMBERS),
                     "--copies", "3"], env=env, check=True, capture_output=True)
     print(f"   {name}: seeded {TITLES:,} titles × 3 copies, {MEMBERS} members in {time.time() - t0:.0f} s", flush=True)
+    database = os.path.join(env["SHELFMARK_DATA_DIR"], "shelfmark.sqlite")
+    if "DATABASE_URL" not in env and os.path.exists(database):
+        size = sum(os.path.getsize(database + suffix) for suffix in ["", "-wal"] if os.path.exists(database + suffix))
+        print(f"   {name}: database {size / 1e6:.1f} MB (file and its write-ahead log)", flush=True)
     log = open(os.path.join(env["SHELFMARK_DATA_DIR"], "server.log"), "w")
     server = subprocess.Popen([binary, "serve", "--hostname", "127.0.0.1", "--port", str(PORT)], env=env, stdout=log, stderr=subprocess.STDOUT)
     try:

@@ -112,8 +112,8 @@ def main():
             job = json.loads(body)["id"]
             while True:
                 state = json.loads(call("GET", f"/api/v1/jobs/{job}", token=token)[1])
-                if state["status"] != "running":
-                    assert state["status"] == "done", state
+                if state["state"] != "running":
+                    assert state["state"] == "done", state
                     return time.perf_counter() - t
                 time.sleep(0.25)
 
@@ -129,7 +129,10 @@ def main():
                   f"{len(bt)} requests, {len(be)} errors {sorted(set(be))} (×{pct(bt, 99) / pct(qt, 99):.1f} at p99)", flush=True)
     finally:
         server.terminate()
-        server.wait(timeout=30)
+        try:
+            server.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            server.kill()
 
 
 if __name__ == "__main__":

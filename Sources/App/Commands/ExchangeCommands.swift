@@ -279,7 +279,7 @@ extension RestoreCommand {
         let outcome = NIOLockedValueBox<Result<Backup.LeftOut, any Error>?>(nil)
         Jobs.run(id, app: app) {
             do {
-                let leftOut = try await Backup.restore(backup, over: library, job: id, gate: app.writeGate, on: app.db)
+                let leftOut = try await Backup.restore(backup, over: library, job: id, gate: app.writeGate, on: app.db, logger: app.logger)
                 outcome.withLockedValue { $0 = .success(leftOut) }
                 guard let restored = try await Library.find(library, on: app.db) else { throw AccountError.libraryNotFound }
                 return RestoreJob.Outcome(library: restored.dto(role: .owner), leftOut: leftOut)

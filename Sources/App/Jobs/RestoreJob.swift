@@ -17,7 +17,7 @@ enum RestoreJob {
     static func start(_ backup: LibraryBackup, over library: LibraryContext, seenFrom: UUID?, app: Application, now: Date) async throws -> UUID {
         let id = try await Jobs.begin(.restore, library: seenFrom, target: library.libraryID, user: library.user.id, now: now, app: app)
         Jobs.run(id, app: app) {
-            let leftOut = try await Backup.restore(backup, over: library.libraryID, job: id, gate: app.writeGate, on: app.db)
+            let leftOut = try await Backup.restore(backup, over: library.libraryID, job: id, gate: app.writeGate, on: app.db, logger: app.logger)
             await app.db.settleAfterBulkLoad(titles: backup.titles.count, logger: app.logger)
             let restored = try await Accounts.libraries(of: library.user, on: app.db).first { $0.id == library.libraryID }
             guard let restored else { throw AccountError.libraryNotFound }

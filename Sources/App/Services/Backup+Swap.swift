@@ -23,8 +23,10 @@ import Vapor
 /// finished by a new job (`resumeSwaps`, run by whoever finds the old job dead: its owner's job page,
 /// the scheduler, the next start); until then the library stays hidden, never half-made.
 extension Backup {
-    /// Rows changed per transaction in the swap.
-    static let swapBatch = 2_000
+    /// Rows written per transaction by a restore in batches (into a new or hidden library) and by the
+    /// swap. On SQLite a transaction holds the only writer and its event loop's connection: 500 rows
+    /// (a few hundred milliseconds) is what another library's write or a read on that loop may wait.
+    static let batchRows = 500
 
     /// The tables whose rows a restore writes with a library's id: moved from the hidden library to the
     /// restored one. (`reading_days` is counted again instead; the counts tables follow by trigger.)
@@ -33,10 +35,18 @@ extension Backup {
 
     /// Replaces everything `libraryID` holds with the backup (steps above), as job `job`.
     @discardableResult
-    static func restore(_ backup: LibraryBackup, over libraryID: UUID, job: UUID, gate: WriteGate, on db: any Database) async throws -> LeftOut {
+    static func restore(_ backup: LibraryBackup, over libraryID: UUID, job: UUID, gate: WriteGate, on db: any Database,
+                        logger: Logger? = nil) async throws -> LeftOut {
+        let started = ContinuousClock.now
         let (source, leftOut) = try await beginSwap(backup, over: libraryID, job: job, gate: gate, on: db)
-        try await finishSwap(libraryID, from: source, gate: gate, on: db)
+        logger?.notice("restore over library \(libraryID): written beside it in \(seconds(since: started)) s")
+        try await finishSwap(libraryID, from: source, gate: gate, on: db, logger: logger)
         return leftOut
+    }
+
+    private static func seconds(since start: ContinuousClock.Instant) -> String {
+        let elapsed = ContinuousClock.now - start
+        return String(format: "%.2f", Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
     }
 
     /// Steps 1 and 2: the backup written into a hidden library, then the library hidden and pointed at
@@ -73,7 +83,8 @@ extension Backup {
 
     /// Step 3, from wherever it stopped: the old data erased (unless it already is), every row of
     /// `source` moved into `libraryID`, the hidden library deleted and the library shown.
-    static func finishSwap(_ libraryID: UUID, from source: UUID, gate: WriteGate, on db: any Database) async throws {
+    static func finishSwap(_ libraryID: UUID, from source: UUID, gate: WriteGate, on db: any Database, logger: Logger? = nil) async throws {
+        var started = ContinuousClock.now
         struct State: Decodable { var restore_erased: Bool }
         let erased = try await db.sql.raw("SELECT restore_erased FROM libraries WHERE id = \(bind: libraryID)").first(decoding: State.self)?.restore_erased
         if erased == false {
@@ -81,6 +92,8 @@ extension Backup {
             try await gate.transaction(on: db) { db in
                 try await db.sql.raw("UPDATE libraries SET restore_erased = \(bind: true) WHERE id = \(bind: libraryID)").run()
             }
+            logger?.notice("restore over library \(libraryID): its old data erased in \(seconds(since: started)) s")
+            started = ContinuousClock.now
         }
         for table in swappedTables {
             try await inBatches(gate: gate, on: db) { db, limit in
@@ -91,6 +104,7 @@ extension Backup {
                 return ids.count
             }
         }
+        logger?.notice("restore over library \(libraryID): the backup's rows moved in in \(seconds(since: started)) s")
         try await gate.transaction(on: db) { db in
             try await ReadingDays.recount(library: libraryID, on: db.sql)
             for table in ["reading_days", "title_counts", "copy_counts"] {
@@ -134,7 +148,7 @@ extension Backup {
             }
             app.logger.notice("restore over library \(row.id): its job stopped half-way; finishing it as job \(job)")
             Jobs.run(job, app: app) {
-                try await finishSwap(row.id, from: row.restore_source_id, gate: app.writeGate, on: app.db)
+                try await finishSwap(row.id, from: row.restore_source_id, gate: app.writeGate, on: app.db, logger: app.logger)
                 await app.db.settleAfterBulkLoad(titles: Limits.rowsPerRestore, logger: app.logger)
                 guard let library = try await Library.find(row.id, on: app.db) else { throw AccountError.libraryNotFound }
                 var role = Role.owner  // the command line's restores have no user
@@ -162,7 +176,7 @@ extension Backup {
             let from = after
             let last: UUID? = try await gate.transaction(on: db) { db in
                 struct Row: Decodable { var id: UUID }
-                var query = db.sql.select().column("id").from("titles").where("library_id", .equal, libraryID).orderBy("id").limit(swapBatch)
+                var query = db.sql.select().column("id").from("titles").where("library_id", .equal, libraryID).orderBy("id").limit(batchRows)
                 if let from { query = query.where("id", .greaterThan, from) }
                 let ids = try await query.all(decoding: Row.self).map(\.id)
                 guard let last = ids.last else { return nil }
@@ -196,6 +210,6 @@ extension Backup {
     /// own until it changes none, so others write between two batches.
     private static func inBatches(gate: WriteGate, on db: any Database,
                                   _ step: @escaping @Sendable (any Database, Int) async throws -> Int) async throws {
-        while try await gate.transaction(on: db, { db in try await step(db, swapBatch) }) > 0 {}
+        while try await gate.transaction(on: db, { db in try await step(db, batchRows) }) > 0 {}
     }
 }

@@ -251,7 +251,7 @@ enum Backup {
             enum Key: String, CodingKey { case library_id }
         }
         func insert<Row: Encodable & Sendable>(_ table: String, _ rows: [Row]) async throws {
-            for batch in rows.chunked(2_000) {
+            for batch in rows.chunked(batchRows) {
                 try await write { db in
                     for chunk in batch.chunked(200) {
                         try await db.sql.insert(into: table).models(chunk.map { InLibrary(row: $0, libraryID: libraryID) }, nilEncodingStrategy: .asNil).run()
@@ -292,7 +292,7 @@ enum Backup {
         })
         struct Link: Encodable, Sendable { var id: UUID; var title_id: UUID; var category_id: UUID }
         let links = b.titleCategories.map { Link(id: UUID(), title_id: map($0.title_id), category_id: map($0.category_id)) }
-        for batch in links.chunked(2_000) {
+        for batch in links.chunked(batchRows) {
             try await write { db in
                 for chunk in batch.chunked(200) { try await db.sql.insert(into: "title_categories").models(Array(chunk)).run() }
             }
@@ -377,7 +377,7 @@ enum Backup {
         })
         let events = (b.progressEvents ?? []).filter { readIDs.contains($0.read_id) && ProgressUnit(rawValue: $0.unit) != nil }
             .map { e in var row = e; row.id = map(e.id); row.read_id = map(e.read_id); return row }
-        for batch in events.chunked(2_000) {
+        for batch in events.chunked(batchRows) {
             try await write { db in
                 for chunk in batch.chunked(200) { try await db.sql.insert(into: "progress_events").models(Array(chunk), nilEncodingStrategy: .asNil).run() }
             }
