@@ -101,6 +101,21 @@ private func send(_ f: Fixture, _ method: HTTPMethod, _ path: String, body: Data
             #expect(newPhoto != photoID)
             #expect(try await f.owner.get("\(copy)/photos/\(newPhoto)/original").body.readableBytes == png.count)
 
+            // Restored over that copy (written beside it, swapped in): the same reading life, once.
+            let over = try await f.owner.finished(try await send(f, .POST, "\(copy)/restore?confirm=true", body: Data(buffer: backup.body)))
+            #expect(over.status == .ok, "\(over.json)")
+            let readsAfter = try await f.owner.get("\(copy)/reads").array
+            #expect(readsAfter.count == 1 && readsAfter.first?["page"] as? Int == 90, "\(readsAfter)")
+            let memberAfter = try #require(try await f.owner.get("\(copy)/members").array.first?["id"] as? String)
+            #expect(try await f.owner.get("\(copy)/reads?memberId=\(memberAfter)").array.count == 1)
+            let memberStats = try await f.owner.get("\(copy)/reading/stats?year=2026&memberId=\(memberAfter)")
+            #expect((memberStats["goal"] as? [String: Any])?["books"] as? Int == 5)
+            #expect(try await f.owner.get("\(copy)/reading/stats?year=2026")["pages"] as? Int == copyStats["pages"] as? Int)
+            let quoteAfter = try #require((try await f.owner.get("\(copy)/quotes")["items"] as? [[String: Any]])?.first)
+            let photoAfter = try #require(quoteAfter["photoId"] as? String)
+            #expect(try await f.owner.get("\(copy)/photos/\(photoAfter)/original").body.readableBytes == png.count)
+            try await ReadingTests.expectDaysMatchEvents(app)
+
             // Another server's accounts and a "photo" that is not an image are left out.
             var tampered = decoded
             tampered.reads = tampered.reads?.map { var r = $0; if r.user_id != nil { r.user_id = UUID() }; return r }
@@ -330,7 +345,7 @@ private func send(_ f: Fixture, _ method: HTTPMethod, _ path: String, body: Data
                 let (source, _) = try await Backup.beginSwap(backup, over: library, job: job, gate: app.writeGate, on: app.db)
                 #expect(try await f.owner.get("\(f.lib)/titles").status == .notFound, "\(stop): hidden while it is swapped")
                 if stop == "moving" {
-                    try await Backup.eraseData(libraryID: library, gate: app.writeGate, on: app.db)
+                    try await Backup.eraseAll(libraryID: library, gate: app.writeGate, on: app.db)
                     try await app.db.sql.raw("UPDATE libraries SET restore_erased = \(bind: true) WHERE id = \(bind: library)").run()
                     try await app.db.sql.raw("""
                         UPDATE titles SET library_id = \(bind: library) WHERE id IN (SELECT id FROM titles WHERE library_id = \(bind: source) AND title = 'Momo')

@@ -88,7 +88,7 @@ extension Backup {
         struct State: Decodable { var restore_erased: Bool }
         let erased = try await db.sql.raw("SELECT restore_erased FROM libraries WHERE id = \(bind: libraryID)").first(decoding: State.self)?.restore_erased
         if erased == false {
-            try await eraseData(libraryID: libraryID, gate: gate, on: db)
+            try await eraseAll(libraryID: libraryID, gate: gate, on: db)
             try await gate.transaction(on: db) { db in
                 try await db.sql.raw("UPDATE libraries SET restore_erased = \(bind: true) WHERE id = \(bind: libraryID)").run()
             }
@@ -160,9 +160,19 @@ extension Backup {
         }
     }
 
-    /// Deletes everything a library holds, as `eraseData(libraryID:on:)` does (the same tables, in the
-    /// same order), a batch per transaction.
-    static func eraseData(libraryID: UUID, gate: WriteGate, on db: any Database) async throws {
+    /// Deletes everything a library holds before a backup replaces it, a batch per transaction: what
+    /// `eraseData(libraryID:on:)` deletes (the same tables, in the same order), and the reading life
+    /// recorded in it, staff's included (reads with their progress, goals, quotes, page photos), which
+    /// the backup brings back: kept, a reader's goal for the year would clash with the backup's, and
+    /// their reads would be there twice.
+    static func eraseAll(libraryID: UUID, gate: WriteGate, on db: any Database) async throws {
+        for table in ["quotes", "page_photos"] {
+            try await deleteInBatches(table, library: libraryID, also: "", gate: gate, on: db)
+        }
+        try await deleteChildren("progress_events", key: "read_id", of: "reads", library: libraryID, gate: gate, on: db)
+        for table in ["reads", "reading_goals"] {
+            try await deleteInBatches(table, library: libraryID, also: "", gate: gate, on: db)
+        }
         let steps: [(table: String, also: SQLQueryString)] = [
             ("jobs", " AND kind = 'enrich'"), ("holds", ""), ("collections", ""), ("stocktakes", ""), ("shelves", ""), ("fines", ""),
             ("mail_messages", ""), ("loans", ""), ("activities", ""),
@@ -170,24 +180,33 @@ extension Backup {
         for step in steps {
             try await deleteInBatches(step.table, library: libraryID, also: step.also, gate: gate, on: db)
         }
-        // A title's categories go before it, walked in id order (titles are still all there).
+        try await deleteChildren("title_categories", key: "title_id", of: "titles", library: libraryID, gate: gate, on: db)
+        for table in ["copies", "titles", "members", "categories"] {
+            try await deleteInBatches(table, library: libraryID, also: "", gate: gate, on: db)
+        }
+        try await gate.transaction(on: db) { db in
+            try await db.sql.raw("DELETE FROM reading_days WHERE library_id = \(bind: libraryID)").run()
+        }
+    }
+
+    /// Deletes the rows of `table` whose `key` names a row of `parent` in `library`, walking the
+    /// parents in id order (they are all still there), a batch of parents per transaction.
+    private static func deleteChildren(_ table: String, key: String, of parent: String, library: UUID, gate: WriteGate,
+                                       on db: any Database) async throws {
         var after: UUID?
         while true {
             let from = after
             let last: UUID? = try await gate.transaction(on: db) { db in
                 struct Row: Decodable { var id: UUID }
-                var query = db.sql.select().column("id").from("titles").where("library_id", .equal, libraryID).orderBy("id").limit(batchRows)
+                var query = db.sql.select().column("id").from(parent).where("library_id", .equal, library).orderBy("id").limit(batchRows)
                 if let from { query = query.where("id", .greaterThan, from) }
                 let ids = try await query.all(decoding: Row.self).map(\.id)
                 guard let last = ids.last else { return nil }
-                try await db.sql.delete(from: "title_categories").where("title_id", .in, ids).run()
+                try await db.sql.delete(from: table).where(SQLIdentifier(key), .in, ids).run()
                 return last
             }
             guard let last else { break }
             after = last
-        }
-        for table in ["copies", "titles", "members", "categories"] {
-            try await deleteInBatches(table, library: libraryID, also: "", gate: gate, on: db)
         }
     }
 
