@@ -14,6 +14,8 @@ compressed (gzip -6) as they would go over a compressing proxy, and as served.
 Uses the release build of `make bench` (or BENCH_BIN=<bin dir>)."""
 import gzip, json, os, re, statistics, subprocess, sys, tempfile, time, urllib.parse, urllib.request
 
+import benchlib
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 TITLES = int(os.environ.get("BENCH_PAGE_TITLES", "20000"))
 MEMBERS = int(os.environ.get("BENCH_PAGE_MEMBERS", "600"))
@@ -50,11 +52,6 @@ def request(method, path, cookie=None, token=None, body=None, form=None, headers
             return r.status, r.read(), dict(r.headers)
     except urllib.error.HTTPError as e:
         return e.code, e.read(), dict(e.headers)
-
-
-def pct(values, q):
-    values = sorted(values)
-    return values[min(len(values) - 1, int(round(q / 100 * (len(values) - 1))))]
 
 
 def wait_until_up():
@@ -152,8 +149,8 @@ def run_backend(bin_dir, name, env):
                     t = time.perf_counter()
                     request(method, path, cookie=cookie, form=form)
                     times.append((time.perf_counter() - t) * 1000)
-                p50s.append(pct(times, 50))
-                p99s.append(pct(times, 99))
+                p50s.append(benchlib.pct(times, 50))
+                p99s.append(benchlib.pct(times, 99))
             results[label] = (statistics.median(p50s), statistics.median(p99s), len(body))
             print(f"   {name}: {label:22} p50 {results[label][0]:6.2f} ms  p99 {results[label][1]:6.2f} ms  ({len(body) / 1024:.1f} KB)", flush=True)
         # The catalog's first page as a phone loads it: the page, its stylesheet and its script.
@@ -172,12 +169,7 @@ def run_backend(bin_dir, name, env):
 
 
 def main():
-    bin_dir = os.environ.get("BENCH_BIN")
-    if not bin_dir:
-        if not os.environ.get("BENCH_SKIP_BUILD"):
-            subprocess.run(["swift", "build", "-c", "release", "--product", "shelfmark"], cwd=ROOT, check=True)
-        bin_dir = subprocess.run(["swift", "build", "-c", "release", "--show-bin-path"], cwd=ROOT, check=True,
-                                 capture_output=True, text=True).stdout.strip()
+    bin_dir = benchlib.release_bin()
     print(f"== Pages at school size: {TITLES:,} titles, {MEMBERS} members, {LOANS:,} open loans; "
           f"{REQUESTS} requests × {ROUNDS} rounds per page ==", flush=True)
     work = tempfile.mkdtemp(prefix="shelfmark-pages-")

@@ -12,6 +12,8 @@
 """
 import json, os, re, statistics, subprocess, sys, tempfile, time, urllib.request
 
+import benchlib
+
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import importlib.util
 spec = importlib.util.spec_from_file_location("pages", os.path.join(os.path.dirname(os.path.abspath(__file__)), "bench-pages.py"))
@@ -22,7 +24,7 @@ ROOT = pages.ROOT
 REQUESTS = int(os.environ.get("BENCH_PAGE_REQUESTS", "200"))
 ROUNDS = int(os.environ.get("BENCH_ROUNDS", "3"))
 PHOTOS = int(os.environ.get("BENCH_PHOTOS", "8"))
-request, pct, BASE = pages.request, pages.pct, pages.BASE
+request, pct, BASE = pages.request, benchlib.pct, pages.BASE
 
 
 def timed(method, path, cookie=None, token=None, body=None, raw=None, ctype=None):
@@ -38,12 +40,7 @@ def timed(method, path, cookie=None, token=None, body=None, raw=None, ctype=None
 
 
 def main():
-    bin_dir = os.environ.get("BENCH_BIN")
-    if not bin_dir:
-        if not os.environ.get("BENCH_SKIP_BUILD"):
-            subprocess.run(["swift", "build", "-c", "release", "--product", "shelfmark"], cwd=ROOT, check=True)
-        bin_dir = subprocess.run(["swift", "build", "-c", "release", "--show-bin-path"], cwd=ROOT, check=True,
-                                 capture_output=True, text=True).stdout.strip()
+    bin_dir = benchlib.release_bin()
     binary = f"{bin_dir}/shelfmark"
     work = tempfile.mkdtemp(prefix="shelfmark-reading-")
     env = dict(os.environ, SHELFMARK_DATA_DIR=os.path.join(work, "sqlite"), LOG_LEVEL="error",

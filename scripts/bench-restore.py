@@ -11,6 +11,8 @@ longer than one batch of 2,000 rows.
 Uses the release build of `make bench` (or BENCH_BIN=<bin dir>); DATABASE_URL unset: SQLite."""
 import json, os, statistics, subprocess, tempfile, threading, time, urllib.error, urllib.request
 
+import benchlib
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PORT = int(os.environ.get("BENCH_PORT", "8198"))
 TITLES = int(os.environ.get("BENCH_RESTORE_TITLES", "100000"))
@@ -28,11 +30,6 @@ def call(method, path, body=None, token=None, raw=None):
             return r.status, r.read()
     except urllib.error.HTTPError as e:
         return e.code, e.read()
-
-
-def pct(values, q):
-    values = sorted(values)
-    return values[min(len(values) - 1, int(round(q / 100 * (len(values) - 1))))]
 
 
 def sampler(make_request, stop, times, errors):
@@ -63,12 +60,7 @@ def measure(requests, during):
 
 
 def main():
-    bin_dir = os.environ.get("BENCH_BIN")
-    if not bin_dir:
-        if not os.environ.get("BENCH_SKIP_BUILD"):
-            subprocess.run(["swift", "build", "-c", "release", "--product", "shelfmark"], cwd=ROOT, check=True)
-        bin_dir = subprocess.run(["swift", "build", "-c", "release", "--show-bin-path"], cwd=ROOT, check=True,
-                                 capture_output=True, text=True).stdout.strip()
+    bin_dir = benchlib.release_bin()
     work = tempfile.mkdtemp(prefix="shelfmark-restore-")
     env = dict(os.environ, SHELFMARK_DATA_DIR=work, LOG_LEVEL="error", SHELFMARK_PROVIDERS_URL="http://127.0.0.1:9")
     env.pop("DATABASE_URL", None)
@@ -124,9 +116,9 @@ def main():
         print(f"   restore of {len(backup) / 1e6:.1f} MB: {seconds:.1f} s (job done; {total:,} titles after)", flush=True)
         for name in requests:
             (qt, qe), (bt, be) = quiet[name], busy[name]
-            print(f"   {name:25} nothing running p50 {pct(qt, 50):7.2f} p99 {pct(qt, 99):7.2f} max {max(qt):7.1f} ms | "
-                  f"during the restore p50 {pct(bt, 50):7.2f} p99 {pct(bt, 99):7.2f} max {max(bt):7.1f} ms, "
-                  f"{len(bt)} requests, {len(be)} errors {sorted(set(be))} (×{pct(bt, 99) / pct(qt, 99):.1f} at p99)", flush=True)
+            print(f"   {name:25} nothing running p50 {benchlib.pct(qt, 50):7.2f} p99 {benchlib.pct(qt, 99):7.2f} max {max(qt):7.1f} ms | "
+                  f"during the restore p50 {benchlib.pct(bt, 50):7.2f} p99 {benchlib.pct(bt, 99):7.2f} max {max(bt):7.1f} ms, "
+                  f"{len(bt)} requests, {len(be)} errors {sorted(set(be))} (×{benchlib.pct(bt, 99) / benchlib.pct(qt, 99):.1f} at p99)", flush=True)
     finally:
         server.terminate()
         try:

@@ -7,6 +7,8 @@ measured in the same run (medians over BENCH_ROUNDS rounds). Target: p99 ≤ 20 
 Uses the release build of `make bench` (or BENCH_BIN=<bin dir>)."""
 import json, os, statistics, subprocess, sys, tempfile, threading, time, urllib.request
 
+import benchlib
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 ROUNDS = int(os.environ.get("BENCH_ROUNDS", "3"))
 PORT = int(os.environ.get("BENCH_PORT", "8199"))
@@ -21,11 +23,6 @@ def call(method, path, body=None, token=None):
         req.add_header("authorization", f"Bearer {token}")
     with urllib.request.urlopen(req, timeout=60) as r:
         return r.status, r.read()
-
-
-def pct(values, q):
-    values = sorted(values)
-    return values[min(len(values) - 1, int(round(q / 100 * (len(values) - 1))))]
 
 
 def sample(path, token, stop, times):
@@ -51,12 +48,7 @@ def measure(path, token, during):
 
 
 def main():
-    bin_dir = os.environ.get("BENCH_BIN")
-    if not bin_dir:
-        if not os.environ.get("BENCH_SKIP_BUILD"):
-            subprocess.run(["swift", "build", "-c", "release", "--product", "shelfmark"], cwd=ROOT, check=True)
-        bin_dir = subprocess.run(["swift", "build", "-c", "release", "--show-bin-path"], cwd=ROOT, check=True,
-                                 capture_output=True, text=True).stdout.strip()
+    bin_dir = benchlib.release_bin()
     work = tempfile.mkdtemp(prefix="shelfmark-signin-")
     env = dict(os.environ, SHELFMARK_DATA_DIR=work, LOG_LEVEL="error", SHELFMARK_PROVIDERS_URL="http://127.0.0.1:9")
     env.pop("DATABASE_URL", None)
@@ -96,8 +88,8 @@ def main():
             for _ in range(ROUNDS):
                 quiet = measure(path, token, None)
                 busy = measure(path, token, a_class_signs_in)
-                quiet50.append(pct(quiet, 50)); quiet99.append(pct(quiet, 99))
-                busy50.append(pct(busy, 50)); busy99.append(pct(busy, 99))
+                quiet50.append(benchlib.pct(quiet, 50)); quiet99.append(benchlib.pct(quiet, 99))
+                busy50.append(benchlib.pct(busy, 50)); busy99.append(benchlib.pct(busy, 99))
             q50, q99, b50, b99 = (statistics.median(v) for v in (quiet50, quiet99, busy50, busy99))
             print(f"   {label:8} nobody signing in p50 {q50:6.2f} ms p99 {q99:6.2f} ms | "
                   f"{CLASS} signing in p50 {b50:6.2f} ms p99 {b99:6.2f} ms (×{b99 / q99:.1f} at p99; target p99 ≤ 20 ms)", flush=True)

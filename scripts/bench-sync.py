@@ -15,6 +15,8 @@ loans, on SQLite and, when PostgreSQL is installed, on a private throwaway clust
 Uses the release build (or BENCH_BIN=<bin dir>; a debug build gives upper bounds)."""
 import gzip, json, os, statistics, subprocess, tempfile, time, urllib.request
 
+import benchlib
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 TITLES = int(os.environ.get("BENCH_SYNC_TITLES", "20000"))
 MEMBERS = int(os.environ.get("BENCH_SYNC_MEMBERS", "600"))
@@ -38,11 +40,6 @@ def request(method, path, token=None, body=None, headers=None):
             return r.status, r.read(), dict(r.headers)
     except urllib.error.HTTPError as e:
         return e.code, e.read(), dict(e.headers)
-
-
-def pct(values, q):
-    values = sorted(values)
-    return values[min(len(values) - 1, int(round(q / 100 * (len(values) - 1))))]
 
 
 def timed(method, path, token, body=None, headers=None):
@@ -135,7 +132,7 @@ def run_backend(bin_dir, name, env):
             assert len(page["changes"]) >= 10, f"only {len(page['changes'])} changes"
             cursor = page["cursor"]
             pulls.append(elapsed)
-        p50, p99 = pct(pulls, 50), pct(pulls, 99)
+        p50, p99 = benchlib.pct(pulls, 50), benchlib.pct(pulls, 99)
         results["incremental p99"] = p99
         print(f"   {name}: incremental pull of ~10 changes p50 {p50:.2f} ms p99 {p99:.2f} ms ({p99 / base:.1f}× baseline) (target p99 ≤ 20 ms)", flush=True)
         # Push 100 check-outs, then their 100 returns.
@@ -163,12 +160,7 @@ def run_backend(bin_dir, name, env):
 
 
 def main():
-    bin_dir = os.environ.get("BENCH_BIN")
-    if not bin_dir:
-        if not os.environ.get("BENCH_SKIP_BUILD"):
-            subprocess.run(["swift", "build", "-c", "release", "--product", "shelfmark"], cwd=ROOT, check=True)
-        bin_dir = subprocess.run(["swift", "build", "-c", "release", "--show-bin-path"], cwd=ROOT, check=True,
-                                 capture_output=True, text=True).stdout.strip()
+    bin_dir = benchlib.release_bin()
     print(f"== Sync at school size: {TITLES:,} titles, {MEMBERS} members ==", flush=True)
     work = tempfile.mkdtemp(prefix="shelfmark-sync-")
     env = dict(os.environ, SHELFMARK_DATA_DIR=os.path.join(work, "sqlite"), LOG_LEVEL="error",

@@ -8,6 +8,8 @@ answer time is set against the time the whole import took in the same round.
 Uses the release build of `make bench` (or BENCH_BIN=<bin dir>, e.g. the debug build)."""
 import http.cookiejar, json, os, re, statistics, subprocess, sys, tempfile, time, urllib.request, uuid
 
+import benchlib
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "scripts"))
 from importlib import import_module
@@ -25,12 +27,7 @@ class NoRedirect(urllib.request.HTTPRedirectHandler):
 
 
 def main():
-    bin_dir = os.environ.get("BENCH_BIN")
-    if not bin_dir:
-        if not os.environ.get("BENCH_SKIP_BUILD"):
-            subprocess.run(["swift", "build", "-c", "release", "--product", "shelfmark"], cwd=ROOT, check=True)
-        bin_dir = subprocess.run(["swift", "build", "-c", "release", "--show-bin-path"], cwd=ROOT, check=True,
-                                 capture_output=True, text=True).stdout.strip()
+    bin_dir = benchlib.release_bin()
     work = tempfile.mkdtemp(prefix="shelfmark-web-import-")
     csv_path = os.path.join(work, "catalog.csv")
     write_catalog(csv_path, ROWS)

@@ -84,22 +84,12 @@ struct ImportCommand: AsyncCommand {
                             app: Application) async throws -> ImportReport {
         let now = app.clock.now()
         let id = try await Jobs.begin(.importFile, library: ctx.libraryID, target: ctx.libraryID, user: nil, now: now, app: app)
-        let outcome = NIOLockedValueBox<Result<ImportReport, any Error>?>(nil)
-        Jobs.run(id, app: app) {
-            do {
-                let report = try await Importer.run(file: file, format: format, existing: existing, library: ctx, app: app, now: now) { progress in
-                    try? await Jobs.progress(id, rows: progress.rowsRead, titles: progress.titlesCreated, copies: progress.copiesAdded, app: app)
-                }
-                outcome.withLockedValue { $0 = .success(report) }
-                return ImportJob.Outcome(report: report, library: nil)
-            } catch {
-                outcome.withLockedValue { $0 = .failure(error) }
-                throw error
+        return try await Jobs.runHere(id, app: app) {
+            let report = try await Importer.run(file: file, format: format, existing: existing, library: ctx, app: app, now: now) { progress in
+                try? await Jobs.progress(id, rows: progress.rowsRead, titles: progress.titlesCreated, copies: progress.copiesAdded, app: app)
             }
+            return (report, ImportJob.Outcome(report: report, library: nil))
         }
-        await app.jobRunner.wait(id)
-        guard let result = outcome.withLockedValue({ $0 }) else { throw JobError.notFound }
-        return try result.get()
     }
 
     /// The report's notes for a terminal: the first 20 one per line, the rest summed up by reason (a
@@ -276,21 +266,11 @@ extension RestoreCommand {
     /// libraries keep working meanwhile.
     static func restoreOverAsJob(_ backup: LibraryBackup, library: UUID, app: Application) async throws -> Backup.LeftOut {
         let id = try await Jobs.begin(.restore, library: library, target: library, user: nil, now: app.clock.now(), app: app)
-        let outcome = NIOLockedValueBox<Result<Backup.LeftOut, any Error>?>(nil)
-        Jobs.run(id, app: app) {
-            do {
-                let leftOut = try await Backup.restore(backup, over: library, job: id, gate: app.writeGate, on: app.db, logger: app.logger)
-                outcome.withLockedValue { $0 = .success(leftOut) }
-                guard let restored = try await Library.find(library, on: app.db) else { throw AccountError.libraryNotFound }
-                return RestoreJob.Outcome(library: restored.dto(role: .owner), leftOut: leftOut)
-            } catch {
-                outcome.withLockedValue { $0 = .failure(error) }
-                throw error
-            }
+        return try await Jobs.runHere(id, app: app) {
+            let leftOut = try await Backup.restore(backup, over: library, job: id, gate: app.writeGate, on: app.db, logger: app.logger)
+            guard let restored = try await Library.find(library, on: app.db) else { throw AccountError.libraryNotFound }
+            return (leftOut, RestoreJob.Outcome(library: restored.dto(role: .owner), leftOut: leftOut))
         }
-        await app.jobRunner.wait(id)
-        guard let result = outcome.withLockedValue({ $0 }) else { throw JobError.notFound }
-        return try result.get()
     }
 }
 

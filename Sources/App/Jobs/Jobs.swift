@@ -232,6 +232,29 @@ enum Jobs {
     }
 }
 
+extension Jobs {
+    /// Runs `work` as job `id` (as `run` does: lease renewed, its end recorded) and waits for it: what
+    /// the command line that started it prints (`work`'s first value; the second is what the job
+    /// keeps), or the error it failed with.
+    static func runHere<Value: Sendable, Kept: Encodable & Sendable>(_ id: UUID, app: Application,
+                                                                      _ work: @escaping @Sendable () async throws -> (Value, Kept)) async throws -> Value {
+        let outcome = NIOLockedValueBox<Result<Value, any Error>?>(nil)
+        run(id, app: app) {
+            do {
+                let (value, kept) = try await work()
+                outcome.withLockedValue { $0 = .success(value) }
+                return kept
+            } catch {
+                outcome.withLockedValue { $0 = .failure(error) }
+                throw error
+            }
+        }
+        await app.jobRunner.wait(id)
+        guard let result = outcome.withLockedValue({ $0 }) else { throw JobError.notFound }
+        return try result.get()
+    }
+}
+
 /// The tasks of the jobs this process runs: cancelled and awaited at shutdown, awaited by tests.
 final class JobRunner: LifecycleHandler, Sendable {
     private let tasks = NIOLockedValueBox<[UUID: Task<Void, Never>]>([:])
