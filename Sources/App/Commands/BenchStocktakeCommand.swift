@@ -39,7 +39,7 @@ struct BenchStocktakeCommand: AsyncCommand {
                 try await Shelves.ensureAll(library: libraryID, on: db)
             }
             let ctx = try CommandLibrary.context(library)
-            guard let shelf = try await Shelves.named("Bench shelf", library: libraryID, on: app.db) else { throw CLIError("The bench shelf was not made.") }
+            guard let shelfID = try await Shelves.id(named: "Bench shelf", library: libraryID, on: app.db) else { throw CLIError("The bench shelf was not made.") }
             let onShelf = try await app.db.sql.raw("SELECT barcode FROM copies WHERE library_id = \(bind: libraryID) AND location = 'Bench shelf' ORDER BY barcode")
                 .all().map { try $0.decode(column: "barcode", as: String.self) }
             let elsewhere = try await app.db.sql.raw("""
@@ -55,7 +55,7 @@ struct BenchStocktakeCommand: AsyncCommand {
             let t = Strings(lang: .en)
             for round in 1...rounds {
                 let scope = Scope(library: ctx, app: app)
-                let stocktake = try await Stocktakes.start(shelf: shelf.id, in: scope)
+                let stocktake = try await Stocktakes.start(shelf: shelfID, in: scope)
                 var scans: [Double] = [], baseline: [Double] = []
                 for code in codes.shuffled() {
                     let started = clock.now

@@ -109,7 +109,7 @@ enum ShelfPages {
     static func otherShelf(_ code: String, library: UUID, on db: any Database) async throws -> UUID? {
         switch ShelfScan.read(code) {
         case .shelf(let id): return try await Shelves.get(id, library: library, on: db).id
-        case .shelfNamed(let name): return try await Shelves.named(name, library: library, on: db)?.id
+        case .shelfNamed(let name): return try await Shelves.id(named: name, library: library, on: db)
         case .item: return nil
         }
     }

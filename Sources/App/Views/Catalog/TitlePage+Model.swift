@@ -27,7 +27,7 @@ struct TitlePage: Sendable {
         let detail = try await TitleQuery.detail(titleID, libraryID: library.libraryID, now: now, on: db)
         var shelves: [String: UUID] = [:]
         for name in Set(detail.copies.compactMap(\.location)) {
-            if let shelf = try await Shelves.named(name, library: library.libraryID, on: db) { shelves[name] = shelf.id }
+            if let shelf = try await Shelves.id(named: name, library: library.libraryID, on: db) { shelves[name] = shelf }
         }
         var page = TitlePage(libraryID: library.libraryID, detail: detail,
                          canEdit: library.role.may(.catalog), canLend: canLend, maxRenewals: library.policy.maxRenewals,
