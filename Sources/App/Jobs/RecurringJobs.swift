@@ -218,6 +218,9 @@ final class Scheduler: LifecycleHandler, Sendable {
             while !Task.isCancelled {
                 var sleep = longest
                 do {
+                    // A restore swap whose instance died is finished even when nobody looks at its job.
+                    try await app.writeGate.transaction(on: app.db) { db in try await Jobs.expireLeases(now: app.clock.now(), on: db) }
+                    await Backup.resumeSwaps(app: app)
                     let libraries = try await RecurringJobs.libraries(on: app.db)
                     try await RecurringJobs.tick(app: app, libraries: libraries, seen: seen)
                     let now = app.clock.now()
