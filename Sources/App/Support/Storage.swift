@@ -58,9 +58,12 @@ extension Application {
         case .postgres(let url, let schema):
             var pg = try SQLPostgresConfiguration(url: url)
             if let schema { pg.searchPath = [schema] }
-            // The test suite runs many apps at once against one server: fewer connections each.
+            // The test suite runs many apps at once against one server: fewer connections each, and
+            // longer to wait for one (a test of a dozen requests at once queues behind the others').
             let perLoop = environment == .testing ? 3 : 8
-            databases.use(.postgres(configuration: pg, maxConnectionsPerEventLoop: perLoop, sqlLogLevel: .trace), as: .psql)
+            let wait: TimeAmount = environment == .testing ? .seconds(60) : .seconds(10)
+            databases.use(.postgres(configuration: pg, maxConnectionsPerEventLoop: perLoop, connectionPoolTimeout: wait, sqlLogLevel: .trace),
+                          as: .psql)
             writeGate = WriteGate(serialised: false)
         }
         storageConfig = config
