@@ -327,12 +327,13 @@ enum ISBNTestData {
             let report = job["report"] as? [String: Any]
             #expect((report?["failed"] as? [[String: Any]])?.count == 12, "\(report ?? [:])")
             #expect(report?["titlesCreated"] as? Int == 0)
-            // Eight at a time: the first eight requests arrive together, the ninth only after one of them
-            // timed out (1 s later). Sequential lookups would send one per second. Read from when each
-            // request reached the provider, not from a stopwatch, so a busy machine cannot fail it.
+            // Eight at a time: the first eight requests arrive before any of them timed out (1 s), the
+            // ninth only after. Sequential lookups would send one per second: the second at 1 s or later.
+            // Read from when each request reached the provider, not from a stopwatch; the window is the
+            // timeout, not less (a loaded fresh-clone run spread the first eight over 0.99 s).
             let arrivals = await server.arrivals(.google)
             #expect(arrivals.count >= 2, "\(arrivals)")
-            let together = arrivals.filter { $0 < .milliseconds(500) }.count
+            let together = arrivals.filter { $0 < .milliseconds(950) }.count
             #expect((2...8).contains(together), "\(arrivals)")
         }
     }
