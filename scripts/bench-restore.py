@@ -74,15 +74,8 @@ def main():
     subprocess.run([binary, "seed", "--library", "Other", "--owner", "bench", "--titles", "200", "--members", "20"],
                    env=env, check=True, capture_output=True)
     print(f"== restore over a library of {TITLES:,} titles × 2 copies (SQLite; seeded in {time.time() - t0:.0f} s) ==", flush=True)
-    log = open(os.path.join(work, "server.log"), "w")
-    server = subprocess.Popen([binary, "serve", "--hostname", "127.0.0.1", "--port", str(PORT)], env=env, stdout=log, stderr=subprocess.STDOUT)
+    server = benchlib.start_server(binary, env, PORT, work)
     try:
-        for _ in range(150):
-            try:
-                if call("GET", "/api/v1/health")[0] == 200:
-                    break
-            except Exception:
-                time.sleep(0.2)
         token = json.loads(call("POST", "/api/v1/auth/login", {"username": "bench", "password": "bench-password"})[1])["token"]
         libraries = {l["name"]: l["id"] for l in json.loads(call("GET", "/api/v1/libraries", token=token)[1])}
         school, other = libraries["School"], libraries["Other"]

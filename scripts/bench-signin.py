@@ -58,15 +58,8 @@ def main():
                        env=env, check=True, capture_output=True)
     subprocess.run([binary, "seed", "--library", "School", "--owner", "pupil0", "--titles", "2000", "--members", "50"],
                    env=env, check=True, capture_output=True)
-    log = open(os.path.join(work, "server.log"), "w")
-    server = subprocess.Popen([binary, "serve", "--hostname", "127.0.0.1", "--port", str(PORT)], env=env, stdout=log, stderr=subprocess.STDOUT)
+    server = benchlib.start_server(binary, env, PORT, work)
     try:
-        for _ in range(150):
-            try:
-                if call("GET", "/api/v1/health")[0] == 200:
-                    break
-            except Exception:
-                time.sleep(0.2)
         token = json.loads(call("POST", "/api/v1/auth/login", {"username": "pupil0", "password": "pupil-password"})[1])["token"]
         lib = json.loads(call("GET", "/api/v1/libraries", token=token)[1])[0]["id"]
 

@@ -20,3 +20,20 @@ def pct(values, q):
     """The q-th percentile of `values` (nearest rank)."""
     values = sorted(values)
     return values[min(len(values) - 1, int(round(q / 100 * (len(values) - 1))))]
+
+
+def start_server(binary, env, port, log_dir):
+    """`shelfmark serve` on 127.0.0.1:`port` with `env`, its log in `log_dir`/server.log; returned once its
+    health check answers (up to 30 s)."""
+    import time, urllib.request
+    log = open(os.path.join(log_dir, "server.log"), "w")
+    server = subprocess.Popen([binary, "serve", "--hostname", "127.0.0.1", "--port", str(port)], env=env, stdout=log,
+                              stderr=subprocess.STDOUT)
+    for _ in range(150):
+        try:
+            with urllib.request.urlopen(f"http://127.0.0.1:{port}/api/v1/health", timeout=5) as r:
+                if r.status == 200:
+                    break
+        except Exception:
+            time.sleep(0.2)
+    return server
