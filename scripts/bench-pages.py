@@ -130,6 +130,7 @@ def run_backend(bin_dir, name, env):
             ("letter W", "GET", letter, None),
             ("letter Z", "GET", letter_z, None),
             ("dashboard", "GET", f"{web}/dashboard", None),
+            ("shelves", "GET", f"{web}/shelves", None),
             ("book", "GET", f"{web}/titles/{book}", None),
             ("member", "GET", f"{web}/members/{members[0]['id']}", None),
             ("loans", "GET", f"{web}/loans", None),

@@ -119,6 +119,7 @@ enum Migrations {
         app.migrations.add(CreateMemberPortal())
         app.migrations.add(CreateKiosks())
         app.migrations.add(AddLibraryRestoreSwap())
+        app.migrations.add(AddShelfCounts())
     }
 }
 

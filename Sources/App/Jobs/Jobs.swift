@@ -174,7 +174,7 @@ enum Jobs {
             try await Backup.eraseData(libraryID: orphan.id, on: db)
             try await db.sql.raw("DELETE FROM memberships WHERE library_id = \(bind: orphan.id)").run()
             try await db.sql.raw("DELETE FROM libraries WHERE id = \(bind: orphan.id)").run()
-            try await Sync.forget(library: orphan.id, on: db)
+            try await Accounts.forgetLibrary(orphan.id, on: db)
         }
     }
 

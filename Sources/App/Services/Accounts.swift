@@ -142,7 +142,18 @@ enum Accounts {
             try await Backup.eraseData(libraryID: id, on: db)
             try await db.sql.raw("DELETE FROM memberships WHERE library_id = \(bind: id)").run()
             try await db.sql.raw("DELETE FROM libraries WHERE id = \(bind: id)").run()
+            try await forgetLibrary(id, on: db)
         }
+    }
+
+    /// What a deleted library leaves in tables that have no foreign key to it: the counts triggers keep
+    /// (`title_counts`, `copy_counts`, `shelf_counts`), its reading days and its sync feed. Every way a
+    /// library goes (deleted, a restore's hidden library removed or swapped in) calls this.
+    static func forgetLibrary(_ id: UUID, on db: any Database) async throws {
+        for table in ["reading_days", "title_counts", "copy_counts", "shelf_counts"] {
+            try await db.sql.raw("DELETE FROM \(unsafeRaw: table) WHERE library_id = \(bind: id)").run()
+        }
+        try await Sync.forget(library: id, on: db)
     }
 
     /// A new library owned by `user`. A name the user's libraries already have is refused, or, with
@@ -188,7 +199,7 @@ enum Accounts {
     static func deleteLibrary(_ ctx: LibraryContext, gate: WriteGate, on db: any Database) async throws {
         try await gate.transaction(on: db) { db in
             try await Library.query(on: db).filter(\.$id == ctx.libraryID).delete()
-            try await Sync.forget(library: ctx.libraryID, on: db)
+            try await forgetLibrary(ctx.libraryID, on: db)
         }
     }
 

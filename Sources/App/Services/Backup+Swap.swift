@@ -107,11 +107,8 @@ extension Backup {
         logger?.notice("restore over library \(libraryID): the backup's rows moved in in \(seconds(since: started)) s")
         try await gate.transaction(on: db) { db in
             try await ReadingDays.recount(library: libraryID, on: db.sql)
-            for table in ["reading_days", "title_counts", "copy_counts"] {
-                try await db.sql.raw("DELETE FROM \(unsafeRaw: table) WHERE library_id = \(bind: source)").run()
-            }
-            try await Sync.forget(library: source, on: db)
             try await db.sql.raw("DELETE FROM libraries WHERE id = \(bind: source)").run()
+            try await Accounts.forgetLibrary(source, on: db)
             try await db.sql.raw("""
                 UPDATE libraries SET pending_job_id = NULL, restore_source_id = NULL, restore_erased = \(bind: false)
                 WHERE id = \(bind: libraryID)

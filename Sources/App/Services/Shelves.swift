@@ -93,9 +93,11 @@ enum ShelfError: DomainError, Equatable {
 enum Shelves {
     static let maxPerLibrary = 2_000
 
+    /// A shelf's copies are read from `shelf_counts` (kept by triggers as copies change, `AddShelfCounts`):
+    /// the page costs the same whatever the shelves hold.
     private static let columns: SQLQueryString = """
         s.id, s.name, s.room, s.code,
-        (SELECT COUNT(*) FROM copies c WHERE c.library_id = s.library_id AND c.location = s.name AND c.status <> 'withdrawn') AS copies,
+        COALESCE((SELECT k.n FROM shelf_counts k WHERE k.library_id = s.library_id AND k.location = s.name), 0) AS copies,
         (SELECT MAX(k.finished_at) FROM stocktakes k WHERE k.shelf_id = s.id) AS last_stocktake
         """
 
@@ -118,8 +120,7 @@ enum Shelves {
         return dto(row)
     }
 
-    /// The shelf of that name: its id only (a book's page links each copy's shelf; counting the shelf's
-    /// copies, as `columns` does, reads every copy on it: 180 ms a book at a million titles).
+    /// The shelf of that name: its id only (a book's page links each copy's shelf).
     static func id(named name: String, library: UUID, on db: any Database) async throws -> UUID? {
         struct Row: Decodable { var id: UUID }
         return try await db.sql.raw("SELECT id FROM shelves WHERE library_id = \(bind: library) AND name = \(bind: name)")
