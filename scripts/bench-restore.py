@@ -6,7 +6,7 @@ into another library of the same server (a title's edit). Reported: the restore'
 client's p50 / p99 / max and errors while it runs, next to the same requests with nothing running,
 measured in the same run. On SQLite a restore was one transaction that held the only writer for its
 whole length (`/health` 500 after 10 s, a write to another library 19.6 s); now no transaction of it is
-longer than one batch of 2,000 rows.
+longer than one batch of 500 rows (`Backup.batchRows`).
 
 Uses the release build of `make bench` (or BENCH_BIN=<bin dir>); DATABASE_URL unset: SQLite."""
 import json, os, statistics, subprocess, tempfile, threading, time, urllib.error, urllib.request
@@ -32,7 +32,7 @@ def call(method, path, body=None, token=None, raw=None):
         return e.code, e.read()
 
 
-def sampler(make_request, stop, times, errors):
+def sampler(make_request, stop, times, errors, slow):
     while not stop.is_set():
         t = time.perf_counter()
         try:
@@ -40,6 +40,8 @@ def sampler(make_request, stop, times, errors):
         except Exception:
             status = 0
         times.append((time.perf_counter() - t) * 1000)
+        if times[-1] > 1000:
+            slow.append((time.strftime("%H:%M:%S", time.gmtime(time.time() - times[-1] / 1000)), round(times[-1])))
         if not 200 <= status < 300:
             errors.append(status)
         time.sleep(0.01)
@@ -48,7 +50,7 @@ def sampler(make_request, stop, times, errors):
 def measure(requests, during):
     """Latencies and errors of each request while `during()` runs (or for 5 s when it is None)."""
     stop = threading.Event()
-    results = {name: ([], []) for name in requests}
+    results = {name: ([], [], []) for name in requests}
     threads = [threading.Thread(target=sampler, args=(fn, stop, *results[name])) for name, fn in requests.items()]
     for th in threads:
         th.start()
@@ -62,7 +64,7 @@ def measure(requests, during):
 def main():
     bin_dir = benchlib.release_bin()
     work = tempfile.mkdtemp(prefix="shelfmark-restore-")
-    env = dict(os.environ, SHELFMARK_DATA_DIR=work, LOG_LEVEL="error", SHELFMARK_PROVIDERS_URL="http://127.0.0.1:9")
+    env = dict(os.environ, SHELFMARK_DATA_DIR=work, LOG_LEVEL=os.environ.get("BENCH_LOG_LEVEL", "error"), SHELFMARK_PROVIDERS_URL="http://127.0.0.1:9")
     env.pop("DATABASE_URL", None)
     binary = f"{bin_dir}/shelfmark"
     for library in ["School", "Other"]:
@@ -108,10 +110,12 @@ def main():
         assert total == TITLES, total
         print(f"   restore of {len(backup) / 1e6:.1f} MB: {seconds:.1f} s (job done; {total:,} titles after)", flush=True)
         for name in requests:
-            (qt, qe), (bt, be) = quiet[name], busy[name]
+            (qt, qe, _), (bt, be, slow) = quiet[name], busy[name]
             print(f"   {name:25} nothing running p50 {benchlib.pct(qt, 50):7.2f} p99 {benchlib.pct(qt, 99):7.2f} max {max(qt):7.1f} ms | "
                   f"during the restore p50 {benchlib.pct(bt, 50):7.2f} p99 {benchlib.pct(bt, 99):7.2f} max {max(bt):7.1f} ms, "
                   f"{len(bt)} requests, {len(be)} errors {sorted(set(be))} (×{benchlib.pct(bt, 99) / benchlib.pct(qt, 99):.1f} at p99)", flush=True)
+            if slow:
+                print(f"   {'':25} over 1 s (started at, UTC; ms): {slow}", flush=True)
     finally:
         server.terminate()
         try:
