@@ -149,6 +149,13 @@ enum Jobs {
         }
     }
 
+    /// Ends the jobs whose process stopped (`expireLeases`) and finishes the restore swaps they left
+    /// (`Backup.resumeSwaps`): what the job pages and the scheduler's rounds do when they find one.
+    static func endDeadJobs(now: Date, app: Application) async throws {
+        try await app.writeGate.transaction(on: app.db) { db in try await expireLeases(now: now, on: db) }
+        await Backup.resumeSwaps(app: app)
+    }
+
     /// Jobs whose process stopped (lease run out) are failed, so their library is free again.
     static func expireLeases(now: Date, on db: any Database) async throws {
         let failure = String(decoding: try JSONEncoder.api.encode(Failure.interrupted), as: UTF8.self)
@@ -171,10 +178,7 @@ enum Jobs {
               AND NOT EXISTS (SELECT 1 FROM jobs j WHERE j.id = l.pending_job_id AND j.state = 'running')
             """).all(decoding: Row.self)
         for orphan in orphans {
-            try await Backup.eraseData(libraryID: orphan.id, on: db)
-            try await db.sql.raw("DELETE FROM memberships WHERE library_id = \(bind: orphan.id)").run()
-            try await db.sql.raw("DELETE FROM libraries WHERE id = \(bind: orphan.id)").run()
-            try await Accounts.forgetLibrary(orphan.id, on: db)
+            try await Accounts.removeUnfinishedLibrary(orphan.id, on: db)
         }
     }
 
@@ -198,8 +202,7 @@ enum Jobs {
         }
         guard var record = try await lookup(app.db) else { throw JobError.notFound }
         if record.status == .running, let until = record.lease_until, until < now {
-            try await app.writeGate.transaction(on: app.db) { db in try await expireLeases(now: now, on: db) }
-            await Backup.resumeSwaps(app: app)
+            try await endDeadJobs(now: now, app: app)
             record = try await lookup(app.db) ?? record
         }
         return record

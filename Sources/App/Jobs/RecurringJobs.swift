@@ -190,8 +190,7 @@ extension Jobs {
         let runs = try await read()
         // As `find`: a dead job (its lease ran out) is ended first, written only when there is one.
         guard runs.contains(where: { $0.status == .running && ($0.lease_until.map { $0 < now } ?? false) }) else { return runs }
-        try await app.writeGate.transaction(on: app.db) { db in try await expireLeases(now: now, on: db) }
-        await Backup.resumeSwaps(app: app)
+        try await endDeadJobs(now: now, app: app)
         return try await read()
     }
 }
@@ -219,8 +218,7 @@ final class Scheduler: LifecycleHandler, Sendable {
                 var sleep = longest
                 do {
                     // A restore swap whose instance died is finished even when nobody looks at its job.
-                    try await app.writeGate.transaction(on: app.db) { db in try await Jobs.expireLeases(now: app.clock.now(), on: db) }
-                    await Backup.resumeSwaps(app: app)
+                    try await Jobs.endDeadJobs(now: app.clock.now(), app: app)
                     let libraries = try await RecurringJobs.libraries(on: app.db)
                     try await RecurringJobs.tick(app: app, libraries: libraries, seen: seen)
                     let now = app.clock.now()

@@ -138,12 +138,16 @@ enum Accounts {
     /// Takes back a library that was just made and holds nothing yet (a restore or an import into a
     /// new library that failed as a whole), with its memberships.
     static func removeNewLibrary(_ id: UUID, gate: WriteGate, on db: any Database) async {
-        try? await gate.transaction(on: db) { db in
-            try await Backup.eraseData(libraryID: id, on: db)
-            try await db.sql.raw("DELETE FROM memberships WHERE library_id = \(bind: id)").run()
-            try await db.sql.raw("DELETE FROM libraries WHERE id = \(bind: id)").run()
-            try await forgetLibrary(id, on: db)
-        }
+        try? await gate.transaction(on: db) { db in try await removeUnfinishedLibrary(id, on: db) }
+    }
+
+    /// Removes a library a restore or import was writing (inside the caller's transaction): its data,
+    /// memberships, the library, and what it leaves without a foreign key (`forgetLibrary`).
+    static func removeUnfinishedLibrary(_ id: UUID, on db: any Database) async throws {
+        try await Backup.eraseData(libraryID: id, on: db)
+        try await db.sql.raw("DELETE FROM memberships WHERE library_id = \(bind: id)").run()
+        try await db.sql.raw("DELETE FROM libraries WHERE id = \(bind: id)").run()
+        try await forgetLibrary(id, on: db)
     }
 
     /// What a deleted library leaves in tables that have no foreign key to it: the counts triggers keep
