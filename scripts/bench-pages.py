@@ -56,19 +56,6 @@ def request(method, path, cookie=None, token=None, body=None, form=None, headers
         return e.code, e.read(), dict(e.headers)
 
 
-def wait_until_up(seconds=30):
-    """Waits (up to `seconds`) for the server started on PORT to answer its health check (a reused
-    database may have a migration to run first)."""
-    deadline = time.time() + seconds
-    while time.time() < deadline:
-        try:
-            if request("GET", "/api/v1/health")[0] == 200:
-                return
-        except Exception:
-            pass
-        time.sleep(0.2)
-
-
 def sign_in(library):
     """Signs in as the benchmark's user: its API token, its session cookie and the named library's id."""
     token = json.loads(request("POST", "/api/v1/auth/login", body={"username": "bench", "password": "bench-password"})[1])["token"]
@@ -89,10 +76,8 @@ def run_backend(bin_dir, name, env, reuse=False):
     if "DATABASE_URL" not in env and os.path.exists(database):
         size = sum(os.path.getsize(database + suffix) for suffix in ["", "-wal"] if os.path.exists(database + suffix))
         print(f"   {name}: database {size / 1e6:.1f} MB (file and its write-ahead log)", flush=True)
-    log = open(os.path.join(env["SHELFMARK_DATA_DIR"], "server.log"), "w")
-    server = subprocess.Popen([binary, "serve", "--hostname", "127.0.0.1", "--port", str(PORT)], env=env, stdout=log, stderr=subprocess.STDOUT)
+    server = benchlib.start_server(binary, env, PORT, env["SHELFMARK_DATA_DIR"], seconds=600 if reuse else 30)
     try:
-        wait_until_up(600 if reuse else 30)
         token, cookie, lib = sign_in("School")
         api = f"/api/v1/libraries/{lib}"
         members = []

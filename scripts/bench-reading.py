@@ -59,10 +59,8 @@ def main():
     photo = os.path.join(work, "photo.jpg")
     subprocess.run([binary, "seed-reading", "--photo", photo], env=env, check=True, capture_output=True)
     jpeg = open(photo, "rb").read()
-    server = subprocess.Popen([binary, "serve", "--hostname", "127.0.0.1", "--port", str(pages.PORT)], env=env,
-                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    server = benchlib.start_server(binary, env, pages.PORT, work)
     try:
-        pages.wait_until_up()
         token, cookie, lib = pages.sign_in("Home")
         api, web = f"/api/v1/libraries/{lib}", f"/libraries/{lib}"
         current = json.loads(request("GET", f"{api}/reads?status=reading&limit=1", token=token)[1])[0]

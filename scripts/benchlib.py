@@ -22,14 +22,15 @@ def pct(values, q):
     return values[min(len(values) - 1, int(round(q / 100 * (len(values) - 1))))]
 
 
-def start_server(binary, env, port, log_dir):
+def start_server(binary, env, port, log_dir, seconds=30):
     """`shelfmark serve` on 127.0.0.1:`port` with `env`, its log in `log_dir`/server.log; returned once its
-    health check answers (up to 30 s)."""
+    health check answers (up to `seconds`: a database of an earlier run may have a migration to run first)."""
     import time, urllib.request
     log = open(os.path.join(log_dir, "server.log"), "w")
     server = subprocess.Popen([binary, "serve", "--hostname", "127.0.0.1", "--port", str(port)], env=env, stdout=log,
                               stderr=subprocess.STDOUT)
-    for _ in range(150):
+    deadline = time.time() + seconds
+    while time.time() < deadline:
         try:
             with urllib.request.urlopen(f"http://127.0.0.1:{port}/api/v1/health", timeout=5) as r:
                 if r.status == 200:
