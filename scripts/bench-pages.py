@@ -66,12 +66,7 @@ def sign_in(library):
 def run_backend(bin_dir, name, env, reuse=False):
     binary = f"{bin_dir}/shelfmark"
     if not reuse:
-        subprocess.run([binary, "user", "create", "--username", "bench", "--password", "bench-password", "--library", "School"],
-                       env=env, check=True, capture_output=True)
-        t0 = time.time()
-        subprocess.run([binary, "seed", "--library", "School", "--owner", "bench", "--titles", str(TITLES), "--members", str(MEMBERS),
-                        "--copies", "3"], env=env, check=True, capture_output=True)
-        print(f"   {name}: seeded {TITLES:,} titles × 3 copies, {MEMBERS} members in {time.time() - t0:.0f} s", flush=True)
+        benchlib.seed_school(binary, env, name, TITLES, MEMBERS)
     database = os.path.join(env["SHELFMARK_DATA_DIR"], "shelfmark.sqlite")
     if "DATABASE_URL" not in env and os.path.exists(database):
         size = sum(os.path.getsize(database + suffix) for suffix in ["", "-wal"] if os.path.exists(database + suffix))

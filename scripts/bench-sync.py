@@ -73,22 +73,9 @@ def first_pull(api, token):
 
 def run_backend(bin_dir, name, env):
     binary = f"{bin_dir}/shelfmark"
-    subprocess.run([binary, "user", "create", "--username", "bench", "--password", "bench-password", "--library", "School"],
-                   env=env, check=True, capture_output=True)
-    t0 = time.time()
-    subprocess.run([binary, "seed", "--library", "School", "--owner", "bench", "--titles", str(TITLES), "--members", str(MEMBERS),
-                    "--copies", "3"], env=env, check=True, capture_output=True)
-    print(f"   {name}: seeded {TITLES:,} titles × 3 copies, {MEMBERS} members in {time.time() - t0:.0f} s", flush=True)
-    log = open(os.path.join(env["SHELFMARK_DATA_DIR"], "server.log"), "w")
-    server = subprocess.Popen([binary, "serve", "--hostname", "127.0.0.1", "--port", str(PORT)], env=env, stdout=log, stderr=subprocess.STDOUT)
+    benchlib.seed_school(binary, env, name, TITLES, MEMBERS)
+    server = benchlib.start_server(binary, env, PORT, env["SHELFMARK_DATA_DIR"])
     try:
-        for _ in range(150):
-            try:
-                if request("GET", "/api/v1/health")[0] == 200:
-                    break
-            except Exception:
-                pass
-            time.sleep(0.2)
         token = json.loads(request("POST", "/api/v1/auth/login", body={"username": "bench", "password": "bench-password"})[1])["token"]
         lib = [l for l in json.loads(request("GET", "/api/v1/libraries", token=token)[1]) if l["name"] == "School"][0]["id"]
         api = f"/api/v1/libraries/{lib}"

@@ -22,6 +22,18 @@ def pct(values, q):
     return values[min(len(values) - 1, int(round(q / 100 * (len(values) - 1))))]
 
 
+def seed_school(binary, env, name, titles, members):
+    """A user `bench` (password `bench-password`) owning the library "School", seeded with `titles` titles ×
+    3 copies and `members` members; prints how long the seeding took."""
+    import time
+    subprocess.run([binary, "user", "create", "--username", "bench", "--password", "bench-password", "--library", "School"],
+                   env=env, check=True, capture_output=True)
+    t0 = time.time()
+    subprocess.run([binary, "seed", "--library", "School", "--owner", "bench", "--titles", str(titles), "--members", str(members),
+                    "--copies", "3"], env=env, check=True, capture_output=True)
+    print(f"   {name}: seeded {titles:,} titles × 3 copies, {members} members in {time.time() - t0:.0f} s", flush=True)
+
+
 def start_server(binary, env, port, log_dir, seconds=30):
     """`shelfmark serve` on 127.0.0.1:`port` with `env`, its log in `log_dir`/server.log; returned once its
     health check answers (up to `seconds`: a database of an earlier run may have a migration to run first)."""
