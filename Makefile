@@ -96,13 +96,13 @@ test-venv:
 
 test-sqlite: test-venv
 	@echo "== Test suite on SQLite =="
-	SHELFMARK_CORPUS=$(CORPUS) SHELFMARK_TEST_DATABASE_URL= $(SWIFT) test --skip-build
+	SHELFMARK_CORPUS=$(CORPUS) SHELFMARK_TEST_DATABASE_URL= SWIFT=$(SWIFT) scripts/swift-test.sh $(CURDIR)/.tmp/test-sqlite.log
 
 test-postgres: test-venv
 	@echo "== Test suite on PostgreSQL (private cluster in $(PG_DIR)) =="
 	@url=$$(scripts/pg-test-cluster.sh start $(PG_DIR) $(PG_PORT)) || exit 1; \
 	trap 'scripts/pg-test-cluster.sh stop $(PG_DIR)' EXIT; \
-	SHELFMARK_CORPUS= SHELFMARK_TEST_DATABASE_URL=$$url $(SWIFT) test --skip-build
+	SHELFMARK_CORPUS= SHELFMARK_TEST_DATABASE_URL=$$url SWIFT=$(SWIFT) scripts/swift-test.sh $(CURDIR)/.tmp/test-postgres.log
 
 test-e2e:
 	@echo "== Browser tests (Playwright + Chromium, phone viewport; screenshots in .tmp/e2e) =="

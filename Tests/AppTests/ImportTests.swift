@@ -369,7 +369,7 @@ private func notes(_ reply: Client.Reply, _ key: String) -> [(Int, String)] {
         let server = try await ReplayServer.start()
         do {
             try await withTestApp { app in
-                app.metadataConfig = MetadataConfig(endpoints: .replay(server.baseURL), timeout: .seconds(10))
+                app.metadataConfig = MetadataConfig(endpoints: .replay(server.baseURL), timeout: .seconds(30))
                 let f = try await Fixture.make(app)
                 let reply = try await upload(f, "9780306406157\n0-316-03057-0\n9781111111113\nnot an isbn\n")
                 #expect(reply["titlesCreated"] as? Int == 2)
