@@ -328,6 +328,10 @@ import VaporTesting
             let trace = try await raw(app, .init(rawValue: "TRACE"), "/api/v1/health")
             #expect(trace.status == .methodNotAllowed)
             #expect(trace.headers.first(name: .allow)?.contains("GET") == true)
+            // A path whose parameter is not an id (a calendar feed's token) too (found by make fuzz).
+            let feed = try await raw(app, .init(rawValue: "TRACE"), "/api/v1/public/calendar/JpVsvPOrlT13rSvMpoZSK42MDgRHEdbQKWhEOffo0uQ.ics")
+            #expect(feed.status == .methodNotAllowed, "\(feed.status)")
+            #expect(feed.headers.first(name: .allow)?.contains("GET") == true)
             let patch = try await raw(app, .PATCH, "/api/v1/libraries/import", headers: bearer(f.owner))
             #expect(patch.status == .methodNotAllowed, "\(patch.status)")
             #expect(patch.headers.first(name: .allow) == "POST")

@@ -19,8 +19,11 @@ enum MethodNotAllowed {
         for (i, component) in pattern.enumerated() {
             switch component {
             case .catchall: return parts.count >= i
-            // Every route parameter of this app is an id: a segment that is not one cannot be it.
-            case .anything, .parameter: if i >= parts.count || UUID(uuidString: parts[i]) == nil { return false }
+            // A parameter named as an id (`:titleID`) is a UUID: a segment that is not one cannot be it.
+            // The others (a calendar feed's token, an icon's name) are any segment.
+            case .parameter(let name) where name.hasSuffix("ID"):
+                if i >= parts.count || UUID(uuidString: parts[i]) == nil { return false }
+            case .anything, .parameter: if i >= parts.count || parts[i].isEmpty { return false }
             case .constant(let s): if i >= parts.count || parts[i] != s { return false }
             }
         }
