@@ -2,7 +2,7 @@
 directory, or the PostgreSQL database FUZZ_DATABASE_URL names; providers on the replay server), with an
 owner's API token. Bounded in examples and time.
 Fails on any 5xx, any answer that contradicts the document, and any schema-valid request refused."""
-import json, os, shutil, subprocess, sys, tempfile, time, urllib.request
+import json, os, shutil, struct, subprocess, sys, tempfile, time, urllib.request, zlib
 
 PORT = int(os.environ.get("FUZZ_PORT", "18700"))
 BASE = f"http://127.0.0.1:{PORT}"
@@ -12,11 +12,56 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 MAX_TIME = os.environ.get("FUZZ_MAX_TIME", "900")
 
 
-def call(method, path, body=None, token=None):
-    request = urllib.request.Request(BASE + path, method=method, data=json.dumps(body).encode() if body is not None else None,
-                                     headers={"content-type": "application/json", **({"authorization": f"Bearer {token}"} if token else {})})
-    with urllib.request.urlopen(request, timeout=10) as response:
+def call(method, path, body=None, token=None, content_type="application/json"):
+    """A request of the setup; `body` is JSON, or bytes sent as `content_type`."""
+    data = body if isinstance(body, bytes) else (json.dumps(body).encode() if body is not None else None)
+    request = urllib.request.Request(BASE + path, method=method, data=data,
+                                     headers={"content-type": content_type, **({"authorization": f"Bearer {token}"} if token else {})})
+    with urllib.request.urlopen(request, timeout=30) as response:
         return json.loads(response.read() or b"{}")
+
+
+def png(width, height):
+    """A white page as a PNG (the photo the fuzzer's photo operations work on)."""
+    rows = b"".join(b"\x00" + b"\xff\xff\xff" * width for _ in range(height))
+    def chunk(kind, data):
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data) & 0xffffffff)
+    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0))
+            + chunk(b"IDAT", zlib.compress(rows)) + chunk(b"IEND", b""))
+
+
+def explored_rows(library, token):
+    """One row of each kind an operation's path names (else every path with an id is a 404): a title with
+    two copies and one lent out with a hold on it, members, a shelf and its stocktake, a collection, a
+    category (and one to merge it into), a read, a page photo, a staff account, a member's calendar feed
+    and an import's job. Returns the path parameters schemathesis fills in, and under "known" the ids
+    request bodies name (hooks.py)."""
+    lib = f"/api/v1/libraries/{library}"
+    # Its catalog is public (the public pages have something to show) and Momo has an ISBN (its barcode).
+    call("PATCH", lib, {"publicCatalog": True}, token)
+    momo = call("POST", f"{lib}/titles", {"title": "Momo", "authors": ["Michael Ende"], "isbn": "9780140317534", "copies": 2}, token)
+    krabat = call("POST", f"{lib}/titles", {"title": "Krabat", "authors": ["Otfried Preußler"], "copies": 1}, token)
+    ada = call("POST", f"{lib}/members", {"cardId": "S1", "firstName": "Ada"}, token)
+    call("POST", f"{lib}/members", {"cardId": "S2", "firstName": "Ben"}, token)
+    loan = call("POST", f"{lib}/checkouts", {"cardId": "S1", "copyBarcode": krabat["copies"][0]["barcode"]}, token)
+    hold = call("POST", f"{lib}/holds", {"titleId": krabat["id"], "cardId": "S2"}, token)
+    shelf = call("POST", f"{lib}/shelves", {"name": "Room 12", "room": "Upstairs"}, token)
+    stocktake = call("POST", f"{lib}/shelves/{shelf['id']}/stocktakes", None, token)
+    collection = call("POST", f"{lib}/collections", {"name": "Room 12", "filter": {"shelf": "Room 12"}}, token)
+    category = call("POST", f"{lib}/categories", {"name": "Adventure"}, token)
+    other_category = call("POST", f"{lib}/categories", {"name": "Fantasy"}, token)
+    read = call("POST", f"{lib}/reads", {"titleId": momo["id"], "status": "reading"}, token)
+    photo = call("POST", f"{lib}/titles/{momo['id']}/photos?page=12", png(320, 480), token, "image/png")
+    staff = call("POST", f"{lib}/staff", {"username": "helper", "role": "volunteer", "password": "another long password"}, token)
+    calendar = call("POST", f"{lib}/members/{ada['id']}/calendar", None, token)
+    job = call("POST", f"{lib}/import", b"title,authors\nDie kleine Hexe,Otfried Preussler\n", token, "text/csv")
+    return {"libraryID": library, "titleID": momo["id"], "memberID": ada["id"], "copyID": momo["copies"][0]["id"],
+            "loanID": loan["id"], "holdID": hold["id"], "shelfID": shelf["id"], "stocktakeID": stocktake["id"],
+            "collectionID": collection["id"], "categoryID": category["id"], "readID": read["id"], "photoID": photo["id"],
+            "userID": staff["userId"], "token": calendar["url"].rsplit("/", 1)[1], "jobID": job["id"],
+            # Named in bodies, not paths: hooks.py puts them there.
+            "known": {"barcode": momo["copies"][1]["barcode"], "otherCategoryID": other_category["id"],
+                      "categoryID": category["id"], "titleID": momo["id"], "photoID": photo["id"], "categoriesURL": f"{BASE}{lib}/categories", "token": token}}
 
 
 def main():
@@ -39,17 +84,14 @@ def main():
                 time.sleep(0.2)
         session = call("POST", "/api/v1/setup", {"username": "owner", "password": "a long password", "libraryName": "Fuzz"})
         token = call("POST", "/api/v1/tokens", {"name": "fuzz"}, session["session"]["token"])["token"]
-        library = session["library"]["id"]
-        # Something to find: a title and a member.
-        title = call("POST", f"/api/v1/libraries/{library}/titles", {"title": "Momo", "authors": ["Michael Ende"], "copies": 2}, token)
-        member = call("POST", f"/api/v1/libraries/{library}/members", {"cardId": "S1", "firstName": "Ada"}, token)
-        # The fuzzer works inside this library, on these rows (else every path with an id is a 404).
+        # The fuzzer works inside this library, on these rows.
+        parameters = explored_rows(session["library"]["id"], token)
+        known = parameters.pop("known")
         config = os.path.join(data, "schemathesis.toml")
         with open(os.path.join(HERE, "schemathesis.toml")) as base, open(config, "w") as out:
             out.write(base.read().replace("[checks]", "[parameters]\n"
-                      f'"path.libraryID" = "{library}"\n"path.titleID" = "{title["id"]}"\n'
-                      f'"path.memberID" = "{member["id"]}"\n"path.copyID" = "{title["copies"][0]["id"]}"\n\n[checks]', 1))
-        env = dict(os.environ, SCHEMATHESIS_HOOKS="hooks", PYTHONPATH=HERE)
+                      + "".join(f'"path.{name}" = "{value}"\n' for name, value in parameters.items()) + "\n[checks]", 1))
+        env = dict(os.environ, SCHEMATHESIS_HOOKS="hooks", PYTHONPATH=HERE, FUZZ_KNOWN=json.dumps(known))
         command = [f"{VENV}/bin/schemathesis", "--config-file", config, "run",
                    BASE + "/api/v1/openapi.json", "-H", f"Authorization: Bearer {token}",
                    "--phases", "examples,coverage,fuzzing", "--max-examples", os.environ.get("FUZZ_EXAMPLES", "100"),
