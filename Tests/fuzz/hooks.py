@@ -1,5 +1,8 @@
 """Schemathesis hooks: how to make values of the formats our OpenAPI document names that JSON Schema
-cannot describe by itself (an ISBN's check digit)."""
+cannot describe by itself (an ISBN's check digit), and the ids of run.py's rows that requests name in
+their bodies and queries."""
+import json, os, urllib.request
+
 import schemathesis
 from hypothesis import strategies as st
 
@@ -33,14 +36,14 @@ schemathesis.openapi.format("date-time", _due_dates())
 # quote is from. Half the requests carry the real ones, so the operation is reached past its 404; the
 # other half stay as generated. A read's `memberId` (whose read it is) is left out of half of them: the
 # explored read is the owner's own.
-import json, os, urllib.request
 KNOWN = json.loads(os.environ.get("FUZZ_KNOWN", "{}"))
+MERGE = "/categories/{categoryID}/merge"
 
 
 def _with_known(path, body):
     if path.endswith("/shelves/{shelfID}/copies"):
         return {**body, "code": KNOWN["barcode"]}
-    if path.endswith("/categories/{categoryID}/merge"):
+    if path.endswith(MERGE):
         return {**body, "into": KNOWN["otherCategoryID"]}
     if path.endswith("/quotes"):
         return {**body, "titleId": KNOWN["titleID"], **({"photoId": KNOWN["photoID"]} if "photoId" in body else {})}
@@ -63,9 +66,6 @@ def flatmap_query(context, query):
     if operation is not None and "/reads/{readID}" in operation.path and isinstance(query, dict) and "memberId" in query:
         return st.sampled_from([query, {k: v for k, v in query.items() if k != "memberId"}])
     return st.just(query)
-
-
-MERGE = "/categories/{categoryID}/merge"
 
 
 @schemathesis.hook
