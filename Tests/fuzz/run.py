@@ -33,8 +33,8 @@ def png(width, height):
 def explored_rows(library, token):
     """One row of each kind an operation's path names (else every path with an id is a 404): a title with
     two copies and one lent out with a hold on it, members, a shelf and its stocktake, a collection, a
-    category (and one to merge it into), a read, a page photo, a staff account, a member's calendar feed
-    and an import's job. Returns the path parameters schemathesis fills in, and under "known" the ids
+    category (and one to merge it into), a read, a page photo, a staff account, a member's calendar feed,
+    a reminder that failed to send and an import's job. Returns the path parameters schemathesis fills in, and under "known" the ids
     request bodies name (hooks.py)."""
     lib = f"/api/v1/libraries/{library}"
     # Its catalog is public (the public pages have something to show) and Momo has an ISBN (its barcode).
@@ -54,11 +54,18 @@ def explored_rows(library, token):
     photo = call("POST", f"{lib}/titles/{momo['id']}/photos?page=12", png(320, 480), token, "image/png")
     staff = call("POST", f"{lib}/staff", {"username": "helper", "role": "volunteer", "password": "another long password"}, token)
     calendar = call("POST", f"{lib}/members/{ada['id']}/calendar", None, token)
+    # A reminder that failed (the mail server is a port nobody listens on): a message to retry.
+    sams = call("POST", f"{lib}/titles", {"title": "Das Sams", "authors": ["Paul Maar"], "copies": 1}, token)
+    call("POST", f"{lib}/checkouts", {"cardId": "S1", "copyBarcode": sams["copies"][0]["barcode"], "days": 1}, token)
+    call("PATCH", f"{lib}/members/{ada['id']}", {"email": "ada@school.example"}, token)
+    call("PUT", f"{lib}/mail/server", {"host": "127.0.0.1", "port": PORT + 2, "security": "none",
+                                       "senderAddress": "library@school.example"}, token)
+    message = call("POST", f"{lib}/members/{ada['id']}/reminders", None, token)
     job = call("POST", f"{lib}/import", b"title,authors\nDie kleine Hexe,Otfried Preussler\n", token, "text/csv")
     return {"libraryID": library, "titleID": momo["id"], "memberID": ada["id"], "copyID": momo["copies"][0]["id"],
             "loanID": loan["id"], "holdID": hold["id"], "shelfID": shelf["id"], "stocktakeID": stocktake["id"],
             "collectionID": collection["id"], "categoryID": category["id"], "readID": read["id"], "photoID": photo["id"],
-            "userID": staff["userId"], "token": calendar["url"].rsplit("/", 1)[1], "jobID": job["id"],
+            "userID": staff["userId"], "token": calendar["url"].rsplit("/", 1)[1], "jobID": job["id"], "messageID": message["id"],
             # Named in bodies, not paths: hooks.py puts them there.
             "known": {"barcode": momo["copies"][1]["barcode"], "otherCategoryID": other_category["id"],
                       "categoryID": category["id"], "titleID": momo["id"], "photoID": photo["id"], "categoriesURL": f"{BASE}{lib}/categories", "token": token}}
