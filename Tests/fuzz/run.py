@@ -34,7 +34,7 @@ def explored_rows(library, token):
     """One row of each kind an operation's path names (else every path with an id is a 404): a title with
     two copies and one lent out with a hold on it, members, a shelf and its stocktake, a collection, a
     category (and one to merge it into), a read, a page photo, a staff account, a member's calendar feed,
-    a reminder that failed to send and an import's job. Returns the path parameters schemathesis fills in, and under "known" the ids
+    a reminder that failed to send, a kept cover and an import's job. Returns the path parameters schemathesis fills in, and under "known" the ids
     request bodies name (hooks.py)."""
     lib = f"/api/v1/libraries/{library}"
     # Its catalog is public (the public pages have something to show) and Momo has an ISBN (its barcode).
@@ -61,11 +61,22 @@ def explored_rows(library, token):
     call("PUT", f"{lib}/mail/server", {"host": "127.0.0.1", "port": PORT + 2, "security": "none",
                                        "senderAddress": "library@school.example"}, token)
     message = call("POST", f"{lib}/members/{ada['id']}/reminders", None, token)
+    # A book added by its ISBN (the replay server knows it): its cover is fetched and kept here.
+    signals = call("POST", f"{lib}/titles", {"isbn": "9780306406157", "copies": 1}, token)
+    cover = None
+    for _ in range(120):
+        url = call("GET", f"{lib}/titles/{signals['id']}", None, token).get("coverUrl") or ""
+        if url.startswith("/api/v1/covers/"):
+            cover = url.rsplit("/", 1)[1]
+            break
+        time.sleep(0.5)
+    if cover is None:
+        sys.exit("setup: the cover of a book added by its ISBN was not kept within 60 s (the replay server has it)")
     job = call("POST", f"{lib}/import", b"title,authors\nDie kleine Hexe,Otfried Preussler\n", token, "text/csv")
     return {"libraryID": library, "titleID": momo["id"], "memberID": ada["id"], "copyID": momo["copies"][0]["id"],
             "loanID": loan["id"], "holdID": hold["id"], "shelfID": shelf["id"], "stocktakeID": stocktake["id"],
             "collectionID": collection["id"], "categoryID": category["id"], "readID": read["id"], "photoID": photo["id"],
-            "userID": staff["userId"], "token": calendar["url"].rsplit("/", 1)[1], "jobID": job["id"], "messageID": message["id"],
+            "userID": staff["userId"], "token": calendar["url"].rsplit("/", 1)[1], "jobID": job["id"], "messageID": message["id"], "coverID": cover,
             # Named in bodies, not paths: hooks.py puts them there.
             "known": {"barcode": momo["copies"][1]["barcode"], "otherCategoryID": other_category["id"],
                       "categoryID": category["id"], "titleID": momo["id"], "photoID": photo["id"], "categoriesURL": f"{BASE}{lib}/categories", "token": token}}
