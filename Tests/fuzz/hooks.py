@@ -78,6 +78,6 @@ def before_call(context, case, kwargs):
         return
     request = urllib.request.Request(KNOWN["categoriesURL"], method="POST",
                                      data=json.dumps({"name": f"Merged {os.urandom(4).hex()}"}).encode(),
-                                     headers={"content-type": "application/json", "authorization": f"Bearer {KNOWN['token']}"})
+                                     headers={"content-type": "application/json", "authorization": f"Bearer {KNOWN['apiToken']}"})
     with urllib.request.urlopen(request, timeout=30) as response:
         case.path_parameters["categoryID"] = json.loads(response.read())["id"]

@@ -34,8 +34,8 @@ def explored_rows(library, token):
     """One row of each kind an operation's path names (else every path with an id is a 404): a title with
     two copies and one lent out with a hold on it, members, a shelf and its stocktake, a collection, a
     category (and one to merge it into), a read, a page photo, a staff account, a member's calendar feed,
-    a reminder that failed to send, a kept cover and an import's job. Returns the path parameters schemathesis fills in, and under "known" the ids
-    request bodies name (hooks.py)."""
+    a reminder that failed to send, a kept cover and an import's job. Returns the path parameters
+    schemathesis fills in, and what else hooks.py puts in requests besides them."""
     lib = f"/api/v1/libraries/{library}"
     # Its catalog is public (the public pages have something to show) and Momo has an ISBN (its barcode).
     call("PATCH", lib, {"publicCatalog": True}, token)
@@ -73,13 +73,16 @@ def explored_rows(library, token):
     if cover is None:
         sys.exit("setup: the cover of a book added by its ISBN was not kept within 60 s (the replay server has it)")
     job = call("POST", f"{lib}/import", b"title,authors\nDie kleine Hexe,Otfried Preussler\n", token, "text/csv")
-    return {"libraryID": library, "titleID": momo["id"], "memberID": ada["id"], "copyID": momo["copies"][0]["id"],
-            "loanID": loan["id"], "holdID": hold["id"], "shelfID": shelf["id"], "stocktakeID": stocktake["id"],
-            "collectionID": collection["id"], "categoryID": category["id"], "readID": read["id"], "photoID": photo["id"],
-            "userID": staff["userId"], "token": calendar["url"].rsplit("/", 1)[1], "jobID": job["id"], "messageID": message["id"], "coverID": cover,
-            # Named in bodies, not paths: hooks.py puts them there.
-            "known": {"barcode": momo["copies"][1]["barcode"], "otherCategoryID": other_category["id"],
-                      "categoryID": category["id"], "titleID": momo["id"], "photoID": photo["id"], "categoriesURL": f"{BASE}{lib}/categories", "token": token}}
+    parameters = {"libraryID": library, "titleID": momo["id"], "memberID": ada["id"], "copyID": momo["copies"][0]["id"],
+                  "loanID": loan["id"], "holdID": hold["id"], "shelfID": shelf["id"], "stocktakeID": stocktake["id"],
+                  "collectionID": collection["id"], "categoryID": category["id"], "readID": read["id"],
+                  "photoID": photo["id"], "userID": staff["userId"], "token": calendar["url"].rsplit("/", 1)[1],
+                  "jobID": job["id"], "messageID": message["id"], "coverID": cover}
+    # Named in bodies, not paths (a copy to shelve, a category to merge into), and what a merge needs to
+    # make a category of its own.
+    extra = {"barcode": momo["copies"][1]["barcode"], "otherCategoryID": other_category["id"],
+             "categoriesURL": f"{BASE}{lib}/categories", "apiToken": token}
+    return parameters, extra
 
 
 def main():
@@ -103,13 +106,12 @@ def main():
         session = call("POST", "/api/v1/setup", {"username": "owner", "password": "a long password", "libraryName": "Fuzz"})
         token = call("POST", "/api/v1/tokens", {"name": "fuzz"}, session["session"]["token"])["token"]
         # The fuzzer works inside this library, on these rows.
-        parameters = explored_rows(session["library"]["id"], token)
-        known = parameters.pop("known")
+        parameters, extra = explored_rows(session["library"]["id"], token)
         config = os.path.join(data, "schemathesis.toml")
         with open(os.path.join(HERE, "schemathesis.toml")) as base, open(config, "w") as out:
             out.write(base.read().replace("[checks]", "[parameters]\n"
                       + "".join(f'"path.{name}" = "{value}"\n' for name, value in parameters.items()) + "\n[checks]", 1))
-        env = dict(os.environ, SCHEMATHESIS_HOOKS="hooks", PYTHONPATH=HERE, FUZZ_KNOWN=json.dumps(known))
+        env = dict(os.environ, SCHEMATHESIS_HOOKS="hooks", PYTHONPATH=HERE, FUZZ_KNOWN=json.dumps({**parameters, **extra}))
         command = [f"{VENV}/bin/schemathesis", "--config-file", config, "run",
                    BASE + "/api/v1/openapi.json", "-H", f"Authorization: Bearer {token}",
                    "--phases", "examples,coverage,fuzzing", "--max-examples", os.environ.get("FUZZ_EXAMPLES", "100"),
