@@ -1,5 +1,6 @@
-"""What the benchmark scripts share: the release build they measure, and percentiles."""
-import os, subprocess
+"""What the benchmark scripts share: the release build they measure, percentiles, a seeded school and a
+started server."""
+import os, subprocess, time, urllib.request
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -25,7 +26,6 @@ def pct(values, q):
 def seed_school(binary, env, name, titles, members):
     """A user `bench` (password `bench-password`) owning the library "School", seeded with `titles` titles ×
     3 copies and `members` members; prints how long the seeding took."""
-    import time
     subprocess.run([binary, "user", "create", "--username", "bench", "--password", "bench-password", "--library", "School"],
                    env=env, check=True, capture_output=True)
     t0 = time.time()
@@ -37,7 +37,6 @@ def seed_school(binary, env, name, titles, members):
 def start_server(binary, env, port, log_dir, seconds=30):
     """`shelfmark serve` on 127.0.0.1:`port` with `env`, its log in `log_dir`/server.log; returned once its
     health check answers (up to `seconds`: a database of an earlier run may have a migration to run first)."""
-    import time, urllib.request
     log = open(os.path.join(log_dir, "server.log"), "w")
     server = subprocess.Popen([binary, "serve", "--hostname", "127.0.0.1", "--port", str(port)], env=env, stdout=log,
                               stderr=subprocess.STDOUT)
