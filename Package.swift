@@ -59,6 +59,7 @@ let package = Package(
         .target(
             name: "ShelfmarkTLS",
             dependencies: [
+                "ShelfmarkCore",
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "SwiftASN1", package: "swift-asn1"),
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -164,6 +165,7 @@ let package = Package(
                 "App",
                 "ShelfmarkReplay",
                 "ShelfmarkImaging",
+                "ShelfmarkMail",
                 "ShelfmarkTLS",
                 .product(name: "VaporTesting", package: "vapor"),
             ],

@@ -120,6 +120,8 @@ enum Migrations {
         app.migrations.add(CreateKiosks())
         app.migrations.add(AddLibraryRestoreSwap())
         app.migrations.add(AddShelfCounts())
+        app.migrations.add(AddPublicDoorSettings())
+        app.migrations.add(AddSecurityLifetimes())
     }
 }
 

@@ -64,6 +64,9 @@ public enum SMTPError: Error, Sendable, Equatable, CustomStringConvertible {
     case authUnavailable
     /// The server closed the connection, or said something that is not SMTP.
     case closed(String)
+    /// A sender or recipient that is not an address a message can be sent to (a line break, a space, an
+    /// angle bracket): refused before anything is written, so it cannot become a second SMTP command.
+    case notAnAddress(String)
 
     public var description: String {
         switch self {
@@ -73,6 +76,7 @@ public enum SMTPError: Error, Sendable, Equatable, CustomStringConvertible {
         case .tlsUnavailable: "the server does not offer STARTTLS"
         case .authUnavailable: "the server offers no sign-in this client can use (AUTH PLAIN or LOGIN)"
         case .closed(let why): "connection lost: \(why)"
+        case .notAnAddress(let text): "not an address: \(text.unicodeScalars.map { $0.value < 0x20 || $0.value == 0x7F ? "\\u{\(String($0.value, radix: 16))}" : String($0) }.joined().prefix(200))"
         }
     }
 }
@@ -173,6 +177,7 @@ public final class SMTPSession: @unchecked Sendable {
     /// Sends one message; answers the server's acceptance (its queue id is usually in the text).
     @discardableResult
     public func send(from: String, to: [String], message: [UInt8]) async throws -> SMTPReply {
+        for address in [from] + to where !MailAddress.isValid(address) { throw SMTPError.notAnAddress(address) }
         let utf8 = (([from] + to).contains { !$0.allSatisfy(\.isASCII) })
             && capabilities.contains { $0.uppercased() == "SMTPUTF8" }
         do {
@@ -204,7 +209,10 @@ public final class SMTPSession: @unchecked Sendable {
 
     @discardableResult
     private func command(_ line: String, stage: String, expect: Set<Int>, secret: Bool = false) async throws -> SMTPReply {
-        precondition(!line.contains("\r") && !line.contains("\n"), "an SMTP command is one line")
+        // An SMTP command is one line: what would smuggle in a second is refused, never sent.
+        guard !line.unicodeScalars.contains(where: { $0 == "\r" || $0 == "\n" || $0 == "\0" }) else {
+            throw SMTPError.notAnAddress(secret ? stage : String(line.prefix(200)))
+        }
         try await write(Array((line + "\r\n").utf8))
         let answer = try await reply(stage: stage)
         guard expect.contains(answer.code) else { throw SMTPError.rejected(stage: stage, reply: answer) }

@@ -1,6 +1,7 @@
 import Foundation
 import NIOCore
 import NIOPosix
+import ShelfmarkCore
 
 /// Where this machine can be reached: its host name and the addresses of its network interfaces.
 /// What the server certificate covers, what `serve` prints and what the overview's QR code holds.
@@ -40,10 +41,17 @@ public enum NetworkAddresses {
     }
 
     /// Whether a host name or an address is this machine's own loopback (127.x, ::1, an IPv4-mapped
-    /// 127.x, localhost): what no other device reaches.
+    /// 127.x, localhost): what no other device reaches. Decided on the parsed host (`HostName`).
     public static func isLoopback(_ host: String) -> Bool {
-        let lower = host.lowercased()
-        return lower == "localhost" || lower.hasPrefix("127.") || lower == "::1" || lower.hasPrefix("::ffff:127.")
+        HostName(parsing: host)?.isLoopback ?? false
+    }
+
+    /// Whether `host` (a `Host` header's value) names this machine exactly: loopback, one of its
+    /// interfaces' addresses, its host name or `name.local`. Never by a prefix of the text.
+    public static func isThisMachine(_ host: HostName) -> Bool {
+        if host.isLoopback { return true }
+        let own = (names() + addresses()).compactMap { HostName(parsing: $0, allowPort: false) }
+        return own.contains { $0.sameHost(host) }
     }
 
     /// "https://192.168.1.20:8443", with brackets for IPv6 and no port when it is the scheme's own.

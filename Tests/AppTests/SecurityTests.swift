@@ -295,7 +295,7 @@ import VaporTesting
             for _ in 0..<(LoginThrottle.freeFailuresPerAccount + 3) {
                 clock.advance(days: 60.0 / 86_400)
                 _ = try await anonymous.post("/api/v1/auth/login", ["username": "owner", "password": "wrong password"])
-                waits.append(try await LoginThrottle.wait(username: "owner", address: nil, now: clock.now, on: app.db))
+                waits.append(try await LoginThrottle.wait(account: "owner", address: nil, now: clock.now, on: app.db))
             }
             #expect(waits == [0, 0, 0, 0, 1, 2, 4, 8], "\(waits)")
             #expect(LoginThrottle.delay(failures: 4, free: 5) == 0)

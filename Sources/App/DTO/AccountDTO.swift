@@ -70,6 +70,8 @@ struct LibraryPatch: Content {
     var renewWindowDays: Int? = nil
     /// Days a book set aside for a hold waits to be collected.
     var holdPickupDays: Int? = nil
+    /// Holds one member may have waiting or set aside at once.
+    var maxHoldsPerMember: Int? = nil
     /// Fines (B5): `off` (the default), `money` per day late, or `suspension` from borrowing.
     var fineMode: FinePolicy.Mode? = nil
     /// Money charged per day late after the grace days, in the currency's minor unit (cents).
@@ -86,6 +88,8 @@ struct LibraryPatch: Content {
     var currency: String? = nil
     /// Whether search engines may index the public catalog (off: every public page says `noindex`).
     var catalogIndexable: Bool? = nil
+    /// Whether the kiosk asks members for their PIN after their card.
+    var kioskAsksPin: Bool? = nil
 }
 
 struct LibraryDTO: Content {
@@ -103,6 +107,8 @@ struct LibraryDTO: Content {
     var renewWindowDays: Int?
     /// Days a book set aside for a hold waits to be collected.
     var holdPickupDays: Int
+    /// Holds one member may have waiting or set aside at once.
+    var maxHoldsPerMember: Int
     /// Fines (B5); amounts in the currency's minor unit. `fineCap` and `fineBlockAt` absent: none.
     var fineMode: FinePolicy.Mode
     var finePerDay: Int
@@ -113,6 +119,8 @@ struct LibraryDTO: Content {
     var currency: String
     /// Whether search engines may index the public catalog.
     var catalogIndexable: Bool = false
+    /// Whether the kiosk asks members for their PIN after their card.
+    var kioskAsksPin: Bool = false
 }
 
 /// The settings page's forms read these types too (`req.form(StaffInput.self)`), with the API's bounds.

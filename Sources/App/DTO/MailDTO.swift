@@ -16,6 +16,10 @@ enum MailKind: String, Codable, Sendable, CaseIterable, SchemaEnum {
     /// A member's one-time sign-in link to the public catalog (issue 28).
     case signInLink = "sign_in_link"
 
+    /// Whether a library may change the text: not the test message's (a free text sent to any address
+    /// would make the installation's server anyone's).
+    var editable: Bool { self != .test }
+
     init(_ stage: ReminderPolicy.Stage) {
         self = MailKind(rawValue: stage.kind) ?? .dueSoon
     }
@@ -121,6 +125,8 @@ enum MailProblem: String, Codable, Sendable, CaseIterable, SchemaEnum {
     case auth
     case rejected
     case lost
+    /// The recipient is not an address a message can be sent to: final, never retried.
+    case address
 }
 
 /// One message of the delivery log.

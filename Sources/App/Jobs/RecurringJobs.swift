@@ -156,6 +156,8 @@ extension Jobs {
         }
         // And the sync feed's old tombstones (issue 28): a device away longer fetches everything again.
         let tombstones = try await Sync.purge(library: library, now: app.clock.now(), gate: app.writeGate, on: app.db)
+        // And sign-in counts long quiet (the installation's, whichever library's round comes first).
+        try await LoginThrottle.prune(now: app.clock.now(), gate: app.writeGate, on: app.db)
         return RecurringJobs.Outcome(removed: jobs + tombstones)
     }
 

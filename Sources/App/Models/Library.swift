@@ -22,6 +22,10 @@ final class Library: Model, @unchecked Sendable {
     @OptionalField(key: "renew_window_days") var renewWindowDays: Int?
     /// Days a book set aside for a hold waits to be collected.
     @Field(key: "hold_pickup_days") var holdPickupDays: Int
+    /// Holds one member may have waiting or set aside at once (`AddHoldLimit`).
+    @Field(key: "max_holds_per_member") var maxHoldsPerMember: Int
+    /// Whether the kiosk asks for the member's PIN after their card (`AddPublicDoorSettings`).
+    @Field(key: "kiosk_asks_pin") var kioskAsksPIN: Bool
     /// Fines (B5, `CreateFines`): off, money per day late, or suspension; amounts in minor units.
     @Field(key: "fine_mode") var fineMode: String
     @Field(key: "fine_per_day") var finePerDay: Int
@@ -57,6 +61,8 @@ final class Library: Model, @unchecked Sendable {
         self.catalogIndexable = false
         self.nextAccession = 1
         self.holdPickupDays = 7
+        self.maxHoldsPerMember = Limits.defaultHoldsPerMember
+        self.kioskAsksPIN = false
         let reminders = ReminderPolicy()
         (remindersOn, reminderHour, remindBeforeDays, language) = (reminders.on, reminders.hour, reminders.beforeDays, "en")
         (remindOverdue1, remindOverdue2, remindOverdue3) = (reminders.overdueDays[0], reminders.overdueDays[1], reminders.overdueDays[2])

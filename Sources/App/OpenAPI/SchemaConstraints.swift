@@ -196,6 +196,7 @@ extension LibraryPatch: SchemaConstrained {
         fields["renewalDays"] = Rule.range(0...Limits.renewalDays.upperBound)
         fields["renewWindowDays"] = Rule.range(Limits.renewWindowDays)
         fields["holdPickupDays"] = Rule.range(Limits.holdPickupDays)
+        fields["maxHoldsPerMember"] = Rule.range(Limits.holdsPerMember)
         for money in ["finePerDay", "fineCap", "fineBlockAt"] { fields[money] = Rule.range(FinePolicy.amountRange) }
         fields["fineGraceDays"] = Rule.range(FinePolicy.graceRange)
         fields["fineSuspensionDays"] = Rule.range(FinePolicy.suspensionRange)

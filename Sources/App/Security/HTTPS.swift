@@ -209,12 +209,19 @@ extension Request {
         set { storage[PlainLoopbackKey.self] = newValue }
     }
 
-    /// A new installation serving the network itself (`--tls`) is set up from the machine it runs on
-    /// only: until the owner exists, anyone on the school's Wi-Fi could otherwise claim it.
+    /// A new installation is set up from the machine it runs on only, however it listens (HTTPS or plain
+    /// HTTP, on the network or behind a proxy on this machine): until the owner exists, anyone on the
+    /// school's Wi-Fi could otherwise claim it. A request that came over no socket (the tests' in-process
+    /// client) has no address to judge and passes.
     func requireSetupFromThisComputer() throws {
-        guard let state = application.httpsState, !PlainHTTPListener.Responder.isLoopback(remoteAddress) else { return }
-        let local = state.options.httpPort.map { NetworkAddresses.url(scheme: "http", host: "127.0.0.1", port: $0) }
-            ?? NetworkAddresses.url(scheme: "https", host: "localhost", port: state.port)
+        guard let remoteAddress, !PlainHTTPListener.Responder.isLoopback(remoteAddress) else { return }
+        let local: String
+        if let state = application.httpsState {
+            local = state.options.httpPort.map { NetworkAddresses.url(scheme: "http", host: "127.0.0.1", port: $0) }
+                ?? NetworkAddresses.url(scheme: "https", host: "localhost", port: state.port)
+        } else {
+            local = NetworkAddresses.url(scheme: "http", host: "127.0.0.1", port: application.http.server.configuration.port)
+        }
         throw EdgeError.setupOnThisComputer(address: local + WebRoute.setup.path)
     }
 

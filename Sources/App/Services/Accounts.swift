@@ -64,7 +64,7 @@ enum Accounts {
     static func login(_ input: LoginInput, from address: String?, now: Date, passwords: PasswordHashing, gate: WriteGate,
                       on db: any Database) async throws -> SessionDTO {
         let username = String(input.username.trimmingCharacters(in: .whitespaces).lowercased().prefix(64))
-        let wait = try await LoginThrottle.wait(username: username, address: address, now: now, on: db)
+        let wait = try await LoginThrottle.take(.staff, account: username, address: address, now: now, gate: gate, on: db)
         guard wait == 0 else {
             throw AccountError.tooManyAttempts(waitSeconds: wait)
         }
@@ -72,11 +72,8 @@ enum Accounts {
         // An unknown username costs one bcrypt check too, so timing does not tell which usernames exist.
         let hash = if let stored = user?.passwordHash { stored } else { try await passwords.dummyHash() }
         let passwordOK = await verify(input.password, hash: hash, passwords: passwords)
-        guard let user, passwordOK else {
-            try await LoginThrottle.recordFailure(username: username, address: address, now: now, gate: gate, on: db)
-            throw AccountError.badCredentials
-        }
-        try await LoginThrottle.recordSuccess(username: username, gate: gate, on: db)
+        guard let user, passwordOK else { throw AccountError.badCredentials }
+        try await LoginThrottle.succeeded(.staff, account: username, address: address, gate: gate, on: db)
         return try await startSession(for: user, now: now, gate: gate, on: db)
     }
 
@@ -214,6 +211,7 @@ enum Accounts {
         if let renewals = try Check.range(patch.maxRenewals, Limits.maxRenewals, field: "maxRenewals") { library.maxRenewals = renewals }
         if let isPublic = patch.publicCatalog { library.publicCatalog = isPublic }
         if let indexable = patch.catalogIndexable { library.catalogIndexable = indexable }
+        if let asks = patch.kioskAsksPin { library.kioskAsksPIN = asks }
         if let days = try Check.range(patch.renewalDays, 0...Limits.renewalDays.upperBound, field: "renewalDays") {
             library.renewalDays = days == 0 ? nil : days
         }
@@ -221,6 +219,7 @@ enum Accounts {
             library.renewWindowDays = days == 0 ? nil : days
         }
         if let days = try Check.range(patch.holdPickupDays, Limits.holdPickupDays, field: "holdPickupDays") { library.holdPickupDays = days }
+        if let n = try Check.range(patch.maxHoldsPerMember, Limits.holdsPerMember, field: "maxHoldsPerMember") { library.maxHoldsPerMember = n }
         if let mode = patch.fineMode { library.fineMode = mode.rawValue }
         if let amount = try Check.range(patch.finePerDay, FinePolicy.amountRange, field: "finePerDay") { library.finePerDay = amount }
         if let days = try Check.range(patch.fineGraceDays, FinePolicy.graceRange, field: "fineGraceDays") { library.fineGraceDays = days }
@@ -379,8 +378,8 @@ extension Library {
     func dto(role: Role) -> LibraryDTO {
         LibraryDTO(id: id!, name: name, loanPeriodDays: loanPeriodDays, maxRenewals: maxRenewals, publicCatalog: publicCatalog, role: role,
                    timeZone: Library.zone(timeZone).identifier, renewalDays: renewalDays, renewWindowDays: renewWindowDays,
-                   holdPickupDays: holdPickupDays, fineMode: finePolicy.mode, finePerDay: finePerDay, fineGraceDays: fineGraceDays,
+                   holdPickupDays: holdPickupDays, maxHoldsPerMember: maxHoldsPerMember, fineMode: finePolicy.mode, finePerDay: finePerDay, fineGraceDays: fineGraceDays,
                    fineCap: fineCap, fineSuspensionDays: fineSuspensionDays, fineBlockAt: fineBlockAt, currency: currency,
-                   catalogIndexable: catalogIndexable)
+                   catalogIndexable: catalogIndexable, kioskAsksPin: kioskAsksPIN)
     }
 }

@@ -8,7 +8,7 @@ enum Backup {
     static func make(libraryID: UUID, includeCovers: Bool, now: Date, on db: any Database) async throws -> LibraryBackup {
         let sql = db.sql
         guard let library = try await sql.select().columns("name", "loan_period_days", "max_renewals", "public_catalog", "next_accession", "time_zone",
-                                                "renewal_days", "renew_window_days", "hold_pickup_days", "fine_mode", "fine_per_day",
+                                                "renewal_days", "renew_window_days", "hold_pickup_days", "max_holds_per_member", "kiosk_asks_pin", "fine_mode", "fine_per_day",
                                                 "fine_grace_days", "fine_cap", "fine_suspension_days", "fine_block_at", "currency",
                                                 "reminders_on", "reminder_hour", "remind_before_days", "remind_overdue_1", "remind_overdue_2",
                                                 "remind_overdue_3", "language", "contact")
@@ -82,7 +82,7 @@ enum Backup {
     /// A library's settings as a backup holds them (written by a restore, copied by a swap).
     struct Settings: Codable, Sendable {
         var loan_period_days: Int; var max_renewals: Int; var public_catalog: Bool; var next_accession: Int; var time_zone: String?
-        var renewal_days: Int?; var renew_window_days: Int?; var hold_pickup_days: Int
+        var renewal_days: Int?; var renew_window_days: Int?; var hold_pickup_days: Int; var max_holds_per_member: Int; var kiosk_asks_pin: Bool
         var fine_mode: String; var fine_per_day: Int; var fine_grace_days: Int; var fine_cap: Int?; var fine_suspension_days: Int
         var fine_block_at: Int?; var currency: String
         var reminders_on: Bool; var reminder_hour: Int; var remind_before_days: Int?; var remind_overdue_1: Int?; var remind_overdue_2: Int?
@@ -156,6 +156,7 @@ enum Backup {
         if let days = library.renewal_days, !Limits.renewalDays.contains(days) { throw refuse("renewalDays", days) }
         if let days = library.renew_window_days, !Limits.renewWindowDays.contains(days) { throw refuse("renewWindowDays", days) }
         if let days = library.hold_pickup_days, !Limits.holdPickupDays.contains(days) { throw refuse("holdPickupDays", days) }
+        if let n = library.max_holds_per_member, !Limits.holdsPerMember.contains(n) { throw refuse("maxHoldsPerMember", n) }
         for (field, value) in [("finePerDay", library.fine_per_day), ("fineCap", library.fine_cap), ("fineBlockAt", library.fine_block_at)] {
             if let value, !FinePolicy.amountRange.contains(value) { throw refuse(field, value) }
         }
@@ -170,6 +171,20 @@ enum Backup {
         }
     }
 
+    /// A backup's members are held to what the member form takes: a card without spaces or control
+    /// characters, an address that is one (`EmailAddress`). The first that is not names its place.
+    static func validateMembers(_ members: [LibraryBackup.MemberRow]) throws {
+        for (index, m) in members.enumerated() {
+            let card = m.card_id
+            guard !card.isEmpty, card.count <= 64, !card.unicodeScalars.contains(where: { $0.properties.isWhitespace || $0.properties.generalCategory == .control }) else {
+                throw ExchangeError.unreadableBackup(at: "members[\(index)].card_id")
+            }
+            if let email = m.email, !email.isEmpty, EmailAddress(parsing: email) == nil {
+                throw ExchangeError.unreadableBackup(at: "members[\(index)].email")
+            }
+        }
+    }
+
     /// Writes a backup into `libraryID` (which must hold no data: new, or just erased). Every row gets
     /// a new id (the original library may still exist in this database); references follow.
     /// With `batches`, each few thousand rows are their own transaction, so a large restore into a new
@@ -181,6 +196,7 @@ enum Backup {
     static func restore(_ b: LibraryBackup, into libraryID: UUID, mailOf: UUID? = nil, on db: any Database,
                         batches gate: WriteGate? = nil) async throws -> LeftOut {
         try validateSettings(b.library)
+        try validateMembers(b.members)
         let counts: [Int] = [b.titles.count, b.copies.count, b.members.count, b.loans.count, b.activities.count, b.categories.count,
                              b.titleCategories.count, b.covers?.count ?? 0, b.reads?.count ?? 0, b.progressEvents?.count ?? 0,
                              b.readingGoals?.count ?? 0, b.quotes?.count ?? 0, b.pagePhotos?.count ?? 0, b.holds?.count ?? 0, b.fines?.count ?? 0, b.shelves?.count ?? 0]
@@ -224,6 +240,8 @@ enum Backup {
                                 time_zone: b.library.time_zone.flatMap { TimeZone(identifier: $0)?.identifier },
                                 renewal_days: b.library.renewal_days, renew_window_days: b.library.renew_window_days,
                                 hold_pickup_days: b.library.hold_pickup_days ?? 7,
+                                max_holds_per_member: b.library.max_holds_per_member ?? Limits.defaultHoldsPerMember,
+                                kiosk_asks_pin: b.library.kiosk_asks_pin ?? false,
                                 // Fines as the backup kept them; a mode or currency this server does not know: off, euro.
                                 fine_mode: (b.library.fine_mode.flatMap(FinePolicy.Mode.init(rawValue:)) ?? .off).rawValue,
                                 fine_per_day: b.library.fine_per_day ?? 0, fine_grace_days: b.library.fine_grace_days ?? 0,

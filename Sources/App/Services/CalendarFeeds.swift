@@ -18,9 +18,9 @@ enum CalendarFeeds {
         try await scope.gate.transaction(on: scope.db) { db in
             try await delete(member: member, libraryID: scope.libraryID, on: db)
             try await db.sql.raw("""
-                INSERT INTO calendar_feeds (id, library_id, member_id, token_hash, lang, created_at)
+                INSERT INTO calendar_feeds (id, library_id, member_id, token_hash, lang, created_at, made_by)
                 VALUES (\(bind: UUID()), \(bind: scope.libraryID), \(bind: member), \(bind: Credential.hash(token)), \(bind: lang.rawValue),
-                        \(bind: scope.now))
+                        \(bind: scope.now), \(bind: member == nil ? scope.library.user.id : nil))
                 """).run()
         }
         return token
@@ -54,6 +54,9 @@ enum CalendarFeeds {
             SELECT f.library_id, f.member_id, f.lang, l.name, l.time_zone, m.first_name, m.last_name FROM calendar_feeds f
             JOIN libraries l ON l.id = f.library_id LEFT JOIN members m ON m.id = f.member_id
             WHERE f.token_hash = \(bind: Credential.hash(token)) AND l.pending_job_id IS NULL
+              AND (f.member_id IS NOT NULL OR f.made_by IS NULL OR EXISTS (
+                SELECT 1 FROM memberships s WHERE s.user_id = f.made_by AND s.library_id = f.library_id
+                  AND s.role IN (\(binds: Role.allCases.filter { $0.may(.circulate) }.map(\.rawValue)))))
             """).first(decoding: Feed.self) else { return nil }
         let t = Strings(lang: Lang(rawValue: feed.lang) ?? .en, timeZone: Library.zone(feed.time_zone))
         var calendar = Calendar(identifier: .gregorian)

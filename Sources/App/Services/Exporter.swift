@@ -189,38 +189,75 @@ enum Exporter {
 
     /// At most this many books in a CSV with their covers inside (a cover is some 20–60 kB as base64).
     static let maxWithCovers = 5_000
+    /// At most this many bytes of covers (as base64) in one such CSV: one 5 MB cover shared by thousands
+    /// of books would otherwise make a file of tens of gigabytes.
+    static let maxCoverBytes = 1 << 30
 
     enum Problem: DomainError, Equatable {
         case tooManyForCovers(count: Int)
+        case coversTooLarge(megabytes: Int)
         var described: Described {
             switch self {
             case .tooManyForCovers(let n): .init(.invalid, "too_many_books", field: "covers", details: ["count": String(n), "max": String(Exporter.maxWithCovers)]) {
                 $0.format(.errCoversTooMany, $0.number(Exporter.maxWithCovers), $0.number(n))
+            }
+            case .coversTooLarge(let mb): .init(.invalid, "covers_too_large", field: "covers", details: ["megabytes": String(mb), "max": String(Exporter.maxCoverBytes >> 20)]) {
+                $0.format(.errCoversTooLarge, $0.number(mb), $0.number(Exporter.maxCoverBytes >> 20))
             }
             }
         }
     }
 
     /// The catalog CSV with one more column, "Cover": a stored cover as a `data:` URL (its bytes in
-    /// base64, as CodexScan writes them), an outside cover as its address, else empty.
-    static func catalogCSVWithCovers(libraryID: UUID, on db: any Database) async throws -> Data {
-        let count = try await db.sql.raw("SELECT COUNT(*) AS n FROM titles WHERE library_id = \(bind: libraryID) AND wishlist = \(bind: false)")
-            .first()?.decode(column: "n", as: Int.self) ?? 0
-        guard count <= maxWithCovers else { throw Problem.tooManyForCovers(count: count) }
-        var out: [UInt8] = []
-        CSVWriter.appendLine(ImportFormat.catalogColumns + ["Cover"], to: &out)
-        for row in try await catalogRows(libraryID: libraryID, on: db) {
-            var cover = ""
-            if let url = try row.decode(column: "cover_url", as: String?.self) {
-                if let id = Backup.coverID(url) {
-                    if let image = try await CoverStore.load(id, on: db) { cover = "data:\(image.contentType);base64," + image.bytes.base64EncodedString() }
-                } else {
-                    cover = url
+    /// base64, as CodexScan writes them), an outside cover as its address, else empty. Checked first
+    /// (books, and the covers' size as written), then written line by line into `write`: one cover's
+    /// bytes in memory at a time (the last one kept while the next book shares it), whatever the size.
+    static func catalogCSVWithCovers(libraryID: UUID, on db: any Database) async throws -> @Sendable (_ write: @Sendable (ByteBuffer) async throws -> Void) async throws -> Void {
+        struct Line: Sendable { var fields: [String]; var cover: String? }
+        let rows = try await catalogRows(libraryID: libraryID, on: db)
+        guard rows.count <= maxWithCovers else { throw Problem.tooManyForCovers(count: rows.count) }
+        let lines: [Line] = try rows.map { row in
+            Line(fields: try catalogFields(row), cover: try row.decode(column: "cover_url", as: String?.self))
+        }
+        // How big the covers are as written (base64: 4 bytes for every 3), each stored cover as often as books show it.
+        var uses: [UUID: Int] = [:]
+        for line in lines { if let id = line.cover.flatMap(Backup.coverID) { uses[id, default: 0] += 1 } }
+        var total = 0
+        for chunk in Array(uses.keys).chunked(500) {
+            struct Size: Decodable { var id: UUID; var n: Int }
+            for size in try await db.sql.raw("SELECT id, LENGTH(bytes) AS n FROM covers WHERE id IN (\(binds: chunk))").all(decoding: Size.self) {
+                total += (size.n + 2) / 3 * 4 * (uses[size.id] ?? 0)
+            }
+        }
+        guard total <= maxCoverBytes else { throw Problem.coversTooLarge(megabytes: total >> 20) }
+        return { write in
+            var out: [UInt8] = []
+            CSVWriter.appendLine(ImportFormat.catalogColumns + ["Cover"], to: &out)
+            var last: (id: UUID, text: String)?
+            for line in lines {
+                var cover = ""
+                if let url = line.cover {
+                    if let id = Backup.coverID(url) {
+                        if let kept = last, kept.id == id {
+                            cover = kept.text
+                        } else if let image = try await CoverStore.load(id, on: db) {
+                            cover = "data:\(image.contentType);base64," + image.bytes.base64EncodedString()
+                            last = (id, cover)
+                        } else {
+                            last = nil
+                        }
+                    } else {
+                        cover = url
+                    }
+                }
+                CSVWriter.appendLine(line.fields + [cover], to: &out)
+                if out.count >= 64 << 10 {
+                    try await write(ByteBuffer(bytes: out))
+                    out.removeAll(keepingCapacity: true)
                 }
             }
-            CSVWriter.appendLine(try catalogFields(row) + [cover], to: &out)
+            if !out.isEmpty { try await write(ByteBuffer(bytes: out)) }
         }
-        return Data(out)
     }
 
     /// The catalog's titles with their copy counts (and cover address), A–Z: what the CSV's lines are made of.

@@ -11,6 +11,8 @@ enum HoldError: DomainError, Equatable {
     case queueFull(max: Int)
     /// Every copy on the shelf is set aside for another member; lending one needs `lendHeld`.
     case heldForOther(member: String, card: String)
+    /// The member has as many holds as the library allows one member.
+    case tooManyHolds(max: Int)
 
     var described: Described {
         switch self {
@@ -24,6 +26,8 @@ enum HoldError: DomainError, Equatable {
             .init(.conflict, "hold_already_borrowing", field: "cardId") { $0.format(.errHoldBorrowing, member) }
         case .queueFull(let max):
             .init(.conflict, "hold_queue_full") { $0.format(.errHoldQueueFull, $0.number(max)) }
+        case .tooManyHolds(let max):
+            .init(.conflict, "too_many_holds", details: ["max": String(max)]) { $0.format(.errTooManyHolds, $0.number(max)) }
         case .heldForOther(let member, let card):
             .init(.conflict, "held_for_other", details: ["member": member, "cardId": card]) { $0.format(.errHeldForOther, member, card) }
         }

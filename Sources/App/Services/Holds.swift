@@ -28,6 +28,10 @@ enum Holds {
         }
         let now = scope.now
         let id = try await scope.gate.transaction(on: scope.db) { db -> UUID in
+            // A member's own holds are bounded (the library's setting), so nobody empties the shelf by holding it all.
+            let allowed = try await Self.count(db, "SELECT max_holds_per_member AS n FROM libraries WHERE id = \(bind: libraryID)")
+            let own = try await Self.count(db, "SELECT COUNT(*) AS n FROM holds WHERE member_id = \(bind: member.id) AND state IN ('waiting', 'ready')")
+            guard own < allowed else { throw HoldError.tooManyHolds(max: allowed) }
             let active = try await Self.count(db, "SELECT COUNT(*) AS n FROM holds WHERE title_id = \(bind: title.id) AND state IN ('waiting', 'ready')")
             guard active < Limits.holdsPerTitle else { throw HoldError.queueFull(max: Limits.holdsPerTitle) }
             let rank = try await Self.count(db, "SELECT COALESCE(MAX(rank), 0) AS n FROM holds WHERE title_id = \(bind: title.id)") + 1

@@ -149,6 +149,8 @@ struct LibraryBackup: Codable, Sendable, Equatable {
         var renewal_days: Int? = nil
         var renew_window_days: Int? = nil
         var hold_pickup_days: Int? = nil
+        var max_holds_per_member: Int? = nil
+        var kiosk_asks_pin: Bool? = nil
         var fine_mode: String? = nil
         var fine_per_day: Int? = nil
         var fine_grace_days: Int? = nil

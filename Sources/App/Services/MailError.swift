@@ -26,6 +26,11 @@ enum MailError: DomainError, Equatable {
     case messageNotFound
     /// The library (or the installation) has no mail server of its own.
     case noOwnServer
+    /// A mail server on this machine or a private network, set by someone who is not the administrator.
+    case privateHost
+    /// A test message to an address that is not the library's own, by someone not the administrator.
+    case testOnlyToLibrary(String)
+    case tooManyTests(max: Int)
 
     var described: Described {
         switch self {
@@ -34,6 +39,9 @@ enum MailError: DomainError, Equatable {
             .init(.invalid, "unknown_placeholder", field: field, details: ["placeholder": name]) { $0.format(.errUnknownPlaceholder, "{\(name)}") }
         case .loansMissing: .init(.invalid, "loans_missing", field: "body") { $0(.errLoansMissing) }
         case .linkMissing: .init(.invalid, "link_missing", field: "body") { $0(.errLinkMissing) }
+        case .testOnlyToLibrary(let own): .init(.forbidden, "test_only_to_library", field: "to") { $0.format(.errTestOnlyToLibrary, own) }
+        case .tooManyTests(let max): .init(.tooManyRequests, "too_many_tests", field: "to", details: ["retryAfter": "3600"]) { $0.format(.errTooManyTests, $0.number(max)) }
+        case .privateHost: .init(.forbidden, "private_mail_host", field: "host") { $0(.errPrivateMailHost) }
         case .passwordInClear: .init(.invalid, "password_in_clear", field: "security") { $0(.errPasswordInClear) }
         case .overdueNotIncreasing(let field): .init(.invalid, "invalid", field: field) { $0(.errOverdueSameDay) }
         case .unknownLanguage(let code): .init(.invalid, "invalid", field: "language") { $0.format(.errUnknownLanguage, code) }

@@ -48,12 +48,18 @@ enum MailServers {
 
     static let maxHost = 253
 
-    /// Sets a scope's server (nil: the installation's); the kept password stays when none is sent.
-    static func put(library: UUID?, _ put: MailServerPut, box: SecretBox, now: Date, gate: WriteGate, on db: any Database) async throws -> MailServerDTO {
-        let host = try Check.required(put.host, field: "host", max: maxHost)
-        guard host.unicodeScalars.allSatisfy({ $0.isASCII && (CharacterSet.alphanumerics.contains($0) || ".-:[]".unicodeScalars.contains($0)) }) else {
-            throw InputProblem.notHost(field: "host", value: String(host.prefix(100)))
+    /// Sets a scope's server (nil: the installation's). The kept password stays when none is sent, and
+    /// only while the server it was given for stays the same: a new host, port or user name drops it (it
+    /// must never follow the settings to another machine). Only the installation's administrator
+    /// (`mayUsePrivateHosts`) points a server at this machine or an address of a private network.
+    static func put(library: UUID?, _ put: MailServerPut, mayUsePrivateHosts: Bool, box: SecretBox, now: Date, gate: WriteGate,
+                    on db: any Database) async throws -> MailServerDTO {
+        let text = try Check.required(put.host, field: "host", max: maxHost)
+        guard let parsed = HostName(parsing: text, allowPort: false) else {
+            throw InputProblem.notHost(field: "host", value: String(text.prefix(100)))
         }
+        if parsed.isPrivateAddress, !mayUsePrivateHosts { throw MailError.privateHost }
+        let host = parsed.name
         let port = try Check.range(put.port, 1...65_535, field: "port") ?? 587
         let username = try Check.optional(put.username, field: "username", max: 320)
         let sender = try Check.required(put.senderAddress, field: "senderAddress", max: 254)
@@ -62,7 +68,8 @@ enum MailServers {
         if let password = put.password, password.count > 500 { throw InputProblem.tooLong(field: "password", max: 500) }
         return try await gate.transaction(on: db) { db in
             let kept = try await own(library: library, on: db)
-            var sealed = kept?.password_sealed
+            let sameServer = kept.map { $0.host.lowercased() == host && $0.port == port && $0.username == username } ?? false
+            var sealed = sameServer ? kept?.password_sealed : nil
             if put.security == .none {
                 // Without encryption nothing signs in: a password given is refused, a kept one is dropped.
                 if username != nil || !(put.password ?? "").isEmpty { throw MailError.passwordInClear }

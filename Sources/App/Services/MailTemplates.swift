@@ -57,6 +57,9 @@ enum MailTemplates {
 
     /// Checks and keeps a library's text for `kind` in `language`.
     static func put(_ put: MailTemplatePut, kind: MailKind, language: Lang, in scope: Scope) async throws -> MailTemplateDTO {
+        guard kind.editable else {
+            throw RequestError.oneOf(field: "kind", allowed: MailKind.allCases.filter(\.editable).map(\.rawValue), got: kind.rawValue)
+        }
         let subject = try Check.required(put.subject, field: "subject", max: maxSubject)
         let body = try Check.required(put.body, field: "body", max: maxBody)
         for (field, text) in [("subject", subject), ("body", body)] {

@@ -90,6 +90,14 @@ enum Mailer {
                 failed += 1
                 continue
             }
+            // An address that is not one (written before the checks, or straight into the database) is
+            // this message's failure alone, and final: it is not retried and the others still go.
+            guard MailAddress.isValid(message.recipient) else {
+                try await finish(message.id, status: .failed, problem: .address, reply: "not an address", app: app)
+                app.logger.warning("mail: message \(message.id) not sent: its recipient is not an address")
+                failed += 1
+                continue
+            }
             let mail = MailMessage(from: settings.sender, to: MailAddress(message.recipient, name: message.member_name ?? ""),
                                    subject: message.subject, text: message.body, language: message.language, date: app.clock.now(),
                                    id: message.id.uuidString.lowercased())
@@ -137,6 +145,7 @@ enum Mailer {
         case .closed(let why):
             let tls = ["certificate", "handshake", "ssl"].contains { why.lowercased().contains($0) }
             return (tls ? .tls : .lost, error.description)
+        case .notAnAddress: return (.address, "not an address")
         }
     }
 
@@ -206,7 +215,8 @@ enum Mailer {
         let again = try await scope.gate.transaction(on: scope.db) { db in
             try await db.sql.raw("""
                 UPDATE mail_messages SET status = 'queued', problem = NULL, reply = NULL
-                WHERE id = \(bind: id) AND library_id = \(bind: scope.libraryID) AND status = 'failed' AND kind <> 'sign_in_link' RETURNING id
+                WHERE id = \(bind: id) AND library_id = \(bind: scope.libraryID) AND status = 'failed' AND kind <> 'sign_in_link'
+                  AND (problem IS NULL OR problem <> 'address') RETURNING id
                 """).first()
         }
         if again == nil {
@@ -217,20 +227,47 @@ enum Mailer {
         return try await message(id, library: scope.libraryID, on: scope.db)
     }
 
+    /// Test messages a library may send in an hour.
+    static let testsPerHour = 5
+
     /// A test message to `to` through the library's server, sent now: the log's entry, with the answer.
-    static func test(to: String, in scope: Scope, app: Application) async throws -> MailMessageDTO {
-        let address = try Check.required(to, field: "to", max: 254)
-        guard MailAddress.isValid(address) else { throw InputProblem.notEmail(field: "to", value: String(address.prefix(200))) }
-        guard try await MailServers.effective(library: scope.libraryID, on: scope.db) != nil else { throw MailError.noServer }
+    /// Its text is the language's own (not editable). Only the installation's administrator sends one
+    /// anywhere and sees what a far server said; anyone else sends to the library's own addresses (the
+    /// server's sender, the reminders' contact) and is told what went wrong in plain words. At most
+    /// `testsPerHour` an hour for a library.
+    static func test(to: String, asAdministrator: Bool, in scope: Scope, app: Application) async throws -> MailMessageDTO {
+        guard let address = try Check.email(to, field: "to") else { throw InputProblem.empty(field: "to") }
+        guard let server = try await MailServers.effective(library: scope.libraryID, on: scope.db) else { throw MailError.noServer }
         let sender = try await Reminders.sender(scope.libraryID, on: scope.db)
+        if !asAdministrator {
+            let own = [server.sender_address, sender.contact].map { $0.lowercased() }
+            guard own.contains(address.lowercased()) else { throw MailError.testOnlyToLibrary(server.sender_address) }
+        }
         let lang = Reminders.language(nil, library: sender, among: app.languages)
-        let text = try await MailTemplates.text(library: scope.libraryID, kind: .test, language: lang, on: scope.db)
-        let rendered = MailTemplates.render(text, ["library": sender.name, "contact": sender.contact])
-        let id = try await scope.gate.transaction(on: scope.db) { db in
-            try await queue(.init(kind: .test, recipient: address, language: lang.rawValue, subject: rendered.subject, body: rendered.body),
-                            library: scope.libraryID, createdBy: scope.library.user.username, now: scope.now, on: db)
+        let rendered = MailTemplates.render(MailTemplates.defaultText(.test, Strings(lang: lang)), ["library": sender.name, "contact": sender.contact])
+        let id = try await scope.gate.transaction(on: scope.db) { db -> UUID in
+            struct Count: Decodable { var n: Int }
+            let recent = try await db.sql.raw("""
+                SELECT COUNT(*) AS n FROM mail_messages WHERE library_id = \(bind: scope.libraryID) AND kind = 'test'
+                  AND created_at > \(bind: scope.now.addingTimeInterval(-3_600))
+                """).first(decoding: Count.self)?.n ?? 0
+            guard recent < testsPerHour else { throw MailError.tooManyTests(max: testsPerHour) }
+            return try await queue(.init(kind: .test, recipient: address, language: lang.rawValue, subject: rendered.subject, body: rendered.body),
+                                   library: scope.libraryID, createdBy: scope.library.user.username, now: scope.now, on: db)
         }
         try await deliver(library: scope.libraryID, app: app, only: [id])
-        return try await message(id, library: scope.libraryID, on: scope.db)
+        var sent = try await message(id, library: scope.libraryID, on: scope.db)
+        if !asAdministrator { sent = sent.plainWords }
+        return sent
+    }
+}
+
+extension MailMessageDTO {
+    /// What a far server said is kept from everyone but the administrator when the connection itself
+    /// failed (a banner, a TLS alert: what a port scan would learn); the problem's kind stays.
+    var plainWords: MailMessageDTO {
+        var copy = self
+        if status == .failed, let problem, [.connect, .timeout, .tls, .lost, .auth].contains(problem) { copy.reply = nil }
+        return copy
     }
 }

@@ -80,15 +80,23 @@ enum MemberPortal {
     // MARK: Signing in
 
     /// The throttle's name for a card of a library (per card, and per client address as staff sign-in).
-    static func throttleName(library: UUID, card: String) -> String { "card:" + library.uuidString.prefix(8) + ":" + card.prefix(40).lowercased() }
+    static func throttleName(library: UUID, card: String) -> String { library.uuidString.prefix(8) + ":" + card.prefix(40).lowercased() }
 
     /// Card and PIN → a session token. A wrong card, a member without a PIN and a wrong PIN answer alike
     /// (after one bcrypt check each), so nobody learns which cards exist.
     static func signIn(library: UUID, card rawCard: String, pin: String, address: String?, now: Date, passwords: PasswordHashing,
                        gate: WriteGate, on db: any Database) async throws -> String {
+        let member = try await checkPIN(library: library, card: rawCard, pin: pin, address: address, now: now, passwords: passwords, gate: gate, on: db)
+        return try await startSession(member: member, library: library, now: now, gate: gate, on: db)
+    }
+
+    /// The member with this card when `pin` is theirs, throttled (per card and per address, before the
+    /// hash runs); `PortalError.badCredentials` otherwise, the same for every way of being wrong.
+    static func checkPIN(library: UUID, card rawCard: String, pin: String, address: String?, now: Date, passwords: PasswordHashing,
+                         gate: WriteGate, on db: any Database) async throws -> UUID {
         let card = String(rawCard.cleanedInput.prefix(64))
         let name = throttleName(library: library, card: card)
-        let wait = try await LoginThrottle.wait(username: name, address: address, now: now, on: db)
+        let wait = try await LoginThrottle.take(.member, account: name, address: address, now: now, gate: gate, on: db)
         guard wait == 0 else { throw AccountError.tooManyAttempts(waitSeconds: wait) }
         struct Row: Decodable { var id: UUID; var pin_hash: String? }
         let row = try await db.sql.raw("""
@@ -96,12 +104,9 @@ enum MemberPortal {
             """).first(decoding: Row.self)
         let hash = if let stored = row?.pin_hash { stored } else { try await passwords.dummyHash() }
         let ok = pin.count <= 64 ? await passwords.verify(pin, created: hash) : false
-        guard let row, row.pin_hash != nil, ok else {
-            try await LoginThrottle.recordFailure(username: name, address: address, now: now, gate: gate, on: db)
-            throw PortalError.badCredentials
-        }
-        try await LoginThrottle.recordSuccess(username: name, gate: gate, on: db)
-        return try await startSession(member: row.id, library: library, now: now, gate: gate, on: db)
+        guard let row, row.pin_hash != nil, ok else { throw PortalError.badCredentials }
+        try await LoginThrottle.succeeded(.member, account: name, address: address, gate: gate, on: db)
+        return row.id
     }
 
     static func startSession(member: UUID, library: UUID, now: Date, gate: WriteGate, on db: any Database) async throws -> String {
@@ -127,9 +132,8 @@ enum MemberPortal {
         guard !card.isEmpty, try await canSendLinks(library, on: db) else { return }
         // Links asked for are counted (used or not, from the outbox); the address's sign-in throttle counts requests too, so one machine cannot mail every card.
         let name = throttleName(library: library.id, card: card)
-        let wait = try await LoginThrottle.wait(username: "link:" + name, address: address, now: now, on: db)
+        let wait = try await LoginThrottle.take(.link, account: name, address: address, now: now, gate: app.writeGate, on: db)
         guard wait == 0 else { throw AccountError.tooManyAttempts(waitSeconds: wait) }
-        try await LoginThrottle.recordFailure(username: "link:" + name, address: address, now: now, gate: app.writeGate, on: db)
         struct Row: Decodable { var id: UUID; var first_name: String; var last_name: String; var email: String?; var language: String?; var card_id: String }
         guard let member = try await db.sql.raw("""
             SELECT id, first_name, last_name, email, language, card_id FROM members

@@ -48,6 +48,10 @@ struct JSONErrorMiddleware: AsyncMiddleware {
             try response.content.encode(ErrorBody(error: .init(
                 code: appError.code, message: message, field: appError.field, details: appError.details)))
             if lang != .en { response.headers.replaceOrAdd(name: .contentLanguage, value: lang.rawValue) }
+            // A refusal that says how long to wait says it to programs too.
+            if appError.status == .tooManyRequests, let wait = appError.details?["retryAfter"] {
+                response.headers.replaceOrAdd(name: "Retry-After", value: wait)
+            }
             return response
         }
     }

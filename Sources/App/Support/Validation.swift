@@ -43,12 +43,12 @@ enum Check {
         return try (values ?? []).enumerated().compactMap { try optional($1, field: "authors.\($0)", max: 300) }
     }
 
-    static func email(_ value: String?) throws -> String? {
-        guard let text = try optional(value, field: "email", max: 320) else { return nil }
-        let parts = text.split(separator: "@", omittingEmptySubsequences: false)
-        guard parts.count == 2, !parts[0].isEmpty, parts[1].contains("."), !text.contains(" ") else {
-            throw InputProblem.notEmail(field: "email", value: String(text.prefix(200)))
+    /// An email address (`EmailAddress`: the one parser every door uses), nil when blank.
+    static func email(_ value: String?, field: String = "email") throws -> String? {
+        guard let text = try optional(value, field: field, max: EmailAddress.maxLength + 66) else { return nil }
+        guard let address = EmailAddress(parsing: text) else {
+            throw InputProblem.notEmail(field: field, value: String(text.unicodeScalars.filter { !$0.properties.isWhitespace || $0 == " " }.prefix(200).map(Character.init)))
         }
-        return text
+        return address.text
     }
 }

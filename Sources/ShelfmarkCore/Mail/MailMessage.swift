@@ -10,17 +10,34 @@ public struct MailAddress: Sendable, Equatable {
         self.name = name
     }
 
-    /// Whether `text` is an address a message can be sent to: one `@`, no spaces, quotes, angle
-    /// brackets or control characters (so it cannot break out of a header or an SMTP command), at most
-    /// 254 characters, a dot in the domain.
-    public static func isValid(_ text: String) -> Bool {
-        guard text.utf8.count <= 254, let at = text.lastIndex(of: "@") else { return false }
+    /// Whether `text` is an address a message can be sent to (`EmailAddress`, the one parser).
+    public static func isValid(_ text: String) -> Bool { EmailAddress(parsing: text) != nil }
+}
+
+/// An address a message can be sent to, as every door takes it (the API, the forms, a class list, a
+/// restore): one `@`, no spaces, quotes, angle brackets, line breaks or other control or format
+/// characters (so it can break neither a header nor an SMTP command), at most 254 bytes, at most 64
+/// before the `@`, a domain with a dot that neither starts nor ends with one.
+public struct EmailAddress: Sendable, Hashable, CustomStringConvertible {
+    public let text: String
+    public static let maxLength = 254
+
+    public init?(parsing text: String) {
+        guard !text.isEmpty, text.utf8.count <= Self.maxLength else { return nil }
+        let scalars = text.unicodeScalars
+        guard scalars.allSatisfy({ s in
+            switch s.properties.generalCategory {
+            case .control, .format, .lineSeparator, .paragraphSeparator, .spaceSeparator, .unassigned, .surrogate, .privateUse: false
+            default: s.value > 0x20 && !"<>()[]\\,;:\"".unicodeScalars.contains(s)
+            }
+        }), scalars.filter({ $0 == "@" }).count == 1, let at = text.firstIndex(of: "@") else { return nil }
         let local = text[..<at], domain = text[text.index(after: at)...]
-        guard !local.isEmpty, local.utf8.count <= 64, domain.contains("."), !domain.hasPrefix("."), !domain.hasSuffix(".") else { return false }
-        return text.unicodeScalars.allSatisfy { s in
-            s.value > 0x20 && s.value != 0x7F && !"<>()[]\\,;:\"".unicodeScalars.contains(s)
-        } && text.filter { $0 == "@" }.count == 1
+        guard !local.isEmpty, local.utf8.count <= 64, domain.contains("."), !domain.hasPrefix("."), !domain.hasSuffix("."),
+              !domain.contains("..") else { return nil }
+        self.text = text
     }
+
+    public var description: String { text }
 }
 
 /// One plain-text email as RFC 5322 and MIME write it: UTF-8 text in quoted-printable, names and

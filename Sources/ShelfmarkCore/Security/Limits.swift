@@ -13,6 +13,9 @@ public enum Limits {
     public static let renewalDays = 1...365
     public static let renewWindowDays = 0...365
     public static let holdPickupDays = 1...60
+    /// Holds one member may have waiting or set aside at once (a library's setting; 10 unless it says).
+    public static let holdsPerMember = 1...100
+    public static let defaultHoldsPerMember = 10
     /// Holds waiting for one title (a class set waited for by a whole year group is ~200).
     public static let holdsPerTitle = 500
     /// Titles, members, loans … one restore may bring (a backup of a large school library is ~100,000 titles).

@@ -110,7 +110,21 @@ enum ExchangeController {
         let covers = try req.flag("covers")
         // Covers go only into the catalog CSV (the other formats are as they are).
         if covers, format == .csv {
-            return download(try await Exporter.catalogCSVWithCovers(libraryID: ctx.libraryID, on: req.db), type: format.contentType, name: format.fileName)
+            // Streamed: the file can be large, the memory it takes is one cover's.
+            let produce = try await Exporter.catalogCSVWithCovers(libraryID: ctx.libraryID, on: req.db)
+            var headers = HTTPHeaders()
+            headers.replaceOrAdd(name: .contentType, value: format.contentType)
+            headers.replaceOrAdd(name: .contentDisposition, value: "attachment; filename=\"\(format.fileName)\"")
+            let logger = req.logger
+            return Response(status: .ok, headers: headers, body: .init(asyncStream: { writer in
+                do {
+                    try await produce { try await writer.write(.buffer($0)) }
+                    try await writer.write(.end)
+                } catch {
+                    logger.warning("export with covers stopped: \(String(describing: error))")
+                    try? await writer.write(.error(error))
+                }
+            }))
         }
         let data = try await Exporter.export(format, libraryID: ctx.libraryID, now: req.now, on: req.db)
         return download(data, type: format.contentType, name: format.fileName)

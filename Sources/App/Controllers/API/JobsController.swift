@@ -38,7 +38,7 @@ struct JobDTO: Content {
         case .enrich, .prune, .expireHolds, .reminders:
             (report, library) = (nil, nil)
         }
-        error = record.decodedFailure.map { ErrorBody.Detail(code: $0.code, message: t.message($0.error), field: $0.field) }
+        error = record.decodedFailure.map { ErrorBody.Detail(code: $0.code, message: $0.message(t), field: $0.field) }
         (createdAt, finishedAt) = (record.created_at, record.finished_at)
     }
 }

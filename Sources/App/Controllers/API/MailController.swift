@@ -81,7 +81,8 @@ enum MailController {
 
     @Sendable static func putLibraryServer(req: Request) async throws -> MailServerDTO {
         let ctx = try await req.library(.administer)
-        return try await MailServers.put(library: ctx.libraryID, try req.content.decode(MailServerPut.self), box: try req.application.secretBox(),
+        return try await MailServers.put(library: ctx.libraryID, try req.content.decode(MailServerPut.self),
+                                         mayUsePrivateHosts: try await ServerSettings.isAdmin(ctx.user, on: req.db), box: try req.application.secretBox(),
                                          now: req.now, gate: req.application.writeGate, on: req.db)
     }
 
@@ -93,7 +94,8 @@ enum MailController {
 
     @Sendable static func test(req: Request) async throws -> MailMessageDTO {
         let ctx = try await req.library(.administer)
-        return try await Mailer.test(to: try req.content.decode(TestMailRequest.self).to, in: req.scope(ctx), app: req.application)
+        return try await Mailer.test(to: try req.content.decode(TestMailRequest.self).to, asAdministrator: try await ServerSettings.isAdmin(ctx.user, on: req.db),
+                                     in: req.scope(ctx), app: req.application)
     }
 
     @Sendable static func log(req: Request) async throws -> MailLogDTO {
@@ -175,7 +177,7 @@ enum MailController {
 
     @Sendable static func putInstallationServer(req: Request) async throws -> MailServerDTO {
         try await requireAdmin(req)
-        return try await MailServers.put(library: nil, try req.content.decode(MailServerPut.self), box: try req.application.secretBox(),
+        return try await MailServers.put(library: nil, try req.content.decode(MailServerPut.self), mayUsePrivateHosts: true, box: try req.application.secretBox(),
                                          now: req.now, gate: req.application.writeGate, on: req.db)
     }
 

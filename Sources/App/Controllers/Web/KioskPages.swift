@@ -1,3 +1,4 @@
+import Crypto
 import Fluent
 import Foundation
 import Plot
@@ -25,11 +26,24 @@ enum KioskPages {
 
     @Sendable static func setup(req: Request) async throws -> HTML {
         let ctx = try await req.library(.manageMembers)
-        return KioskSetupPage(libraryID: ctx.libraryID).render(try await req.page(library: ctx))
+        return KioskSetupPage(libraryID: ctx.libraryID, kiosks: try await Kiosks.list(in: req.scope(ctx))).render(try await req.page(library: ctx))
+    }
+
+    struct StartForm: WebForm {
+        /// A kiosk of the list to end, instead of making this device one.
+        var end: String?
+        static var maxLength: [String: Int] { ["end": 40] }
     }
 
     @Sendable static func start(req: Request) async throws -> Response {
         let ctx = try await req.library(.manageMembers)
+        if let end = try req.form(StartForm.self).end, !end.isEmpty {
+            guard let id = UUID(uuidString: end) else { throw RequestError.notAnID(field: "end", got: String(end.prefix(40))) }
+            return try await req.seeOther(WebRoute.kioskSetup(library: ctx.libraryID).path + "#kiosks") {
+                try await Kiosks.remove(id, in: req.scope(ctx))
+                return req.t(.kioskRemoved)
+            }
+        }
         let token = try await Kiosks.start(in: req.scope(ctx))
         let response = req.redirect(to: WebRoute.kiosk(library: ctx.libraryID).path, redirectType: .normal)
         response.cookies[Kiosks.cookie] = kioskCookie(token, library: ctx.libraryID, req: req)
@@ -57,7 +71,8 @@ enum KioskPages {
     /// The kiosk this device is, with the page's context; nil when it is not one (the page says so).
     static func visit(_ req: Request) async throws -> Visit? {
         let libraryID = try req.uuid("libraryID")
-        guard let kiosk = try await Kiosks.kiosk(token: req.cookies[Kiosks.cookie]?.string, library: libraryID, on: req.db) else { return nil }
+        guard let kiosk = try await Kiosks.kiosk(token: req.cookies[Kiosks.cookie]?.string, library: libraryID, now: req.now,
+                                                     gate: req.application.writeGate, on: req.db) else { return nil }
         var page = try await req.page()
         page.t.timeZone = kiosk.policy.timeZone
         page.kiosk = .init(id: kiosk.libraryID, name: kiosk.name)
@@ -81,15 +96,24 @@ enum KioskPages {
 
     /// The member whose turn it is (their card scanned less than `Kiosks.idle` seconds since the last scan).
     static func currentMember(_ req: Request, kiosk: Kiosks.Kiosk) async throws -> Kiosks.Member? {
-        guard let raw = req.cookies[Kiosks.memberCookie]?.string, let value = Flash.message(in: raw, session: req.flashKey) else { return nil }
+        guard let raw = req.cookies[Kiosks.memberCookie]?.string,
+              let value = Flash.message(in: raw, session: try turnKey(kiosk: kiosk.id, req: req)) else { return nil }
         let parts = value.split(separator: "|")
         guard parts.count == 2, let id = UUID(uuidString: String(parts[0])), let until = Double(parts[1]),
               Date(timeIntervalSince1970: until) > req.now else { return nil }
         return try await Kiosks.member(id: id, kiosk: kiosk, on: req.db)
     }
 
-    static func memberCookie(_ member: UUID?, req: Request) -> HTTPCookies.Value {
-        guard let member, let value = Flash.value("\(member.uuidString)|\(Int(req.now.timeIntervalSince1970 + Kiosks.idle))", session: req.flashKey) else {
+    /// What a member's turn is signed with: a key of this server (from its secret key) and this kiosk,
+    /// nothing the device holds, so no cookie the device makes can start someone's turn.
+    static func turnKey(kiosk: UUID, req: Request) throws -> String {
+        let mac = HMAC<SHA256>.authenticationCode(for: Data(("kiosk-turn:" + kiosk.uuidString).utf8), using: try req.application.secretBox().key)
+        return Credential.base64url(Data(mac))
+    }
+
+    static func memberCookie(_ member: UUID?, kiosk: UUID? = nil, req: Request) -> HTTPCookies.Value {
+        guard let member, let kiosk, let key = try? turnKey(kiosk: kiosk, req: req),
+              let value = Flash.value("\(member.uuidString)|\(Int(req.now.timeIntervalSince1970 + Kiosks.idle))", session: key) else {
             return req.cookie("", maxAge: 0)
         }
         return req.cookie(value, maxAge: Int(Kiosks.idle), sameSite: .strict)
@@ -104,7 +128,8 @@ enum KioskPages {
 
     struct CardForm: WebForm {
         var card: String?
-        static var maxLength: [String: Int] { ["card": 64] }
+        var pin: String?
+        static var maxLength: [String: Int] { ["card": 64, "pin": 64] }
     }
 
     struct ScanForm: WebForm {
@@ -123,13 +148,18 @@ enum KioskPages {
         guard let visit = try await visit(req) else { throw KioskError.notAKiosk }
         let form = try req.form(CardForm.self)
         do {
-            let member = try await Kiosks.member(card: form.card ?? "", kiosk: visit.kiosk, on: req.db)
+            let member = visit.kiosk.asksPIN
+                ? try await Kiosks.member(card: form.card ?? "", pin: form.pin ?? "", kiosk: visit.kiosk, address: req.clientAddress, now: req.now,
+                                          passwords: req.passwordHashing, gate: req.application.writeGate, on: req.db)
+                : try await Kiosks.member(card: form.card ?? "", kiosk: visit.kiosk, on: req.db)
             let response = req.redirect(to: WebRoute.kioskMember(library: visit.kiosk.libraryID).path, redirectType: .normal)
-            response.cookies[Kiosks.memberCookie] = memberCookie(member.id, req: req)
+            response.cookies[Kiosks.memberCookie] = memberCookie(member.id, kiosk: visit.kiosk.id, req: req)
             return response
         } catch let error where error.isFormRefusal {
             let response = try await respond(KioskStartPage(kiosk: visit.kiosk, error: visit.page.t.message(error)).render(visit.page), req: req)
-            response.status = error.answered.status
+            let answered = error.answered
+            response.status = answered.status
+            if answered.status == .tooManyRequests, let wait = answered.details?["retryAfter"] { response.headers.replaceOrAdd(name: "Retry-After", value: wait) }
             return response
         }
     }
@@ -163,7 +193,7 @@ enum KioskPages {
         } catch let error where error.isFormRefusal || error is KioskError {
             response = req.seeOther(back, flash: t.message(error), isError: true)
         }
-        response.cookies[Kiosks.memberCookie] = memberCookie(member.id, req: req)
+        response.cookies[Kiosks.memberCookie] = memberCookie(member.id, kiosk: visit.kiosk.id, req: req)
         return response
     }
 

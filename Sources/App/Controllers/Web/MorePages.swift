@@ -91,10 +91,12 @@ enum MorePages {
         var maxRenewals: Int?
         var publicCatalog: Bool
         var catalogIndexable: Bool
+        var kioskAsksPin: Bool?
         var timeZone: String?
         var renewalDays: Int?
         var renewWindowDays: Int?
         var holdPickupDays: Int?
+        var maxHoldsPerMember: Int?
         /// Fines (issue 25): amounts as typed ("0,20"); an empty cap or limit is none.
         var fineMode: FinePolicy.Mode?
         var finePerDay: String?
@@ -117,6 +119,8 @@ enum MorePages {
                                      timeZone: timeZone, renewalDays: renewalDays ?? 0, renewWindowDays: renewWindowDays ?? 0,
                                      holdPickupDays: holdPickupDays)
             patch.catalogIndexable = catalogIndexable
+            patch.maxHoldsPerMember = maxHoldsPerMember
+            patch.kioskAsksPin = kioskAsksPin ?? false
             // The fines fieldset is always sent with its mode; a form without it leaves fines as they are.
             if let fineMode {
                 patch.fineMode = fineMode

@@ -168,7 +168,9 @@ enum PublicPages {
             state.errors["pin"] = visit.page.t.message(error)
             visit.page.flash = nil
             let response = try await signInForm(req, visit, next: form.next, form: state, linkSent: false)
-            response.status = error.answered.status
+            let answered = error.answered
+            response.status = answered.status
+            if answered.status == .tooManyRequests, let wait = answered.details?["retryAfter"] { response.headers.replaceOrAdd(name: "Retry-After", value: wait) }
             return response
         }
     }
@@ -197,14 +199,9 @@ enum PublicPages {
     /// is this machine's (a forged `Host` must not put someone else's server in a member's sign-in link).
     static func linkOrigin(_ req: Request) -> String? {
         if let configured = req.application.publicURL { return configured }
-        guard let host = req.headers.first(name: .host) else { return nil }
-        var name = host
-        if name.hasPrefix("["), let end = name.firstIndex(of: "]") { name = String(name[name.index(after: name.startIndex)..<end]) }
-        else if let colon = name.lastIndex(of: ":"), name.filter({ $0 == ":" }).count == 1 { name = String(name[..<colon]) }
-        let known = Set((NetworkAddresses.names() + NetworkAddresses.addresses()).map { $0.lowercased() })
-        guard NetworkAddresses.isLoopback(name) || known.contains(name.lowercased()) else { return nil }
-        let origin = ReadingPages.origin(req)
-        return origin.isEmpty ? nil : origin
+        guard let header = req.headers.first(name: .host), let host = HostName(parsing: header),
+              NetworkAddresses.isThisMachine(host) else { return nil }
+        return (req.isSecureTransport ? "https://" : "http://") + host.description
     }
 
     /// The emailed link's page: a button that signs in (a mail scanner opening the link uses nothing up).

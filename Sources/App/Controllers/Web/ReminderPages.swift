@@ -100,7 +100,8 @@ enum ReminderPages {
     @Sendable static func saveServer(req: Request) async throws -> Response {
         let ctx = try await req.library(.administer)
         return try await refusal(req, ctx: ctx, form: .server, fields: RemindersPage.serverFields) {
-            _ = try await MailServers.put(library: ctx.libraryID, try req.form(ServerForm.self).put(password: req.password), box: try req.application.secretBox(), now: req.now,
+            _ = try await MailServers.put(library: ctx.libraryID, try req.form(ServerForm.self).put(password: req.password),
+                                          mayUsePrivateHosts: try await ServerSettings.isAdmin(ctx.user, on: req.db), box: try req.application.secretBox(), now: req.now,
                                           gate: req.application.writeGate, on: req.db)
             return req.seeOther(WebRoute.reminders(library: ctx.libraryID).path + "#server", flash: req.t(.mailServerSaved))
         }
@@ -117,7 +118,7 @@ enum ReminderPages {
                 try await MailServers.delete(library: nil, gate: req.application.writeGate, on: req.db)
                 return req.seeOther(here, flash: req.t(.mailServerRemoved))
             }
-            _ = try await MailServers.put(library: nil, form.put(password: req.password), box: try req.application.secretBox(), now: req.now,
+            _ = try await MailServers.put(library: nil, form.put(password: req.password), mayUsePrivateHosts: true, box: try req.application.secretBox(), now: req.now,
                                           gate: req.application.writeGate, on: req.db)
             return req.seeOther(here, flash: req.t(.mailServerSaved))
         }
@@ -132,7 +133,8 @@ enum ReminderPages {
     @Sendable static func test(req: Request) async throws -> Response {
         let ctx = try await req.library(.administer)
         return try await refusal(req, ctx: ctx, form: .test, fields: RemindersPage.testFields) {
-            let message = try await Mailer.test(to: try req.form(TestForm.self).to ?? "", in: req.scope(ctx), app: req.application)
+            let message = try await Mailer.test(to: try req.form(TestForm.self).to ?? "", asAdministrator: try await ServerSettings.isAdmin(ctx.user, on: req.db),
+                                                in: req.scope(ctx), app: req.application)
             let said = RemindersPage.outcome(message, req.t(ctx))
             return req.seeOther(WebRoute.reminders(library: ctx.libraryID).path + "#test", flash: said.text, isError: said.failed)
         }
@@ -140,7 +142,9 @@ enum ReminderPages {
 
     static func templateChoice(_ req: Request) throws -> (MailKind, Lang) {
         let kind = try req.query[String.self, at: "kind"].map { raw in
-            guard let kind = MailKind(rawValue: raw) else { throw RequestError.oneOf(field: "kind", allowed: MailKind.allCases.map(\.rawValue), got: raw) }
+            guard let kind = MailKind(rawValue: raw), kind.editable else {
+                throw RequestError.oneOf(field: "kind", allowed: MailKind.allCases.filter(\.editable).map(\.rawValue), got: raw)
+            }
             return kind
         } ?? .dueSoon
         let code = req.query[String.self, at: "lang"] ?? req.lang.rawValue

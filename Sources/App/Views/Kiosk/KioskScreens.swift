@@ -5,6 +5,8 @@ import ShelfmarkCore
 /// Starting a self-service kiosk (issue 28): what it does, and the button that makes this device one.
 struct KioskSetupPage: Sendable {
     var libraryID: UUID
+    /// The library's kiosks: each can be ended from here (a tablet lost, given away or broken).
+    var kiosks: [Kiosks.Listed] = []
 
     func render(_ page: PageContext) -> HTML {
         let t = page.t
@@ -13,6 +15,23 @@ struct KioskSetupPage: Sendable {
             H.el(.p, [:]) { EscapedText(t(.kioskSetupIntro)) }
             H.el(.p, [.class: "hint"]) { EscapedText(t(.kioskSignsOut)) }
             H.form(WebRoute.kioskSetup(library: libraryID).path, csrf: page.csrf) { H.button(t(.kioskStart)) }
+            H.el(.h2, [.id: "kiosks"]) { EscapedText(t(.kioskListHeading)) }
+            if kiosks.isEmpty {
+                H.el(.p, [.class: "hint"]) { EscapedText(t(.kioskListEmpty)) }
+            } else {
+                H.el(.ul, [.class: "plain-list kiosk-list"]) {
+                    for kiosk in kiosks {
+                        H.el(.li, [:]) {
+                            H.el(.span, [.class: "name"]) { EscapedText(t.format(.kioskListItem, kiosk.started_by, t.date(kiosk.created_at))) }
+                            H.el(.span, [.class: "hint"]) { EscapedText(t.format(.kioskLastUsed, t.dateTime(kiosk.last_used_at ?? kiosk.created_at))) }
+                            H.form(WebRoute.kioskSetup(library: libraryID).path, csrf: page.csrf, attrs: [.class: "inline-form"]) {
+                                H.void(.input, [.type: "hidden", .name: "end", .value: kiosk.id.uuidString])
+                                H.button(t(.kioskEndThis), kind: "secondary")
+                            }
+                        }
+                    }
+                }
+            }
         }
     }
 }
@@ -43,8 +62,12 @@ struct KioskStartPage: Sendable {
                 H.el(.h1, [:]) { EscapedText(t.format(.kioskWelcome, kiosk.name)) }
                 H.el(.p, [.class: "lead"]) { EscapedText(t(.kioskScanCard)) }
                 H.form(WebRoute.kiosk(library: kiosk.libraryID).path, csrf: page.csrf, attrs: [.class: "kiosk-scan"]) {
-                    H.field(t(.portalCardField), name: "card", error: error,
+                    H.field(t(.portalCardField), name: "card", error: kiosk.asksPIN ? nil : error,
                             extra: [.autofocus: "", .autocomplete: "off", .autocapitalize: "characters"])
+                    if kiosk.asksPIN {
+                        H.field(t(.portalPinField), name: "pin", type: "password", required: true, error: error,
+                                extra: [.autocomplete: "off", .inputmode: "numeric"])
+                    }
                     H.button(t(.kioskGo))
                 }
             }

@@ -55,7 +55,7 @@ struct MailLogPage: Sendable {
                                 H.el(.span, [.class: "error-text"]) { EscapedText(RemindersPage.problem(message.problem, t)) }
                             }
                             if let reply = message.reply { H.el(.span, [.class: "hint mail-reply"]) { EscapedText(reply) } }
-                            if message.status == .failed, mayRetry {
+                            if message.status == .failed, mayRetry, message.problem != .address {
                                 H.form(WebRoute.mailRetry(library: lib, message: message.id).path, csrf: page.csrf, attrs: [.class: "inline-form"]) {
                                     H.void(.input, [.type: "hidden", .name: "back", .value: back])
                                     H.button(t(.mailRetry), kind: "secondary")

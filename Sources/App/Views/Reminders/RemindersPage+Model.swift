@@ -94,6 +94,7 @@ struct RemindersPage: Sendable {
         case .tls: t(.mailProblemTls)
         case .auth: t(.mailProblemAuth)
         case .rejected: t(.mailProblemRejected)
+        case .address: t(.mailProblemAddress)
         case .lost, nil: t(.mailProblemLost)
         }
     }

@@ -97,7 +97,7 @@ extension RemindersPage {
             H.el(.h2, [.id: "texts"]) { EscapedText(t(.templatesHeading)) }
             H.el(.p, [.class: "hint"]) { EscapedText(t(.templatesIntro)) }
             H.el(.ul, [.class: "template-list"]) {
-                for kind in MailKind.allCases {
+                for kind in MailKind.allCases where kind.editable {
                     H.el(.li, [:]) {
                         H.el(.span, [.class: "name"]) { EscapedText(Self.kindName(kind, t)) }
                         H.el(.span, [.class: "chips"]) {

@@ -10,7 +10,7 @@ struct SettingsPage: Sendable {
     enum Form: Sendable { case settings, staff, newLibrary }
 
     static let settingsFields: Set<String> = ["name", "loanPeriodDays", "maxRenewals", "publicCatalog", "catalogIndexable", "timeZone", "renewalDays",
-                                               "renewWindowDays", "holdPickupDays", "fineMode", "finePerDay", "fineGraceDays", "fineCap",
+                                               "renewWindowDays", "holdPickupDays", "maxHoldsPerMember", "kioskAsksPin", "fineMode", "finePerDay", "fineGraceDays", "fineCap",
                                                "fineSuspensionDays", "fineBlockAt", "currency"]
     static let staffFields: Set<String> = ["username", "displayName", "password", "role"]
     static let newLibraryFields: Set<String> = ["name"]
@@ -27,15 +27,21 @@ struct SettingsPage: Sendable {
 
     static func make(library ctx: LibraryContext, on db: any Database) async throws -> SettingsPage {
         guard let library = try await Library.find(ctx.libraryID, on: db) else { throw AccountError.libraryNotFound }
-        let settings = FormState(values: ["name": library.name, "loanPeriodDays": String(library.loanPeriodDays),
-                                          "maxRenewals": String(library.maxRenewals), "publicCatalog": library.publicCatalog ? "true" : "", "catalogIndexable": library.catalogIndexable ? "true" : "",
-                                          "timeZone": Library.zone(library.timeZone).identifier,
-                                          "renewalDays": library.renewalDays.map(String.init) ?? "", "renewWindowDays": library.renewWindowDays.map(String.init) ?? "",
-                                          "holdPickupDays": String(library.holdPickupDays),
-                                          "fineMode": library.fineMode, "finePerDay": MoneyText.plain(library.finePerDay),
-                                          "fineGraceDays": String(library.fineGraceDays), "fineCap": library.fineCap.map(MoneyText.plain) ?? "",
-                                          "fineSuspensionDays": String(library.fineSuspensionDays),
-                                          "fineBlockAt": library.fineBlockAt.map(MoneyText.plain) ?? "", "currency": library.currency])
+        // Written in a few statements: one literal of them all takes the type checker minutes.
+        var values: [String: String] = ["name": library.name, "timeZone": Library.zone(library.timeZone).identifier,
+                                         "fineMode": library.fineMode, "currency": library.currency]
+        let numbers: [String: Int] = ["loanPeriodDays": library.loanPeriodDays, "maxRenewals": library.maxRenewals,
+                                      "holdPickupDays": library.holdPickupDays, "maxHoldsPerMember": library.maxHoldsPerMember,
+                                      "fineGraceDays": library.fineGraceDays, "fineSuspensionDays": library.fineSuspensionDays]
+        for (key, number) in numbers { values[key] = String(number) }
+        let optionalNumbers: [String: Int?] = ["renewalDays": library.renewalDays, "renewWindowDays": library.renewWindowDays]
+        for (key, number) in optionalNumbers { values[key] = number.map { String($0) } ?? "" }
+        let flags: [String: Bool] = ["publicCatalog": library.publicCatalog, "catalogIndexable": library.catalogIndexable,
+                                     "kioskAsksPin": library.kioskAsksPIN]
+        for (key, on) in flags { values[key] = on ? "true" : "" }
+        let money: [String: Int?] = ["finePerDay": library.finePerDay, "fineCap": library.fineCap, "fineBlockAt": library.fineBlockAt]
+        for (key, amount) in money { values[key] = amount.map { MoneyText.plain($0) } ?? "" }
+        let settings = FormState(values: values)
         return SettingsPage(
             libraryID: ctx.libraryID, staff: try await Accounts.staff(of: ctx.libraryID, on: db),
             mayCreateLibraries: try await ServerSettings.mayCreateLibrary(ctx.user, on: db),

@@ -24,6 +24,9 @@ extension SettingsPage {
                 H.field(t(.holdPickupField), name: "holdPickupDays", type: "number", value: settings["holdPickupDays"], required: true,
                         error: settings.errors["holdPickupDays"],
                         extra: [.min: String(Limits.holdPickupDays.lowerBound), .max: String(Limits.holdPickupDays.upperBound)])
+                H.field(t(.maxHoldsField), name: "maxHoldsPerMember", type: "number", value: settings["maxHoldsPerMember"], required: true,
+                        error: settings.errors["maxHoldsPerMember"],
+                        extra: [.min: String(Limits.holdsPerMember.lowerBound), .max: String(Limits.holdsPerMember.upperBound)])
                 H.el(.div, [.class: settings.errors["timeZone"] == nil ? "field" : "field invalid"]) {
                     H.el(.label, [.for: "f-timeZone"]) { EscapedText(t(.timeZoneField)) }
                     H.el(.select, [.id: "f-timeZone", .name: "timeZone", .ariaDescribedby: "f-timeZone-hint"]) {
@@ -44,6 +47,10 @@ extension SettingsPage {
                     H.el(.label, [.class: "pick"]) {
                         H.void(.input, [.type: "checkbox", .name: "catalogIndexable", .value: "true", .checked: settings["catalogIndexable"] == "true" ? "" : nil])
                         EscapedText(" " + t(.catalogIndexable))
+                    }
+                    H.el(.label, [.class: "pick"]) {
+                        H.void(.input, [.type: "checkbox", .name: "kioskAsksPin", .value: "true", .checked: settings["kioskAsksPin"] == "true" ? "" : nil])
+                        EscapedText(" " + t(.kioskAsksPinField))
                     }
                     if settings["publicCatalog"] == "true" {
                         H.el(.p, [.class: "hint"]) {
