@@ -358,12 +358,17 @@ import VaporTesting
 
     @Test func aFreshInstallIsSetUpOnlyFromThisComputer() async throws {
         try await withTestApp { app in
-            let lan = Request(application: app, method: .GET, url: URI(path: "/setup"),
-                              remoteAddress: try SocketAddress(ipAddress: "192.168.1.50", port: 50_000), on: app.eventLoopGroup.next())
-            #expect(throws: EdgeError.self) { try lan.requireSetupFromThisComputer() }
-            let here = Request(application: app, method: .GET, url: URI(path: "/setup"),
-                               remoteAddress: try SocketAddress(ipAddress: "127.0.0.1", port: 50_000), on: app.eventLoopGroup.next())
-            #expect(throws: Never.self) { try here.requireSetupFromThisComputer() }
+            func request(from address: String) throws -> Request {
+                Request(application: app, method: .GET, url: URI(path: "/setup"),
+                        remoteAddress: try SocketAddress(ipAddress: address, port: 50_000), on: app.eventLoopGroup.next())
+            }
+            #expect(!app.listensBeyondLoopback, "not listening yet")
+            // Plain HTTP on every interface (`serve --hostname 0.0.0.0`, no --tls): another device is refused.
+            try await app.server.start(address: .hostname("0.0.0.0", port: 0))
+            #expect(app.listensBeyondLoopback)
+            #expect(throws: EdgeError.self) { try request(from: "192.168.1.50").requireSetupFromThisComputer() }
+            #expect(throws: Never.self) { try request(from: "127.0.0.1").requireSetupFromThisComputer() }
+            await app.server.shutdown()
         }
     }
 }

@@ -133,7 +133,7 @@ enum L: String, CaseIterable, Sendable {
     // Reminders (issue 25, B6)
     case mailDueSoonSubject, mailDueSoonBody, mailOverdue1Subject, mailOverdue1Body, mailOverdue2Subject, mailOverdue2Body
     case mailOverdue3Subject, mailOverdue3Body, mailHoldReadySubject, mailHoldReadyBody, mailTestSubject, mailTestBody, mailLoanDue, mailLoanOverdue
-    case errNoMailServer, errUnknownPlaceholder, errLoansMissing, errPasswordInClear, errPrivateMailHost, errTooManyHolds, errTestOnlyToLibrary, errTooManyTests, errUnknownLanguage
+    case errNoMailServer, errUnknownPlaceholder, errLoansMissing, errPasswordInClear, errPrivateMailHost, errInvisibleCharacter, errTooManyHolds, errTestOnlyToLibrary, errTooManyTests, errUnknownLanguage
     // Issue 28: reading progress typed without a network.
     case readingOfflineKept, readingOfflineUnreadable, readingOfflineSent
     // Issue 28: the self-service kiosk.

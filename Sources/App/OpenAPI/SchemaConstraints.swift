@@ -29,7 +29,7 @@ enum Rule {
     static let username: JSONValue = ["minLength": 1, "maxLength": 64, "pattern": "^[A-Za-z0-9._@-]+$"]
     static let password: JSONValue = ["minLength": 8, "maxLength": 1_000]
     static let coverURL: JSONValue = ["maxLength": .number(Double(CoverURL.maxLength)), "pattern": "^(https?://[A-Za-z0-9.-]+(:[0-9]{1,5})?(/[A-Za-z0-9._~%/-]*)?)?$"]
-    static let email: JSONValue = ["format": "email", "maxLength": 320]
+    static let email: JSONValue = ["format": "email", "maxLength": 254]
     static let rating: JSONValue = ["minimum": 0, "maximum": 5]
     /// A moment that has happened (a day's slack for a phone's clock), from 1900 on.
     /// (Its own format name, so the fuzzer makes moments that have happened: `date-time` is a due date there.)

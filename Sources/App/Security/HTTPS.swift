@@ -209,12 +209,12 @@ extension Request {
         set { storage[PlainLoopbackKey.self] = newValue }
     }
 
-    /// A new installation is set up from the machine it runs on only, however it listens (HTTPS or plain
-    /// HTTP, on the network or behind a proxy on this machine): until the owner exists, anyone on the
-    /// school's Wi-Fi could otherwise claim it. A request that came over no socket (the tests' in-process
-    /// client) has no address to judge and passes.
+    /// A new installation that listens beyond loopback (HTTPS of its own, or plain HTTP on `0.0.0.0` or a
+    /// LAN address) is set up from the machine it runs on only: until the owner exists, anyone on the
+    /// school's Wi-Fi could otherwise claim it. One listening on loopback only is reached from this
+    /// machine alone (or through a proxy on it).
     func requireSetupFromThisComputer() throws {
-        guard let remoteAddress, !PlainHTTPListener.Responder.isLoopback(remoteAddress) else { return }
+        guard application.listensBeyondLoopback, !PlainHTTPListener.Responder.isLoopback(remoteAddress) else { return }
         let local: String
         if let state = application.httpsState {
             local = state.options.httpPort.map { NetworkAddresses.url(scheme: "http", host: "127.0.0.1", port: $0) }
@@ -290,5 +290,15 @@ final class PlainHTTPListener: LifecycleHandler, Sendable {
             if let colon = h.lastIndex(of: ":") { h = String(h[..<colon]) }
             return h.allSatisfy({ $0.isLetter && $0.isASCII || $0.isNumber && $0.isASCII || $0 == "." || $0 == "-" }) && !h.isEmpty ? h.lowercased() : fallback
         }
+    }
+}
+
+extension Application {
+    /// Whether the server listens beyond this machine's loopback: HTTPS of its own (`--tls`), or a plain
+    /// listener bound to `0.0.0.0`, `::` or an address of the network. False before it listens.
+    var listensBeyondLoopback: Bool {
+        if httpsState != nil { return true }
+        guard let bound = http.server.shared.localAddress?.ipAddress else { return false }
+        return !NetworkAddresses.isLoopback(bound)
     }
 }

@@ -175,8 +175,7 @@ enum Backup {
     /// characters, an address that is one (`EmailAddress`). The first that is not names its place.
     static func validateMembers(_ members: [LibraryBackup.MemberRow]) throws {
         for (index, m) in members.enumerated() {
-            let card = m.card_id
-            guard !card.isEmpty, card.count <= 64, !card.unicodeScalars.contains(where: { $0.properties.isWhitespace || $0.properties.generalCategory == .control }) else {
+            guard (try? Identifier.parse(m.card_id, spaces: false)) == m.card_id else {
                 throw ExchangeError.unreadableBackup(at: "members[\(index)].card_id")
             }
             if let email = m.email, !email.isEmpty, EmailAddress(parsing: email) == nil {
@@ -197,6 +196,9 @@ enum Backup {
                         batches gate: WriteGate? = nil) async throws -> LeftOut {
         try validateSettings(b.library)
         try validateMembers(b.members)
+        for (index, copy) in b.copies.enumerated() where (try? Identifier.parse(copy.barcode, spaces: true)) == nil {
+            throw ExchangeError.unreadableBackup(at: "copies[\(index)].barcode")
+        }
         let counts: [Int] = [b.titles.count, b.copies.count, b.members.count, b.loans.count, b.activities.count, b.categories.count,
                              b.titleCategories.count, b.covers?.count ?? 0, b.reads?.count ?? 0, b.progressEvents?.count ?? 0,
                              b.readingGoals?.count ?? 0, b.quotes?.count ?? 0, b.pagePhotos?.count ?? 0, b.holds?.count ?? 0, b.fines?.count ?? 0, b.shelves?.count ?? 0]

@@ -148,7 +148,7 @@ enum Catalog {
 
     static func updateCopy(_ copyID: UUID, _ patch: CopyPatch, in scope: Scope) async throws {
         let (library, gate, db) = (scope.library, scope.gate, scope.db)
-        let barcode = try patch.barcode.map { try Check.required($0, field: "barcode", max: 64) }
+        let barcode = try patch.barcode.map { try Check.identifier($0, field: "barcode", spaces: true) }
         try await gate.transaction(on: db) { db in
             guard let copy = try await Copy.query(on: db).filter(\.$id == copyID).filter(\.$library.$id == library.libraryID).first() else {
                 throw CatalogError.copyNotFound

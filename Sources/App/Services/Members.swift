@@ -132,11 +132,7 @@ enum Members {
     /// Checks and sets a member's fields (every write of a member: the API, the pages, a class list).
     static func apply(_ patch: MemberPatch, to member: Member, creating: Bool) throws {
         if creating || patch.cardId != nil {
-            let card = try Check.required(patch.cardId, field: "cardId", max: 64)
-            guard !card.contains(where: \.isWhitespace) else {
-                throw MemberError.cardHasSpaces(card)
-            }
-            member.cardID = card
+            member.cardID = try Check.identifier(patch.cardId, field: "cardId", spaces: false)
         }
         if creating || patch.firstName != nil { member.firstName = try Check.required(patch.firstName, field: "firstName", max: 100) }
         if creating || patch.lastName != nil { member.lastName = try Check.optional(patch.lastName, field: "lastName", max: 100) ?? "" }

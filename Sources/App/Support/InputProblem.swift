@@ -11,6 +11,8 @@ enum InputProblem: Sendable, Equatable, Codable {
     case notANumber(field: String)
     case notADate(field: String, value: String)
     case notHost(field: String, value: String)
+    /// A line break, tab, control or invisible character inside a card number or a barcode.
+    case invisibleCharacter(field: String)
 }
 
 extension ISBN.Invalid: DomainError {
@@ -37,6 +39,7 @@ extension InputProblem: DomainError {
         case .notANumber(let field): .init(.invalid, "invalid", field: field) { $0.format(.errNotANumber, $0.label(field)) }
         case .notADate(let field, let value): .init(.invalid, "invalid", field: field) { $0.format(.errNotADate, value) }
         case .notHost(let field, let value): .init(.invalid, "invalid", field: field) { $0.format(.errNotHost, value) }
+        case .invisibleCharacter(let field): .init(.invalid, "invalid", field: field) { $0.format(.errInvisibleCharacter, $0.label(field)) }
         }
     }
 }

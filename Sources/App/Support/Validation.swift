@@ -43,6 +43,22 @@ enum Check {
         return try (values ?? []).enumerated().compactMap { try optional($1, field: "authors.\($0)", max: 300) }
     }
 
+    /// A card number (no spaces) or a barcode (`spaces`: plain spaces allowed): `Identifier`, the one check
+    /// every door uses, with its refusal said for `field`.
+    static func identifier(_ value: String?, field: String, spaces: Bool) throws -> String {
+        do {
+            return try Identifier.parse(value ?? "", spaces: spaces)
+        } catch .empty {
+            throw InputProblem.empty(field: field)
+        } catch .tooLong {
+            throw InputProblem.tooLong(field: field, max: Identifier.maxLength)
+        } catch .spaces {
+            throw MemberError.cardHasSpaces(String((value ?? "").trimmingCharacters(in: .whitespaces).prefix(64)))
+        } catch {
+            throw InputProblem.invisibleCharacter(field: field)
+        }
+    }
+
     /// An email address (`EmailAddress`: the one parser every door uses), nil when blank.
     static func email(_ value: String?, field: String = "email") throws -> String? {
         guard let text = try optional(value, field: field, max: EmailAddress.maxLength + 66) else { return nil }
