@@ -191,6 +191,25 @@ import VaporTesting
         }
     }
 
+    @Test func aCardNumberOrBarcodeWithAnInvisibleCharacterIsRefusedNotQuietlyChanged() async throws {
+        try await withTestApp { app in
+            let f = try await Fixture.make(app)
+            for card in ["S01\u{7}2", "S01\n2", "S01\u{200B}2", "S01\t2"] {
+                let made = try await f.owner.send(.POST, "\(f.lib)/members", ["cardId": card, "firstName": "Eve"], headers: ["Accept-Language": "de"])
+                #expect(made.status == .unprocessableEntity && made.errorField == "cardId", "\(card.debugDescription): \(made.status)")
+                #expect(!(made.errorMessage ?? "").isEmpty)
+            }
+            #expect(try await count(app, "SELECT COUNT(*) AS n FROM members") == 0)
+            let title = try await f.addTitle("Momo", copies: 1)
+            let copy = ((try await f.owner.get("\(f.lib)/titles/\(title)")["copies"] as? [[String: Any]])?.first?["id"] as? String) ?? ""
+            let refused = try await f.owner.patch("\(f.lib)/copies/\(copy)", ["barcode": "C0001\nX"])
+            #expect(refused.status == .unprocessableEntity && refused.errorField == "barcode")
+            #expect(try await f.owner.patch("\(f.lib)/copies/\(copy)", ["barcode": " SCHOOL 0001 "]).status == .ok)
+            let kept = try await app.db.sql.raw("SELECT barcode FROM copies").first()?.decode(column: "barcode", as: String.self)
+            #expect(kept == "SCHOOL 0001")
+        }
+    }
+
     // MARK: 4, 9: the kiosk names nobody but the member at it; kiosks end
 
     @Test func theKioskNamesNobodyButTheMemberAtItAndKiosksEnd() async throws {

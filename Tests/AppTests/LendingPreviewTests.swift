@@ -97,7 +97,7 @@ import VaporTesting
         #expect(throws: InputProblem.notANumber(field: "count")) { try decode(["name": "Ada", "count": "drei"]) }
         #expect(throws: InputProblem.notADate(field: "day", value: "31.02.2026")) { try decode(["name": "Ada", "day": "31.02.2026"]) }
         // The API's bounds are the web form's: MemberInput's card ID takes 64 characters.
-        #expect(MemberInput.maxLength["cardId"] == 64 && MemberInput.maxLength["email"] == 320)
+        #expect(MemberInput.maxLength["cardId"] == 64 && MemberInput.maxLength["email"] == EmailAddress.maxLength)
     }
 
     @Test func theMembersFormRefusesACardLongerThanTheAPIsBoundNextToItsField() async throws {
