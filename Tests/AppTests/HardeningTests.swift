@@ -323,6 +323,12 @@ import VaporTesting
                                                                                "senderAddress": "lena@school.example"])
                 #expect(refused.status == .forbidden && refused.errorCode == "private_mail_host", "\(host): \(refused.status)")
             }
+            // Other spellings of an address are not names the resolver would read as 127.0.0.1.
+            for host in ["0177.0.0.1", "0x7f.1", "127.1", "2130706433", "127.0.0.01"] {
+                let refused = try await lena.send(.PUT, "\(own)/mail/server", ["host": host, "port": 25, "security": "starttls",
+                                                                               "senderAddress": "lena@school.example"])
+                #expect(refused.status == .unprocessableEntity && refused.errorField == "host", "\(host): \(refused.status)")
+            }
             #expect(try await lena.send(.PUT, "\(own)/mail/server", ["host": "smtp.school.example", "port": 587, "security": "starttls",
                                                                      "senderAddress": "lena@school.example"]).status == .ok)
             let elsewhere = try await lena.post("\(own)/mail/test", ["to": "anyone@example.com"])

@@ -27,6 +27,10 @@ enum Rule {
     static let isbn: JSONValue = ["format": "isbn", "minLength": 10, "maxLength": 40]
     static let optionalISBN: JSONValue = ["format": "isbn", "maxLength": 40]
     static let username: JSONValue = ["minLength": 1, "maxLength": 64, "pattern": "^[A-Za-z0-9._@-]+$"]
+    /// A card number and a barcode as `Identifier` takes them (documented as printable ASCII, what scanners
+    /// type; the server takes other letters too): no line break, tab or invisible character, a card no space.
+    static let card: JSONValue = ["minLength": 1, "maxLength": 64, "pattern": "^[!-~]+$"]
+    static let barcode: JSONValue = ["minLength": 1, "maxLength": 64, "pattern": "^[!-~]([ -~]*[!-~])?$"]
     static let password: JSONValue = ["minLength": 8, "maxLength": 1_000]
     static let coverURL: JSONValue = ["maxLength": .number(Double(CoverURL.maxLength)), "pattern": "^(https?://[A-Za-z0-9.-]+(:[0-9]{1,5})?(/[A-Za-z0-9._~%/-]*)?)?$"]
     static let email: JSONValue = ["format": "email", "maxLength": 254]
@@ -116,7 +120,7 @@ extension AcquireInput: SchemaConstrained {
 
 extension CopyPatch: SchemaConstrained {
     static var schemaConstraints: [String: JSONValue] {
-        ["barcode": Rule.text(64), "location": Rule.optionalText(200), "condition": Rule.optionalText(200),
+        ["barcode": Rule.barcode, "location": Rule.optionalText(200), "condition": Rule.optionalText(200),
          // A copy goes on loan by a check-out, never by an edit.
          "status": ["enum": .array(CopyStatus.allCases.filter { $0 != .onLoan }.map { .string($0.rawValue) })]]
     }
@@ -128,7 +132,7 @@ extension CategoryInput: SchemaConstrained {
 
 extension MemberInput: SchemaConstrained {
     static var schemaConstraints: [String: JSONValue] {
-        ["cardId": Rule.text(64), "firstName": Rule.text(100), "lastName": Rule.optionalText(100), "grade": Rule.optionalText(50),
+        ["cardId": Rule.card, "firstName": Rule.text(100), "lastName": Rule.optionalText(100), "grade": Rule.optionalText(50),
          "email": Rule.email, "notes": Rule.optionalText(10_000),
          "language": ["enum": .array(([""] + Lang.allCases.map(\.rawValue)).map { .string($0) })]]
     }

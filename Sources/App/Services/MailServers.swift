@@ -48,6 +48,19 @@ enum MailServers {
 
     static let maxHost = 253
 
+    /// A host the system's resolver would read as an address in another spelling: octal or leading
+    /// zeros ("0177.0.0.1"), hexadecimal ("0x7f.1"), short forms ("127.1", "2130706433"). Only the plain
+    /// dotted form is an address here, so no spelling of 127.0.0.1 passes the private-host check as a name.
+    static func spellsAnAddress(_ text: String, _ parsed: HostName) -> Bool {
+        let labels = text.lowercased().split(separator: ".", omittingEmptySubsequences: false)
+        func numeric(_ label: Substring) -> Bool {
+            (!label.isEmpty && label.allSatisfy { $0.isASCII && $0.isNumber }) || (label.hasPrefix("0x") && label.dropFirst(2).allSatisfy(\.isHexDigit))
+        }
+        if parsed.address?.count == 4 { return labels.contains { $0.count > 1 && $0.hasPrefix("0") } }
+        guard parsed.address == nil, let last = labels.last(where: { !$0.isEmpty }) else { return false }
+        return numeric(last)
+    }
+
     /// Sets a scope's server (nil: the installation's). The kept password stays when none is sent, and
     /// only while the server it was given for stays the same: a new host, port or user name drops it (it
     /// must never follow the settings to another machine). Only the installation's administrator
@@ -55,7 +68,7 @@ enum MailServers {
     static func put(library: UUID?, _ put: MailServerPut, mayUsePrivateHosts: Bool, box: SecretBox, now: Date, gate: WriteGate,
                     on db: any Database) async throws -> MailServerDTO {
         let text = try Check.required(put.host, field: "host", max: maxHost)
-        guard let parsed = HostName(parsing: text, allowPort: false) else {
+        guard let parsed = HostName(parsing: text, allowPort: false), !spellsAnAddress(text, parsed) else {
             throw InputProblem.notHost(field: "host", value: String(text.prefix(100)))
         }
         if parsed.isPrivateAddress, !mayUsePrivateHosts { throw MailError.privateHost }
