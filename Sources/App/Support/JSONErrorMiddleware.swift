@@ -48,10 +48,7 @@ struct JSONErrorMiddleware: AsyncMiddleware {
             try response.content.encode(ErrorBody(error: .init(
                 code: appError.code, message: message, field: appError.field, details: appError.details)))
             if lang != .en { response.headers.replaceOrAdd(name: .contentLanguage, value: lang.rawValue) }
-            // A refusal that says how long to wait says it to programs too.
-            if appError.status == .tooManyRequests, let wait = appError.details?["retryAfter"] {
-                response.headers.replaceOrAdd(name: "Retry-After", value: wait)
-            }
+            response.sayRetryAfter(appError)
             return response
         }
     }
@@ -130,5 +127,13 @@ struct JSONErrorMiddleware: AsyncMiddleware {
         case is UUID.Type: ("id", .kindID)
         default: ("value", .kindValue)
         }
+    }
+}
+
+extension Response {
+    /// A refusal that says how long to wait (`details.retryAfter` of a 429) says it to programs too:
+    /// the API's answers and the pages that show a refused form.
+    func sayRetryAfter(_ error: AppError) {
+        if error.status == .tooManyRequests, let wait = error.details?["retryAfter"] { headers.replaceOrAdd(name: "Retry-After", value: wait) }
     }
 }

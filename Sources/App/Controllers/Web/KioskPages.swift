@@ -159,7 +159,7 @@ enum KioskPages {
             let response = try await respond(KioskStartPage(kiosk: visit.kiosk, error: visit.page.t.message(error)).render(visit.page), req: req)
             let answered = error.answered
             response.status = answered.status
-            if answered.status == .tooManyRequests, let wait = answered.details?["retryAfter"] { response.headers.replaceOrAdd(name: "Retry-After", value: wait) }
+            response.sayRetryAfter(answered)
             return response
         }
     }

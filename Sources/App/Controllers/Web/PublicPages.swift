@@ -170,7 +170,7 @@ enum PublicPages {
             let response = try await signInForm(req, visit, next: form.next, form: state, linkSent: false)
             let answered = error.answered
             response.status = answered.status
-            if answered.status == .tooManyRequests, let wait = answered.details?["retryAfter"] { response.headers.replaceOrAdd(name: "Retry-After", value: wait) }
+            response.sayRetryAfter(answered)
             return response
         }
     }
