@@ -7,33 +7,120 @@ import Vapor
 import VaporTesting
 
 /// Runs a test against a fresh database: a temporary SQLite file, or, when
-/// `SHELFMARK_TEST_DATABASE_URL` names a PostgreSQL server, a schema of its own that is dropped after.
+/// `SHELFMARK_TEST_DATABASE_URL` names a PostgreSQL server, a database of its own that is dropped after.
+/// Either starts as a copy of one database the run migrated once (`MigratedTemplate`), so a test app
+/// costs a file copy or a `CREATE DATABASE … TEMPLATE`, not every migration from scratch.
 func withTestApp(clock: AppClock = AppClock(), _ body: (Application) async throws -> Void) async throws {
-    let app = try await Application.make(.testing)
     let storage: StorageConfig
     var sqlitePath: String?
-    var schema: String?
-    if let url = ProcessInfo.processInfo.environment["SHELFMARK_TEST_DATABASE_URL"], !url.isEmpty {
-        schema = "t_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased()
-        storage = .postgres(url: url, schema: schema)
+    var database: String?
+    if let url = MigratedTemplate.postgresURL {
+        let name = try await MigratedTemplate.copyPostgres()
+        database = name
+        storage = .postgres(url: MigratedTemplate.url(url, database: name), schema: nil)
     } else {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("shelfmark-test-\(UUID().uuidString).sqlite").path
+        let path = try await MigratedTemplate.copySQLite()
         sqlitePath = path
         storage = .sqlite(path: path)
+    }
+    let app: Application
+    do {
+        app = try await Application.make(.testing)
+    } catch {
+        try? await MigratedTemplate.remove(database: database, sqlitePath: sqlitePath)
+        throw error
     }
     do {
         try configure(app, storage: storage)
         app.storage[TestStorageKey.self] = storage
         app.secretKeyPath = FileManager.default.temporaryDirectory.appendingPathComponent("shelfmark-test-\(UUID().uuidString).key").path
         app.clock = clock
-        if let schema { try await app.db.sql.raw("CREATE SCHEMA \(ident: schema)").run() }
+        // The copy is migrated already: this only reads that every migration has run.
         try await app.autoMigrate().get()
         try await body(app)
     } catch {
-        try? await cleanUp(app, schema: schema, sqlitePath: sqlitePath)
+        try? await cleanUp(app, database: database, sqlitePath: sqlitePath)
         throw error
     }
-    try await cleanUp(app, schema: schema, sqlitePath: sqlitePath)
+    try await cleanUp(app, database: database, sqlitePath: sqlitePath)
+}
+
+/// The database every test app starts from: migrated once per run of the suite, in the temporary
+/// directory (SQLite) or as a PostgreSQL database of its own, removed when the run ends.
+enum MigratedTemplate {
+    static let postgresURL: String? = ProcessInfo.processInfo.environment["SHELFMARK_TEST_DATABASE_URL"].flatMap { $0.isEmpty ? nil : $0 }
+    private static let prefix = "shelfmark_tpl_"
+
+    /// `url` with its database replaced by `database`.
+    static func url(_ url: String, database: String) -> String {
+        guard var parts = URLComponents(string: url) else { return url }
+        parts.path = "/" + database
+        return parts.string ?? url
+    }
+
+    private static let sqliteTemplate = Task<String, any Error> {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("shelfmark-template-\(getpid()).sqlite").path
+        for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
+        try await migrate(.sqlite(path: path))
+        atexit {
+            let path = FileManager.default.temporaryDirectory.appendingPathComponent("shelfmark-template-\(getpid()).sqlite").path
+            for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
+        }
+        return path
+    }
+
+    /// A connection to the server's own test database, for creating and dropping the copies; it lives
+    /// as long as the process.
+    private static let admin = Task<Application, any Error> {
+        let app = try await Application.make(.testing)
+        try app.useStorage(.postgres(url: postgresURL ?? "", schema: nil))
+        return app
+    }
+
+    private static let postgresTemplate = Task<String, any Error> {
+        let admin = try await MigratedTemplate.admin.value
+        // Templates of earlier runs that ended without cleaning up (one in use by a running suite stays).
+        let stale = try await admin.db.sql.raw("SELECT datname::text AS name FROM pg_database WHERE datname LIKE 'shelfmark_tpl_%'").all()
+            .map { try $0.decode(column: "name", as: String.self) }
+        for name in stale { try? await admin.db.sql.raw("DROP DATABASE IF EXISTS \(ident: name)").run() }
+        let name = prefix + "\(getpid())_" + UUID().uuidString.prefix(8).lowercased()
+        try await admin.db.sql.raw("CREATE DATABASE \(ident: name)").run()
+        try await migrate(.postgres(url: url(postgresURL ?? "", database: name), schema: nil))
+        return name
+    }
+
+    private static func migrate(_ storage: StorageConfig) async throws {
+        let app = try await Application.make(.testing)
+        do {
+            try configure(app, storage: storage)
+            try await app.autoMigrate().get()
+        } catch {
+            try? await app.asyncShutdown()
+            throw error
+        }
+        try await app.asyncShutdown()
+    }
+
+    static func copySQLite() async throws -> String {
+        let template = try await sqliteTemplate.value
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("shelfmark-test-\(UUID().uuidString).sqlite").path
+        try FileManager.default.copyItem(atPath: template, toPath: path)
+        return path
+    }
+
+    static func copyPostgres() async throws -> String {
+        let template = try await postgresTemplate.value
+        let name = "t_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased()
+        try await admin.value.db.sql.raw("CREATE DATABASE \(ident: name) TEMPLATE \(ident: template)").run()
+        return name
+    }
+
+    static func remove(database: String?, sqlitePath: String?) async throws {
+        if let database { try await admin.value.db.sql.raw("DROP DATABASE IF EXISTS \(ident: database) WITH (FORCE)").run() }
+        if let sqlitePath {
+            for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: sqlitePath + suffix) }
+        }
+    }
 }
 
 private struct TestStorageKey: StorageKey { typealias Value = StorageConfig }
@@ -54,13 +141,10 @@ func withSecondInstance(of app: Application, _ body: (Application) async throws 
     try await second.asyncShutdown()
 }
 
-private func cleanUp(_ app: Application, schema: String?, sqlitePath: String?) async throws {
+private func cleanUp(_ app: Application, database: String?, sqlitePath: String?) async throws {
     if let key = app.secretKeyPath { try? FileManager.default.removeItem(atPath: key) }
-    if let schema { try await app.db.sql.raw("DROP SCHEMA \(ident: schema) CASCADE").run() }
     try await app.asyncShutdown()
-    if let sqlitePath {
-        for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: sqlitePath + suffix) }
-    }
+    try await MigratedTemplate.remove(database: database, sqlitePath: sqlitePath)
 }
 
 /// A settable clock for overdue tests.
