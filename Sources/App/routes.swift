@@ -8,10 +8,8 @@ func routes(_ app: Application) throws {
     LibrariesController.register(api)
     TitlesController.register(api)
     CirculationController.register(api)
-    HoldsController.register(api)
     CalendarController.register(api)
     SyncController.register(api)
-    FinesController.register(api)
     MailController.register(api)
     PrintController.register(api)
     CollectionsController.register(api)
@@ -31,8 +29,6 @@ func routes(_ app: Application) throws {
     CatalogPages.registerAdd(web)
     ShelfPages.register(web)
     CirculationPages.register(web)
-    HoldPages.register(web)
-    FinePages.register(web)
     ReminderPages.register(web)
     WishlistPages.register(web)
     ReadingPages.register(web)
@@ -42,4 +38,6 @@ func routes(_ app: Application) throws {
     MorePages.register(web)
     EditPages.register(web)
     ExchangePages.register(web)
+    // The features that live in their own folder register their API and pages themselves.
+    for feature in Features.all { feature.register(api: api, web: web) }
 }

@@ -147,14 +147,13 @@ enum Accounts {
         try await forgetLibrary(id, on: db)
     }
 
-    /// What a deleted library leaves in tables that have no foreign key to it: the counts triggers keep
-    /// (`title_counts`, `copy_counts`, `shelf_counts`), its reading days and its sync feed. Every way a
-    /// library goes (deleted, a restore's hidden library removed or swapped in) calls this.
+    /// What a deleted library leaves in tables that have no foreign key to it (their policy says
+    /// `deleted`: the counts triggers keep, its reading days, its sync feed). Every way a library goes
+    /// (deleted, a restore's hidden library removed or swapped in) calls this.
     static func forgetLibrary(_ id: UUID, on db: any Database) async throws {
-        for table in ["reading_days", "title_counts", "copy_counts", "shelf_counts"] {
-            try await db.sql.raw("DELETE FROM \(unsafeRaw: table) WHERE library_id = \(bind: id)").run()
+        for table in Features.forgottenTables {
+            try await db.sql.raw("DELETE FROM \(ident: table) WHERE library_id = \(bind: id)").run()
         }
-        try await Sync.forget(library: id, on: db)
     }
 
     /// A new library owned by `user`. A name the user's libraries already have is refused, or, with

@@ -93,6 +93,8 @@ extension Backup {
         if let goals = backup.readingGoals { try array("readingGoals", goals) }
         if let reads = backup.reads { try array("reads", reads) }
         if let shelves = backup.shelves { try array("shelves", shelves) }
+        if let scans = backup.stocktakeScans { try array("stocktakeScans", scans) }
+        if let stocktakes = backup.stocktakes { try array("stocktakes", stocktakes) }
         try array("titleCategories", backup.titleCategories)
         try array("titles", backup.titles)
         try value("version", backup.version)

@@ -28,10 +28,10 @@ extension Backup {
     /// (a few hundred milliseconds) is what another library's write or a read on that loop may wait.
     static let batchRows = 500
 
-    /// The tables whose rows a restore writes with a library's id: moved from the hidden library to the
-    /// restored one. (`reading_days` is counted again instead; the counts tables follow by trigger.)
-    static let swappedTables = ["categories", "collections", "titles", "copies", "shelves", "members", "loans", "mail_templates",
-                                "activities", "fines", "holds", "reads", "reading_goals", "page_photos", "quotes"]
+    /// The tables whose rows a restore writes with a library's id, moved from the hidden library to the
+    /// restored one (`Features.swapOrder`; `reading_days` is counted again instead, the counts tables
+    /// follow by trigger).
+    static var swappedTables: [String] { Features.swapOrder }
 
     /// Replaces everything `libraryID` holds with the backup (steps above), as job `job`.
     @discardableResult
@@ -163,26 +163,19 @@ extension Backup {
     /// the backup brings back: kept, a reader's goal for the year would clash with the backup's, and
     /// their reads would be there twice.
     static func eraseAll(libraryID: UUID, gate: WriteGate, on db: any Database) async throws {
-        for table in ["quotes", "page_photos"] {
-            try await deleteInBatches(table, library: libraryID, also: "", gate: gate, on: db)
-        }
-        try await deleteChildren("progress_events", key: "read_id", of: "reads", library: libraryID, gate: gate, on: db)
-        for table in ["reads", "reading_goals"] {
-            try await deleteInBatches(table, library: libraryID, also: "", gate: gate, on: db)
-        }
-        let steps: [(table: String, also: SQLQueryString)] = [
-            ("jobs", " AND kind = 'enrich'"), ("holds", ""), ("collections", ""), ("stocktakes", ""), ("shelves", ""), ("fines", ""),
-            ("mail_messages", ""), ("loans", ""), ("activities", ""),
-        ]
-        for step in steps {
-            try await deleteInBatches(step.table, library: libraryID, also: step.also, gate: gate, on: db)
-        }
-        try await deleteChildren("title_categories", key: "title_id", of: "titles", library: libraryID, gate: gate, on: db)
-        for table in ["copies", "titles", "members", "categories"] {
-            try await deleteInBatches(table, library: libraryID, also: "", gate: gate, on: db)
-        }
-        try await gate.transaction(on: db) { db in
-            try await db.sql.raw("DELETE FROM reading_days WHERE library_id = \(bind: libraryID)").run()
+        for table in Features.eraseOrder(includingRestoreOnly: true) {
+            switch table.rows {
+            case .byLibrary(let only) where table.keyedByID:
+                try await deleteInBatches(table.name, library: libraryID, also: only.map { " AND \(unsafeRaw: $0)" } ?? "", gate: gate, on: db)
+            case .byLibrary:
+                try await gate.transaction(on: db) { db in
+                    try await db.sql.raw("DELETE FROM \(ident: table.name) WHERE library_id = \(bind: libraryID)").run()
+                }
+            case .childOf(let parent, let key):
+                try await deleteChildren(table.name, key: key, of: parent, library: libraryID, gate: gate, on: db)
+            case .library, .server:
+                preconditionFailure("\(table.name) has no rows of one library to erase")
+            }
         }
     }
 

@@ -55,28 +55,29 @@ enum Backup {
             mailTemplates: try await sql.select().columns("id", "kind", "language", "subject", "body", "updated_at").from("mail_templates")
                 .where("library_id", .equal, libraryID).orderBy("kind").orderBy("language").all(decoding: LibraryBackup.MailTemplateRow.self),
             collections: try await rows("collections", LibraryBackup.CollectionRow.self, order: "name_key"),
-            shelves: try await rows("shelves", LibraryBackup.ShelfRow.self, order: "name"))
+            shelves: try await rows("shelves", LibraryBackup.ShelfRow.self, order: "name"),
+            stocktakes: try await rows("stocktakes", LibraryBackup.StocktakeRow.self, order: "started_at"),
+            stocktakeScans: try await sql.raw("""
+                SELECT s.id, s.stocktake_id, s.copy_id, s.code, s.outcome, s.expected, s.scanned_at FROM stocktake_scans s
+                JOIN stocktakes t ON t.id = s.stocktake_id WHERE t.library_id = \(bind: libraryID) ORDER BY s.stocktake_id, s.scanned_at, s.id
+                """).all(decoding: LibraryBackup.StocktakeScanRow.self))
     }
 
-    /// Deletes everything a library holds (F6): titles, copies, members, loans, activity, categories,
-    /// jobs. The library itself, its settings and its staff stay.
+    /// Deletes everything a library holds: the tables whose policy says `erased` (`Features`), children
+    /// before their parents. The library itself, its settings, its staff and their reading life stay.
     static func eraseData(libraryID: UUID, on db: any Database) async throws {
-        let sql = db.sql
-        try await sql.raw("DELETE FROM jobs WHERE library_id = \(bind: libraryID) AND kind = 'enrich'").run()
-        try await sql.raw("DELETE FROM holds WHERE library_id = \(bind: libraryID)").run()
-        try await sql.raw("DELETE FROM collections WHERE library_id = \(bind: libraryID)").run()
-        try await sql.raw("DELETE FROM stocktakes WHERE library_id = \(bind: libraryID)").run()
-        try await sql.raw("DELETE FROM shelves WHERE library_id = \(bind: libraryID)").run()
-        try await sql.raw("DELETE FROM fines WHERE library_id = \(bind: libraryID)").run()
-        // The delivery log names members and their addresses: it goes with them.
-        try await sql.raw("DELETE FROM mail_messages WHERE library_id = \(bind: libraryID)").run()
-        try await sql.raw("DELETE FROM loans WHERE library_id = \(bind: libraryID)").run()
-        try await sql.raw("DELETE FROM activities WHERE library_id = \(bind: libraryID)").run()
-        try await sql.raw("DELETE FROM title_categories WHERE title_id IN (SELECT id FROM titles WHERE library_id = \(bind: libraryID))").run()
-        try await sql.raw("DELETE FROM copies WHERE library_id = \(bind: libraryID)").run()
-        try await sql.raw("DELETE FROM titles WHERE library_id = \(bind: libraryID)").run()
-        try await sql.raw("DELETE FROM members WHERE library_id = \(bind: libraryID)").run()
-        try await sql.raw("DELETE FROM categories WHERE library_id = \(bind: libraryID)").run()
+        for table in Features.eraseOrder(includingRestoreOnly: false) {
+            switch table.rows {
+            case .byLibrary(let only):
+                try await db.sql.raw("DELETE FROM \(ident: table.name) WHERE library_id = \(bind: libraryID)\(unsafeRaw: only.map { " AND " + $0 } ?? "")").run()
+            case .childOf(let parent, let key):
+                try await db.sql.raw("""
+                    DELETE FROM \(ident: table.name) WHERE \(ident: key) IN (SELECT id FROM \(ident: parent) WHERE library_id = \(bind: libraryID))
+                    """).run()
+            case .library, .server:
+                preconditionFailure("\(table.name) has no rows of one library to erase")
+            }
+        }
     }
 
     /// A library's settings as a backup holds them (written by a restore, copied by a swap).
@@ -147,6 +148,38 @@ enum Backup {
         }
     }
 
+    /// The backup's stocktakes at shelves it restores, with the scans of those of an outcome this server
+    /// knows; a scan's copy the backup does not hold is forgotten (the scan keeps its code), and a copy
+    /// is scanned at most once per stocktake (the table's rule). Texts are held to what a scan writes.
+    static func restorableStocktakes(_ b: LibraryBackup, shelves: Set<UUID>)
+        -> (stocktakes: [LibraryBackup.StocktakeRow], scans: [LibraryBackup.StocktakeScanRow]) {
+        let copies = Set(b.copies.map(\.id))
+        func text(_ value: String?, max: Int) -> String? {
+            value.map { String($0.cleanedInput.prefix(max)) }.flatMap { $0.isEmpty ? nil : $0 }
+        }
+        let stocktakes = (b.stocktakes ?? []).compactMap { (t: LibraryBackup.StocktakeRow) -> LibraryBackup.StocktakeRow? in
+            guard shelves.contains(t.shelf_id), let name = text(t.shelf_name, max: 200) else { return nil }
+            var r = t
+            r.shelf_name = name
+            r.started_by = text(t.started_by, max: 200)
+            (r.found, r.missing, r.misplaced, r.unknown) = (max(0, t.found), max(0, t.missing), max(0, t.misplaced), max(0, t.unknown))
+            return r
+        }
+        let kept = Set(stocktakes.map(\.id))
+        var seen = Set<String>()
+        let scans = (b.stocktakeScans ?? []).compactMap { (s: LibraryBackup.StocktakeScanRow) -> LibraryBackup.StocktakeScanRow? in
+            guard kept.contains(s.stocktake_id), StocktakeOutcome(rawValue: s.outcome) != nil,
+                  let code = text(s.code, max: Identifier.maxLength) else { return nil }
+            var r = s
+            r.code = code
+            r.expected = text(s.expected, max: 200)
+            if let copy = s.copy_id, !copies.contains(copy) { r.copy_id = nil }
+            if let copy = r.copy_id, !seen.insert("\(s.stocktake_id) \(copy)").inserted { return nil }
+            return r
+        }
+        return (stocktakes, scans)
+    }
+
     /// A backup's settings are held to the same ranges as the settings API.
     static func validateSettings(_ library: LibraryBackup.LibraryRow) throws {
         func refuse(_ field: String, _ value: Int) -> ExchangeError { .backupSettingOutOfRange(field: field, value: value) }
@@ -201,7 +234,8 @@ enum Backup {
         }
         let counts: [Int] = [b.titles.count, b.copies.count, b.members.count, b.loans.count, b.activities.count, b.categories.count,
                              b.titleCategories.count, b.covers?.count ?? 0, b.reads?.count ?? 0, b.progressEvents?.count ?? 0,
-                             b.readingGoals?.count ?? 0, b.quotes?.count ?? 0, b.pagePhotos?.count ?? 0, b.holds?.count ?? 0, b.fines?.count ?? 0, b.shelves?.count ?? 0]
+                             b.readingGoals?.count ?? 0, b.quotes?.count ?? 0, b.pagePhotos?.count ?? 0, b.holds?.count ?? 0, b.fines?.count ?? 0, b.shelves?.count ?? 0,
+                             b.stocktakes?.count ?? 0, b.stocktakeScans?.count ?? 0]
         let total = counts.reduce(0, +)
         guard total <= Limits.rowsPerRestore else {
             throw ExchangeError.backupTooLarge(rows: total, max: Limits.rowsPerRestore)
@@ -321,13 +355,14 @@ enum Backup {
         // The backup's shelves (one per name and code, each checked as a person's would be), then a
         // shelf for every location its copies name that it does not list.
         var shelfNames = Set<String>(), shelfCodes = Set<String>()
-        try await insert("shelves", (b.shelves ?? []).compactMap { (s: LibraryBackup.ShelfRow) -> LibraryBackup.ShelfRow? in
+        let keptShelves = (b.shelves ?? []).compactMap { (s: LibraryBackup.ShelfRow) -> LibraryBackup.ShelfRow? in
             let name = s.name.cleanedInput
             guard !name.isEmpty, name.count <= 200, shelfNames.count < Shelves.maxPerLibrary, shelfNames.insert(name).inserted,
                   let code = ShelfCode.normalized(s.code), shelfCodes.insert(code).inserted else { return nil }
-            return LibraryBackup.ShelfRow(id: UUID(), name: name, room: s.room.map { String($0.cleanedInput.prefix(100)) }.flatMap { $0.isEmpty ? nil : $0 },
+            return LibraryBackup.ShelfRow(id: s.id, name: name, room: s.room.map { String($0.cleanedInput.prefix(100)) }.flatMap { $0.isEmpty ? nil : $0 },
                                           code: code, created_at: s.created_at, updated_at: s.updated_at)
-        })
+        }
+        try await insert("shelves", keptShelves.map { var r = $0; r.id = map($0.id); return r })
         try await write { db in try await Shelves.ensureAll(library: libraryID, on: db) }
         try await insert("members", b.members.map { var r = $0; r.id = map(r.id); r.language = r.language.flatMap { Lang(rawValue: $0)?.rawValue }; return r })
         try await insert("loans", b.loans.map { l in
@@ -371,6 +406,18 @@ enum Backup {
             r.id = map(h.id); r.title_id = map(h.title_id); r.member_id = map(h.member_id); r.copy_id = map(h.copy_id)
             return r
         })
+        let (stocktakes, scans) = restorableStocktakes(b, shelves: Set(keptShelves.map(\.id)))
+        try await insert("stocktakes", stocktakes.map { var r = $0; r.id = map($0.id); r.shelf_id = map($0.shelf_id); return r })
+        let scanRows = scans.map { s in
+            var r = s
+            r.id = map(s.id); r.stocktake_id = map(s.stocktake_id); r.copy_id = map(s.copy_id)
+            return r
+        }
+        for batch in scanRows.chunked(batchRows) {
+            try await write { db in
+                for chunk in batch.chunked(200) { try await db.sql.insert(into: "stocktake_scans").models(Array(chunk), nilEncodingStrategy: .asNil).run() }
+            }
+        }
 
         // Reading life: reads, progress, goals, quotes and page photos. A user's rows come back only when
         // that account exists on this server (a backup from elsewhere brings its members' logs, not

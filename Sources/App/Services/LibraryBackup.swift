@@ -36,6 +36,32 @@ struct LibraryBackup: Codable, Sendable, Equatable {
     /// The shelves with their rooms and codes (issue 26); absent in backups made before them (a
     /// restore then makes a shelf of every location its copies name).
     var shelves: [ShelfRow]? = nil
+    /// The stocktakes taken at the shelves, and what each scan found; absent in backups made before them.
+    var stocktakes: [StocktakeRow]? = nil
+    var stocktakeScans: [StocktakeScanRow]? = nil
+
+    struct StocktakeRow: Codable, Sendable, Equatable {
+        var id: UUID
+        var shelf_id: UUID
+        var shelf_name: String
+        var started_at: Date
+        var finished_at: Date?
+        var started_by: String?
+        var found: Int
+        var missing: Int
+        var misplaced: Int
+        var unknown: Int
+    }
+
+    struct StocktakeScanRow: Codable, Sendable, Equatable {
+        var id: UUID
+        var stocktake_id: UUID
+        var copy_id: UUID?
+        var code: String
+        var outcome: String
+        var expected: String?
+        var scanned_at: Date
+    }
 
     struct ShelfRow: Codable, Sendable, Equatable {
         var id: UUID

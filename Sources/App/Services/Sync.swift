@@ -179,11 +179,4 @@ enum Sync {
             return purged.n
         }
     }
-
-    /// A library deleted: its feed and pushed answers go with it (the removals its rows left behind
-    /// are nobody's to read).
-    static func forget(library: UUID, on db: any Database) async throws {
-        try await db.sql.raw("DELETE FROM sync_log WHERE library_id = \(bind: library)").run()
-        try await db.sql.raw("DELETE FROM sync_mutations WHERE library_id = \(bind: library)").run()
-    }
 }

@@ -1,0 +1,133 @@
+import Vapor
+
+/// A feature of Shelfmark as the rest of the app sees it: its tables, each with what happens to its
+/// rows when a library is backed up, erased, restored over or deleted, and its routes. The erase, the
+/// restore's swap, `Accounts.forgetLibrary` and the router read `Features.all`; a test holds every
+/// table of the live schema (SQLite and PostgreSQL) to exactly one feature.
+protocol Feature {
+    /// The feature's name as its folder under `Sources/App/Features/` says it.
+    static var name: String { get }
+    static var tables: [DataTable] { get }
+    /// Registers the feature's API operations (with their OpenAPI entries) and its web pages.
+    static func register(api: APIRoutes, web: any RoutesBuilder)
+}
+
+extension Feature {
+    /// A feature whose handlers still live in the layer folders (`Controllers/`) is registered by
+    /// `routes(_:)` itself until it moves into its folder.
+    static func register(api: APIRoutes, web: any RoutesBuilder) {}
+}
+
+/// One table and its policy. Every "no" says why, so a table is never left out by forgetting it.
+struct DataTable: Sendable {
+    /// How a library's rows of the table are found.
+    enum Rows: Sendable, Equatable {
+        /// The `libraries` row itself.
+        case library
+        /// Rows with a `library_id`; `only` narrows the erase (a library's enrichment jobs, not its imports).
+        case byLibrary(only: String? = nil)
+        /// Rows found through a parent's key (a title's categories, a read's progress).
+        case childOf(String, key: String)
+        /// Not one library's rows: the server's, an account's, or the database's own.
+        case server
+    }
+
+    /// In a library's backup (`LibraryBackup`, under `key`), or not and why.
+    enum Backup: Sendable, Equatable {
+        case kept(key: String)
+        case no(String)
+    }
+
+    /// Deleted by "erase the library's data" and by a restore over the library (`erased`), only by the
+    /// restore (`byRestoreOnly`: what the erase keeps, a restore replaces), or neither.
+    enum Erase: Sendable, Equatable {
+        case erased
+        case byRestoreOnly
+        case no(String)
+    }
+
+    /// Moved from a restore's hidden library into the restored one (`library_id` rewritten), following
+    /// its parent (rows with no `library_id`), or neither.
+    enum Swap: Sendable, Equatable {
+        case moved
+        case followsParent
+        case no(String)
+    }
+
+    /// When its library is deleted: removed by a foreign key's cascade, deleted by
+    /// `Accounts.forgetLibrary` (rows with no foreign key to the library), or not a library's.
+    enum Forget: Sendable, Equatable {
+        case cascade
+        case deleted
+        case no(String)
+    }
+
+    var name: String
+    var rows: Rows
+    /// The tables its rows reference, as the schema's foreign keys say (children are erased before their
+    /// parents and moved after them). `libraries` and `users` are left out: they are never erased or moved.
+    var parents: [String] = []
+    /// Its rows have an `id` (a large erase deletes them in batches by it); `reading_days` is keyed by
+    /// reader and day instead.
+    var keyedByID = true
+    /// The one database the table exists on (its dialect's name), when not both: SQLite's full-text
+    /// index is a table of its own, PostgreSQL's a column of the titles.
+    var onlyOn: String? = nil
+    var backup: Backup
+    var erase: Erase
+    var swap: Swap
+    var forget: Forget
+}
+
+enum Features {
+    /// Every feature; the order breaks ties where the tables' parents leave one open.
+    static let all: [any Feature.Type] = [
+        AccountsFeature.self, CatalogFeature.self, MembersFeature.self, CirculationFeature.self, HoldsFeature.self,
+        FinesFeature.self, ShelvesFeature.self, ReadingFeature.self, MailFeature.self, JobsFeature.self, SyncFeature.self,
+        KioskFeature.self,
+    ]
+
+    static var tables: [DataTable] { all.flatMap { $0.tables } }
+
+    /// The feature that owns `table`.
+    static func owner(of table: String) -> (any Feature.Type)? {
+        all.first { $0.tables.contains { $0.name == table } }
+    }
+
+    /// What "erase the library's data" deletes (`includingRestoreOnly`: what a restore over it deletes),
+    /// children before their parents.
+    static func eraseOrder(includingRestoreOnly: Bool) -> [DataTable] {
+        let chosen = tables.filter { t in
+            switch t.erase {
+            case .erased: true
+            case .byRestoreOnly: includingRestoreOnly
+            case .no: false
+            }
+        }
+        return Array(parentsFirst(chosen).reversed())
+    }
+
+    /// The tables a restore's swap moves, parents before their children.
+    static var swapOrder: [String] {
+        parentsFirst(tables.filter { $0.swap == .moved }).map(\.name)
+    }
+
+    /// The tables whose rows `Accounts.forgetLibrary` deletes.
+    static var forgottenTables: [String] {
+        tables.filter { $0.forget == .deleted }.map(\.name)
+    }
+
+    /// `tables` ordered so every table comes after the parents among them; ties in declaration order.
+    static func parentsFirst(_ tables: [DataTable]) -> [DataTable] {
+        var placed: [DataTable] = [], left = tables
+        let names = Set(tables.map(\.name))
+        while !left.isEmpty {
+            let done = Set(placed.map(\.name))
+            guard let next = left.firstIndex(where: { t in t.parents.allSatisfy { !names.contains($0) || done.contains($0) || $0 == t.name } }) else {
+                preconditionFailure("the tables' parents make a cycle: \(left.map(\.name))")
+            }
+            placed.append(left.remove(at: next))
+        }
+        return placed
+    }
+}

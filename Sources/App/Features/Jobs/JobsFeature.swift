@@ -1,0 +1,9 @@
+/// Background work: imports, restores, exports and enrichment, each a job with its state and report.
+enum JobsFeature: Feature {
+    static let name = "Jobs"
+    static let tables: [DataTable] = [
+        DataTable(name: "jobs", rows: .byLibrary(only: "kind = 'enrich'"), backup: .no("work of this server: reports of imports and restores"),
+                  erase: .erased, swap: .no("work of this server"),
+                  forget: .no("the library's id is set to null: its owner keeps the reports of what ran")),
+    ]
+}

@@ -1,0 +1,8 @@
+/// The self-service kiosk: devices set up to lend and return by card.
+enum KioskFeature: Feature {
+    static let name = "Kiosk"
+    static let tables: [DataTable] = [
+        DataTable(name: "kiosks", rows: .byLibrary(), backup: .no("a device set up on this server"), erase: .no("a device of the library, not its data"),
+                  swap: .no("the library's devices stay set up"), forget: .cascade),
+    ]
+}
