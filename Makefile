@@ -45,11 +45,12 @@ define ensure_packages
 	fi
 endef
 
-.PHONY: run build test test-venv test-translations test-sqlite test-postgres test-e2e fuzz fuzz-postgres bench bench-scan isbn-ranges clean help
+.PHONY: run build check test test-venv test-translations test-sqlite test-postgres test-e2e fuzz fuzz-postgres bench bench-scan isbn-ranges clean help
 
 help:
 	@echo "make run    build and start the server on SQLite (data in ./data), print the URL"
 	@echo "make test   run the whole suite on SQLite and on a private throwaway PostgreSQL"
+	@echo "make check  the quick loop: build, then the Swift suites on SQLite"
 	@echo "make fuzz   fuzz the API from its OpenAPI document (schemathesis), a few minutes"
 	@echo "make bench  release build, seed 100,000 titles, print search/check-out/read/lookup, import/export and web-import figures"
 	@echo "make bench-scan   barcode decode rate and latency on the photo corpus (SHELFMARK_CORPUS)"
@@ -80,6 +81,13 @@ test:
 	$(MAKE) --no-print-directory test-e2e
 	$(MAKE) --no-print-directory fuzz FUZZ_EXAMPLES=$(FUZZ_TEST_EXAMPLES) FUZZ_MAX_TIME=900
 	$(MAKE) --no-print-directory fuzz-postgres FUZZ_EXAMPLES=$(FUZZ_PG_EXAMPLES) FUZZ_MAX_TIME=900
+
+# The quick loop while working: the build and the Swift suites on SQLite (about two minutes after an
+# incremental build); `make test` adds PostgreSQL, the browser walks and the fuzzing.
+check:
+	$(call ensure_packages,$(RUN_PACKAGES) python3-venv)
+	$(SWIFT) build --build-tests
+	$(MAKE) --no-print-directory test-sqlite
 
 # The translation files as gettext's own checker reads them: syntax, header, plural forms, and named
 # placeholders ({title}) that exist in the English text (python-brace-format).
