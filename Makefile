@@ -25,11 +25,11 @@ VENV := $(CURDIR)/.tmp/venv
 PLAYWRIGHT_VERSION := 1.65.2
 # axe-core (bundled by this package) checks every page of the generated walk for WCAG 2.1 AA.
 AXE_VERSION := 0.1.8
-# Parses the calendar feeds in the browser tests (issue 25).
+# Parses the calendar feeds in the browser tests.
 ICALENDAR_VERSION := 7.3.2
-# Draws the fake camera's video frames in the phone checks (issue 27).
+# Draws the fake camera's video frames in the phone checks.
 PILLOW_VERSION := 11.3.0
-# A real SMTP server (STARTTLS, TLS, AUTH) the reminder tests send to (issue 25).
+# A real SMTP server (STARTTLS, TLS, AUTH) the reminder tests send to.
 AIOSMTPD_VERSION := 1.4.6
 BENCH_PACKAGES := wrk time sqlite3 postgresql $(IMAGING_PACKAGES)
 BENCH_SCAN_PACKAGES := zbar-tools $(IMAGING_PACKAGES)
@@ -141,7 +141,7 @@ fuzz:
 	FUZZ_BIN=$$($(SWIFT) build --show-bin-path) FUZZ_VENV=$(VENV) FUZZ_MAX_TIME=$(FUZZ_MAX_TIME) FUZZ_EXAMPLES=$(FUZZ_EXAMPLES) \
 	  $(VENV)/bin/python Tests/fuzz/run.py
 
-# The same fuzzing against PostgreSQL (issue 24), on a private cluster made fresh for it. `make fuzz` and
+# The same fuzzing against PostgreSQL, on a private cluster made fresh for it. `make fuzz` and
 # `make fuzz-postgres` alone run the full pass (100 examples an operation); `make test` runs both with
 # fewer (same seed, same cases every run), after the coverage phase that tries every operation's
 # boundaries in full: with 146 operations the full pass took ~890 s on SQLite (coverage 119 s, fuzzing

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
-"""Pages at the size of a real school library (issue 16): 20,000 titles, 60,000 copies, 600 members and
+"""Pages at the size of a real school library: 20,000 titles, 60,000 copies, 600 members and
 3,000 open loans, on SQLite and, when PostgreSQL is installed, on a private throwaway cluster. At a
-community library's size too (issue 24): BENCH_PAGE_TITLES=100000; every sort, a far page and the
+community library's size too: BENCH_PAGE_TITLES=100000; every sort, a far page and the
 letters W and Z are among the pages, so a list that grows with the library shows.
 
 For each page a librarian uses all day (catalog, a search, a letter of the A–Z, a book, a member, the

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Issue 26's label and catalog targets, measured (part of `make bench`): a label sheet PDF for 3,000 copies (Avery
+"""The label and catalog targets, measured (part of `make bench`): a label sheet PDF for 3,000 copies (Avery
 L7160, 143 sheets, Latin, Irish and Chinese titles) in <= 5 s and <= 200 MB peak. Runs `shelfmark
 bench-print` on a throwaway SQLite directory; prints each round, the medians, each median as a share
 of its target, and the labels against the same-run baseline (a PDF of as many pages with one line each).

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Reading life (issue 17), on the release build of `make bench` (or BENCH_BIN=<bin dir>), SQLite:
+"""Reading life, on the release build of `make bench` (or BENCH_BIN=<bin dir>), SQLite:
 
 1. A reader with 2,000 reads and 50,000 progress events (`shelfmark seed-reading`): the statistics page
    (repeated, and right after a progress event, when its figures are worked out again) and a book's page

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Issue 25's targets, measured (part of `make bench`): the daily reminder run for a library with 600
+"""The targets, measured (part of `make bench`): the daily reminder run for a library with 600
 members and 3,000 open loans (400 overdue) hands every message to a real SMTP server (aiosmtpd on
 127.0.0.1, from the test venv) in <= 10 s, and the letters PDF for 200 members without email is made
 in <= 5 s. Runs `shelfmark bench-reminders` on a throwaway SQLite directory; prints each round and the

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""A long restore over a library, and everyone else meanwhile (issue 24). A library of
+"""A long restore over a library, and everyone else meanwhile. A library of
 BENCH_RESTORE_TITLES titles (default 100,000, 2 copies each, 600 members) is backed up and restored
 over itself through the API, while another client keeps asking for `/api/v1/health` and keeps writing
 into another library of the same server (a title's edit). Reported: the restore's time, and the other

@@ -4,7 +4,7 @@ SHELFMARK_CORPUS), release build. Per set: images read correctly, misreads, noth
 milliseconds per image (decode of the file's bytes to result, in-process). Baseline in the same run:
 Debian's zbarimg (zbar 0.23, one pass over the image as it is) on the same images.
 
-Then the live camera path (issue 27): every photo made a 1280×720 camera frame (JPEG) and read by the
+Then the live camera path: every photo made a 1280×720 camera frame (JPEG) and read by the
 quick look a frame gets (`shelfmark scan --live`, one process, one core): reads and misreads per set,
 and the frames per second one core decodes (1000 / median ms). Target: >= 15 frames/s, zero misreads."""
 import csv, os, statistics, subprocess, sys, time

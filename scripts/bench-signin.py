@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""A class signing in at once (issue 24): 25 sign-ins sent together (bcrypt, cost 12), while another
+"""A class signing in at once: 25 sign-ins sent together (bcrypt, cost 12), while another
 client keeps asking for a cheap page (`/api/v1/health`) and for a catalog page. Reported: the other
 client's p50 and p99 while the class signs in, next to the same requests with nobody signing in,
 measured in the same run (medians over BENCH_ROUNDS rounds). Target: p99 ≤ 20 ms meanwhile.

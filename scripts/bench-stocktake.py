@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Issue 26's stocktake target, measured (part of `make bench`): at a 300-book shelf of a 20,000-title
+"""The stocktake target, measured (part of `make bench`): at a 300-book shelf of a 20,000-title
 library, each scan answers in p99 <= 30 ms. Runs `shelfmark bench-stocktake` on a throwaway SQLite
 directory; prints each round, the medians of the rounds' p50 and p99, the p99 as a share of the target,
 and the scan against the same-run baseline (the cheapest read a scan makes: a copy by its barcode).

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The sync feed and push (issue 28) at a school's size: 20,000 titles × 3 copies, 600 members and 600 open
+"""The sync feed and push at a school's size: 20,000 titles × 3 copies, 600 members and 600 open
 loans, on SQLite and, when PostgreSQL is installed, on a private throwaway cluster.
 
 - A first pull: every page of `…/sync/changes` (limit 5,000) from no cursor, gzip accepted as a phone

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""A 100,000-row import through the web page (issue 15): the upload answers at once with the job's
+"""A 100,000-row import through the web page: the upload answers at once with the job's
 page, which shows rows landing, then the report. Per round, into a new library: the time from
 sending the file to the answer (303 to the job page), the time until the job is done, and how many
 times the page showed more rows than the time before (progress seen). Medians over rounds; the

@@ -89,7 +89,7 @@ def main():
     print(f"   {len(rounds)} rounds × {rounds[0]['queries']} queries: p50 {search_p50:.2f} ms, p99 {search_p99:.2f} ms (medians over rounds)")
     print("   slowest prefixes (median): " + ", ".join(f"'{l['prefix']}' {l['median_ms']:.1f} ms" for l in slowest))
 
-    print("== 1b. Spoken page numbers (issue 17: >= 100,000 phrases/s on one core) ==", flush=True)
+    print("== 1b. Spoken page numbers (>= 100,000 phrases/s on one core) ==", flush=True)
     spoken = [json.loads(l) for l in sh(binary, "bench-spoken", "--rounds", "7", env=env).splitlines() if l.startswith("{")]
     rate = statistics.median(r["phrases_per_second"] for r in spoken)
     print(f"   {len(spoken)} rounds × {spoken[0]['phrases']:,} phrases (en/de/ga/zh mix): median {rate:,.0f} phrases/s, "

@@ -10,7 +10,7 @@ public func configure(_ app: Application) async throws {
     app.clock = try AppClock.fromEnvironment()
     app.transportSecurity = try TransportSecurity.fromEnvironment()
     try HTTPS.configure(app, options: app.httpsOptions)
-    // The server runs the background enrichment worker (A6) and the recurring jobs; one-off commands do not.
+    // The server runs the background enrichment worker and the recurring jobs; one-off commands do not.
     let command = app.environment.arguments.dropFirst().first
     if command == nil || command == "serve" || command?.hasPrefix("-") == true {
         app.useEnrichmentWorker()
@@ -48,7 +48,7 @@ func configure(_ app: Application, storage: StorageConfig) throws {
     app.middleware.use(UserAuthenticator())
     app.routes.defaultMaxBodySize = "2mb"
     // Providers and cover servers: an unreachable one fails after 3 s of connection attempts
-    // instead of the lookup's whole timeout, so an offline catalog answers quickly (A1, A6).
+    // instead of the lookup's whole timeout, so an offline catalog answers quickly.
     app.http.client.configuration.timeout.connect = .seconds(3)
     app.http.client.configuration.redirectConfiguration = .follow(max: 5, allowCycles: false)
     app.useCoverClient()

@@ -1,4 +1,4 @@
-// PDFs (issue 25 letters, issue 26 labels): cairo draws, pango lays out text in every script
+// PDFs (letters, labels): cairo draws, pango lays out text in every script
 // (Latin, Irish, Chinese through fontconfig's Noto fonts). `make` installs libcairo2-dev,
 // libpango1.0-dev, fonts-noto-core and fonts-noto-cjk.
 #include <cairo/cairo.h>

@@ -1,7 +1,7 @@
 import CImaging
 import Foundation
 
-/// E4: a photographed book page made readable. The phone's rotation (EXIF orientation) is applied,
+/// A photographed book page made readable. The phone's rotation (EXIF orientation) is applied,
 /// a large photo is brought down to a working size, and — given the page's four corners — the page is
 /// straightened with a real projective transform (leptonica's `pixProjectivePtaColor`, interpolated).
 /// Answers a JPEG of the page and a small JPEG thumbnail. The original bytes are the caller's to keep.

@@ -18,7 +18,7 @@ public final class TextReader: @unchecked Sendable {
     }
 
     public static let shared = TextReader()
-    /// For photographed book pages (E5): the reader's language with English (a German reader's book
+    /// For photographed book pages: the reader's language with English (a German reader's book
     /// may be English), when its model is installed (Debian's tesseract-ocr-deu, -gle, -chi-sim).
     public static func pages(language code: String) -> TextReader {
         switch code.prefix(2) {

@@ -12,7 +12,7 @@ public protocol MetadataProvider: Sendable {
     func search(_ query: SearchQuery) async throws -> [BookRecord]
 }
 
-/// A free-text search (C1, or text read off a cover), optionally split into title and author.
+/// A free-text search (or text read off a cover), optionally split into title and author.
 public struct SearchQuery: Sendable, Equatable {
     public var text: String
     public var title: String?

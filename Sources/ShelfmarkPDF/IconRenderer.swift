@@ -2,7 +2,7 @@ import CPDF
 import CSVG
 import Foundation
 
-/// The installable app's icons (issue 27), drawn from the project's own SVG when the server starts:
+/// The installable app's icons, drawn from the project's own SVG when the server starts:
 /// librsvg renders the SVG into a cairo image, written as PNG. A maskable icon (Android's adaptive
 /// icons cut it to a circle or a squircle) has the drawing in the middle 80 % on the icon's own
 /// background colour, so nothing that matters is cut off.

@@ -3,7 +3,7 @@ import Foundation
 import SwiftASN1
 import X509
 
-/// Shelfmark's own certificates (issue 27), for HTTPS on a school's network without a domain name:
+/// Shelfmark's own certificates, for HTTPS on a school's network without a domain name:
 /// a small certificate authority made once per installation, and from it a server certificate for the
 /// machine's host names and network addresses. A phone trusts the authority once (its SHA-256
 /// fingerprint is printed and shown to compare); when the machine's address changes (a new lease from

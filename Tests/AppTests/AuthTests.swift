@@ -4,7 +4,7 @@ import Foundation
 import Testing
 import Vapor
 
-/// G2: first run, password login, sessions in the database, API tokens, and who may see what.
+/// First run, password login, sessions in the database, API tokens, and who may see what.
 @Suite struct AuthTests {
     @Test func firstRunCreatesTheOwnerOnlyOnce() async throws {
         try await withTestApp { app in

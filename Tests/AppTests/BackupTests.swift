@@ -57,7 +57,7 @@ private func send(_ f: Fixture, _ method: HTTPMethod, _ path: String, body: Data
 }
 
 @Suite struct BackupTests {
-    /// Issue 17: a backup keeps the reading life — the owner's reads with their progress, a member's
+    /// A backup keeps the reading life — the owner's reads with their progress, a member's
     /// log, goals, quotes and page photos — and a restore brings it back (as a new library too); another
     /// server's accounts' diaries are not restored; a photo that is not an image is left out.
     @Test func aBackupKeepsReadsProgressGoalsQuotesAndPhotos() async throws {
@@ -133,7 +133,7 @@ private func send(_ f: Fixture, _ method: HTTPMethod, _ path: String, body: Data
             #expect(try await f.owner.get("\(other)/reads").array.isEmpty)
             let otherQuote = try #require((try await f.owner.get("\(other)/quotes")["items"] as? [[String: Any]])?.first)
             #expect(otherQuote["photoId"] == nil)
-            // Issue 24: the report says what was left out, no longer silently.
+            // The report says what was left out, no longer silently.
             let leftOut = try #require(second["leftOut"] as? [String: Any])
             #expect(leftOut["reads"] as? Int == 1 && leftOut["readers"] as? Int == 1 && leftOut["photos"] as? Int == 1)
             #expect(leftOut["quotes"] as? Int == 0)
@@ -302,7 +302,7 @@ private func send(_ f: Fixture, _ method: HTTPMethod, _ path: String, body: Data
         }
     }
 
-    /// Issue 24: a restore over a library is written beside it and swapped in batch by batch (on SQLite
+    /// A restore over a library is written beside it and swapped in batch by batch (on SQLite
     /// one transaction of it held the only writer). Killed after it hid the library, or half-way through
     /// moving the rows in, the swap is finished by the next job that finds it dead: the library is then
     /// exactly the backup (its titles, copies, counts and search), nothing of the hidden library or of

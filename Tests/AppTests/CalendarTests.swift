@@ -4,7 +4,7 @@ import Foundation
 import Testing
 import Vapor
 
-/// Issue 25, B6: a member's due dates in their phone's calendar, by a secret link that can be stopped:
+/// A member's due dates in their phone's calendar, by a secret link that can be stopped:
 /// one all-day event per open loan on its due day; a renewal moves it and raises its SEQUENCE; a
 /// return removes it; the staff's feed has every loan; a stopped link is a 404.
 @Suite struct CalendarTests {

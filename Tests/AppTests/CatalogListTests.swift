@@ -8,7 +8,7 @@ import Testing
 import Vapor
 import VaporTesting
 
-/// Issue 24: every list order answers on both databases from its own index, and the counts the
+/// Every list order answers on both databases from its own index, and the counts the
 /// catalog shows (total, A–Z, favourites, where a letter starts) are the kept ones, equal to counting
 /// the titles after any kind of write.
 @Suite struct CatalogListTests {

@@ -6,7 +6,7 @@ import Vapor
 import VaporTesting
 @testable import App
 
-/// The printed catalog and a book's PDF (issue 26, F4): A–Z under letters or grouped, "page X of Y",
+/// The printed catalog and a book's PDF: A–Z under letters or grouped, "page X of Y",
 /// narrowed by shelf, covers drawn (read back from the rendered page), Chinese and Irish intact.
 @Suite(.serialized) struct CatalogPrintTests {
     @Test func thePrintedCatalogListsEveryBookWithItsPageNumbers() async throws {

@@ -8,7 +8,7 @@ import Vapor
 @Suite struct CatalogTests {
     /// A title read is one statement with a row per copy and category: each copy and category comes
     /// once, copies by number, categories A–Z, the open loan with its copy.
-    /// A4, issue 23: the favorite toggle is one write. Ten taps at once flip it ten times (none reads
+    /// The favorite toggle is one write. Ten taps at once flip it ten times (none reads
     /// a mark another is changing), each logged with the mark it left; another library's title is not found.
     @Test func theFavoriteToggleIsOneWriteWhateverTheConcurrency() async throws {
         try await withTestApp { app in
@@ -82,7 +82,7 @@ import Vapor
         }
     }
 
-    /// A2: the same ISBN is refused with the existing title and the way to add copies instead.
+    /// The same ISBN is refused with the existing title and the way to add copies instead.
     @Test func duplicateISBNOffersAddingCopies() async throws {
         try await withTestApp { app in
             let f = try await Fixture.make(app)
@@ -99,7 +99,7 @@ import Vapor
         }
     }
 
-    /// A5: as-you-type prefixes over title, author and ISBN; case and diacritics ignored.
+    /// As-you-type prefixes over title, author and ISBN; case and diacritics ignored.
     @Test func searchMatchesPrefixesIgnoringCaseAndDiacritics() async throws {
         try await withTestApp { app in
             let f = try await Fixture.make(app)
@@ -165,7 +165,7 @@ import Vapor
         }
     }
 
-    /// A7: copy counts never drop below the copies on loan; a title with loans out cannot be deleted.
+    /// Copy counts never drop below the copies on loan; a title with loans out cannot be deleted.
     @Test func editingRespectsCopiesOnLoan() async throws {
         try await withTestApp { app in
             let f = try await Fixture.make(app)
@@ -207,7 +207,7 @@ import Vapor
         }
     }
 
-    /// C1, C2: wishlist items have no copies until acquired.
+    /// Wishlist items have no copies until acquired.
     @Test func wishlistAddAcquireDelete() async throws {
         try await withTestApp { app in
             let f = try await Fixture.make(app)

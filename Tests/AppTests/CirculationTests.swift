@@ -5,7 +5,7 @@ import Testing
 import Vapor
 
 @Suite struct CirculationTests {
-    /// B2, B3, D1: check out by card ID, return by barcode; the loan is closed and kept; both are logged.
+    /// Check out by card ID, return by barcode; the loan is closed and kept; both are logged.
     @Test func checkoutAndReturnAreLoggedAndKept() async throws {
         try await withTestApp { app in
             let f = try await Fixture.make(app)
@@ -95,7 +95,7 @@ import Vapor
         }
     }
 
-    /// B3, B4: overdue is past due and not returned; the return reports the days overdue.
+    /// Overdue is past due and not returned; the return reports the days overdue.
     @Test func overdueLoansAreFlaggedAndReturnedWithDaysOverdue() async throws {
         let clock = TestClock()
         try await withTestApp(clock: clock.appClock) { app in
@@ -138,7 +138,7 @@ import Vapor
         }
     }
 
-    /// B1: deleting a member with loans out needs confirmation, returns the books and keeps the history.
+    /// Deleting a member with loans out needs confirmation, returns the books and keeps the history.
     @Test func deletingAMemberWithLoansReturnsThemAndKeepsHistory() async throws {
         try await withTestApp { app in
             let f = try await Fixture.make(app)
@@ -186,7 +186,7 @@ import Vapor
     }
 }
 
-/// B7: the last copy is never lent twice, whatever the concurrency.
+/// The last copy is never lent twice, whatever the concurrency.
 @Suite struct NoDoubleLendingTests {
     @Test func manyConcurrentCheckoutsOfThreeCopiesMakeExactlyThreeLoans() async throws {
         try await withTestApp { app in
@@ -230,7 +230,7 @@ import Vapor
         }
     }
 
-    /// Issue 24: lends and returns of the same copies raced at full speed (over HTTP, through the
+    /// Lends and returns of the same copies raced at full speed (over HTTP, through the
     /// request's clock): every copy's loans follow one another in time, a loan never starting before
     /// the one before it ended, and each ends after it began.
     @Test func racedLendsAndReturnsNeverOverlapOnACopy() async throws {

@@ -5,7 +5,7 @@ import Vapor
 import VaporTesting
 @testable import App
 
-/// Smart collections (issue 26, A11): saved filters, as chips on the catalog, in the API and in printing.
+/// Smart collections: saved filters, as chips on the catalog, in the API and in printing.
 @Suite(.serialized) struct CollectionTests {
     @Test func aCollectionKeepsItsFilterAndPrintsItsLabels() async throws {
         try await withTestApp { app in

@@ -4,7 +4,7 @@ import Testing
 import Vapor
 
 /// Refusals at the HTTP edge (no sign-in, a confirmation not given, a body that is not a photo, a link
-/// that leads nowhere) are said in the request's language, with the status and code programs read (issue 23).
+/// that leads nowhere) are said in the request's language, with the status and code programs read.
 @Suite struct EdgeErrorTests {
     @Test func theEdgesRefusalsAreSaidInTheRequestsLanguage() async throws {
         try await withTestApp { app in

@@ -4,7 +4,7 @@ import ShelfmarkCore
 import Testing
 import Vapor
 
-/// Issue 25, B5: fines are off by default; when on, a late return is charged per day after the grace
+/// Fines are off by default; when on, a late return is charged per day after the grace
 /// days, capped per loan, or suspends the member instead; a balance is paid in part or in full and
 /// waived with a reason; lending (and renewing) stops at the library's limit; all of it in the activity log.
 @Suite struct FineTests {

@@ -7,7 +7,7 @@ import ShelfmarkTLS
 import Testing
 import Vapor
 
-/// HTTPS out of the box (issue 27): Shelfmark's own certificates, the options, the plain listener's redirect.
+/// HTTPS out of the box: Shelfmark's own certificates, the options, the plain listener's redirect.
 @Suite struct HTTPSTests {
     static func folder() throws -> URL {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("shelfmark-tls-\(UUID().uuidString)")

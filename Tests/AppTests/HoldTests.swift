@@ -7,7 +7,7 @@ import SQLKit
 import Testing
 import Vapor
 
-/// Issue 25, B5: holds queue per title, set a returned copy aside for the first in line, refuse to
+/// Holds queue per title, set a returned copy aside for the first in line, refuse to
 /// lend it to someone else without the librarian's word, expire when not collected, and the renewal
 /// policy refuses with a reason the librarian and the member understand.
 @Suite struct HoldTests {

@@ -73,7 +73,7 @@ private func notes(_ reply: Client.Reply, _ key: String) -> [(Int, String)] {
         }
     }
 
-    /// Issue 16: real exports' identifiers (an ASIN, an ISBN-10 a spreadsheet cut short) never drop a
+    /// Real exports' identifiers (an ASIN, an ISBN-10 a spreadsheet cut short) never drop a
     /// book; a generic CSV's copies column is honoured; a backup chosen as an import says to restore it.
     @Test func identifiersFromRealExportsAreKeptOrRepaired() async throws {
         try await withTestApp { app in
@@ -122,7 +122,7 @@ private func notes(_ reply: Client.Reply, _ key: String) -> [(Int, String)] {
         }
     }
 
-    /// Issue 17: a Goodreads export brings the importer's reading history (shelves, Date Read, Read Count,
+    /// A Goodreads export brings the importer's reading history (shelves, Date Read, Read Count,
     /// My Rating; a custom "dnf" shelf), a StoryGraph export its date ranges; importing it again does not
     /// double it; the history goes out again in Goodreads' layout.
     /// Goodreads writes a series into the title: "A Desolation Called Peace (Teixcalaan, #2)". The import
@@ -263,7 +263,7 @@ private func notes(_ reply: Client.Reply, _ key: String) -> [(Int, String)] {
         }
     }
 
-    /// F4: MARC 21 and MARCXML exports load back as the same catalog (record for record, apart from
+    /// MARC 21 and MARCXML exports load back as the same catalog (record for record, apart from
     /// the control number and the copies' barcodes, which belong to the library that made them).
     @Test(arguments: ["marc", "marcxml"])
     func marcExportThenImportIsTheSameCatalog(format: String) async throws {

@@ -6,7 +6,7 @@ import SQLKit
 import Testing
 import Vapor
 
-/// Issue 15: one background-job mechanism.
+/// One background-job mechanism.
 @Suite struct JobTests {
     /// Two imports into one library never interleave: the second is refused (409 `job_running`, in the
     /// request's language) while the first runs; once the first has ended, the library is free again.
@@ -34,7 +34,7 @@ import Vapor
         }
     }
 
-    /// Issue 23: a job whose row cannot be written (here: a user that does not exist, refused by the
+    /// A job whose row cannot be written (here: a user that does not exist, refused by the
     /// foreign key; in life a full disk or a lost connection) fails with that error, not as `job_running`.
     @Test func aJobThatCannotBeRecordedIsThatErrorNotBusy() async throws {
         try await withTestApp { app in
@@ -79,7 +79,7 @@ import Vapor
         }
     }
 
-    /// Issue 24: a server starting on SQLite (whose database is this process's alone) fails at once the
+    /// A server starting on SQLite (whose database is this process's alone) fails at once the
     /// jobs a stopped process left running, lease or not: the library takes an import right away.
     @Test func aServerStartingOnSQLiteFreesTheLibrariesOfJobsItsPredecessorLeft() async throws {
         try await withTestApp { app in
@@ -141,7 +141,7 @@ import Vapor
     }
 }
 
-/// Issue 23: recurring jobs run once per period and library, whatever the number of instances, catch
+/// Recurring jobs run once per period and library, whatever the number of instances, catch
 /// up once after downtime, and the daily tidy-up removes finished jobs older than the retention.
 @Suite struct RecurringJobTests {
     struct PeriodRow: Decodable { var id: UUID; var period: String?; var state: String; var result: String? }
@@ -208,7 +208,7 @@ import Vapor
     }
 }
 
-/// Issue 23: the migration that makes one job system moves every row: imports stay as they were,
+/// The migration that makes one job system moves every row: imports stay as they were,
 /// filling in titles become `enrich` jobs of their title (and back, on revert).
 @Suite struct UnifyJobsMigrationTests {
     @Test func enrichmentRowsAndJobsMoveIntoOneTable() async throws {
@@ -237,7 +237,7 @@ import Vapor
     }
 }
 
-/// Issue 23: the Background work page: its model built straight from the database, then the page as
+/// The Background work page: its model built straight from the database, then the page as
 /// staff and a viewer see it.
 @Suite struct BackgroundPageTests {
     @Test func thePageListsSchedulesAndRecentRunsWithWhyOneFailed() async throws {

@@ -4,7 +4,7 @@ import ShelfmarkCore
 import Testing
 import Vapor
 
-/// The self-service kiosk (issue 28): a librarian starts it on a tablet and is signed out there; a
+/// The self-service kiosk: a librarian starts it on a tablet and is signed out there; a
 /// member scans their card, then books — lent and returned through the desk's own rules, the due date
 /// in the member's language —; someone else's book is refused without saying whose; the screen
 /// returns to the start after a minute and a half; only a librarian's password ends kiosk mode.

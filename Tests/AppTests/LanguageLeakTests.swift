@@ -5,7 +5,7 @@ import Testing
 import Vapor
 import VaporTesting
 
-/// Issue 15: no English on a German, Irish or Chinese page. Every page of the web app is walked in
+/// No English on a German, Irish or Chinese page. Every page of the web app is walked in
 /// each language, refusals included, and its visible text (text nodes and the attributes people
 /// read: placeholders, labels, titles, alternative texts, button values) is searched for every
 /// interface string in its English form; so are the marks of a developer's message that never went
@@ -114,7 +114,7 @@ import VaporTesting
             let memberID = try await f.addMember("S1", "Ada", "Lovelace")
             _ = try await f.owner.post("\(f.lib)/checkouts", ["cardId": "S1", "titleId": titleID])
             _ = try await f.owner.post("\(f.lib)/wishlist", ["title": "Krabat", "authors": ["Otfried Preußler"]])
-            // The public catalog's pages (issue 28) are walked too: the library publishes it.
+            // The public catalog's pages are walked too: the library publishes it.
             _ = try await f.owner.patch(f.lib, ["publicCatalog": true])
             let user = try #require(try await User.query(on: app.db).first()?.requireID())
             let library = try #require(UUID(uuidString: f.libraryID))

@@ -6,7 +6,7 @@ import Testing
 import Vapor
 import VaporTesting
 
-/// Issue 23: the lending preview decides what a check-out would do without writing, with exactly the
+/// The lending preview decides what a check-out would do without writing, with exactly the
 /// refusals of the check-out itself; the web's confirmation and the API's dry run ask it.
 @Suite struct LendingPreviewTests {
     @Test func theDryRunSaysWhatTheCheckoutWouldDoAndWritesNothing() async throws {
@@ -72,7 +72,7 @@ import VaporTesting
     }
 }
 
-/// Issue 23: a web form is one `Decodable` type whose bounds are declared once.
+/// A web form is one `Decodable` type whose bounds are declared once.
 @Suite struct WebFormTests {
     struct Sample: WebForm {
         var name: String

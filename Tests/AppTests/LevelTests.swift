@@ -4,7 +4,7 @@ import Vapor
 import VaporTesting
 @testable import App
 
-/// Reading levels (issue 26, A12): read into scheme and number, filtered by range on both databases,
+/// Reading levels: read into scheme and number, filtered by range on both databases,
 /// set in bulk from a spreadsheet of ISBN → level.
 @Suite(.serialized) struct LevelTests {
     /// "Every book at AR 3.0–4.5 on the shelves of room 12": a range of one scheme, with a shelf.

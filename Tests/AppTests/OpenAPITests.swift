@@ -3,7 +3,7 @@ import Foundation
 import Testing
 import Vapor
 
-/// G3: the OpenAPI document describes exactly the routes the app serves.
+/// The OpenAPI document describes exactly the routes the app serves.
 @Suite struct OpenAPITests {
     @Test func documentListsEveryRegisteredAPIRouteAndNoOther() async throws {
         try await withTestApp { app in
@@ -67,7 +67,7 @@ import Vapor
             #expect(wrongType.errorField == "cardId")
             #expect(wrongType.errorMessage == "The field “cardId” must be a text.")
             #expect((wrongType["error"] as? [String: Any])?["details"] as? [String: String] == ["expected": "string"])
-            // The same refusals in the request's language (issue 23).
+            // The same refusals in the request's language.
             let german = try await f.owner.send(.POST, "\(f.lib)/members", ["firstName": "A"], headers: ["Accept-Language": "de"])
             #expect(german.errorCode == "missing_field" && german.errorMessage == "Das Feld „cardId“ fehlt, es ist erforderlich.")
             let chinese = try await f.owner.send(.POST, "\(f.lib)/members", ["cardId": 5, "firstName": "A"], headers: ["Accept-Language": "zh-CN"])

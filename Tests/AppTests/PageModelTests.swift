@@ -6,7 +6,7 @@ import Testing
 import Vapor
 import VaporTesting
 
-/// Issue 23: the main pages' models, built by their one function straight from a test database
+/// The main pages' models, built by their one function straight from a test database
 /// (set up, make the model, check its values), not only read back through HTML.
 @Suite struct PageModelTests {
     struct Library {

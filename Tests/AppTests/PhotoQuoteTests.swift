@@ -7,7 +7,7 @@ import Testing
 import Vapor
 import VaporTesting
 
-/// Issue 17, E4/E5: page photos (upload, straighten, markup, OCR, delete) and quotes, private to
+/// Page photos (upload, straighten, markup, OCR, delete) and quotes, private to
 /// their reader, on the API and the pages.
 @Suite struct PhotoQuoteTests {
     static func upload(_ client: Client, _ path: String, _ data: Data, type: String = "image/png") async throws -> Client.Reply {

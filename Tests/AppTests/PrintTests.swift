@@ -7,7 +7,7 @@ import Vapor
 import VaporTesting
 @testable import App
 
-/// Label sheets and member cards (issue 26, F4): PDFs read back with poppler — every label's text where
+/// Label sheets and member cards: PDFs read back with poppler — every label's text where
 /// the sheet's measures put it (within 0.5 mm), the barcodes on the rendered page read back by the
 /// project's own reader, Irish and Chinese intact, page counts right.
 @Suite(.serialized) struct PrintTests {

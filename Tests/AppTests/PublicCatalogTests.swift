@@ -5,7 +5,7 @@ import SQLKit
 import Testing
 import Vapor
 
-/// The public catalog (issue 28, G2): off until the library publishes it; then anyone finds books,
+/// The public catalog: off until the library publishes it; then anyone finds books,
 /// and nothing any page or answer says names a member; members sign in with card and PIN or an emailed
 /// one-time link (through a real SMTP server) and renew, place and cancel holds for themselves only;
 /// its own rate limit; search engines kept out unless the library lets them in.

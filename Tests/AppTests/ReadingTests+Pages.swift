@@ -6,9 +6,9 @@ import Testing
 import Vapor
 import VaporTesting
 
-/// Issue 17 and 23: the reading pages in a browser, and a shared year's link.
+/// The reading pages in a browser, and a shared year's link.
 extension ReadingTests {
-    /// E3, issue 23: a shared year's link is stored only as the SHA-256 of its token (as sessions and
+    /// A shared year's link is stored only as the SHA-256 of its token (as sessions and
     /// API tokens are): the page shows it once, right after it is made; a new link ends the old one.
     @Test func aSharedYearsLinkIsShownOnceAndKeptOnlyAsItsHash() async throws {
         try await withTestApp { app in
@@ -69,7 +69,7 @@ extension ReadingTests {
             let titleID = made.string("id")
             let book = "\(lib)/titles/\(titleID)"
 
-            // Issue 16: the "1/1" pills are explained, and a published date must say a year.
+            // The "1/1" pills are explained, and a published date must say a year.
             let catalogPage = try await browser.get(catalog)
             #expect(catalogPage.html.contains("2/3 = copies free / copies") && catalogPage.html.contains("1 of 1 copies free to lend"))
             let noYear = try await api.patch("/api/v1/libraries/\(libraryID)/titles/\(titleID)", ["publishedDate": "yesterday"])

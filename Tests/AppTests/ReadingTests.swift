@@ -6,7 +6,7 @@ import Testing
 import Vapor
 import VaporTesting
 
-/// Issue 17: a reader's life — reads, progress by page and by voice, privacy, members' logs, goals
+/// A reader's life — reads, progress by page and by voice, privacy, members' logs, goals
 /// and statistics, on the API and on the pages.
 @Suite struct ReadingTests {
     enum ISO { static func string(from d: Date) -> String { d.formatted(.iso8601) } }
@@ -112,7 +112,7 @@ import VaporTesting
         }
     }
 
-    /// E3: books and pages per month, streaks, the goal's pace, ratings, top authors, longest and
+    /// Books and pages per month, streaks, the goal's pace, ratings, top authors, longest and
     /// shortest book, each current read's pace.
     @Test func statisticsAndTheYearsGoal() async throws {
         let clock = TestClock()
@@ -218,7 +218,7 @@ import VaporTesting
         }
     }
 
-    /// Issue 24: the first progress events for a title nobody is reading yet, sent at once, make one
+    /// The first progress events for a title nobody is reading yet, sent at once, make one
     /// read (on PostgreSQL 40 at once made 28 reads; two reads in 29 of 30 trials of two), with every
     /// event on it.
     @Test func firstEventsAtOnceMakeOneRead() async throws {

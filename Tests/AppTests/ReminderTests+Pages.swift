@@ -4,7 +4,7 @@ import ShelfmarkCore
 import Testing
 import Vapor
 
-/// The reminder pages (issue 25, B6) as a librarian uses them, in German: the mail server and a test
+/// The reminder pages as a librarian uses them, in German: the mail server and a test
 /// message through a real SMTP server, the settings (refused next to their field), a text changed and
 /// reset, overdue at a glance with one tap, the delivery log with a failure said in German.
 @Suite(.serialized) struct ReminderPageTests {

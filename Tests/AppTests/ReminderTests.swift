@@ -5,7 +5,7 @@ import SQLKit
 import Testing
 import Vapor
 
-/// Issue 25, B6: the daily reminder run, through a real SMTP server (aiosmtpd with STARTTLS or TLS
+/// The daily reminder run, through a real SMTP server (aiosmtpd with STARTTLS or TLS
 /// and AUTH): one message per member listing all their loans, in their language, names and subjects
 /// encoded so any mail program shows "Seán Ó Briain" and "王小明"; a second run sends nothing twice;
 /// every message in the delivery log with the server's answer; failures kept, not lost.

@@ -6,7 +6,7 @@ import SQLKit
 import Testing
 import Vapor
 
-/// Issue 14, robustness under faults.
+/// Robustness under faults.
 @Suite struct RobustnessTests {
     /// Two instances starting at once on an empty PostgreSQL: both migrate (one waits for the other's
     /// lock) and both come up. Runs when the suite runs on PostgreSQL.

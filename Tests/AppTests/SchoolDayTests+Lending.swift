@@ -6,7 +6,7 @@ import Testing
 import Vapor
 import VaporTesting
 
-/// Issue 16: a school library's day at real size — lending and the small things.
+/// A school library's day at real size — lending and the small things.
 extension SchoolDayTests {
     /// Lending says everything it would refuse on the first screen, keeps what was typed, and the
     /// confirmation names the copy to hand over; the card field has the focus.

@@ -6,7 +6,7 @@ import Testing
 import Vapor
 import VaporTesting
 
-/// Issue 16: a school library's day at real size.
+/// A school library's day at real size.
 @Suite struct SchoolDayTests {
     /// `count` titles straight into the library, named so their A–Z order is known: "Aello 00001" …,
     /// the letters in turn ("Aello …" for the first 26th, then "Bello …").

@@ -7,7 +7,7 @@ import Testing
 import Vapor
 import VaporTesting
 
-/// Issue 14: the API's description and its tokens.
+/// The API's description and its tokens.
 extension SecurityTests {
     @Test func operationIdsAreUnique() async throws {
         try await withTestApp { app in

@@ -9,7 +9,7 @@ import Testing
 import Vapor
 import VaporTesting
 
-/// Issue 14: what an attacker with a viewer's or volunteer's account, or none, could do.
+/// What an attacker with a viewer's or volunteer's account, or none, could do.
 @Suite struct SecurityTests {
     private func raw(_ app: Application, _ method: HTTPMethod, _ path: String, headers: HTTPHeaders = [:], body: Data? = nil) async throws -> Client.Reply {
         let response = try await app.testing().sendRequest(method, path, headers: headers, body: body.map { ByteBuffer(data: $0) })

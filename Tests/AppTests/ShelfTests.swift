@@ -7,7 +7,7 @@ import Vapor
 import VaporTesting
 @testable import App
 
-/// Shelves as things and the stocktake (issue 26, A10): made from copies' locations, renamed with
+/// Shelves as things and the stocktake: made from copies' locations, renamed with
 /// their copies, books put on them by a scan, a stocktake that finds what is missing and misplaced,
 /// the copies no stocktake has seen for a year, and the signs that open a shelf on a phone.
 @Suite(.serialized) struct ShelfTests {
@@ -218,7 +218,7 @@ import VaporTesting
         }
     }
 
-    /// Issue 24: a shelf's number of copies is kept as its copies change (`shelf_counts`, so the Shelves
+    /// A shelf's number of copies is kept as its copies change (`shelf_counts`, so the Shelves
     /// page reads a number instead of counting every copy on every shelf): added, lent, withdrawn, moved,
     /// renamed with their shelf, deleted with their book, restored over; each step compared with the
     /// copies counted one by one.

@@ -6,7 +6,7 @@ import SQLKit
 import Testing
 import Vapor
 
-/// Issue 24, a full disk freed: a server starting on a database whose previous process could not fold
+/// A full disk freed: a server starting on a database whose previous process could not fold
 /// its write-ahead log in (it stopped on a full disk) folds it in and truncates it before anything
 /// writes, so the space freed goes to the writes people make, and nothing the log held is lost.
 @Suite struct StorageTests {

@@ -7,7 +7,7 @@ import SQLKit
 import Testing
 import Vapor
 
-/// Issue 28, G4: the sync feed and push. A device that pulls ends equal to the server, whatever happened
+/// The sync feed and push. A device that pulls ends equal to the server, whatever happened
 /// in between; a mutation is applied once however often it is sent; circulation conflicts are first-wins
 /// and answered with the state that refused them; title edits merge field by field.
 @Suite struct SyncTests {

@@ -3,7 +3,7 @@ import Foundation
 import ShelfmarkCore
 import Testing
 
-/// G5: the interface's texts live in gettext PO files, one per language (`Localization/Translations`),
+/// The interface's texts live in gettext PO files, one per language (`Localization/Translations`),
 /// English the source. These tests read the files as built into the binary.
 @Suite struct TranslationTests {
     static func file(_ code: String) throws -> POFile {

@@ -7,7 +7,7 @@ import VaporTesting
 
 @Suite struct WebTests {
     /// A refused form comes back as it was typed, with the reason next to the field it is about
-    /// (issue 15): settings, a title's edit form, adding a member.
+    ///: settings, a title's edit form, adding a member.
     @Test func aRefusedFormKeepsWhatWasTypedWithTheReasonNextToItsField() async throws {
         try await withTestApp { app in
             var browser = Browser(app: app)
@@ -104,7 +104,7 @@ import VaporTesting
         }
     }
 
-    /// An import through the page answers at once with the job's page (F1, issue 15); the page shows
+    /// An import through the page answers at once with the job's page; the page shows
     /// rows landing while the job runs (and reloads itself without JavaScript), then the report in the
     /// reader's language; a second import into the library meanwhile is refused on the form, in it too.
     @Test func aWebImportIsAJobWhosePageShowsProgressThenTheReport() async throws {

@@ -10,14 +10,14 @@ import Testing
     }()
     let now = Date(timeIntervalSince1970: 1_795_000_000) // 2026-11-18 ~09:46 UTC
 
-    /// A9: availability derives from copy statuses; lost and withdrawn copies do not count.
+    /// Availability derives from copy statuses; lost and withdrawn copies do not count.
     @Test func availabilityFromStatuses() {
         let a = Availability(statuses: [.available, .onLoan, .onLoan, .lost, .withdrawn, .available])
         #expect(a == Availability(total: 4, available: 2, onLoan: 2))
         #expect(Availability(statuses: []) == Availability(total: 0, available: 0, onLoan: 0))
     }
 
-    /// B2: due at the end of the day, loan period days from today; days or a date override it.
+    /// Due at the end of the day, loan period days from today; days or a date override it.
     @Test func dueDates() throws {
         let policy = LoanPolicy(timeZone: TimeZone(identifier: "UTC")!)
         let due = try policy.dueDate(from: now)
@@ -30,7 +30,7 @@ import Testing
         #expect(throws: CirculationError.loanPeriodOutOfRange(366)) { try policy.dueDate(from: now, days: 366) }
     }
 
-    /// Issue 16: a day typed in the date field ("2026-11-21", which decodes as midnight UTC) is due at
+    /// A day typed in the date field ("2026-11-21", which decodes as midnight UTC) is due at
     /// the end of that day in the library's time zone, so the loan is not overdue on its due day; a
     /// quick pick (days) ends at the same moment; today is a valid due day.
     @Test func aTypedDueDayEndsAtMidnightInTheLibrarysTimeZone() throws {
@@ -60,7 +60,7 @@ import Testing
         }
     }
 
-    /// B4: overdue is past due and not returned.
+    /// Overdue is past due and not returned.
     @Test func overdue() {
         let due = now.addingTimeInterval(-1)
         #expect(isOverdue(dueAt: due, returnedAt: nil, now: now))
@@ -71,7 +71,7 @@ import Testing
         #expect(daysOverdue(dueAt: now.addingTimeInterval(10), now: now) == 0)
     }
 
-    /// A7: never fewer copies than are on loan.
+    /// Never fewer copies than are on loan.
     @Test func copyCountPlans() throws {
         let current = Availability(total: 3, available: 1, onLoan: 2)
         #expect(try CopyCountPlan.plan(current: current, requestedTotal: 3) == .unchanged)
@@ -88,7 +88,7 @@ import Testing
         #expect(CirculationError.noCopyAvailable(title: "Momo").description.contains("“Momo”"))
     }
 
-    /// G2: each role includes the rights of those below it.
+    /// Each role includes the rights of those below it.
     @Test func roles() {
         #expect(Role.viewer.may(.read))
         #expect(!Role.viewer.may(.circulate))

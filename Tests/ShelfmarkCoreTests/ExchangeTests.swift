@@ -151,7 +151,7 @@ import Testing
         #expect(wish.wishlist)
     }
 
-    /// Issue 23: a malformed ISBN13 with a valid ISBN (10) keeps the valid one; a book shelved to-read
+    /// A malformed ISBN13 with a valid ISBN (10) keeps the valid one; a book shelved to-read
     /// with a Date Read keeps that read and the wish to read it again.
     @Test func goodreadsFallsBackToTheValidISBNAndKeepsAReadOfAToReadBook() throws {
         let csv = #"""
@@ -202,7 +202,7 @@ import Testing
         }
     }
 
-    /// Issue 16: identifiers as real exports and spreadsheets write them.
+    /// Identifiers as real exports and spreadsheets write them.
     @Test func identifiersAreSalvagedRatherThanDropped() throws {
         #expect(try ISBN.salvage("9780306406157") == .isbn(try ISBN("9780306406157")))
         // An ISBN-10 that a spreadsheet turned into a number: the leading zero back, proven by the check digit.
@@ -242,7 +242,7 @@ import Testing
     }
 }
 
-/// Issue 16: a class list from a spreadsheet, whatever its columns are called.
+/// A class list from a spreadsheet, whatever its columns are called.
 @Suite struct MemberListTests {
     func records(_ text: String) throws -> [Result<MemberListMapper.Record, MemberListMapper.RowError>] {
         var reader = CSVReader(text, separator: CSVReader.guessSeparator(text))

@@ -2,7 +2,7 @@ import Foundation
 import ShelfmarkCore
 import Testing
 
-/// B5: what a late return costs, decided without a database.
+/// What a late return costs, decided without a database.
 @Suite struct FinePolicyTests {
     @Test func moneyPerDayAfterGraceCappedPerLoan() {
         let policy = FinePolicy(mode: .money, perDay: 25, graceDays: 2, cap: 300)

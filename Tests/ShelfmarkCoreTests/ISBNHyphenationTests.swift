@@ -2,7 +2,7 @@ import Foundation
 @testable import ShelfmarkCore
 import Testing
 
-/// A1: hyphenation by the ISBN Agency's ranges. Expected forms are worked out by hand from
+/// Hyphenation by the ISBN Agency's ranges. Expected forms are worked out by hand from
 /// RangeMessage.xml (the rule that covers the next seven digits gives each element's length).
 @Suite struct ISBNHyphenationTests {
     @Test(arguments: [

@@ -1,7 +1,7 @@
 import Testing
 @testable import ShelfmarkCore
 
-/// Reading levels as catalogues and teachers write them (A12).
+/// Reading levels as catalogues and teachers write them.
 struct ReadingLevelTests {
     @Test(arguments: [
         ("AR 3.4", ReadingLevel(scheme: .ar, value: 3.4)),

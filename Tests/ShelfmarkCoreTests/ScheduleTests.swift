@@ -2,7 +2,7 @@ import Foundation
 import ShelfmarkCore
 import Testing
 
-/// Recurring jobs' periods (issue 23): the latest passed moment in the library's time zone is the one
+/// Recurring jobs' periods: the latest passed moment in the library's time zone is the one
 /// period a run belongs to.
 @Suite struct ScheduleTests {
     let berlin = TimeZone(identifier: "Europe/Berlin")!

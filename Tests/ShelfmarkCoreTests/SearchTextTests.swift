@@ -2,7 +2,7 @@ import Foundation
 import ShelfmarkCore
 import Testing
 
-/// A5: search is case- and diacritic-insensitive; A–Z sections put non-letters under "#".
+/// Search is case- and diacritic-insensitive; A–Z sections put non-letters under "#".
 @Suite struct SearchTextTests {
     @Test(arguments: [
         ("Éamonn Ó Súilleabháin", "eamonn o suilleabhain"),

@@ -1,7 +1,7 @@
 import Testing
 @testable import ShelfmarkCore
 
-/// Series in titles as Goodreads writes them (A12).
+/// Series in titles as Goodreads writes them.
 struct SeriesTitleTests {
     @Test func goodreadsTitlesGiveTheirSeries() {
         #expect(SeriesTitle.parse("A Desolation Called Peace (Teixcalaan, #2)") == .init(title: "A Desolation Called Peace", series: "Teixcalaan", number: "2"))

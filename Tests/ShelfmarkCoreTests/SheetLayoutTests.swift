@@ -1,7 +1,7 @@
 import Testing
 @testable import ShelfmarkCore
 
-/// The label sheets' measures (F4): where each label is, as the makers publish them.
+/// The label sheets' measures: where each label is, as the makers publish them.
 struct SheetLayoutTests {
     @Test func averyLabelsAreWhereTheMakersSay() {
         let letter = LabelLayout.avery5160.sheet

@@ -68,13 +68,13 @@ import Testing
         print("Barcode corpus (\(root)/barcodes):\n  " + report.joined(separator: "\n  "))
         #expect(misreads.isEmpty, "misreads: \(misreads)")
         #expect(falsePositives.isEmpty, "false positives: \(falsePositives)")
-        // Issue 4's target on the EAN-13 photo sets (89 images): what zxing-cpp 3.1 reads.
+        // The target on the EAN-13 photo sets (89 images): what zxing-cpp 3.1 reads.
         #expect(bookSetReads >= 87, "ean13-1 + ean13-3: \(bookSetReads) read, target 87")
-        // Issue 27: the UPC-A sets (US paperbacks) read as before the family rule (18 + 31), never wrongly.
+        // The UPC-A sets (US paperbacks) read as before the family rule (18 + 31), never wrongly.
         #expect(upcReads >= 49, "upca-1 + upca-5: \(upcReads) read, before: 49")
     }
 
-    /// The live camera path (issue 27): every photo made a 1280×720 camera frame and read by the one
+    /// The live camera path: every photo made a 1280×720 camera frame and read by the one
     /// quick look a frame gets. Two frames must agree before the app believes a value; here a single
     /// frame must already never answer a wrong number (a still camera sends the same frame twice).
     @Test(.enabled(if: root != nil, "SHELFMARK_CORPUS is not set: the barcode corpus check is skipped"))

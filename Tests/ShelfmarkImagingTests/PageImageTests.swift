@@ -3,7 +3,7 @@ import Foundation
 @testable import ShelfmarkImaging
 import Testing
 
-/// E4: a photographed page is straightened by its corners with a projective transform.
+/// A photographed page is straightened by its corners with a projective transform.
 @Suite struct PageImageTests {
     /// A white 800×600 photo with a dark, tilted quadrilateral (the "page") and a light square in
     /// the page's top-left area, as PNG (or JPEG).

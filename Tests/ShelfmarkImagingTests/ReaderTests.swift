@@ -161,7 +161,7 @@ enum Degrade {
         #expect(noISBN.isbns.isEmpty)
     }
 
-    // MARK: - Belief (issue 27): one family for EAN-13 and UPC-A, two looks, a disagreement is nothing
+    // MARK: - Belief: one family for EAN-13 and UPC-A, two looks, a disagreement is nothing
 
     typealias Read = BarcodeReader.Read
     typealias Evidence = BarcodeReader.Evidence

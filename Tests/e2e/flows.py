@@ -298,7 +298,7 @@ def flow_overview(page, library, servers):
     shot(page, "09-activity")
     # The stylesheet arrived (the server runs outside the source tree and finds it by its own location).
     assert page.evaluate("[...document.styleSheets].some(s => (s.href || '').includes('/css/app.css') && s.cssRules.length > 50)")
-    # Issue 16: text and icons on colour keep 4.5:1 (WCAG AA) in light and dark.
+    # Text and icons on colour keep 4.5:1 (WCAG AA) in light and dark.
     for scheme in ["light", "dark"]:
         page.emulate_media(color_scheme=scheme)
         for path in ["/activity", "/catalog", "/reading/stats"]:
@@ -431,7 +431,7 @@ AXE_BLOCKING = {"serious", "critical"}
 
 
 def flow_every_page(page, library, servers):
-    # Issue 23: every page of the app, in the four languages at 360 px: no sideways scrolling (issue 16:
+    # Every page of the app, in the four languages at 360 px: no sideways scrolling (
     # long words, a German compound, an unbroken title, a long e-mail, never widen a page), names in lists
     # keep room, tab labels break between words, and axe-core finds no serious or critical violation
     # of WCAG 2.1 AA.
@@ -441,7 +441,7 @@ def flow_every_page(page, library, servers):
     book = library.title(long_word + " und die Rechtsschutzversicherungsgesellschaften", [long_word + " von Unterschleißheim"], copies=2,
                          publisher=long_word, notes=long_word * 3, categories=[long_word])
     member = library.member("LONGWORD1", long_word, long_word)
-    # The public catalog's pages (issue 28) are walked as well: the library publishes its catalog.
+    # The public catalog's pages are walked as well: the library publishes its catalog.
     api("PATCH", f"/libraries/{library.id}", {"publicCatalog": True}, library.token)
     loan = api("POST", f"/libraries/{library.id}/checkouts", {"cardId": "LONGWORD1", "titleId": book["id"]}, library.token)
     detail = api("GET", f"/libraries/{library.id}/titles/{book['id']}", token=library.token)
@@ -510,7 +510,7 @@ def flow_every_page(page, library, servers):
           }).map(s => s.textContent)""")
         if split:
             problems.append(f"tab labels broken mid-word in {code}: {split}")
-    # Issue 27: the same pages on a tablet (768×1024) and at the desk (1280×800), in English: nothing
+    # The same pages on a tablet (768×1024) and at the desk (1280×800), in English: nothing
     # wider than the screen, and axe-core finds no serious or critical violation there either.
     page.context.add_cookies([{"name": "shelfmark_lang", "value": "en", "url": BASE}])
     for width, height in [(768, 1024), (1280, 800)]:
@@ -548,7 +548,7 @@ def flow_every_page(page, library, servers):
 
 
 def flow_return_and_renew_from_member(page, library, servers):
-    # Issue 16: each loan on the member page has its own Return and Renew.
+    # Each loan on the member page has its own Return and Renew.
     book = library.title("The Lighthouse Keeper's Lunch", ["Rhonda Armitage"], copies=2)
     member = library.member("RR1", "Nora", "Quinn")
     for _ in range(2):
@@ -562,7 +562,7 @@ def flow_return_and_renew_from_member(page, library, servers):
 
 
 def flow_public_catalog(page, library, servers):
-    # Issue 28: a member finds a book in the library's public catalog on their phone, signs in with card
+    # A member finds a book in the library's public catalog on their phone, signs in with card
     # and PIN, places a hold and renews a loan; the server has both.
     api("PATCH", f"/libraries/{library.id}", {"publicCatalog": True}, library.token)
     wanted = library.title("The Gruffalo's Child", ["Julia Donaldson"], copies=1)
@@ -610,7 +610,7 @@ def flow_public_catalog(page, library, servers):
 
 
 def flow_kiosk(page, library, servers):
-    # Issue 28: a tablet by the door in kiosk mode; a member scans their card and a book with a wedge
+    # A tablet by the door in kiosk mode; a member scans their card and a book with a wedge
     # scanner (the code, then Enter), borrows it, sees the due date in Irish, returns it; a librarian ends it.
     book = library.title("Ar an Traein", ["Éilís Ní Dhuibhne"], copies=1)
     api("POST", f"/libraries/{library.id}/members", {"cardId": "K100", "firstName": "Siobhán", "lastName": "Ní Bhriain", "language": "ga"},
@@ -657,7 +657,7 @@ def flow_kiosk(page, library, servers):
 
 
 def flow_class_list_import(page, library, servers):
-    # Issue 16: a class list from a spreadsheet, from the members page.
+    # A class list from a spreadsheet, from the members page.
     csv = "Card ID,First Name,Last Name,Class\n" + "".join(f"K{i:03d},Kid{i},Family{i},2B\n" for i in range(30))
     path = os.path.join(OUT, "class-2b.csv")
     with open(path, "w") as f:
@@ -694,7 +694,7 @@ def flow_class_list_import(page, library, servers):
 
 
 def flow_shelf_and_stocktake(page, library, servers):
-    # Issue 26 (A10): a volunteer with a keyboard-wedge scanner (it types the code and Enter) at a shelf:
+    # A volunteer with a keyboard-wedge scanner (it types the code and Enter) at a shelf:
     # a book without a place put on it, then a stocktake of its twelve books that finds one from another
     # shelf (moved here) and two missing, kept with its date.
     def barcode(book):
@@ -764,7 +764,7 @@ window.SpeechRecognition = class {
 
 
 def flow_reading_by_keypad_and_voice(page, library, servers):
-    # Issue 17: the page typed on the number pad, then said into the microphone, in English and German;
+    # The page typed on the number pad, then said into the microphone, in English and German;
     # the Reading list and the year's statistics with a goal.
     book = library.title("Matilda", ["Roald Dahl"], pageCount=320)
     page.add_init_script(SPEECH_STUB)
@@ -817,7 +817,7 @@ GOODREADS_EXPORT = r'''Book Id,Title,Author,Author l-f,Additional Authors,ISBN,I
 
 
 def flow_goodreads_history(page, library, servers):
-    # Issue 17: a Goodreads export with dates read, imported from the Import & export page, fills the
+    # A Goodreads export with dates read, imported from the Import & export page, fills the
     # reading history and last year's statistics; the history goes out again in Goodreads' layout.
     # (No ISBNs, as Goodreads writes them for books without one: the flows share a library, and the
     # add-by-ISBN flow expects its ISBN to be new.)
@@ -854,7 +854,7 @@ def flow_goodreads_history(page, library, servers):
 
 
 def flow_page_photo_to_quote(page, library, servers):
-    # Issue 17 (E4, E5): photograph a page (here: a page rendered by the browser, tilted on a grey desk),
+    # Photograph a page (here: a page rendered by the browser, tilted on a grey desk),
     # straighten it by dragging its corners, mark it up, make a quote from its text by OCR.
     book = library.title("Momo", ["Michael Ende"], pageCount=300)
     shot_page = page.context.new_page()

@@ -1,4 +1,4 @@
-"""Lending without a network (issue 28), in Debian's Chromium at 390×844 over HTTPS (Shelfmark's own
+"""Lending without a network, in Debian's Chromium at 390×844 over HTTPS (Shelfmark's own
 certificate, as phone.py), at a school's size: 20,000 titles × 3 copies and 600 members seeded.
 
 - The offline lending page copies the library to the phone (IndexedDB, from the sync feed); the service

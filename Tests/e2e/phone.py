@@ -1,4 +1,4 @@
-"""The phone on a real network (issue 27), in Debian's Chromium at 390×844 over HTTPS with Shelfmark's
+"""The phone on a real network, in Debian's Chromium at 390×844 over HTTPS with Shelfmark's
 own certificate. Run by `make test-e2e` after flows.py.
 
 - HTTPS: the server started with `--tls` answers over TLS with the certificate it made, checked by

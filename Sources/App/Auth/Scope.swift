@@ -13,7 +13,7 @@ struct Scope: Sendable {
     let gate: WriteGate
     let db: any Database
     /// The same clock `now` was read from, read again: for an event stamped when it happens inside a
-    /// write (a loan starts when its copy is claimed, issue 24), not when the request arrived.
+    /// write (a loan starts when its copy is claimed), not when the request arrived.
     let clock: AppClock
     /// A sync push's reads made once and writes kept for its end (`PushBatch`); nil everywhere else.
     let batch: PushBatch?

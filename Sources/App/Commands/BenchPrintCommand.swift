@@ -5,7 +5,7 @@ import ShelfmarkPDF
 import SQLKit
 import Vapor
 
-/// `shelfmark bench-print`: issue 26's label target, on a library made for the run and removed after
+/// `shelfmark bench-print`: the label target, on a library made for the run and removed after
 /// it: 3,000 copies (titles in Latin, Irish and Chinese script, on 30 shelves) as one Avery L7160 label
 /// PDF (143 sheets, ≤ 5 s and ≤ 200 MB), one sheet's preview PNG, and a baseline made in the same round:
 /// a PDF of as many pages with one line of text each (what cairo and pango cost without labels).

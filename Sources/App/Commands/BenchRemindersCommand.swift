@@ -5,7 +5,7 @@ import ShelfmarkMail
 import SQLKit
 import Vapor
 
-/// `shelfmark bench-reminders --smtp-port N`: issue 25's targets, on a library made for the run and
+/// `shelfmark bench-reminders --smtp-port N`: the targets, on a library made for the run and
 /// removed after it: 600 members (400 with an email address), 3,000 open loans of which 400 overdue;
 /// the daily reminder run composes and hands every message to the SMTP server on 127.0.0.1:N (≤ 10 s),
 /// and the letters PDF for 200 members without email is made (≤ 5 s). Prints one JSON line per round.

@@ -2,7 +2,7 @@ import Foundation
 import ShelfmarkCore
 import Vapor
 
-/// `shelfmark bench-spoken`: spoken-number parsing on one core (issue 17's target: ≥ 100,000 phrases
+/// `shelfmark bench-spoken`: spoken-number parsing on one core (the target: ≥ 100,000 phrases
 /// a second). Prints one JSON line per round: phrases per second, over a mix of the four languages.
 struct BenchSpokenCommand: AsyncCommand {
     struct Signature: CommandSignature {

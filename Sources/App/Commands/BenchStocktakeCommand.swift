@@ -5,7 +5,7 @@ import ShelfmarkCore
 import SQLKit
 import Vapor
 
-/// `shelfmark bench-stocktake`: issue 26's stocktake target, on a library made for the run and removed
+/// `shelfmark bench-stocktake`: the stocktake target, on a library made for the run and removed
 /// after it: 20,000 titles on shelves, one shelf of 300 books. Each round starts a stocktake of that
 /// shelf and scans its 300 books, 20 books of other shelves and 5 unknown codes; it times each scan
 /// (the API's answer: the service call, its transaction included), the page the browser is sent back

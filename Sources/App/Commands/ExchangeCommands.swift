@@ -77,7 +77,7 @@ struct ImportCommand: AsyncCommand {
 
     var help: String { "Import books from a file (Goodreads, LibraryThing, CSV, ISBN list …) and print the report." }
 
-    /// Imports as a job of the library, as an upload does (issue 24): one job per library holds for the
+    /// Imports as a job of the library, as an upload does: one job per library holds for the
     /// command line too, so an import while another job writes the library is refused with why instead
     /// of failing half-way on a locked database; the job shows on the library's Background work page.
     static func importAsJob(file: URL, format: ImportFormat?, existing: ExistingISBNPolicy, library ctx: LibraryContext,

@@ -72,7 +72,7 @@ struct LibraryPatch: Content {
     var holdPickupDays: Int? = nil
     /// Holds one member may have waiting or set aside at once.
     var maxHoldsPerMember: Int? = nil
-    /// Fines (B5): `off` (the default), `money` per day late, or `suspension` from borrowing.
+    /// Fines: `off` (the default), `money` per day late, or `suspension` from borrowing.
     var fineMode: FinePolicy.Mode? = nil
     /// Money charged per day late after the grace days, in the currency's minor unit (cents).
     var finePerDay: Int? = nil
@@ -109,7 +109,7 @@ struct LibraryDTO: Content {
     var holdPickupDays: Int
     /// Holds one member may have waiting or set aside at once.
     var maxHoldsPerMember: Int
-    /// Fines (B5); amounts in the currency's minor unit. `fineCap` and `fineBlockAt` absent: none.
+    /// Fines; amounts in the currency's minor unit. `fineCap` and `fineBlockAt` absent: none.
     var fineMode: FinePolicy.Mode
     var finePerDay: Int
     var fineGraceDays: Int

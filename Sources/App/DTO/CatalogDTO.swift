@@ -2,7 +2,7 @@ import Foundation
 import ShelfmarkCore
 import Vapor
 
-/// Body of creating a title (A1, A3) or a wishlist item (C1). Only `title` is required, unless an
+/// Body of creating a title or a wishlist item. Only `title` is required, unless an
 /// `isbn` is given: then the providers fill in the record and any field given here wins.
 struct TitleCreate: Content {
     var title: String?
@@ -29,7 +29,7 @@ struct TitleCreate: Content {
     var priority: Int? = nil
 }
 
-/// Body of editing a title (A7): only the fields present change. `totalCopies` adds or removes
+/// Body of editing a title: only the fields present change. `totalCopies` adds or removes
 /// available copies, never below the number on loan.
 struct TitlePatch: Content {
     var title: String?
@@ -92,7 +92,7 @@ struct TitleSummary: Content {
     var section: String
     var availability: Availability
     var overdue: Bool
-    /// The shelves its copies stand on, those with a copy to lend first (A10).
+    /// The shelves its copies stand on, those with a copy to lend first.
     var shelves: [String] = []
 }
 
@@ -166,7 +166,7 @@ struct TitleList: Content {
     var limit: Int
     var offset: Int
     var favoritesCount: Int
-    /// A–Z index (A5): every section that has titles under the current filters, in order.
+    /// A–Z index: every section that has titles under the current filters, in order.
     var sections: [SectionCount]?
 }
 

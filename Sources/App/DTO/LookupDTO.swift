@@ -5,7 +5,7 @@ import Vapor
 
 struct ISBNLookupInput: Content {
     var isbn: String
-    /// When given (and the user is a member), the answer says whether this library has the ISBN (A2).
+    /// When given (and the user is a member), the answer says whether this library has the ISBN.
     var libraryId: UUID?
 }
 
@@ -85,7 +85,7 @@ struct ProviderOutcomeDTO: Content {
     }
 }
 
-/// The library already has this ISBN (A2): offer "add N more copies".
+/// The library already has this ISBN: offer "add N more copies".
 struct ExistingTitleDTO: Content {
     var id: UUID
     var title: String

@@ -2,7 +2,7 @@ import Foundation
 import ShelfmarkCore
 import Vapor
 
-/// A read as the API shows it (E1).
+/// A read as the API shows it.
 struct ReadDTO: Content {
     var id: UUID
     var titleId: UUID?
@@ -41,7 +41,7 @@ struct ReadDetail: Content {
     var events: [ProgressEventDTO]
 }
 
-/// Start a read of a title (E1): for yourself, or (staff who lend) for a member without a login.
+/// Start a read of a title: for yourself, or (staff who lend) for a member without a login.
 struct ReadInput: Content {
     var titleId: UUID
     var memberId: UUID?
@@ -61,7 +61,7 @@ struct ReadPatch: Content {
 }
 
 /// One progress event: exactly one of page, percent, pagesRead, label or phrase (a transcript the
-/// server reads, E2). `id` makes a retry harmless; `at` (default now) places a late event in order.
+/// server reads). `id` makes a retry harmless; `at` (default now) places a late event in order.
 struct ProgressInput: Content {
     var id: UUID?
     var at: Date?
@@ -76,7 +76,7 @@ struct ProgressInput: Content {
     var memberId: UUID?
 }
 
-/// A yearly goal (E3): books, pages, or both; neither removes it.
+/// A yearly goal: books, pages, or both; neither removes it.
 struct GoalInput: Content {
     var year: Int
     var books: Int?
@@ -95,7 +95,7 @@ struct GoalDTO: Content {
     var pagesAhead: Int?
 }
 
-/// A reader's statistics for a year (E3).
+/// A reader's statistics for a year.
 struct ReadingStatsDTO: Content {
     struct Month: Content { var month: Int; var books: Int; var pages: Int }
     struct Year: Content { var year: Int; var books: Int; var pages: Int }
@@ -126,7 +126,7 @@ struct ReadingStatsDTO: Content {
     var current: [Current]
 }
 
-/// What a phrase says (E2), without recording it.
+/// What a phrase says, without recording it.
 struct SpokenDTO: Content {
     var page: Int?
     var percent: Int?
@@ -138,7 +138,7 @@ struct SpokenInput: Content {
     var language: String?
 }
 
-/// A quote or note from a book (E5).
+/// A quote or note from a book.
 struct QuoteDTO: Content {
     var id: UUID
     var titleId: UUID
@@ -159,7 +159,7 @@ struct QuoteInput: Content {
     var photoId: UUID?
 }
 
-/// A page photo (E4). The image addresses are relative to the server.
+/// A page photo. The image addresses are relative to the server.
 struct PhotoDTO: Content {
     var id: UUID
     var titleId: UUID

@@ -27,7 +27,7 @@ struct ScannedText: Content {
     var isbns: [ISBNForms]
 }
 
-/// What a photo holds: its codes, or, when it has none, the text read from it (A1, cover search).
+/// What a photo holds: its codes, or, when it has none, the text read from it (cover search).
 struct ScanResponse: Content {
     var found: Bool
     var barcodes: [ScannedCode]

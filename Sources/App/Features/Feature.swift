@@ -83,8 +83,8 @@ enum Features {
     /// Every feature; the order breaks ties where the tables' parents leave one open.
     static let all: [any Feature.Type] = [
         AccountsFeature.self, CatalogFeature.self, MembersFeature.self, CirculationFeature.self, HoldsFeature.self,
-        FinesFeature.self, ShelvesFeature.self, ReadingFeature.self, MailFeature.self, JobsFeature.self, SyncFeature.self,
-        KioskFeature.self,
+        FinesFeature.self, ShelvesFeature.self, ReadingFeature.self, RemindersFeature.self, JobsFeature.self, SyncFeature.self,
+        PublicCatalogFeature.self, KioskFeature.self, PrintingFeature.self,
     ]
 
     static var tables: [DataTable] { all.flatMap { $0.tables } }

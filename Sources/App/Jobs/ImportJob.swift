@@ -3,17 +3,17 @@ import Foundation
 import ShelfmarkCore
 import Vapor
 
-/// An import (F1–F3) run as a job: the upload answers at once, the job's page (and
+/// An import run as a job: the upload answers at once, the job's page (and
 /// `GET /api/v1/jobs/{id}`) shows rows landing, then the report.
 enum ImportJob {
-    /// What a finished import job holds: the report, and the library it made (F3).
+    /// What a finished import job holds: the report, and the library it made.
     struct Outcome: Content {
         var report: ImportReport
         var library: LibraryDTO?
     }
 
     /// Starts importing `data` into `library`. `createdLibrary`: the library was made for this file
-    /// (F3), and goes again if the file is refused as a whole. `seenFrom`: the library whose page shows the job.
+    ///, and goes again if the file is refused as a whole. `seenFrom`: the library whose page shows the job.
     static func start(_ data: Data, format: ImportFormat?, existing: ExistingISBNPolicy, into library: LibraryContext,
                       createdLibrary: LibraryDTO? = nil, seenFrom: UUID?, app: Application, now: Date) async throws -> UUID {
         guard !data.isEmpty else { throw ExchangeError.emptyFile }

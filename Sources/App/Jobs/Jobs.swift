@@ -19,7 +19,7 @@ enum Jobs {
     enum State: String, Codable, Sendable { case running, done, failed }
 
     /// How long a job counts as alive without a sign of life; renewed every `heartbeat`.
-    /// A dead instance's job frees its library within `lease` (issue 24: it was a minute); the lease
+    /// A dead instance's job frees its library within `lease` (it was a minute); the lease
     /// is renewed four times as often, so a heartbeat waiting behind a long write does not lose it.
     static let lease: TimeInterval = 20
     static let heartbeat: Duration = .seconds(5)

@@ -34,7 +34,7 @@ struct RecurringJob: Sendable {
         RecurringJobs.Outcome(expired: try await Holds.expire(library: library, app: app))
     }
 
-    /// Reminders (B6): daily at the hour the library chose, while it has them switched on.
+    /// Reminders: daily at the hour the library chose, while it has them switched on.
     static let reminders = RecurringJob(kind: .reminders, scheduleFor: { library in
         library.reminders_on == true ? .daily(at: library.reminder_hour ?? 8) : nil
     }) { library, app in
@@ -154,7 +154,7 @@ extension Jobs {
             if count > 0 { try await db.sql.raw("DELETE FROM jobs WHERE \(condition)").run() }
             return count
         }
-        // And the sync feed's old tombstones (issue 28): a device away longer fetches everything again.
+        // And the sync feed's old tombstones: a device away longer fetches everything again.
         let tombstones = try await Sync.purge(library: library, now: app.clock.now(), gate: app.writeGate, on: app.db)
         // And sign-in counts long quiet (the installation's, whichever library's round comes first).
         try await LoginThrottle.prune(now: app.clock.now(), gate: app.writeGate, on: app.db)

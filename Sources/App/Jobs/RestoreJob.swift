@@ -2,7 +2,7 @@ import Fluent
 import Foundation
 import Vapor
 
-/// A restore (F5) run as a job: the backup is read and checked in the request (a file that is not a
+/// A restore run as a job: the backup is read and checked in the request (a file that is not a
 /// backup is refused at once, on the form), the writing runs in the background.
 enum RestoreJob {
     /// What a finished restore holds: the library it wrote (made for it, or restored over).

@@ -38,11 +38,11 @@ enum L: String, CaseIterable, Sendable {
     case recentActivity, lastAdded, allTypes, loanPeriod, maxRenewals, renewalDaysField, renewalDaysHint, renewWindowField, renewWindowHint, holdPickupField, maxHoldsField, publicCatalog, settingsSaved, addStaff, role
     case roleOwner, roleLibrarian, roleVolunteer, roleViewer, staffAdded, newLibrary, libraryCreated, editTitle, titleSaved
     case editMember, deleteMember, deleteMemberConfirm, memberDeleted, memberSaved, chooseBook
-    // Activity types (D1)
+    // Activity types
     case actCheckout, actReturn, actRenew, actHoldPlaced, actHoldCancelled, actHoldExpired, actHoldFulfilled, actAddBook, actEditBook, actAddCopy, actRemoveCopy, actDeleteBook, actAddWishlist
     case actFulfillWishlist, actDeleteWishlist, actImport, actAddMember, actEditMember, actDeleteMember, actAddCategory
     case actEditCategory, actDeleteCategory, actEditLibrary, actAddStaff, actRemoveStaff
-    // Import & export (F1–F3)
+    // Import & export
     case importExport, importFile, importFileHint, formatField, detectFormat, existingSkip, existingCopies, importButton, importing, restoring
     case importDone, rowsRead, titlesCreated, copiesAddedLabel, skippedRows, failedRows, lineLabel, stoppedAt, exportCatalog, exportWishlist
     case recordLabel, importIntoNew, importIntoNewHint, exportHeading, exportJSON, exportMARC, exportMARCXML, enrichmentProgress, enrichmentDone
@@ -79,7 +79,7 @@ enum L: String, CaseIterable, Sendable {
     case errJobNotFound, errTheCover, errBackupCoverN, errCoverTooLarge, errCoverNotImage, errNotRestored, errCoverNotFound, errRating, errBackupLibraryName
     case actCopiesChanged, actLent, actReturnedOnDeletion, actStaffAs, actStaffNow, actSettings, actImported, actFavoriteOn, actFavoriteOff
     case impUnreadable, impMARCLeader, impMARCDirectory, impMARCFieldBounds, impMARCCharset, impNotMARC21, impXMLError
-    // Paging and sorting (issue 16)
+    // Paging and sorting
     case pagesLabel, previousPage, nextPage, firstPage, lastPage, pageOf, showingRange, sortBy, sortTitle, sortAuthor, sortNewest
     case sortBorrowed, sortName, sortCard, sortClass, pageN
     case requestedBy, priority, priorityLow, priorityNormal, priorityHigh, addWishByHand, providersUnreachable, requestedByShown
@@ -103,9 +103,9 @@ enum L: String, CaseIterable, Sendable {
     case errCollectionNotFound, errCollectionNameTaken, errTooManyCollections, collectionsTitle, collectionName, saveAsCollection
     case collectionSaved, collectionDeleted, noCollections, deleteCollection, printCollectionLabels, addedWithinDays, onlyAvailable
     case cardsAndSheets, sheetPreview, paperSize, paperLetter, onlyCopiesOf, labelsPreviewNote, cardsPreviewNote
-    // Printed catalog and a book's PDF (issue 26, F4)
+    // Printed catalog and a book's PDF
     case errLevelListTooLarge, exportCatalogCovers, errCoversTooMany, errCoversTooLarge, errCatalogTooLarge, catalogPageOf, noCategoryGroup, noLevelGroup, printedCatalog, arrangeBy, arrangeAZ, arrangeShelf, arrangeCategory, arrangeLevel, withCovers, catalogCount, catalogPreviewNote, bookPDF, onlyShelf, allShelves
-    // Shelves and stocktakes (issue 26, A10)
+    // Shelves and stocktakes
     case errShelfNotFound, errShelfNameTaken, errShelfCodeTaken, errShelfCode, errShelfNotEmpty, errTooManyShelves, errNothingWithCode, errBookWithoutCopy, errShelfScanned, errStocktakeNotFound, errStocktakeFinished, shelvesTitle, shelfName, shelfRoom, shelfCodeField, shelfCodeHint, addShelf, shelfAdded, shelfSaved, saveShelf, shelfDeleted, deleteShelf, noShelves, shelfBooks, lastStocktakeOn, neverStocktaken, putBooksHere, putBooksHint, shelvedCopy, shelvedCopyFrom, startStocktake, continueStocktake, stocktakeTitle, stocktakeScanLabel, stocktakeScanHint, stocktakeProgress, stocktakeHere, stocktakeNotScanned, stocktakeMissing, stocktakeMisplaced, stocktakeOnLoan, stocktakeUnknown, stocktakeLent, moveHere, moveAllHere, movedHere, finishStocktake, stocktakeResult, stocktakeRunning, stocktakeFinishedOn, stocktakeStarted, stocktakeDone, scanFound, scanElsewhere, scanNoPlace, scanOnLoan, scanUnknown, scanAgain, stocktakesHistory, unseenTitle, unseenIntro, unseenNone, lastSeen, neverSeen, shelfQRCodes, shelfQRHint, printShelfCode, noPlace, shelfHeading, editShelfHeading
     case errMergeIntoItself, actMerged, manageCategories, renameTo, mergeInto, rename, merge, deleteCategory, deleteCategoryHint, categoryRenamed, categoryMerged, categoryDeleted, noCategories, newCategory, categoryAdded
     case errCannotResetPassword, actPasswordReset, changeRole, removeStaff, resetPassword, newPassword, roleChanged, staffRemoved, passwordWasReset
@@ -124,26 +124,26 @@ enum L: String, CaseIterable, Sendable {
     case errSignInFirst, errCSRFHeader, errFormNoBoundary, errFormBadPart, errISBNUnknownNeedTitle, errProvidersDownNeedTitle
     case errConfirmRestore, errConfirmErase, errConfirmDeleteLibrary, errBackupBodyMissing, errNameNewLibrary, errUploadTooLarge
     case errShelfNeeded, errCannotDraw, errCalendarGone, lookupSayWhat
-    // Fines (issue 25)
+    // Fines
     case errNothingOwed, errMoreThanOwed, errMemberSuspended, errOwesFines, errUnknownCurrency, actSuspendedUntil
     case actFineCharged, actFinePaid, actFineWaived, actMemberSuspended
     case finesHeading, fineModeField, fineModeOff, fineModeMoney, fineModeSuspension, finePerDayField, fineGraceField, fineCapField, fineCapHint
     case fineSuspensionField, fineBlockField, fineBlockHint, currencyField, currencyHint, fineOwes, fineOwesNothing, fineAccruing, fineSuspendedUntil
     case fineAmountField, fineAmountHint, fineTakePayment, fineWaive, fineReasonField, finePaidFlash, fineWaivedFlash, fineKindCharge, fineKindPayment, fineKindWaiver
-    // Reminders (issue 25, B6)
+    // Reminders
     case mailDueSoonSubject, mailDueSoonBody, mailOverdue1Subject, mailOverdue1Body, mailOverdue2Subject, mailOverdue2Body
     case mailOverdue3Subject, mailOverdue3Body, mailHoldReadySubject, mailHoldReadyBody, mailTestSubject, mailTestBody, mailLoanDue, mailLoanOverdue
     case errNoMailServer, errUnknownPlaceholder, errLoansMissing, errPasswordInClear, errPrivateMailHost, errInvisibleCharacter, errTooManyHolds, errTestOnlyToLibrary, errTooManyTests, errUnknownLanguage
-    // Issue 28: reading progress typed without a network.
+    // Reading progress typed without a network.
     case readingOfflineKept, readingOfflineUnreadable, readingOfflineSent
-    // Issue 28: the self-service kiosk.
+    // The self-service kiosk.
     case kioskListHeading, kioskListEmpty, kioskListItem, kioskLastUsed, kioskEndThis, kioskRemoved
     case kioskTitle, kioskSetupIntro, kioskSignsOut, kioskStart, kioskNotHere, kioskWelcome, kioskScanCard, kioskGo, kioskHello, kioskBookField, kioskScanHint, kioskBorrowOrReturn, kioskDone, kioskIdleHint, kioskEndLink, kioskEndIntro, kioskBack, kioskEnded, kioskBorrowed, kioskReturned, errKioskUnknownCard, errKioskUnknownBook, errKioskSomeoneElses, errKioskSetAside, kioskAsksPinField, errKioskNotLibrarian
-    // Issue 28: the public catalog and its members' sign-in.
+    // The public catalog and its members' sign-in.
     case errPortalBadCredentials, errPortalBadPIN, errPortalLinkInvalid, errPortalSignedOut, errLinkMissing, errPublicRateLimited, mailSignInLinkSubject, mailSignInLinkBody, templateKindSignInLink, catalogIndexable, publicCatalogAt, portalSignIn, portalMyAccount, portalCatalogHeading, portalNothingFound, portalCatalogEmpty, portalHoldReady, portalHoldPlaced, portalLinkNoAddress, portalLinkSent, portalSignedOut, portalRenewed, portalHoldCancelled, portalWaiting, portalYourHoldReady, portalYourPlace, portalYouHaveIt, portalPlaceHold, portalSignInToHold, portalWhere, portalCopyLine, portalNoShelf, portalDueBack, portalSignInIntro, portalCardField, portalPinField, portalPinHint, portalByEmail, portalByEmailHint, portalSendLink, portalLinkReady, portalHello, portalCardLine, portalYourLoans, portalNoLoans, portalYourHolds, portalNoHolds, portalCancelHold, portalFindBooks, portalCalendarHint, memberPinField, memberPinHint, memberPinSet, memberPinRemove
     case errMemberWithoutEmail, errNothingToRemind, errMailNotFailed, errNotHost, errMessageNotFound, errOverdueSameDay, lettersTitle, printLetters, mailServerAllHeading, mailServerAllHint, jobReminders, remindersSent
     case remindersTitle, remindersIntro, remindersOnField, reminderHourField, reminderBeforeField, reminderBeforeHint, reminderOverdue1Field, reminderOverdue2Field, reminderOverdue3Field, reminderOverdueHint, reminderLanguageField, reminderContactField, reminderContactHint, remindersSaved, remindersOffNote, remindersNextRun, mailServerHeading, mailServerInstallation, mailServerNone, mailHostField, mailPortField, mailSecurityField, mailSecurityStarttls, mailSecurityTls, mailSecurityNone, mailUserField, mailPasswordField, mailPasswordHint, mailSenderField, mailSenderNameField, mailServerRemove, mailServerSaved, mailServerRemoved, mailTestHeading, mailTestTo, mailTestSend, mailWentOut, mailDidNotGo, templatesHeading, templatesIntro, templateKindDueSoon, templateKindOverdue1, templateKindOverdue2, templateKindOverdue3, templateKindHoldReady, templateKindTest, templateEdited, templateSubjectField, templateBodyField, templatePlaceholders, templateReset, templateSaved, templateResetDone, mailLogTitle, mailLogIntro, mailLogEmpty, mailLogFailedOnly, mailLogAll, mailStatusQueued, mailStatusSending, mailStatusSent, mailStatusFailed, mailProblemNoServer, mailProblemConnect, mailProblemTimeout, mailProblemTls, mailProblemAuth, mailProblemRejected, mailProblemLost, mailProblemAddress, mailRetry, mailFailedBanner, remindNow, lastReminder, noReminderYet, memberLanguageField, memberLanguageLibrary, overdueByMember, sentMessagesLink
-    // Background work (issue 23)
+    // Background work
     case backgroundWork, backgroundIntro, scheduledWork, recentRuns, jobImport, jobRestore, jobPrune, jobEnrich, jobExpireHolds, expiredHolds, jobRunning, jobDone
     case jobFailed, scheduleDaily, scheduleWeekly, nextRun, removedRecords, enrichmentQueue, noRunsYet
 }

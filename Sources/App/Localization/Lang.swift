@@ -2,7 +2,7 @@ import Foundation
 import ShelfmarkCore
 import Vapor
 
-/// A language of the web app (G5): English, German, Irish, Simplified Chinese built in
+/// A language of the web app: English, German, Irish, Simplified Chinese built in
 /// (`Translations`), and any further one an application is given (`Application.languages`).
 struct Lang: Hashable, Sendable, CustomStringConvertible {
     let translation: Translation

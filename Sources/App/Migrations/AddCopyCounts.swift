@@ -3,7 +3,7 @@ import FluentSQL
 import Foundation
 import SQLKit
 
-/// Issue 24: the dashboard counted a library's copies row by row (300,000 copies: 55 ms). `copy_counts`
+/// The dashboard counted a library's copies row by row (300,000 copies: 55 ms). `copy_counts`
 /// holds how many copies each library has in circulation (available or on loan) and out of it (lost,
 /// damaged, withdrawn), kept by triggers on `copies` as `title_counts` is kept on `titles`
 /// (`AddTitleListKeys`): row triggers on SQLite, statement triggers with transition tables on

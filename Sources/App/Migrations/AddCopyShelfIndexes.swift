@@ -2,7 +2,7 @@ import Fluent
 import FluentSQL
 import SQLKit
 
-/// Issue 26: the shelves copies are on (the catalog's shelf list, `LabelSheets.locations`) read by
+/// The shelves copies are on (the catalog's shelf list, `LabelSheets.locations`) read by
 /// seeking from one shelf to the next in `(library_id, location)`, a few dozen index seeks however many
 /// copies there are; "copies added since" (this week's labels) an index range on `(library_id, created_at)`.
 struct AddCopyShelfIndexes: AsyncMigration {

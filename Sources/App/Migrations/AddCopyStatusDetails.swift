@@ -1,6 +1,6 @@
 import Fluent
 
-/// When a copy was marked lost, damaged or withdrawn, and a note (issue 16).
+/// When a copy was marked lost, damaged or withdrawn, and a note.
 struct AddCopyStatusDetails: AsyncMigration {
     func prepare(on database: any Database) async throws {
         try await database.schema("copies").field("status_note", .string).update()

@@ -1,7 +1,7 @@
 import Fluent
 import Foundation
 
-/// Issue 24: a library being restored from a backup (as a new library) carries the id of the job
+/// A library being restored from a backup (as a new library) carries the id of the job
 /// writing it, and is seen by nobody until the job has finished and cleared it. A job that dies on the
 /// way (its process killed, its lease run out) leaves a library whose job is no longer running: it is
 /// removed whole (`Jobs.removeUnfinishedLibraries`), so a half-written library is never anyone's and

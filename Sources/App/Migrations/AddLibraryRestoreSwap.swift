@@ -3,7 +3,7 @@ import FluentSQL
 import Foundation
 import SQLKit
 
-/// Issue 24: a restore *over* a library is written beside it first, into a hidden library, in bounded
+/// A restore *over* a library is written beside it first, into a hidden library, in bounded
 /// batches; then the library is hidden while its old data is erased and the new moved in, batch by
 /// batch (`Backup.restore(_:over:…)`). While that swap runs, the library names the hidden library it
 /// takes its data from (`restore_source_id`) and whether its old data is all gone (`restore_erased`),

@@ -4,7 +4,7 @@ import Foundation
 import ShelfmarkCore
 import SQLKit
 
-/// Issue 26 (A12): a title's reading level read into its scheme, its number and its AR points
+/// A title's reading level read into its scheme, its number and its AR points
 /// (`ReadingLevel.parse` of the `reading_level` text, kept by `Title.refreshDerived` and the import's
 /// rows), so "AR 3.0–4.5" is an index range. Existing levels are read here.
 struct AddReadingLevels: AsyncMigration {

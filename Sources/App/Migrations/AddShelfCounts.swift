@@ -3,7 +3,7 @@ import FluentSQL
 import Foundation
 import SQLKit
 
-/// Issue 24: the Shelves page counted every shelf's copies row by row (nine shelves of 333,000 copies at
+/// The Shelves page counted every shelf's copies row by row (nine shelves of 333,000 copies at
 /// a million titles: 1.5 s). `shelf_counts` holds how many copies stand at each location of a library
 /// (withdrawn ones left out, as the page counts them), kept by triggers on `copies` as `copy_counts` is
 /// (`AddCopyCounts`): row triggers on SQLite, statement triggers with transition tables on PostgreSQL.

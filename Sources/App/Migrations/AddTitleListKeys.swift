@@ -4,7 +4,7 @@ import Foundation
 import ShelfmarkCore
 import SQLKit
 
-/// Issue 24: catalog lists that cost the same at a million titles as at twenty thousand.
+/// Catalog lists that cost the same at a million titles as at twenty thousand.
 ///
 /// - `author_key`: the folded author line, so "by author" is an index order (it was `lower(authors)`,
 ///   which PostgreSQL refuses on an array and SQLite sorted by scanning every title);

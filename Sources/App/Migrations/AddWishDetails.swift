@@ -1,6 +1,6 @@
 import Fluent
 
-/// A wish says who asked for it and how much it matters (C1): `requested_by`, `priority` (1 low,
+/// A wish says who asked for it and how much it matters: `requested_by`, `priority` (1 low,
 /// 2 normal, 3 high). Both empty for catalog titles.
 struct AddWishDetails: AsyncMigration {
     func prepare(on database: any Database) async throws {

@@ -1,7 +1,7 @@
 import Fluent
 import FluentSQL
 
-/// Issue 26 (A11): smart collections — saved filters with a name, shown as chips on the catalog and
+/// Smart collections — saved filters with a name, shown as chips on the catalog and
 /// usable in the API and in printing. `filter` is the `CollectionFilter` as JSON.
 struct CreateCollections: AsyncMigration {
     func prepare(on database: any Database) async throws {

@@ -41,7 +41,7 @@ struct CreateCover: AsyncMigration {
     }
 }
 
-/// Durable background jobs that complete a title's metadata (A6). One row per title; a worker
+/// Durable background jobs that complete a title's metadata. One row per title; a worker
 /// claims a due row with a lease, so a crashed worker's job becomes due again when the lease ends.
 struct CreateEnrichmentJob: AsyncMigration {
     func prepare(on database: any Database) async throws {

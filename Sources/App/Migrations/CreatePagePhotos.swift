@@ -1,7 +1,7 @@
 import Fluent
 import SQLKit
 
-/// E4: photos of book pages a reader keeps: the original as uploaded, the page's corners, the
+/// Photos of book pages a reader keeps: the original as uploaded, the page's corners, the
 /// straightened page and its thumbnail, and the markup (a separate layer, editable again).
 struct CreatePagePhotos: AsyncMigration {
     func prepare(on database: any Database) async throws {

@@ -1,7 +1,7 @@
 import Fluent
 import SQLKit
 
-/// E5: quotes and notes a reader keeps from a book, with the page; a quote may come from a page
+/// Quotes and notes a reader keeps from a book, with the page; a quote may come from a page
 /// photo (its text read by OCR and trimmed by the reader).
 struct CreateQuotes: AsyncMigration {
     func prepare(on database: any Database) async throws {

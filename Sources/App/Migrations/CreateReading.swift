@@ -1,7 +1,7 @@
 import Fluent
 import SQLKit
 
-/// E1, E3: reads (one per reading of a title by a reader: a user account or a member without a
+/// Reads (one per reading of a title by a reader: a user account or a member without a
 /// login), their append-only progress events, and yearly goals.
 struct CreateReading: AsyncMigration {
     func prepare(on database: any Database) async throws {

@@ -5,7 +5,7 @@ import SQLKit
 
 /// The pages each reader read on each day, kept as events arrive, and the pages each read's events
 /// cover, so a reader's statistics read ~1,500 day rows instead of summing 50,000 events after every
-/// change (issue 17's target: stats p99 ≤ 50 ms, also right after a progress event). Filled in here
+/// change (the target: stats p99 ≤ 50 ms, also right after a progress event). Filled in here
 /// from the events' stored gains.
 struct CreateReadingDays: AsyncMigration {
     func prepare(on database: any Database) async throws {

@@ -1,6 +1,6 @@
 import Fluent
 
-/// E3: a reader's year summary shared by a secret link (a random token in the address; the reader can
+/// A reader's year summary shared by a secret link (a random token in the address; the reader can
 /// stop sharing, which ends the link).
 struct CreateReadingShares: AsyncMigration {
     func prepare(on database: any Database) async throws {

@@ -4,7 +4,7 @@ import Foundation
 import ShelfmarkCore
 import SQLKit
 
-/// Issue 26 (A10): shelves as things — a name (what a copy's `location` holds), a room and a short
+/// Shelves as things — a name (what a copy's `location` holds), a room and a short
 /// code — and the stocktakes taken at them, each scan kept with what it found. Every location text
 /// copies already have becomes a shelf here (its name exactly as written, a code made from it), so
 /// nothing is lost. `copies.seen_at` is when a stocktake last saw the copy ("not seen for a year").

@@ -1,7 +1,7 @@
 import Fluent
 import SQLKit
 
-/// The full-text index behind title search (A5). SQLite: an FTS5 table kept in step with `titles`
+/// The full-text index behind title search. SQLite: an FTS5 table kept in step with `titles`
 /// by triggers, sharing its rowid; its `scope` column holds one token per library and wishlist flag
 /// (`L<hex of library id>W0`), so one MATCH finds a library's matches without touching `titles`.
 /// PostgreSQL: a generated `tsvector` column with a GIN index.

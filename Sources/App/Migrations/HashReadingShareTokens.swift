@@ -2,7 +2,7 @@ import Fluent
 import Foundation
 import SQLKit
 
-/// Issue 23: a shared year's secret link is kept as the SHA-256 of its token, as sessions and API
+/// A shared year's secret link is kept as the SHA-256 of its token, as sessions and API
 /// tokens are, so a copy of the database (a backup, a leaked disk) opens no reader's year. The links
 /// already given keep working: their tokens are hashed in place.
 struct HashReadingShareTokens: AsyncMigration {

@@ -1,7 +1,7 @@
 import Fluent
 import SQLKit
 
-/// Issue 24, a smaller database: SQLite's full-text table kept its own copy of every title's search
+/// A smaller database: SQLite's full-text table kept its own copy of every title's search
 /// text (`title_search_content`, 14 MB at 100,000 titles) though nothing reads it back — a search
 /// reads only the matching rowids, and the rows come from `titles`. The table becomes contentless
 /// (`content=''`) with `contentless_delete=1` (SQLite 3.43+), so rows are still deleted and replaced

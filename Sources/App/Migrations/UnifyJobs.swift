@@ -1,7 +1,7 @@
 import Fluent
 import SQLKit
 
-/// Issue 23: one job system. Filling in titles (`enrichment_jobs`) becomes jobs of kind `enrich` in
+/// One job system. Filling in titles (`enrichment_jobs`) becomes jobs of kind `enrich` in
 /// `jobs`, which gains what a queued job needs (`subject_id`: the title; `attempts`, `run_after`,
 /// `lease_owner`, `last_error`) and what a recurring run needs (`period`: the day or week it ran
 /// for, unique per kind and library, so a period runs exactly once whatever the number of

@@ -2,7 +2,7 @@ import Fluent
 import Foundation
 import ShelfmarkCore
 
-/// One physical copy of a title (A9).
+/// One physical copy of a title.
 final class Copy: Model, @unchecked Sendable {
     static let schema = "copies"
 

@@ -2,7 +2,7 @@ import Fluent
 import Foundation
 import ShelfmarkCore
 
-/// A named library with its own catalog, members and settings (G1).
+/// A named library with its own catalog, members and settings.
 final class Library: Model, @unchecked Sendable {
     static let schema = "libraries"
 
@@ -13,7 +13,7 @@ final class Library: Model, @unchecked Sendable {
     @Field(key: "public_catalog") var publicCatalog: Bool
     /// Whether search engines may index the public catalog (`CreateMemberPortal`).
     @Field(key: "catalog_indexable") var catalogIndexable: Bool
-    /// The next accession number handed to a new copy's barcode (A9).
+    /// The next accession number handed to a new copy's barcode.
     @Field(key: "next_accession") var nextAccession: Int
     /// An IANA time zone name; nil: the server's.
     @OptionalField(key: "time_zone") var timeZone: String?
@@ -26,7 +26,7 @@ final class Library: Model, @unchecked Sendable {
     @Field(key: "max_holds_per_member") var maxHoldsPerMember: Int
     /// Whether the kiosk asks for the member's PIN after their card (`AddPublicDoorSettings`).
     @Field(key: "kiosk_asks_pin") var kioskAsksPIN: Bool
-    /// Fines (B5, `CreateFines`): off, money per day late, or suspension; amounts in minor units.
+    /// Fines (`CreateFines`): off, money per day late, or suspension; amounts in minor units.
     @Field(key: "fine_mode") var fineMode: String
     @Field(key: "fine_per_day") var finePerDay: Int
     @Field(key: "fine_grace_days") var fineGraceDays: Int
@@ -34,7 +34,7 @@ final class Library: Model, @unchecked Sendable {
     @Field(key: "fine_suspension_days") var fineSuspensionDays: Int
     @OptionalField(key: "fine_block_at") var fineBlockAt: Int?
     @Field(key: "currency") var currency: String
-    /// Reminders (B6, `CreateReminders`): off by default; the daily run's hour; due-soon and overdue days.
+    /// Reminders (`CreateReminders`): off by default; the daily run's hour; due-soon and overdue days.
     @Field(key: "reminders_on") var remindersOn: Bool
     @Field(key: "reminder_hour") var reminderHour: Int
     @OptionalField(key: "remind_before_days") var remindBeforeDays: Int?

@@ -2,7 +2,7 @@ import Fluent
 import Foundation
 import ShelfmarkCore
 
-/// A borrower (B1). Has no login; identified by a card ID unique within the library.
+/// A borrower. Has no login; identified by a card ID unique within the library.
 final class Member: Model, @unchecked Sendable {
     static let schema = "members"
 
@@ -51,7 +51,7 @@ final class Member: Model, @unchecked Sendable {
 }
 
 /// A copy lent to a member. Never deleted: returning sets `returnedAt`. Title and member are also
-/// kept as text so the history survives deleting either (B1, D1).
+/// kept as text so the history survives deleting either.
 final class Loan: Model, @unchecked Sendable {
     static let schema = "loans"
 
@@ -75,7 +75,7 @@ final class Loan: Model, @unchecked Sendable {
     init() {}
 }
 
-/// One entry of the activity log (D1).
+/// One entry of the activity log.
 final class Activity: Model, @unchecked Sendable {
     static let schema = "activities"
 

@@ -19,7 +19,7 @@ enum Reader: Sendable, Equatable, Hashable {
     var memberID: UUID? { if case .member(let id) = self { id } else { nil } }
 }
 
-/// One reading of a title by a reader (E1). A re-read is a new read. The position is kept here,
+/// One reading of a title by a reader. A re-read is a new read. The position is kept here,
 /// derived from the events, so lists do not read the events.
 final class Read: Model, @unchecked Sendable {
     static let schema = "reads"
@@ -67,7 +67,7 @@ final class Read: Model, @unchecked Sendable {
     var position: ReadPosition { ReadPosition(page: progressPage, label: progressLabel, fraction: progressFraction) }
 }
 
-/// One progress event (E1): append-only; its id may be chosen by the client, so an event sent
+/// One progress event: append-only; its id may be chosen by the client, so an event sent
 /// twice (an offline client retrying) is recorded once.
 final class ProgressEvent: Model, @unchecked Sendable {
     static let schema = "progress_events"
@@ -88,7 +88,7 @@ final class ProgressEvent: Model, @unchecked Sendable {
     var entry: ProgressEntry { ProgressEntry(at: at, kind: ProgressUnit(rawValue: unit) ?? .page, value: value, label: label) }
 }
 
-/// A reader's goal for a year (E3): books, pages, or both.
+/// A reader's goal for a year: books, pages, or both.
 final class ReadingGoal: Model, @unchecked Sendable {
     static let schema = "reading_goals"
 
@@ -104,7 +104,7 @@ final class ReadingGoal: Model, @unchecked Sendable {
     init() {}
 }
 
-/// A quote or note a reader keeps from a book (E5), private to the reader.
+/// A quote or note a reader keeps from a book, private to the reader.
 final class Quote: Model, @unchecked Sendable {
     static let schema = "quotes"
 
@@ -123,7 +123,7 @@ final class Quote: Model, @unchecked Sendable {
     init() {}
 }
 
-/// A photo of a book page (E4), private to the reader who took it.
+/// A photo of a book page, private to the reader who took it.
 final class PagePhoto: Model, @unchecked Sendable {
     static let schema = "page_photos"
 
@@ -149,7 +149,7 @@ final class PagePhoto: Model, @unchecked Sendable {
     init() {}
 }
 
-/// A year summary shared by a secret link (E3).
+/// A year summary shared by a secret link.
 final class ReadingShare: Model, @unchecked Sendable {
     static let schema = "reading_shares"
 

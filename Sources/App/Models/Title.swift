@@ -35,7 +35,7 @@ final class Title: Model, @unchecked Sendable {
     @Field(key: "sort_key") var sortKey: String
     @Field(key: "section") var section: String
     @Field(key: "search_text") var searchText: String
-    /// The folded author line the "by author" order reads (issue 24; `authorKey(_:)`).
+    /// The folded author line the "by author" order reads (`authorKey(_:)`).
     @Field(key: "author_key") var authorKey: String
     @Timestamp(key: "created_at", on: .create) var createdAt: Date?
     @Timestamp(key: "updated_at", on: .update) var updatedAt: Date?

@@ -2,7 +2,7 @@ import Fluent
 import Foundation
 import ShelfmarkCore
 
-/// A staff account (G2). Members (borrowers) are not users.
+/// A staff account. Members (borrowers) are not users.
 final class User: Model, @unchecked Sendable {
     static let schema = "users"
 

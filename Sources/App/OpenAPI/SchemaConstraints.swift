@@ -261,7 +261,7 @@ extension TestMailRequest: SchemaConstrained {
     static var schemaConstraints: [String: JSONValue] { ["to": mailAddress] }
 }
 
-// The sync push (issue 28). A mutation the document allows is answered (applied or rejected, 200); the
+// The sync push. A mutation the document allows is answered (applied or rejected, 200); the
 // push itself is refused only outside these bounds.
 extension SyncPush: SchemaConstrained {
     static var schemaConstraints: [String: JSONValue] {

@@ -5,7 +5,7 @@ import NIOSSL
 import ShelfmarkTLS
 import Vapor
 
-/// HTTPS out of the box (issue 27). `shelfmark serve --tls` serves HTTPS with the certificate and key
+/// HTTPS out of the box. `shelfmark serve --tls` serves HTTPS with the certificate and key
 /// the user gives (`--tls-cert`, `--tls-key`), or else with Shelfmark's own (`ShelfmarkTLS.LocalAuthority`:
 /// a certificate authority made on first run in the data directory's `tls/`, and a server certificate
 /// for the machine's names and LAN addresses). `--http-port N` listens for plain HTTP too: the server

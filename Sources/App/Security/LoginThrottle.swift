@@ -3,7 +3,7 @@ import Foundation
 import SQLKit
 import Vapor
 
-/// Password guessing (G2). Every attempt takes its slot before the password is hashed: one transaction
+/// Password guessing. Every attempt takes its slot before the password is hashed: one transaction
 /// counts it against the account (a username, a card) and the client address, atomically (SQLite's one
 /// writer; PostgreSQL's row lock, so both instances of a library count in one row), and refuses it
 /// while a lock holds. So parallel guesses cannot all be checked before the first failure is written:

@@ -6,7 +6,7 @@ import ShelfmarkCore
 import SQLKit
 import Vapor
 
-/// Staff accounts, sessions, API tokens, libraries and roles (G1, G2).
+/// Staff accounts, sessions, API tokens, libraries and roles.
 enum Accounts {
     static let minPasswordLength = 8
 

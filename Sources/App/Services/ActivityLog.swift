@@ -3,7 +3,7 @@ import Foundation
 import ShelfmarkCore
 import SQLKit
 
-/// Writes the activity log (D1). Called inside the transaction of the change it records, so an
+/// Writes the activity log. Called inside the transaction of the change it records, so an
 /// entry exists exactly when its change does.
 enum ActivityLog {
     struct Entry: Sendable {

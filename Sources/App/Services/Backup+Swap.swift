@@ -5,7 +5,7 @@ import ShelfmarkCore
 import SQLKit
 import Vapor
 
-/// A restore *over* a library (F5), in bounded batches (issue 24: one transaction of 100,000 titles held
+/// A restore *over* a library, in bounded batches (one transaction of 100,000 titles held
 /// SQLite's only writer for 20 s, so every other library's lending and sign-ins waited for it).
 ///
 /// 1. The backup is written into a hidden library beside it (`pending_job_id`: nobody sees it), a few

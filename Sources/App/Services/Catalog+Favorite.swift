@@ -4,7 +4,7 @@ import ShelfmarkCore
 import SQLKit
 
 extension Catalog {
-    /// Flips a title's favorite mark (A4) in one statement: two taps at once flip it twice, and neither
+    /// Flips a title's favorite mark in one statement: two taps at once flip it twice, and neither
     /// reads a value the other is about to change. Logged with the mark it now has.
     @discardableResult
     static func toggleFavorite(_ titleID: UUID, in scope: Scope) async throws -> Bool {

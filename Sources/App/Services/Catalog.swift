@@ -4,7 +4,7 @@ import Foundation
 import ShelfmarkCore
 import SQLKit
 
-/// Changes to titles, copies and categories (A1–A3, A7–A9, C1–C2). Each public function is one
+/// Changes to titles, copies and categories. Each public function is one
 /// transaction and writes its activity entry.
 enum Catalog {
     static let maxCopiesPerRequest = Limits.copiesPerRequest
@@ -127,7 +127,7 @@ enum Catalog {
         }
     }
 
-    /// C2: a wishlist item becomes a catalog title with N copies.
+    /// A wishlist item becomes a catalog title with N copies.
     static func acquire(_ titleID: UUID, _ input: AcquireInput, in scope: Scope) async throws {
         let (library, now, gate, db) = (scope.library, scope.now, scope.gate, scope.db)
         let count = try Check.range(input.copies ?? 1, 1...maxCopiesPerRequest, field: "copies")!
@@ -193,7 +193,7 @@ enum Catalog {
         }
     }
 
-    // MARK: - Categories (A8)
+    // MARK: - Categories
 
     static func createCategory(_ input: CategoryInput, in scope: Scope) async throws -> Category {
         let (library, now, gate, db) = (scope.library, scope.now, scope.gate, scope.db)
@@ -226,7 +226,7 @@ enum Catalog {
         }
     }
 
-    /// Merges category `from` into `into` (issue 16: "Music" and "music" were two): every title of
+    /// Merges category `from` into `into` ("Music" and "music" were two): every title of
     /// `from` is in `into` (once), and `from` is gone.
     static func mergeCategory(_ from: UUID, into: UUID, in scope: Scope) async throws {
         let (library, now, gate, db) = (scope.library, scope.now, scope.gate, scope.db)
@@ -256,7 +256,7 @@ enum Catalog {
         return try await Category.query(on: db).filter(\.$library.$id == library).all().first { $0.name.uppercased() == folded }
     }
 
-    /// Titles keep existing, uncategorised (A8): only the links go, by cascade.
+    /// Titles keep existing, uncategorised: only the links go, by cascade.
     static func deleteCategory(_ id: UUID, in scope: Scope) async throws {
         let (library, now, gate, db) = (scope.library, scope.now, scope.gate, scope.db)
         try await gate.transaction(on: db) { db in
@@ -271,7 +271,7 @@ enum Catalog {
 
     // MARK: - Helpers
 
-    /// The library's categories A–Z with how many titles each has (A8).
+    /// The library's categories A–Z with how many titles each has.
     static func categories(libraryID: UUID, on db: any Database) async throws -> [CategoryDTO] {
         let rows = try await db.sql.raw("""
             SELECT c.id, c.name, COUNT(tc.id) AS n FROM categories c LEFT JOIN title_categories tc ON tc.category_id = c.id
@@ -290,7 +290,7 @@ enum Catalog {
         return title
     }
 
-    /// A2: the same ISBN twice is refused with the existing title, so the client can offer "add N more copies".
+    /// The same ISBN twice is refused with the existing title, so the client can offer "add N more copies".
     static func refuseDuplicate(isbn: String, library: UUID, on db: any Database) async throws {
         guard let existing = try await Title.query(on: db).filter(\.$library.$id == library).filter(\.$isbn13 == isbn).first() else { return }
         let id = try existing.requireID()

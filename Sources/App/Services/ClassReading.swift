@@ -3,7 +3,7 @@ import FluentSQL
 import Foundation
 import ShelfmarkCore
 
-/// A class's reading (E3, for teachers), from the reading logs staff keep for members.
+/// A class's reading (for teachers), from the reading logs staff keep for members.
 enum ClassReading {
     /// A member of the class with the books finished since a day, their pages, and how many they are reading now.
     struct Row: Sendable, Decodable {

@@ -4,7 +4,7 @@ import ShelfmarkCore
 import SQLKit
 import Vapor
 
-/// A smart collection's filter (A11): any combination of a search, a category, a shelf, a series, a
+/// A smart collection's filter: any combination of a search, a category, a shelf, a series, a
 /// reading level range, availability, favourites, a lowest rating and "added in the last N days".
 struct CollectionFilter: Content, Equatable, SchemaConstrained {
     enum Availability: String, Codable, Sendable, CaseIterable, SchemaEnum {
@@ -102,7 +102,7 @@ enum CollectionError: DomainError, Equatable {
     }
 }
 
-/// Smart collections (A11): saved filters of a library, by name.
+/// Smart collections: saved filters of a library, by name.
 enum Collections {
     static let maxPerLibrary = 100
 

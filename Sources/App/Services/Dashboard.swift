@@ -4,7 +4,7 @@ import Foundation
 import ShelfmarkCore
 import SQLKit
 
-/// G6: the library at a glance. Titles and copies are counted from the kept counts (`title_counts`,
+/// The library at a glance. Titles and copies are counted from the kept counts (`title_counts`,
 /// `copy_counts`), the same at any size; open loans off their index.
 enum DashboardQuery {
     static func load(libraryID: UUID, now: Date, on db: any Database) async throws -> Dashboard {

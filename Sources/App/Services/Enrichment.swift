@@ -6,7 +6,7 @@ import ShelfmarkLookup
 import SQLKit
 import Vapor
 
-/// Background completion of titles' metadata (A6), as queued jobs of kind `enrich` in `jobs` (one per
+/// Background completion of titles' metadata, as queued jobs of kind `enrich` in `jobs` (one per
 /// title: `subject_id`), taken by `EnrichmentWorker`.
 ///
 /// - A job is claimed with a lease by one conditional UPDATE (PostgreSQL: `FOR UPDATE SKIP LOCKED`,

@@ -20,7 +20,7 @@ enum ExchangeError: DomainError, Equatable {
     case backupCover(number: Int, CoverProblem)
     case backupChosenAsImport
     case memberListTooLarge(maxMB: Int)
-    /// A file of reading levels past its bounds (issue 26).
+    /// A file of reading levels past its bounds.
     case levelListTooLarge(maxMB: Int)
 
     /// Every refusal of a file is about the file (422), but for an unknown format.

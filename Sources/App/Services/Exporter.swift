@@ -4,7 +4,7 @@ import Foundation
 import ShelfmarkCore
 import SQLKit
 
-/// What a library can be exported as (F2, F4).
+/// What a library can be exported as.
 enum ExportFormat: String, CaseIterable, Sendable {
     case csv
     case wishlistCSV = "wishlist-csv"
@@ -34,7 +34,7 @@ enum ExportFormat: String, CaseIterable, Sendable {
     static var list: String { allCases.map(\.rawValue).joined(separator: ", ") }
 }
 
-/// Exports (F2, F4): the catalog and the wishlist as the seed's CSV formats, the whole library as
+/// Exports: the catalog and the wishlist as the seed's CSV formats, the whole library as
 /// JSON, the catalog as MARC 21 and MARCXML.
 enum Exporter {
     static func export(_ format: ExportFormat, libraryID: UUID, now: Date, on db: any Database) async throws -> Data {

@@ -2,7 +2,7 @@ import Foundation
 import ShelfmarkCore
 import Vapor
 
-/// What to do with a row whose ISBN the library already has (F1, F3).
+/// What to do with a row whose ISBN the library already has.
 enum ExistingISBNPolicy: String, Codable, Sendable, CaseIterable {
     /// Leave the existing title alone; the row is reported as skipped.
     case skip

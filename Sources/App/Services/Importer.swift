@@ -5,7 +5,7 @@ import ShelfmarkLookup
 import SQLKit
 import Vapor
 
-/// Imports a file into a library (F1–F3): rows land in batches, one transaction each, so a row is
+/// Imports a file into a library: rows land in batches, one transaction each, so a row is
 /// either wholly in or reported; metadata and covers follow through the enrichment jobs.
 enum Importer {
     /// Batches start small, so the first rows show up at once, and double up to `largestBatch`: each

@@ -19,21 +19,21 @@ struct LibraryBackup: Codable, Sendable, Equatable {
     var loans: [LoanRow]
     var activities: [ActivityRow]
     var covers: [CoverRow]?
-    /// Reading life (issue 17), in a backup only: reads, their progress, goals, quotes and page photos.
+    /// Reading life, in a backup only: reads, their progress, goals, quotes and page photos.
     var reads: [ReadRow]?
     var progressEvents: [ProgressEventRow]?
     var readingGoals: [GoalRow]?
     var quotes: [QuoteRow]?
     var pagePhotos: [PhotoRow]?
-    /// The holds queues (issue 25); absent in backups made before them.
+    /// The holds queues; absent in backups made before them.
     var holds: [HoldRow]? = nil
-    /// The fines ledger (issue 25); absent in backups made before it.
+    /// The fines ledger; absent in backups made before it.
     var fines: [FineRow]? = nil
-    /// The templates the library edited (issue 25); absent in backups made before them.
+    /// The templates the library edited; absent in backups made before them.
     var mailTemplates: [MailTemplateRow]? = nil
-    /// The smart collections (issue 26); absent in backups made before them.
+    /// The smart collections; absent in backups made before them.
     var collections: [CollectionRow]? = nil
-    /// The shelves with their rooms and codes (issue 26); absent in backups made before them (a
+    /// The shelves with their rooms and codes; absent in backups made before them (a
     /// restore then makes a shelf of every location its copies name).
     var shelves: [ShelfRow]? = nil
     /// The stocktakes taken at the shelves, and what each scan found; absent in backups made before them.
@@ -184,7 +184,7 @@ struct LibraryBackup: Codable, Sendable, Equatable {
         var fine_suspension_days: Int? = nil
         var fine_block_at: Int? = nil
         var currency: String? = nil
-        /// Reminders (issue 25, B6); absent in backups made before them.
+        /// Reminders; absent in backups made before them.
         var reminders_on: Bool? = nil
         var reminder_hour: Int? = nil
         var remind_before_days: Int? = nil
@@ -195,7 +195,7 @@ struct LibraryBackup: Codable, Sendable, Equatable {
         var contact: String? = nil
     }
 
-    /// A message template the library edited (issue 25, B6).
+    /// A message template the library edited.
     struct MailTemplateRow: Codable, Sendable, Equatable {
         var id: UUID
         var kind: String
@@ -242,9 +242,9 @@ struct LibraryBackup: Codable, Sendable, Equatable {
         var search_text: String
         var created_at: Date?
         var updated_at: Date?
-        /// No loans before this moment (fines by suspension, issue 25).
+        /// No loans before this moment (fines by suspension).
         var suspended_until: Date? = nil
-        /// The language messages are written in (issue 25, B6).
+        /// The language messages are written in.
         var language: String? = nil
     }
 
@@ -261,7 +261,7 @@ struct LibraryBackup: Codable, Sendable, Equatable {
         var returned_at: Date?
         var renewals: Int
         var checked_out_by: String
-        /// The last reminder stage reached, and when (issue 25, B6): a restored loan is not reminded again.
+        /// The last reminder stage reached, and when: a restored loan is not reminded again.
         var reminder_stage: Int? = nil
         var reminded_at: Date? = nil
     }

@@ -4,7 +4,7 @@ import NIOPosix
 import ShelfmarkCore
 import ShelfmarkImaging
 
-/// E4: page photos — uploaded, straightened by their corners, marked up, read by OCR into a quote,
+/// Page photos — uploaded, straightened by their corners, marked up, read by OCR into a quote,
 /// deleted. The original is kept, so a new crop starts from it. Private to the reader.
 enum PagePhotos {
     static let maxBytes = PageImage.maxBytes

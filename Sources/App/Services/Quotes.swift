@@ -3,7 +3,7 @@ import FluentSQL
 import Foundation
 import ShelfmarkCore
 
-/// E5: a reader's quotes and notes, per book and across books (searchable), private to the reader.
+/// A reader's quotes and notes, per book and across books (searchable), private to the reader.
 enum Quotes {
     static let maxText = 5_000
     static let maxNote = 5_000

@@ -14,7 +14,7 @@ struct LevelImportReport: Content {
     var failed: [ImportRowNote]
 }
 
-/// Reading levels in bulk (A12): a spreadsheet of ISBN → level (a publisher's AR or Lexile list, a
+/// Reading levels in bulk: a spreadsheet of ISBN → level (a publisher's AR or Lexile list, a
 /// teacher's guided reading levels) sets the level of every title the catalog has with that ISBN, in
 /// one transaction; each line not taken is named with its line number and why.
 enum ReadingLevels {

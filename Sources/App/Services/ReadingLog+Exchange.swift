@@ -46,7 +46,7 @@ extension ReadingLog {
         }
     }
 
-    /// E1: one reader's history in Goodreads' CSV layout (one line per book, its latest read; Read
+    /// One reader's history in Goodreads' CSV layout (one line per book, its latest read; Read
     /// Count counts its finished reads), so a reader can always leave.
     static func exportGoodreadsCSV(reader: Reader, libraryID: UUID, on db: any Database) async throws -> String {
         let reads = try await readsOf(reader, libraryID: libraryID, on: db).sort(\.$updatedAt, .descending).all()

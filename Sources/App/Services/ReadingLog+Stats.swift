@@ -7,7 +7,7 @@ import SQLKit
 extension ReadingLog {
     // MARK: Statistics
 
-    /// E3: a reader's year: books and pages per month and per year, streaks, goal pace, statuses,
+    /// A reader's year: books and pages per month and per year, streaks, goal pace, statuses,
     /// ratings, top authors and categories, longest and shortest book, and each current read's pace.
     static func stats(year: Int, reader: Reader, in scope: Scope) async throws -> ReadingStatsDTO {
         _ = try Check.range(year, goalYears, field: "year")

@@ -5,7 +5,7 @@ import Foundation
 import ShelfmarkCore
 import SQLKit
 
-/// Reading life (E1–E3): reads, progress events, goals and statistics, for a reader — a user account
+/// Reading life: reads, progress events, goals and statistics, for a reader — a user account
 /// (private to them) or a member without a login (staff who lend keep the log). Every call is
 /// scoped to the library and the reader: another reader's read is "not found".
 enum ReadingLog {
@@ -138,7 +138,7 @@ enum ReadingLog {
         }
     }
 
-    /// On PostgreSQL the first events for a title nobody reads yet may arrive at once (issue 24: 40 at once
+    /// On PostgreSQL the first events for a title nobody reads yet may arrive at once (40 at once
     /// made 28 reads): each would find no open read and start one. A lock on the reader and title, held
     /// to the end of the transaction, lets one start it; the others then find it (each statement of a
     /// READ COMMITTED transaction sees what committed before it). SQLite's writes are one at a time.

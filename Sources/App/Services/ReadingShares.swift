@@ -3,7 +3,7 @@ import Foundation
 import ShelfmarkCore
 import Vapor
 
-/// E3: a reader's year in books, shared by a secret link: who has the address sees the figures
+/// A reader's year in books, shared by a secret link: who has the address sees the figures
 /// (books, pages, months, top authors and categories, longest and shortest book) and the reader's
 /// display name — never reviews, notes, photos or what else they read. Stopping ends the link.
 enum ReadingShares {

@@ -4,7 +4,7 @@ import ShelfmarkCore
 import SQLKit
 import Vapor
 
-/// A shelf of a library (A10): its name (what its copies' `location` holds), room and short code.
+/// A shelf of a library: its name (what its copies' `location` holds), room and short code.
 struct ShelfDTO: Content, Equatable {
     var id: UUID
     var name: String
@@ -88,7 +88,7 @@ enum ShelfError: DomainError, Equatable {
     }
 }
 
-/// Shelves (A10): made by hand or from the location a copy is given, renamed with their copies,
+/// Shelves: made by hand or from the location a copy is given, renamed with their copies,
 /// deleted when empty; books put on them by a scan.
 enum Shelves {
     static let maxPerLibrary = 2_000

@@ -4,7 +4,7 @@ import ShelfmarkCore
 import SQLKit
 import Vapor
 
-/// A stocktake of one shelf (A10): when, by whom, and what it found.
+/// A stocktake of one shelf: when, by whom, and what it found.
 struct StocktakeDTO: Content, Equatable {
     var id: UUID
     var shelfId: UUID
@@ -61,7 +61,7 @@ struct StocktakeScanAnswer: Content {
     var expected: Int
 }
 
-/// Stocktakes (A10): scan a shelf's books; see what is there, what is missing, what belongs elsewhere;
+/// Stocktakes: scan a shelf's books; see what is there, what is missing, what belongs elsewhere;
 /// kept with their date. A copy's `seen_at` is the last time a stocktake saw it.
 enum Stocktakes {
     /// A stocktake holds at most this many scans (a shelf of books, several times over).

@@ -4,7 +4,7 @@ import Foundation
 import SQLKit
 
 /// The catalog's counts read from `title_counts`, which triggers keep as titles are written
-/// (`AddTitleListKeys`, issue 24): totals, A–Z counts, favourites and where a letter starts cost the
+/// (`AddTitleListKeys`): totals, A–Z counts, favourites and where a letter starts cost the
 /// same at any size of catalog.
 extension TitleQuery {
     /// The condition on `title_counts` that gives the same titles as `f` without a section, when the

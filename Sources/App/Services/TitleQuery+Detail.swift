@@ -5,10 +5,10 @@ import Foundation
 import ShelfmarkCore
 import SQLKit
 
-/// A title's detail (A4): the book page and `GET …/titles/{id}`.
+/// A title's detail: the book page and `GET …/titles/{id}`.
 extension TitleQuery {
     /// A title with its categories, copies and open loans, in one statement (one round trip to the
-    /// database: a title read was five queries, issue 15): a row per copy and category, each with the
+    /// database: a title read was five queries): a row per copy and category, each with the
     /// title's columns and the copy's open loan if any.
     /// On SQLite the rows are decoded by position on the connection's own thread (`SQLiteConnection.rows`):
     /// SQLKit hands each row to the event loop and decodes each value by name.

@@ -3,7 +3,7 @@ import FluentSQL
 import Foundation
 import SQLKit
 
-/// Keyset (seek) paging of the catalog's lists (issue 24): a page is found from a title on the page
+/// Keyset (seek) paging of the catalog's lists: a page is found from a title on the page
 /// before or after it, by the list order's index, so page 1,000 costs what page 2 costs at any size
 /// of catalog. The page number stays in the URL for the reader; `OFFSET` remains only for a page
 /// typed by number, and for searches, which are bounded (`sortedSearchLimit`).

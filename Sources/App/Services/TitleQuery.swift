@@ -5,7 +5,7 @@ import Foundation
 import ShelfmarkCore
 import SQLKit
 
-/// Reading the catalog (A4, A5): filtered, searched and A–Z grouped lists, and a title's detail.
+/// Reading the catalog: filtered, searched and A–Z grouped lists, and a title's detail.
 enum TitleQuery {
     struct Filters: Sendable {
         var query: String?
@@ -22,7 +22,7 @@ enum TitleQuery {
         var location: String?
         var series: String?
         var readingLevel: String?
-        /// A reading level range ("AR 3.0–4.5", A12): the scheme and, optionally, the lowest and highest number.
+        /// A reading level range ("AR 3.0–4.5"): the scheme and, optionally, the lowest and highest number.
         var levelScheme: ReadingLevel.Scheme?
         var levelMin: Double?
         var levelMax: Double?
@@ -266,7 +266,7 @@ enum TitleQuery {
         }
     }
 
-    /// A4: one title with categories, copies and open loans, read with plain SQL (Fluent's models
+    /// One title with categories, copies and open loans, read with plain SQL (Fluent's models
     /// cost reflection per row, several times the queries themselves on this hot path).
     /// A title's authors as stored: a JSON array of strings.
     static func authors(_ text: String?) throws -> [String] {

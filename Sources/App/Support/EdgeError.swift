@@ -24,7 +24,7 @@ enum EdgeError: DomainError, Equatable {
     case shelfNeeded
     case cannotDraw(field: String)
     case calendarGone
-    /// The first setup, asked from another device while the server serves the network itself (issue 27).
+    /// The first setup, asked from another device while the server serves the network itself.
     case setupOnThisComputer(address: String)
 
     var described: Described {

@@ -35,7 +35,7 @@ struct JSONErrorMiddleware: AsyncMiddleware {
             }
             if appError.status == .internalServerError {
                 // An error, with its cause (a database's own message, say): Vapor's `report` logs
-                // most errors as warnings, where a server's failure is easily missed (issue 24).
+                // most errors as warnings, where a server's failure is easily missed.
                 request.logger.error("\(request.method) \(request.url.path) failed: \(String(reflecting: error))")
             } else if appError.code == "disk_full" {
                 Self.reportDiskFull(error, request: request)

@@ -7,7 +7,7 @@ import ShelfmarkCore
 import SQLKit
 import Vapor
 
-/// Where the data lives (G7): an SQLite file under the data directory unless `DATABASE_URL` names
+/// Where the data lives: an SQLite file under the data directory unless `DATABASE_URL` names
 /// a PostgreSQL server.
 enum StorageConfig: Sendable, Equatable {
     case sqlite(path: String)
@@ -244,7 +244,7 @@ extension Database {
 /// the writer, and commits are cheap. The mode is stored in the file, so this is a no-op afterwards.
 ///
 /// Then, before anything writes, the log a previous process left (one stopped on a full disk cannot
-/// fold its log into the database) is folded in and truncated to nothing (issue 24): the pages it
+/// fold its log into the database) is folded in and truncated to nothing: the pages it
 /// held move into the database, which needed them anyway, and the rest of its size is given back, so
 /// a restart after space was freed leaves that space to the writes people make instead of spending
 /// it on a log that keeps growing. On a disk still full this fails, is logged, and the server starts

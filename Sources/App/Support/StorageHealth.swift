@@ -15,7 +15,7 @@ final class StorageHealth: Sendable {
     func markWorking() { failingSince.withLockedValue { $0 = nil } }
 
     /// Whether the disk holding `path` (an SQLite database's file) has less room than a write may
-    /// need: then `/health` tries a write before saying writes work (issue 24: a server started on a
+    /// need: then `/health` tries a write before saying writes work (a server started on a
     /// full disk said it was healthy while every sign-in got 507).
     static func nearlyFull(_ path: String, below bytes: UInt64 = 8 << 20) -> Bool {
         var stats = statvfs()

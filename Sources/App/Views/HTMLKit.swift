@@ -33,7 +33,7 @@ enum H {
     /// `<name attrs…>content</name>`; attributes whose value is nil are left out, "" renders bare.
     /// The element is written straight to text here (its content rendered once, its attribute values
     /// escaped by `escapeAttribute`) and handed to Plot as finished HTML: building it as Plot's nested
-    /// element and attribute wrappers made rendering the larger part of a page's time (issue 16,
+    /// element and attribute wrappers made rendering the larger part of a page's time (measured by
     /// `scripts/bench-pages.py`).
     static func el(_ tag: Tag, _ attrs: Attrs = [:], @ComponentBuilder _ content: @escaping () -> any Component = { EmptyComponent() }) -> any Component {
         var html = "<" + tag.rawValue
@@ -138,7 +138,7 @@ struct RawHTML: Component {
 
 /// Text in a page, escaped. The app's views use it instead of Plot's `Text` (a name of its own, so
 /// neither shadows the other): Plot's escaping builds a string per character and was a large part
-/// of a list page's time (issue 16, `scripts/bench-pages.py`).
+/// of a list page's time (`scripts/bench-pages.py`).
 struct EscapedText: Component {
     let html: String
     init(_ string: String) { html = H.escapeText(string) }

@@ -18,9 +18,9 @@ struct PageContext: Sendable {
     var refresh = false
     /// The languages of the language menu (the application's).
     var languages: [Lang] = Lang.allCases
-    /// A public catalog's page (issue 28): its library, the signed-in member, whether it may be indexed.
+    /// A public catalog's page: its library, the signed-in member, whether it may be indexed.
     var portal: Portal? = nil
-    /// A self-service kiosk's page (issue 28): the library it lends for; the brand leads to its start.
+    /// A self-service kiosk's page: the library it lends for; the brand leads to its start.
     var kiosk: LibraryRef? = nil
     /// Go to this address after so many seconds (a kiosk's member screen returns to its start).
     var returnAfter: (seconds: Int, path: String)? = nil
@@ -62,7 +62,7 @@ enum Layout {
                 .element(named: "title", text: title == t(.appName) ? title : "\(title) · \(t(.appName))"),
                 .stylesheet(AppShell.versioned("/css/app.css")),
                 .link(.rel(.icon), .href("/icon.svg")),
-                // The installable app (issue 27): a manifest per library, the theme colour, the home-screen icon.
+                // The installable app: a manifest per library, the theme colour, the home-screen icon.
                 .link(.rel(.manifest), .href(ctx.library.map { "/manifest.webmanifest?library=\($0.id.uuidString)" } ?? "/manifest.webmanifest")),
                 .meta(.name("theme-color"), .content(AppShell.themeColor)),
                 .link(.rel(.appleTouchIcon), .href("/icons/apple-touch-icon.png?v=\(AppShell.version)")),

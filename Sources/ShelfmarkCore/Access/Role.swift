@@ -1,4 +1,4 @@
-/// A staff member's role in one library (G2). Each role includes the rights of those below it.
+/// A staff member's role in one library. Each role includes the rights of those below it.
 public enum Role: String, Codable, Sendable, CaseIterable, Comparable {
     case viewer
     case volunteer
@@ -33,7 +33,7 @@ public enum Role: String, Codable, Sendable, CaseIterable, Comparable {
     public func may(_ action: Action) -> Bool { self >= action.minimumRole }
 }
 
-/// Kinds of activity-log entries (D1). The raw values are the wire and storage names.
+/// Kinds of activity-log entries. The raw values are the wire and storage names.
 public enum ActivityType: String, Codable, Sendable, CaseIterable {
     case checkout
     case returnBook = "return_book"

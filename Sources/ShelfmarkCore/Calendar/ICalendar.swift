@@ -1,6 +1,6 @@
 import Foundation
 
-/// An iCalendar feed (RFC 5545) of all-day events: a member's due dates (issue 25, B6). Lines end in
+/// An iCalendar feed (RFC 5545) of all-day events: a member's due dates. Lines end in
 /// CRLF and are folded at 75 octets without splitting a UTF-8 character; text is escaped.
 public struct ICalendar: Sendable, Equatable {
     public struct Event: Sendable, Equatable {

@@ -1,6 +1,6 @@
 import Foundation
 
-/// A book's reading level (A12) as schools write it, read into its scheme and a number that orders and
+/// A book's reading level as schools write it, read into its scheme and a number that orders and
 /// filters ("AR 3.0–4.5"): Accelerated Reader book levels (with quiz points), Lexile measures,
 /// guided reading letters (Fountas & Pinnell A–Z), Antolin school years — and anything else kept as
 /// free text without a number.

@@ -1,6 +1,6 @@
 import Foundation
 
-/// A shelf's short code (A10), printed beside its QR code and on spine labels: "B3", "ROOM12". A
+/// A shelf's short code, printed beside its QR code and on spine labels: "B3", "ROOM12". A
 /// code a person gives is Latin letters, digits, "-" and "." (upper case); a shelf made from a copy's
 /// location text gets one made from its name.
 public enum ShelfCode {
@@ -38,7 +38,7 @@ public enum ShelfCode {
     }
 }
 
-/// What a scan at a shelf names (A10): another shelf — its QR code holds the address of the shelf's
+/// What a scan at a shelf names: another shelf — its QR code holds the address of the shelf's
 /// page ("https://library.local/libraries/…/shelves/<id>"), or the older
 /// "shelfmark:shelf:<location>" — or else a book (a copy's barcode or an ISBN).
 public enum ShelfScan: Equatable, Sendable {
@@ -65,7 +65,7 @@ public enum ShelfScan: Equatable, Sendable {
     }
 }
 
-/// What one scan in a stocktake found (A10).
+/// What one scan in a stocktake found.
 public enum StocktakeOutcome: String, Codable, Sendable, CaseIterable {
     /// On the shelf it belongs on.
     case here

@@ -1,6 +1,6 @@
 import Foundation
 
-/// A physical copy's state (A9).
+/// A physical copy's state.
 public enum CopyStatus: String, Codable, Sendable, CaseIterable {
     case available
     case onLoan = "on_loan"
@@ -35,7 +35,7 @@ public struct Availability: Equatable, Codable, Sendable {
     }
 }
 
-/// The library's lending settings (B2, B5).
+/// The library's lending settings.
 public struct LoanPolicy: Equatable, Sendable {
     public static let defaultLoanPeriodDays = 14
     public static let defaultMaxRenewals = 2
@@ -59,7 +59,7 @@ public struct LoanPolicy: Equatable, Sendable {
         self.renewWindowDays = renewWindowDays
     }
 
-    /// B5: the new due date of a loan due `dueAt`, renewed `renewals` times so far, asked for at `now`
+    /// The new due date of a loan due `dueAt`, renewed `renewals` times so far, asked for at `now`
     /// while `waiting` members (holds not suspended) wait for the title and no other copy is on the
     /// shelf for them. Refused, in this order: someone is waiting, the limit is reached, too early.
     /// The renewal runs from the due date, or from today for a loan already overdue.
@@ -162,7 +162,7 @@ public enum CirculationError: Error, Equatable, Sendable, CustomStringConvertibl
     }
 }
 
-/// Plans a change of a title's copy count (A7): which copies to add, or which available copies to
+/// Plans a change of a title's copy count: which copies to add, or which available copies to
 /// remove, never removing one that is on loan.
 public enum CopyCountPlan: Equatable, Sendable {
     case unchanged

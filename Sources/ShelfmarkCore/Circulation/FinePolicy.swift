@@ -1,6 +1,6 @@
 import Foundation
 
-/// B5: what a library charges for a late return: nothing (the default), money per day late, or days
+/// What a library charges for a late return: nothing (the default), money per day late, or days
 /// of suspension from borrowing. Amounts are in the currency's minor unit (cents), as integers, so
 /// no sum is ever rounded.
 public struct FinePolicy: Equatable, Sendable {

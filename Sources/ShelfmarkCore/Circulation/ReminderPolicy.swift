@@ -1,6 +1,6 @@
 import Foundation
 
-/// B6: when a library reminds its members. Off by default. A daily run at `hour` (the library's time
+/// When a library reminds its members. Off by default. A daily run at `hour` (the library's time
 /// zone) sends a due-soon reminder `beforeDays` before the due day and up to three overdue reminders
 /// `overdueDays` after it. Each loan moves through stages (`Stage`) and is reminded once per stage, so
 /// a run made twice sends nothing twice and a run missed for days sends the stage reached, once.

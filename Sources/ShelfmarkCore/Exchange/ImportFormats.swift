@@ -28,7 +28,7 @@ public struct ImportRecord: Sendable, Equatable {
     public var asin: String?
     /// What was changed or left out to import the book rather than drop it (for the report).
     public var warnings: [ImportWarning] = []
-    /// The importing reader's history of this book (E1): Goodreads, StoryGraph and LibraryThing say it.
+    /// The importing reader's history of this book: Goodreads, StoryGraph and LibraryThing say it.
     public var reads: [ImportedRead] = []
 
     public init(line: Int) { self.line = line }
@@ -172,7 +172,7 @@ extension ISBN {
     }
 }
 
-/// The files Shelfmark reads (F1–F3).
+/// The files Shelfmark reads.
 public enum ImportFormat: String, Sendable, CaseIterable, Codable {
     case shelfmarkCatalog = "csv"
     case shelfmarkWishlist = "wishlist-csv"
@@ -204,7 +204,7 @@ public enum ImportFormat: String, Sendable, CaseIterable, Codable {
         }
     }
 
-    /// The catalog CSV's columns, in order (F1).
+    /// The catalog CSV's columns, in order.
     public static let catalogColumns = ["ISBN", "Title", "Author", "Total Copies", "Available Copies", "Language", "Publisher",
                                         "Published Date", "Page Count", "Notes"]
     public static let wishlistColumns = ["Title", "Author", "ISBN"]

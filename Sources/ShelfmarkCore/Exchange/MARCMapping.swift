@@ -1,6 +1,6 @@
 import Foundation
 
-/// A title as Shelfmark writes it to MARC (F4).
+/// A title as Shelfmark writes it to MARC.
 public struct MARCExportTitle: Sendable, Equatable {
     public struct Copy: Sendable, Equatable {
         public var barcode: String

@@ -1,6 +1,6 @@
 import Foundation
 
-/// A class list or member list from a spreadsheet (B1): one member per row. The columns are found
+/// A class list or member list from a spreadsheet: one member per row. The columns are found
 /// by their usual names in English, German and Irish, in any order; a single "Name" column is split
 /// into first and last name.
 public struct MemberListMapper: Sendable {

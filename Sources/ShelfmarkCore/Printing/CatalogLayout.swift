@@ -1,6 +1,6 @@
 import Foundation
 
-/// Where each heading and entry of a printed catalog goes (F4): groups (a letter, a shelf, a
+/// Where each heading and entry of a printed catalog goes: groups (a letter, a shelf, a
 /// category, a level) one after another, each a heading and its entries, on pages of `usable`
 /// height; a heading never ends a page (it moves to the next with its first entry). Fixed heights,
 /// so the number of pages is known before a page is drawn ("page 3 of 41").

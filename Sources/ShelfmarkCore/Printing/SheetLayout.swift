@@ -1,6 +1,6 @@
 import Foundation
 
-/// A sheet of labels or cards (F4): the paper, one label's size, how many across and down, and where
+/// A sheet of labels or cards: the paper, one label's size, how many across and down, and where
 /// the first one starts. Every measure is in millimetres from the sheet's top left corner, as the
 /// label makers print them on their packets.
 public struct SheetLayout: Sendable, Equatable {
@@ -66,7 +66,7 @@ public struct SheetLayout: Sendable, Equatable {
     }
 }
 
-/// The label sheets Shelfmark prints on (F4), with the measures their makers publish.
+/// The label sheets Shelfmark prints on, with the measures their makers publish.
 public enum LabelLayout: String, Sendable, CaseIterable {
     /// Avery 5160 and its equivalents: US Letter, 3 × 10, 2⅝″ × 1″.
     case avery5160 = "avery-5160"
@@ -97,7 +97,7 @@ public enum LabelLayout: String, Sendable, CaseIterable {
     public var isSpine: Bool { self == .spine }
 }
 
-/// Member cards (B1, F4): ID-1, the size of a bank card (85.6 × 54 mm), ten to a sheet, to cut apart.
+/// Member cards: ID-1, the size of a bank card (85.6 × 54 mm), ten to a sheet, to cut apart.
 public enum CardLayout {
     public static let width = 85.6
     public static let height = 54.0

@@ -1,6 +1,6 @@
 import Foundation
 
-/// E1: a read's status. A re-read is a new read; status follows progress.
+/// A read's status. A re-read is a new read; status follows progress.
 public enum ReadStatus: String, Codable, Sendable, CaseIterable {
     case wantToRead = "want_to_read"
     case reading
@@ -161,7 +161,7 @@ public enum ReadingRules {
     }
 }
 
-/// E3: a yearly goal and how the year is going against it.
+/// A yearly goal and how the year is going against it.
 public struct GoalPace: Equatable, Sendable {
     public var target: Int
     public var done: Int
@@ -183,7 +183,7 @@ public struct GoalPace: Equatable, Sendable {
     }
 }
 
-/// E3: reading days in a row up to today (or up to yesterday while today has none yet).
+/// Reading days in a row up to today (or up to yesterday while today has none yet).
 public enum ReadingStreak {
     /// `days` are day numbers (days since an epoch, in the reader's zone); `today` likewise.
     public static func current(days: Set<Int>, today: Int) -> Int {

@@ -1,4 +1,4 @@
-/// E2: a spoken (or typed) phrase about reading progress turned into a page, a percentage or a
+/// A spoken (or typed) phrase about reading progress turned into a page, a percentage or a
 /// number of pages read since last time: "page 157", "157", "one hundred and fifty-seven",
 /// "Seite hundertsiebenundfünfzig", "leathanach céad caoga a seacht", "第一百五十七页", "50 percent",
 /// "百分之五十", "20 more pages". Numbers from 1 to 9,999 in English, German, Irish and Chinese.

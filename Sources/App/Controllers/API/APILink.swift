@@ -19,15 +19,15 @@ enum APILink: Sendable, Equatable {
     case readingExport(library: UUID)
     /// A page photo's image, thumbnail or original.
     case photo(library: UUID, photo: UUID, part: String)
-    /// The letters for members without email (issue 25), a PDF.
+    /// The letters for members without email, a PDF.
     case reminderLetters(library: UUID)
-    /// Label sheets and member cards (issue 26): the PDF, or one page of it as a PNG preview.
+    /// Label sheets and member cards: the PDF, or one page of it as a PNG preview.
     case labels(library: UUID, format: String)
     case memberCards(library: UUID, format: String)
-    /// Shelf signs (issue 26, A10): the PDF or a page of it; one shelf's QR code as SVG or PNG.
+    /// Shelf signs: the PDF or a page of it; one shelf's QR code as SVG or PNG.
     case shelfSigns(library: UUID, format: String)
     case shelfQR(library: UUID, shelf: UUID, format: String)
-    /// The printed catalog and one book's page (issue 26, F4): the PDF or a page of it as a PNG.
+    /// The printed catalog and one book's page: the PDF or a page of it as a PNG.
     case printedCatalog(library: UUID, format: String)
     case bookSheet(library: UUID, title: UUID, format: String)
 

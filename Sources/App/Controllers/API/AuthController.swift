@@ -3,7 +3,7 @@ import Foundation
 import ShelfmarkCore
 import Vapor
 
-/// First-run setup, sign-in, sessions and API tokens (G2).
+/// First-run setup, sign-in, sessions and API tokens.
 enum AuthController {
     static func register(_ api: APIRoutes) {
         api.on(.GET, "setup", doc: .init(summary: "Whether the first owner still has to be created", tag: "Accounts",

@@ -3,7 +3,7 @@ import Foundation
 import ShelfmarkCore
 import Vapor
 
-/// Smart collections (issue 26, A11): saved filters with a name; their titles now; librarians keep them.
+/// Smart collections: saved filters with a name; their titles now; librarians keep them.
 enum CollectionsController {
     static func register(_ api: APIRoutes) {
         let lib = api.grouped("libraries", ":libraryID")

@@ -4,7 +4,7 @@ import NIOFoundationEssentialsCompat
 import ShelfmarkCore
 import Vapor
 
-/// Import and export (F1–F3): files in, report out; the catalog and wishlist as CSV.
+/// Import and export: files in, report out; the catalog and wishlist as CSV.
 enum ExchangeController {
     static let maxImportMB = 100
 

@@ -3,7 +3,7 @@ import Foundation
 import ShelfmarkCore
 import Vapor
 
-/// Libraries, their settings and staff (G1, G2), dashboard (G6) and activity log (D1).
+/// Libraries, their settings and staff, dashboard and activity log.
 enum LibrariesController {
     static func register(_ api: APIRoutes) {
         api.on(.GET, "libraries", doc: .init(summary: "Libraries you belong to, with your role in each", tag: "Libraries",

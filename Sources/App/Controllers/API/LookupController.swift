@@ -5,7 +5,7 @@ import ShelfmarkLookup
 import SQLKit
 import Vapor
 
-/// Metadata lookup (A1, C1), stored covers, and enrichment progress (A6).
+/// Metadata lookup, stored covers, and enrichment progress.
 enum LookupController {
     static func register(_ api: APIRoutes) {
         api.on(.POST, "lookup", "isbn", doc: .init(

@@ -4,7 +4,7 @@ import NIOFoundationEssentialsCompat
 import ShelfmarkCore
 import Vapor
 
-/// Reading life (E1–E3): reads, progress (append-only: an offline client sends its events later,
+/// Reading life: reads, progress (append-only: an offline client sends its events later,
 /// each with its own id and moment), goals and statistics. Your own reading is yours alone; staff
 /// who lend may keep a member's log (`memberId`).
 enum ReadingController {

@@ -5,8 +5,8 @@ import ShelfmarkCore
 import ShelfmarkImaging
 import Vapor
 
-/// Reading photos (A1, B2, B3: scan a book, a copy or a card) and drawing codes for labels, cards and
-/// shelves (A9, A10, B1).
+/// Reading photos (B3: scan a book, a copy or a card) and drawing codes for labels, cards and
+/// shelves.
 enum ScanController {
     static let maxImageMB = 10
 

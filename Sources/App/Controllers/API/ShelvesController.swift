@@ -4,7 +4,7 @@ import ShelfmarkCore
 import ShelfmarkImaging
 import Vapor
 
-/// Shelves and stocktakes (issue 26, A10). Everyone in a library sees its shelves; librarians make,
+/// Shelves and stocktakes. Everyone in a library sees its shelves; librarians make,
 /// rename and delete them; staff who lend put books on them and take stock.
 enum ShelvesController {
     static func register(_ api: APIRoutes) {

@@ -4,7 +4,7 @@ import ShelfmarkCore
 import SQLKit
 import Vapor
 
-/// Health, the OpenAPI document and the public read-only catalog (G2, G3).
+/// Health, the OpenAPI document and the public read-only catalog.
 enum SystemController {
     static let version = "0.1.0"
 

@@ -4,7 +4,7 @@ import ShelfmarkCore
 import ShelfmarkLookup
 import Vapor
 
-/// Catalog titles, copies and categories (A1–A12), and the wishlist (C1, C2).
+/// Catalog titles, copies and categories, and the wishlist.
 enum TitlesController {
     static let listQuery: [RouteDoc.Param] = [
         .init(name: "q", description: "Search as you type: every word is matched as a word prefix in title, subtitle, authors, series and ISBN; case and accents ignored."),

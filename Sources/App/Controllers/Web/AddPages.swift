@@ -7,8 +7,8 @@ import ShelfmarkImaging
 import ShelfmarkLookup
 import Vapor
 
-/// Adding books (A1–A3): scan or type an ISBN, confirm the looked-up record (or edit it first), or
-/// enter a book by hand; a known ISBN offers more copies instead (A2).
+/// Adding books: scan or type an ISBN, confirm the looked-up record (or edit it first), or
+/// enter a book by hand; a known ISBN offers more copies instead.
 extension CatalogPages {
     static func registerAdd(_ web: any RoutesBuilder) {
         web.on(.POST, WebRoute.addPhoto(library: .pattern).pattern, body: .collect(maxSize: ByteCount(value: ScanController.maxImageMB << 20)), use: photo)

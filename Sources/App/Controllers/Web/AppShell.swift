@@ -4,7 +4,7 @@ import NIOConcurrencyHelpers
 import ShelfmarkPDF
 import Vapor
 
-/// The installable app (issue 27): a web manifest per library, PNG icons drawn from `Public/icon.svg`
+/// The installable app: a web manifest per library, PNG icons drawn from `Public/icon.svg`
 /// when the server starts, and a service worker that keeps the app shell (stylesheet, script, icons,
 /// the offline page) for when the network is gone.
 ///
@@ -154,7 +154,7 @@ enum AppShell {
             // A newer worker waiting since the last page: this navigation is the moment it takes over.
             self.registration.waiting?.postMessage("take-over");
             // A library's offline lending page is kept each time it loads, and answered from there without a
-            // network (issue 28); signing out deletes the kept pages (app.js).
+            // network; signing out deletes the kept pages (app.js).
             const keep = KEEP.test(url.pathname);
             event.respondWith(fetch(request).then((response) => {
               if (keep && response.ok) {

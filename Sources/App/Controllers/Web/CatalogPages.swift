@@ -5,7 +5,7 @@ import ShelfmarkCore
 import ShelfmarkLookup
 import Vapor
 
-/// The catalog (A5), a book's page (A4, A7) and adding books (A1–A3).
+/// The catalog, a book's page and adding books.
 enum CatalogPages {
     static func register(_ web: any RoutesBuilder) {
         web.get(.catalog(library: .pattern), use: list)
@@ -257,7 +257,7 @@ enum CatalogPages {
     }
 }
 
-/// The catalog pages' small forms, one type each (issue 23).
+/// The catalog pages' small forms, one type each.
 extension CatalogPages {
     struct CopyStatusForm: WebForm, SchemaConstrained {
         var status: CopyStatus?

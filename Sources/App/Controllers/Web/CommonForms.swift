@@ -1,6 +1,6 @@
 import Foundation
 
-/// Small forms many pages send (issue 23: every form is a `WebForm`).
+/// Small forms many pages send (every form is a `WebForm`).
 
 /// A destructive button's form: `confirm=true` says the person was asked and said yes.
 struct ConfirmedForm: WebForm {

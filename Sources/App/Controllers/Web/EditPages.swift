@@ -4,7 +4,7 @@ import Plot
 import ShelfmarkCore
 import Vapor
 
-/// Editing a book's every field (A7) and a member (B1), and deleting a member (with loans out: after
+/// Editing a book's every field and a member, and deleting a member (with loans out: after
 /// confirmation, their books are returned and the history kept).
 enum EditPages {
     static func register(_ web: any RoutesBuilder) {
@@ -56,7 +56,7 @@ enum EditPages {
     /// A member's edit form: every field each time, an emptied field clears it. Bounds: the API's.
     struct EditMemberForm: WebForm, SchemaConstrained {
         var cardId, firstName, lastName, grade, email, notes, language: String?
-        /// The public catalog's PIN: empty keeps it, `removePin` removes it (issue 28).
+        /// The public catalog's PIN: empty keeps it, `removePin` removes it.
         var pin: String?
         var removePin: Bool?
 

@@ -4,7 +4,7 @@ import Plot
 import ShelfmarkCore
 import Vapor
 
-/// The Import & Export page (F1–F6): upload a file (into this or a new library) and read the report,
+/// The Import & Export page: upload a file (into this or a new library) and read the report,
 /// watch covers and details arrive, download exports and backups, restore a backup, erase the data.
 enum ExchangePages {
     static func register(_ web: any RoutesBuilder) {
@@ -83,7 +83,7 @@ enum ExchangePages {
         return req.seeOther(WebRoute.exchange(library: ctx.libraryID).path, flash: req.t(.erased))
     }
 
-    /// Starts the import as a job and shows its page at once (F1–F3); a file refused before it starts
+    /// Starts the import as a job and shows its page at once; a file refused before it starts
     /// (empty, another import running) is said on this page, with the form.
     @Sendable static func importFile(req: Request) async throws -> Response {
         let home = try await req.library(.catalog)
@@ -94,7 +94,7 @@ enum ExchangePages {
             let (format, existing) = (form.format, form.existing ?? .skip)
             var target = home
             if let name = form.newLibrary {
-                // F3: import as a new library — made first, shown from here when the job is done.
+                // Import as a new library — made first, shown from here when the job is done.
                 guard !data.isEmpty else { throw ExchangeError.emptyFile }
                 created = try await Accounts.createLibrary(LibraryInput(name: name, loanPeriodDays: nil, maxRenewals: nil, publicCatalog: nil),
                                                            user: try req.user, gate: req.application.writeGate, on: req.db)

@@ -1,7 +1,7 @@
 import Foundation
 import Vapor
 
-/// A web form read as one `Decodable` type (issue 23): its coding keys name the fields, its optionals
+/// A web form read as one `Decodable` type: its coding keys name the fields, its optionals
 /// say which may be left empty, and each field's bound is declared once, in `maxLength`. Text is
 /// cleaned (`String.cleanedInput`) and an empty field is nil; a number, id or date that is not one is
 /// refused next to its field (`InputProblem`), in the reader's language.

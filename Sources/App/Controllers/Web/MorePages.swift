@@ -4,8 +4,8 @@ import Plot
 import ShelfmarkCore
 import Vapor
 
-/// "More", the overview (G6), the activity log (D1), and the library's settings, staff and new
-/// libraries (G1, G2): handlers only; the pages are in Views/Overview and Views/Settings.
+/// "More", the overview, the activity log, and the library's settings, staff and new
+/// libraries: handlers only; the pages are in Views/Overview and Views/Settings.
 enum MorePages {
     static func register(_ web: any RoutesBuilder) {
         web.get(.more(library: .pattern), use: more)
@@ -41,7 +41,7 @@ enum MorePages {
             .render(try await req.page(library: ctx))
     }
 
-    /// What runs by itself and what ran lately (issue 23): for the staff who import and restore.
+    /// What runs by itself and what ran lately: for the staff who import and restore.
     @Sendable static func background(req: Request) async throws -> HTML {
         let ctx = try await req.library(.catalog)
         return try await BackgroundPage.make(library: ctx, app: req.application).render(try await req.page(library: ctx))
@@ -97,7 +97,7 @@ enum MorePages {
         var renewWindowDays: Int?
         var holdPickupDays: Int?
         var maxHoldsPerMember: Int?
-        /// Fines (issue 25): amounts as typed ("0,20"); an empty cap or limit is none.
+        /// Fines: amounts as typed ("0,20"); an empty cap or limit is none.
         var fineMode: FinePolicy.Mode?
         var finePerDay: String?
         var fineGraceDays: Int?

@@ -6,7 +6,7 @@ import ShelfmarkCore
 import ShelfmarkImaging
 import Vapor
 
-/// Page photos and quotes on the web (E4, E5): take or upload a photo of a page from the book's page,
+/// Page photos and quotes on the web: take or upload a photo of a page from the book's page,
 /// straighten it by dragging its corners, mark it up, make a quote from its text, share, delete; keep
 /// quotes by hand; all quotes in one searchable list.
 enum PhotoPages {

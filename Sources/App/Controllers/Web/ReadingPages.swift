@@ -4,7 +4,7 @@ import Plot
 import ShelfmarkCore
 import Vapor
 
-/// Reading life on the web (E1–E3): the reading card on a book's page (status in one tap, the page
+/// Reading life on the web: the reading card on a book's page (status in one tap, the page
 /// typed or said), the Reading list, the statistics with the year's goal, and a member's reading log
 /// kept by staff.
 enum ReadingPages {
@@ -230,7 +230,7 @@ enum ReadingPages {
     }
 }
 
-/// The reading pages' forms (issue 23: one type per form, its fields and bounds in one place).
+/// The reading pages' forms (one type per form, its fields and bounds in one place).
 extension ReadingPages {
     struct ShareForm: WebForm {
         var year: Int?

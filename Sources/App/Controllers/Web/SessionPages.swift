@@ -4,7 +4,7 @@ import Plot
 import ShelfmarkCore
 import Vapor
 
-/// First-run setup, sign-in and sign-out, the language choice, and `/` (G1, G2, G5).
+/// First-run setup, sign-in and sign-out, the language choice, and `/`.
 enum SessionPages {
     static func register(_ web: any RoutesBuilder) {
         web.get(.home, use: home)
@@ -18,7 +18,7 @@ enum SessionPages {
         web.get(.offline, use: offline)
     }
 
-    /// What the service worker shows when a page cannot be reached (issue 27): the same for everyone,
+    /// What the service worker shows when a page cannot be reached: the same for everyone,
     /// in the reader's language, naming no user and no library (the phone keeps it).
     @Sendable static func offline(req: Request) async throws -> HTML {
         let ctx = PageContext(t: req.t, csrf: "", path: req.url.path, user: nil, library: nil, languages: req.application.languages)

@@ -4,7 +4,7 @@ import Plot
 import ShelfmarkCore
 import Vapor
 
-/// Shelves and stocktakes (issue 26, A10): the shelves, a shelf's page (its books put on it by
+/// Shelves and stocktakes: the shelves, a shelf's page (its books put on it by
 /// scanning, its QR code, its stocktakes), a stocktake at the shelf, the signs to print, and the copies
 /// no stocktake has seen for a year. A scan field takes what a keyboard-wedge scanner types (the code
 /// and Enter); a shelf's QR code scanned into it opens that shelf.

@@ -11,7 +11,7 @@ extension WebRoute {
     /// The feature folders of the web app (`Controllers/Web`, `Views/<Feature>`).
     enum Feature: String, Sendable, CaseIterable, Codable {
         case session, catalog, add, circulation, members, wishlist, reading, photos, overview, settings, exchange, printing, shelves
-        /// The public catalog and its members' pages (issue 28).
+        /// The public catalog and its members' pages.
         case publicCatalog = "public"
     }
 

@@ -22,14 +22,14 @@ enum WebRoute: Sendable, Equatable {
     case categoryRename(library: UUID, category: UUID)
     case categoryMerge(library: UUID, category: UUID)
     case categoryDelete(library: UUID, category: UUID)
-    /// Label sheets for copies (issue 26): choose, preview, download the PDF.
+    /// Label sheets for copies: choose, preview, download the PDF.
     case labels(library: UUID)
-    /// Smart collections (issue 26, A11): the list (GET), save one from the catalog (POST), delete one.
+    /// Smart collections: the list (GET), save one from the catalog (POST), delete one.
     case collections(library: UUID)
     case collectionDelete(library: UUID, collection: UUID)
-    /// A series' volumes in order and the missing numbers (`?name=`), or every series (issue 26, A12).
+    /// A series' volumes in order and the missing numbers (`?name=`), or every series.
     case series(library: UUID)
-    /// Shelves and stocktakes (issue 26, A10): the shelves (GET) and add one (POST); a shelf's page
+    /// Shelves and stocktakes: the shelves (GET) and add one (POST); a shelf's page
     /// (GET) and its edit (POST); put books on it by scanning; delete it; start its stocktake; the
     /// shelf signs to print; a stocktake's page, its scans, moves and end; copies not seen for a year.
     case shelves(library: UUID)
@@ -43,9 +43,9 @@ enum WebRoute: Sendable, Equatable {
     case stocktakeMove(library: UUID, stocktake: UUID)
     case stocktakeFinish(library: UUID, stocktake: UUID)
     case unseen(library: UUID)
-    /// The printed catalog (issue 26, F4): its options, page count, first pages and PDF.
+    /// The printed catalog: its options, page count, first pages and PDF.
     case printedCatalog(library: UUID)
-    /// Reading levels from a spreadsheet (issue 26, A12): the Import & Export page's form.
+    /// Reading levels from a spreadsheet: the Import & Export page's form.
     case levelsImport(library: UUID)
     case member(library: UUID, member: UUID)
     case editMember(library: UUID, member: UUID)
@@ -64,25 +64,25 @@ enum WebRoute: Sendable, Equatable {
     case checkout(library: UUID)
     case checkoutConfirm(library: UUID)
     case returnBook(library: UUID)
-    /// Lending and returning without a network (issue 28): the library kept on this phone, changes sent later.
+    /// Lending and returning without a network: the library kept on this phone, changes sent later.
     case offlineLending(library: UUID)
     case loans(library: UUID)
     case loanReturn(library: UUID, loan: UUID)
     case loanRenew(library: UUID, loan: UUID)
     case memberReturnAll(library: UUID, member: UUID)
-    /// Renew every loan of a member (issue 25).
+    /// Renew every loan of a member.
     case memberRenewAll(library: UUID, member: UUID)
-    /// The hold shelf: holds ready to collect, then waiting (issue 25).
+    /// The hold shelf: holds ready to collect, then waiting.
     case holds(library: UUID)
     /// Place a hold on a title for a member (the title page's form).
     case titleHolds(library: UUID, title: UUID)
     /// Suspend, resume or move a hold; cancel it.
     case holdUpdate(library: UUID, hold: UUID)
     case holdCancel(library: UUID, hold: UUID)
-    /// Make or stop a member's calendar link; the staff's (issue 25).
+    /// Make or stop a member's calendar link; the staff's.
     case memberCalendar(library: UUID, member: UUID)
     case staffCalendar(library: UUID)
-    /// Reminders (issue 25, B6): the settings, the mail server, a test, the texts, the delivery log.
+    /// Reminders: the settings, the mail server, a test, the texts, the delivery log.
     case reminders(library: UUID)
     case mailServer(library: UUID)
     case mailServerRemove(library: UUID)
@@ -93,7 +93,7 @@ enum WebRoute: Sendable, Equatable {
     case mailLog(library: UUID)
     case mailRetry(library: UUID, message: UUID)
     case memberRemind(library: UUID, member: UUID)
-    /// Take a payment of a member's fines; waive them with a reason (issue 25).
+    /// Take a payment of a member's fines; waive them with a reason.
     case memberFinePay(library: UUID, member: UUID)
     case memberFineWaive(library: UUID, member: UUID)
     case dashboard(library: UUID)
@@ -128,7 +128,7 @@ enum WebRoute: Sendable, Equatable {
     case photoQuote(library: UUID, photo: UUID)
     case quotes(library: UUID)
     case quoteDelete(library: UUID, quote: UUID)
-    /// The library's public catalog (issue 28, G2), for anyone when the library published it: search and
+    /// The library's public catalog, for anyone when the library published it: search and
     /// A–Z, a book's page; a member's sign-in (card and PIN, or an emailed one-time link), their account
     /// (loans with Renew, holds with their place in the queue and Cancel, the calendar link), a hold placed
     /// from a book's page, signing out.
@@ -143,7 +143,7 @@ enum WebRoute: Sendable, Equatable {
     case publicHoldCancel(library: UUID, hold: UUID)
     case publicCalendar(library: UUID)
     case publicSignOut(library: UUID)
-    /// The self-service kiosk (issue 28): a librarian starts it on a tablet (`kioskSetup`); the start
+    /// The self-service kiosk: a librarian starts it on a tablet (`kioskSetup`); the start
     /// screen takes a member's card, the member's screen their books; a librarian's password ends it.
     case kioskSetup(library: UUID)
     case kiosk(library: UUID)

@@ -5,7 +5,7 @@ import ShelfmarkCore
 import ShelfmarkLookup
 import Vapor
 
-/// The wishlist (C1, C2): find a book at the providers and add it; open Amazon; share; remove;
+/// The wishlist: find a book at the providers and add it; open Amazon; share; remove;
 /// acquire it with a number of copies.
 enum WishlistPages {
     static func register(_ web: any RoutesBuilder) {

@@ -2,7 +2,7 @@ import Fluent
 import FluentSQL
 import SQLKit
 
-/// Issue 25, fines (B5). A library's fine policy (`FinePolicy`: off by default, money per day late with
+/// Fines. A library's fine policy (`FinePolicy`: off by default, money per day late with
 /// grace days and a cap per loan, or days of suspension instead; a balance at which lending stops; the
 /// currency), a member's suspension, and `fines`: a ledger per member of charges, payments and waivers,
 /// each a positive amount in the currency's minor unit. A member's balance is charges less payments

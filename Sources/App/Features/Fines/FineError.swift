@@ -1,7 +1,7 @@
 import ShelfmarkCore
 import Vapor
 
-/// The refusals of fines (B5): paying or waiving more than is owed, or when nothing is.
+/// The refusals of fines: paying or waiving more than is owed, or when nothing is.
 enum FineError: DomainError, Equatable {
     case nothingOwed
     case moreThanOwed(owed: Int, currency: String)

@@ -3,7 +3,7 @@ import Foundation
 import ShelfmarkCore
 import Vapor
 
-/// Fines on the member page (issue 25, B5): take a payment (staff who lend), waive with a reason (librarians).
+/// Fines on the member page: take a payment (staff who lend), waive with a reason (librarians).
 enum FinePages {
     static func register(_ web: any RoutesBuilder) {
         web.post(.memberFinePay(library: .pattern, member: .pattern), use: pay)

@@ -4,7 +4,7 @@ import Foundation
 import ShelfmarkCore
 import SQLKit
 
-/// Fines (B5): off by default. A late return is charged by the library's `FinePolicy` (money per day
+/// Fines: off by default. A late return is charged by the library's `FinePolicy` (money per day
 /// late after the grace days, capped per loan) or suspends the member from borrowing; a member's
 /// balance is paid (in full or in part) or waived with a reason; every charge, payment, waiver and
 /// suspension is in the activity log; lending stops at the balance the library sets.

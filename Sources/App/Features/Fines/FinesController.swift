@@ -3,7 +3,7 @@ import Foundation
 import ShelfmarkCore
 import Vapor
 
-/// Fines (issue 25, B5): a member's balance and ledger, a payment (staff who lend) and a waiver with its
+/// Fines: a member's balance and ledger, a payment (staff who lend) and a waiver with its
 /// reason (librarians). The policy itself is a library setting (`PATCH /libraries/{id}`).
 enum FinesController {
     static func register(_ api: APIRoutes) {

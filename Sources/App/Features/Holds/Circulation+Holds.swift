@@ -4,7 +4,7 @@ import Foundation
 import ShelfmarkCore
 import SQLKit
 
-/// How holds (issue 25) shape a check-out: decided before the write (`resolve`, so the preview, the
+/// How holds shape a check-out: decided before the write (`resolve`, so the preview, the
 /// API's dry run and the lending refuse alike), settled in the check-out's transaction.
 extension Circulation {
     struct HoldContext: Sendable {

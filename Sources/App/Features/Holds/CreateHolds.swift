@@ -2,7 +2,7 @@ import Fluent
 import FluentSQL
 import SQLKit
 
-/// Issue 25, holds and the renewal policy (B5). A library's renewal policy — days a renewal adds
+/// Holds and the renewal policy. A library's renewal policy — days a renewal adds
 /// (nil: the loan period), how many days before the due day a renewal opens (nil: any time) — and
 /// how many days a held book waits on the hold shelf.
 ///

@@ -1,7 +1,7 @@
 import Foundation
 import Vapor
 
-/// Where a hold stands (issue 25, B5).
+/// Where a hold stands.
 enum HoldState: String, Codable, Sendable, CaseIterable, SchemaEnum {
     /// In the queue for the title.
     case waiting

@@ -1,7 +1,7 @@
 import ShelfmarkCore
 import Vapor
 
-/// The refusals of holds (issue 25, B5).
+/// The refusals of holds.
 enum HoldError: DomainError, Equatable {
     case notFound
     /// The hold was fulfilled, cancelled or expired: nothing to change.

@@ -3,7 +3,7 @@ import Plot
 import ShelfmarkCore
 
 extension Components {
-    /// Holds as a list (issue 25): who waits or has a book put aside, until when, and — for staff who
+    /// Holds as a list: who waits or has a book put aside, until when, and — for staff who
     /// lend — the buttons that move, suspend, resume or cancel each. `showTitle`: the member's page and
     /// the hold shelf name the book; `showMember`: the title's queue and the shelf name the member.
     static func holdList(_ holds: [HoldDTO], lib: UUID, t: Strings, csrf: String?, back: String, showTitle: Bool, showMember: Bool) -> any Component {

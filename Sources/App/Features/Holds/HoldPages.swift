@@ -4,7 +4,7 @@ import Plot
 import ShelfmarkCore
 import Vapor
 
-/// Holds (issue 25, B5): the hold shelf, placing a hold from a book's page, and each hold's buttons;
+/// Holds: the hold shelf, placing a hold from a book's page, and each hold's buttons;
 /// renewing all of a member's loans.
 enum HoldPages {
     static func register(_ web: any RoutesBuilder) {

@@ -5,7 +5,7 @@ import ShelfmarkCore
 import SQLKit
 import Vapor
 
-/// Holds (issue 25, B5): a queue per title. Staff place a hold for a member; a copy that comes back
+/// Holds: a queue per title. Staff place a hold for a member; a copy that comes back
 /// (or is on the shelf when the first in line places theirs) is set aside for the first member in
 /// line who is not suspended, with a deadline to collect it; lending it to that member fulfils the
 /// hold, lending it to someone else needs the librarian's word (`CheckoutInput.lendHeld`) and puts

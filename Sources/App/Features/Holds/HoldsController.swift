@@ -3,7 +3,7 @@ import Foundation
 import ShelfmarkCore
 import Vapor
 
-/// Holds (issue 25, B5): a queue per title, placed by staff for a member; and renewing all of a
+/// Holds: a queue per title, placed by staff for a member; and renewing all of a
 /// member's loans at once.
 enum HoldsController {
     static func register(_ api: APIRoutes) {

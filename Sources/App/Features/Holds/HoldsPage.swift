@@ -3,7 +3,7 @@ import Foundation
 import Plot
 import ShelfmarkCore
 
-/// The hold shelf (issue 25, B5): books put aside, soonest deadline first, then the members waiting.
+/// The hold shelf: books put aside, soonest deadline first, then the members waiting.
 struct HoldsPage: Sendable {
     var libraryID: UUID
     var show: HoldState?

@@ -1,3 +1,5 @@
+import Vapor
+
 /// The self-service kiosk: devices set up to lend and return by card.
 enum KioskFeature: Feature {
     static let name = "Kiosk"
@@ -5,4 +7,8 @@ enum KioskFeature: Feature {
         DataTable(name: "kiosks", rows: .byLibrary(), backup: .no("a device set up on this server"), erase: .no("a device of the library, not its data"),
                   swap: .no("the library's devices stay set up"), forget: .cascade),
     ]
+
+    static func register(api: APIRoutes, web: any RoutesBuilder) {
+        KioskPages.register(web)
+    }
 }

@@ -1,12 +1,16 @@
-/// The library's members (students, readers), their portal sign-ins and their calendar feeds.
+import Vapor
+
+/// The library's members (students, readers) and their calendar feeds.
 enum MembersFeature: Feature {
     static let name = "Members"
     static let tables: [DataTable] = [
         DataTable(name: "members", rows: .byLibrary(), backup: .kept(key: "members"), erase: .erased, swap: .moved, forget: .cascade),
-        DataTable(name: "member_sessions", rows: .byLibrary(), parents: ["members"], backup: .no("a member's sign-ins on this server"),
-                  erase: .no("go with their member (foreign key)"), swap: .no("the backup's members sign in again"), forget: .cascade),
         DataTable(name: "calendar_feeds", rows: .byLibrary(), parents: ["members"], backup: .no("a feed is a secret link of this server"),
                   erase: .no("a member's go with the member (foreign key); the staff's stay with the library"),
                   swap: .no("links of this server are not in a backup"), forget: .cascade),
     ]
+
+    static func register(api: APIRoutes, web: any RoutesBuilder) {
+        CalendarController.register(api)
+    }
 }

@@ -1,3 +1,5 @@
+import Vapor
+
 /// Offline lending: the log of changes devices pull, the mutations they pushed, and the sync clock.
 enum SyncFeature: Feature {
     static let name = "Sync"
@@ -9,4 +11,8 @@ enum SyncFeature: Feature {
         DataTable(name: "sync_clock", rows: .server, onlyOn: "sqlite", backup: .no("the server's clock for the log (a sequence on PostgreSQL)"), erase: .no("the server's"),
                   swap: .no("the server's"), forget: .no("the server's")),
     ]
+
+    static func register(api: APIRoutes, web: any RoutesBuilder) {
+        SyncController.register(api)
+    }
 }

@@ -1,7 +1,7 @@
 import Foundation
 import ShelfmarkCore
 
-/// Adding a book (A1–A3): scan or type an ISBN (or send a photo of its barcode), confirm what the
+/// Adding a book: scan or type an ISBN (or send a photo of its barcode), confirm what the
 /// providers found or type it in, or — when the library has the ISBN — add copies to that title.
 struct AddPage: Sendable {
     static let fields: Set<String> = ["title", "subtitle", "authors", "isbn", "publisher", "publishedDate", "pageCount", "language",

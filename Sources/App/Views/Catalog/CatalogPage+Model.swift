@@ -2,7 +2,7 @@ import Fluent
 import Foundation
 import ShelfmarkCore
 
-/// The catalog (A5): search as you type, filter chips (favourites, on loan, overdue, categories),
+/// The catalog: search as you type, filter chips (favourites, on loan, overdue, categories),
 /// list A–Z in sections or as a wall of covers.
 struct CatalogPage: Sendable {
     var libraryID: UUID
@@ -16,7 +16,7 @@ struct CatalogPage: Sendable {
     var seek: TitleQuery.Seek?
     var result: TitleList
     var categories: [CategoryDTO]
-    /// A shelf and a reading level range ("AR 3.0–4.5 on Room 12's shelves", A12), with any chip.
+    /// A shelf and a reading level range ("AR 3.0–4.5 on Room 12's shelves"), with any chip.
     var narrow = Narrowing()
     /// The shelves copies are on, for the narrowing form.
     var locations: [String] = []

@@ -2,7 +2,7 @@ import Fluent
 import Foundation
 import ShelfmarkCore
 
-/// The library's categories (A8, issue 16): each with its books, to rename, merge into another or
+/// The library's categories: each with its books, to rename, merge into another or
 /// delete; a new one added here. A refused form comes back as typed with its reason.
 struct CategoriesPage: Sendable {
     var libraryID: UUID

@@ -2,7 +2,7 @@ import Foundation
 import Plot
 import ShelfmarkCore
 
-/// Smart collections (A11): each one's chip on the catalog, its labels, and (librarians) delete.
+/// Smart collections: each one's chip on the catalog, its labels, and (librarians) delete.
 struct CollectionsPage: Sendable {
     var libraryID: UUID
     var collections: [CollectionDTO]

@@ -3,7 +3,7 @@ import Foundation
 import ShelfmarkCore
 import Vapor
 
-/// The form that edits a title (A7): every field, filled with what is stored, or after a refusal
+/// The form that edits a title: every field, filled with what is stored, or after a refusal
 /// with what the person typed and the refusal next to its field.
 struct EditTitlePage: Sendable {
     static let fields: Set<String> = ["title", "subtitle", "authors", "isbn", "publisher", "publishedDate", "pageCount", "language",

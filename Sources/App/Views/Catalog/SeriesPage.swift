@@ -4,7 +4,7 @@ import Plot
 import ShelfmarkCore
 import SQLKit
 
-/// A series (A12): the library's volumes in order, the numbers it lacks between 1 and its highest;
+/// A series: the library's volumes in order, the numbers it lacks between 1 and its highest;
 /// without a name, every series the library has, with how many volumes.
 struct SeriesPage: Sendable {
     static let maxVolumes = 500

@@ -2,7 +2,7 @@ import Fluent
 import Foundation
 import ShelfmarkCore
 
-/// A title's page (A4): cover, details, copies with their status and labels, loans, notes, and what
+/// A title's page: cover, details, copies with their status and labels, loans, notes, and what
 /// the role may do with it (edit, lend, add copies, delete).
 struct TitlePage: Sendable {
     var libraryID: UUID
@@ -12,12 +12,12 @@ struct TitlePage: Sendable {
     var maxRenewals: Int
     /// Who borrowed it and when, newest first (for staff who lend).
     var history: [LoanDTO]
-    /// The queue of members waiting for it (for staff who lend; issue 25).
+    /// The queue of members waiting for it (for staff who lend).
     var holds: [HoldDTO]
-    /// The signed-in reader's own reading of it (E1), page photos and quotes (E4, E5).
+    /// The signed-in reader's own reading of it, page photos and quotes.
     var reading: ReadingCard
     var notes: BookNotes
-    /// The shelves its copies stand on, by name (each copy's place links to its shelf, A10).
+    /// The shelves its copies stand on, by name (each copy's place links to its shelf).
     var shelves: [String: UUID] = [:]
 
     static let historyLength = 50

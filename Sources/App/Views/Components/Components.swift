@@ -17,7 +17,7 @@ enum Components {
         }
     }
 
-    /// Under a scanner section's buttons (issue 27): the live view, a button to stop the camera, where
+    /// Under a scanner section's buttons: the live view, a button to stop the camera, where
     /// the scan says what it found, and what to do when the page is not secure (the script shows it).
     static func liveScan(_ t: Strings) -> any Component {
         ComponentGroup {
@@ -31,14 +31,14 @@ enum Components {
         }
     }
 
-    /// At the desk (issue 27): the list this book or member was chosen from, shown beside it by the script
+    /// At the desk: the list this book or member was chosen from, shown beside it by the script
     /// on wide screens (the list's last address, kept by its page, else `path`). The page's own URL still
     /// names the selection; phones never fetch the list.
     static func listBeside(_ path: String, kind: String, label: String) -> any Component {
         H.el(.div, [.dataListBeside: path, .dataListKind: kind, .ariaLabel: label, .hidden: ""]) {}
     }
 
-    /// Web NFC (G8), where the browser has it (Chrome on Android; the script shows the button): writes the
+    /// Web NFC, where the browser has it (Chrome on Android; the script shows the button): writes the
     /// page's link (touching the sticker opens it) and `shelfmark:member:<card>` or `shelfmark:copy:<barcode>`
     /// (what Lend and Return read into their fields) to a sticker.
     static func nfcWrite(path: String, code: String, t: Strings) -> any Component {
@@ -57,7 +57,7 @@ enum Components {
         }
     }
 
-    /// A star control for a rating from ½ to 5 (issue 16): ten radio buttons, each half a star, 44 px
+    /// A star control for a rating from ½ to 5: ten radio buttons, each half a star, 44 px
     /// tall; the chosen one and those before it lit. Works without JavaScript; arrow keys move it.
     static func stars(name: String, value: Double?, label: String, error: String?, t: Strings) -> any Component {
         let chosen = value.map { ($0 * 2).rounded() / 2 }

@@ -2,7 +2,7 @@ import Fluent
 import Foundation
 import ShelfmarkCore
 
-/// Import & export (F1–F6): the import form, covers and details still being added, the exports,
+/// Import & export: the import form, covers and details still being added, the exports,
 /// and for those who administer, backup, restore and erase.
 struct ExchangePage: Sendable {
     var libraryID: UUID

@@ -2,7 +2,7 @@ import Fluent
 import Foundation
 import ShelfmarkCore
 
-/// The activity log (D1), newest first, filtered by type with chips.
+/// The activity log, newest first, filtered by type with chips.
 struct ActivityPage: Sendable {
     /// The types offered as filter chips: every type.
     static let filterTypes = ActivityType.allCases

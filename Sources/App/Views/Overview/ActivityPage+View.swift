@@ -50,7 +50,7 @@ extension ActivityPage {
         }
     }
 
-    /// Each activity type's icon, colour class and name (D1).
+    /// Each activity type's icon, colour class and name.
     static func describe(_ type: String, _ t: Strings) -> (icon: String, tone: String, name: String) {
         guard let kind = ActivityType(rawValue: type) else { return ("•", "other", type) }
         switch kind {

@@ -3,7 +3,7 @@ import Foundation
 import ShelfmarkCore
 import Vapor
 
-/// The Background work page (issue 23): the recurring jobs with their schedule and next run in the
+/// The Background work page: the recurring jobs with their schedule and next run in the
 /// library's time zone, the titles waiting to be filled in, and the library's latest jobs (imports,
 /// restores, scheduled runs) with how each ended — a failure said in the reader's language.
 struct BackgroundPage: Sendable {

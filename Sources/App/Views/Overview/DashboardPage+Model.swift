@@ -3,16 +3,16 @@ import Foundation
 import ShelfmarkCore
 import ShelfmarkImaging
 
-/// The overview (G6): counts that link to their lists, the books added last, recent activity.
+/// The overview: counts that link to their lists, the books added last, recent activity.
 struct DashboardPage: Sendable {
     var libraryID: UUID
     var dashboard: Dashboard
-    /// Overdue at a glance (issue 25): the ten most overdue members, and messages that failed in the last day.
+    /// Overdue at a glance: the ten most overdue members, and messages that failed in the last day.
     var overdueGroups: [OverdueMemberDTO] = []
     var mayRemind = false
     var failedMessages = 0
     var withoutEmail = 0
-    /// Where a phone on the same network opens this overview (issue 27), when the server serves HTTPS itself.
+    /// Where a phone on the same network opens this overview, when the server serves HTTPS itself.
     var phone: PhoneAccess?
 
     struct PhoneAccess: Sendable {

@@ -3,7 +3,7 @@ import Foundation
 import Plot
 import ShelfmarkCore
 
-/// A reader's page photos and quotes of one book (E4, E5), on the book's page: take or upload a photo,
+/// A reader's page photos and quotes of one book, on the book's page: take or upload a photo,
 /// keep a quote by hand. Private to the reader.
 struct BookNotes: Sendable {
     var libraryID: UUID

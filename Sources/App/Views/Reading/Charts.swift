@@ -1,7 +1,7 @@
 import Foundation
 import Plot
 
-/// Charts drawn on the server as SVG (E3): they work without JavaScript, print, and can go into a
+/// Charts drawn on the server as SVG: they work without JavaScript, print, and can go into a
 /// PDF. Each has a title for screen readers (`role="img"`, `aria-labelledby`) and a table with the
 /// same numbers under it.
 enum Charts {

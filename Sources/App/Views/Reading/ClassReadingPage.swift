@@ -4,7 +4,7 @@ import Foundation
 import Plot
 import ShelfmarkCore
 
-/// A class's reading this term (E3, for teachers): each member of the class with the books they
+/// A class's reading this term (for teachers): each member of the class with the books they
 /// finished since the term began, the pages, and what they are reading now — from the reading logs
 /// staff keep. Classes to choose from are the members' classes.
 struct ClassReadingPage: Sendable {

@@ -3,7 +3,7 @@ import Foundation
 import Plot
 import ShelfmarkCore
 
-/// One page photo (E4): the page with its markup layer in a zoomable viewer (pinch, double tap),
+/// One page photo: the page with its markup layer in a zoomable viewer (pinch, double tap),
 /// straightening by dragging the four corners over the original, markup with pen, highlighter and
 /// eraser, a quote from its text (OCR), share, download, delete.
 struct PhotoPage: Sendable {

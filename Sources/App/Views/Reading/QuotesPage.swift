@@ -3,7 +3,7 @@ import Foundation
 import Plot
 import ShelfmarkCore
 
-/// All of a reader's quotes and notes across books, searchable, 50 at a time (E5).
+/// All of a reader's quotes and notes across books, searchable, 50 at a time.
 struct QuotesPage: Sendable {
     var libraryID: UUID
     var q: String?

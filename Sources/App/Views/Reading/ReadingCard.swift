@@ -3,7 +3,7 @@ import Foundation
 import Plot
 import ShelfmarkCore
 
-/// The reading card on a book's page (E1, E2): the reader's status in one tap, the progress bar,
+/// The reading card on a book's page: the reader's status in one tap, the progress bar,
 /// and the page — typed on a number pad or said into the microphone.
 struct ReadingCard: Sendable {
     var libraryID: UUID

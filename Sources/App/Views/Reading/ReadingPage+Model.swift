@@ -2,7 +2,7 @@ import Fluent
 import Foundation
 import ShelfmarkCore
 
-/// The Reading list (E1): what the reader is reading now (with the page field on each), wants to
+/// The Reading list: what the reader is reading now (with the page field on each), wants to
 /// read, has finished and has stopped, 50 at a time.
 struct ReadingPage: Sendable {
     var libraryID: UUID

@@ -2,7 +2,7 @@ import Fluent
 import Foundation
 import ShelfmarkCore
 
-/// A reader's year in books (E3): the goal and its pace, books and pages per month and per year,
+/// A reader's year in books: the goal and its pace, books and pages per month and per year,
 /// streaks, the pace of each current read, statuses, ratings, top authors and categories.
 struct ReadingStatsPage: Sendable {
     var libraryID: UUID

@@ -2,7 +2,7 @@ import Foundation
 import Plot
 import ShelfmarkCore
 
-/// A year in books as its reader shared it (E3): the figures and charts, nothing private.
+/// A year in books as its reader shared it: the figures and charts, nothing private.
 struct SharedYearPage: Sendable {
     var name: String
     var stats: ReadingStatsDTO

@@ -1,6 +1,6 @@
 import Foundation
 
-/// First run (G1): the library's name, the first account, its password.
+/// First run: the library's name, the first account, its password.
 struct SetupPage: Sendable {
     static let fields: Set<String> = ["libraryName", "displayName", "username", "password"]
 

@@ -3,7 +3,7 @@ import Foundation
 import ShelfmarkCore
 import Vapor
 
-/// Settings (G1, G2, G5): the library's own settings, its staff and adding someone, a new library,
+/// Settings: the library's own settings, its staff and adding someone, a new library,
 /// and the server's setting for its administrator. Each of its three forms keeps what was typed after
 /// a refusal, with the reason next to its field.
 struct SettingsPage: Sendable {

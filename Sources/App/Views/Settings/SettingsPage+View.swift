@@ -160,7 +160,7 @@ extension SettingsPage {
 }
 
 extension SettingsPage {
-    /// Fines (issue 25): what a late return costs — nothing, money per day, or days without borrowing.
+    /// Fines: what a late return costs — nothing, money per day, or days without borrowing.
     func finesFieldset(_ settings: FormState, t: Strings) -> any Component {
         H.el(.fieldset, [.id: "fines"]) {
             H.el(.legend, [:]) { EscapedText(t(.finesHeading)) }

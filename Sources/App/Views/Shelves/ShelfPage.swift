@@ -3,7 +3,7 @@ import Foundation
 import Plot
 import ShelfmarkCore
 
-/// One shelf (A10): its QR code and sign, its books (in the catalog), books put on it by scanning,
+/// One shelf: its QR code and sign, its books (in the catalog), books put on it by scanning,
 /// its stocktakes, and (librarians) its name, room and code.
 struct ShelfPage: Sendable {
     var libraryID: UUID

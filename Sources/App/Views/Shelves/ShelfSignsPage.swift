@@ -2,7 +2,7 @@ import Foundation
 import Plot
 import ShelfmarkCore
 
-/// The shelf signs to print (A10, F4): every shelf's QR code, or one shelf's, each sheet previewed as
+/// The shelf signs to print: every shelf's QR code, or one shelf's, each sheet previewed as
 /// the image of its PDF page.
 struct ShelfSignsPage: Sendable {
     var libraryID: UUID

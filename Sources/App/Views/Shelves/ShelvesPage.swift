@@ -2,7 +2,7 @@ import Foundation
 import Plot
 import ShelfmarkCore
 
-/// The library's shelves (A10): each with its room, code, books and last stocktake; the signs to print;
+/// The library's shelves: each with its room, code, books and last stocktake; the signs to print;
 /// the copies not seen for a year; librarians add shelves here.
 struct ShelvesPage: Sendable {
     var libraryID: UUID

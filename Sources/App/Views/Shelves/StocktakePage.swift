@@ -2,7 +2,7 @@ import Foundation
 import Plot
 import ShelfmarkCore
 
-/// A stocktake at one shelf (A10): scan the books one after another (the field keeps the focus, as a
+/// A stocktake at one shelf: scan the books one after another (the field keeps the focus, as a
 /// keyboard-wedge scanner needs); the page shows what belongs elsewhere (move it here, one or all),
 /// what is recorded as on loan, what the catalog does not know, what is still to scan (missing, once
 /// finished) and what was found.

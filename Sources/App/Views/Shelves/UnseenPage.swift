@@ -2,7 +2,7 @@ import Foundation
 import Plot
 import ShelfmarkCore
 
-/// Copies on the shelves that no stocktake has seen for a year (A10), by shelf and title.
+/// Copies on the shelves that no stocktake has seen for a year, by shelf and title.
 struct UnseenPage: Sendable {
     var libraryID: UUID
     var since: Date

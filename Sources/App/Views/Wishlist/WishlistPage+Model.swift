@@ -5,7 +5,7 @@ import ShelfmarkLookup
 import SQLKit
 import Vapor
 
-/// The wishlist (C1, C2): the books wished for, and for those who catalog, a search at the providers
+/// The wishlist: the books wished for, and for those who catalog, a search at the providers
 /// whose results can be added.
 struct WishlistPage: Sendable {
     var libraryID: UUID
