@@ -329,7 +329,7 @@ private func send(_ f: Fixture, _ method: HTTPMethod, _ path: String, body: Data
                 #expect(try state?.decodeNil(column: "pending_job_id") == true && state?.decodeNil(column: "restore_source_id") == true, "\(context)")
                 // Not a row of any table names a library that is not there.
                 let tables: [String]
-                if app.db.isSQLite {
+                if Dialect(app.db) == .sqlite {
                     tables = try await app.db.sql.raw("""
                         SELECT m.name AS name FROM sqlite_master m JOIN pragma_table_info(m.name) p WHERE m.type = 'table' AND p.name = 'library_id'
                         """).all().map { try $0.decode(column: "name", as: String.self) }

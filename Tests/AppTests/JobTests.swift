@@ -83,7 +83,7 @@ import Vapor
     /// jobs a stopped process left running, lease or not: the library takes an import right away.
     @Test func aServerStartingOnSQLiteFreesTheLibrariesOfJobsItsPredecessorLeft() async throws {
         try await withTestApp { app in
-            guard app.db.isSQLite else { return }
+            guard Dialect(app.db) == .sqlite else { return }
             let f = try await Fixture.make(app)
             let library = try #require(UUID(uuidString: f.libraryID))
             let user = try #require(try await User.query(on: app.db).first()?.requireID())

@@ -141,7 +141,7 @@ import Vapor
             #expect(try smtp.received().count == 6)
             // Two instances of the server on one PostgreSQL: the next day's run happens once between them,
             // and their two compositions of it send each member one message.
-            if !app.db.isSQLite {
+            if Dialect(app.db) != .sqlite {
                 clock.advance(days: 7)
                 try await withSecondInstance(of: app) { other in
                     let started = try await withThrowingTaskGroup(of: (Application, [UUID]).self) { group in

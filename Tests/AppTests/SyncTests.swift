@@ -434,7 +434,7 @@ import Vapor
             // On PostgreSQL the short write has committed, after the long one took its version: the pull
             // may not move past the long one. (SQLite writes one at a time, and the open write holds its
             // event loop's one connection, so a read there would wait for it.)
-            if !app.db.isSQLite {
+            if Dialect(app.db) != .sqlite {
                 let during = try await device.pullOnce()
                 #expect(!during.changes.contains { $0.member?.cardId == "LONG" })
                 #expect(!during.changes.contains { $0.member?.cardId == "SHORT" } && during.behind)

@@ -210,7 +210,7 @@ final class Scheduler: LifecycleHandler, Sendable {
     }
 
     func didBootAsync(_ app: Application) async throws {
-        if app.db.isSQLite {
+        if Dialect(app.db) == .sqlite {
             try await app.writeGate.transaction(on: app.db) { db in try await Jobs.failOrphans(now: app.clock.now(), on: db) }
         }
         await Backup.resumeSwaps(app: app)

@@ -13,10 +13,10 @@ struct AddCopyCounts: AsyncMigration {
     func prepare(on database: any Database) async throws {
         let sql = database as! any SQLDatabase
         try await sql.raw("""
-            CREATE TABLE copy_counts (library_id \(unsafeRaw: database.isSQLite ? "BLOB" : "UUID") NOT NULL, circulating BOOLEAN NOT NULL,
+            CREATE TABLE copy_counts (library_id \(unsafeRaw: Dialect(database).uuidType) NOT NULL, circulating BOOLEAN NOT NULL,
                 n BIGINT NOT NULL, PRIMARY KEY (library_id, circulating))
             """).run()
-        for statement in database.isSQLite ? Self.sqliteTriggers : Self.postgresTriggers {
+        for statement in Dialect(database) == .sqlite ? Self.sqliteTriggers : Self.postgresTriggers {
             try await sql.raw(SQLQueryString(statement)).run()
         }
         try await sql.raw("INSERT INTO copy_counts (library_id, circulating, n) SELECT library_id, \(unsafeRaw: Self.circulating("")), COUNT(*) FROM copies GROUP BY 1, 2").run()
@@ -25,7 +25,7 @@ struct AddCopyCounts: AsyncMigration {
     func revert(on database: any Database) async throws {
         let sql = database as! any SQLDatabase
         for name in ["copy_counts_insert", "copy_counts_delete", "copy_counts_update"] {
-            if database.isSQLite {
+            if Dialect(database) == .sqlite {
                 try await sql.raw(SQLQueryString("DROP TRIGGER IF EXISTS \(name)")).run()
             } else {
                 try await sql.raw(SQLQueryString("DROP TRIGGER IF EXISTS \(name) ON copies")).run()

@@ -14,10 +14,10 @@ struct AddShelfCounts: AsyncMigration {
     func prepare(on database: any Database) async throws {
         let sql = database as! any SQLDatabase
         try await sql.raw("""
-            CREATE TABLE shelf_counts (library_id \(unsafeRaw: database.isSQLite ? "BLOB" : "UUID") NOT NULL, location TEXT NOT NULL,
+            CREATE TABLE shelf_counts (library_id \(unsafeRaw: Dialect(database).uuidType) NOT NULL, location TEXT NOT NULL,
                 n BIGINT NOT NULL, PRIMARY KEY (library_id, location))
             """).run()
-        for statement in database.isSQLite ? Self.sqliteTriggers : Self.postgresTriggers {
+        for statement in Dialect(database) == .sqlite ? Self.sqliteTriggers : Self.postgresTriggers {
             try await sql.raw(SQLQueryString(statement)).run()
         }
         try await sql.raw("""
@@ -29,7 +29,7 @@ struct AddShelfCounts: AsyncMigration {
     func revert(on database: any Database) async throws {
         let sql = database as! any SQLDatabase
         for name in ["shelf_counts_insert", "shelf_counts_delete", "shelf_counts_update"] {
-            if database.isSQLite {
+            if Dialect(database) == .sqlite {
                 try await sql.raw(SQLQueryString("DROP TRIGGER IF EXISTS \(name)")).run()
             } else {
                 try await sql.raw(SQLQueryString("DROP TRIGGER IF EXISTS \(name) ON copies")).run()

@@ -46,11 +46,11 @@ struct AddTitleListKeys: AsyncMigration {
         }
 
         try await sql.raw("""
-            CREATE TABLE title_counts (library_id \(unsafeRaw: database.isSQLite ? "BLOB" : "UUID") NOT NULL, wishlist BOOLEAN NOT NULL,
+            CREATE TABLE title_counts (library_id \(unsafeRaw: Dialect(database).uuidType) NOT NULL, wishlist BOOLEAN NOT NULL,
                 section TEXT NOT NULL, favorite BOOLEAN NOT NULL, early BOOLEAN NOT NULL, n BIGINT NOT NULL,
                 PRIMARY KEY (library_id, wishlist, section, favorite, early))
             """).run()
-        if database.isSQLite {
+        if Dialect(database) == .sqlite {
             for statement in Self.sqliteTriggers { try await sql.raw(SQLQueryString(statement)).run() }
         } else {
             for statement in Self.postgresTriggers { try await sql.raw(SQLQueryString(statement)).run() }
@@ -64,7 +64,7 @@ struct AddTitleListKeys: AsyncMigration {
 
     func revert(on database: any Database) async throws {
         let sql = database as! any SQLDatabase
-        if database.isSQLite {
+        if Dialect(database) == .sqlite {
             for name in ["title_counts_insert", "title_counts_delete", "title_counts_update"] {
                 try await sql.raw(SQLQueryString("DROP TRIGGER IF EXISTS \(name)")).run()
             }

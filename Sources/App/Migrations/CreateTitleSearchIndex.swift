@@ -10,7 +10,7 @@ import SQLKit
 struct CreateTitleSearchIndex: AsyncMigration {
     func prepare(on database: any Database) async throws {
         let sql = database as! any SQLDatabase
-        if sql.dialect.name == "sqlite" {
+        if Dialect(database) == .sqlite {
             try await sql.raw("""
                 CREATE VIRTUAL TABLE title_search USING fts5(scope, search_text, tokenize = 'unicode61 remove_diacritics 2', prefix = '1 2 3 4')
                 """).run()
@@ -42,7 +42,7 @@ struct CreateTitleSearchIndex: AsyncMigration {
 
     func revert(on database: any Database) async throws {
         let sql = database as! any SQLDatabase
-        if sql.dialect.name == "sqlite" {
+        if Dialect(database) == .sqlite {
             try await sql.raw("DROP TRIGGER titles_search_insert").run()
             try await sql.raw("DROP TRIGGER titles_search_update").run()
             try await sql.raw("DROP TRIGGER titles_search_delete").run()

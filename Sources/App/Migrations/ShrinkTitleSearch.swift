@@ -12,12 +12,12 @@ struct ShrinkTitleSearch: AsyncMigration {
     static let triggers = ["titles_search_insert", "titles_search_update", "titles_search_delete"]
 
     func prepare(on database: any Database) async throws {
-        guard database.isSQLite else { return }
+        guard Dialect(database) == .sqlite else { return }
         try await rebuild(database as! any SQLDatabase, options: ", content = '', contentless_delete = 1")
     }
 
     func revert(on database: any Database) async throws {
-        guard database.isSQLite else { return }
+        guard Dialect(database) == .sqlite else { return }
         try await rebuild(database as! any SQLDatabase, options: "")
     }
 

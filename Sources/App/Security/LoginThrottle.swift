@@ -65,7 +65,7 @@ enum LoginThrottle {
     static func take(_ kind: Kind, account: String, address: String?, now: Date, gate: WriteGate, on db: any Database) async throws -> Int {
         let keys = keys(kind, account: account, address: address)
         return try await gate.transaction(on: db) { db in
-            let lock: SQLQueryString = db.sql.dialect.name == "postgresql" ? "FOR UPDATE" : ""
+            let lock = Dialect(db).forUpdate
             var rows: [Row] = []
             for (key, _) in keys {
                 // The row exists before it is locked, so two first attempts cannot both miss it.

@@ -52,7 +52,7 @@ enum Enrichment {
     /// Takes one due job (pending and due, or running with an expired lease) for `owner`.
     static func claim(owner: String, now: Date, gate: WriteGate, on db: any Database) async throws -> Claim? {
         try await gate.transaction(on: db) { db in
-            let lock: SQLQueryString = db.sql.dialect.name == "postgresql" ? "FOR UPDATE SKIP LOCKED" : ""
+            let lock = Dialect(db).skipLocked
             return try await db.sql.raw("""
                 UPDATE jobs SET state = 'running', attempts = attempts + 1, lease_owner = \(bind: owner),
                   lease_until = \(bind: now.addingTimeInterval(lease))
@@ -124,9 +124,7 @@ enum Enrichment {
     /// Sets only the fields that are empty in the database at the moment of writing.
     static func fill(_ titleID: UUID, from record: BookRecord, cover: (remote: String?, local: String)?, gate: WriteGate, on db: any Database) async throws -> [String] {
         try await gate.transaction(on: db) { db in
-            if db.sql.dialect.name == "postgresql" {
-                try await db.sql.raw("SELECT id FROM titles WHERE id = \(bind: titleID) FOR UPDATE").run()
-            }
+            try await Dialect.lockRow("titles", id: titleID, on: db)
             guard let t = try await Title.find(titleID, on: db) else { return [] }
             var filled: [String] = []
             func blank(_ s: String?) -> Bool { (s ?? "").trimmingCharacters(in: .whitespacesAndNewlines).isEmpty }

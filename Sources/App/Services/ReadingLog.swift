@@ -143,9 +143,7 @@ enum ReadingLog {
     /// to the end of the transaction, lets one start it; the others then find it (each statement of a
     /// READ COMMITTED transaction sees what committed before it). SQLite's writes are one at a time.
     private static func lockFirstRead(_ reader: Reader, titleID: UUID, on db: any Database) async throws {
-        guard !db.isSQLite else { return }
-        let key = "read:" + reader.key + ":" + titleID.uuidString
-        try await db.sql.raw("SELECT pg_advisory_xact_lock(hashtextextended(\(bind: key), 0))").run()
+        try await Dialect.lockName("read:" + reader.key + ":" + titleID.uuidString, on: db)
     }
 
     /// On PostgreSQL two events for one read may arrive at once: the read's row is locked before its
@@ -154,7 +152,7 @@ enum ReadingLog {
     /// holds a key-share lock on the read, which `FOR UPDATE` would wait for (a deadlock between two
     /// events). SQLite's writes are one at a time already.
     private static func lock(_ readID: UUID, on db: any Database) async throws {
-        if !db.isSQLite { try await db.sql.raw("SELECT id FROM reads WHERE id = \(bind: readID) FOR NO KEY UPDATE").run() }
+        try await Dialect.lockRow("reads", id: readID, noKeyUpdate: true, on: db)
     }
 
     private static func record(_ entry: ProgressEntry, eventID: UUID?, on read: Read, scope: Scope, db: any Database) async throws -> ReadDTO {

@@ -49,7 +49,7 @@ enum TitleQuery {
     /// however many titles match, and `total` is then a lower bound.
     static func list(_ filters: Filters, libraryID: UUID, now: Date, on db: any Database) async throws -> TitleList {
         let sql = db.sql
-        let sqlite = db.isSQLite
+        let sqlite = Dialect(db) == .sqlite
         let tokens = SearchText.tokens(filters.query ?? "")
         let favoritesCount = try await kept(sql, libraryID: libraryID, wishlist: filters.wishlist, extra: " AND favorite = \(bind: true)")
         let page: SQLQueryString = " LIMIT \(literal: filters.limit) OFFSET \(literal: filters.offset)"

@@ -10,7 +10,7 @@ extension Application {
     /// of instances may start together on one empty database: the first migrates, the others wait
     /// and then find nothing left to do.
     public func migrateHoldingLock() async throws {
-        guard let sql = db as? any SQLDatabase, sql.dialect.name == "postgresql" else {
+        guard let sql = db as? any SQLDatabase, Dialect(db) == .postgresql else {
             try await migrateQuietly()
             return
         }

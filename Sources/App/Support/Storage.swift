@@ -222,7 +222,6 @@ extension Request {
 
 extension Database {
     var sql: any SQLDatabase { self as! any SQLDatabase }
-    var isSQLite: Bool { sql.dialect.name == "sqlite" }
 
     /// After a bulk load of 1,000 titles or more (an import, a restore, a seed): on PostgreSQL, the
     /// loaded tables are vacuumed and analysed at once, as autovacuum would within a minute or so:
@@ -231,7 +230,7 @@ extension Database {
     /// after). Smaller loads are left to autovacuum; SQLite needs nothing. Runs outside a
     /// transaction; a failure only leaves the work to autovacuum.
     func settleAfterBulkLoad(titles: Int, logger: Logger) async {
-        guard titles >= 1_000, sql.dialect.name == "postgresql" else { return }
+        guard titles >= 1_000, Dialect(self) == .postgresql else { return }
         do {
             try await sql.raw("VACUUM (ANALYZE) titles, copies, title_categories, members").run()
         } catch {

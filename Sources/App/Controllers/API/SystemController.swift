@@ -22,7 +22,7 @@ enum SystemController {
     /// answer says whether writes work now (503 while they fail).
     @Sendable static func health(req: Request) async throws -> Response {
         _ = try await req.sql.raw("SELECT 1 AS ok").first()
-        let database = req.db.isSQLite ? "sqlite" : "postgresql"
+        let database = Dialect(req.db).rawValue
         var health = Health(status: "ok", database: database, writes: "ok")
         let storage = req.application.storageHealth
         var nearlyFull = false

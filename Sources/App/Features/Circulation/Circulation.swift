@@ -27,7 +27,7 @@ enum Circulation {
                     RETURNING id, barcode
                     """).first()
             } else {
-                let lock: SQLQueryString = db.isSQLite ? "" : " FOR UPDATE SKIP LOCKED"
+                let lock = Dialect(db).skipLocked
                 claimed = try await db.sql.raw("UPDATE copies SET status = \(bind: CopyStatus.onLoan.rawValue), updated_at = \(bind: now) WHERE id = "
                     + claimableCopy(title: title.id, holds: holds, lock: lock)
                     + " AND status = \(bind: CopyStatus.available.rawValue) RETURNING id, barcode").first()

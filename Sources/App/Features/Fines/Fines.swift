@@ -102,9 +102,7 @@ enum Fines {
         let settled = try await scope.gate.transaction(on: scope.db) { db in
             let card = try await memberCard(member, library: scope.libraryID, on: db)
             // The member's row is locked on PostgreSQL, so two payments at once cannot both take the same debt.
-            if !db.isSQLite {
-                _ = try await db.sql.raw("SELECT id FROM members WHERE id = \(bind: member) FOR UPDATE").first()
-            }
+            try await Dialect.lockRow("members", id: member, on: db)
             let owed = try await balance(member: member, on: db)
             guard owed > 0 else { throw FineError.nothingOwed }
             let policy = try await policy(library: scope.libraryID, on: db)

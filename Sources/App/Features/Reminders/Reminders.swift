@@ -146,7 +146,7 @@ enum Reminders {
         try await gate.transaction(on: db) { db in
             // One composition per library at a time (PostgreSQL: the library's row locked), so two runs
             // at once — two instances, a run and "remind now" — never both see a loan's old stage.
-            if !db.isSQLite { _ = try await db.sql.raw("SELECT id FROM libraries WHERE id = \(bind: library) FOR UPDATE").first() }
+            try await Dialect.lockRow("libraries", id: library, on: db)
             let sender = try await sender(library, on: db)
             guard sender.policy.on || force else { return Composed() }
             let horizon = sender.loans.calendar.date(byAdding: .day, value: (sender.policy.beforeDays ?? 0) + 1,

@@ -57,7 +57,7 @@ struct CreateSyncLog: AsyncMigration {
 
     func prepare(on database: any Database) async throws {
         let sql = database as! any SQLDatabase
-        let sqlite = database.isSQLite
+        let sqlite = Dialect(database) == .sqlite
         let uuid = sqlite ? "BLOB" : "UUID"
         let time = sqlite ? "REAL" : "TIMESTAMPTZ"
         try await sql.raw(SQLQueryString(String("""
@@ -95,10 +95,10 @@ struct CreateSyncLog: AsyncMigration {
         for kind in Kind.allCases {
             for event in ["insert", "update", "delete"] {
                 let name = "sync_\(kind.table)_\(event)"
-                try await sql.raw(SQLQueryString(database.isSQLite ? "DROP TRIGGER IF EXISTS \(name)" : "DROP TRIGGER IF EXISTS \(name) ON \(kind.table)")).run()
+                try await sql.raw(SQLQueryString(Dialect(database) == .sqlite ? "DROP TRIGGER IF EXISTS \(name)" : "DROP TRIGGER IF EXISTS \(name) ON \(kind.table)")).run()
             }
         }
-        if database.isSQLite {
+        if Dialect(database) == .sqlite {
             try await sql.raw("DROP TABLE sync_clock").run()
         } else {
             for kind in Kind.allCases {

@@ -53,7 +53,7 @@ enum Sync {
     /// encoded again.
     static func changes(library: UUID, after cursor: Cursor?, limit: Int, on db: any Database) async throws -> String {
         let sql = db.sql
-        let sqlite = db.isSQLite
+        let sqlite = Dialect(db) == .sqlite
         // Everything at or below `upTo` has committed, or never will: read first, so a change that
         // commits while the page is read lies above it and comes with the next pull.
         let horizon: SQLQueryString = sqlite ? "(SELECT version FROM sync_clock WHERE id = 1)"
