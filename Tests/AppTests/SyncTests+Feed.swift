@@ -1,0 +1,165 @@
+@testable import App
+import Fluent
+import FluentSQL
+import Foundation
+import ShelfmarkCore
+import SQLKit
+import Testing
+import Vapor
+
+/// The feed itself and what devices push besides lending: a cursor taken while a write is open, purged
+/// removals, a library's own feed and its bounds, title edits merged by field, reading life.
+extension SyncTests {
+    @Test func aCursorTakenWhileALongWriteIsOpenDoesNotSkipIt() async throws {
+        try await withTestApp { app in
+            let f = try await Fixture.make(app)
+            try await f.addMember("S001", "Ada")
+            var device = Device(f.owner, lib: f.lib, id: "phone")
+            try await device.pull()
+            let library = try #require(UUID(uuidString: f.libraryID))
+            let (opened, openedSignal) = AsyncStream<Void>.makeStream()
+            let (release, releaseSignal) = AsyncStream<Void>.makeStream()
+            @Sendable func insert(_ card: String, on db: any Database) async throws {
+                try await db.sql.raw("""
+                    INSERT INTO members (id, library_id, card_id, first_name, last_name, search_text)
+                    VALUES (\(bind: UUID()), \(bind: library), \(bind: card), \(bind: card), '', \(bind: card.lowercased()))
+                    """).run()
+            }
+            let long = Task {
+                try await app.writeGate.transaction(on: app.db) { db in
+                    try await insert("LONG", on: db)
+                    openedSignal.yield()
+                    for await _ in release { break }
+                }
+            }
+            for await _ in opened { break }
+            // Another write commits while the long one is open (on SQLite it waits for it).
+            let short = Task { try await app.writeGate.transaction(on: app.db) { db in try await insert("SHORT", on: db) } }
+            try await Task.sleep(for: .milliseconds(100))
+            // On PostgreSQL the short write has committed, after the long one took its version: the pull
+            // may not move past the long one. (SQLite writes one at a time, and the open write holds its
+            // event loop's one connection, so a read there would wait for it.)
+            if Dialect(app.db) != .sqlite {
+                let during = try await device.pullOnce()
+                #expect(!during.changes.contains { $0.member?.cardId == "LONG" })
+                #expect(!during.changes.contains { $0.member?.cardId == "SHORT" } && during.behind)
+            }
+            releaseSignal.yield()
+            try await long.value
+            try await short.value
+            try await device.pull()
+            let cards = Set(device.mirror.values.compactMap(\.member?.cardId))
+            #expect(cards == ["S001", "LONG", "SHORT"], "\(cards)")
+        }
+    }
+
+    @Test func oldTombstonesArePurgedAndAnOlderCursorMustFetchAgain() async throws {
+        let clock = TestClock()
+        try await withTestApp(clock: clock.appClock) { app in
+            let f = try await Fixture.make(app)
+            let ben = try await f.addMember("S002", "Ben")
+            var device = Device(f.owner, lib: f.lib, id: "phone")
+            try await device.pull()
+            let old = try #require(device.cursor)
+            #expect(try await f.owner.delete("\(f.lib)/members/\(ben)").status == .noContent)
+            let library = try #require(UUID(uuidString: f.libraryID))
+            // Not yet old enough: kept.
+            #expect(try await Sync.purge(library: library, now: Date(), gate: app.writeGate, on: app.db) == 0)
+            #expect(try await Sync.purge(library: library, now: Date().addingTimeInterval(31 * 86_400), gate: app.writeGate, on: app.db) == 1)
+            let reply = try await f.owner.send(.GET, "\(f.lib)/sync/changes?cursor=\(old)", headers: ["Accept-Language": "ga"])
+            #expect(reply.status == .gone && reply.errorCode == "sync_refetch", "\(reply.json)")
+            #expect(reply.errorMessage?.contains("leabharlann") == true)
+            // From the start, the device is whole again.
+            var fresh = Device(f.owner, lib: f.lib, id: "phone")
+            try await fresh.pull()
+            Self.expectEqual(fresh.mirror, try await Self.serverState(app, library: f.libraryID), "after a refetch")
+        }
+    }
+
+    @Test func theFeedIsTheLibrarysOwnAndBoundedAndCursorsAreChecked() async throws {
+        try await withTestApp { app in
+            let f = try await Fixture.make(app)
+            try await f.addMember("S001", "Ada")
+            let viewer = try await f.staff("vic", role: "viewer")
+            #expect(try await viewer.get("\(f.lib)/sync/changes").status == .ok)
+            // A viewer reads, but lending from a device is refused like the API's.
+            let lent = try await Device(viewer, lib: f.lib, id: "v").send([["seq": 1, "op": "checkout", "cardId": "S001", "copyBarcode": "X"]])
+            #expect(lent.first?.status == .rejected && lent.first?.code == "forbidden")
+            // Someone else's library: not found.
+            let other = try await Client(app: app, token: f.owner.token).post("/api/v1/libraries", ["name": "Other"])
+            let stranger = try await f.staff("sam", role: "librarian")
+            #expect(try await stranger.get("/api/v1/libraries/\(other.string("id"))/sync/changes").status == .notFound)
+            #expect(try await stranger.post("/api/v1/libraries/\(other.string("id"))/sync/push",
+                                             ["clientId": "x", "mutations": [["seq": 1, "op": "return", "copyBarcode": "X"]]]).status == .notFound)
+            // Cursors and sizes are checked.
+            for bad in ["x", "v-1", "v1.9.00000000-0000-0000-0000-000000000000", "v99999999999999999999"] {
+                let reply = try await f.owner.get("\(f.lib)/sync/changes?cursor=\(bad)")
+                #expect(reply.status == .unprocessableEntity && reply.errorField == "cursor", "\(bad)")
+            }
+            let tooLarge = try await f.owner.get("\(f.lib)/sync/changes?limit=5001")
+            #expect(tooLarge.status == .badRequest && tooLarge.errorField == "limit", "\(tooLarge.status) \(String(buffer: tooLarge.body).prefix(200))")
+            let many = (1...501).map { ["seq": $0, "op": "return", "copyBarcode": "X"] as [String: Any] }
+            let tooMany = try await f.owner.post("\(f.lib)/sync/push", ["clientId": "x", "mutations": many])
+            #expect(tooMany.status == .unprocessableEntity && tooMany.errorField == "mutations")
+            let noClient = try await f.owner.post("\(f.lib)/sync/push", ["clientId": " ", "mutations": [["seq": 1, "op": "return"]]])
+            #expect(noClient.status == .unprocessableEntity && noClient.errorField == "clientId")
+            // An incomplete mutation is answered, not a failed push.
+            let incomplete = try await Device(f.owner, lib: f.lib, id: "x").send([["seq": 1, "op": "renew"], ["seq": 2, "op": "progress", "page": 3]])
+            #expect(incomplete.map(\.status) == [.rejected, .rejected] && incomplete.map(\.field) == ["loanId", "titleId"])
+        }
+    }
+
+    @Test func progressAndQuotesFromADeviceAreAddedOnce() async throws {
+        try await withTestApp { app in
+            let f = try await Fixture.make(app)
+            let title = try await f.addTitle("Momo", copies: 1, extra: ["pageCount": 300])
+            var device = Device(f.owner, lib: f.lib, id: "reader")
+            device.enqueue("progress", ["titleId": title, "page": 157])
+            device.enqueue("quote", ["titleId": title, "text": "Zeit ist Leben.", "quotePage": "57"])
+            let sent = device.queue
+            let results = try await device.push().results
+            #expect(results.map(\.status) == [.applied, .applied], "\(results)")
+            #expect(results[0].read?.page == 157)
+            _ = try await device.send(sent)
+            let quotes = try await app.db.sql.raw("SELECT COUNT(*) AS n FROM quotes").first()?.decode(column: "n", as: Int.self)
+            let events = try await app.db.sql.raw("SELECT COUNT(*) AS n FROM progress_events").first()?.decode(column: "n", as: Int.self)
+            #expect(quotes == 1 && events == 1)
+        }
+    }
+
+    @Test func titleEditsMergeByFieldAndTheNewerChangeWinsAField() async throws {
+        let clock = TestClock()
+        try await withTestApp(clock: clock.appClock) { app in
+            let f = try await Fixture.make(app)
+            let title = try await f.addTitle("Krabat", authors: ["Otfried Preußler"], copies: 1, extra: ["series": "Classics"])
+            var device = Device(f.owner, lib: f.lib, id: "tablet")
+            try await device.pull()
+            let seen = try #require(device.mirror["title:\(title)"]?.title)
+            let editedOffline = clock.now
+            clock.advance(days: 0.01)
+            // Meanwhile on the server: another field, and the same field later than the device's edit.
+            #expect(try await f.owner.patch("\(f.lib)/titles/\(title)", ["publisher": "Thienemann", "series": "Favourites"]).status == .ok)
+            clock.advance(days: 0.01)
+            device.enqueue("editTitle", ["titleId": title, "fields": ["subtitle": "Roman", "series": "Schule"],
+                                         "base": ["subtitle": "", "series": seen.series ?? ""],
+                                         "editedAt": ISO8601DateFormatter().string(from: editedOffline)])
+            let result = try #require(try await device.push().results.first)
+            #expect(result.status == .applied, "\(result)")
+            #expect(result.kept == ["series"])
+            #expect(result.title?.subtitle == "Roman" && result.title?.series == "Favourites" && result.title?.publisher == "Thienemann")
+            // An edit made after the server's: the device's value wins; a tie also goes to the device.
+            try await device.pull()
+            let now = clock.now
+            device.enqueue("editTitle", ["titleId": title, "fields": ["series": "Schule"], "base": ["series": "Classics"],
+                                         "editedAt": ISO8601DateFormatter().string(from: now.addingTimeInterval(60))])
+            let later = try #require(try await device.push().results.first)
+            #expect(later.status == .applied && later.kept == nil && later.title?.series == "Schule", "\(later)")
+            // An edit naming no field, and one by a volunteer, are refused with the reason.
+            device.enqueue("editTitle", ["titleId": title, "fields": [:] as [String: Any]])
+            #expect(try await device.push().results.first?.code == "invalid")
+            let volunteer = Device(try await f.staff("vera", role: "volunteer"), lib: f.lib, id: "v")
+            let refused = try await volunteer.send([["seq": 1, "op": "editTitle", "titleId": title, "fields": ["series": "X"]]])
+            #expect(refused.first?.status == .rejected && refused.first?.code == "forbidden", "\(refused)")
+        }
+    }
+}
