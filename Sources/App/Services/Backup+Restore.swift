@@ -45,7 +45,7 @@ extension Backup {
         var seen = Set<String>()
         let scans = (b.stocktakeScans ?? []).compactMap { (s: LibraryBackup.StocktakeScanRow) -> LibraryBackup.StocktakeScanRow? in
             guard kept.contains(s.stocktake_id), StocktakeOutcome(rawValue: s.outcome) != nil,
-                  let code = text(s.code, max: Identifier.maxLength) else { return nil }
+                  let code = text(s.code, max: Stocktakes.maxCode) else { return nil }
             var r = s
             r.code = code
             r.expected = text(s.expected, max: 200)
@@ -180,11 +180,19 @@ extension Backup {
             }
             enum Key: String, CodingKey { case library_id }
         }
-        func insert<Row: Encodable & Sendable>(_ table: String, _ rows: [Row]) async throws {
+        // A batch per transaction, 200 rows to a statement. Rows of a table with a `library_id` carry the
+        // library's; a child table's rows (a title's categories, a read's progress, a stocktake's scans)
+        // go as they are (`inLibrary: false`).
+        func insert<Row: Encodable & Sendable>(_ table: String, _ rows: [Row], inLibrary: Bool = true) async throws {
             for batch in rows.chunked(batchRows) {
                 try await write { db in
                     for chunk in batch.chunked(200) {
-                        try await db.sql.insert(into: table).models(chunk.map { InLibrary(row: $0, libraryID: libraryID) }, nilEncodingStrategy: .asNil).run()
+                        let query = db.sql.insert(into: table)
+                        if inLibrary {
+                            try await query.models(chunk.map { InLibrary(row: $0, libraryID: libraryID) }, nilEncodingStrategy: .asNil).run()
+                        } else {
+                            try await query.models(Array(chunk), nilEncodingStrategy: .asNil).run()
+                        }
                     }
                 }
             }
@@ -222,11 +230,7 @@ extension Backup {
         })
         struct Link: Encodable, Sendable { var id: UUID; var title_id: UUID; var category_id: UUID }
         let links = b.titleCategories.map { Link(id: UUID(), title_id: map($0.title_id), category_id: map($0.category_id)) }
-        for batch in links.chunked(batchRows) {
-            try await write { db in
-                for chunk in batch.chunked(200) { try await db.sql.insert(into: "title_categories").models(Array(chunk)).run() }
-            }
-        }
+        try await insert("title_categories", links, inLibrary: false)
         try await insert("copies", b.copies.map { var r = $0; r.id = map(r.id); r.title_id = map(r.title_id); return r })
         // The backup's shelves (one per name and code, each checked as a person's would be), then a
         // shelf for every location its copies name that it does not list.
@@ -284,16 +288,11 @@ extension Backup {
         })
         let (stocktakes, scans) = restorableStocktakes(b, shelves: Set(keptShelves.map(\.id)))
         try await insert("stocktakes", stocktakes.map { var r = $0; r.id = map($0.id); r.shelf_id = map($0.shelf_id); return r })
-        let scanRows = scans.map { s in
+        try await insert("stocktake_scans", scans.map { s in
             var r = s
             r.id = map(s.id); r.stocktake_id = map(s.stocktake_id); r.copy_id = map(s.copy_id)
             return r
-        }
-        for batch in scanRows.chunked(batchRows) {
-            try await write { db in
-                for chunk in batch.chunked(200) { try await db.sql.insert(into: "stocktake_scans").models(Array(chunk), nilEncodingStrategy: .asNil).run() }
-            }
-        }
+        }, inLibrary: false)
 
         // Reading life: reads, progress, goals, quotes and page photos. A user's rows come back only when
         // that account exists on this server (a backup from elsewhere brings its members' logs, not
@@ -320,11 +319,7 @@ extension Backup {
         })
         let events = (b.progressEvents ?? []).filter { readIDs.contains($0.read_id) && ProgressUnit(rawValue: $0.unit) != nil }
             .map { e in var row = e; row.id = map(e.id); row.read_id = map(e.read_id); return row }
-        for batch in events.chunked(batchRows) {
-            try await write { db in
-                for chunk in batch.chunked(200) { try await db.sql.insert(into: "progress_events").models(Array(chunk), nilEncodingStrategy: .asNil).run() }
-            }
-        }
+        try await insert("progress_events", events, inLibrary: false)
         let withEvents = Array(Set(events.map(\.read_id)))
         for chunk in withEvents.chunked(500) {
             try await write { db in try await ReadingLog.refreshGains(readIDs: chunk, library: libraryID, on: db) }

@@ -52,7 +52,7 @@ struct ShelfScanInput: Content, SchemaConstrained {
     /// What was scanned or typed: a copy's barcode or an ISBN.
     var code: String
 
-    static var schemaConstraints: [String: JSONValue] { ["code": Rule.text(300)] }
+    static var schemaConstraints: [String: JSONValue] { ["code": Rule.text(Stocktakes.maxCode)] }
 }
 
 enum ShelfError: DomainError, Equatable {

@@ -66,6 +66,8 @@ struct StocktakeScanAnswer: Content {
 enum Stocktakes {
     /// A stocktake holds at most this many scans (a shelf of books, several times over).
     static let maxScans = 5_000
+    /// The longest code a scan keeps (a barcode, an ISBN, or whatever a scanner typed).
+    static let maxCode = 300
 
     private static let columns: SQLQueryString = "id, shelf_id, shelf_name, started_at, finished_at, started_by, found, missing, misplaced, unknown"
 
@@ -117,7 +119,7 @@ enum Stocktakes {
     /// One scan at the shelf: the copy it names (for an ISBN, one of the book's copies not scanned yet,
     /// this shelf's first), what that means, and the count so far.
     static func scan(_ stocktakeID: UUID, _ text: String, in scope: Scope) async throws -> StocktakeScanAnswer {
-        let code = try Check.required(text, field: "code", max: 300)
+        let code = try Check.required(text, field: "code", max: maxCode)
         switch ShelfScan.read(code) {
         case .shelf, .shelfNamed: throw ShelfError.shelfScanned(code)
         case .item: break
