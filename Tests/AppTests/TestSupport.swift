@@ -58,15 +58,20 @@ enum MigratedTemplate {
         return parts.string ?? url
     }
 
+    /// This process's template file (a path, not a stored value: `atexit` takes no context).
+    private static var sqliteTemplatePath: String {
+        FileManager.default.temporaryDirectory.appendingPathComponent("shelfmark-template-\(getpid()).sqlite").path
+    }
+
     private static let sqliteTemplate = Task<String, any Error> {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("shelfmark-template-\(getpid()).sqlite").path
+        removeSQLite(sqliteTemplatePath)
+        try await migrate(.sqlite(path: sqliteTemplatePath))
+        atexit { removeSQLite(sqliteTemplatePath) }
+        return sqliteTemplatePath
+    }
+
+    private static func removeSQLite(_ path: String) {
         for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
-        try await migrate(.sqlite(path: path))
-        atexit {
-            let path = FileManager.default.temporaryDirectory.appendingPathComponent("shelfmark-template-\(getpid()).sqlite").path
-            for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
-        }
-        return path
     }
 
     /// A connection to the server's own test database, for creating and dropping the copies; it lives
@@ -117,9 +122,7 @@ enum MigratedTemplate {
 
     static func remove(database: String?, sqlitePath: String?) async throws {
         if let database { try await admin.value.db.sql.raw("DROP DATABASE IF EXISTS \(ident: database) WITH (FORCE)").run() }
-        if let sqlitePath {
-            for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: sqlitePath + suffix) }
-        }
+        if let sqlitePath { removeSQLite(sqlitePath) }
     }
 }
 

@@ -167,14 +167,12 @@ extension Backup {
             switch table.rows {
             case .byLibrary(let only) where table.keyedByID:
                 try await deleteInBatches(table.name, library: libraryID, also: only.map { " AND \(unsafeRaw: $0)" } ?? "", gate: gate, on: db)
-            case .byLibrary:
-                try await gate.transaction(on: db) { db in
-                    try await db.sql.raw("DELETE FROM \(ident: table.name) WHERE library_id = \(bind: libraryID)").run()
-                }
             case .childOf(let parent, let key):
                 try await deleteChildren(table.name, key: key, of: parent, library: libraryID, gate: gate, on: db)
-            case .library, .server:
-                preconditionFailure("\(table.name) has no rows of one library to erase")
+            case .byLibrary, .library, .server:
+                // Rows without an id (a table keyed by reader and day): one statement.
+                let statement = deleteAll(table, library: libraryID)
+                try await gate.transaction(on: db) { db in try await db.sql.raw(statement).run() }
             }
         }
     }

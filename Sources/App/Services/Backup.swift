@@ -67,16 +67,20 @@ enum Backup {
     /// before their parents. The library itself, its settings, its staff and their reading life stay.
     static func eraseData(libraryID: UUID, on db: any Database) async throws {
         for table in Features.eraseOrder(includingRestoreOnly: false) {
-            switch table.rows {
-            case .byLibrary(let only):
-                try await db.sql.raw("DELETE FROM \(ident: table.name) WHERE library_id = \(bind: libraryID)\(unsafeRaw: only.map { " AND " + $0 } ?? "")").run()
-            case .childOf(let parent, let key):
-                try await db.sql.raw("""
-                    DELETE FROM \(ident: table.name) WHERE \(ident: key) IN (SELECT id FROM \(ident: parent) WHERE library_id = \(bind: libraryID))
-                    """).run()
-            case .library, .server:
-                preconditionFailure("\(table.name) has no rows of one library to erase")
-            }
+            try await db.sql.raw(deleteAll(table, library: libraryID)).run()
+        }
+    }
+
+    /// The one statement that deletes every row `table` holds of `libraryID` (its rows by `library_id`,
+    /// or a child table's through its parent).
+    static func deleteAll(_ table: DataTable, library libraryID: UUID) -> SQLQueryString {
+        switch table.rows {
+        case .byLibrary(let only):
+            return "DELETE FROM \(ident: table.name) WHERE library_id = \(bind: libraryID)\(unsafeRaw: only.map { " AND " + $0 } ?? "")"
+        case .childOf(let parent, let key):
+            return "DELETE FROM \(ident: table.name) WHERE \(ident: key) IN (SELECT id FROM \(ident: parent) WHERE library_id = \(bind: libraryID))"
+        case .library, .server:
+            preconditionFailure("\(table.name) has no rows of one library to erase")
         }
     }
 
