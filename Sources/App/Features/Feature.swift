@@ -12,12 +12,6 @@ protocol Feature {
     static func register(api: APIRoutes, web: any RoutesBuilder)
 }
 
-extension Feature {
-    /// A feature whose handlers still live in the layer folders (`Controllers/`) is registered by
-    /// `routes(_:)` itself until it moves into its folder.
-    static func register(api: APIRoutes, web: any RoutesBuilder) {}
-}
-
 /// One table and its policy. Every "no" says why, so a table is never left out by forgetting it.
 struct DataTable: Sendable {
     /// How a library's rows of the table are found.
@@ -84,7 +78,8 @@ enum Features {
     static let all: [any Feature.Type] = [
         AccountsFeature.self, CatalogFeature.self, MembersFeature.self, CirculationFeature.self, HoldsFeature.self,
         FinesFeature.self, ShelvesFeature.self, ReadingFeature.self, RemindersFeature.self, JobsFeature.self, SyncFeature.self,
-        PublicCatalogFeature.self, KioskFeature.self, PrintingFeature.self,
+        PublicCatalogFeature.self, KioskFeature.self, PrintingFeature.self, OverviewFeature.self, ExchangeFeature.self,
+        ScanningFeature.self,
     ]
 
     static var tables: [DataTable] { all.flatMap { $0.tables } }

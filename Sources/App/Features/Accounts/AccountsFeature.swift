@@ -1,3 +1,5 @@
+import Vapor
+
 /// Staff accounts, their sessions and tokens, the libraries they own, and the server's own settings.
 enum AccountsFeature: Feature {
     static let name = "Accounts"
@@ -20,4 +22,12 @@ enum AccountsFeature: Feature {
         DataTable(name: "_fluent_migrations", rows: .server, backup: .no("the schema's history"), erase: .no("the schema's history"),
                   swap: .no("the schema's history"), forget: .no("the schema's history")),
     ]
+
+    static func register(api: APIRoutes, web: any RoutesBuilder) {
+        AuthController.register(api)
+        ServerController.register(api)
+        LibrariesController.register(api)
+        SessionPages.register(web)
+        SettingsPages.register(web)
+    }
 }

@@ -1,5 +1,7 @@
-/// Titles, their copies and categories, covers, the search index and counts, saved collections, and
-/// what metadata lookups answered.
+import Vapor
+
+/// Titles, their copies and categories, covers, the search index and counts, saved collections, the
+/// wishlist, and what metadata lookups answered.
 enum CatalogFeature: Feature {
     static let name = "Catalog"
     static let tables: [DataTable] = [
@@ -21,6 +23,15 @@ enum CatalogFeature: Feature {
         DataTable(name: "collections", rows: .byLibrary(), backup: .kept(key: "collections"), erase: .erased, swap: .moved, forget: .cascade),
         DataTable(name: "lookup_cache", rows: .server, backup: .no("what providers answered, by ISBN, for every library"),
                   erase: .no("shared between libraries"), swap: .no("shared between libraries"), forget: .no("shared between libraries")),
-        DataTable(name: "activities", rows: .byLibrary(), backup: .kept(key: "activities"), erase: .erased, swap: .moved, forget: .cascade),
     ]
+
+    static func register(api: APIRoutes, web: any RoutesBuilder) {
+        TitlesController.register(api)
+        CollectionsController.register(api)
+        LookupController.register(api)
+        CatalogPages.register(web)
+        CatalogPages.registerAdd(web)
+        EditTitlePages.register(web)
+        WishlistPages.register(web)
+    }
 }

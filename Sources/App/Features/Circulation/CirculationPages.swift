@@ -38,9 +38,7 @@ enum CirculationPages {
     @Sendable static func memberCards(req: Request) async throws -> Response {
         let ctx = try await req.library(.circulate)
         let page = try await MemberCardsPage.make(req, library: ctx)
-        let response = try await page.render(try await req.page(library: ctx)).encodeResponse(for: req)
-        if page.form.isRefused { response.status = .unprocessableEntity }
-        return response
+        return try await req.refused(page.render(try await req.page(library: ctx)), page.form.isRefused)
     }
 
     /// A class list from the members page: the page again with what was added and each line not taken.
@@ -54,9 +52,7 @@ enum CirculationPages {
         } catch let error where error.isFormRefusal {
             page.importError = req.t.message(error)
         }
-        let response = try await page.render(try await req.page(library: ctx)).encodeResponse(for: req)
-        if page.importError != nil { response.status = .unprocessableEntity }
-        return response
+        return try await req.refused(page.render(try await req.page(library: ctx)), page.importError != nil)
     }
 
     /// The members page; `form` is the add-member form (open, as typed, with the refusal next to its
@@ -76,9 +72,7 @@ enum CirculationPages {
             return req.seeOther(WebRoute.members(library: ctx.libraryID).path, flash: req.t.format(.memberAdded, m.name))
         } catch let error where error.isFormRefusal {
             let form = FormState(values: values, refusedWith: error, t: req.t, fields: memberFields)
-            let response = try await membersPage(req, ctx: ctx, form: form).encodeResponse(for: req)
-            response.status = .unprocessableEntity
-            return response
+            return try await req.refused(membersPage(req, ctx: ctx, form: form))
         }
     }
 
@@ -163,9 +157,7 @@ enum CirculationPages {
             var form = FormState(values: values)
             let message = req.t.message(error)
             if let field = lendField(error) { form.errors[field] = message } else { form.general = message }
-            let response = try await checkoutPage(req, ctx: ctx, form: form).encodeResponse(for: req)
-            response.status = .unprocessableEntity
-            return response
+            return try await req.refused(checkoutPage(req, ctx: ctx, form: form))
         }
     }
 

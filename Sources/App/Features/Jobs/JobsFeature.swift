@@ -1,3 +1,5 @@
+import Vapor
+
 /// Background work: imports, restores, exports and enrichment, each a job with its state and report.
 enum JobsFeature: Feature {
     static let name = "Jobs"
@@ -6,4 +8,8 @@ enum JobsFeature: Feature {
                   erase: .erased, swap: .no("work of this server"),
                   forget: .no("the library's id is set to null: its owner keeps the reports of what ran")),
     ]
+
+    static func register(api: APIRoutes, web: any RoutesBuilder) {
+        JobsController.register(api)
+    }
 }

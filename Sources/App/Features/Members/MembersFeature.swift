@@ -12,5 +12,6 @@ enum MembersFeature: Feature {
 
     static func register(api: APIRoutes, web: any RoutesBuilder) {
         CalendarController.register(api)
+        MemberEditPages.register(web)
     }
 }

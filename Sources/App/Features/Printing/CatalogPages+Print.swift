@@ -17,8 +17,6 @@ extension CatalogPages {
         } catch let error where error.isFormRefusal {
             page.form = FormState(values: [:], refusedWith: error, t: req.t, fields: [])
         }
-        let response = try await page.render(try await req.page(library: ctx)).encodeResponse(for: req)
-        if page.form.isRefused { response.status = .unprocessableEntity }
-        return response
+        return try await req.refused(page.render(try await req.page(library: ctx)), page.form.isRefused)
     }
 }

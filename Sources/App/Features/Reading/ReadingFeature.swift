@@ -1,3 +1,5 @@
+import Vapor
+
 /// The reader's life: reads and their progress, goals, quotes, page photos, the days read and shared years.
 enum ReadingFeature: Feature {
     static let name = "Reading"
@@ -17,4 +19,10 @@ enum ReadingFeature: Feature {
         DataTable(name: "reading_shares", rows: .byLibrary(), backup: .no("a shared year is a secret link of this server"),
                   erase: .no("a reader's link stays with their account"), swap: .no("links of this server are not in a backup"), forget: .cascade),
     ]
+
+    static func register(api: APIRoutes, web: any RoutesBuilder) {
+        ReadingController.register(api)
+        ReadingPages.register(web)
+        PhotoPages.register(web)
+    }
 }

@@ -83,9 +83,7 @@ enum ReminderPages {
             return try await body()
         } catch let error where error.isFormRefusal {
             let page = try await RemindersPage.refused(form, error, typed: req.typed(fields), library: ctx, app: req.application, now: req.now, t: req.t)
-            let response = try await page.render(try await req.page(library: ctx)).encodeResponse(for: req)
-            response.status = .unprocessableEntity
-            return response
+            return try await req.refused(page.render(try await req.page(library: ctx)))
         }
     }
 
@@ -176,9 +174,7 @@ enum ReminderPages {
         } catch let error where error.isFormRefusal {
             var page = try await MailTemplatePage.make(kind: kind, language: lang, languages: req.application.languages, library: ctx.libraryID, on: req.db)
             page.form = FormState(values: req.typed(MailTemplatePage.fields), refusedWith: error, t: req.t, fields: MailTemplatePage.fields)
-            let response = try await page.render(try await req.page(library: ctx)).encodeResponse(for: req)
-            response.status = .unprocessableEntity
-            return response
+            return try await req.refused(page.render(try await req.page(library: ctx)))
         }
     }
 

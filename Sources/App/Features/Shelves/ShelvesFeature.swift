@@ -1,3 +1,5 @@
+import Vapor
+
 /// Shelves as places (a name, a room, a code on a label) and the stocktakes taken at them.
 enum ShelvesFeature: Feature {
     static let name = "Shelves"
@@ -10,4 +12,9 @@ enum ShelvesFeature: Feature {
         DataTable(name: "stocktake_scans", rows: .childOf("stocktakes", key: "stocktake_id"), parents: ["copies", "stocktakes"],
                   backup: .kept(key: "stocktakeScans"), erase: .erased, swap: .followsParent, forget: .cascade),
     ]
+
+    static func register(api: APIRoutes, web: any RoutesBuilder) {
+        ShelvesController.register(api)
+        ShelfPages.register(web)
+    }
 }

@@ -67,9 +67,7 @@ enum SessionPages {
             return response
         } catch let error where error.isFormRefusal && error.answered.status != .conflict {
             let page = try await setupPage(req, form: FormState(values: values, refusedWith: error, t: req.t, fields: SetupPage.fields))
-            let response = try await page.encodeResponse(for: req)
-            response.status = .unprocessableEntity
-            return response
+            return try await req.refused(page)
         }
     }
 

@@ -100,10 +100,7 @@ extension CatalogPages {
         do {
             isbn = try ISBN(raw)
         } catch {
-            let response = try await startPage(page, isbn: raw, error: req.t.message(error))
-                .encodeResponse(for: req)
-            response.status = .unprocessableEntity
-            return response
+            return try await req.refused(startPage(page, isbn: raw, error: req.t.message(error)))
         }
         if let existing = try await LookupController.existingTitle(isbn.isbn13, library: ctx.libraryID, on: req.db) {
             return try await existingPage(page, existing: existing).encodeResponse(for: req)
@@ -146,13 +143,9 @@ extension CatalogPages {
             var form = FormState(values: d.values)
             form.errors["isbn"] = req.t.message(error)
             let page = try await req.page(library: ctx)
-            let response = try await AddPage(libraryID: ctx.libraryID, state: .draft(form, intro: nil)).render(page).encodeResponse(for: req)
-            response.status = .unprocessableEntity
-            return response
+            return try await req.refused(AddPage(libraryID: ctx.libraryID, state: .draft(form, intro: nil)).render(page))
         } catch let error where error.answered.status == .unprocessableEntity || error.answered.status == .badRequest {
-            let response = try await draftPage(try await req.page(library: ctx), draft: d, intro: nil, refusal: error).encodeResponse(for: req)
-            response.status = .unprocessableEntity
-            return response
+            return try await req.refused(draftPage(try await req.page(library: ctx), draft: d, intro: nil, refusal: error))
         }
     }
 
@@ -170,13 +163,9 @@ extension CatalogPages {
                 return (try? TextReader.shared.read(data))?.isbns.first?.isbn13
             }
             if let isbn = found { return req.redirect(to: WebRoute.add(library: ctx.libraryID).path(query: [("isbn", isbn)])) }
-            let response = try await startPage(page, isbn: nil, error: req.t(.lookupNotFound)).encodeResponse(for: req)
-            response.status = .unprocessableEntity
-            return response
+            return try await req.refused(startPage(page, isbn: nil, error: req.t(.lookupNotFound)))
         } catch is ImageError {
-            let response = try await startPage(page, isbn: nil, error: req.t(.errPhotoUnreadable)).encodeResponse(for: req)
-            response.status = .unprocessableEntity
-            return response
+            return try await req.refused(startPage(page, isbn: nil, error: req.t(.errPhotoUnreadable)))
         }
     }
 }

@@ -43,9 +43,7 @@ enum ExchangePages {
         do {
             model.levelsReport = try await ReadingLevels.importLevels(req.formFile("file"), in: req.scope(ctx))
         } catch let error where error.isFormRefusal {
-            let response = try await render(req, ctx: ctx, error: req.t.message(error)).encodeResponse(for: req)
-            response.status = .unprocessableEntity
-            return response
+            return try await req.refused(render(req, ctx: ctx, error: req.t.message(error)))
         }
         return try await model.render(try await req.page(library: ctx)).encodeResponse(for: req)
     }
@@ -68,9 +66,7 @@ enum ExchangePages {
                                              app: req.application, now: req.now)
             return req.seeOther(WebRoute.job(library: ctx.libraryID, job: job).path)
         } catch let error where error.answered.status.code < 500 {
-            let response = try await render(req, ctx: ctx, error: req.t.message(error)).encodeResponse(for: req)
-            response.status = .unprocessableEntity
-            return response
+            return try await req.refused(render(req, ctx: ctx, error: req.t.message(error)))
         }
     }
 
@@ -105,9 +101,7 @@ enum ExchangePages {
             return req.seeOther(WebRoute.job(library: home.libraryID, job: job).path)
         } catch let error where error.answered.status.code < 500 {
             if let created { await Accounts.removeNewLibrary(created.id, gate: req.application.writeGate, on: req.db) }
-            let response = try await render(req, ctx: home, error: req.t.message(error)).encodeResponse(for: req)
-            response.status = .unprocessableEntity
-            return response
+            return try await req.refused(render(req, ctx: home, error: req.t.message(error)))
         }
     }
 }

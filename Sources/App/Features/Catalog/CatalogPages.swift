@@ -99,9 +99,7 @@ enum CatalogPages {
         } catch let error where error.isFormRefusal {
             let form = FormState(values: req.typed(["name"]), refusedWith: error, t: req.t, fields: ["name"])
             let page = try await CategoriesPage.make(refused: (category, form), library: ctx, on: req.db)
-            let response = try await page.render(try await req.page(library: ctx)).encodeResponse(for: req)
-            response.status = .unprocessableEntity
-            return response
+            return try await req.refused(page.render(try await req.page(library: ctx)))
         }
     }
 
@@ -210,9 +208,7 @@ enum CatalogPages {
     @Sendable static func labels(req: Request) async throws -> Response {
         let ctx = try await req.library(.circulate)
         let page = try await LabelsPage.make(req, library: ctx)
-        let response = try await page.render(try await req.page(library: ctx)).encodeResponse(for: req)
-        if page.form.isRefused { response.status = .unprocessableEntity }
-        return response
+        return try await req.refused(page.render(try await req.page(library: ctx)), page.form.isRefused)
     }
 
     @Sendable static func detail(req: Request) async throws -> HTML {

@@ -68,7 +68,7 @@ extension SettingsPage {
                     H.el(.li, [.class: "staff-row"]) {
                         H.el(.div, [.class: "member-row"]) {
                             H.el(.span, [.class: "name"]) { EscapedText(s.displayName) }
-                            H.el(.span, [.class: "card-id"]) { EscapedText(s.username + " · " + MorePages.roleName(s.role, t)) }
+                            H.el(.span, [.class: "card-id"]) { EscapedText(s.username + " · " + SettingsPages.roleName(s.role, t)) }
                         }
                         if s.userId != page.user?.id {
                             H.el(.details, [:]) {
@@ -78,7 +78,7 @@ extension SettingsPage {
                                         H.el(.label, [.for: "f-role-" + id]) { EscapedText(t(.role)) }
                                         H.el(.select, [.id: "f-role-" + id, .name: "role"]) {
                                             for role in [Role.viewer, .volunteer, .librarian, .owner] {
-                                                H.el(.option, [.value: role.rawValue, .selected: role == s.role ? "" : nil]) { EscapedText(MorePages.roleName(role, t)) }
+                                                H.el(.option, [.value: role.rawValue, .selected: role == s.role ? "" : nil]) { EscapedText(SettingsPages.roleName(role, t)) }
                                             }
                                         }
                                     }
@@ -111,7 +111,7 @@ extension SettingsPage {
                         H.el(.select, [.id: "f-role", .name: "role"]) {
                             for role in [Role.librarian, .volunteer, .viewer, .owner] {
                                 H.el(.option, [.value: role.rawValue, .selected: addStaff["role"] == role.rawValue ? "" : nil]) {
-                                    EscapedText(MorePages.roleName(role, t))
+                                    EscapedText(SettingsPages.roleName(role, t))
                                 }
                             }
                         }

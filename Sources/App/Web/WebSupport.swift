@@ -102,16 +102,26 @@ struct WebMiddleware: AsyncMiddleware {
 
     /// The error page with its title and message, in the reader's language.
     static func page(status: HTTPResponseStatus, title: String, message: String, req: Request) async throws -> Response {
-        let html = ErrorPage(title: title, message: message).render(try await req.page(flash: nil))
-        let response = try await html.encodeResponse(for: req)
-        response.status = status
-        return response
+        try await req.answer(ErrorPage(title: title, message: message).render(try await req.page(flash: nil)), status: status)
     }
 }
 
 enum WebError: Error { case csrf }
 
 extension Request {
+    /// A page answered with the status it stands for.
+    func answer(_ html: HTML, status: HTTPResponseStatus = .ok) async throws -> Response {
+        let response = try await html.encodeResponse(for: self)
+        response.status = status
+        return response
+    }
+
+    /// A form shown again as typed because it was refused, the reason next to its field: 422 with the
+    /// page (200 when `isRefused` is false: the same page where nothing was refused).
+    func refused(_ html: HTML, _ isRefused: Bool = true) async throws -> Response {
+        try await answer(html, status: isRefused ? .unprocessableEntity : .ok)
+    }
+
     /// A redirect after a successful POST, with a message shown once on the next page.
     func seeOther(_ path: String, flash: String? = nil, isError: Bool = false) -> Response {
         let response = redirect(to: path, redirectType: .normal)

@@ -54,9 +54,7 @@ enum ShelfPages {
         } catch let error where error.isFormRefusal {
             var page = ShelvesPage(libraryID: ctx.libraryID, shelves: try await Shelves.list(library: ctx.libraryID, on: req.db), role: ctx.role)
             page.form = FormState(values: req.typed(["name", "room", "code"]), refusedWith: error, t: req.t, fields: ["name", "room", "code"])
-            let response = try await page.render(try await req.page(library: ctx)).encodeResponse(for: req)
-            response.status = .unprocessableEntity
-            return response
+            return try await req.refused(page.render(try await req.page(library: ctx)))
         }
     }
 
@@ -76,9 +74,7 @@ enum ShelfPages {
         } catch let error where error.isFormRefusal {
             var page = try await ShelfPage.make(id, library: ctx, origin: ReadingPages.origin(req), on: req.db)
             page.form = FormState(values: req.typed(["name", "room", "code"]), refusedWith: error, t: req.t, fields: ["name", "room", "code"])
-            let response = try await page.render(try await req.page(library: ctx)).encodeResponse(for: req)
-            response.status = .unprocessableEntity
-            return response
+            return try await req.refused(page.render(try await req.page(library: ctx)))
         }
     }
 

@@ -4,14 +4,9 @@ import Plot
 import ShelfmarkCore
 import Vapor
 
-/// "More", the overview, the activity log, and the library's settings, staff and new
-/// libraries: handlers only; the pages are in Views/Overview and Views/Settings.
-enum MorePages {
+/// The library's settings, its staff, new libraries and the server's settings, on the settings page.
+enum SettingsPages {
     static func register(_ web: any RoutesBuilder) {
-        web.get(.more(library: .pattern), use: more)
-        web.get(.dashboard(library: .pattern), use: dashboard)
-        web.get(.activity(library: .pattern), use: activity)
-        web.get(.background(library: .pattern), use: background)
         web.get(.settings(library: .pattern), use: settings)
         web.post(.settings(library: .pattern), use: saveSettings)
         web.post(.staff(library: .pattern), use: addStaff)
@@ -21,33 +16,6 @@ enum MorePages {
         web.post(.createLibrary(library: .pattern), use: createLibrary)
         web.post(.server(library: .pattern), use: saveServer)
     }
-
-    @Sendable static func more(req: Request) async throws -> HTML {
-        let ctx = try await req.library(.read)
-        return MorePage.make(library: ctx).render(try await req.page(library: ctx))
-    }
-
-    @Sendable static func dashboard(req: Request) async throws -> HTML {
-        let ctx = try await req.library(.read)
-        var page = try await DashboardPage.make(library: ctx, now: req.now, on: req.db)
-        page.phone = .make(req.application.httpsState, library: ctx.libraryID)
-        return page.render(try await req.page(library: ctx))
-    }
-
-    @Sendable static func activity(req: Request) async throws -> HTML {
-        let ctx = try await req.library(.read)
-        let type = req.query[String.self, at: "type"].flatMap(ActivityType.init(rawValue:))
-        return try await ActivityPage.make(type: type, paging: Paging(req.query[Int.self, at: "page"]), library: ctx, on: req.db)
-            .render(try await req.page(library: ctx))
-    }
-
-    /// What runs by itself and what ran lately: for the staff who import and restore.
-    @Sendable static func background(req: Request) async throws -> HTML {
-        let ctx = try await req.library(.catalog)
-        return try await BackgroundPage.make(library: ctx, app: req.application).render(try await req.page(library: ctx))
-    }
-
-    // MARK: - Settings, staff, libraries
 
     @Sendable static func settings(req: Request) async throws -> HTML {
         let ctx = try await req.library(.administer)
@@ -78,9 +46,7 @@ enum MorePages {
         } catch let error where error.isFormRefusal {
             let typed = req.typed(fields)
             let page = try await SettingsPage.refused(form, error, typed: typed, library: ctx, t: req.t, on: req.db)
-            let response = try await page.render(try await req.page(library: ctx)).encodeResponse(for: req)
-            response.status = .unprocessableEntity
-            return response
+            return try await req.refused(page.render(try await req.page(library: ctx)))
         }
     }
 
@@ -199,7 +165,7 @@ enum MorePages {
 /// Who may make libraries on this server: the settings page sends the API's patch as a form.
 extension ServerSettingsPatch: WebForm {}
 
-extension MorePages {
+extension SettingsPages {
     /// A staff member's new role.
     struct RoleForm: WebForm {
         var role: Role?

@@ -34,9 +34,7 @@ enum WishlistPages {
             let typed = req.typed(WishlistPage.fields)
             let page = try await WishlistPage.make(q: nil, paging: Paging(1), form: FormState(values: typed, refusedWith: error, t: req.t,
                                                    fields: WishlistPage.fields), library: ctx, app: req.application, now: req.now)
-            let response = try await page.render(try await req.page(library: ctx)).encodeResponse(for: req)
-            response.status = .unprocessableEntity
-            return response
+            return try await req.refused(page.render(try await req.page(library: ctx)))
         }
         req.application.enrichmentWorker?.nudge()
         return req.seeOther(WebRoute.wishlist(library: ctx.libraryID).path, flash: req.t.format(.addedToWishlist, title))
