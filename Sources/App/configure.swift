@@ -10,12 +10,10 @@ public func configure(_ app: Application) async throws {
     app.clock = try AppClock.fromEnvironment()
     app.transportSecurity = try TransportSecurity.fromEnvironment()
     try HTTPS.configure(app, options: app.httpsOptions)
-    // The server runs the background enrichment worker and the recurring jobs; one-off commands do not.
+    // The server runs the features' background loops (enrichment, mail, recurring jobs); one-off commands do not.
     let command = app.environment.arguments.dropFirst().first
     if command == nil || command == "serve" || command?.hasPrefix("-") == true {
-        app.useEnrichmentWorker()
-        app.useScheduler()
-        app.lifecycle.use(MailWorker())
+        app.runBackgroundLoops()
     }
 }
 

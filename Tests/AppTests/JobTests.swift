@@ -91,13 +91,46 @@ import Vapor
             await #expect(throws: JobError.self) {
                 _ = try await Jobs.begin(.importFile, library: library, target: library, user: user, now: app.clock.now(), app: app)
             }
-            let scheduler = Scheduler(longestSleep: .seconds(300))
+            let scheduler = RecurringJobs.scheduler(longestSleep: .seconds(300))
             try await scheduler.didBootAsync(app)
             await scheduler.shutdownAsync(app)
             let job = try await Jobs.find(orphan, user: user, app: app)
             #expect(job.status == .failed)
             _ = try await Jobs.begin(.importFile, library: library, target: library, user: user, now: app.clock.now(), app: app)
         }
+    }
+
+    /// A background loop runs a round at boot, the next when it is rung (not before: its round asked
+    /// for a long wait), goes on after a round that fails, and runs no round after shutdown. The
+    /// server's loops are the features' declarations, each with its own name.
+    @Test func aBackgroundLoopRunsWhenRungSurvivesAFailedRoundAndStops() async throws {
+        actor Count { var n = 0; func next() -> Int { n += 1; return n } }
+        struct Failed: Error {}
+        let count = Count()
+        let loop = BackgroundLoop("test loop", longestWait: .seconds(60)) { _ in
+            if await count.next() == 2 { throw Failed() }
+            return .seconds(60)
+        }
+        func waitFor(_ n: Int) async throws {
+            for _ in 0..<250 where await count.n < n { try await Task.sleep(for: .milliseconds(20)) }
+        }
+        try await withTestApp { app in
+            try await loop.didBootAsync(app)
+            try await waitFor(1)
+            try await Task.sleep(for: .milliseconds(200))
+            #expect(await count.n == 1)
+            loop.ring()
+            try await waitFor(2)
+            loop.ring()
+            try await waitFor(3)
+            #expect(await count.n == 3)
+            await loop.shutdownAsync(app)
+            loop.ring()
+            try await Task.sleep(for: .milliseconds(200))
+            #expect(await count.n == 3)
+        }
+        let names = Features.all.flatMap { $0.backgroundLoops() }.map(\.name)
+        #expect(names.sorted() == ["enrichment worker", "mail worker", "scheduler"])
     }
 
     /// The doorbell of a background loop: a ring before the wait is not lost, a ring during it ends

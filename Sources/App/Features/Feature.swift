@@ -10,6 +10,12 @@ protocol Feature {
     static var tables: [DataTable] { get }
     /// Registers the feature's API operations (with their OpenAPI entries) and its web pages.
     static func register(api: APIRoutes, web: any RoutesBuilder)
+    /// The loops it runs in the background of `shelfmark serve`, made anew for each application.
+    static func backgroundLoops() -> [BackgroundLoop]
+}
+
+extension Feature {
+    static func backgroundLoops() -> [BackgroundLoop] { [] }
 }
 
 /// One table and its policy. Every "no" says why, so a table is never left out by forgetting it.

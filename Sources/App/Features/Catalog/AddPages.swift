@@ -133,7 +133,7 @@ extension CatalogPages {
         let d = Draft(typed: req)
         do {
             let id = try await Catalog.create(try req.form(AddForm.self).input, wishlist: false, in: req.scope(ctx))
-            req.application.enrichmentWorker?.nudge()
+            req.application.enrichmentWorker?.ring()
             return req.seeOther(WebRoute.title(library: ctx.libraryID, title: id).path, flash: req.t.format(.added, d.title ?? ""))
         } catch let error as CatalogError where error.code == "duplicate_isbn" {
             let isbn = try ISBN(d.isbn ?? "").isbn13

@@ -34,4 +34,6 @@ enum CatalogFeature: Feature {
         EditTitlePages.register(web)
         WishlistPages.register(web)
     }
+
+    static func backgroundLoops() -> [BackgroundLoop] { [EnrichmentWorker.loop()] }
 }

@@ -54,7 +54,7 @@ enum EditTitlePages {
         do {
             let patch = try req.form(EditTitleForm.self).patch
             try await Catalog.update(id, patch, in: req.scope(ctx))
-            req.application.enrichmentWorker?.nudge()
+            req.application.enrichmentWorker?.ring()
             return req.seeOther(WebRoute.title(library: ctx.libraryID, title: id).path, flash: req.t(.titleSaved))
         } catch {
             let appError = JSONErrorMiddleware.appError(for: error)

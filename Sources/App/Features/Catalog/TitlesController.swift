@@ -153,7 +153,7 @@ enum TitlesController {
             input = try await completedFromLookup(input, isbn: try ISBN(raw), req: req)
         }
         let id = try await Catalog.create(input, wishlist: wishlist, in: req.scope(ctx))
-        req.application.enrichmentWorker?.nudge()
+        req.application.enrichmentWorker?.ring()
         return try await req.created(try await TitleQuery.detail(id, libraryID: ctx.libraryID, now: req.now, on: req.db))
     }
 
@@ -190,7 +190,7 @@ enum TitlesController {
         let ctx = try await req.library(.catalog)
         let id = try req.uuid("titleID")
         try await Catalog.update(id, try req.content.decode(TitlePatch.self), in: req.scope(ctx))
-        req.application.enrichmentWorker?.nudge()
+        req.application.enrichmentWorker?.ring()
         return try await TitleQuery.detail(id, libraryID: ctx.libraryID, now: req.now, on: req.db)
     }
 

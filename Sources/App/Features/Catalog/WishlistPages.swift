@@ -36,7 +36,7 @@ enum WishlistPages {
                                                    fields: WishlistPage.fields), library: ctx, app: req.application, now: req.now)
             return try await req.refused(page.render(try await req.page(library: ctx)))
         }
-        req.application.enrichmentWorker?.nudge()
+        req.application.enrichmentWorker?.ring()
         return req.seeOther(WebRoute.wishlist(library: ctx.libraryID).path, flash: req.t.format(.addedToWishlist, title))
     }
 

@@ -160,7 +160,7 @@ enum Importer {
             try await activity.record(titles: titles, copies: copies, on: db)
         }
         await app.db.settleAfterBulkLoad(titles: titles, logger: app.logger)
-        app.enrichmentWorker?.nudge()
+        app.enrichmentWorker?.ring()
         report.failed.sort { $0.line < $1.line }
         report.skipped.sort { $0.line < $1.line }
         return report

@@ -10,7 +10,7 @@ import Vapor
 ///   a time (a second is refused with `job_running`);
 /// - queued per subject (filling in a title, `enrich`): `Enrichment.enqueue`, claimed by the worker with
 ///   a lease and retried with backoff;
-/// - recurring (`RecurringJobs`): one run per period and library, claimed by the `Scheduler`.
+/// - recurring (`RecurringJobs`): one run per period and library, claimed by the scheduler (`RecurringJobs.scheduler`, a `BackgroundLoop`).
 /// The work runs in a task of this process (`JobRunner`), which renews the row's lease while it works.
 /// A job whose process died is marked failed when its lease runs out, so a page never waits on it for
 /// ever. Finished jobs are removed after `retention` by the daily `prune` run.

@@ -12,4 +12,6 @@ enum JobsFeature: Feature {
     static func register(api: APIRoutes, web: any RoutesBuilder) {
         JobsController.register(api)
     }
+
+    static func backgroundLoops() -> [BackgroundLoop] { [RecurringJobs.scheduler()] }
 }

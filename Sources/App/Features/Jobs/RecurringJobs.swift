@@ -197,56 +197,25 @@ extension Jobs {
     }
 }
 
-/// Runs the recurring jobs in `shelfmark serve`: at start (a run missed while the server was down is
-/// made then, once), then at each next scheduled moment, and at least every five minutes (a library
-/// made meanwhile, another instance's clock).
-final class Scheduler: LifecycleHandler, Sendable {
-    private let task = NIOLockedValueBox<Task<Void, Never>?>(nil)
-    private let seen = NIOLockedValueBox<Set<String>>([])
-    let longestSleep: Duration
-
-    init(longestSleep: Duration = .seconds(300)) {
-        self.longestSleep = longestSleep
-    }
-
-    func didBootAsync(_ app: Application) async throws {
-        if Dialect(app.db) == .sqlite {
-            try await app.writeGate.transaction(on: app.db) { db in try await Jobs.failOrphans(now: app.clock.now(), on: db) }
-        }
-        await Backup.resumeSwaps(app: app)
-        let (seen, longest) = (seen, longestSleep)
-        let loop = Task {
-            while !Task.isCancelled {
-                var sleep = longest
-                do {
-                    // A restore swap whose instance died is finished even when nobody looks at its job.
-                    try await Jobs.endDeadJobs(now: app.clock.now(), app: app)
-                    let libraries = try await RecurringJobs.libraries(on: app.db)
-                    try await RecurringJobs.tick(app: app, libraries: libraries, seen: seen)
-                    let now = app.clock.now()
-                    if let next = RecurringJobs.nextDue(after: now, libraries: libraries) {
-                        sleep = min(longest, .seconds(max(1, next.timeIntervalSince(now) + 1)))
-                    }
-                } catch {
-                    if Task.isCancelled { break }
-                    app.logger.warning("scheduler: \(String(describing: error))")
-                }
-                try? await Task.sleep(for: sleep)
+extension RecurringJobs {
+    /// Runs the recurring jobs in `shelfmark serve`: at start (a run missed while the server was down
+    /// is made then, once), then at each next scheduled moment, and at least every five minutes (a
+    /// library made meanwhile, another instance's clock).
+    static func scheduler(longestSleep: Duration = .seconds(300)) -> BackgroundLoop {
+        let seen = NIOLockedValueBox<Set<String>>([])
+        return BackgroundLoop("scheduler", longestWait: longestSleep, prepare: { app in
+            if Dialect(app.db) == .sqlite {
+                try await app.writeGate.transaction(on: app.db) { db in try await Jobs.failOrphans(now: app.clock.now(), on: db) }
             }
-        }
-        task.withLockedValue { $0 = loop }
-    }
-
-    func shutdownAsync(_ application: Application) async {
-        let running = task.withLockedValue { t -> Task<Void, Never>? in let r = t; t = nil; return r }
-        running?.cancel()
-        await running?.value
-    }
-}
-
-extension Application {
-    /// Runs the recurring jobs (registered before boot; `serve` only).
-    func useScheduler(_ scheduler: Scheduler = Scheduler()) {
-        lifecycle.use(scheduler)
+            await Backup.resumeSwaps(app: app)
+        }, round: { app in
+            // A restore swap whose instance died is finished even when nobody looks at its job.
+            try await Jobs.endDeadJobs(now: app.clock.now(), app: app)
+            let libraries = try await RecurringJobs.libraries(on: app.db)
+            try await RecurringJobs.tick(app: app, libraries: libraries, seen: seen)
+            let now = app.clock.now()
+            guard let next = RecurringJobs.nextDue(after: now, libraries: libraries) else { return longestSleep }
+            return .seconds(max(1, next.timeIntervalSince(now) + 1))
+        })
     }
 }

@@ -11,7 +11,9 @@ enum MembersFeature: Feature {
     ]
 
     static func register(api: APIRoutes, web: any RoutesBuilder) {
+        MembersController.register(api)
         CalendarController.register(api)
+        MemberPages.register(web)
         MemberEditPages.register(web)
     }
 }

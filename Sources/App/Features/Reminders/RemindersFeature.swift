@@ -17,4 +17,6 @@ enum RemindersFeature: Feature {
         MailController.register(api)
         ReminderPages.register(web)
     }
+
+    static func backgroundLoops() -> [BackgroundLoop] { [MailWorker.loop()] }
 }
