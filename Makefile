@@ -49,7 +49,7 @@ define ensure_packages
 	fi
 endef
 
-.PHONY: run build check test test-venv test-translations test-sqlite test-postgres test-e2e fuzz fuzz-postgres bench bench-scan isbn-ranges clean help
+.PHONY: run build check test test-venv test-translations test-sqlite test-postgres test-e2e fuzz fuzz-postgres fuzz-ready fuzz-both fuzz-run-sqlite fuzz-run-postgres bench bench-scan isbn-ranges clean help
 
 help:
 	@echo "make run    build and start the server on SQLite (data in ./data), print the URL"
@@ -83,8 +83,7 @@ test:
 	$(MAKE) --no-print-directory test-sqlite
 	$(MAKE) --no-print-directory test-postgres
 	$(MAKE) --no-print-directory test-e2e
-	$(MAKE) --no-print-directory fuzz FUZZ_EXAMPLES=$(FUZZ_TEST_EXAMPLES) FUZZ_MAX_TIME=900
-	$(MAKE) --no-print-directory fuzz-postgres FUZZ_EXAMPLES=$(FUZZ_PG_EXAMPLES) FUZZ_MAX_TIME=900
+	$(MAKE) --no-print-directory fuzz-both FUZZ_SQLITE_EXAMPLES=$(FUZZ_TEST_EXAMPLES) FUZZ_PG_EXAMPLES=$(FUZZ_TEST_PG_EXAMPLES) FUZZ_MAX_TIME=900
 
 # The quick loop while working: the build and the Swift suites on SQLite (about two minutes after an
 # incremental build); `make test` adds PostgreSQL, the browser walks and the fuzzing.
@@ -135,35 +134,46 @@ test-e2e:
 # The API fuzzed from its own OpenAPI document (schemathesis in the test venv), bounded in time.
 SCHEMATHESIS_VERSION := 4.32.5
 FUZZ_MAX_TIME ?= 1800
-fuzz:
-	@echo "== API fuzzing (schemathesis against /api/v1/openapi.json, at most $(FUZZ_MAX_TIME) s) =="
+# The two builds, the venv and schemathesis the fuzz runs need.
+fuzz-ready:
 	@test -x $(VENV)/bin/python || python3 -m venv $(VENV)
 	@$(VENV)/bin/python -c "import schemathesis" 2>/dev/null || $(VENV)/bin/pip install -q schemathesis==$(SCHEMATHESIS_VERSION)
 	$(SWIFT) build $(BUILD_FLAGS) --product shelfmark
 	$(SWIFT) build $(BUILD_FLAGS) --product shelfmark-replay
-	@echo "-- on SQLite --"
-	FUZZ_BIN=$$($(SWIFT) build --show-bin-path) FUZZ_VENV=$(VENV) FUZZ_MAX_TIME=$(FUZZ_MAX_TIME) FUZZ_EXAMPLES=$(FUZZ_EXAMPLES) \
-	  $(VENV)/bin/python Tests/fuzz/run.py
 
-# The same fuzzing against PostgreSQL, on a private cluster made fresh for it. `make fuzz` and
+fuzz: fuzz-ready
+	@$(MAKE) --no-print-directory fuzz-run-sqlite FUZZ_BIN_DIR=$$($(SWIFT) build --show-bin-path)
+
+# The same fuzzing against PostgreSQL, on a private cluster made fresh for it.
+fuzz-postgres: fuzz-ready
+	@$(MAKE) --no-print-directory fuzz-run-postgres FUZZ_BIN_DIR=$$($(SWIFT) build --show-bin-path)
+
+# Both at once, each on its own ports, the output of each shown whole when it ends: each run is mostly
+# one Python process and the server answering it, so two share the two cores. `make fuzz` and
 # `make fuzz-postgres` alone run the full pass (100 examples an operation); `make test` runs both with
 # fewer (same seed, same cases every run), after the coverage phase that tries every operation's
-# boundaries in full. Measured 2026-11-27 on this 2-core machine: SQLite 391 s at 30 examples, 268 s at
-# 15 (10,442 cases); PostgreSQL 424 s at 15, 342 s at 10 (9,731 cases). A fresh clone's `make test` took
-# 2,883 s with 30 and 15; with 15 and 10 it comes to about 2,680 s, under the 45 minutes it must keep.
+# boundaries in full. See docs/BENCHMARKS.md for their times.
+fuzz-both: fuzz-ready
+	@$(MAKE) --no-print-directory -j2 --output-sync=recurse fuzz-run-sqlite fuzz-run-postgres FUZZ_BIN_DIR=$$($(SWIFT) build --show-bin-path)
+
 FUZZ_TEST_EXAMPLES ?= 15
-FUZZ_PG_EXAMPLES ?= 10
+FUZZ_TEST_PG_EXAMPLES ?= 10
 FUZZ_EXAMPLES ?= 100
-fuzz-postgres:
-	@echo "== API fuzzing on PostgreSQL (private cluster in $(PG_DIR)-fuzz) =="
-	@test -x $(VENV)/bin/python || python3 -m venv $(VENV)
-	@$(VENV)/bin/python -c "import schemathesis" 2>/dev/null || $(VENV)/bin/pip install -q schemathesis==$(SCHEMATHESIS_VERSION)
-	$(SWIFT) build $(BUILD_FLAGS) --product shelfmark
-	$(SWIFT) build $(BUILD_FLAGS) --product shelfmark-replay
-	@url=$$(scripts/pg-test-cluster.sh start $(PG_DIR)-fuzz $(PG_PORT)) || exit 1; \
+FUZZ_SQLITE_EXAMPLES ?= $(FUZZ_EXAMPLES)
+FUZZ_PG_EXAMPLES ?= $(FUZZ_EXAMPLES)
+PG_FUZZ_PORT ?= 55442
+
+fuzz-run-sqlite:
+	@echo "== API fuzzing on SQLite (schemathesis against /api/v1/openapi.json, at most $(FUZZ_MAX_TIME) s) =="
+	FUZZ_BIN=$(FUZZ_BIN_DIR) FUZZ_VENV=$(VENV) FUZZ_MAX_TIME=$(FUZZ_MAX_TIME) FUZZ_EXAMPLES=$(FUZZ_SQLITE_EXAMPLES) FUZZ_PORT=18700 \
+	  $(VENV)/bin/python Tests/fuzz/run.py
+
+fuzz-run-postgres:
+	@echo "== API fuzzing on PostgreSQL (private cluster in $(PG_DIR)-fuzz, at most $(FUZZ_MAX_TIME) s) =="
+	@url=$$(scripts/pg-test-cluster.sh start $(PG_DIR)-fuzz $(PG_FUZZ_PORT)) || exit 1; \
 	trap 'scripts/pg-test-cluster.sh stop $(PG_DIR)-fuzz' EXIT; \
-	FUZZ_DATABASE_URL=$$url FUZZ_BIN=$$($(SWIFT) build --show-bin-path) FUZZ_VENV=$(VENV) FUZZ_MAX_TIME=$(FUZZ_MAX_TIME) \
-	  FUZZ_EXAMPLES=$(FUZZ_EXAMPLES) $(VENV)/bin/python Tests/fuzz/run.py
+	FUZZ_DATABASE_URL=$$url FUZZ_BIN=$(FUZZ_BIN_DIR) FUZZ_VENV=$(VENV) FUZZ_MAX_TIME=$(FUZZ_MAX_TIME) FUZZ_PORT=18720 \
+	  FUZZ_EXAMPLES=$(FUZZ_PG_EXAMPLES) $(VENV)/bin/python Tests/fuzz/run.py
 
 bench:
 	$(call ensure_packages,$(BENCH_PACKAGES))
