@@ -68,58 +68,13 @@ func configure(_ app: Application, storage: StorageConfig) throws {
 }
 
 enum Migrations {
+    /// Every feature's migrations in the order they landed.
+    static var inOrder: [any Migration] {
+        Features.all.flatMap { $0.migrations }.sorted { $0.order < $1.order }.map(\.migration)
+    }
+
     static func register(on app: Application) {
-        app.migrations.add(CreateLibrary())
-        app.migrations.add(CreateUser())
-        app.migrations.add(CreateMembership())
-        app.migrations.add(CreateUserSession())
-        app.migrations.add(CreateAPIToken())
-        app.migrations.add(CreateTitle())
-        app.migrations.add(CreateCategory())
-        app.migrations.add(CreateCopy())
-        app.migrations.add(CreateMember())
-        app.migrations.add(CreateLoan())
-        app.migrations.add(CreateActivity())
-        app.migrations.add(CreateTitleSearchIndex())
-        app.migrations.add(CreateLookupCache())
-        app.migrations.add(CreateCover())
-        app.migrations.add(CreateEnrichmentJob())
-        app.migrations.add(AddSecurityControls())
-        app.migrations.add(CreateJob())
-        app.migrations.add(AddActivityDetail())
-        app.migrations.add(AddClassToMemberSearch())
-        app.migrations.add(AddWishDetails())
-        app.migrations.add(AddLibraryTimeZone())
-        app.migrations.add(AddTitleASIN())
-        app.migrations.add(AddCopyStatusDetails())
-        app.migrations.add(CreateReading())
-        app.migrations.add(CreateQuotes())
-        app.migrations.add(CreatePagePhotos())
-        app.migrations.add(AddProgressGain())
-        app.migrations.add(CreateReadingShares())
-        app.migrations.add(CreateReadingDays())
-        app.migrations.add(AddLoanOrderIndex())
-        app.migrations.add(HashReadingShareTokens())
-        app.migrations.add(UnifyJobs())
-        app.migrations.add(AddTitleListKeys())
-        app.migrations.add(AddCopyCounts())
-        app.migrations.add(AddLibraryPendingJob())
-        app.migrations.add(ShrinkTitleSearch())
-        app.migrations.add(CreateHolds())
-        app.migrations.add(CreateCalendarFeeds())
-        app.migrations.add(CreateFines())
-        app.migrations.add(CreateReminders())
-        app.migrations.add(AddReadingLevels())
-        app.migrations.add(CreateCollections())
-        app.migrations.add(AddCopyShelfIndexes())
-        app.migrations.add(CreateShelves())
-        app.migrations.add(CreateSyncLog())
-        app.migrations.add(CreateMemberPortal())
-        app.migrations.add(CreateKiosks())
-        app.migrations.add(AddLibraryRestoreSwap())
-        app.migrations.add(AddShelfCounts())
-        app.migrations.add(AddPublicDoorSettings())
-        app.migrations.add(AddSecurityLifetimes())
+        for migration in inOrder { app.migrations.add(migration) }
     }
 }
 

@@ -145,7 +145,7 @@ private func send(_ f: Fixture, _ method: HTTPMethod, _ path: String, body: Data
         try await withTestApp(clock: clock.appClock) { app in
             // setup: a library with everything a backup must carry
             let f = try await Fixture.make(app)
-            _ = try await f.owner.patch(f.lib, ["loanPeriodDays": 21, "maxRenewals": 3, "publicCatalog": true])
+            _ = try await f.owner.patch(f.lib, ["loanPeriodDays": 21, "maxRenewals": 3, "publicCatalog": true, "catalogIndexable": true, "kioskAsksPin": true])
             let momo = try await f.addTitle("Momo", authors: ["Michael Ende"], isbn: "9783522202602", copies: 2,
                                             extra: ["notes": "Shelf B", "rating": 4.5, "favorite": true, "categories": ["Fantasy", "German"],
                                                     "subtitle": "oder Die seltsame Geschichte", "pageCount": 304, "series": "—", "readingLevel": "8+"])
@@ -180,6 +180,8 @@ private func send(_ f: Fixture, _ method: HTTPMethod, _ path: String, body: Data
             withoutCovers.covers = nil
             #expect(try Backup.encode(withoutCovers) == Backup.encoder().encode(withoutCovers))
             #expect(original.loans.count == 2)
+            #expect(original.library.catalog_indexable == true && original.library.kiosk_asks_pin == true)
+            #expect(original.copies.filter { $0.seen_at != nil }.count == 1, "the copy the stocktake saw keeps when")
             #expect(original.stocktakes?.first?.found == 1 && original.stocktakes?.first?.unknown == 1 && original.stocktakeScans?.compactMap(\.copy_id).count == 1)
             // The catalog CSV counts what can circulate: Momo's lost copy is left out and its other
             // copy is on loan; the wishlist is not in it; A–Z by title.

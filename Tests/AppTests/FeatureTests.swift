@@ -45,7 +45,7 @@ import Testing
     @Test func everyBackedUpTableHasItsPlaceInTheBackupFile() throws {
         let empty = LibraryBackup(
             createdAt: Date(timeIntervalSince1970: 0),
-            library: try JSONDecoder().decode(LibraryBackup.LibraryRow.self, from: Data(#"{"name":"x","loan_period_days":14,"max_renewals":2,"public_catalog":false,"next_accession":1}"#.utf8)),
+            library: try JSONDecoder().decode(LibraryRow.self, from: Data(#"{"name":"x","loan_period_days":14,"max_renewals":2,"public_catalog":false,"next_accession":1}"#.utf8)),
             categories: [], titleCategories: [], titles: [], copies: [], members: [], loans: [], activities: [], covers: [], reads: [],
             progressEvents: [], readingGoals: [], quotes: [], pagePhotos: [], holds: [], fines: [], mailTemplates: [], collections: [], shelves: [],
             stocktakes: [], stocktakeScans: [])
@@ -58,6 +58,74 @@ import Testing
             }
         }
         #expect(Features.owner(of: "stocktakes")?.name == "Shelves")
+    }
+
+    /// A backed-up table's one row type has every column of the live table, or the table says why it
+    /// leaves one out, and no key the table has no column for: a column added without a place in the
+    /// backup fails here.
+    @Test func aBackedUpTablesRowHasEveryColumnOrSaysWhyNot() async throws {
+        try await withTestApp { app in
+            let sql = app.db.sql
+            let dialect = sql.dialect.name
+            for table in Features.tables where table.onlyOn == nil || table.onlyOn == dialect {
+                guard case .kept = table.backup else {
+                    #expect(table.row == nil && table.notInRow.isEmpty, "\(table.name) is not backed up and declares a row")
+                    continue
+                }
+                guard let row = table.row else { Issue.record("\(table.name) is backed up without a row type"); continue }
+                let keys = Set(row.columns())
+                let columns = try await Self.columns(of: table.name, sql)
+                var implied: Set<String> = []
+                if case .byLibrary = table.rows { implied.insert("library_id") }
+                #expect(keys.count > 1, "\(table.name): no keys read from its row")
+                #expect(keys.subtracting(columns).isEmpty, "\(table.name)'s row has keys the table has no column for: \(keys.subtracting(columns).sorted())")
+                let missing = columns.subtracting(keys).subtracting(implied).subtracting(table.notInRow.keys)
+                #expect(missing.isEmpty, "\(table.name) has columns its row leaves out without saying why: \(missing.sorted())")
+                let both = keys.intersection(table.notInRow.keys)
+                #expect(both.isEmpty, "\(table.name) says its row leaves out \(both.sorted()), and the row has them")
+            }
+        }
+    }
+
+    /// The features' migrations run in the order they landed, whatever feature declares them: the
+    /// orders are 1 … n, each once, and the history is the one that landed (a new migration is added
+    /// at the end; a landed one is never moved, renamed or removed).
+    @Test func migrationsRunInTheOrderTheyLanded() {
+        let landed = Features.all.flatMap { $0.migrations }
+        #expect(landed.map(\.order).sorted() == Array(1...landed.count), "landing orders: \(landed.map(\.order).sorted())")
+        let history = [
+            "CreateLibrary", "CreateUser", "CreateMembership", "CreateUserSession", "CreateAPIToken", "CreateTitle",
+            "CreateCategory", "CreateCopy", "CreateMember", "CreateLoan", "CreateActivity", "CreateTitleSearchIndex",
+            "CreateLookupCache", "CreateCover", "CreateEnrichmentJob", "AddSecurityControls", "CreateJob", "AddActivityDetail",
+            "AddClassToMemberSearch", "AddWishDetails", "AddLibraryTimeZone", "AddTitleASIN", "AddCopyStatusDetails",
+            "CreateReading", "CreateQuotes", "CreatePagePhotos", "AddProgressGain", "CreateReadingShares", "CreateReadingDays",
+            "AddLoanOrderIndex", "HashReadingShareTokens", "UnifyJobs", "AddTitleListKeys", "AddCopyCounts",
+            "AddLibraryPendingJob", "ShrinkTitleSearch", "CreateHolds", "CreateCalendarFeeds", "CreateFines", "CreateReminders",
+            "AddReadingLevels", "CreateCollections", "AddCopyShelfIndexes", "CreateShelves", "CreateSyncLog",
+            "CreateMemberPortal", "CreateKiosks", "AddLibraryRestoreSwap", "AddShelfCounts", "AddPublicDoorSettings",
+            "AddSecurityLifetimes",
+        ]
+        #expect(Migrations.inOrder.map { $0.name.split(separator: ".").last.map(String.init) ?? $0.name } == history)
+    }
+
+    /// A library's settings are the features' groups: each field belongs to one group, and the
+    /// library's PATCH (and its OpenAPI schema) is exactly the name and the groups' fields.
+    @Test func everyLibrarySettingBelongsToOneFeature() throws {
+        var owner: [String: String] = [:]
+        for feature in Features.all {
+            guard let group = feature.settings else { continue }
+            for key in group.fields {
+                #expect(owner[key] == nil, "\(key) is a setting of \(owner[key] ?? "") and of \(feature.name)")
+                owner[key] = feature.name
+            }
+        }
+        #expect(owner["loanPeriodDays"] == "Circulation" && owner["fineMode"] == "Fines" && owner["kioskAsksPin"] == "Kiosk")
+        #expect(Set(SchemaDerivation.keys(of: LibraryPatch.self)) == Set(owner.keys).union(["name"]))
+        let patch = try JSONDecoder().decode(LibraryPatch.self, from: Data(#"{"maxHoldsPerMember": 3, "fineMode": "money"}"#.utf8))
+        #expect(patch.group(HoldSettings.self)?.maxHoldsPerMember == 3 && patch.group(FineSettings.self)?.fineMode == .money)
+        #expect(patch.group(LoanSettings.self)?.loanPeriodDays == nil && patch.name == nil)
+        let written = try #require(try JSONSerialization.jsonObject(with: JSONEncoder().encode(patch)) as? [String: Any])
+        #expect(Set(written.keys) == ["maxHoldsPerMember", "fineMode"])
     }
 
     /// The erase deletes children before their parents and the swap moves parents first.
@@ -88,6 +156,15 @@ import Testing
         }
         return Set(try await sql.raw("""
             SELECT table_name::text AS name FROM information_schema.tables WHERE table_schema = current_schema() AND table_type = 'BASE TABLE'
+            """).all().map { try $0.decode(column: "name", as: String.self) })
+    }
+
+    static func columns(of table: String, _ sql: any SQLDatabase) async throws -> Set<String> {
+        if sql.dialect.name == "sqlite" {
+            return Set(try await sql.raw("SELECT name FROM pragma_table_info(\(bind: table))").all().map { try $0.decode(column: "name", as: String.self) })
+        }
+        return Set(try await sql.raw("""
+            SELECT column_name::text AS name FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = \(bind: table)
             """).all().map { try $0.decode(column: "name", as: String.self) })
     }
 

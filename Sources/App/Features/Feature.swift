@@ -1,3 +1,4 @@
+import Fluent
 import Vapor
 
 /// A feature of Shelfmark as the rest of the app sees it: its tables, each with what happens to its
@@ -12,10 +13,37 @@ protocol Feature {
     static func register(api: APIRoutes, web: any RoutesBuilder)
     /// The loops it runs in the background of `shelfmark serve`, made anew for each application.
     static func backgroundLoops() -> [BackgroundLoop]
+    /// The migrations that made and changed its tables, each with its place in the schema's history.
+    static var migrations: [Landed] { get }
+    /// Its group of a library's settings, in the library's PATCH and on the settings page.
+    static var settings: (any LibrarySettings.Type)? { get }
 }
 
 extension Feature {
     static func backgroundLoops() -> [BackgroundLoop] { [] }
+    static var migrations: [Landed] { [] }
+    static var settings: (any LibrarySettings.Type)? { nil }
+}
+
+/// A migration and its place in the schema's history: every feature's migrations run in the order
+/// they landed (`order`, 1 … n across features), and a landed one never changes. A migration that
+/// changes another feature's table belongs to the feature that needed the change. `FeatureTests`
+/// holds the history as it landed.
+struct Landed {
+    let order: Int
+    let migration: any Migration
+
+    init(_ order: Int, _ migration: any Migration) {
+        (self.order, self.migration) = (order, migration)
+    }
+}
+
+/// A table's row type, by its coding keys.
+struct RowShape: Sendable {
+    /// The columns the row has: its coding keys, as decoding it asks for them.
+    let columns: @Sendable () -> [String]
+
+    static func of<T: Decodable>(_ type: T.Type) -> RowShape { RowShape { SchemaDerivation.keys(of: T.self) } }
 }
 
 /// One table and its policy. Every "no" says why, so a table is never left out by forgetting it.
@@ -73,6 +101,12 @@ struct DataTable: Sendable {
     /// The one database the table exists on (its dialect's name), when not both: SQLite's full-text
     /// index is a table of its own, PostgreSQL's a column of the titles.
     var onlyOn: String? = nil
+    /// The one row type of a backed-up table: the backup writes and the restore reads its rows as it,
+    /// so its coding keys are the table's columns. The columns it leaves out say why (`library_id` of
+    /// a library's rows goes without saying: a backup is one library's). `FeatureTests` holds both to
+    /// the live schema, so a column added to a backed-up table cannot be forgotten by the backup.
+    var row: RowShape? = nil
+    var notInRow: [String: String] = [:]
     var backup: Backup
     var erase: Erase
     var swap: Swap
@@ -89,6 +123,9 @@ enum Features {
     ]
 
     static var tables: [DataTable] { all.flatMap { $0.tables } }
+
+    /// The features' settings groups, in the order of `all`.
+    static var settings: [any LibrarySettings.Type] { all.compactMap { $0.settings } }
 
     /// The feature that owns `table`.
     static func owner(of table: String) -> (any Feature.Type)? {

@@ -193,22 +193,6 @@ extension LibraryInput: SchemaConstrained {
     }
 }
 
-extension LibraryPatch: SchemaConstrained {
-    static var schemaConstraints: [String: JSONValue] {
-        var fields = LibraryInput.schemaConstraints
-        fields["timeZone"] = ["enum": .array(TimeZone.knownTimeZoneIdentifiers.sorted().map { .string($0) })]
-        fields["renewalDays"] = Rule.range(0...Limits.renewalDays.upperBound)
-        fields["renewWindowDays"] = Rule.range(Limits.renewWindowDays)
-        fields["holdPickupDays"] = Rule.range(Limits.holdPickupDays)
-        fields["maxHoldsPerMember"] = Rule.range(Limits.holdsPerMember)
-        for money in ["finePerDay", "fineCap", "fineBlockAt"] { fields[money] = Rule.range(FinePolicy.amountRange) }
-        fields["fineGraceDays"] = Rule.range(FinePolicy.graceRange)
-        fields["fineSuspensionDays"] = Rule.range(FinePolicy.suspensionRange)
-        fields["currency"] = ["enum": .array(FinePolicy.currencyCodes.map { .string($0) })]
-        return fields
-    }
-}
-
 extension FinePayment: SchemaConstrained {
     static var schemaConstraints: [String: JSONValue] { ["amount": Rule.range(1...FinePolicy.amountRange.upperBound)] }
 }

@@ -11,6 +11,13 @@ enum SchemaDerivation {
         return node.json
     }
 
+    /// The keys a keyed type decodes, in the order it asks for them.
+    static func keys<T: Decodable>(of type: T.Type) -> [String] {
+        let node = Node()
+        _ = try? placeholder(type, node: node)
+        return node.properties.map(\.0)
+    }
+
     final class Node {
         enum Kind { case unknown, string(format: String?), integer, number, boolean, enumeration([String]), array, object }
         var kind: Kind = .unknown

@@ -57,41 +57,6 @@ struct LibraryInput: Content {
     var publicCatalog: Bool?
 }
 
-struct LibraryPatch: Content {
-    var name: String?
-    var loanPeriodDays: Int?
-    var maxRenewals: Int?
-    var publicCatalog: Bool?
-    /// An IANA time zone name ("Europe/Dublin"); loans are due at the end of their due day there.
-    var timeZone: String? = nil
-    /// Days a renewal adds; 0: the loan period.
-    var renewalDays: Int? = nil
-    /// A loan can be renewed only this many days before its due day; 0: any time.
-    var renewWindowDays: Int? = nil
-    /// Days a book set aside for a hold waits to be collected.
-    var holdPickupDays: Int? = nil
-    /// Holds one member may have waiting or set aside at once.
-    var maxHoldsPerMember: Int? = nil
-    /// Fines: `off` (the default), `money` per day late, or `suspension` from borrowing.
-    var fineMode: FinePolicy.Mode? = nil
-    /// Money charged per day late after the grace days, in the currency's minor unit (cents).
-    var finePerDay: Int? = nil
-    /// Days late that cost nothing.
-    var fineGraceDays: Int? = nil
-    /// The most one loan is charged, in minor units; 0: no cap.
-    var fineCap: Int? = nil
-    /// Days without borrowing per day late (suspension).
-    var fineSuspensionDays: Int? = nil
-    /// Lending stops while a member owes this much or more, in minor units; 0: never.
-    var fineBlockAt: Int? = nil
-    /// The ISO 4217 code of the library's currency ("EUR", "USD", "GBP").
-    var currency: String? = nil
-    /// Whether search engines may index the public catalog (off: every public page says `noindex`).
-    var catalogIndexable: Bool? = nil
-    /// Whether the kiosk asks members for their PIN after their card.
-    var kioskAsksPin: Bool? = nil
-}
-
 struct LibraryDTO: Content {
     var id: UUID
     var name: String

@@ -163,8 +163,8 @@ enum Accounts {
                               gate: WriteGate, on db: any Database) async throws -> LibraryDTO {
         try await ServerSettings.requireMayCreateLibrary(user, on: db)
         let library = Library(name: try Check.required(input.name, field: "name", max: 200))
-        try applySettings(LibraryPatch(name: nil, loanPeriodDays: input.loanPeriodDays, maxRenewals: input.maxRenewals,
-                                       publicCatalog: input.publicCatalog), to: library)
+        try LibraryPatch(name: nil, [LoanSettings(loanPeriodDays: input.loanPeriodDays, maxRenewals: input.maxRenewals),
+                                     PublicCatalogSettings(publicCatalog: input.publicCatalog)]).apply(to: library)
         try await gate.transaction(on: db) { db in
             // Two libraries of one person with the same name cannot be told apart in the switcher.
             let mine = Set(try await librariesWithRoles(of: user.id, on: db).map { $0.library.name.uppercased() })
@@ -186,8 +186,7 @@ enum Accounts {
         let (ctx, now, gate, db) = (scope.library, scope.now, scope.gate, scope.db)
         return try await gate.transaction(on: db) { db in
             guard let library = try await Library.find(ctx.libraryID, on: db) else { throw AccountError.libraryNotFound }
-            if let name = patch.name { library.name = try Check.required(name, field: "name", max: 200) }
-            try applySettings(patch, to: library)
+            try patch.apply(to: library)
             try await library.save(on: db)
             try await ActivityLog.record(.init(type: .editLibrary,
                                                detail: .settings(loanDays: library.loanPeriodDays, renewals: library.maxRenewals)),
@@ -200,41 +199,6 @@ enum Accounts {
         try await gate.transaction(on: db) { db in
             try await Library.query(on: db).filter(\.$id == ctx.libraryID).delete()
             try await forgetLibrary(ctx.libraryID, on: db)
-        }
-    }
-
-    private static func applySettings(_ patch: LibraryPatch, to library: Library) throws {
-        if let days = try Check.range(patch.loanPeriodDays, LoanPolicy.loanPeriodRange, field: "loanPeriodDays") {
-            library.loanPeriodDays = days
-        }
-        if let renewals = try Check.range(patch.maxRenewals, Limits.maxRenewals, field: "maxRenewals") { library.maxRenewals = renewals }
-        if let isPublic = patch.publicCatalog { library.publicCatalog = isPublic }
-        if let indexable = patch.catalogIndexable { library.catalogIndexable = indexable }
-        if let asks = patch.kioskAsksPin { library.kioskAsksPIN = asks }
-        if let days = try Check.range(patch.renewalDays, 0...Limits.renewalDays.upperBound, field: "renewalDays") {
-            library.renewalDays = days == 0 ? nil : days
-        }
-        if let days = try Check.range(patch.renewWindowDays, Limits.renewWindowDays, field: "renewWindowDays") {
-            library.renewWindowDays = days == 0 ? nil : days
-        }
-        if let days = try Check.range(patch.holdPickupDays, Limits.holdPickupDays, field: "holdPickupDays") { library.holdPickupDays = days }
-        if let n = try Check.range(patch.maxHoldsPerMember, Limits.holdsPerMember, field: "maxHoldsPerMember") { library.maxHoldsPerMember = n }
-        if let mode = patch.fineMode { library.fineMode = mode.rawValue }
-        if let amount = try Check.range(patch.finePerDay, FinePolicy.amountRange, field: "finePerDay") { library.finePerDay = amount }
-        if let days = try Check.range(patch.fineGraceDays, FinePolicy.graceRange, field: "fineGraceDays") { library.fineGraceDays = days }
-        if let cap = try Check.range(patch.fineCap, FinePolicy.amountRange, field: "fineCap") { library.fineCap = cap == 0 ? nil : cap }
-        if let days = try Check.range(patch.fineSuspensionDays, FinePolicy.suspensionRange, field: "fineSuspensionDays") {
-            library.fineSuspensionDays = days
-        }
-        if let limit = try Check.range(patch.fineBlockAt, FinePolicy.amountRange, field: "fineBlockAt") { library.fineBlockAt = limit == 0 ? nil : limit }
-        if let code = patch.currency {
-            let code = code.trimmingCharacters(in: .whitespaces).uppercased()
-            guard FinePolicy.isCurrencyCode(code) else { throw LibraryError.unknownCurrency(code) }
-            library.currency = code
-        }
-        if let name = try Check.optional(patch.timeZone, field: "timeZone", max: 64) {
-            guard TimeZone(identifier: name) != nil else { throw LibraryError.unknownTimeZone(name) }
-            library.timeZone = name
         }
     }
 

@@ -4,7 +4,16 @@ import Vapor
 enum AccountsFeature: Feature {
     static let name = "Accounts"
     static let tables: [DataTable] = [
-        DataTable(name: "libraries", rows: .library, backup: .kept(key: "library"),
+        DataTable(name: "libraries", rows: .library, row: .of(LibraryRow.self),
+                  notInRow: [
+                      "id": "a restore makes its own library or writes into the one it replaces",
+                      "created_at": "the restored library's own",
+                      "updated_at": "the restored library's own",
+                      "pending_job_id": "the restore that is writing it, of this server",
+                      "restore_erased": "the state of a restore over it, of this server",
+                      "restore_source_id": "the state of a restore over it, of this server",
+                      "sync_floor": "where the devices of this server synced from: a restore starts them again",
+                  ], backup: .kept(key: "library"),
                   erase: .no("the library, its settings and its staff stay when its data is erased"),
                   swap: .no("a restore copies the backup's settings onto the library in one step"), forget: .no("it is the library")),
         DataTable(name: "users", rows: .server, backup: .no("accounts are the server's, not a library's"),
@@ -30,4 +39,19 @@ enum AccountsFeature: Feature {
         SessionPages.register(web)
         SettingsPages.register(web)
     }
+
+    static var migrations: [Landed] {
+        [
+            Landed(1, CreateLibrary()),
+            Landed(2, CreateUser()),
+            Landed(3, CreateMembership()),
+            Landed(4, CreateUserSession()),
+            Landed(5, CreateAPIToken()),
+            Landed(16, AddSecurityControls()),
+            Landed(21, AddLibraryTimeZone()),
+            Landed(51, AddSecurityLifetimes()),
+        ]
+    }
+
+    static var settings: (any LibrarySettings.Type)? { TimeZoneSettings.self }
 }

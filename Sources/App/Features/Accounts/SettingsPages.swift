@@ -81,23 +81,22 @@ enum SettingsPages {
         }
 
         func patch() throws -> LibraryPatch {
-            var patch = LibraryPatch(name: name ?? "", loanPeriodDays: loanPeriodDays, maxRenewals: maxRenewals, publicCatalog: publicCatalog,
-                                     timeZone: timeZone, renewalDays: renewalDays ?? 0, renewWindowDays: renewWindowDays ?? 0,
-                                     holdPickupDays: holdPickupDays)
-            patch.catalogIndexable = catalogIndexable
-            patch.maxHoldsPerMember = maxHoldsPerMember
-            patch.kioskAsksPin = kioskAsksPin ?? false
+            var groups: [any LibrarySettings] = [
+                TimeZoneSettings(timeZone: timeZone),
+                LoanSettings(loanPeriodDays: loanPeriodDays, maxRenewals: maxRenewals, renewalDays: renewalDays ?? 0,
+                             renewWindowDays: renewWindowDays ?? 0),
+                HoldSettings(holdPickupDays: holdPickupDays, maxHoldsPerMember: maxHoldsPerMember),
+                PublicCatalogSettings(publicCatalog: publicCatalog, catalogIndexable: catalogIndexable),
+                KioskSettings(kioskAsksPin: kioskAsksPin ?? false),
+            ]
             // The fines fieldset is always sent with its mode; a form without it leaves fines as they are.
             if let fineMode {
-                patch.fineMode = fineMode
-                patch.finePerDay = try MoneyText.typed(finePerDay, field: "finePerDay") ?? 0
-                patch.fineGraceDays = fineGraceDays ?? 0
-                patch.fineCap = try MoneyText.typed(fineCap, field: "fineCap") ?? 0
-                patch.fineSuspensionDays = fineSuspensionDays
-                patch.fineBlockAt = try MoneyText.typed(fineBlockAt, field: "fineBlockAt") ?? 0
-                patch.currency = currency
+                groups.append(FineSettings(fineMode: fineMode, finePerDay: try MoneyText.typed(finePerDay, field: "finePerDay") ?? 0,
+                                           fineGraceDays: fineGraceDays ?? 0, fineCap: try MoneyText.typed(fineCap, field: "fineCap") ?? 0,
+                                           fineSuspensionDays: fineSuspensionDays,
+                                           fineBlockAt: try MoneyText.typed(fineBlockAt, field: "fineBlockAt") ?? 0, currency: currency))
             }
-            return patch
+            return LibraryPatch(name: name ?? "", groups)
         }
     }
 

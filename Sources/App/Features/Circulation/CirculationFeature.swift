@@ -4,7 +4,7 @@ import Vapor
 enum CirculationFeature: Feature {
     static let name = "Circulation"
     static let tables: [DataTable] = [
-        DataTable(name: "loans", rows: .byLibrary(), parents: ["copies", "members", "titles"], backup: .kept(key: "loans"), erase: .erased,
+        DataTable(name: "loans", rows: .byLibrary(), parents: ["copies", "members", "titles"], row: .of(LoanRow.self), backup: .kept(key: "loans"), erase: .erased,
                   swap: .moved, forget: .cascade),
     ]
 
@@ -12,4 +12,13 @@ enum CirculationFeature: Feature {
         CirculationController.register(api)
         CirculationPages.register(web)
     }
+
+    static var migrations: [Landed] {
+        [
+            Landed(10, CreateLoan()),
+            Landed(30, AddLoanOrderIndex()),
+        ]
+    }
+
+    static var settings: (any LibrarySettings.Type)? { LoanSettings.self }
 }

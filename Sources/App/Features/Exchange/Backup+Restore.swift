@@ -8,7 +8,7 @@ import SQLKit
 extension Backup {
     /// The backup's holds whose title and member it holds, one active per member and title and one
     /// ready per copy (the indexes' rules); a copy it does not hold is dropped from its hold.
-    static func restorableHolds(_ b: LibraryBackup) -> [LibraryBackup.HoldRow] {
+    static func restorableHolds(_ b: LibraryBackup) -> [HoldRow] {
         let (titles, members, copies) = (Set(b.titles.map(\.id)), Set(b.members.map(\.id)), Set(b.copies.map(\.id)))
         var active = Set<String>(), aside = Set<UUID>()
         return (b.holds ?? []).compactMap { hold in
@@ -28,12 +28,12 @@ extension Backup {
     /// knows; a scan's copy the backup does not hold is forgotten (the scan keeps its code), and a copy
     /// is scanned at most once per stocktake (the table's rule). Texts are held to what a scan writes.
     static func restorableStocktakes(_ b: LibraryBackup, shelves: Set<UUID>)
-        -> (stocktakes: [LibraryBackup.StocktakeRow], scans: [LibraryBackup.StocktakeScanRow]) {
+        -> (stocktakes: [StocktakeRow], scans: [StocktakeScanRow]) {
         let copies = Set(b.copies.map(\.id))
         func text(_ value: String?, max: Int) -> String? {
             value.map { String($0.cleanedInput.prefix(max)) }.flatMap { $0.isEmpty ? nil : $0 }
         }
-        let stocktakes = (b.stocktakes ?? []).compactMap { (t: LibraryBackup.StocktakeRow) -> LibraryBackup.StocktakeRow? in
+        let stocktakes = (b.stocktakes ?? []).compactMap { (t: StocktakeRow) -> StocktakeRow? in
             guard shelves.contains(t.shelf_id), let name = text(t.shelf_name, max: 200) else { return nil }
             var r = t
             r.shelf_name = name
@@ -43,7 +43,7 @@ extension Backup {
         }
         let kept = Set(stocktakes.map(\.id))
         var seen = Set<String>()
-        let scans = (b.stocktakeScans ?? []).compactMap { (s: LibraryBackup.StocktakeScanRow) -> LibraryBackup.StocktakeScanRow? in
+        let scans = (b.stocktakeScans ?? []).compactMap { (s: StocktakeScanRow) -> StocktakeScanRow? in
             guard kept.contains(s.stocktake_id), StocktakeOutcome(rawValue: s.outcome) != nil,
                   let code = text(s.code, max: Stocktakes.maxCode) else { return nil }
             var r = s
@@ -57,7 +57,7 @@ extension Backup {
     }
 
     /// A backup's settings are held to the same ranges as the settings API.
-    static func validateSettings(_ library: LibraryBackup.LibraryRow) throws {
+    static func validateSettings(_ library: LibraryRow) throws {
         func refuse(_ field: String, _ value: Int) -> ExchangeError { .backupSettingOutOfRange(field: field, value: value) }
         guard LoanPolicy.loanPeriodRange.contains(library.loan_period_days) else { throw refuse("loanPeriodDays", library.loan_period_days) }
         guard Limits.maxRenewals.contains(library.max_renewals) else { throw refuse("maxRenewals", library.max_renewals) }
@@ -82,7 +82,7 @@ extension Backup {
 
     /// A backup's members are held to what the member form takes: a card without spaces or control
     /// characters, an address that is one (`EmailAddress`). The first that is not names its place.
-    static func validateMembers(_ members: [LibraryBackup.MemberRow]) throws {
+    static func validateMembers(_ members: [MemberRow]) throws {
         for (index, m) in members.enumerated() {
             guard (try? Identifier.parse(m.card_id, spaces: false)) == m.card_id else {
                 throw ExchangeError.unreadableBackup(at: "members[\(index)].card_id")
@@ -153,7 +153,7 @@ extension Backup {
                                 renewal_days: b.library.renewal_days, renew_window_days: b.library.renew_window_days,
                                 hold_pickup_days: b.library.hold_pickup_days ?? 7,
                                 max_holds_per_member: b.library.max_holds_per_member ?? Limits.defaultHoldsPerMember,
-                                kiosk_asks_pin: b.library.kiosk_asks_pin ?? false,
+                                kiosk_asks_pin: b.library.kiosk_asks_pin ?? false, catalog_indexable: b.library.catalog_indexable ?? false,
                                 // Fines as the backup kept them; a mode or currency this server does not know: off, euro.
                                 fine_mode: (b.library.fine_mode.flatMap(FinePolicy.Mode.init(rawValue:)) ?? .off).rawValue,
                                 fine_per_day: b.library.fine_per_day ?? 0, fine_grace_days: b.library.fine_grace_days ?? 0,
@@ -202,7 +202,7 @@ extension Backup {
         // at most a library's number, one per name.
         var collectionNames = Set<String>()
         let backedUpCategories = Set(b.categories.map(\.id))
-        try await insert("collections", (b.collections ?? []).compactMap { (c: LibraryBackup.CollectionRow) -> LibraryBackup.CollectionRow? in
+        try await insert("collections", (b.collections ?? []).compactMap { (c: CollectionRow) -> CollectionRow? in
             let name = c.name.trimmingCharacters(in: .whitespacesAndNewlines)
             guard !name.isEmpty, name.count <= 80, collectionNames.count < Collections.maxPerLibrary,
                   collectionNames.insert(name.lowercased()).inserted,
@@ -213,7 +213,7 @@ extension Backup {
                 filter.categoryId = mapped
             }
             guard let json = try? JSONEncoder().encode(filter) else { return nil }
-            return LibraryBackup.CollectionRow(id: UUID(), name: name, name_key: name.lowercased(), filter: String(decoding: json, as: UTF8.self),
+            return CollectionRow(id: UUID(), name: name, name_key: name.lowercased(), filter: String(decoding: json, as: UTF8.self),
                                                created_at: c.created_at, updated_at: c.updated_at)
         })
         try await insert("titles", b.titles.map { t in
@@ -235,11 +235,11 @@ extension Backup {
         // The backup's shelves (one per name and code, each checked as a person's would be), then a
         // shelf for every location its copies name that it does not list.
         var shelfNames = Set<String>(), shelfCodes = Set<String>()
-        let keptShelves = (b.shelves ?? []).compactMap { (s: LibraryBackup.ShelfRow) -> LibraryBackup.ShelfRow? in
+        let keptShelves = (b.shelves ?? []).compactMap { (s: ShelfRow) -> ShelfRow? in
             let name = s.name.cleanedInput
             guard !name.isEmpty, name.count <= 200, shelfNames.count < Shelves.maxPerLibrary, shelfNames.insert(name).inserted,
                   let code = ShelfCode.normalized(s.code), shelfCodes.insert(code).inserted else { return nil }
-            return LibraryBackup.ShelfRow(id: s.id, name: name, room: s.room.map { String($0.cleanedInput.prefix(100)) }.flatMap { $0.isEmpty ? nil : $0 },
+            return ShelfRow(id: s.id, name: name, room: s.room.map { String($0.cleanedInput.prefix(100)) }.flatMap { $0.isEmpty ? nil : $0 },
                                           code: code, created_at: s.created_at, updated_at: s.updated_at)
         }
         try await insert("shelves", keptShelves.map { var r = $0; r.id = map($0.id); return r })
@@ -255,7 +255,7 @@ extension Backup {
         if b.mailTemplates != nil {
             try await write { db in try await db.sql.raw("DELETE FROM mail_templates WHERE library_id = \(bind: libraryID)").run() }
         }
-        try await insert("mail_templates", (b.mailTemplates ?? []).compactMap { (t: LibraryBackup.MailTemplateRow) -> LibraryBackup.MailTemplateRow? in
+        try await insert("mail_templates", (b.mailTemplates ?? []).compactMap { (t: MailTemplateRow) -> MailTemplateRow? in
             guard MailKind(rawValue: t.kind) != nil, Lang(rawValue: t.language) != nil else { return nil }
             var r = t
             r.id = UUID()
@@ -272,7 +272,7 @@ extension Backup {
         try await insert("activities", b.activities.map { var r = $0; r.id = map(r.id); r.title_id = map(r.title_id); return r })
         // Fines of members the backup holds, each a positive amount of a known kind; a loan it does not hold is forgotten.
         let memberIDs = Set(b.members.map(\.id)), loanIDs = Set(b.loans.map(\.id))
-        try await insert("fines", (b.fines ?? []).compactMap { (f: LibraryBackup.FineRow) -> LibraryBackup.FineRow? in
+        try await insert("fines", (b.fines ?? []).compactMap { (f: FineRow) -> FineRow? in
             guard memberIDs.contains(f.member_id), FineKind(rawValue: f.kind) != nil, (1...FinePolicy.amountRange.upperBound).contains(f.amount) else {
                 return nil
             }

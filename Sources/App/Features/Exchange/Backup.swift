@@ -7,12 +7,8 @@ import SQLKit
 enum Backup {
     static func make(libraryID: UUID, includeCovers: Bool, now: Date, on db: any Database) async throws -> LibraryBackup {
         let sql = db.sql
-        guard let library = try await sql.select().columns("name", "loan_period_days", "max_renewals", "public_catalog", "next_accession", "time_zone",
-                                                "renewal_days", "renew_window_days", "hold_pickup_days", "max_holds_per_member", "kiosk_asks_pin", "fine_mode", "fine_per_day",
-                                                "fine_grace_days", "fine_cap", "fine_suspension_days", "fine_block_at", "currency",
-                                                "reminders_on", "reminder_hour", "remind_before_days", "remind_overdue_1", "remind_overdue_2",
-                                                "remind_overdue_3", "language", "contact")
-            .from("libraries").where("id", .equal, libraryID).first(decoding: LibraryBackup.LibraryRow.self) else {
+        guard let library = try await sql.select().columns(SchemaDerivation.keys(of: LibraryRow.self).map { SQLIdentifier($0) })
+            .from("libraries").where("id", .equal, libraryID).first(decoding: LibraryRow.self) else {
             throw AccountError.libraryNotFound
         }
         func rows<T: Decodable>(_ table: String, _ type: T.Type, order: String = "id") async throws -> [T] {
@@ -22,45 +18,45 @@ enum Backup {
         let titleCategories = try await sql.raw("""
             SELECT tc.title_id, tc.category_id FROM title_categories tc JOIN titles t ON t.id = tc.title_id
             WHERE t.library_id = \(bind: libraryID) ORDER BY tc.title_id, tc.category_id
-            """).all(decoding: LibraryBackup.TitleCategoryRow.self)
-        var covers: [LibraryBackup.CoverRow]?
+            """).all(decoding: TitleCategoryRow.self)
+        var covers: [CoverRow]?
         if includeCovers {
             let ids = titles.compactMap { $0.cover_url.flatMap(coverID) }
             covers = ids.isEmpty ? [] : try await sql.select().column("*").from("covers").where("id", .in, Array(Set(ids)))
-                .orderBy("id").all(decoding: LibraryBackup.CoverRow.self)
+                .orderBy("id").all(decoding: CoverRow.self)
         }
-        var reading: (reads: [LibraryBackup.ReadRow], events: [LibraryBackup.ProgressEventRow], goals: [LibraryBackup.GoalRow],
-                      quotes: [LibraryBackup.QuoteRow], photos: [LibraryBackup.PhotoRow])? = nil
+        var reading: (reads: [ReadRow], events: [ProgressEventRow], goals: [GoalRow],
+                      quotes: [QuoteRow], photos: [PhotoRow])? = nil
         if includeCovers {
-            reading = (try await rows("reads", LibraryBackup.ReadRow.self),
+            reading = (try await rows("reads", ReadRow.self),
                        try await sql.raw("""
                            SELECT e.id, e.read_id, e.at, e.unit, e.value, e.label, e.created_at FROM progress_events e
                            JOIN reads r ON r.id = e.read_id WHERE r.library_id = \(bind: libraryID) ORDER BY e.read_id, e.at
-                           """).all(decoding: LibraryBackup.ProgressEventRow.self),
-                       try await rows("reading_goals", LibraryBackup.GoalRow.self),
-                       try await rows("quotes", LibraryBackup.QuoteRow.self),
-                       try await rows("page_photos", LibraryBackup.PhotoRow.self))
+                           """).all(decoding: ProgressEventRow.self),
+                       try await rows("reading_goals", GoalRow.self),
+                       try await rows("quotes", QuoteRow.self),
+                       try await rows("page_photos", PhotoRow.self))
         }
         return LibraryBackup(
             createdAt: now, library: library,
-            categories: try await rows("categories", LibraryBackup.CategoryRow.self),
+            categories: try await rows("categories", CategoryRow.self),
             titleCategories: titleCategories, titles: titles,
             copies: try await rows("copies", CopyRow.self),
-            members: try await rows("members", LibraryBackup.MemberRow.self),
-            loans: try await rows("loans", LibraryBackup.LoanRow.self),
-            activities: try await rows("activities", LibraryBackup.ActivityRow.self),
+            members: try await rows("members", MemberRow.self),
+            loans: try await rows("loans", LoanRow.self),
+            activities: try await rows("activities", ActivityRow.self),
             covers: covers, reads: reading?.reads, progressEvents: reading?.events, readingGoals: reading?.goals,
-            quotes: reading?.quotes, pagePhotos: reading?.photos, holds: try await rows("holds", LibraryBackup.HoldRow.self),
-            fines: try await rows("fines", LibraryBackup.FineRow.self),
+            quotes: reading?.quotes, pagePhotos: reading?.photos, holds: try await rows("holds", HoldRow.self),
+            fines: try await rows("fines", FineRow.self),
             mailTemplates: try await sql.select().columns("id", "kind", "language", "subject", "body", "updated_at").from("mail_templates")
-                .where("library_id", .equal, libraryID).orderBy("kind").orderBy("language").all(decoding: LibraryBackup.MailTemplateRow.self),
-            collections: try await rows("collections", LibraryBackup.CollectionRow.self, order: "name_key"),
-            shelves: try await rows("shelves", LibraryBackup.ShelfRow.self, order: "name"),
-            stocktakes: try await rows("stocktakes", LibraryBackup.StocktakeRow.self, order: "started_at"),
+                .where("library_id", .equal, libraryID).orderBy("kind").orderBy("language").all(decoding: MailTemplateRow.self),
+            collections: try await rows("collections", CollectionRow.self, order: "name_key"),
+            shelves: try await rows("shelves", ShelfRow.self, order: "name"),
+            stocktakes: try await rows("stocktakes", StocktakeRow.self, order: "started_at"),
             stocktakeScans: try await sql.raw("""
                 SELECT s.id, s.stocktake_id, s.copy_id, s.code, s.outcome, s.expected, s.scanned_at FROM stocktake_scans s
                 JOIN stocktakes t ON t.id = s.stocktake_id WHERE t.library_id = \(bind: libraryID) ORDER BY s.stocktake_id, s.scanned_at, s.id
-                """).all(decoding: LibraryBackup.StocktakeScanRow.self))
+                """).all(decoding: StocktakeScanRow.self))
     }
 
     /// Deletes everything a library holds: the tables whose policy says `erased` (`Features`), children
@@ -88,6 +84,7 @@ enum Backup {
     struct Settings: Codable, Sendable {
         var loan_period_days: Int; var max_renewals: Int; var public_catalog: Bool; var next_accession: Int; var time_zone: String?
         var renewal_days: Int?; var renew_window_days: Int?; var hold_pickup_days: Int; var max_holds_per_member: Int; var kiosk_asks_pin: Bool
+        var catalog_indexable: Bool
         var fine_mode: String; var fine_per_day: Int; var fine_grace_days: Int; var fine_cap: Int?; var fine_suspension_days: Int
         var fine_block_at: Int?; var currency: String
         var reminders_on: Bool; var reminder_hour: Int; var remind_before_days: Int?; var remind_overdue_1: Int?; var remind_overdue_2: Int?

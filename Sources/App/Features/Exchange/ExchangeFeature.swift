@@ -11,4 +11,11 @@ enum ExchangeFeature: Feature {
         ExchangeController.register(api)
         ExchangePages.register(web)
     }
+
+    static var migrations: [Landed] {
+        [
+            Landed(35, AddLibraryPendingJob()),
+            Landed(48, AddLibraryRestoreSwap()),
+        ]
+    }
 }

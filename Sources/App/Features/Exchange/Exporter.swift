@@ -91,7 +91,7 @@ enum Exporter {
     private static func controlNumber(_ id: String) -> String { id.lowercased() }
 
     private static func sqlMARCRead(libraryID: UUID, on sql: any SQLDatabase) async throws -> MARCRead {
-        struct CategoryRow: Decodable { var title_id: UUID; var name: String }
+        struct TitleCategoryName: Decodable { var title_id: UUID; var name: String }
         struct CopyRow: Decodable { var title_id: UUID; var barcode: String; var location: String? }
         let rows = try await sql.raw("""
             SELECT * FROM titles WHERE library_id = \(bind: libraryID) AND wishlist = \(bind: false) ORDER BY sort_key, id
@@ -99,7 +99,7 @@ enum Exporter {
         let categories = try await sql.raw("""
             SELECT tc.title_id, c.name FROM title_categories tc JOIN categories c ON c.id = tc.category_id
             WHERE c.library_id = \(bind: libraryID) ORDER BY c.name
-            """).all(decoding: CategoryRow.self)
+            """).all(decoding: TitleCategoryName.self)
         let copies = try await sql.raw("""
             SELECT title_id, barcode, location FROM copies WHERE library_id = \(bind: libraryID) AND status IN ('available', 'on_loan')
             ORDER BY copy_number

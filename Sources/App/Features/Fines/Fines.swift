@@ -131,9 +131,9 @@ enum Fines {
 
     /// A member's fines as the member page and `GET …/members/{id}/fines` show them.
     static func account(member: UUID, libraryID: UUID, now: Date, on db: any Database) async throws -> FineAccountDTO {
-        struct MemberRow: Decodable { var suspended_until: Date? }
+        struct Suspension: Decodable { var suspended_until: Date? }
         guard let row = try await db.sql.raw("SELECT suspended_until FROM members WHERE id = \(bind: member) AND library_id = \(bind: libraryID)")
-            .first(decoding: MemberRow.self) else { throw LoanError.memberIDNotFound }
+            .first(decoding: Suspension.self) else { throw LoanError.memberIDNotFound }
         let policy = try await policy(library: libraryID, on: db)
         struct EntryRow: Decodable {
             var id: UUID; var kind: String; var amount: Int; var loan_id: UUID?; var title_text: String?; var reason: String?

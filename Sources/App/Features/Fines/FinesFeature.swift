@@ -4,7 +4,7 @@ import Vapor
 enum FinesFeature: Feature {
     static let name = "Fines"
     static let tables: [DataTable] = [
-        DataTable(name: "fines", rows: .byLibrary(), parents: ["loans", "members"], backup: .kept(key: "fines"), erase: .erased,
+        DataTable(name: "fines", rows: .byLibrary(), parents: ["loans", "members"], row: .of(FineRow.self), backup: .kept(key: "fines"), erase: .erased,
                   swap: .moved, forget: .cascade),
     ]
 
@@ -12,4 +12,12 @@ enum FinesFeature: Feature {
         FinesController.register(api)
         FinePages.register(web)
     }
+
+    static var migrations: [Landed] {
+        [
+            Landed(39, CreateFines()),
+        ]
+    }
+
+    static var settings: (any LibrarySettings.Type)? { FineSettings.self }
 }

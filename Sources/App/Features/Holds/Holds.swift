@@ -148,9 +148,9 @@ enum Holds {
     /// Ready holds past their pickup day end as expired; each copy passes to the next in line.
     static func expire(library: UUID, app: Application) async throws -> Int {
         let now = app.clock.now()
-        struct LibraryRow: Decodable { var name: String; var loan_period_days: Int; var max_renewals: Int; var time_zone: String? }
+        struct LendingPolicy: Decodable { var name: String; var loan_period_days: Int; var max_renewals: Int; var time_zone: String? }
         guard let row = try await app.db.sql.raw("SELECT name, loan_period_days, max_renewals, time_zone FROM libraries WHERE id = \(bind: library)")
-            .first(decoding: LibraryRow.self) else { return 0 }
+            .first(decoding: LendingPolicy.self) else { return 0 }
         let ctx = LibraryContext(libraryID: library, name: row.name,
                                  policy: LoanPolicy(loanPeriodDays: row.loan_period_days, maxRenewals: row.max_renewals, timeZone: Library.zone(row.time_zone)),
                                  role: .owner, user: AuthenticatedUser(id: UUID(), username: "Shelfmark", displayName: "Shelfmark"))

@@ -4,7 +4,7 @@ import Vapor
 enum HoldsFeature: Feature {
     static let name = "Holds"
     static let tables: [DataTable] = [
-        DataTable(name: "holds", rows: .byLibrary(), parents: ["copies", "members", "titles"], backup: .kept(key: "holds"), erase: .erased,
+        DataTable(name: "holds", rows: .byLibrary(), parents: ["copies", "members", "titles"], row: .of(HoldRow.self), backup: .kept(key: "holds"), erase: .erased,
                   swap: .moved, forget: .cascade),
     ]
 
@@ -12,4 +12,12 @@ enum HoldsFeature: Feature {
         HoldsController.register(api)
         HoldPages.register(web)
     }
+
+    static var migrations: [Landed] {
+        [
+            Landed(37, CreateHolds()),
+        ]
+    }
+
+    static var settings: (any LibrarySettings.Type)? { HoldSettings.self }
 }

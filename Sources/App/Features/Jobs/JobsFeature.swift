@@ -14,4 +14,11 @@ enum JobsFeature: Feature {
     }
 
     static func backgroundLoops() -> [BackgroundLoop] { [RecurringJobs.scheduler()] }
+
+    static var migrations: [Landed] {
+        [
+            Landed(17, CreateJob()),
+            Landed(32, UnifyJobs()),
+        ]
+    }
 }

@@ -11,4 +11,12 @@ enum KioskFeature: Feature {
     static func register(api: APIRoutes, web: any RoutesBuilder) {
         KioskPages.register(web)
     }
+
+    static var migrations: [Landed] {
+        [
+            Landed(47, CreateKiosks()),
+        ]
+    }
+
+    static var settings: (any LibrarySettings.Type)? { KioskSettings.self }
 }

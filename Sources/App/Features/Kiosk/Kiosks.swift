@@ -113,7 +113,7 @@ enum Kiosks {
         guard !card.isEmpty, let member = try await db.sql.raw("""
             SELECT id, card_id, first_name, last_name, language FROM members
             WHERE library_id = \(bind: kiosk.libraryID) AND lower(card_id) = \(bind: card.lowercased())
-            """).first(decoding: MemberRow.self) else { throw KioskError.unknownCard }
+            """).first(decoding: KioskMember.self) else { throw KioskError.unknownCard }
         return member.member
     }
 
@@ -136,10 +136,10 @@ enum Kiosks {
     static func member(id: UUID, kiosk: Kiosk, on db: any Database) async throws -> Member? {
         try await db.sql.raw("""
             SELECT id, card_id, first_name, last_name, language FROM members WHERE id = \(bind: id) AND library_id = \(bind: kiosk.libraryID)
-            """).first(decoding: MemberRow.self)?.member
+            """).first(decoding: KioskMember.self)?.member
     }
 
-    private struct MemberRow: Decodable {
+    private struct KioskMember: Decodable {
         var id: UUID; var card_id: String; var first_name: String; var last_name: String; var language: String?
         var member: Member { Member(id: id, cardID: card_id, firstName: first_name, lastName: last_name, language: language) }
     }

@@ -13,4 +13,13 @@ enum PublicCatalogFeature: Feature {
         PortalController.register(api)
         PublicPages.register(web)
     }
+
+    static var migrations: [Landed] {
+        [
+            Landed(46, CreateMemberPortal()),
+            Landed(50, AddPublicDoorSettings()),
+        ]
+    }
+
+    static var settings: (any LibrarySettings.Type)? { PublicCatalogSettings.self }
 }

@@ -6,7 +6,7 @@ enum RemindersFeature: Feature {
     static let tables: [DataTable] = [
         DataTable(name: "mail_servers", rows: .byLibrary(), backup: .no("a password for a server of this school: never in a file that travels"),
                   erase: .no("a setting of the library, not its data"), swap: .no("the library keeps its own mail server"), forget: .cascade),
-        DataTable(name: "mail_templates", rows: .byLibrary(), backup: .kept(key: "mailTemplates"),
+        DataTable(name: "mail_templates", rows: .byLibrary(), row: .of(MailTemplateRow.self), backup: .kept(key: "mailTemplates"),
                   erase: .no("a setting of the library, not its data"), swap: .moved, forget: .cascade),
         DataTable(name: "mail_messages", rows: .byLibrary(), parents: ["members"],
                   backup: .no("the delivery log names members and their addresses: it is not carried elsewhere"), erase: .erased,
@@ -19,4 +19,10 @@ enum RemindersFeature: Feature {
     }
 
     static func backgroundLoops() -> [BackgroundLoop] { [MailWorker.loop()] }
+
+    static var migrations: [Landed] {
+        [
+            Landed(40, CreateReminders()),
+        ]
+    }
 }

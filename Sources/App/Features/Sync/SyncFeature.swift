@@ -15,4 +15,10 @@ enum SyncFeature: Feature {
     static func register(api: APIRoutes, web: any RoutesBuilder) {
         SyncController.register(api)
     }
+
+    static var migrations: [Landed] {
+        [
+            Landed(45, CreateSyncLog()),
+        ]
+    }
 }

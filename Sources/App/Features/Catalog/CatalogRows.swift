@@ -109,12 +109,45 @@ struct CopyRow: Codable, Sendable, Equatable {
     var status_at: Date? = nil
     var created_at: Date?
     var updated_at: Date?
+    /// When a stocktake last saw it; absent in backups made before it was kept.
+    var seen_at: Date? = nil
 
     static let insertColumns = ["id", "library_id", "title_id", "copy_number", "barcode", "location", "condition", "status", "status_note",
-                                "status_at", "created_at", "updated_at"]
+                                "status_at", "created_at", "updated_at", "seen_at"]
 
     func values(library: UUID) -> [BulkInsert.Value] {
         [.uuid(id), .uuid(library), .uuid(title_id), .integer(copy_number), .text(barcode), .text(location), .text(condition), .text(status),
-         .text(status_note), .date(status_at), .date(created_at), .date(updated_at)]
+         .text(status_note), .date(status_at), .date(created_at), .date(updated_at), .date(seen_at)]
     }
+}
+
+struct CategoryRow: Codable, Sendable, Equatable {
+    var id: UUID
+    var name: String
+    var created_at: Date?
+}
+
+struct TitleCategoryRow: Codable, Sendable, Equatable {
+    var title_id: UUID
+    var category_id: UUID
+}
+
+struct CollectionRow: Codable, Sendable, Equatable {
+    var id: UUID
+    var name: String
+    var name_key: String
+    /// The `CollectionFilter` as JSON.
+    var filter: String
+    var created_at: Date
+    var updated_at: Date
+}
+
+struct CoverRow: Codable, Sendable, Equatable {
+    var id: UUID
+    var sha256: String
+    var content_type: String
+    /// Base64 in JSON (Data's default encoding).
+    var bytes: Data
+    var source_url: String?
+    var created_at: Date?
 }
