@@ -229,7 +229,7 @@ public enum ImportFormat: String, Sendable, CaseIterable, Codable {
         return nil
     }
 
-    /// The columns a file of this format must have (F1: a catalog needs these four).
+    /// The columns a file of this format must have (a catalog needs these four).
     public var requiredColumns: [String] {
         switch self {
         case .shelfmarkCatalog: ["title", "author", "total copies", "available copies"]

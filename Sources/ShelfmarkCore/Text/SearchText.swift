@@ -1,7 +1,7 @@
 import Foundation
 
 /// Folding and tokenising shared by the search index and the queries against it, so that what is
-/// indexed and what is asked are cut the same way (A5: case- and diacritic-insensitive).
+/// indexed and what is asked are cut the same way (case- and diacritic-insensitive).
 public enum SearchText {
     /// Lower-cases and strips diacritics: "Éamonn Ó Súilleabháin" → "eamonn o suilleabhain".
     public static func fold(_ text: String) -> String {

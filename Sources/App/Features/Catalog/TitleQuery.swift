@@ -240,7 +240,7 @@ enum TitleQuery {
             SELECT title_id, status, location, COUNT(*) AS n FROM copies WHERE title_id IN (\(binds: ids)) GROUP BY title_id, status, location
             """).all()
         var statuses: [UUID: [CopyStatus]] = [:]
-        // The shelves its copies stand on (A10: "Shelf B3" in the results): where one can be taken first.
+        // The shelves its copies stand on ("Shelf B3" in the results): where one can be taken first.
         var shelves: [UUID: [(String, Bool)]] = [:]
         for row in statusRows {
             let id = try row.decode(column: "title_id", as: UUID.self)

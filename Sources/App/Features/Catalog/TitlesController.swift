@@ -157,7 +157,7 @@ enum TitlesController {
         return try await req.created(try await TitleQuery.detail(id, libraryID: ctx.libraryID, now: req.now, on: req.db))
     }
 
-    /// Adding by ISBN alone (A1 through the API): the looked-up record fills what the body left out.
+    /// Adding by ISBN alone through the API: the looked-up record fills what the body left out.
     private static func completedFromLookup(_ input: TitleCreate, isbn: ISBN, req: Request) async throws -> TitleCreate {
         let looked = try await LookupService.isbn(isbn, lookup: req.application.metadataLookup, now: req.now,
                                                   gate: req.application.writeGate, on: req.db)

@@ -1,7 +1,7 @@
 import Foundation
 import ShelfmarkCore
 
-/// A whole library in one JSON document (F4 full export, F5 backup): settings, categories, titles,
+/// A whole library in one JSON document (the full export and the backup): settings, categories, titles,
 /// copies, members, loans (history included), the activity log and, in a backup, the cover images.
 /// Rows are the tables' own columns, so a restore writes back exactly what was read.
 struct LibraryBackup: Codable, Sendable, Equatable {

@@ -5,7 +5,7 @@ import ShelfmarkCore
 import ShelfmarkImaging
 import Vapor
 
-/// Reading photos (B3: scan a book, a copy or a card) and drawing codes for labels, cards and
+/// Reading photos (a book, a copy or a card) and drawing codes for labels, cards and
 /// shelves.
 enum ScanController {
     static let maxImageMB = 10

@@ -248,7 +248,7 @@ enum Shelves {
         return (try await db.sql.raw(select + "c.id = \(bind: id)").all(decoding: Candidate.self), nil)
     }
 
-    /// Puts the copy a scan names on the shelf (A10: scan the shelf, then its books). For an ISBN,
+    /// Puts the copy a scan names on the shelf (scan the shelf, then its books). For an ISBN,
     /// a copy not on this shelf yet: one without a place first, then one that is on the shelf (not lent).
     static func assign(_ text: String, to shelfID: UUID, in scope: Scope) async throws -> ShelvedCopy {
         let code = try Check.required(text, field: "code", max: 300)
