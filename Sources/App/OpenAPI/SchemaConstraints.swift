@@ -188,8 +188,9 @@ extension TokenInput: SchemaConstrained {
 }
 
 extension LibraryInput: SchemaConstrained {
+    /// The name's bound, and the loan settings' bounds of the two it takes.
     static var schemaConstraints: [String: JSONValue] {
-        ["name": Rule.text(200), "loanPeriodDays": Rule.range(LoanPolicy.loanPeriodRange), "maxRenewals": Rule.range(Limits.maxRenewals)]
+        LoanSettings.schemaConstraints.filter { ["loanPeriodDays", "maxRenewals"].contains($0.key) }.merging(["name": Rule.text(200)]) { $1 }
     }
 }
 

@@ -44,7 +44,8 @@ struct LibraryPatch: Content, SchemaConstrained {
     }
 
     static var schemaConstraints: [String: JSONValue] {
-        Features.settings.reduce(["name": Rule.text(200)]) { fields, group in fields.merging(group.schemaConstraints) { $1 } }
+        let name = LibraryInput.schemaConstraints.filter { $0.key == "name" }
+        return Features.settings.reduce(name) { fields, group in fields.merging(group.schemaConstraints) { $1 } }
     }
 
     /// Applies the name and every group to `library`, each field checked.
