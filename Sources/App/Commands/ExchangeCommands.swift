@@ -180,18 +180,36 @@ struct ExportCommand: AsyncCommand {
 }
 
 /// `shelfmark backup [--library NAME] [--output FILE]`: one timestamped file with the whole library.
+/// `shelfmark backup --all [--folder PATH]`: the nightly backup of the whole installation, now.
 struct BackupCommand: AsyncCommand {
     struct Signature: CommandSignature {
         @Option(name: "library", short: "l", help: "The library")
         var library: String?
         @Option(name: "output", short: "o", help: "The file (default: shelfmark-backup-<library>-<time>.json here)")
         var output: String?
+        @Flag(name: "all", help: "Back up the whole installation as the nightly backup does, into the backup folder")
+        var all: Bool
+        @Option(name: "folder", help: "With --all: this folder instead of the backup folder (it must exist)")
+        var folder: String?
     }
 
-    var help: String { "Write a backup of a library (everything, cover images included) to one file." }
+    var help: String { "Write a backup of a library (everything, cover images included) to one file, or of the whole installation (--all)." }
 
     func run(using context: CommandContext, signature: Signature) async throws {
         let app = context.application
+        if signature.all {
+            let report: NightlyBackup.Report
+            if let folder = signature.folder {
+                let checked = try NightlyBackupSettings.checkFolder(folder) ?? folder
+                report = try await NightlyBackup.make(into: checked, rotation: try await NightlyBackupSettings.load(on: app.db).rotation,
+                                                      zone: .current, app: app)
+            } else {
+                report = try await NightlyBackup.make(app: app)
+            }
+            context.console.print("Wrote \(report.folder)/\(report.name): \(report.libraries) libraries, \(report.titles) titles, "
+                                  + "\(Strings(lang: .en).bytes(report.bytes)), each file read back and checked; \(report.removed) older removed by the rotation.")
+            return
+        }
         let ctx = try await CommandLibrary.context(named: signature.library, create: false, app: app)
         let now = app.clock.now()
         let backup = try await Backup.make(libraryID: ctx.libraryID, includeCovers: true, now: now, on: app.db)

@@ -66,6 +66,11 @@ extension Strings {
         case "year": .yearCol
         case "review": .notes
         case "at", "startedAt", "finishedAt": .whenField
+        case "folder": .backupFolderLabel
+        case "hour": .backupHourLabel
+        case "keepDaily": .keepDailyLabel
+        case "keepWeekly": .keepWeeklyLabel
+        case "keepMonthly": .keepMonthlyLabel
         default: nil
         }
         return key.map { self($0) } ?? field

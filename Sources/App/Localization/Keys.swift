@@ -146,6 +146,13 @@ enum L: String, CaseIterable, Sendable {
     // Background work
     case backgroundWork, backgroundIntro, scheduledWork, recentRuns, jobImport, jobRestore, jobPrune, jobEnrich, jobExpireHolds, expiredHolds, jobRunning, jobDone
     case jobFailed, scheduleDaily, scheduleWeekly, nextRun, removedRecords, enrichmentQueue, noRunsYet
+    // The installation's nightly backups; upgrades
+    case nightlyBackups, backupsIntro, backupLastGood, backupNone, backupFolderLabel, backupFolderHint, backupHourLabel, backupHourHint
+    case keepDailyLabel, keepWeeklyLabel, keepMonthlyLabel, backupNow, backupStarted, backupRunning, backupSettingsSaved, backupSettingsHeading
+    case backupFreeSpaceLabel, backupFreeSpace, backupWarnStale, backupWarnFull, backupWarnUnusable, backupLastFailure, backupPostgresNote
+    case backupListHeading, backupEntry
+    case errBackupFolderNotAbsolute, errBackupFolderForbidden, errBackupFolderMissing, errBackupFolderNotWritable, errBackupNoRoom
+    case errBackupRunning, errBackupUnverified
 }
 
 /// Counted phrases (`msgid_plural`), one form per plural form the language has.

@@ -54,6 +54,15 @@ struct Strings: Sendable {
 
     func number(_ n: Int) -> String { (-999...999).contains(n) ? String(n) : n.formatted(.number.locale(lang.locale)) }
 
+    /// A size on disk in this language's digits: "512 KB", "1,2 GB" (powers of 1,000, one decimal from a megabyte on).
+    func bytes(_ n: Int64) -> String {
+        let units = ["B", "KB", "MB", "GB", "TB"]
+        var value = Double(max(0, n)), unit = 0
+        while value >= 1000 && unit < units.count - 1 { value /= 1000; unit += 1 }
+        let digits = unit >= 2 && value < 100 ? 1 : 0
+        return value.formatted(.number.precision(.fractionLength(digits)).locale(lang.locale)) + "\u{A0}" + units[unit]
+    }
+
     /// A date with its time of day, in the server's time zone.
     func dateTime(_ d: Date) -> String {
         var style = Date.FormatStyle(date: .abbreviated, time: .shortened).locale(lang.locale)

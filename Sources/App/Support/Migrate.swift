@@ -33,7 +33,16 @@ extension Application {
     private func migrateQuietly() async throws {
         fluent.migrationLogLevel = .debug
         try await migrator.setupIfNeeded().get()
+        let applied = try await DatabaseVersion.applied(on: db)
+        try DatabaseVersion.refuseNewer(applied: applied)
         let pending = try await migrator.previewPrepareBatch().get()
+        if !pending.isEmpty && !applied.isEmpty {
+            if let copy = try await DatabaseVersion.copyBeforeUpdate(self, now: Date()) {
+                logger.notice("Before updating the database, a copy of it was saved at \(copy)")
+            } else {
+                logger.notice("Updating a PostgreSQL database made by an earlier version: keep a pg_dump backup from before this start")
+            }
+        }
         if !pending.isEmpty {
             logger.notice("Updating the database: \(pending.map { $0.0.name.split(separator: ".").last.map(String.init) ?? $0.0.name }.joined(separator: ", "))")
         }

@@ -156,7 +156,7 @@ struct Attrs: ExpressibleByDictionaryLiteral {
 enum Tag: String, Sendable {
     case a, article, button, dd, details, div, dl, dt, fieldset, footer, form, h1, h2, h3, header, img, input, label, legend, li, main
     case nav, ol, option, p, path, progress, section, select, small, span, strong, summary, svg, table, tbody, td, textarea, th, thead
-    case datalist, time, tr, ul, video
+    case datalist, time, tr, ul, video, pre, code
     // SVG charts
     case figure, title, line, rect, circle, text, polyline, polygon, canvas, blockquote, meter
 }

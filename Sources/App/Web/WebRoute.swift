@@ -106,6 +106,9 @@ enum WebRoute: Sendable, Equatable {
     case staffPassword(library: UUID, user: UUID)
     case createLibrary(library: UUID)
     case server(library: UUID)
+    /// The installation's nightly backups (the administrator): settings and status (GET), a change (POST); a backup now.
+    case backups(library: UUID)
+    case backupsRun(library: UUID)
     case wishlist(library: UUID)
     case wishlistAcquire(library: UUID, title: UUID)
     case wishlistDelete(library: UUID, title: UUID)
@@ -244,6 +247,8 @@ enum WebRoute: Sendable, Equatable {
         case .staffPassword(let library, let user): Self.library(library) + [.fixed("staff"), .parameter(name: "userID", value: user.uuidString), .fixed("password")]
         case .createLibrary(let library): Self.library(library) + [.fixed("libraries")]
         case .server(let library): Self.library(library) + [.fixed("server")]
+        case .backups(let library): Self.library(library) + [.fixed("backups")]
+        case .backupsRun(let library): Self.library(library) + [.fixed("backups"), .fixed("run")]
         case .wishlist(let library): Self.library(library) + [.fixed("wishlist")]
         case .wishlistAcquire(let library, let title): Self.library(library) + [.fixed("wishlist"), .parameter(name: "titleID", value: title.uuidString), .fixed("acquire")]
         case .wishlistDelete(let library, let title): Self.library(library) + [.fixed("wishlist"), .parameter(name: "titleID", value: title.uuidString), .fixed("delete")]

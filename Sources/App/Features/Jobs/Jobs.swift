@@ -15,7 +15,11 @@ import Vapor
 /// A job whose process died is marked failed when its lease runs out, so a page never waits on it for
 /// ever. Finished jobs are removed after `retention` by the daily `prune` run.
 enum Jobs {
-    enum Kind: String, Codable, Sendable, CaseIterable { case importFile = "import", restore, enrich, prune, expireHolds = "expire_holds", reminders }
+    enum Kind: String, Codable, Sendable, CaseIterable {
+        case importFile = "import", restore, enrich, prune, expireHolds = "expire_holds", reminders
+        /// The installation's backup (no library's): nightly, or when the administrator asks.
+        case nightlyBackup = "nightly_backup"
+    }
     enum State: String, Codable, Sendable { case running, done, failed }
 
     /// How long a job counts as alive without a sign of life; renewed every `heartbeat`.

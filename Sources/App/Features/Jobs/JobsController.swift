@@ -19,6 +19,8 @@ struct JobDTO: Content {
     /// A restore's report, once done: what it did not bring back (reading life of readers without an
     /// account on this server, photos that are not images).
     var leftOut: Backup.LeftOut?
+    /// The installation's backup, once done: where it went, its size, what the rotation removed.
+    var backup: NightlyBackup.Report?
     var error: ErrorBody.Detail?
     var createdAt: Date
     var finishedAt: Date?
@@ -35,6 +37,8 @@ struct JobDTO: Content {
         case .restore:
             let outcome = record.decodedResult(RestoreJob.Outcome.self)
             (report, library, leftOut) = (nil, outcome?.library, outcome?.leftOut)
+        case .nightlyBackup:
+            backup = record.decodedResult(NightlyBackup.Report.self)
         case .enrich, .prune, .expireHolds, .reminders:
             (report, library) = (nil, nil)
         }

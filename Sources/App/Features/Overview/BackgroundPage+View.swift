@@ -65,6 +65,7 @@ extension BackgroundPage {
         case .enrich: t(.jobEnrich)
         case .expireHolds: t(.jobExpireHolds)
         case .reminders: t(.jobReminders)
+        case .nightlyBackup: t(.nightlyBackups)
         case .prune, nil: t(.jobPrune)
         }
     }

@@ -14,6 +14,13 @@ struct DashboardPage: Sendable {
     var withoutEmail = 0
     /// Where a phone on the same network opens this overview, when the server serves HTTPS itself.
     var phone: PhoneAccess?
+    /// For the installation's administrator: the last good nightly backup and what is wrong with them.
+    var backups: BackupGlance?
+
+    struct BackupGlance: Sendable {
+        var lastGood: Date?
+        var warnings: [NightlyBackups.Warning]
+    }
 
     struct PhoneAccess: Sendable {
         var url: String

@@ -12,6 +12,11 @@ extension DashboardPage {
                     H.link(t.format(.mailFailedBanner, t.number(failedMessages)), WebRoute.mailLog(library: lib).path(query: [("failed", "1")]))
                 }
             }
+            if let backups {
+                for warning in backups.warnings {
+                    H.el(.p, [.class: "flash error", .role: "alert"]) { H.link(BackupsPage.warning(warning, t), WebRoute.backups(library: lib).path) }
+                }
+            }
             H.el(.ul, [.class: "stats"]) {
                 Self.stat(t(.titlesStat), d.titles, WebRoute.catalog(library: lib).path, t)
                 Self.stat(t(.copiesStat), d.copies, WebRoute.catalog(library: lib).path, t)
@@ -19,6 +24,9 @@ extension DashboardPage {
                 Self.stat(t(.overdueStat), d.overdue, WebRoute.loans(library: lib).path(query: [("show", "overdue")]), t, alarm: d.overdue > 0)
                 Self.stat(t(.membersStat), d.members, WebRoute.members(library: lib).path, t)
                 Self.stat(t(.wishlistStat), d.wishlist, WebRoute.wishlist(library: lib).path, t)
+            }
+            if let backups, backups.warnings.isEmpty, let last = backups.lastGood {
+                H.el(.p, [.class: "hint"]) { H.link(t.format(.backupLastGood, t.dateTime(last)), WebRoute.backups(library: lib).path) }
             }
             if !overdueGroups.isEmpty {
                 OverdueGlanceView.render(overdueGroups, lib: lib, t: t, csrf: mayRemind ? page.csrf : nil, back: WebRoute.dashboard(library: lib).path,

@@ -5,8 +5,10 @@ import ShelfmarkCore
 struct MorePage: Sendable {
     var libraryID: UUID
     var role: Role
+    /// The installation's administrator also sees the installation's pages (the nightly backups).
+    var isAdmin = false
 
-    static func make(library: LibraryContext) -> MorePage {
-        MorePage(libraryID: library.libraryID, role: library.role)
+    static func make(library: LibraryContext, isAdmin: Bool) -> MorePage {
+        MorePage(libraryID: library.libraryID, role: library.role, isAdmin: isAdmin)
     }
 }

@@ -15,13 +15,17 @@ enum MorePages {
 
     @Sendable static func more(req: Request) async throws -> HTML {
         let ctx = try await req.library(.read)
-        return MorePage.make(library: ctx).render(try await req.page(library: ctx))
+        return MorePage.make(library: ctx, isAdmin: try await ServerSettings.isAdmin(ctx.user, on: req.db)).render(try await req.page(library: ctx))
     }
 
     @Sendable static func dashboard(req: Request) async throws -> HTML {
         let ctx = try await req.library(.read)
         var page = try await DashboardPage.make(library: ctx, now: req.now, on: req.db)
         page.phone = .make(req.application.httpsState, library: ctx.libraryID)
+        if try await ServerSettings.isAdmin(ctx.user, on: req.db) {
+            let status = try await NightlyBackups.status(app: req.application)
+            page.backups = .init(lastGood: status.lastGood, warnings: status.warnings)
+        }
         return page.render(try await req.page(library: ctx))
     }
 

@@ -1,0 +1,31 @@
+import ShelfmarkCore
+import Vapor
+
+enum NightlyBackupError: DomainError, Equatable {
+    /// The folder is not a full path, is a system folder, does not exist or cannot be written.
+    case folderNotAbsolute
+    case folderForbidden
+    case folderMissing
+    case folderNotWritable
+    /// The folder's disk has less room than the backup needs (bytes).
+    case notEnoughRoom(need: Int64, free: Int64)
+    /// Another backup is being made into the folder.
+    case alreadyRunning
+    /// A file written did not read back as it was written.
+    case verificationFailed(file: String)
+
+    var described: Described {
+        switch self {
+        case .folderNotAbsolute: .init(.invalid, "backup_folder_not_absolute", field: "folder") { $0(.errBackupFolderNotAbsolute) }
+        case .folderForbidden: .init(.invalid, "backup_folder_forbidden", field: "folder") { $0(.errBackupFolderForbidden) }
+        case .folderMissing: .init(.invalid, "backup_folder_missing", field: "folder") { $0(.errBackupFolderMissing) }
+        case .folderNotWritable: .init(.invalid, "backup_folder_not_writable", field: "folder") { $0(.errBackupFolderNotWritable) }
+        case .notEnoughRoom(let need, let free):
+            .init(.conflict, "backup_no_room", details: ["need": String(need), "free": String(free)]) {
+                $0.format(.errBackupNoRoom, $0.bytes(need), $0.bytes(free))
+            }
+        case .alreadyRunning: .init(.conflict, "backup_running") { $0(.errBackupRunning) }
+        case .verificationFailed(let file): .init(.conflict, "backup_unverified", details: ["file": file]) { $0.format(.errBackupUnverified, file) }
+        }
+    }
+}
