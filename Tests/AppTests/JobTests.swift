@@ -130,7 +130,7 @@ import Vapor
             #expect(await count.n == 3)
         }
         let names = Features.all.flatMap { $0.backgroundLoops() }.map(\.name)
-        #expect(names.sorted() == ["enrichment worker", "mail worker", "scheduler"])
+        #expect(names.sorted() == ["enrichment worker", "mail worker", "nightly backup", "scheduler"])
     }
 
     /// The doorbell of a background loop: a ring before the wait is not lost, a ring during it ends

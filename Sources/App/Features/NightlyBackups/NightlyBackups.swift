@@ -16,7 +16,7 @@ enum NightlyBackups {
     /// rather than backing up at its first start.
     static func loop(longestWait: Duration = .seconds(900)) -> BackgroundLoop {
         let started = NIOLockedValueBox<Date?>(nil)
-        return BackgroundLoop("nightly-backup", longestWait: longestWait, round: { app in
+        return BackgroundLoop("nightly backup", longestWait: longestWait, round: { app in
             let settings = try await NightlyBackupSettings.load(on: app.db)
             let schedule = Schedule.daily(at: settings.hour)
             let now = app.clock.now()
