@@ -23,7 +23,7 @@ PG_PORT ?= 55432
 IMAGING_PACKAGES := libzbar-dev libleptonica-dev libtesseract-dev tesseract-ocr-eng tesseract-ocr-deu tesseract-ocr-gle tesseract-ocr-chi-sim libqrencode-dev libzint-dev zlib1g-dev \
 	libcairo2-dev libpango1.0-dev librsvg2-dev fonts-noto-core fonts-noto-cjk
 RUN_PACKAGES := ca-certificates $(IMAGING_PACKAGES)
-TEST_PACKAGES := postgresql chromium gettext openssl python3-venv poppler-utils libnss3-tools $(IMAGING_PACKAGES)
+TEST_PACKAGES := postgresql chromium gettext openssl python3-venv poppler-utils libnss3-tools systemd $(IMAGING_PACKAGES)
 # Browser tests: Python Playwright in a venv of our own, driving Debian's Chromium (no browser download).
 VENV := $(CURDIR)/.tmp/venv
 PLAYWRIGHT_VERSION := 1.65.2

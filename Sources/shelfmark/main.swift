@@ -15,6 +15,8 @@ case "pages":
     exit(0)
 case "scan":
     exit(ScanCheck.run(Array(CommandLine.arguments.dropFirst(2))))
+case "install", "uninstall":
+    exit(ServiceInstaller.run(CommandLine.arguments[1], Array(CommandLine.arguments.dropFirst(2))))
 default:
     break
 }

@@ -9,20 +9,35 @@ import Vapor
 /// The first holding `css/app.css` wins.
 enum PublicFiles {
     static func directory(for app: Application) -> String {
-        let fm = FileManager.default
+        let candidates = candidates(workingPublic: app.directory.publicDirectory)
+        if let found = first(of: candidates) { return found }
+        app.logger.warning("No Public directory with css/app.css found (looked in: \(candidates.joined(separator: ", "))); pages will have no stylesheet. Set SHELFMARK_PUBLIC_DIR.")
+        return app.directory.publicDirectory
+    }
+
+    /// The running binary's own path.
+    static var binary: String {
+        let path = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments.first ?? ""
+        return URL(fileURLWithPath: path).resolvingSymlinksInPath().path
+    }
+
+    static func candidates(workingPublic: String) -> [String] {
         var candidates: [String] = []
         if let configured = Environment.get("SHELFMARK_PUBLIC_DIR"), !configured.isEmpty { candidates.append(configured) }
-        candidates.append(app.directory.publicDirectory)
-        let binary = (try? fm.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments.first ?? ""
-        var folder = URL(fileURLWithPath: binary).resolvingSymlinksInPath().deletingLastPathComponent()
+        candidates.append(workingPublic)
+        var folder = URL(fileURLWithPath: binary).deletingLastPathComponent()
         for _ in 0..<4 {
             candidates += [folder.appendingPathComponent("Public").path, folder.appendingPathComponent("share/shelfmark/Public").path]
             folder = folder.deletingLastPathComponent()
         }
-        for dir in candidates where fm.fileExists(atPath: (dir as NSString).appendingPathComponent("css/app.css")) {
+        return candidates
+    }
+
+    /// The first of `candidates` holding `css/app.css`, with a trailing slash.
+    static func first(of candidates: [String]) -> String? {
+        for dir in candidates where FileManager.default.fileExists(atPath: (dir as NSString).appendingPathComponent("css/app.css")) {
             return dir.hasSuffix("/") ? dir : dir + "/"
         }
-        app.logger.warning("No Public directory with css/app.css found (looked in: \(candidates.joined(separator: ", "))); pages will have no stylesheet. Set SHELFMARK_PUBLIC_DIR.")
-        return app.directory.publicDirectory
+        return nil
     }
 }

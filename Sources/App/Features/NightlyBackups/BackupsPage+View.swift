@@ -23,9 +23,11 @@ extension BackupsPage {
                 } else {
                     H.el(.p, [:]) { EscapedText(t(.backupNone)) }
                 }
-                Components.fact(t(.backupFolderLabel), status.folder)
-                if let space = status.space {
-                    Components.fact(t(.backupFreeSpaceLabel), t.format(.backupFreeSpace, t.bytes(space.free), t.bytes(space.total)))
+                H.el(.dl, [.class: "facts"]) {
+                    Components.fact(t(.backupFolderLabel), status.folder)
+                    if let space = status.space {
+                        Components.fact(t(.backupFreeSpaceLabel), t.format(.backupFreeSpace, t.bytes(space.free), t.bytes(space.total)))
+                    }
                 }
                 if status.running {
                     H.el(.p, [.class: "hint", .role: "status"]) { EscapedText(t(.backupRunning)) }
