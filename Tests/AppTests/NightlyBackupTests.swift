@@ -200,6 +200,43 @@ import Vapor
         }
     }
 
+    @Test func aRestoreDrillBringsTheNewestBackupBackAndSaysWhenOneDoesNot() async throws {
+        try await withTestApp { app in
+            let f = try await Self.stocked(app)
+            try await Self.withFolder { folder in
+                #expect(try await f.owner.patch("/api/v1/server/backups", ["folder": folder]).status == .ok)
+                let none = try await f.owner.post("/api/v1/server/backups/drill")
+                #expect(none.status == .conflict && none.errorCode == "no_backup_to_drill", "\(none.json)")
+                #expect(try await f.owner.finished(try await f.owner.post("/api/v1/server/backups")).status == .ok)
+                // Restored into a scratch database: everything the backup wrote came back.
+                let drill = try await f.owner.finished(try await f.owner.post("/api/v1/server/backups/drill"))
+                #expect(drill.status == .ok, "\(drill.json)")
+                let report = try #require(drill["drill"] as? [String: Any], "\(drill.json)")
+                #expect(report["libraries"] as? Int == 1 && report["titles"] as? Int == 2 && report["copies"] as? Int == 3)
+                #expect(report["members"] as? Int == 2 && report["loans"] as? Int == 1)
+                let status = try await f.owner.get("/api/v1/server/backups")
+                #expect((status["lastDrill"] as? [String: Any])?["report"] != nil)
+                // The live library is untouched by the drill.
+                struct Row: Decodable { var n: Int }
+                #expect(try await app.db.sql.raw("SELECT COUNT(*) AS n FROM libraries").first(decoding: Row.self)?.n == 1)
+
+                // A backup that lost a member on the disk after it was written: the drill finds it.
+                let newest = try #require(NightlyBackup.list(folder).first)
+                let path = folder + "/" + newest.name + "/" + newest.manifest.libraries[0].file
+                var json = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: path))) as? [String: Any])
+                json["members"] = (json["members"] as? [[String: Any]])?.filter { $0["card_id"] as? String != "C-2" }
+                try JSONSerialization.data(withJSONObject: json).write(to: URL(fileURLWithPath: path))
+                let failed = try await f.owner.finished(try await f.owner.post("/api/v1/server/backups/drill"))
+                #expect(failed.status == .unprocessableEntity && failed.errorCode == "drill_mismatch", "\(failed.json)")
+                var owner = Browser(app: app)
+                owner.cookies[Credential.cookieName] = f.owner.token!
+                owner.language = "de"
+                let page = try await owner.get(WebRoute.backups(library: try #require(UUID(uuidString: f.libraryID))).path)
+                #expect(page.html.contains("Die Wiederherstellungsprobe vom") && page.html.contains("Mitglieder 1 von 2"), "\(page.html.suffix(3000))")
+            }
+        }
+    }
+
     /// Waits until no backup job runs.
     static func waitForBackups(_ app: Application) async throws {
         struct Row: Decodable { var id: UUID }
@@ -216,7 +253,9 @@ import Vapor
             try await withSecondInstance(of: app) { second in
                 let again = try await NightlyBackups.claim(period: "2026-11-28", now: now, app: second)
                 let next = try await NightlyBackups.claim(period: "2026-11-29", now: now, app: second)
-                #expect(again == nil && next != nil)
+                let drill = try await RestoreDrill.claim(period: "2026-11", now: now, app: app)
+                let drillAgain = try await RestoreDrill.claim(period: "2026-11", now: now, app: second)
+                #expect(again == nil && next != nil && drill != nil && drillAgain == nil)
             }
         }
     }

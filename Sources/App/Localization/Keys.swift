@@ -153,6 +153,7 @@ enum L: String, CaseIterable, Sendable {
     case backupListHeading, backupEntry
     case errBackupFolderNotAbsolute, errBackupFolderForbidden, errBackupFolderMissing, errBackupFolderNotWritable, errBackupNoRoom
     case errBackupRunning, errBackupUnverified
+    case drillHeading, drillLastGood, drillFailed, drillNone, drillNow, drillStarted, errNothingToDrill, errDrillMismatch
 }
 
 /// Counted phrases (`msgid_plural`), one form per plural form the language has.

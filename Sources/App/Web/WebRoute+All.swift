@@ -73,7 +73,7 @@ extension WebRoute {
         case readDelete, readRating
         case titlePhotos, photo, photoCorners, photoMarkup, photoDelete, photoQuote, quotes, quoteDelete
         case more, dashboard, activity, background
-        case settings, staff, staffRole, staffRemove, staffPassword, createLibrary, server, backups, backupsRun
+        case settings, staff, staffRole, staffRemove, staffPassword, createLibrary, server, backups, backupsRun, backupsDrill
         case exchange, job, restore, erase
         case memberCards, labels, levelsImport, series, collections, collectionDelete
         case shelves, shelf, shelfBooks, shelfDelete, shelfStocktake, shelfSigns, stocktake, stocktakeScan, stocktakeMove, stocktakeFinish, unseen, printedCatalog
@@ -186,6 +186,7 @@ extension WebRoute {
         case .server: .server
         case .backups: .backups
         case .backupsRun: .backupsRun
+        case .backupsDrill: .backupsDrill
         case .exchange: .exchange
         case .job: .job
         case .restore: .restore
@@ -303,6 +304,7 @@ extension WebRoute {
         case .server: return e(.server(library: l), .settings, action)
         case .backups: return e(.backups(library: l), .settings, both)
         case .backupsRun: return e(.backupsRun(library: l), .settings, action)
+        case .backupsDrill: return e(.backupsDrill(library: l), .settings, action)
         case .exchange: return e(.exchange(library: l), .exchange, both)
         case .job: return e(.job(library: l, job: s.job), .exchange, page)
         case .restore: return e(.restore(library: l), .exchange, action)

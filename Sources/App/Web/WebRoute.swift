@@ -109,6 +109,7 @@ enum WebRoute: Sendable, Equatable {
     /// The installation's nightly backups (the administrator): settings and status (GET), a change (POST); a backup now.
     case backups(library: UUID)
     case backupsRun(library: UUID)
+    case backupsDrill(library: UUID)
     case wishlist(library: UUID)
     case wishlistAcquire(library: UUID, title: UUID)
     case wishlistDelete(library: UUID, title: UUID)
@@ -249,6 +250,7 @@ enum WebRoute: Sendable, Equatable {
         case .server(let library): Self.library(library) + [.fixed("server")]
         case .backups(let library): Self.library(library) + [.fixed("backups")]
         case .backupsRun(let library): Self.library(library) + [.fixed("backups"), .fixed("run")]
+        case .backupsDrill(let library): Self.library(library) + [.fixed("backups"), .fixed("drill")]
         case .wishlist(let library): Self.library(library) + [.fixed("wishlist")]
         case .wishlistAcquire(let library, let title): Self.library(library) + [.fixed("wishlist"), .parameter(name: "titleID", value: title.uuidString), .fixed("acquire")]
         case .wishlistDelete(let library, let title): Self.library(library) + [.fixed("wishlist"), .parameter(name: "titleID", value: title.uuidString), .fixed("delete")]

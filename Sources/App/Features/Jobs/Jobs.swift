@@ -19,6 +19,8 @@ enum Jobs {
         case importFile = "import", restore, enrich, prune, expireHolds = "expire_holds", reminders
         /// The installation's backup (no library's): nightly, or when the administrator asks.
         case nightlyBackup = "nightly_backup"
+        /// The monthly restore drill of the newest nightly backup (no library's).
+        case backupDrill = "backup_drill"
     }
     enum State: String, Codable, Sendable { case running, done, failed }
 

@@ -21,6 +21,8 @@ struct JobDTO: Content {
     var leftOut: Backup.LeftOut?
     /// The installation's backup, once done: where it went, its size, what the rotation removed.
     var backup: NightlyBackup.Report?
+    /// A restore drill, once done: the backup restored and what came back.
+    var drill: RestoreDrill.Report?
     var error: ErrorBody.Detail?
     var createdAt: Date
     var finishedAt: Date?
@@ -39,6 +41,8 @@ struct JobDTO: Content {
             (report, library, leftOut) = (nil, outcome?.library, outcome?.leftOut)
         case .nightlyBackup:
             backup = record.decodedResult(NightlyBackup.Report.self)
+        case .backupDrill:
+            drill = record.decodedResult(RestoreDrill.Report.self)
         case .enrich, .prune, .expireHolds, .reminders:
             (report, library) = (nil, nil)
         }

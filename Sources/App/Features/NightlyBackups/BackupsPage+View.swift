@@ -35,6 +35,23 @@ extension BackupsPage {
                     H.form(WebRoute.backupsRun(library: lib).path, csrf: page.csrf) { H.button(t(.backupNow)) }
                 }
             }
+            H.el(.section, [.class: "card"]) {
+                H.el(.h2, [:]) { EscapedText(t(.drillHeading)) }
+                if let drill = status.lastDrill {
+                    if let report = drill.report {
+                        H.el(.p, [:]) {
+                            EscapedText(t.format(.drillLastGood, t.dateTime(drill.at), t.number(report.libraries), t.number(report.titles), t.number(report.loans)))
+                        }
+                    } else {
+                        H.el(.p, [.class: "error-text"]) { EscapedText(t.format(.drillFailed, t.dateTime(drill.at), (drill.failure ?? .interrupted).message(t))) }
+                    }
+                } else {
+                    H.el(.p, [.class: "muted"]) { EscapedText(t(.drillNone)) }
+                }
+                if !status.backups.isEmpty {
+                    H.form(WebRoute.backupsDrill(library: lib).path, csrf: page.csrf) { H.button(t(.drillNow), kind: "quiet") }
+                }
+            }
             if status.postgres, let command = pgDumpCommand {
                 H.el(.section, [.class: "card"]) {
                     H.el(.p, [:]) { EscapedText(t(.backupPostgresNote)) }

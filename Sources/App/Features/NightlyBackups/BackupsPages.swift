@@ -10,6 +10,7 @@ enum BackupsPages {
         web.get(.backups(library: .pattern), use: show)
         web.post(.backups(library: .pattern), use: save)
         web.post(.backupsRun(library: .pattern), use: run)
+        web.post(.backupsDrill(library: .pattern), use: drill)
     }
 
     /// The library's page for the administrator; anyone else is refused.
@@ -45,6 +46,14 @@ enum BackupsPages {
         return try await req.seeOther(WebRoute.backups(library: ctx.libraryID).path) {
             _ = try await NightlyBackups.start(user: ctx.user.id, app: req.application)
             return req.t(.backupStarted)
+        }
+    }
+
+    @Sendable static func drill(req: Request) async throws -> Response {
+        let ctx = try await administrator(req)
+        return try await req.seeOther(WebRoute.backups(library: ctx.libraryID).path) {
+            _ = try await RestoreDrill.start(user: ctx.user.id, app: req.application)
+            return req.t(.drillStarted)
         }
     }
 }

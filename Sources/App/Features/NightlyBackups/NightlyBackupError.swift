@@ -13,6 +13,20 @@ enum NightlyBackupError: DomainError, Equatable {
     case alreadyRunning
     /// A file written did not read back as it was written.
     case verificationFailed(file: String)
+    /// A restore drill with no backup to restore.
+    case nothingToDrill
+    /// A restore drill brought back another number of rows than the backup wrote.
+    case drillMismatch(library: String, table: String, written: Int, restored: Int)
+
+    /// The rows a drill counts, as the overview names them.
+    static func tableName(_ table: String) -> L {
+        switch table {
+        case "titles": .titlesStat
+        case "copies": .copiesStat
+        case "members": .membersStat
+        default: .loansTitle
+        }
+    }
 
     var described: Described {
         switch self {
@@ -26,6 +40,11 @@ enum NightlyBackupError: DomainError, Equatable {
             }
         case .alreadyRunning: .init(.conflict, "backup_running") { $0(.errBackupRunning) }
         case .verificationFailed(let file): .init(.conflict, "backup_unverified", details: ["file": file]) { $0.format(.errBackupUnverified, file) }
+        case .nothingToDrill: .init(.conflict, "no_backup_to_drill") { $0(.errNothingToDrill) }
+        case .drillMismatch(let library, let table, let written, let restored):
+            .init(.conflict, "drill_mismatch", details: ["library": library, "table": table, "written": String(written), "restored": String(restored)]) {
+                $0.format(.errDrillMismatch, library, $0(Self.tableName(table)), $0.number(restored), $0.number(written))
+            }
         }
     }
 }

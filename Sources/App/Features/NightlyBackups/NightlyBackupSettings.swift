@@ -101,6 +101,8 @@ struct NightlyBackupsDTO: Content {
     var totalBytes: Int64?
     /// `no_recent_backup` (none for two days), `folder_nearly_full`, `folder_unusable`.
     var warnings: [String]
+    /// The latest restore drill (monthly, or when asked): what came back, or why it failed.
+    var lastDrill: Drill?
     /// The backups in the folder, newest first.
     var backups: [Entry]
 
@@ -108,6 +110,12 @@ struct NightlyBackupsDTO: Content {
         var at: Date
         var code: String
         var message: String
+    }
+
+    struct Drill: Content {
+        var at: Date
+        var report: RestoreDrill.Report?
+        var error: ErrorBody.Detail?
     }
 
     struct Entry: Content {

@@ -25,7 +25,14 @@ enum NightlyBackups {
             var due = period.start >= since
             if !due { due = try await hasHistory(settings, app: app) }
             if due, let id = try await claim(period: period.key, now: now, app: app) {
-                Jobs.run(id, app: app) { try await NightlyBackup.make(app: app) }
+                Jobs.run(id, app: app) {
+                    let report = try await NightlyBackup.make(app: app)
+                    // Once a month, the night's backup is restored into a scratch database.
+                    if let drill = try await RestoreDrill.claim(period: String(period.key.prefix(7)), now: app.clock.now(), app: app) {
+                        Jobs.run(drill, app: app) { try await RestoreDrill.run(app: app) }
+                    }
+                    return report
+                }
             }
             return .seconds(max(1, schedule.next(after: now, in: .current).timeIntervalSince(now) + 1))
         })
@@ -74,6 +81,7 @@ enum NightlyBackups {
         var space: DiskSpace?
         var warnings: [Warning]
         var postgres: Bool
+        var lastDrill: RestoreDrill.Last?
 
         var lastGood: Date? { backups.first?.madeAt }
     }
@@ -119,7 +127,7 @@ enum NightlyBackups {
         if since == nil { since = try await installedSince(on: app.db) }
         if let since, now.timeIntervalSince(since) > staleAfter { warnings.append(.noRecentBackup) }
         return Status(settings: settings, folder: folder, backups: backups, lastFailure: lastFailure, running: running, space: space,
-                      warnings: warnings, postgres: Dialect(app.db) == .postgresql)
+                      warnings: warnings, postgres: Dialect(app.db) == .postgresql, lastDrill: try await RestoreDrill.last(on: app.db))
     }
 
     /// When the installation began: its first library.
@@ -144,6 +152,9 @@ enum NightlyBackups {
             lastGoodAt: status.lastGood,
             lastFailure: status.lastFailure.map { .init(at: $0.at, code: $0.failure.code, message: $0.failure.message(t)) },
             freeBytes: status.space?.free, totalBytes: status.space?.total, warnings: status.warnings.map(\.rawValue),
+            lastDrill: status.lastDrill.map {
+                .init(at: $0.at, report: $0.report, error: $0.failure.map { ErrorBody.Detail(code: $0.code, message: $0.message(t), field: $0.field) })
+            },
             backups: status.backups.map {
                 .init(name: $0.name, madeAt: $0.madeAt, bytes: $0.bytes, libraries: $0.manifest.libraries.count,
                       titles: $0.manifest.libraries.reduce(0) { $0 + $1.titles })

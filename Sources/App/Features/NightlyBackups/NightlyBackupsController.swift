@@ -15,6 +15,9 @@ enum NightlyBackupsController {
         api.on(.POST, "server", "backups", doc: .init(
             summary: "Make a backup of the installation now (the administrator): 202 with the job to follow; 409 while one is being made",
             tag: "Backups", response: JobDTO.self, status: .accepted), use: start)
+        api.on(.POST, "server", "backups", "drill", doc: .init(
+            summary: "Restore the newest backup into a scratch database now and count what came back (the administrator; also monthly by itself): 202 with the job",
+            tag: "Backups", response: JobDTO.self, status: .accepted), use: drill)
     }
 
     @Sendable static func show(req: Request) async throws -> NightlyBackupsDTO {
@@ -31,6 +34,12 @@ enum NightlyBackupsController {
     @Sendable static func start(req: Request) async throws -> Response {
         try await requireAdmin(req)
         let id = try await NightlyBackups.start(user: try req.user.id, app: req.application)
+        return try await JobsController.accepted(id, req: req)
+    }
+
+    @Sendable static func drill(req: Request) async throws -> Response {
+        try await requireAdmin(req)
+        let id = try await RestoreDrill.start(user: try req.user.id, app: req.application)
         return try await JobsController.accepted(id, req: req)
     }
 

@@ -66,6 +66,7 @@ extension BackgroundPage {
         case .expireHolds: t(.jobExpireHolds)
         case .reminders: t(.jobReminders)
         case .nightlyBackup: t(.nightlyBackups)
+        case .backupDrill: t(.drillHeading)
         case .prune, nil: t(.jobPrune)
         }
     }
