@@ -31,9 +31,9 @@ enum NightlyBackupError: DomainError, Equatable {
     var described: Described {
         switch self {
         case .folderNotAbsolute: .init(.invalid, "backup_folder_not_absolute", field: "folder") { $0(.errBackupFolderNotAbsolute) }
-        case .folderForbidden: .init(.invalid, "backup_folder_forbidden", field: "folder") { $0(.errBackupFolderForbidden) }
-        case .folderMissing: .init(.invalid, "backup_folder_missing", field: "folder") { $0(.errBackupFolderMissing) }
-        case .folderNotWritable: .init(.invalid, "backup_folder_not_writable", field: "folder") { $0(.errBackupFolderNotWritable) }
+        case .folderForbidden: .init(.conflict, "backup_folder_forbidden", field: "folder") { $0(.errBackupFolderForbidden) }
+        case .folderMissing: .init(.conflict, "backup_folder_missing", field: "folder") { $0(.errBackupFolderMissing) }
+        case .folderNotWritable: .init(.conflict, "backup_folder_not_writable", field: "folder") { $0(.errBackupFolderNotWritable) }
         case .notEnoughRoom(let need, let free):
             .init(.conflict, "backup_no_room", details: ["need": String(need), "free": String(free)]) {
                 $0.format(.errBackupNoRoom, $0.bytes(need), $0.bytes(free))

@@ -58,7 +58,8 @@ struct NightlyBackupSettings: Codable, Sendable, Equatable {
     /// missing; a chosen one must exist (a USB disk or a network share is mounted there).
     static func checkFolder(_ raw: String?) throws -> String? {
         guard let text = try Check.optional(raw, field: "folder", max: folderMaxLength) else { return nil }
-        guard text.hasPrefix("/"), !text.contains(where: { $0.isNewline || $0 == "\0" }) else { throw NightlyBackupError.folderNotAbsolute }
+        guard text.hasPrefix("/") else { throw NightlyBackupError.folderNotAbsolute }
+        guard !text.contains(where: { $0.isNewline || $0 == "\0" }) else { throw NightlyBackupError.folderForbidden }
         let path = URL(fileURLWithPath: text).standardizedFileURL.path
         guard path != "/", !path.split(separator: "/").contains(".."),
               !systemFolders.contains(where: { path == $0 || path.hasPrefix($0 + "/") }) else { throw NightlyBackupError.folderForbidden }
@@ -136,7 +137,9 @@ struct NightlyBackupsPatch: Content, SchemaConstrained {
     var keepMonthly: Int?
 
     static var schemaConstraints: [String: JSONValue] {
-        ["folder": Rule.optionalText(NightlyBackupSettings.folderMaxLength), "hour": Rule.range(NightlyBackupSettings.hourRange),
+        // A full path, or empty for the default; whether it exists and can be written is the machine's
+        // state, refused with 409.
+        ["folder": ["maxLength": .number(Double(NightlyBackupSettings.folderMaxLength)), "pattern": "^(/.*)?$"], "hour": Rule.range(NightlyBackupSettings.hourRange),
          "keepDaily": Rule.range(BackupRotation.dailyRange), "keepWeekly": Rule.range(BackupRotation.weeklyRange),
          "keepMonthly": Rule.range(BackupRotation.monthlyRange)]
     }
