@@ -46,30 +46,12 @@ enum NightlyBackups {
 
     /// The night's run, when no instance has claimed it yet.
     static func claim(period: String, now: Date, app: Application) async throws -> UUID? {
-        let id = UUID()
-        return try await app.writeGate.transaction(on: app.db) { db in
-            let row = try await db.sql.raw("""
-                INSERT INTO jobs (id, library_id, kind, state, lease_until, rows_read, titles_created, copies_added, created_at, attempts, period)
-                VALUES (\(bind: id), NULL, \(bind: Jobs.Kind.nightlyBackup.rawValue), 'running', \(bind: now.addingTimeInterval(Jobs.lease)),
-                        0, 0, 0, \(bind: now), 1, \(bind: period))
-                ON CONFLICT (period) WHERE kind = 'nightly_backup' DO NOTHING
-                RETURNING id
-                """).first()
-            return row == nil ? nil : id
-        }
+        try await Jobs.claimInstallationRun(.nightlyBackup, period: period, now: now, app: app)
     }
 
     /// A backup now, on the administrator's word: a job they can follow.
     static func start(user: UUID, app: Application) async throws -> UUID {
-        try await Jobs.endDeadJobs(now: app.clock.now(), app: app)
-        if try await app.db.sql.raw("""
-            SELECT id FROM jobs WHERE kind = \(bind: Jobs.Kind.nightlyBackup.rawValue) AND state = 'running' LIMIT 1
-            """).first() != nil {
-            throw NightlyBackupError.alreadyRunning
-        }
-        let id = try await Jobs.begin(.nightlyBackup, library: nil, target: nil, user: user, now: app.clock.now(), app: app)
-        Jobs.run(id, app: app) { try await NightlyBackup.make(app: app) }
-        return id
+        try await Jobs.beginInstallationRun(.nightlyBackup, user: user, app: app) { try await NightlyBackup.make(app: app) }
     }
 
     struct Status: Sendable {
@@ -165,5 +147,38 @@ enum NightlyBackups {
     static func update(_ patch: NightlyBackupsPatch, gate: WriteGate, on db: any Database) async throws {
         let changed = try patch.applied(to: try await NightlyBackupSettings.load(on: db))
         try await changed.save(gate: gate, on: db)
+    }
+}
+
+extension Jobs {
+    /// The installation's run of `kind` (no library's) for `period`, when no instance has claimed it:
+    /// the row is written only if none of that kind and period exists (each such kind has a partial
+    /// unique index on its period), so of several instances exactly one gets an id back.
+    static func claimInstallationRun(_ kind: Kind, period: String, now: Date, app: Application) async throws -> UUID? {
+        precondition(kind == .nightlyBackup || kind == .backupDrill, "\(kind) has no unique index on its period")
+        let id = UUID()
+        return try await app.writeGate.transaction(on: app.db) { db in
+            let row = try await db.sql.raw("""
+                INSERT INTO jobs (id, library_id, kind, state, lease_until, rows_read, titles_created, copies_added, created_at, attempts, period)
+                VALUES (\(bind: id), NULL, \(bind: kind.rawValue), 'running', \(bind: now.addingTimeInterval(Jobs.lease)),
+                        0, 0, 0, \(bind: now), 1, \(bind: period))
+                ON CONFLICT (period) WHERE kind = \(unsafeRaw: "'" + kind.rawValue + "'") DO NOTHING
+                RETURNING id
+                """).first()
+            return row == nil ? nil : id
+        }
+    }
+
+    /// An installation run of `kind` on the administrator's word, as a job they can follow; refused
+    /// while one of its kind runs.
+    static func beginInstallationRun<R: Encodable & Sendable>(_ kind: Kind, user: UUID, app: Application,
+                                                             _ work: @escaping @Sendable () async throws -> R) async throws -> UUID {
+        try await endDeadJobs(now: app.clock.now(), app: app)
+        if try await app.db.sql.raw("SELECT id FROM jobs WHERE kind = \(bind: kind.rawValue) AND state = 'running' LIMIT 1").first() != nil {
+            throw NightlyBackupError.alreadyRunning
+        }
+        let id = try await begin(kind, library: nil, target: nil, user: user, now: app.clock.now(), app: app)
+        run(id, app: app, work)
+        return id
     }
 }

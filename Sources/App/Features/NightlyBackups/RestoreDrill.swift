@@ -67,30 +67,14 @@ enum RestoreDrill {
 
     /// The month's drill, when no instance has claimed it yet (`period`: `2026-11`).
     static func claim(period: String, now: Date, app: Application) async throws -> UUID? {
-        let id = UUID()
-        return try await app.writeGate.transaction(on: app.db) { db in
-            let row = try await db.sql.raw("""
-                INSERT INTO jobs (id, library_id, kind, state, lease_until, rows_read, titles_created, copies_added, created_at, attempts, period)
-                VALUES (\(bind: id), NULL, \(bind: Jobs.Kind.backupDrill.rawValue), 'running', \(bind: now.addingTimeInterval(Jobs.lease)),
-                        0, 0, 0, \(bind: now), 1, \(bind: period))
-                ON CONFLICT (period) WHERE kind = 'backup_drill' DO NOTHING
-                RETURNING id
-                """).first()
-            return row == nil ? nil : id
-        }
+        try await Jobs.claimInstallationRun(.backupDrill, period: period, now: now, app: app)
     }
 
     /// A drill now, on the administrator's word.
     static func start(user: UUID, app: Application) async throws -> UUID {
         let folder = try await NightlyBackupSettings.load(on: app.db).resolvedFolder(app)
         guard !NightlyBackup.list(folder).isEmpty else { throw NightlyBackupError.nothingToDrill }
-        try await Jobs.endDeadJobs(now: app.clock.now(), app: app)
-        if try await app.db.sql.raw("SELECT id FROM jobs WHERE kind = \(bind: Jobs.Kind.backupDrill.rawValue) AND state = 'running' LIMIT 1").first() != nil {
-            throw NightlyBackupError.alreadyRunning
-        }
-        let id = try await Jobs.begin(.backupDrill, library: nil, target: nil, user: user, now: app.clock.now(), app: app)
-        Jobs.run(id, app: app) { try await RestoreDrill.run(app: app) }
-        return id
+        return try await Jobs.beginInstallationRun(.backupDrill, user: user, app: app) { try await RestoreDrill.run(app: app) }
     }
 
     /// The latest drill: when it ended and what it found, or why it failed.
