@@ -39,8 +39,7 @@ enum DatabaseVersion {
     static func copyBeforeUpdate(_ app: Application, now: Date) async throws -> String? {
         guard case .sqlite(let path) = app.storageConfig else { return nil }
         let dir = (path as NSString).deletingLastPathComponent
-        let stamp = now.formatted(.iso8601).replacingOccurrences(of: ":", with: "")
-        let copy = (dir.isEmpty ? "." : dir) + "/shelfmark-before-update-\(stamp).sqlite"
+        let copy = (dir.isEmpty ? "." : dir) + "/shelfmark-before-update-\(now.fileStamp).sqlite"
         try await app.db.sql.raw("VACUUM INTO \(bind: copy)").run()
         try? FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: copy)
         return copy

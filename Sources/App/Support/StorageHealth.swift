@@ -18,10 +18,9 @@ final class StorageHealth: Sendable {
     /// need: then `/health` tries a write before saying writes work (a server started on a
     /// full disk said it was healthy while every sign-in got 507).
     static func nearlyFull(_ path: String, below bytes: UInt64 = 8 << 20) -> Bool {
-        var stats = statvfs()
         let directory = (path as NSString).deletingLastPathComponent
-        guard statvfs(directory.isEmpty ? "." : directory, &stats) == 0 else { return false }
-        return UInt64(stats.f_bavail) * UInt64(stats.f_frsize) < bytes
+        guard let space = DiskSpace(directory.isEmpty ? "." : directory) else { return false }
+        return UInt64(max(0, space.free)) < bytes
     }
 
     /// SQLite's "database or disk is full", its failed writes, PostgreSQL's 53100, or the system's ENOSPC.

@@ -62,7 +62,7 @@ enum NightlyBackup {
     }
 
     /// A backup's folder name for `date` (`shelfmark-2026-11-28T020000Z`), and back.
-    static func name(for date: Date) -> String { prefix + date.formatted(.iso8601).replacingOccurrences(of: ":", with: "") }
+    static func name(for date: Date) -> String { prefix + date.fileStamp }
 
     static func date(ofName name: String) -> Date? {
         guard name.hasPrefix(prefix) else { return nil }
@@ -246,6 +246,11 @@ enum NightlyBackup {
         fsync(fd)
         close(fd)
     }
+}
+
+extension Date {
+    /// The moment in UTC as a file name takes it: `2026-11-28T020000Z`.
+    var fileStamp: String { formatted(.iso8601).replacingOccurrences(of: ":", with: "") }
 }
 
 /// The room on the disk that holds a folder.
