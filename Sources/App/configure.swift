@@ -64,6 +64,7 @@ func configure(_ app: Application, storage: StorageConfig) throws {
     app.asyncCommands.use(ExportCommand(), as: "export")
     app.asyncCommands.use(BackupCommand(), as: "backup")
     app.asyncCommands.use(RestoreCommand(), as: "restore")
+    app.asyncCommands.use(CopyToPostgresCommand(), as: "copy-to-postgres")
     try routes(app)
 }
 

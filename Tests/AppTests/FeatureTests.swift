@@ -147,13 +147,7 @@ import Testing
     }
 
     static func tables(_ sql: any SQLDatabase) async throws -> Set<String> {
-        if sql.dialect.name == "sqlite" {
-            let rows = try await sql.raw("SELECT name, sql FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'").all()
-            let all = try rows.map { (try $0.decode(column: "name", as: String.self), (try $0.decode(column: "sql", as: String?.self)) ?? "") }
-            // A virtual table's own tables (`title_search_data` …) are part of it.
-            let virtual = all.filter { $0.1.uppercased().hasPrefix("CREATE VIRTUAL TABLE") }.map(\.0)
-            return Set(all.map(\.0).filter { name in !virtual.contains { name.hasPrefix($0 + "_") } })
-        }
+        if sql.dialect.name == "sqlite" { return try await FeatureSchema.sqliteTables(sql) }
         return Set(try await sql.raw("""
             SELECT table_name::text AS name FROM information_schema.tables WHERE table_schema = current_schema() AND table_type = 'BASE TABLE'
             """).all().map { try $0.decode(column: "name", as: String.self) })

@@ -120,6 +120,19 @@ enum MigratedTemplate {
         return name
     }
 
+    /// The next transaction id the PostgreSQL test server will hand out.
+    static func postgresNextTransaction() async throws -> Int64 {
+        struct Row: Decodable { var next: Int64 }
+        return try await admin.value.db.sql.raw("SELECT pg_snapshot_xmax(pg_current_snapshot())::text::bigint AS next").first(decoding: Row.self)?.next ?? 0
+    }
+
+    /// A new, empty PostgreSQL database (not migrated) on the test server: its name.
+    static func emptyPostgres() async throws -> String {
+        let name = "t_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased()
+        try await admin.value.db.sql.raw("CREATE DATABASE \(ident: name)").run()
+        return name
+    }
+
     static func remove(database: String?, sqlitePath: String?) async throws {
         if let database { try await admin.value.db.sql.raw("DROP DATABASE IF EXISTS \(ident: database) WITH (FORCE)").run() }
         if let sqlitePath { removeSQLite(sqlitePath) }

@@ -63,7 +63,9 @@ enum Sync {
             """).first() else { throw AccountError.libraryNotFound }
         let upTo = try bounds.decode(column: "v", as: Int64.self)
         let floor = try bounds.decode(column: "f", as: Int64.self)
-        if let cursor, cursor.version < floor { throw SyncError.mustRefetch }
+        // Below the floor: removals it needs were purged. Above what the log has handed out: a cursor from
+        // another database (the installation restored from an older backup, or moved to PostgreSQL).
+        if let cursor, cursor.version < floor || cursor.version > upTo { throw SyncError.mustRefetch }
         let from = cursor ?? .start
         let position: SQLQueryString = from.after.map { "(l.version, l.kind, l.entity_id) > (\(bind: from.version), \(bind: $0.kind), \(bind: $0.id))" }
             ?? "l.version > \(bind: from.version)"
