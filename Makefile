@@ -132,6 +132,8 @@ test-e2e:
 	E2E_BIN=$$($(SWIFT) build --show-bin-path) E2E_OUT=$(CURDIR)/.tmp/e2e $(VENV)/bin/python Tests/e2e/offline.py
 	@echo "== A power cut during the nightly backup: kill -9 half-way, the earlier backups intact, the next run whole =="
 	E2E_BIN=$$($(SWIFT) build --show-bin-path) $(VENV)/bin/python Tests/e2e/power_cut.py
+	@echo "== A full disk: a command says so plainly, the server starts and reads, refuses writes, and writes again once space is freed =="
+	E2E_BIN=$$($(SWIFT) build --show-bin-path) $(VENV)/bin/python Tests/e2e/full_disk.py
 
 # The API fuzzed from its own OpenAPI document (schemathesis in the test venv), bounded in time.
 SCHEMATHESIS_VERSION := 4.32.5

@@ -147,6 +147,7 @@ enum L: String, CaseIterable, Sendable {
     case backgroundWork, backgroundIntro, scheduledWork, recentRuns, jobImport, jobRestore, jobPrune, jobEnrich, jobExpireHolds, expiredHolds, jobRunning, jobDone
     case jobFailed, scheduleDaily, scheduleWeekly, nextRun, removedRecords, enrichmentQueue, noRunsYet
     // The installation's nightly backups; upgrades
+    case diskFullBanner
     case nightlyBackups, backupsIntro, backupLastGood, backupNone, backupFolderLabel, backupFolderHint, backupHourLabel, backupHourHint
     case keepDailyLabel, keepWeeklyLabel, keepMonthlyLabel, backupNow, backupStarted, backupRunning, backupSettingsSaved, backupSettingsHeading
     case backupFreeSpaceLabel, backupFreeSpace, backupWarnStale, backupWarnFull, backupWarnUnusable, backupLastFailure, backupPostgresNote

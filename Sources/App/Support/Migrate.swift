@@ -36,6 +36,12 @@ extension Application {
         let applied = try await DatabaseVersion.applied(on: db)
         try DatabaseVersion.refuseNewer(applied: applied)
         let pending = try await migrator.previewPrepareBatch().get()
+        if !pending.isEmpty && storageHealth.readOnly {
+            throw AppError(status: .insufficientStorage, code: "disk_full", message: """
+                The disk is full, and this version of Shelfmark has to update the database before it starts, which needs room. \
+                Free some space on the disk that holds Shelfmark's data and start it again.
+                """)
+        }
         if !pending.isEmpty && !applied.isEmpty {
             if let copy = try await DatabaseVersion.copyBeforeUpdate(self, now: Date()) {
                 logger.notice("Before updating the database, a copy of it was saved at \(copy)")

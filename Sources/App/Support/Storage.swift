@@ -49,9 +49,15 @@ extension Application {
             for suffix in ["", "-wal", "-shm"] where FileManager.default.fileExists(atPath: path + suffix) {
                 try? FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: path + suffix)
             }
-            databases.use(.sqlite(.file(path), sqlLogLevel: .trace), as: .sqlite)
             writeGate = WriteGate(serialised: true)
-            lifecycle.use(SQLiteJournal())
+            if FullDiskStart.mustOpenReadOnly(path) {
+                databases.use(.sqlite(.file(FullDiskStart.immutableURI(path)), sqlLogLevel: .trace), as: .sqlite)
+                storageHealth.markReadOnly()
+                lifecycle.use(ReopenWhenThereIsRoom(path: path))
+            } else {
+                databases.use(.sqlite(.file(path), sqlLogLevel: .trace), as: .sqlite)
+                lifecycle.use(SQLiteJournal())
+            }
         case .memory:
             databases.use(.sqlite(.memory), as: .sqlite)
             writeGate = WriteGate(serialised: true)

@@ -10,9 +10,19 @@ import Vapor
 final class StorageHealth: Sendable {
     private let failingSince = NIOLockedValueBox<Date?>(nil)
 
-    var writesFailing: Bool { failingSince.withLockedValue { $0 != nil } }
+    private let openedReadOnly = NIOLockedValueBox(false)
+
+    var writesFailing: Bool { readOnly || failingSince.withLockedValue { $0 != nil } }
     func markFailing(at now: Date) { failingSince.withLockedValue { if $0 == nil { $0 = now } } }
     func markWorking() { failingSince.withLockedValue { $0 = nil } }
+
+    /// The database is open for reading only: the disk was full when the server started (`FullDiskStart`).
+    var readOnly: Bool { openedReadOnly.withLockedValue { $0 } }
+    func markReadOnly() { openedReadOnly.withLockedValue { $0 = true } }
+    func markWritable() {
+        openedReadOnly.withLockedValue { $0 = false }
+        markWorking()
+    }
 
     /// Whether the disk holding `path` (an SQLite database's file) has less room than a write may
     /// need: then `/health` tries a write before saying writes work (a server started on a
@@ -24,10 +34,12 @@ final class StorageHealth: Sendable {
     }
 
     /// SQLite's "database or disk is full", its failed writes, PostgreSQL's 53100, or the system's ENOSPC.
+    /// SQLite's "read-only database" too: Shelfmark opens its database read only when the disk is full
+    /// (`FullDiskStart`), and the data directory is otherwise its own.
     static func isDiskFull(_ error: any Error) -> Bool {
         if let sqlite = error as? SQLiteError {
             switch sqlite.reason {
-            case .full, .ioErrorFailedWrite, .ioErrorFailedSync: return true
+            case .full, .ioErrorFailedWrite, .ioErrorFailedSync, .ioErrorFailedSharedMemSize, .readOnly: return true
             default: break
             }
         }

@@ -25,12 +25,27 @@ final class BackgroundLoop: LifecycleHandler, Sendable {
     /// Ends the loop's wait at once (or the next one, when it is busy).
     func ring() { doorbell.ring() }
 
+    /// Background work writes: while the database is open for reading only (a full disk at start,
+    /// `FullDiskStart`), the loop prepares and runs once it is writable again, and the server starts.
     func didBootAsync(_ app: Application) async throws {
-        try await prepare(app)
-        let loop = Task { [self] in
+        var prepared = false
+        if !app.storageHealth.readOnly {
+            try await prepare(app)
+            prepared = true
+        }
+        let loop = Task { [self, prepared] in
+            var isPrepared = prepared
             while !Task.isCancelled {
+                if app.storageHealth.readOnly {
+                    await doorbell.wait(upTo: min(longestWait, .seconds(10)))
+                    continue
+                }
                 var wait = longestWait
                 do {
+                    if !isPrepared {
+                        try await prepare(app)
+                        isPrepared = true
+                    }
                     wait = min(longestWait, try await round(app))
                 } catch {
                     if Task.isCancelled { break }

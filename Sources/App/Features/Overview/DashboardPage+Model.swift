@@ -16,6 +16,8 @@ struct DashboardPage: Sendable {
     var phone: PhoneAccess?
     /// For the installation's administrator: the last good nightly backup and what is wrong with them.
     var backups: BackupGlance?
+    /// The server's disk is full: pages read, nothing saves (`StorageHealth`).
+    var diskFull = false
 
     struct BackupGlance: Sendable {
         var lastGood: Date?

@@ -7,6 +7,9 @@ extension DashboardPage {
         let (lib, d) = (libraryID, dashboard)
         return Layout.page(page, title: t(.dashboard)) {
             H.el(.h1, [:]) { EscapedText(t(.dashboard)) }
+            if diskFull {
+                H.el(.p, [.class: "flash error", .role: "alert"]) { EscapedText(t(.diskFullBanner)) }
+            }
             if failedMessages > 0 {
                 H.el(.p, [.class: "flash error", .role: "alert"]) {
                     H.link(t.format(.mailFailedBanner, t.number(failedMessages)), WebRoute.mailLog(library: lib).path(query: [("failed", "1")]))

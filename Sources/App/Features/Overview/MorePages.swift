@@ -22,6 +22,7 @@ enum MorePages {
         let ctx = try await req.library(.read)
         var page = try await DashboardPage.make(library: ctx, now: req.now, on: req.db)
         page.phone = .make(req.application.httpsState, library: ctx.libraryID)
+        page.diskFull = req.application.storageHealth.writesFailing
         if try await ServerSettings.isAdmin(ctx.user, on: req.db) {
             let status = try await NightlyBackups.status(app: req.application)
             page.backups = .init(lastGood: status.lastGood, warnings: status.warnings)
