@@ -5,6 +5,7 @@ import Vapor
 /// Sets up an application: storage, migrations, JSON, middleware and routes. Tests call this too.
 public func configure(_ app: Application) async throws {
     let readsNoData = commandReadsNoData(app.environment.arguments)
+    if let metrics = try ServerMetrics.Config.fromEnvironment() { app.serverMetrics = ServerMetrics(config: metrics) }
     try configure(app, storage: readsNoData ? .memory : try StorageConfig.fromEnvironment())
     app.metadataConfig = try MetadataConfig.fromEnvironment()
     app.clock = try AppClock.fromEnvironment()
@@ -37,6 +38,8 @@ func configure(_ app: Application, storage: StorageConfig) throws {
     ContentConfiguration.global.use(decoder: JSONDecoder.api, for: .json)
 
     app.middleware = Middlewares()
+    // First, so it times everything a request goes through (`serverMetrics` is set before, when on).
+    if let metrics = app.serverMetrics { app.middleware.use(RequestMetricsMiddleware(metrics: metrics)) }
     app.middleware.use(SecurityHeadersMiddleware())
     app.middleware.use(JSONErrorMiddleware())
     let publicDirectory = PublicFiles.directory(for: app)

@@ -31,7 +31,16 @@ do {
     exit(1)
 }
 var env = try Environment.detect(arguments: arguments)
-try LoggingSystem.bootstrap(from: &env)
+do {
+    if try JSONLogHandler.wanted() {
+        try LoggingSystem.bootstrap(from: &env) { level in { label in JSONLogHandler(label: label, level: level) } }
+    } else {
+        try LoggingSystem.bootstrap(from: &env)
+    }
+} catch {
+    FileHandle.standardError.write(Data("shelfmark: \(describe(error))\n".utf8))
+    exit(1)
+}
 let app = try await Application.make(env)
 app.httpsOptions = https
 do {

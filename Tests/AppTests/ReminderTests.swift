@@ -169,7 +169,7 @@ import Vapor
         let smtp = try TestSMTPServer(rejectDomain: "nowhere.example")
         defer { smtp.stop() }
         let clock = TestClock()
-        try await withTestApp(clock: clock.appClock) { app in
+        try await withTestApp(clock: clock.appClock, metrics: .init(allowed: [])) { app in
             let s = try await Self.school(app, smtp, clock: clock, reject: "nowhere.example")
             let library = try #require(UUID(uuidString: s.f.libraryID))
             clock.advance(days: 15)
@@ -188,6 +188,11 @@ import Vapor
             let sent = try #require(((try await s.owner.get("\(s.f.lib)/mail/messages"))["messages"] as? [[String: Any]])?.first { $0["status"] as? String == "sent" })
             let refused = try await s.owner.send(.POST, "\(s.f.lib)/mail/messages/\(sent["id"] as! String)/retry", [:], headers: ["Accept-Language": "de"])
             #expect(refused.status == .conflict && refused.errorCode == "not_failed" && refused.errorMessage?.contains("Nachricht") == true)
+            // What the metrics counted: two handed over, one refused twice.
+            let metrics = try await s.owner.get("/metrics")
+            #expect(metrics.status == .ok)
+            let text = String(buffer: metrics.body)
+            #expect(text.contains("shelfmark_mail_messages_total{outcome=\"sent\"} 2") && text.contains("shelfmark_mail_messages_total{outcome=\"failed\"} 2"), "\(text)")
         }
     }
 

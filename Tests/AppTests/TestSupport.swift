@@ -10,7 +10,7 @@ import VaporTesting
 /// `SHELFMARK_TEST_DATABASE_URL` names a PostgreSQL server, a database of its own that is dropped after.
 /// Either starts as a copy of one database the run migrated once (`MigratedTemplate`), so a test app
 /// costs a file copy or a `CREATE DATABASE … TEMPLATE`, not every migration from scratch.
-func withTestApp(clock: AppClock = AppClock(), _ body: (Application) async throws -> Void) async throws {
+func withTestApp(clock: AppClock = AppClock(), metrics: ServerMetrics.Config? = nil, _ body: (Application) async throws -> Void) async throws {
     let storage: StorageConfig
     var sqlitePath: String?
     var database: String?
@@ -31,6 +31,7 @@ func withTestApp(clock: AppClock = AppClock(), _ body: (Application) async throw
         throw error
     }
     do {
+        if let metrics { app.serverMetrics = ServerMetrics(config: metrics) }
         try configure(app, storage: storage)
         app.storage[TestStorageKey.self] = storage
         app.secretKeyPath = FileManager.default.temporaryDirectory.appendingPathComponent("shelfmark-test-\(UUID().uuidString).key").path

@@ -100,6 +100,12 @@ public struct ServiceFiles: Sendable, Equatable {
             "SHELFMARK_PUBLIC_DIR=\(publicDirectory)",
             "# PostgreSQL instead of SQLite: postgres://user:password@host:5432/database",
             "DATABASE_URL=\(databaseURL ?? "")",
+            "# /metrics for Prometheus: on (the administrator's API token), and/or the addresses that may",
+            "# scrape without one, e.g. SHELFMARK_METRICS_ALLOW=10.0.0.5,192.168.1.0/24. Off when both are empty.",
+            "SHELFMARK_METRICS=",
+            "SHELFMARK_METRICS_ALLOW=",
+            "# Logs as JSON, one object per line (json), for a log collector; text otherwise.",
+            "SHELFMARK_LOG_FORMAT=text",
         ]
         lines.append("")
         return lines.joined(separator: "\n")

@@ -146,13 +146,15 @@ enum Jobs {
         let resultText = try result.map { String(decoding: try JSONEncoder.api.encode($0), as: UTF8.self) }
         let failureText = try failure.map { String(decoding: try JSONEncoder.api.encode($0), as: UTF8.self) }
         let now = app.clock.now()
-        try await app.writeGate.transaction(on: app.db) { db in
+        struct Ended: Decodable { var kind: String }
+        let ended = try await app.writeGate.transaction(on: app.db) { db in
             try await db.sql.raw("""
                 UPDATE jobs SET state = \(bind: failure == nil ? State.done.rawValue : State.failed.rawValue), result = \(bind: resultText),
                   failure = \(bind: failureText), finished_at = \(bind: now), lease_until = NULL
-                WHERE id = \(bind: id)
-                """).run()
+                WHERE id = \(bind: id) RETURNING kind
+                """).first(decoding: Ended.self)
         }
+        if let ended { app.serverMetrics?.jobFinished(kind: ended.kind, failed: failure != nil) }
     }
 
     /// Ends the jobs whose process stopped (`expireLeases`) and finishes the restore swaps they left

@@ -128,6 +128,7 @@ enum Mailer {
                 WHERE id = \(bind: id)
                 """).run()
         }
+        app.serverMetrics?.mail(sent: status == .sent)
     }
 
     /// What went wrong, as the log keeps it: the kind of problem and the server's (or the network's) words.
