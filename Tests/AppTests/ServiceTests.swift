@@ -97,4 +97,15 @@ import Testing
         // Without HTTPS there is no plain-HTTP port beside it.
         #expect(try ServiceInstaller.parse(["--no-tls", "--port", "8080"]).files.httpPort == nil)
     }
+
+    /// What the Debian package's postinst runs: the binary and the web files stay where the package put them.
+    @Test func inPlaceCopiesNothingAndTheUnitStartsThisBinary() throws {
+        let options = try ServiceInstaller.parse(["--in-place", "--dry-run"])
+        #expect(options.files.binary == PublicFiles.binary)
+        #expect(FileManager.default.fileExists(atPath: options.files.publicDirectory + "/css/app.css"))
+        let steps = try ServiceInstaller.installSteps(options)
+        #expect(!steps.contains { if case .copy = $0 { true } else { false } }, "\(steps)")
+        #expect(options.files.unit.contains("ExecStart=\(PublicFiles.binary) serve "))
+        #expect(options.files.config.contains("SHELFMARK_PUBLIC_DIR=\(options.files.publicDirectory)\n"))
+    }
 }

@@ -8,7 +8,8 @@ import ShelfmarkCore
 /// systemd unit (`ServiceFiles`), enabled and started. Run again, it keeps the settings file a person
 /// may have edited unless options change it. Uninstall stops and removes the service and keeps the
 /// data and the settings. `--dry-run` prints every step instead; `--root DIR` writes the files under
-/// DIR and leaves users and systemd alone (a package build, a test). Needs no database.
+/// DIR and leaves users and systemd alone (a package build, a test); `--in-place` uses the binary and
+/// its web files where they are (the Debian package's `/usr/lib/shelfmark`). Needs no database.
 public enum ServiceInstaller {
     struct Options {
         var dryRun = false
@@ -88,6 +89,13 @@ public enum ServiceInstaller {
             let arg = arguments[i]
             switch arg {
             case "--dry-run": options.dryRun = true
+            case "--in-place":
+                // The binary and its web files stay where they are (a package put them there).
+                options.files.binary = PublicFiles.binary
+                guard let found = PublicFiles.first(of: PublicFiles.candidates(workingPublic: FileManager.default.currentDirectoryPath + "/Public/")) else {
+                    throw CLIError("--in-place: the web files (Public/ with css/app.css) were not found next to this binary.")
+                }
+                options.files.publicDirectory = String(found.dropLast())
             case "--root": options.root = try path(arg)
             case "--port": options.files.port = try port(arg); options.keepConfig = false
             case "--http-port":
@@ -109,7 +117,7 @@ public enum ServiceInstaller {
                 let user = try value(arg)
                 guard user.range(of: "^[a-z_][a-z0-9_-]{0,31}$", options: .regularExpression) != nil else { throw CLIError("--user is a system user name (got “\(user)”).") }
                 options.files.user = user
-            default: throw CLIError("Unknown option \(arg). Options: --dry-run, --port N, --http-port N|none, --no-tls, --hostname H, --public-url URL, --database-url URL, --data-dir DIR, --backup-folder DIR, --user NAME, --root DIR.")
+            default: throw CLIError("Unknown option \(arg). Options: --dry-run, --in-place, --port N, --http-port N|none, --no-tls, --hostname H, --public-url URL, --database-url URL, --data-dir DIR, --backup-folder DIR, --user NAME, --root DIR.")
             }
             i += 1
         }
