@@ -49,7 +49,8 @@ define ensure_packages
 	fi
 endef
 
-.PHONY: run build check test test-venv test-translations test-sqlite test-postgres test-e2e fuzz fuzz-postgres fuzz-ready fuzz-both fuzz-run-sqlite fuzz-run-postgres bench bench-scan isbn-ranges clean help
+PHONY_PACKAGE := package test-package
+.PHONY: $(PHONY_PACKAGE) run build check test test-venv test-translations test-sqlite test-postgres test-e2e fuzz fuzz-postgres fuzz-ready fuzz-both fuzz-run-sqlite fuzz-run-postgres bench bench-scan isbn-ranges clean help
 
 help:
 	@echo "make run    build and start the server on SQLite (data in ./data), print the URL"
@@ -58,6 +59,8 @@ help:
 	@echo "make fuzz   fuzz the API from its OpenAPI document (schemathesis), a few minutes"
 	@echo "make bench  release build, seed 100,000 titles, print search/check-out/read/lookup, import/export and web-import figures"
 	@echo "make bench-scan   barcode decode rate and latency on the photo corpus (SHELFMARK_CORPUS)"
+	@echo "make package   the Debian package of a release build (dist/)"
+	@echo "make test-package   that package installed with apt into a fresh Debian 12, started, removed"
 	@echo "make isbn-ranges RANGES=RangeMessage.xml   regenerate the ISBN hyphenation table"
 
 build:
@@ -178,6 +181,18 @@ fuzz-run-postgres:
 	trap 'scripts/pg-test-cluster.sh stop $(PG_DIR)-fuzz' EXIT; \
 	FUZZ_DATABASE_URL=$$url FUZZ_BIN=$(FUZZ_BIN_DIR) FUZZ_VENV=$(VENV) FUZZ_MAX_TIME=$(FUZZ_MAX_TIME) FUZZ_PORT=18720 \
 	  FUZZ_EXAMPLES=$(FUZZ_PG_EXAMPLES) $(VENV)/bin/python Tests/fuzz/run.py
+
+# The Debian package of a release build: dist/shelfmark_<version>_<arch>.deb (scripts/package-deb.sh).
+package:
+	$(call ensure_packages,$(RUN_PACKAGES) dpkg-dev binutils)
+	$(SWIFT) build -c release --product shelfmark
+	scripts/package-deb.sh $$($(SWIFT) build -c release --show-bin-path) dist
+
+# The package installed into a fresh Debian 12 (debootstrap) with apt, started there, removed: slow
+# (a release build and a Debian download), so not part of make test.
+test-package: package
+	$(call ensure_packages,debootstrap)
+	python3 Tests/e2e/package.py
 
 bench:
 	$(call ensure_packages,$(BENCH_PACKAGES))

@@ -30,15 +30,25 @@ cp -R "$root/Public" "$stage/usr/share/shelfmark/Public"
 chmod -R u=rwX,go=rX "$stage/usr/share/shelfmark"
 install -m 644 "$root/README.md" "$stage/usr/share/doc/shelfmark/README.md"
 
-# The libraries the binary loads: Swift's own go into the package, the rest are its dependencies.
+# The libraries the binary loads: Swift's own (and theirs) go into the package; the Debian packages of
+# the others it names itself are its dependencies (theirs follow from those).
+needed_by() { readelf -d "$1" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p'; }
+needed=$(needed_by "$binary")
+for lib in $(ldd "$binary" | awk '$2 == "=>" && $3 ~ /^\/opt\/swift\// { print $3 }'); do
+    needed="$needed
+$(needed_by "$lib")"
+done
 depends=""
-for lib in $(ldd "$binary" | awk '$2 == "=>" && $3 ~ /^\// { print $3 }'); do
+for lib in $(ldd "$binary" | awk '$2 == "=>" && $3 ~ /^\// { print $1 "=" $3 }'); do
+    name=${lib%%=*}
+    lib=${lib#*=}
     real=$(readlink -f "$lib")
     case "$real" in
         /opt/swift/*|*/swift/linux/*)
-            install -m 644 "$real" "$stage/usr/lib/shelfmark/$(basename "$lib")"
-            strip --strip-unneeded "$stage/usr/lib/shelfmark/$(basename "$lib")" ;;
+            install -m 644 "$real" "$stage/usr/lib/shelfmark/$name"
+            strip --strip-unneeded "$stage/usr/lib/shelfmark/$name" ;;
         *)
+            echo "$needed" | grep -qx "$name" || continue
             package=""
             for candidate in "$lib" "$real" "/usr$lib" "/usr$real" "${lib#/usr}" "${real#/usr}"; do
                 package=$(dpkg -S "$candidate" 2>/dev/null | head -n 1 | cut -d: -f1) && [ -n "$package" ] && break
@@ -103,5 +113,5 @@ chmod 755 "$stage/DEBIAN/postinst" "$stage/DEBIAN/prerm" "$stage/DEBIAN/postrm"
 
 mkdir -p "$out"
 deb="$out/shelfmark_${version}_${arch}.deb"
-dpkg-deb --root-owner-group -Zxz --build "$stage" "$deb" >/dev/null
+dpkg-deb --root-owner-group -Zxz -z6 --build "$stage" "$deb" >/dev/null
 echo "$deb"
