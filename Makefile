@@ -207,6 +207,7 @@ bench:
 	BENCH_SKIP_BUILD=1 BENCH_PAGE_TITLES=100000 BENCH_PAGE_REQUESTS=100 scripts/bench-pages.py
 	BENCH_SKIP_BUILD=1 BENCH_SKIP_POSTGRES=1 BENCH_PAGE_TITLES=1000000 BENCH_PAGE_REQUESTS=50 scripts/bench-pages.py
 	BENCH_SKIP_BUILD=1 scripts/bench-restore.py
+	BENCH_SKIP_BUILD=1 scripts/bench-running.py
 	BENCH_SKIP_BUILD=1 scripts/bench-reading.py
 	BENCH_SKIP_BUILD=1 scripts/bench-signin.py
 
