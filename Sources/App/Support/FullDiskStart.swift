@@ -30,10 +30,10 @@ enum FullDiskStart {
     }
 
     /// Whether the database at `path` should be opened for reading only: it exists, its log holds
-    /// nothing, and its disk has no room.
+    /// nothing, and its disk has no room (the write is tried only when the disk says it is nearly full).
     static func mustOpenReadOnly(_ path: String) -> Bool {
         let files = FileManager.default
-        guard files.fileExists(atPath: path) else { return false }
+        guard files.fileExists(atPath: path), StorageHealth.nearlyFull(path) else { return false }
         let log = (try? files.attributesOfItem(atPath: path + "-wal")[.size] as? Int) ?? 0
         return log == 0 && !hasRoom((path as NSString).deletingLastPathComponent)
     }
