@@ -47,6 +47,8 @@ def main():
     deb = os.path.abspath(debs[-1])
     started = time.time()
     root = tempfile.mkdtemp(prefix="shelfmark-package-root-")
+    # A system's root is open to all (mkdtemp makes it its owner's only, and the service's user could not start a shell).
+    os.chmod(root, 0o755)
     mounts = []
     server = None
     try:
