@@ -24,6 +24,10 @@ LOANS = int(os.environ.get("BENCH_RUNNING_LOANS", "10000"))
 BASE = f"http://127.0.0.1:{PORT}"
 
 
+class SkipBackup(Exception):
+    """BENCH_RUNNING_ONLY_MOVE: an earlier run's folder (BENCH_RUNNING_WORK) is moved again without a backup."""
+
+
 def call(method, path, body=None, token=None):
     req = urllib.request.Request(BASE + path, method=method, data=json.dumps(body).encode() if body is not None else None)
     req.add_header("content-type", "application/json")
@@ -63,7 +67,7 @@ def sample(requests, during):
 
 def lend(token, library):
     """LOANS check-outs through the API (4 at a time), 40 % of them returned."""
-    members = json.loads(call("GET", f"/api/v1/libraries/{library}/members?limit=600", token=token)[1])["items"]
+    members = json.loads(call("GET", f"/api/v1/libraries/{library}/members?limit=500", token=token)[1])
     cards = [m["cardId"] for m in members]
     titles = []
     while len(titles) < LOANS:
@@ -89,16 +93,22 @@ def lend(token, library):
 def main():
     bin_dir = benchlib.release_bin()
     binary = f"{bin_dir}/shelfmark"
-    work = tempfile.mkdtemp(prefix="shelfmark-running-")
+    # BENCH_RUNNING_WORK: a folder of an earlier run whose seeded data is used again (seeding takes minutes).
+    work = os.environ.get("BENCH_RUNNING_WORK") or tempfile.mkdtemp(prefix="shelfmark-running-")
     backups = os.path.join(work, "backups")
-    os.makedirs(backups)
+    os.makedirs(backups, exist_ok=True)
+    for old in os.listdir(backups):
+        subprocess.run(["rm", "-rf", os.path.join(backups, old)], check=True)
     env = dict(os.environ, SHELFMARK_DATA_DIR=os.path.join(work, "data"), SHELFMARK_BACKUP_DIR=backups,
                LOG_LEVEL=os.environ.get("BENCH_LOG_LEVEL", "error"), SHELFMARK_PROVIDERS_URL="http://127.0.0.1:9")
     env.pop("DATABASE_URL", None)
     print(f"== running for years: a school of {TITLES:,} titles (SQLite) ==", flush=True)
-    benchlib.seed_school(binary, env, "SQLite", TITLES, 600)
+    if not os.path.exists(os.path.join(work, "data", "shelfmark.sqlite")):
+        benchlib.seed_school(binary, env, "SQLite", TITLES, 600)
     server = benchlib.start_server(binary, env, PORT, work)
     try:
+        if os.environ.get("BENCH_RUNNING_ONLY_MOVE"):
+            raise SkipBackup()
         token = json.loads(call("POST", "/api/v1/auth/login", {"username": "bench", "password": "bench-password"})[1])["token"]
         library = json.loads(call("GET", "/api/v1/libraries", token=token)[1])[0]["id"]
         lend(token, library)
@@ -127,11 +137,14 @@ def main():
             print(f"   {name:15} nothing running p50 {benchlib.pct(q, 50):6.2f} p99 {benchlib.pct(q, 99):6.2f} ms | during the backup "
                   f"p50 {benchlib.pct(b, 50):6.2f} p99 {benchlib.pct(b, 99):6.2f} max {max(b):7.1f} ms, {len(b)} requests, "
                   f"{len(busy_e[name])} errors (×{benchlib.pct(b, 99) / benchlib.pct(q, 99):.1f} at p99)", flush=True)
+    except SkipBackup:
+        pass
     finally:
         server.terminate()
         server.wait(timeout=60)
 
-    cluster = os.path.join(work, "pg")
+    # Under the project's .tmp: PostgreSQL's own user cannot enter a private temporary folder.
+    cluster = os.path.join(ROOT, ".tmp", "bench-running-pg")
     url = subprocess.run([os.path.join(ROOT, "scripts/pg-test-cluster.sh"), "start", cluster, str(PG_PORT)], check=True,
                          capture_output=True, text=True).stdout.strip().splitlines()[-1]
     try:
