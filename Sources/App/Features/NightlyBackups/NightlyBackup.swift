@@ -133,9 +133,23 @@ enum NightlyBackup {
     }
 
     /// An online copy of the SQLite database (`VACUUM INTO` reads one consistent state while others
-    /// go on writing), opened again, its integrity checked and every table counted.
+    /// go on writing), opened again, its integrity checked and every table counted. The copy reads
+    /// through a connection of its own: on one of the pool's (one per event loop) every request of that
+    /// loop waited for the whole copy (3.6 s at 100,000 titles).
     private static func copyDatabase(to path: String, app: Application) async throws -> [String: Int] {
-        try await app.db.sql.raw("VACUUM INTO \(bind: path)").run()
+        if case .sqlite(let live) = app.storageConfig {
+            let source = try await SQLiteConnection.open(storage: .file(path: live), threadPool: app.threadPool, logger: app.logger,
+                                                         on: app.eventLoopGroup.any())
+            do {
+                _ = try await source.query("VACUUM INTO ?1", [.text(path)])
+                try await source.close()
+            } catch {
+                try? await source.close()
+                throw error
+            }
+        } else {
+            try await app.db.sql.raw("VACUUM INTO \(bind: path)").run()
+        }
         let connection = try await SQLiteConnection.open(storage: .file(path: path), threadPool: app.threadPool, logger: app.logger,
                                                          on: app.eventLoopGroup.any())
         do {
