@@ -85,7 +85,7 @@ extension StorageConfig {
     func secretKeyPath(_ env: [String: String] = ProcessInfo.processInfo.environment) -> String? {
         if let file = env["SHELFMARK_SECRET_KEY_FILE"], !file.isEmpty { return file }
         switch self {
-        case .sqlite(let path): return ((path as NSString).deletingLastPathComponent.isEmpty ? "." : (path as NSString).deletingLastPathComponent) + "/secret.key"
+        case .sqlite(let path): return Self.folder(ofFile: path) + "/secret.key"
         case .postgres: return (env["SHELFMARK_DATA_DIR"].flatMap { $0.isEmpty ? nil : $0 } ?? "data") + "/secret.key"
         case .memory: return nil
         }

@@ -38,8 +38,7 @@ enum DatabaseVersion {
     /// `pg_dump`, as the log then says).
     static func copyBeforeUpdate(_ app: Application, now: Date) async throws -> String? {
         guard case .sqlite(let path) = app.storageConfig else { return nil }
-        let dir = (path as NSString).deletingLastPathComponent
-        let copy = (dir.isEmpty ? "." : dir) + "/shelfmark-before-update-\(now.fileStamp).sqlite"
+        let copy = StorageConfig.folder(ofFile: path) + "/shelfmark-before-update-\(now.fileStamp).sqlite"
         try await app.db.sql.raw("VACUUM INTO \(bind: copy)").run()
         try? FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: copy)
         return copy

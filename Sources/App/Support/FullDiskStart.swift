@@ -17,7 +17,7 @@ enum FullDiskStart {
     /// Whether `directory` has room for what SQLite makes as it opens a database: 256 KB written,
     /// flushed and removed.
     static func hasRoom(_ directory: String) -> Bool {
-        let probe = (directory.isEmpty ? "." : directory) + "/.shelfmark-room-check"
+        let probe = directory + "/.shelfmark-room-check"
         let fd = open(probe, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
         guard fd >= 0 else { return errno != ENOSPC && errno != EDQUOT }
         defer {
@@ -35,7 +35,7 @@ enum FullDiskStart {
         let files = FileManager.default
         guard files.fileExists(atPath: path), StorageHealth.nearlyFull(path) else { return false }
         let log = (try? files.attributesOfItem(atPath: path + "-wal")[.size] as? Int) ?? 0
-        return log == 0 && !hasRoom((path as NSString).deletingLastPathComponent)
+        return log == 0 && !hasRoom(StorageConfig.folder(ofFile: path))
     }
 
     /// SQLite's URI for the database opened immutable (read only; the file is not expected to change).
@@ -64,7 +64,7 @@ struct ReopenWhenThereIsRoom: LifecycleHandler {
         application.storage[RecheckKey.self] = Task {
             while !Task.isCancelled, application.storageHealth.readOnly {
                 try? await Task.sleep(for: FullDiskStart.recheck)
-                guard !Task.isCancelled, FullDiskStart.hasRoom((path as NSString).deletingLastPathComponent) else { continue }
+                guard !Task.isCancelled, FullDiskStart.hasRoom(StorageConfig.folder(ofFile: path)) else { continue }
                 application.databases.use(.sqlite(.file(path), sqlLogLevel: .trace), as: .sqlite)
                 application.databases.reinitialize(.sqlite)
                 do {

@@ -76,7 +76,7 @@ final class ServerMetrics: Sendable {
         if let size = try? await Self.databaseBytes(app) {
             gauge("database_size", "bytes", "The database's size on disk", Double(size))
         }
-        if case .sqlite(let path) = app.storageConfig, let space = DiskSpace((path as NSString).deletingLastPathComponent.isEmpty ? "." : (path as NSString).deletingLastPathComponent) {
+        if case .sqlite(let path) = app.storageConfig, let space = DiskSpace(StorageConfig.folder(ofFile: path)) {
             gauge("data_disk_free", "bytes", "Free space on the disk that holds the database", Double(space.free))
         }
         if let status = try? await NightlyBackups.status(app: app) {

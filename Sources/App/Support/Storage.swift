@@ -26,6 +26,12 @@ enum StorageConfig: Sendable, Equatable {
         return .sqlite(path: dir + "/shelfmark.sqlite")
     }
 
+    /// The folder that holds the file at `path` ("." for a bare file name).
+    static func folder(ofFile path: String) -> String {
+        let folder = (path as NSString).deletingLastPathComponent
+        return folder.isEmpty ? "." : folder
+    }
+
     var description: String {
         switch self {
         case .sqlite(let path): "SQLite at \(path)"

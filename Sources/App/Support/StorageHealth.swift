@@ -28,8 +28,7 @@ final class StorageHealth: Sendable {
     /// need: then `/health` tries a write before saying writes work (a server started on a
     /// full disk said it was healthy while every sign-in got 507).
     static func nearlyFull(_ path: String, below bytes: UInt64 = 8 << 20) -> Bool {
-        let directory = (path as NSString).deletingLastPathComponent
-        guard let space = DiskSpace(directory.isEmpty ? "." : directory) else { return false }
+        guard let space = DiskSpace(StorageConfig.folder(ofFile: path)) else { return false }
         return UInt64(max(0, space.free)) < bytes
     }
 
