@@ -138,33 +138,34 @@ enum NightlyBackup {
     /// loop waited for the whole copy (3.6 s at 100,000 titles).
     private static func copyDatabase(to path: String, app: Application) async throws -> [String: Int] {
         if case .sqlite(let live) = app.storageConfig {
-            let source = try await SQLiteConnection.open(storage: .file(path: live), threadPool: app.threadPool, logger: app.logger,
-                                                         on: app.eventLoopGroup.any())
-            do {
-                _ = try await source.query("VACUUM INTO ?1", [.text(path)])
-                try await source.close()
-            } catch {
-                try? await source.close()
-                throw error
-            }
+            try await onOwnConnection(live, app: app) { _ = try await $0.query("VACUUM INTO ?1", [.text(path)]) }
         } else {
             try await app.db.sql.raw("VACUUM INTO \(bind: path)").run()
         }
-        let connection = try await SQLiteConnection.open(storage: .file(path: path), threadPool: app.threadPool, logger: app.logger,
-                                                         on: app.eventLoopGroup.any())
-        do {
+        let counts = try await onOwnConnection(path, app: app) { connection in
             let check = try await connection.query("PRAGMA integrity_check").first?.column("integrity_check")?.string
             guard check == "ok" else { throw NightlyBackupError.verificationFailed(file: "shelfmark.sqlite") }
             let tables = try await connection.query("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name")
                 .compactMap { $0.column("name")?.string }
             var counts: [String: Int] = [:]
             for table in tables {
-                let quoted = "\"" + table.replacingOccurrences(of: "\"", with: "\"\"") + "\""
-                counts[table] = try await connection.query("SELECT COUNT(*) AS n FROM \(quoted)").first?.column("n")?.integer ?? -1
+                counts[table] = try await connection.query("SELECT COUNT(*) AS n FROM \(DatabaseMove.quoted(table))").first?.column("n")?.integer ?? -1
             }
-            try await connection.close()
-            try syncFile(path)
             return counts
+        }
+        try syncFile(path)
+        return counts
+    }
+
+    /// `body` on a connection to the SQLite file at `path` opened for it alone (not one of the pool's),
+    /// closed after.
+    private static func onOwnConnection<T: Sendable>(_ path: String, app: Application, _ body: (SQLiteConnection) async throws -> T) async throws -> T {
+        let connection = try await SQLiteConnection.open(storage: .file(path: path), threadPool: app.threadPool, logger: app.logger,
+                                                         on: app.eventLoopGroup.any())
+        do {
+            let result = try await body(connection)
+            try await connection.close()
+            return result
         } catch {
             try? await connection.close()
             throw error
