@@ -130,15 +130,21 @@ enum DatabaseMove {
     /// PostgreSQL makes them). Every table and column on one side must be on the other, but for what
     /// only SQLite has (its search index, its sync clock).
     static func plan(source: any Database, target: any Database) async throws -> [Table] {
-        struct ColumnRow: Decodable { var t: String; var c: String; var u: String }
+        struct ColumnRow: Decodable { var t: String; var c: String; var u: String; var generated: Bool }
         let columnRows = try await target.sql.raw("""
-            SELECT c.table_name::text AS t, c.column_name::text AS c, c.udt_name::text AS u
+            SELECT c.table_name::text AS t, c.column_name::text AS c, c.udt_name::text AS u, c.is_generated <> 'NEVER' AS generated
             FROM information_schema.columns c JOIN information_schema.tables t ON t.table_schema = c.table_schema AND t.table_name = c.table_name
-            WHERE c.table_schema = current_schema() AND t.table_type = 'BASE TABLE' AND c.is_generated = 'NEVER' AND c.table_name <> '_fluent_migrations'
+            WHERE c.table_schema = current_schema() AND t.table_type = 'BASE TABLE' AND c.table_name <> '_fluent_migrations'
             ORDER BY c.table_name, c.ordinal_position
             """).all(decoding: ColumnRow.self)
-        var columns: [String: [Column]] = [:]
-        for row in columnRows { columns[row.t, default: []].append(Column(name: row.c, kind: Kind(udt: row.u))) }
+        var columns: [String: [Column]] = [:], generated: [String: Set<String>] = [:]
+        for row in columnRows {
+            if row.generated {
+                generated[row.t, default: []].insert(row.c)
+            } else {
+                columns[row.t, default: []].append(Column(name: row.c, kind: Kind(udt: row.u)))
+            }
+        }
 
         struct Link: Decodable { var child: String; var parent: String }
         let links = try await target.sql.raw("""
@@ -161,8 +167,7 @@ enum DatabaseMove {
             struct Name: Decodable { var name: String }
             let sqliteColumns = Set(try await source.sql.raw("SELECT name FROM pragma_table_info(\(bind: name))").all(decoding: Name.self).map(\.name))
             let wanted = columns[name] ?? []
-            let generated = try await generatedColumns(of: name, on: target)
-            if let extra = sqliteColumns.subtracting(wanted.map(\.name)).subtracting(generated).sorted().first {
+            if let extra = sqliteColumns.subtracting(wanted.map(\.name)).subtracting(generated[name] ?? []).sorted().first {
                 throw Refusal("The SQLite table \(name) has a column PostgreSQL lacks (\(extra)): its values would be lost.")
             }
             if let missing = wanted.first(where: { !sqliteColumns.contains($0.name) }) {
@@ -180,14 +185,6 @@ enum DatabaseMove {
             ordered.append(left.remove(at: next))
         }
         return ordered
-    }
-
-    private static func generatedColumns(of table: String, on target: any Database) async throws -> Set<String> {
-        struct Name: Decodable { var name: String }
-        return Set(try await target.sql.raw("""
-            SELECT column_name::text AS name FROM information_schema.columns
-            WHERE table_schema = current_schema() AND table_name = \(bind: table) AND is_generated <> 'NEVER'
-            """).all(decoding: Name.self).map(\.name))
     }
 
     // MARK: The sync clock
