@@ -14,34 +14,31 @@ struct DatabaseMoveTests {
     /// An SQLite installation (a migrated copy of the template) for `body`, shut down after.
     private func withSQLiteApp(_ body: (Application) async throws -> Void) async throws {
         let path = try await MigratedTemplate.copySQLite()
-        let app = try await Application.make(.testing)
-        do {
-            try configure(app, storage: .sqlite(path: path))
-            try await body(app)
-        } catch {
-            try? await app.asyncShutdown()
-            try? await MigratedTemplate.remove(database: nil, sqlitePath: path)
-            throw error
-        }
-        try await app.asyncShutdown()
-        try await MigratedTemplate.remove(database: nil, sqlitePath: path)
+        try await withApp(.sqlite(path: path), migrate: false, database: nil, sqlitePath: path, body)
     }
 
     /// A new PostgreSQL database, migrated by this version as the command does, for `body`; dropped after.
     private func withEmptyPostgres(_ body: (Application) async throws -> Void) async throws {
         let name = try await MigratedTemplate.emptyPostgres()
+        let url = MigratedTemplate.url(MigratedTemplate.postgresURL ?? "", database: name)
+        try await withApp(.postgres(url: url, schema: nil), migrate: true, database: name, sqlitePath: nil, body)
+    }
+
+    /// An app on `storage` for `body`; shut down and its database removed after, however `body` ends.
+    private func withApp(_ storage: StorageConfig, migrate: Bool, database: String?, sqlitePath: String?,
+                         _ body: (Application) async throws -> Void) async throws {
         let app = try await Application.make(.testing)
         do {
-            try configure(app, storage: .postgres(url: MigratedTemplate.url(MigratedTemplate.postgresURL ?? "", database: name), schema: nil))
-            try await app.migrateHoldingLock()
+            try configure(app, storage: storage)
+            if migrate { try await app.migrateHoldingLock() }
             try await body(app)
         } catch {
             try? await app.asyncShutdown()
-            try? await MigratedTemplate.remove(database: name, sqlitePath: nil)
+            try? await MigratedTemplate.remove(database: database, sqlitePath: sqlitePath)
             throw error
         }
         try await app.asyncShutdown()
-        try await MigratedTemplate.remove(database: name, sqlitePath: nil)
+        try await MigratedTemplate.remove(database: database, sqlitePath: sqlitePath)
     }
 
     private func counts(_ db: any Database) async throws -> [String: Int] {
