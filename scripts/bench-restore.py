@@ -9,7 +9,7 @@ whole length (`/health` 500 after 10 s, a write to another library 19.6 s); now 
 longer than one batch of 500 rows (`Backup.batchRows`).
 
 Uses the release build of `make bench` (or BENCH_BIN=<bin dir>); DATABASE_URL unset: SQLite."""
-import json, os, statistics, subprocess, tempfile, threading, time, urllib.error, urllib.request
+import json, os, subprocess, tempfile, time
 
 import benchlib
 
@@ -20,45 +20,7 @@ BASE = f"http://127.0.0.1:{PORT}"
 
 
 def call(method, path, body=None, token=None, raw=None):
-    data = raw if raw is not None else (json.dumps(body).encode() if body is not None else None)
-    req = urllib.request.Request(BASE + path, method=method, data=data)
-    req.add_header("content-type", "application/json")
-    if token:
-        req.add_header("authorization", f"Bearer {token}")
-    try:
-        with urllib.request.urlopen(req, timeout=120) as r:
-            return r.status, r.read()
-    except urllib.error.HTTPError as e:
-        return e.code, e.read()
-
-
-def sampler(make_request, stop, times, errors, slow):
-    while not stop.is_set():
-        t = time.perf_counter()
-        try:
-            status = make_request()
-        except Exception:
-            status = 0
-        times.append((time.perf_counter() - t) * 1000)
-        if times[-1] > 1000:
-            slow.append((time.strftime("%H:%M:%S", time.gmtime(time.time() - times[-1] / 1000)), round(times[-1])))
-        if not 200 <= status < 300:
-            errors.append(status)
-        time.sleep(0.01)
-
-
-def measure(requests, during):
-    """Latencies and errors of each request while `during()` runs (or for 5 s when it is None)."""
-    stop = threading.Event()
-    results = {name: ([], [], []) for name in requests}
-    threads = [threading.Thread(target=sampler, args=(fn, stop, *results[name])) for name, fn in requests.items()]
-    for th in threads:
-        th.start()
-    value = during() if during else time.sleep(5)
-    stop.set()
-    for th in threads:
-        th.join()
-    return results, value
+    return benchlib.call(BASE, method, path, body, token, raw)
 
 
 def main():
@@ -104,8 +66,8 @@ def main():
                     return time.perf_counter() - t
                 time.sleep(0.25)
 
-        quiet, _ = measure(requests, None)
-        busy, seconds = measure(requests, restore)
+        quiet, _ = benchlib.measure(requests, None)
+        busy, seconds = benchlib.measure(requests, restore)
         total = json.loads(call("GET", f"/api/v1/libraries/{school}/titles?limit=1", token=token)[1])["total"]
         assert total == TITLES, total
         print(f"   restore of {len(backup) / 1e6:.1f} MB: {seconds:.1f} s (job done; {total:,} titles after)", flush=True)

@@ -12,7 +12,7 @@ the server, then the same installation moved into PostgreSQL.
    again by `sqlite3` and `psql`. Target: ≤ 5 minutes.
 
 Uses the release build of `make bench` (or BENCH_BIN=<bin dir>)."""
-import concurrent.futures, json, os, subprocess, tempfile, threading, time, urllib.error, urllib.request
+import concurrent.futures, json, os, subprocess, tempfile, time
 
 import benchlib
 
@@ -29,40 +29,7 @@ class SkipBackup(Exception):
 
 
 def call(method, path, body=None, token=None):
-    req = urllib.request.Request(BASE + path, method=method, data=json.dumps(body).encode() if body is not None else None)
-    req.add_header("content-type", "application/json")
-    if token:
-        req.add_header("authorization", f"Bearer {token}")
-    try:
-        with urllib.request.urlopen(req, timeout=120) as r:
-            return r.status, r.read()
-    except urllib.error.HTTPError as e:
-        return e.code, e.read()
-
-
-def sample(requests, during):
-    """Latencies (ms) of each request, in a loop of its own, while `during()` runs (or for 5 s)."""
-    stop = threading.Event()
-    times = {name: [] for name in requests}
-    errors = {name: [] for name in requests}
-
-    def loop(name, fn):
-        while not stop.is_set():
-            t = time.perf_counter()
-            status = fn()
-            times[name].append((time.perf_counter() - t) * 1000)
-            if not 200 <= status < 300:
-                errors[name].append(status)
-            time.sleep(0.01)
-
-    threads = [threading.Thread(target=loop, args=item) for item in requests.items()]
-    for th in threads:
-        th.start()
-    value = during() if during else time.sleep(5)
-    stop.set()
-    for th in threads:
-        th.join()
-    return times, errors, value
+    return benchlib.call(BASE, method, path, body, token)
 
 
 def lend(token, library):
@@ -127,16 +94,18 @@ def main():
                     return time.perf_counter() - t
                 time.sleep(0.1)
 
-        quiet_t, quiet_e, _ = sample(requests, None)
-        busy_t, busy_e, seconds = sample(requests, backup)
+        quiet, _ = benchlib.measure(requests, None)
+        busy, seconds = benchlib.measure(requests, backup)
         folder = [n for n in os.listdir(backups) if n.startswith("shelfmark-")]
         size = sum(os.path.getsize(os.path.join(d, f)) for d, _, fs in os.walk(os.path.join(backups, folder[0])) for f in fs)
         print(f"   nightly backup: {seconds:.1f} s for {size / 1e6:.0f} MB (the database copy and the library's file, each read back and checked)", flush=True)
         for name in requests:
-            q, b = quiet_t[name], busy_t[name]
+            (q, _, _), (b, errors, slow) = quiet[name], busy[name]
             print(f"   {name:15} nothing running p50 {benchlib.pct(q, 50):6.2f} p99 {benchlib.pct(q, 99):6.2f} ms | during the backup "
                   f"p50 {benchlib.pct(b, 50):6.2f} p99 {benchlib.pct(b, 99):6.2f} max {max(b):7.1f} ms, {len(b)} requests, "
-                  f"{len(busy_e[name])} errors (×{benchlib.pct(b, 99) / benchlib.pct(q, 99):.1f} at p99)", flush=True)
+                  f"{len(errors)} errors (×{benchlib.pct(b, 99) / benchlib.pct(q, 99):.1f} at p99)", flush=True)
+            if slow:
+                print(f"   {'':15} over 1 s (started at, UTC; ms): {slow}", flush=True)
     except SkipBackup:
         pass
     finally:

@@ -1,6 +1,6 @@
-"""What the benchmark scripts share: the release build they measure, percentiles, a seeded school and a
-started server."""
-import os, subprocess, time, urllib.request
+"""What the benchmark scripts share: the release build they measure, percentiles, a seeded school, a
+started server, one API call, and latencies sampled while something runs."""
+import json, os, subprocess, threading, time, urllib.error, urllib.request
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -49,3 +49,48 @@ def start_server(binary, env, port, log_dir, seconds=30):
         except Exception:
             time.sleep(0.2)
     return server
+
+
+def call(base, method, path, body=None, token=None, raw=None):
+    """One API request to `base`: (status, body bytes); `raw` bytes instead of `body` as JSON."""
+    data = raw if raw is not None else (json.dumps(body).encode() if body is not None else None)
+    req = urllib.request.Request(base + path, method=method, data=data)
+    req.add_header("content-type", "application/json")
+    if token:
+        req.add_header("authorization", f"Bearer {token}")
+    try:
+        with urllib.request.urlopen(req, timeout=120) as r:
+            return r.status, r.read()
+    except urllib.error.HTTPError as e:
+        return e.code, e.read()
+
+
+def _sampler(make_request, stop, times, errors, slow):
+    while not stop.is_set():
+        t = time.perf_counter()
+        try:
+            status = make_request()
+        except Exception:
+            status = 0
+        times.append((time.perf_counter() - t) * 1000)
+        if times[-1] > 1000:
+            slow.append((time.strftime("%H:%M:%S", time.gmtime(time.time() - times[-1] / 1000)), round(times[-1])))
+        if not 200 <= status < 300:
+            errors.append(status)
+        time.sleep(0.01)
+
+
+def measure(requests, during):
+    """Each request of `requests` (name → a function answering a status) in a loop of its own while
+    `during()` runs (or for 5 s when it is None): {name: (latencies in ms, error statuses, waits over
+    1 s with their start)}, and what `during()` answered."""
+    stop = threading.Event()
+    results = {name: ([], [], []) for name in requests}
+    threads = [threading.Thread(target=_sampler, args=(fn, stop, *results[name])) for name, fn in requests.items()]
+    for th in threads:
+        th.start()
+    value = during() if during else time.sleep(5)
+    stop.set()
+    for th in threads:
+        th.join()
+    return results, value
