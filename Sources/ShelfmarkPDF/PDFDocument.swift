@@ -38,15 +38,17 @@ public final class PDFDocument {
     }
 
     /// A text's look: size in points, bold or not, grey or black; at most `maxLines` lines (the last
-    /// one ends in "…" when the text is longer; 0: as many as it needs), centred or from the left.
+    /// one ends in "…" when the text is longer; 0: as many as it needs), centred, to the right (a
+    /// column of numbers) or from the left.
     public struct Style: Sendable {
         public var size: Double
         public var bold: Bool
         public var grey: Bool
         public var maxLines: Int
         public var centred: Bool
-        public init(size: Double = 11, bold: Bool = false, grey: Bool = false, maxLines: Int = 0, centred: Bool = false) {
-            (self.size, self.bold, self.grey, self.maxLines, self.centred) = (size, bold, grey, maxLines, centred)
+        public var right: Bool
+        public init(size: Double = 11, bold: Bool = false, grey: Bool = false, maxLines: Int = 0, centred: Bool = false, right: Bool = false) {
+            (self.size, self.bold, self.grey, self.maxLines, self.centred, self.right) = (size, bold, grey, maxLines, centred, right)
         }
         public static let body = Style()
         public static let heading = Style(size: 16, bold: true)
@@ -186,6 +188,7 @@ public final class PDFDocument {
             pango_layout_set_ellipsize(layout, PANGO_ELLIPSIZE_END)
         }
         if style.centred { pango_layout_set_alignment(layout, PANGO_ALIGN_CENTER) }
+        if style.right { pango_layout_set_alignment(layout, PANGO_ALIGN_RIGHT) }
         let attributes = pango_attr_list_new()
         pango_attr_list_insert(attributes, pango_attr_language_new(pango_language_from_string(language)))
         pango_layout_set_attributes(layout, attributes)

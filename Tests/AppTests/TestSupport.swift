@@ -166,7 +166,8 @@ private func cleanUp(_ app: Application, database: String?, sqlitePath: String?)
 
 /// A settable clock for overdue tests.
 final class TestClock: Sendable {
-    private let box = NIOLockedValueBox(Date())
+    private let box: NIOLockedValueBox<Date>
+    init(_ start: Date = Date()) { box = NIOLockedValueBox(start) }
     var now: Date { box.withLockedValue { $0 } }
     func advance(days: Double) { box.withLockedValue { $0 = $0.addingTimeInterval(days * 86_400) } }
     var appClock: AppClock { AppClock(now: { self.now }) }

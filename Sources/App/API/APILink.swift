@@ -30,6 +30,8 @@ enum APILink: Sendable, Equatable {
     /// The printed catalog and one book's page: the PDF or a page of it as a PNG.
     case printedCatalog(library: UUID, format: String)
     case bookSheet(library: UUID, title: UUID, format: String)
+    /// A report as JSON (`format` nil), CSV or PDF.
+    case report(library: UUID, kind: ReportKind, format: String?)
 
     static let root = "/api/v1"
 
@@ -57,6 +59,7 @@ enum APILink: Sendable, Equatable {
         case .shelfQR(let l, let shelf, let format): return library(l) + [.fixed("shelves"), .parameter(name: "shelfID", value: shelf.uuidString), .fixed("qr.\(format)")]
         case .printedCatalog(let l, let format): return library(l) + [.fixed("print"), .fixed("catalog.\(format)")]
         case .bookSheet(let l, let title, let format): return library(l) + [.fixed("titles"), .parameter(name: "titleID", value: title.uuidString), .fixed("book.\(format)")]
+        case .report(let l, let kind, let format): return library(l) + [.fixed("reports"), .fixed(format.map { "\(kind.rawValue).\($0)" } ?? kind.rawValue)]
         }
     }
 
@@ -95,11 +98,11 @@ enum APILink: Sendable, Equatable {
             .shelfQR(library: l, shelf: x, format: "svg"), .shelfQR(library: l, shelf: x, format: "png"),
             .printedCatalog(library: l, format: "pdf"), .printedCatalog(library: l, format: "png"),
             .bookSheet(library: l, title: x, format: "pdf"), .bookSheet(library: l, title: x, format: "png"),
-        ]
+        ] + ReportKind.allCases.flatMap { kind in [nil, "csv", "pdf"].map { APILink.report(library: l, kind: kind, format: $0) } }
         return samples.map { link in
             switch link {
             case .export, .backup, .copyBarcode, .memberBarcode, .titleCopies, .job, .cover, .membersExport, .members, .readingExport, .photo,
-                 .reminderLetters, .labels, .memberCards, .shelfSigns, .shelfQR, .printedCatalog, .bookSheet:
+                 .reminderLetters, .labels, .memberCards, .shelfSigns, .shelfQR, .printedCatalog, .bookSheet, .report:
                 (link, .GET)
             }
         }

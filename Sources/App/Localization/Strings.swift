@@ -70,6 +70,13 @@ struct Strings: Sendable {
         return d.formatted(style)
     }
 
+    /// A month and its year ("Nov 2026", "Nov. 2026", "2026年11月"), in the time zone of the dates shown.
+    func monthYear(_ d: Date) -> String {
+        var style = Date.FormatStyle().month(.abbreviated).year().locale(lang.locale)
+        style.timeZone = timeZone
+        return d.formatted(style)
+    }
+
     func date(_ d: Date) -> String {
         // A list shows the same few days again and again (due dates): each day is formatted once.
         let day = Int((d.timeIntervalSince1970 + Double(timeZone.secondsFromGMT(for: d))) / 86_400)

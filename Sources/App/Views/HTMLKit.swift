@@ -158,7 +158,7 @@ enum Tag: String, Sendable {
     case nav, ol, option, p, path, progress, section, select, small, span, strong, summary, svg, table, tbody, td, textarea, th, thead
     case datalist, time, tr, ul, video, pre, code
     // SVG charts
-    case figure, title, line, rect, circle, text, polyline, polygon, canvas, blockquote, meter
+    case figure, figcaption, tfoot, title, line, rect, circle, text, polyline, polygon, canvas, blockquote, meter
 }
 
 /// The attributes pages use: a misspelt attribute does not compile. Add a case to use another.

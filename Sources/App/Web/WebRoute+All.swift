@@ -10,7 +10,7 @@ import Vapor
 extension WebRoute {
     /// The feature folders of the web app (`Controllers/Web`, `Views/<Feature>`).
     enum Feature: String, Sendable, CaseIterable, Codable {
-        case session, catalog, add, circulation, members, wishlist, reading, photos, overview, settings, exchange, printing, shelves
+        case session, catalog, add, circulation, members, wishlist, reading, photos, overview, settings, exchange, printing, shelves, reports
         /// The public catalog and its members' pages.
         case publicCatalog = "public"
     }
@@ -77,6 +77,7 @@ extension WebRoute {
         case exchange, job, restore, erase
         case memberCards, labels, levelsImport, series, collections, collectionDelete
         case shelves, shelf, shelfBooks, shelfDelete, shelfStocktake, shelfSigns, stocktake, stocktakeScan, stocktakeMove, stocktakeFinish, unseen, printedCatalog
+        case reports, report
         case publicCatalog, publicTitle, publicHold, publicSignIn, publicEmailLink, publicLink, publicAccount, publicRenew, publicHoldCancel
         case publicCalendar, publicSignOut
         case kioskSetup, kiosk, kioskMember, kioskEnd
@@ -209,6 +210,8 @@ extension WebRoute {
         case .stocktakeFinish: .stocktakeFinish
         case .unseen: .unseen
         case .printedCatalog: .printedCatalog
+        case .reports: .reports
+        case .report: .report
         }
     }
 
@@ -327,6 +330,8 @@ extension WebRoute {
         case .stocktakeFinish: return e(.stocktakeFinish(library: l, stocktake: s.stocktake), .shelves, action)
         case .unseen: return e(.unseen(library: l), .shelves, page)
         case .printedCatalog: return e(.printedCatalog(library: l), .printing, page)
+        case .reports: return e(.reports(library: l), .reports, page)
+        case .report: return e(.report(library: l, kind: .circulation), .reports, page)
         case .publicCatalog: return e(.publicCatalog(library: l), .publicCatalog, page)
         case .publicTitle: return e(.publicTitle(library: l, title: s.title), .publicCatalog, page)
         case .publicHold: return e(.publicHold(library: l, title: s.title), .publicCatalog, action)

@@ -45,6 +45,9 @@ enum WebRoute: Sendable, Equatable {
     case unseen(library: UUID)
     /// The printed catalog: its options, page count, first pages and PDF.
     case printedCatalog(library: UUID)
+    /// Reports: the list of them, and one with its period and filters (its CSV and PDF are API links).
+    case reports(library: UUID)
+    case report(library: UUID, kind: ReportKind)
     /// Reading levels from a spreadsheet: the Import & Export page's form.
     case levelsImport(library: UUID)
     case member(library: UUID, member: UUID)
@@ -197,6 +200,8 @@ enum WebRoute: Sendable, Equatable {
         case .stocktakeFinish(let library, let stocktake): Self.stocktake(library: library, stocktake: stocktake).segments + [.fixed("finish")]
         case .unseen(let library): Self.library(library) + [.fixed("stocktakes"), .fixed("unseen")]
         case .printedCatalog(let library): Self.library(library) + [.fixed("print-catalog")]
+        case .reports(let library): Self.library(library) + [.fixed("reports")]
+        case .report(let library, let kind): Self.library(library) + [.fixed("reports"), .parameter(name: "kind", value: kind.rawValue)]
         case .levelsImport(let library): Self.library(library) + [.fixed("exchange"), .fixed("levels")]
         case .member(let library, let member): Self.library(library) + [.fixed("members"), .parameter(name: "memberID", value: member.uuidString)]
         case .editMember(let library, let member): Self.member(library: library, member: member).segments + [.fixed("edit")]

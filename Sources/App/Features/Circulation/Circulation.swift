@@ -44,10 +44,10 @@ enum Circulation {
             let loanID = UUID()
             try await db.sql.raw("""
                 INSERT INTO loans (id, library_id, copy_id, title_id, member_id, title_text, member_card_id, member_name,
-                                   checked_out_at, due_at, returned_at, renewals, checked_out_by)
+                                   checked_out_at, due_at, returned_at, renewals, checked_out_by, member_grade)
                 VALUES (\(bind: loanID), \(bind: library.libraryID), \(bind: copyID), \(bind: title.id), \(bind: member.id),
                         \(bind: title.title), \(bind: member.cardID), \(bind: member.name), \(bind: started), \(bind: dueAt),
-                        NULL, 0, \(bind: library.user.username))
+                        NULL, 0, \(bind: library.user.username), \(bind: member.grade))
                 """).run()
             try await settleHolds(holds, lent: copyID, title: title, member: member, in: scope, at: started, on: db)
             // "Most borrowed" reads this count: kept here, in the check-out's transaction (a
@@ -280,6 +280,8 @@ enum Circulation {
     /// What a check-out needs to know, read with plain SQL (this is the busiest write path).
     struct Borrower: Sendable {
         let id: UUID, cardID: String, name: String
+        /// The class the loan records (the reports count by the class at lending).
+        var grade: String? = nil
         /// Fines, read with the member: a suspension, and the library's limit and currency.
         var suspendedUntil: Date? = nil, blockAt: Int? = nil, currency = "EUR"
     }
@@ -288,7 +290,7 @@ enum Circulation {
 
     static func resolveMember(_ input: CheckoutInput, libraryID: UUID, on db: any Database) async throws -> Borrower {
         let select: SQLQueryString = """
-            SELECT m.id, m.card_id, m.first_name, m.last_name, m.suspended_until, l.fine_block_at AS block_at, l.currency
+            SELECT m.id, m.card_id, m.first_name, m.last_name, m.grade, m.suspended_until, l.fine_block_at AS block_at, l.currency
             FROM members m JOIN libraries l ON l.id = m.library_id WHERE m.library_id = \(bind: libraryID) AND m.
             """
         let row: (any SQLRow)?
@@ -312,6 +314,7 @@ enum Circulation {
         let name = Member.fullName(first: try row.decode(column: "first_name", as: String.self),
                                    last: try row.decode(column: "last_name", as: String.self))
         return Borrower(id: try row.decode(column: "id", as: UUID.self), cardID: try row.decode(column: "card_id", as: String.self), name: name,
+                        grade: try row.decode(column: "grade", as: String?.self),
                         suspendedUntil: try row.decode(column: "suspended_until", as: Date?.self),
                         blockAt: try row.decode(column: "block_at", as: Int?.self), currency: try row.decode(column: "currency", as: String.self))
     }

@@ -14,6 +14,8 @@ struct LoanRow: Codable, Sendable, Equatable {
     var returned_at: Date?
     var renewals: Int
     var checked_out_by: String
+    /// The borrower's class when the book was lent (the reports count by it; a class changes each year).
+    var member_grade: String? = nil
     /// The last reminder stage reached, and when: a restored loan is not reminded again.
     var reminder_stage: Int? = nil
     var reminded_at: Date? = nil

@@ -12,14 +12,16 @@ extension Backup {
         let (titles, members, copies) = (Set(b.titles.map(\.id)), Set(b.members.map(\.id)), Set(b.copies.map(\.id)))
         var active = Set<String>(), aside = Set<UUID>()
         return (b.holds ?? []).compactMap { hold in
-            guard titles.contains(hold.title_id), members.contains(hold.member_id), HoldState(rawValue: hold.state) != nil else { return nil }
+            // A former member's hold (no member) is kept only closed, as a figure.
+            guard titles.contains(hold.title_id), let state = HoldState(rawValue: hold.state),
+                  hold.member_id.map(members.contains) ?? !HoldState.active.contains(state) else { return nil }
             var row = hold
             if let copy = row.copy_id, !copies.contains(copy) || row.state != HoldState.ready.rawValue || !aside.insert(copy).inserted {
                 row.copy_id = nil
                 if row.state == HoldState.ready.rawValue { (row.state, row.ready_at, row.pickup_by) = (HoldState.waiting.rawValue, nil, nil) }
             }
             if row.state == HoldState.ready.rawValue, row.copy_id == nil { (row.state, row.ready_at, row.pickup_by) = (HoldState.waiting.rawValue, nil, nil) }
-            if HoldState.active.map(\.rawValue).contains(row.state), !active.insert("\(row.title_id) \(row.member_id)").inserted { return nil }
+            if HoldState.active.map(\.rawValue).contains(row.state), !active.insert("\(row.title_id) \(row.member_id?.uuidString ?? "")").inserted { return nil }
             return row
         }
     }
@@ -270,10 +272,11 @@ extension Backup {
                 """).run()
         }
         try await insert("activities", b.activities.map { var r = $0; r.id = map(r.id); r.title_id = map(r.title_id); return r })
-        // Fines of members the backup holds, each a positive amount of a known kind; a loan it does not hold is forgotten.
+        // Fines of members the backup holds (or of former members, kept as figures), each a positive amount of a known kind;
+        // a loan it does not hold is forgotten.
         let memberIDs = Set(b.members.map(\.id)), loanIDs = Set(b.loans.map(\.id))
         try await insert("fines", (b.fines ?? []).compactMap { (f: FineRow) -> FineRow? in
-            guard memberIDs.contains(f.member_id), FineKind(rawValue: f.kind) != nil, (1...FinePolicy.amountRange.upperBound).contains(f.amount) else {
+            guard f.member_id.map(memberIDs.contains) ?? true, FineKind(rawValue: f.kind) != nil, (1...FinePolicy.amountRange.upperBound).contains(f.amount) else {
                 return nil
             }
             var r = f

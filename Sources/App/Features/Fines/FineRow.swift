@@ -3,7 +3,8 @@ import Foundation
 /// A row of `fines` as a plain value: the backup's and the restore's, column for column.
 struct FineRow: Codable, Sendable, Equatable {
     var id: UUID
-    var member_id: UUID
+    /// Nil once the member was deleted: the money stays counted, not named.
+    var member_id: UUID?
     var loan_id: UUID?
     var kind: String
     var amount: Int

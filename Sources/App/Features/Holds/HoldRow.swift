@@ -4,7 +4,8 @@ import Foundation
 struct HoldRow: Codable, Sendable, Equatable {
     var id: UUID
     var title_id: UUID
-    var member_id: UUID
+    /// Nil once the member was deleted (the hold was closed first): counted, not named.
+    var member_id: UUID?
     var copy_id: UUID?
     var rank: Int
     var state: String

@@ -43,7 +43,8 @@ enum Members {
     }
 
     /// Deleting a member with loans out needs `confirm`; their books are then returned and the loan
-    /// history stays, under the member's card ID and name.
+    /// history stays, under the member's card ID and name. Their open holds are cancelled; their fines
+    /// and closed holds stay without them (the reports' money and holds figures do not change).
     static func delete(_ id: UUID, confirm: Bool, in scope: Scope) async throws {
         let (library, now, gate, db) = (scope.library, scope.now, scope.gate, scope.db)
         try await gate.transaction(on: db) { db in
@@ -63,8 +64,18 @@ enum Members {
                                                    memberCardID: member.cardID, detail: .returnedOnMemberDeletion),
                                              library: library, at: now, on: db)
             }
+            // Their holds end here (a book set aside for them passes to the next in line); the closed holds
+            // and the fines stay, without the member, for the library's figures.
+            struct OpenHold: Decodable { var id: UUID; var title_id: UUID; var copy_id: UUID?; var state: String }
+            let holds = try await db.sql.raw("""
+                SELECT id, title_id, copy_id, state FROM holds WHERE member_id = \(bind: id) AND state IN ('waiting', 'ready')
+                """).all(decoding: OpenHold.self)
+            for hold in holds {
+                try await db.sql.raw("UPDATE holds SET state = 'cancelled', closed_at = \(bind: now), copy_id = NULL WHERE id = \(bind: hold.id)").run()
+                if hold.state == HoldState.ready.rawValue { try await Holds.passOn(copy: hold.copy_id, title: hold.title_id, in: scope, on: db) }
+            }
             try await member.delete(on: db)
-            try await ReadingDays.forget(reader: .member(id), library: library.libraryID, on: db.sql)
+            try await ReadingDays.keepUnnamed(reader: .member(id), library: library.libraryID, on: db.sql)
             try await ActivityLog.record(.init(type: .deleteMember, memberCardID: member.cardID, info: member.fullName),
                                          library: library, at: now, on: db)
         }

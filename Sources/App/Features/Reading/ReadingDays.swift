@@ -31,14 +31,19 @@ enum ReadingDays {
         try await add(Dictionary(rows.map { ($0.day, -$0.pages) }, uniquingKeysWith: +), reader: reader, library: library, on: sql)
     }
 
-    /// Forgets a reader's days (a member deleted: their reads went with them).
-    static func forget(reader: Reader, library: UUID, on sql: any SQLDatabase) async throws {
-        try await sql.raw("DELETE FROM reading_days WHERE library_id = \(bind: library) AND reader_key = \(bind: reader.key)").run()
+    /// A deleted member's days stay counted under a key of no one (`x:` and a new id): their reads went
+    /// with them, the library's pages logged did not change.
+    static func keepUnnamed(reader: Reader, library: UUID, on sql: any SQLDatabase) async throws {
+        try await sql.raw("""
+            UPDATE reading_days SET reader_key = \(bind: "x:" + UUID().uuidString)
+            WHERE library_id = \(bind: library) AND reader_key = \(bind: reader.key)
+            """).run()
     }
 
-    /// Counts a library's days again from its events (after a restore or a seed).
+    /// Counts a library's days again from its events (after a restore or a seed); the days of deleted
+    /// members have no events left and stay as they are.
     static func recount(library: UUID, on sql: any SQLDatabase) async throws {
-        try await sql.raw("DELETE FROM reading_days WHERE library_id = \(bind: library)").run()
+        try await sql.raw("DELETE FROM reading_days WHERE library_id = \(bind: library) AND reader_key NOT LIKE 'x:%'").run()
         try await sql.raw("""
             UPDATE reads SET covered = COALESCE((SELECT SUM(e.gain) FROM progress_events e WHERE e.read_id = reads.id), 0)
             WHERE library_id = \(bind: library)

@@ -1,0 +1,221 @@
+@testable import App
+import Foundation
+import ShelfmarkCore
+import Testing
+import Vapor
+
+/// Reports count what the library did: loans and returns by month, class, category and shelf; holds;
+/// money; the weeding list. Their totals stay when a member is deleted (counted, not named) and a
+/// loan stays with the class its borrower was in when it was lent.
+@Suite struct ReportTests {
+    /// 10 March 2026, noon UTC (the test library's time zone is the server's, UTC here).
+    static let march10 = Date(timeIntervalSince1970: 1_773_144_000)
+
+    private func rows(_ report: Client.Reply, _ key: String) -> [[Any]] {
+        let tables = report["tables"] as? [[String: Any]] ?? []
+        guard let table = tables.first(where: { $0["key"] as? String == key }) else {
+            Issue.record("no table \(key) in \(tables.map { $0["key"] ?? "?" })")
+            return []
+        }
+        return (table["rows"] as? [[[String: Any]]] ?? []).map { $0.map { $0["text"] ?? $0["number"] ?? NSNull() } }
+    }
+
+    /// A table's rows as label → the number in column `column`.
+    private func counts(_ report: Client.Reply, _ key: String, column: Int = 1) -> [String: Int] {
+        Dictionary(rows(report, key).map { (($0[0] as? String) ?? "", Int(($0[column] as? Double) ?? -1)) }, uniquingKeysWith: +)
+    }
+
+    @Test func circulationCountsWhatWasLentAndReturnedAndSurvivesTheBorrowersDeletion() async throws {
+        let clock = TestClock(Self.march10)
+        try await withTestApp(clock: clock.appClock) { app in
+            let f = try await Fixture.make(app)
+            let owner = Client(app: app, token: try await f.owner.post("/api/v1/tokens", ["name": "desk"]).string("token"))
+            for (card, name, grade) in [("S1", "Ada", "3A"), ("S2", "Ben", "3A"), ("S3", "Cem", "4B")] {
+                #expect(try await owner.post("\(f.lib)/members", ["cardId": card, "firstName": name, "grade": grade]).status == .created)
+            }
+            let momo = try await f.addTitle("Momo", copies: 2, extra: ["categories": ["Fantasy"], "location": "Fiction"])
+            let holes = try await f.addTitle("Holes", extra: ["categories": ["Adventure"], "location": "Fiction"])
+            let atlas = try await f.addTitle("Atlas", extra: ["location": "Non-fiction"])
+            func lend(_ card: String, _ title: String) async throws -> String {
+                let loan = try await owner.post("\(f.lib)/checkouts", ["cardId": card, "titleId": title])
+                #expect(loan.status == .created, "\(loan.json)")
+                return loan.string("copyBarcode")
+            }
+            func giveBack(_ barcode: String) async throws {
+                #expect(try await owner.post("\(f.lib)/returns", ["copyBarcode": barcode]).status == .ok)
+            }
+            // March: Ada borrows Momo, Cem the atlas (never returned). April: Momo back late, Ben borrows
+            // it, Ada borrows Holes and brings it back in time.
+            let adaMomo = try await lend("S1", momo)
+            _ = try await lend("S3", atlas)
+            clock.advance(days: 23)
+            try await giveBack(adaMomo)
+            _ = try await lend("S2", momo)
+            let adaHoles = try await lend("S1", holes)
+            clock.advance(days: 5)
+            try await giveBack(adaHoles)
+
+            let path = "\(f.lib)/reports/circulation?from=2026-03-01&to=2026-04-30"
+            let report = try await owner.get(path)
+            #expect(report.status == .ok, "\(report.json)")
+            let months = rows(report, "loansOverTime")
+            #expect(months.count == 2)
+            // Month, loans, returns, renewals, late, late %.
+            #expect(months.map { $0.dropFirst().map { ($0 as? Double) ?? -1 } } == [[2, 0, 0, 2, 100], [2, 2, 0, 0, 0]], "\(months)")
+            #expect(counts(report, "loansByClass") == ["3A": 3, "4B": 1])
+            #expect(counts(report, "loansByClass", column: 2) == ["3A": 2, "4B": 1])
+            let t = Strings(lang: .en)
+            #expect(counts(report, "loansByCategory") == ["Fantasy": 2, "Adventure": 1, t(.noCategoryGroup): 1])
+            #expect(counts(report, "loansByShelf") == ["Fiction": 3, "Non-fiction": 1])
+            let summary = counts(report, "summary")
+            #expect(summary[t(.reportLoans)] == 4 && summary[t(.reportReturns)] == 2 && summary[t(.reportBorrowers)] == 3, "\(summary)")
+
+            // A class narrows every table; a month before the loans counts none.
+            let third = try await owner.get(path + "&class=3A")
+            #expect(counts(third, "summary")[t(.reportLoans)] == 3)
+            #expect(counts(third, "loansByShelf") == ["Fiction": 3])
+            let february = try await owner.get("\(f.lib)/reports/circulation?from=2026-02-01&to=2026-02-28")
+            #expect(counts(february, "summary")[t(.reportLoans)] == 0)
+
+            // Ada moves up to 4A: her loans stay with 3A. Cem is deleted with the atlas out: his loan is
+            // still counted, under "former members", not under his name.
+            let ada = try await owner.get("\(f.lib)/members?q=S1")
+            let adaID = try #require((ada.array.first)?["id"] as? String)
+            #expect(try await owner.patch("\(f.lib)/members/\(adaID)", ["grade": "4A"]).status == .ok)
+            let cem = try #require((try await owner.get("\(f.lib)/members?q=S3").array.first)?["id"] as? String)
+            #expect(try await owner.delete("\(f.lib)/members/\(cem)?confirm=true").status == .noContent)
+            let after = try await owner.get(path)
+            #expect(counts(after, "summary")[t(.reportLoans)] == 4)
+            #expect(counts(after, "loansByClass") == ["3A": 3, "4B": 1])
+            let readers = try await owner.get("\(f.lib)/reports/readers?from=2026-03-01&to=2026-04-30")
+            let byMember = counts(readers, "byMember", column: 3)
+            #expect(byMember == ["Ada": 2, "Ben": 1, t(.reportFormerMembers): 1], "\(byMember)")
+            #expect(!String(buffer: readers.body).contains("Cem"))
+
+            // The CSV has the same numbers; the PDF is a PDF.
+            let csv = try await owner.get("\(f.lib)/reports/circulation.csv?from=2026-03-01&to=2026-04-30&table=loansByClass")
+            #expect(csv.status == .ok && csv.headers.contentType?.subType == "csv")
+            #expect(String(buffer: csv.body).contains("Class,Loans,Borrowers\r\n3A,3,2\r\n4B,1,1\r\nTotal,4,3\r\n"), "\(String(buffer: csv.body))")
+            let pdf = try await owner.get("\(f.lib)/reports/circulation.pdf?from=2026-03-01&to=2026-04-30")
+            #expect(pdf.status == .ok && String(buffer: pdf.body).hasPrefix("%PDF"))
+        }
+    }
+
+    @Test func finesAndHoldsStayCountedWhenTheirMembersAreDeleted() async throws {
+        let clock = TestClock(Self.march10)
+        try await withTestApp(clock: clock.appClock) { app in
+            let f = try await Fixture.make(app)
+            let owner = Client(app: app, token: try await f.owner.post("/api/v1/tokens", ["name": "desk"]).string("token"))
+            #expect(try await owner.patch(f.lib, ["fineMode": "money", "finePerDay": 10, "currency": "EUR"]).status == .ok)
+            let mia = try await f.addMember("S1", "Mia")
+            let noa = try await f.addMember("S2", "Noa")
+            let momo = try await f.addTitle("Momo")
+            let loan = try await owner.post("\(f.lib)/checkouts", ["cardId": "S1", "titleId": momo])
+            #expect(try await owner.post("\(f.lib)/holds", ["titleId": momo, "cardId": "S2"]).status == .created)
+            clock.advance(days: 24)  // ten days late: 1.00
+            #expect(try await owner.post("\(f.lib)/returns", ["copyBarcode": loan.string("copyBarcode")]).status == .ok)
+            #expect(try await owner.post("\(f.lib)/members/\(mia)/fines/payments", ["amount": 40]).status == .ok)
+            #expect(try await owner.post("\(f.lib)/members/\(mia)/fines/waivers", ["amount": 20, "reason": "first time"]).status == .ok)
+            // Noa's hold is ready: a copy waits for her on the hold shelf.
+            let path = "\(f.lib)/reports/money?from=2026-03-01&to=2026-04-30"
+            let before = try await owner.get(path)
+            let t = Strings(lang: .en)
+            #expect(counts(before, "summary") == [t(.reportCharged): 100, t(.reportPaid): 40, t(.reportWaived): 20, t(.reportOwedNow): 40], "\(before.json)")
+            let holds = "\(f.lib)/reports/circulation?from=2026-03-01&to=2026-04-30"
+            #expect(counts(try await owner.get(holds), "summary")[t(.reportHoldsPlaced)] == 1)
+
+            // Both leave: the money charged, paid and waived is the same; nobody owes any more; the hold
+            // that waited is closed (the copy goes back to the shelf) and still counted as placed.
+            #expect(try await owner.delete("\(f.lib)/members/\(mia)?confirm=true").status == .noContent)
+            #expect(try await owner.delete("\(f.lib)/members/\(noa)?confirm=true").status == .noContent)
+            let after = try await owner.get(path)
+            #expect(counts(after, "summary") == [t(.reportCharged): 100, t(.reportPaid): 40, t(.reportWaived): 20, t(.reportOwedNow): 0], "\(after.json)")
+            #expect(counts(try await owner.get(holds), "summary")[t(.reportHoldsPlaced)] == 1)
+            let copies = try await owner.get("\(f.lib)/titles/\(momo)")
+            #expect((copies["availability"] as? [String: Any])?["available"] as? Int == 1, "\(copies.json)")
+            // The holds and fines of former members come back from a backup as they were.
+            let backup = try await owner.get("\(f.lib)/backup")
+            #expect(backup.status == .ok)
+            let restored = try await owner.finished(try await owner.send(.POST, "\(f.lib)/restore?confirm=true", rawBody: Data(buffer: backup.body),
+                                                                          contentType: "application/json"))
+            #expect(restored.status == .ok, "\(restored.json)")
+            #expect(counts(try await owner.get(path), "summary")[t(.reportCharged)] == 100)
+            #expect(counts(try await owner.get(holds), "summary")[t(.reportHoldsPlaced)] == 1)
+        }
+    }
+
+    @Test func theWeedingListFindsExactlyTheOldCopiesNobodyBorrowed() async throws {
+        let clock = TestClock(Self.march10)
+        try await withTestApp(clock: clock.appClock) { app in
+            let f = try await Fixture.make(app)
+            _ = try await f.addMember("S1", "Mia")
+            let old = try await f.addTitle("Old and idle", extra: ["publishedDate": "1988", "location": "B"])
+            let oldLent = try await f.addTitle("Old but loved", extra: ["publishedDate": "1990-05-01", "location": "A"])
+            _ = try await f.addTitle("New and idle", extra: ["publishedDate": "2024", "location": "A"])
+            _ = try await f.addTitle("Odd year", extra: ["publishedDate": "c1990", "location": "A"])
+            let oldest = try await f.addTitle("Oldest", extra: ["publishedDate": "1950", "location": "A"])
+            #expect(try await f.owner.post("\(f.lib)/checkouts", ["cardId": "S1", "titleId": oldLent]).status == .created)
+            // The oldest one's copy was lost this year: it is not on the shelf, it is on the lost list.
+            let copy = try #require(((try await f.owner.get("\(f.lib)/titles/\(oldest)"))["copies"] as? [[String: Any]])?.first?["id"] as? String)
+            #expect(try await f.owner.patch("\(f.lib)/copies/\(copy)", ["status": "lost"]).status == .ok)
+
+            let report = try await f.owner.get("\(f.lib)/reports/weeding")
+            #expect(report.status == .ok, "\(report.json)")
+            #expect(rows(report, "weedingList").map { $0[1] as? String } == ["Old and idle"])
+            #expect(rows(report, "weedingList").first?[0] as? String == "B")
+            #expect(rows(report, "lostAndDamaged").map { $0[0] as? String } == ["Oldest"])
+            // Five years without a loan and 40 years old: none; 0 years old: the new one too.
+            #expect(rows(try await f.owner.get("\(f.lib)/reports/weeding?olderThanYears=40"), "weedingList").isEmpty)
+            let all = rows(try await f.owner.get("\(f.lib)/reports/weeding?olderThanYears=0"), "weedingList").map { $0[1] as? String }
+            #expect(Set(all) == ["Old and idle", "New and idle"], "\(all)")
+            _ = old
+        }
+    }
+
+    @Test func aReportIsForStaffWhoManageMembersAndRefusesWhatItCannotCount() async throws {
+        try await withTestApp { app in
+            let f = try await Fixture.make(app)
+            let volunteer = try await f.staff("vol", role: "volunteer")
+            #expect(try await volunteer.get("\(f.lib)/reports/circulation").status == .forbidden)
+            let backwards = try await f.owner.get("\(f.lib)/reports/circulation?from=2026-05-01&to=2026-04-01")
+            #expect(backwards.status == .unprocessableEntity && backwards.errorField == "to", "\(backwards.json)")
+            let weeks = try await f.owner.get("\(f.lib)/reports/circulation?from=2020-01-01&to=2026-01-01&group=week")
+            #expect(weeks.status == .unprocessableEntity && weeks.errorField == "group", "\(weeks.json)")
+            let long = try await f.owner.get("\(f.lib)/reports/money?from=2000-01-01&to=2026-01-01")
+            #expect(long.status == .unprocessableEntity && long.errorField == "to")
+            let notADay = try await f.owner.get("\(f.lib)/reports/readers?from=2026-02-30&to=2026-03-01")
+            #expect(notADay.status == .unprocessableEntity && notADay.errorField == "from")
+            #expect(try await f.owner.get("\(f.lib)/reports/weeding?notLentYears=0").status == .badRequest)
+            #expect(try await f.owner.get("\(f.lib)/reports/circulation?period=forever").status == .badRequest)
+            #expect(try await f.owner.get("\(f.lib)/reports/circulation.csv?table=nope").status == .badRequest)
+            // Every report answers on an empty library, each table with its columns.
+            for kind in ReportKind.allCases {
+                let reply = try await f.owner.get("\(f.lib)/reports/\(kind.rawValue)?period=this-month")
+                #expect(reply.status == .ok, "\(kind): \(reply.json)")
+                #expect(!(reply["tables"] as? [[String: Any]] ?? []).isEmpty)
+            }
+        }
+    }
+
+    @Test func theReportPageShowsTheNumbersInTheReadersLanguage() async throws {
+        let clock = TestClock(Self.march10)
+        try await withTestApp(clock: clock.appClock) { app in
+            let f = try await Fixture.make(app)
+            #expect(try await f.owner.post("\(f.lib)/members", ["cardId": "S1", "firstName": "Ada", "grade": "3A"]).status == .created)
+            let momo = try await f.addTitle("Momo", extra: ["location": "Fiction"])
+            #expect(try await f.owner.post("\(f.lib)/checkouts", ["cardId": "S1", "titleId": momo]).status == .created)
+            var browser = Browser(app: app)
+            browser.cookies[Credential.cookieName] = try #require(f.owner.token)
+            browser.language = "de"
+            let page = try await browser.get("/libraries/\(f.libraryID)/reports/circulation?period=this-month")
+            #expect(page.status == .ok)
+            #expect(page.html.contains("Ausleihen nach Klasse") && page.html.contains("<th scope=\"row\">3A</th><td>1</td><td>1</td>"))
+            #expect(page.html.contains("role=\"img\""))
+            let refused = try await browser.get("/libraries/\(f.libraryID)/reports/circulation?from=2026-05-01&to=2026-04-01")
+            #expect(refused.status == .unprocessableEntity && refused.html.contains("id=\"f-to-error\""))
+            #expect(try await browser.get("/libraries/\(f.libraryID)/reports/nothing").status == .notFound)
+            let list = try await browser.get("/libraries/\(f.libraryID)/reports")
+            #expect(ReportKind.allCases.allSatisfy { list.html.contains("/reports/\($0.rawValue)") })
+        }
+    }
+}
