@@ -22,6 +22,7 @@ public struct ReportPeriod: Sendable, Equatable {
     public struct Bucket: Sendable, Equatable {
         public var start: Date
         public var end: Date
+        public init(start: Date, end: Date) { (self.start, self.end) = (start, end) }
     }
 
     public enum Problem: Error, Equatable {
