@@ -43,7 +43,7 @@ enum Charts {
         let shown = Array(series.prefix(2))
         let maxValue = max(1, shown.flatMap(\.values).max() ?? 1)
         let slot = width / Double(max(1, labels.count))
-        let groupWidth = max(3, slot * 0.7), barWidth = groupWidth / Double(max(1, shown.count))
+        let groupWidth = min(64, max(3, slot * 0.7)), barWidth = groupWidth / Double(max(1, shown.count))
         let step = max(1, Int((Double(labels.count) / 12).rounded(.up)))
         let valuesFit = labels.count <= 12 && shown.count == 1
         return H.el(.figure, [.class: "chart"]) {
