@@ -214,7 +214,7 @@ enum Attr: String, Sendable {
     case dataVoice = "data-voice"
     case dataVoiceLang = "data-voice-lang"
     case dataListening = "data-listening"
-    case maxlength, scope, download, points, stroke, preserveAspectRatio, readonly
+    case maxlength, scope, download, points, stroke, preserveAspectRatio, readonly, tabindex
     case strokeWidth = "stroke-width"
     case dataZoom = "data-zoom"
     case dataCrop = "data-crop"

@@ -10,6 +10,8 @@ struct DashboardPage: Sendable {
     /// Overdue at a glance: the ten most overdue members, and messages that failed in the last day.
     var overdueGroups: [OverdueMemberDTO] = []
     var mayRemind = false
+    /// The counts' reports are linked for the staff who may read reports.
+    var mayReport = false
     var failedMessages = 0
     var withoutEmail = 0
     /// Where a phone on the same network opens this overview, when the server serves HTTPS itself.
@@ -44,6 +46,7 @@ struct DashboardPage: Sendable {
         let failed = library.role.may(.manageMembers)
             ? try await Mailer.failedLastDay(library: library.libraryID, now: now, on: db) : 0
         return DashboardPage(libraryID: library.libraryID, dashboard: dashboard, overdueGroups: groups, mayRemind: library.role.may(.circulate),
+                             mayReport: library.role.may(.manageMembers),
                              failedMessages: failed,
                              withoutEmail: groups.isEmpty ? 0 : try await OverdueGlance.withoutEmail(library: library.libraryID, now: now, on: db))
     }

@@ -28,6 +28,17 @@ extension DashboardPage {
                 Self.stat(t(.membersStat), d.members, WebRoute.members(library: lib).path, t)
                 Self.stat(t(.wishlistStat), d.wishlist, WebRoute.wishlist(library: lib).path, t)
             }
+            if mayReport {
+                // Titles and copies are counted by the collection report, loans by circulation, members by readers.
+                H.el(.p, [.class: "hint report-links"]) {
+                    EscapedText(t(.reportsBehind) + " ")
+                    H.link(t(.reportCollection), WebRoute.report(library: lib, kind: .collection).path)
+                    EscapedText(" · ")
+                    H.link(t(.reportCirculation), WebRoute.report(library: lib, kind: .circulation).path)
+                    EscapedText(" · ")
+                    H.link(t(.reportReaders), WebRoute.report(library: lib, kind: .readers).path)
+                }
+            }
             if let backups, backups.warnings.isEmpty, let last = backups.lastGood {
                 H.el(.p, [.class: "hint"]) { H.link(t.format(.backupLastGood, t.dateTime(last)), WebRoute.backups(library: lib).path) }
             }

@@ -148,7 +148,8 @@ extension ReportPage {
             if table.rows.isEmpty {
                 H.el(.p, [.class: "empty"]) { EscapedText(t(.reportNothingCounted)) }
             } else {
-                H.el(.div, [.class: "table-scroll"]) {
+                // A wide table scrolls sideways on a phone: the keyboard reaches it too.
+                H.el(.div, [.class: "table-scroll", .tabindex: "0", .role: "region", .ariaLabel: table.title]) {
                     H.el(.table, [.class: "data"]) {
                         H.el(.thead, [:]) {
                             H.el(.tr, [:]) {
