@@ -192,8 +192,14 @@ import Vapor
             for kind in ReportKind.allCases {
                 let reply = try await f.owner.get("\(f.lib)/reports/\(kind.rawValue)?period=this-month")
                 #expect(reply.status == .ok, "\(kind): \(reply.json)")
-                #expect(!(reply["tables"] as? [[String: Any]] ?? []).isEmpty)
+                #expect((reply["tables"] as? [[String: Any]] ?? []).compactMap { $0["key"] as? String } == kind.tableKeys)
             }
+            // A first day alone counts up to today; a last day alone from the start of its school year.
+            let from = try await f.owner.get("\(f.lib)/reports/circulation?from=2026-01-01")
+            #expect(from.status == .ok && (from["from"] as? String)?.hasPrefix("2026-01-01") == true, "\(from.json)")
+            let to = try await f.owner.get("\(f.lib)/reports/money?to=2026-03-31")
+            #expect(to.status == .ok && (to["from"] as? String)?.hasPrefix("2025-08-01") == true && (to["to"] as? String)?.hasPrefix("2026-03-31") == true,
+                    "\(to.json)")
         }
     }
 

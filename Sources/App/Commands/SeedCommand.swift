@@ -1,6 +1,7 @@
 import Fluent
 import Foundation
 import ShelfmarkCore
+import SQLKit
 import Vapor
 
 /// `shelfmark seed`: fills a library with realistic synthetic titles, copies and members, for demos
@@ -19,6 +20,10 @@ struct SeedCommand: AsyncCommand {
         var owner: String?
         @Option(name: "seed", help: "Random seed (default 1)")
         var seed: Int?
+        @Option(name: "loans", help: "Past loans, all returned, spread over the last --loan-years (default 0)")
+        var loans: Int?
+        @Option(name: "loan-years", help: "The years the past loans are spread over (default 1)")
+        var loanYears: Int?
     }
 
     var help: String { "Fill a library with synthetic titles and members: `seed --titles 100000 --members 1000`." }
@@ -29,6 +34,9 @@ struct SeedCommand: AsyncCommand {
         guard (0...5_000_000).contains(titles) else { throw CLIError("--titles must be between 0 and 5000000, got \(titles).") }
         guard (0...1_000_000).contains(members) else { throw CLIError("--members must be between 0 and 1000000, got \(members).") }
         if let copies = signature.copies, !(1...50).contains(copies) { throw CLIError("--copies must be between 1 and 50, got \(copies).") }
+        let loans = signature.loans ?? 0, loanYears = signature.loanYears ?? 1
+        guard (0...10_000_000).contains(loans) else { throw CLIError("--loans must be between 0 and 10000000, got \(loans).") }
+        guard (1...20).contains(loanYears) else { throw CLIError("--loan-years must be between 1 and 20, got \(loanYears).") }
         let app = context.application
         let library = try await LibraryLookup.findOrCreate(named: signature.library ?? "Demo Library", gate: app.writeGate, on: app.db)
         let libraryID = try library.requireID()
@@ -103,8 +111,57 @@ struct SeedCommand: AsyncCommand {
                 if !fresh.isEmpty { try await fresh.create(on: db) }
             }
         }
+        if loans > 0 {
+            try await seedLoans(loans, years: loanYears, library: libraryID, generator: &generator, app: app)
+        }
         await app.db.settleAfterBulkLoad(titles: titles, logger: app.logger)
         let seconds = Date().timeIntervalSince(start)
-        context.console.print("Seeded “\(library.name)” (\(libraryID.uuidString)): \(titles) titles, \(members) members in \(String(format: "%.1f", seconds)) s.")
+        context.console.print("Seeded “\(library.name)” (\(libraryID.uuidString)): \(titles) titles, \(members) members"
+            + (loans > 0 ? ", \(loans) past loans" : "") + " in \(String(format: "%.1f", seconds)) s.")
+    }
+
+    /// A history of `count` loans over the last `years`, all returned (the copies stay on the shelf):
+    /// a random copy to a random member of the library, lent for 14 days and back after 1 to 24 (some
+    /// late), each with the member's card, name and class as a check-out writes them; the titles'
+    /// loan counts follow. For reports at a school's size and their benchmarks.
+    private func seedLoans(_ count: Int, years: Int, library: UUID, generator: inout SyntheticLibrary, app: Application) async throws {
+        struct CopyRow: Decodable { var id: UUID; var title_id: UUID; var title: String }
+        struct MemberRow: Decodable { var id: UUID; var card_id: String; var first_name: String; var last_name: String; var grade: String? }
+        let copies = try await app.db.sql.raw("""
+            SELECT c.id, c.title_id, t.title FROM copies c JOIN titles t ON t.id = c.title_id WHERE c.library_id = \(bind: library)
+            """).all(decoding: CopyRow.self)
+        let members = try await app.db.sql.raw("""
+            SELECT id, card_id, first_name, last_name, grade FROM members WHERE library_id = \(bind: library)
+            """).all(decoding: MemberRow.self)
+        guard !copies.isEmpty, !members.isEmpty else { throw CLIError("--loans needs titles and members in the library.") }
+        let now = Date(), span = Double(years) * 365 * 86_400
+        let columns = ["id", "library_id", "copy_id", "title_id", "member_id", "title_text", "member_card_id", "member_name", "checked_out_at",
+                       "due_at", "returned_at", "renewals", "checked_out_by", "member_grade"]
+        var made = 0
+        while made < count {
+            let n = min(5_000, count - made)
+            var rows: [[BulkInsert.Value]] = []
+            rows.reserveCapacity(n)
+            for _ in 0..<n {
+                let copy = generator.pick(copies), member = generator.pick(members)
+                // Lent at least 25 days ago, so every loan is back by now.
+                let lent = now.addingTimeInterval(-25 * 86_400 - Double(generator.next() % UInt64(span)))
+                let back = lent.addingTimeInterval(Double(generator.int(1...24)) * 86_400)
+                rows.append([.uuid(UUID()), .uuid(library), .uuid(copy.id), .uuid(copy.title_id), .uuid(member.id), .text(copy.title),
+                             .text(member.card_id), .text(Member.fullName(first: member.first_name, last: member.last_name)),
+                             .date(lent), .date(lent.addingTimeInterval(14 * 86_400)), .date(back), .integer(generator.int(0...9) == 0 ? 1 : 0),
+                             .text("seed"), .text(member.grade)])
+            }
+            let batch = rows
+            try await app.writeGate.transaction(on: app.db) { db in
+                try await BulkInsert.run("loans", columns: columns, rows: batch, values: { $0 }, on: db)
+            }
+            made += n
+        }
+        try await app.writeGate.transaction(on: app.db) { db in
+            try await db.sql.raw("""
+                UPDATE titles SET loan_count = (SELECT COUNT(*) FROM loans l WHERE l.title_id = titles.id) WHERE library_id = \(bind: library)
+                """).run()
+        }
     }
 }

@@ -26,6 +26,18 @@ enum ReportKind: String, Codable, Sendable, CaseIterable, SchemaEnum {
 
     /// The weeding list is the copies as they are now; the others count a period.
     var hasPeriod: Bool { self != .weeding }
+
+    /// The keys of the report's tables, in their order (a CSV of one table names it; `ReportTests` holds
+    /// every report to its list).
+    var tableKeys: [String] {
+        switch self {
+        case .circulation: ["summary", "loansOverTime", "loansByClass", "loansByCategory", "loansByShelf", "holds"]
+        case .collection: ["summary", "byCategory", "byShelf", "byLevel", "byDecade", "acquisitions"]
+        case .weeding: ["weedingList", "lostAndDamaged"]
+        case .readers: ["byClass", "byMember", "byLevel", "pagesLogged"]
+        case .money: ["summary", "finesOverTime"]
+        }
+    }
 }
 
 enum ReportFilter: String, Sendable, CaseIterable {

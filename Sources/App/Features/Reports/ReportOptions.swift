@@ -74,10 +74,19 @@ struct ReportOptions: Sendable, Equatable {
     func period(now: Date, calendar: Calendar) throws -> ReportPeriod {
         var from: DateComponents?, to: DateComponents?
         if preset == .custom {
-            guard let a = self.from else { throw InputProblem.notADate(field: "from", value: "") }
-            guard let b = self.to else { throw InputProblem.notADate(field: "to", value: "") }
-            guard let first = LabelSheets.day(a, timeZone: calendar.timeZone) else { throw InputProblem.notADate(field: "from", value: String(a.prefix(40))) }
-            guard let last = LabelSheets.day(b, timeZone: calendar.timeZone) else { throw InputProblem.notADate(field: "to", value: String(b.prefix(40))) }
+            // A last day alone counts from the start of its school year; a first day alone up to today.
+            var last = now
+            if let b = self.to {
+                guard let day = LabelSheets.day(b, timeZone: calendar.timeZone) else { throw InputProblem.notADate(field: "to", value: String(b.prefix(40))) }
+                last = day
+            }
+            var first: Date
+            if let a = self.from {
+                guard let day = LabelSheets.day(a, timeZone: calendar.timeZone) else { throw InputProblem.notADate(field: "from", value: String(a.prefix(40))) }
+                first = day
+            } else {
+                first = try ReportPeriod.resolve(.schoolYear, now: last, calendar: calendar).start
+            }
             from = calendar.dateComponents([.year, .month, .day], from: first)
             to = calendar.dateComponents([.year, .month, .day], from: last)
         }

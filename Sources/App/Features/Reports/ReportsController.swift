@@ -11,8 +11,8 @@ enum ReportsController {
         let period: [RouteDoc.Param] = [
             .oneOf("period", ReportPeriod.Preset.allCases.map(\.rawValue),
                    "The period (default `school-year`: from the 1st of August last passed); `custom` with `from` and `to`."),
-            .init(name: "from", description: "The first day counted (a custom period, at most ten years).", format: "date"),
-            .init(name: "to", description: "The last day counted (a custom period).", format: "date"),
+            .init(name: "from", description: "The first day counted (a custom period of at most ten years; alone: up to today).", format: "date"),
+            .init(name: "to", description: "The last day counted (a custom period; alone: from the start of its school year).", format: "date"),
             .oneOf("group", ReportPeriod.Grouping.allCases.map(\.rawValue), "Counted by month (default) or week (at most 160 weeks)."),
         ]
         let weeding: [RouteDoc.Param] = [
@@ -38,7 +38,7 @@ enum ReportsController {
                 query: query, response: ReportDTO.self), use: { try await json(req: $0, kind: kind) })
             lib.on(.GET, .report(library: .pattern, kind: kind, format: "csv"), doc: .init(
                 summary: about + " as CSV: every table under its title, or one (`table`: its key)", tag: "Reports",
-                query: query + [.init(name: "table", description: "Only this table (its `key`).", schema: Rule.optionalText(40))]),
+                query: query + [.oneOf("table", kind.tableKeys, "Only this table (its `key`).")]),
                 use: { try await csv(req: $0, kind: kind) })
             lib.on(.GET, .report(library: .pattern, kind: kind, format: "pdf"), doc: .init(
                 summary: about + " as a PDF: the period and filters, then each table with its totals, \"page\" numbers at the foot", tag: "Reports",
