@@ -95,16 +95,20 @@ enum Holds {
         _ = try await setAside(copy: copy, title: title, in: scope, on: db)
     }
 
+    /// Cancels an active hold (the staff's or the member's cancel, or the member's deletion); a copy set
+    /// aside for it passes to the next in line.
+    static func close(_ id: UUID, state: String, copy: UUID?, title: UUID, in scope: Scope, on db: any Database) async throws {
+        try await db.sql.raw("UPDATE holds SET state = 'cancelled', closed_at = \(bind: scope.now), copy_id = NULL WHERE id = \(bind: id)").run()
+        if state == HoldState.ready.rawValue { try await passOn(copy: copy, title: title, in: scope, on: db) }
+    }
+
     static func cancel(_ id: UUID, in scope: Scope) async throws -> HoldDTO {
         let now = scope.now
         try await scope.gate.transaction(on: scope.db) { db in
             let hold = try await active(id, libraryID: scope.libraryID, on: db)
-            try await db.sql.raw("""
-                UPDATE holds SET state = 'cancelled', closed_at = \(bind: now), copy_id = NULL WHERE id = \(bind: id)
-                """).run()
             try await ActivityLog.record(.init(type: .holdCancelled, titleID: hold.title_id, title: hold.title, memberCardID: hold.card_id),
                                          library: scope.library, at: now, on: db)
-            if hold.state == HoldState.ready.rawValue { try await passOn(copy: hold.copy_id, title: hold.title_id, in: scope, on: db) }
+            try await close(id, state: hold.state, copy: hold.copy_id, title: hold.title_id, in: scope, on: db)
         }
         return try await hold(id, libraryID: scope.libraryID, on: scope.db)
     }

@@ -71,8 +71,7 @@ enum Members {
                 SELECT id, title_id, copy_id, state FROM holds WHERE member_id = \(bind: id) AND state IN ('waiting', 'ready')
                 """).all(decoding: OpenHold.self)
             for hold in holds {
-                try await db.sql.raw("UPDATE holds SET state = 'cancelled', closed_at = \(bind: now), copy_id = NULL WHERE id = \(bind: hold.id)").run()
-                if hold.state == HoldState.ready.rawValue { try await Holds.passOn(copy: hold.copy_id, title: hold.title_id, in: scope, on: db) }
+                try await Holds.close(hold.id, state: hold.state, copy: hold.copy_id, title: hold.title_id, in: scope, on: db)
             }
             try await member.delete(on: db)
             try await ReadingDays.keepUnnamed(reader: .member(id), library: library.libraryID, on: db.sql)

@@ -79,8 +79,6 @@ struct ReportTableDTO: Content, Equatable {
     /// The sums of the numeric columns (nil where a sum means nothing: rates, days, text).
     var totals: [ReportCellDTO]?
     var chart: ReportChartKind
-    /// Rows left out past the table's bound (the CSV and the PDF have them all).
-    var more: Int
     /// A note under the table (what is counted how).
     var note: String?
 }

@@ -21,30 +21,26 @@ extension Reports {
              .number(rate(late[i], loans[i]))]
         }
         let when = period.grouping == .month ? t(.reportMonth) : t(.reportWeekOf)
-        let overTime = table(key: "loansOverTime", title: t(.reportLoansOverTime),
+        var overTime = table(key: "loansOverTime", title: t(.reportLoansOverTime),
                              columns: [.init(title: when, kind: .text), .init(title: t(.reportLoans), kind: .count),
                                        .init(title: t(.reportReturns), kind: .count), .init(title: t(.reportRenewals), kind: .count),
                                        .init(title: t(.reportOverdueLoans), kind: .count), .init(title: t(.reportOverdueRate), kind: .percent)],
                              rows: timeRows, chart: .columns, note: t(.reportOverdueNote))
 
         // By class (as it was when lent), category (a book in two counts in both) and shelf.
-        let inPeriod: SQLQueryString = "l.library_id = \(bind: q.library) AND l.checked_out_at >= \(bind: start) AND l.checked_out_at < \(bind: end)"
-        let lf = q.filters(title: "l.title_id", copy: "l.copy_id", grade: "l.member_grade")
-        let byClass = try await q.sql.raw("""
-            SELECT l.member_grade AS label, COUNT(*) AS n, COUNT(DISTINCT l.member_card_id) AS m FROM loans l
-            WHERE \(inPeriod) \(lf) GROUP BY l.member_grade
-            """).all(decoding: LabelCount.self)
+        let inPeriod = q.lent(in: period)
+        let byClass = try await q.loansByClass(period)
         let byCategory = try await q.sql.raw("""
             SELECT c.name AS label, COUNT(*) AS n FROM loans l JOIN title_categories tc ON tc.title_id = l.title_id
-            JOIN categories c ON c.id = tc.category_id WHERE \(inPeriod) \(lf) GROUP BY c.name
+            JOIN categories c ON c.id = tc.category_id WHERE \(inPeriod) GROUP BY c.name
             """).all(decoding: LabelCount.self)
         let uncategorised = try await q.sql.raw("""
-            SELECT COUNT(*) AS n FROM loans l WHERE \(inPeriod) \(lf)
+            SELECT COUNT(*) AS n FROM loans l WHERE \(inPeriod)
             AND NOT EXISTS (SELECT 1 FROM title_categories tc WHERE tc.title_id = l.title_id)
             """).first(decoding: Count.self)?.n ?? 0
         let byShelf = try await q.sql.raw("""
             SELECT c.location AS label, COUNT(*) AS n FROM loans l LEFT JOIN copies c ON c.id = l.copy_id
-            WHERE \(inPeriod) \(lf) GROUP BY c.location
+            WHERE \(inPeriod) GROUP BY c.location
             """).all(decoding: LabelCount.self)
 
         // Holds placed in the period, and of those, filled (lent) and the days until a copy was ready.
@@ -73,19 +69,18 @@ extension Reports {
         if holdTable.totals != nil { holdTable.totals![3] = .number(mean(waits.flatMap { $0 })) }
 
         let totalLoans = loans.reduce(0, +), totalLate = late.reduce(0, +)
-        var overTimeTotals = overTime
-        if overTimeTotals.totals != nil { overTimeTotals.totals![5] = .number(rate(totalLate, totalLoans)) }
+        if overTime.totals != nil { overTime.totals![5] = .number(rate(totalLate, totalLoans)) }
         let summary = table(key: "summary", title: t(.reportSummary),
                             columns: [.init(title: t(.reportFigure), kind: .text), .init(title: t(.reportValue), kind: .count)],
                             rows: [[.text(t(.reportLoans)), .count(totalLoans)], [.text(t(.reportReturns)), .count(returns.reduce(0, +))],
                                    [.text(t(.reportRenewals)), .count(renewals.reduce(0, +))],
                                    [.text(t(.reportOverdueLoans)), .count(totalLate)],
-                                   [.text(t(.reportBorrowers)), .count(try await distinctBorrowers(q, inPeriod + lf))],
+                                   [.text(t(.reportBorrowers)), .count(try await distinctBorrowers(q, inPeriod))],
                                    [.text(t(.reportHoldsPlaced)), .count(placed.reduce(0, +))], [.text(t(.reportHoldsFilled)), .count(filled.reduce(0, +))]],
                             chart: .none, totals: false)
         return [
             summary,
-            overTimeTotals,
+            overTime,
             namedTable(key: "loansByClass", title: t(.reportLoansByClass),
                        columns: [.init(title: t(.sortClass), kind: .text), .init(title: t(.reportLoans), kind: .count),
                                  .init(title: t(.reportBorrowers), kind: .count)],

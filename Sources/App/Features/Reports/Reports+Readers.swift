@@ -8,28 +8,23 @@ extension Reports {
     /// pages members logged per month or week.
     static func readers(_ q: Query, _ period: ReportPeriod) async throws -> [ReportTableDTO] {
         let t = q.t, buckets = period.buckets(q.calendar)
-        let inPeriod: SQLQueryString = "l.library_id = \(bind: q.library) AND l.checked_out_at >= \(bind: period.start) AND l.checked_out_at < \(bind: period.end)"
-        let lf = q.filters(title: "l.title_id", copy: "l.copy_id", grade: "l.member_grade")
-        struct ClassRow: Decodable { var label: String?; var n: Int; var m: Int }
-        let byClass = try await q.sql.raw("""
-            SELECT l.member_grade AS label, COUNT(*) AS n, COUNT(DISTINCT l.member_card_id) AS m FROM loans l
-            WHERE \(inPeriod) \(lf) GROUP BY l.member_grade
-            """).all(decoding: ClassRow.self)
+        let inPeriod = q.lent(in: period)
+        let byClass = try await q.loansByClass(period)
         struct Size: Decodable { var grade: String?; var n: Int }
         let sizes = Dictionary(try await q.sql.raw("""
             SELECT grade, COUNT(*) AS n FROM members WHERE library_id = \(bind: q.library) GROUP BY grade
             """).all(decoding: Size.self).map { ($0.grade ?? "", $0.n) }, uniquingKeysWith: +)
         var classRows = byClass.filter { !($0.label ?? "").isEmpty }
             .sorted { ($0.label ?? "").localizedStandardCompare($1.label ?? "") == .orderedAscending }
-        if let grade = q.options.grade, classRows.isEmpty { classRows = [ClassRow(label: grade, n: 0, m: 0)] }
+        if let grade = q.options.grade, classRows.isEmpty { classRows = [LabelCount(label: grade, n: 0, m: 0)] }
         let unclassed = byClass.filter { ($0.label ?? "").isEmpty }
         var classCells = classRows.map { row -> [ReportCellDTO] in
             let members = sizes[row.label ?? ""] ?? 0
-            return [.text(row.label), .count(row.n), .count(row.m), .count(members),
-                    .number(members == 0 ? nil : min(100, (Double(row.m) / Double(members) * 1000).rounded() / 10))]
+            return [.text(row.label), .count(row.n), .count(row.m ?? 0), .count(members),
+                    .number(members == 0 ? nil : min(100, (Double(row.m ?? 0) / Double(members) * 1000).rounded() / 10))]
         }
         if !unclassed.isEmpty {
-            classCells.append([.text(t(.reportNoClass)), .count(unclassed.reduce(0) { $0 + $1.n }), .count(unclassed.reduce(0) { $0 + $1.m }),
+            classCells.append([.text(t(.reportNoClass)), .count(unclassed.reduce(0) { $0 + $1.n }), .count(unclassed.reduce(0) { $0 + ($1.m ?? 0) }),
                                .count(sizes[""] ?? 0), .number(nil)])
         }
         let classTable = table(key: "byClass", title: t(.reportReadingByClass),
@@ -41,7 +36,7 @@ extension Reports {
         // Per member: their card and name now; loans of deleted members together, unnamed.
         struct MemberRow: Decodable { var member_id: UUID?; var n: Int }
         let perMember = try await q.sql.raw("""
-            SELECT l.member_id, COUNT(*) AS n FROM loans l WHERE \(inPeriod) \(lf) GROUP BY l.member_id
+            SELECT l.member_id, COUNT(*) AS n FROM loans l WHERE \(inPeriod) GROUP BY l.member_id
             """).all(decoding: MemberRow.self)
         let ranked = perMember.filter { $0.member_id != nil }.sorted { $0.n > $1.n }
         let shown = Array(ranked.prefix(maxRows))
@@ -66,7 +61,7 @@ extension Reports {
 
         let byLevel = try await q.sql.raw("""
             SELECT t.reading_level AS label, COUNT(*) AS n FROM loans l LEFT JOIN titles t ON t.id = l.title_id
-            WHERE \(inPeriod) \(lf) GROUP BY t.reading_level
+            WHERE \(inPeriod) GROUP BY t.reading_level
             """).all(decoding: LabelCount.self)
 
         // Pages logged by members (and by members since deleted) on the days of each bucket.
@@ -105,11 +100,10 @@ extension Reports {
             sums[kind] = try await perBucket(q, buckets, table: "fines", column: "created_at", start: period.start, end: period.end,
                                              where: " AND x.kind = \(bind: kind.rawValue)", sum: "x.amount")
         }
-        struct Owed: Decodable { var n: Int }
         let owed = try await q.sql.raw("""
             SELECT CAST(COALESCE(SUM(CASE WHEN kind = 'charge' THEN amount ELSE -amount END), 0) AS BIGINT) AS n FROM fines
             WHERE library_id = \(bind: q.library) AND member_id IS NOT NULL
-            """).first(decoding: Owed.self)?.n ?? 0
+            """).first(decoding: Count.self)?.n ?? 0
         let when = period.grouping == .month ? t(.reportMonth) : t(.reportWeekOf)
         let (charged, paid, waived) = (sums[.charge]!, sums[.payment]!, sums[.waiver]!)
         return [

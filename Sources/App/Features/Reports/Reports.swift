@@ -79,6 +79,20 @@ enum Reports {
 
         var sql: any SQLDatabase { db.sql }
 
+        /// The loans (`l`) lent in `period`, narrowed by the report's filters.
+        func lent(in period: ReportPeriod) -> SQLQueryString {
+            "l.library_id = \(bind: library) AND l.checked_out_at >= \(bind: period.start) AND l.checked_out_at < \(bind: period.end)"
+                + filters(title: "l.title_id", copy: "l.copy_id", grade: "l.member_grade")
+        }
+
+        /// Loans (`n`) and different borrowers (`m`) per class at lending, of the loans lent in `period`.
+        func loansByClass(_ period: ReportPeriod) async throws -> [LabelCount] {
+            try await sql.raw("""
+                SELECT l.member_grade AS label, COUNT(*) AS n, COUNT(DISTINCT l.member_card_id) AS m FROM loans l
+                WHERE \(lent(in: period)) GROUP BY l.member_grade
+                """).all(decoding: LabelCount.self)
+        }
+
         /// The filters on a row with a title (`titleColumn`), a copy (`copyColumn`) and a class (`gradeColumn`).
         func filters(title titleColumn: String, copy copyColumn: String? = nil, grade gradeColumn: String? = nil) -> SQLQueryString {
             var q: SQLQueryString = ""
@@ -166,7 +180,7 @@ enum Reports {
                 }
             }
         }
-        return ReportTableDTO(key: key, title: title, columns: columns, rows: rows, totals: sums, chart: chart, more: 0, note: note)
+        return ReportTableDTO(key: key, title: title, columns: columns, rows: rows, totals: sums, chart: chart, note: note)
     }
 }
 

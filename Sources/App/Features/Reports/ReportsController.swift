@@ -47,19 +47,19 @@ enum ReportsController {
         }
     }
 
-    static func report(_ req: Request, _ kind: ReportKind) async throws -> (ReportDTO, LibraryContext) {
+    static func report(_ req: Request, _ kind: ReportKind) async throws -> (report: ReportDTO, ctx: LibraryContext, options: ReportOptions) {
         let ctx = try await req.library(.manageMembers)
         let options = try ReportOptions.read(req)
-        return (try await Reports.make(kind, options, library: ctx, now: req.now, t: req.t, on: req.db), ctx)
+        return (try await Reports.make(kind, options, library: ctx, now: req.now, t: req.t, on: req.db), ctx, options)
     }
 
     @Sendable static func json(req: Request, kind: ReportKind) async throws -> ReportDTO {
-        try await report(req, kind).0
+        try await report(req, kind).report
     }
 
     @Sendable static func csv(req: Request, kind: ReportKind) async throws -> Response {
         let table = req.query[String.self, at: "table"]?.cleanedInput
-        let (report, ctx) = try await report(req, kind)
+        let (report, ctx, _) = try await report(req, kind)
         if let table, !table.isEmpty, !report.tables.contains(where: { $0.key == table }) {
             throw RequestError.oneOf(field: "table", allowed: report.tables.map(\.key), got: table)
         }
@@ -69,8 +69,8 @@ enum ReportsController {
 
     @Sendable static func pdf(req: Request, kind: ReportKind) async throws -> Response {
         let paper = try req.paperQuery()
-        let (report, ctx) = try await report(req, kind)
-        let filters = try await Reports.filterTexts(try ReportOptions.read(req), kind: kind, library: ctx.libraryID, t: req.t, on: req.db)
+        let (report, ctx, options) = try await report(req, kind)
+        let filters = try await Reports.filterTexts(options, kind: kind, library: ctx.libraryID, t: req.t, on: req.db)
         let (t, now) = (req.t, req.now)
         let header = ctx.name + " · " + req.t.date(req.now)
         let bytes = try await req.application.threadPool.runIfActive {
