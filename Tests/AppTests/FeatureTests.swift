@@ -48,7 +48,7 @@ import Testing
             library: try JSONDecoder().decode(LibraryRow.self, from: Data(#"{"name":"x","loan_period_days":14,"max_renewals":2,"public_catalog":false,"next_accession":1}"#.utf8)),
             categories: [], titleCategories: [], titles: [], copies: [], members: [], loans: [], activities: [], covers: [], reads: [],
             progressEvents: [], readingGoals: [], quotes: [], pagePhotos: [], holds: [], fines: [], mailTemplates: [], collections: [], shelves: [],
-            stocktakes: [], stocktakeScans: [])
+            stocktakes: [], stocktakeScans: [], savedReports: [])
         let written = try #require(try JSONSerialization.jsonObject(with: Backup.encode(empty)) as? [String: Any])
         for table in Features.tables {
             guard case .kept(let key) = table.backup else { continue }

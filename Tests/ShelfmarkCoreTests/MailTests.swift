@@ -31,6 +31,29 @@ import Testing
         #expect(headers.contains("Date: ") && headers.contains("+0000"))
     }
 
+    @Test func attachmentsGoInBase64PartsWithTheirNames() throws {
+        let pdf = Data((0..<300).map { UInt8($0 % 256) })
+        let m = MailMessage(from: MailAddress("library@school.example"), to: MailAddress("head@school.example"), subject: "Loans",
+                            text: "Grüße\n.", language: "de", date: Date(timeIntervalSince1970: 1_790_000_000), id: "a1-b2",
+                            attachments: [MailAttachment(name: "Ausleihe März.pdf", type: "application/pdf", data: pdf),
+                                          MailAttachment(name: "loans\r\nBcc: x@y.z.csv", type: "text/csv\r\nX: y", data: Data("a,b\r\n".utf8))])
+        let raw = String(decoding: m.bytes, as: UTF8.self)
+        #expect(raw.utf8.allSatisfy { $0 < 128 })
+        let (head, body) = (raw.components(separatedBy: "\r\n\r\n")[0], raw.components(separatedBy: "\r\n\r\n").dropFirst().joined(separator: "\r\n\r\n"))
+        #expect(head.contains("Content-Type: multipart/mixed;\r\n boundary=\"=_shelfmark_a1b2\""))
+        let parts = body.components(separatedBy: "--=_shelfmark_a1b2")
+        // Before the first boundary, the text, two files, and the closing "--".
+        #expect(parts.count == 5 && parts.last?.hasPrefix("--") == true)
+        #expect(parts[1].contains("text/plain; charset=UTF-8") && parts[1].contains("Gr=C3=BC=C3=9Fe"))
+        #expect(parts[2].contains("filename*=UTF-8''Ausleihe%20M%C3%A4rz.pdf") && parts[2].contains("Content-Type: application/pdf"))
+        let encoded = parts[2].components(separatedBy: "\r\n\r\n")[1].replacingOccurrences(of: "\r\n", with: "")
+        #expect(Data(base64Encoded: encoded) == pdf)
+        #expect(parts[2].components(separatedBy: "\r\n").allSatisfy { $0.utf8.count <= 78 })
+        // A name or type with a line break adds no header.
+        #expect(!raw.contains("\r\nBcc:") && !raw.contains("\r\nX: y"))
+        #expect(parts[3].contains("Content-Type: application/octet-stream; name=\"loansBcc: x@y.z.csv\""))
+    }
+
     @Test func aNameCannotAddAHeader() {
         let raw = message(to: "Eve\r\nBcc: all@example.org", subject: "Hi\r\nBcc: x@example.org", text: "x")
         let headers = raw.components(separatedBy: "\r\n\r\n")[0].components(separatedBy: "\r\n")

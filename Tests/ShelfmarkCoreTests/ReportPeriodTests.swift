@@ -27,6 +27,21 @@ import Testing
         #expect(south.start == day(2026, 2, 1))
     }
 
+    @Test func termsBeginInAugustJanuaryAndApril() throws {
+        let autumn = try ReportPeriod.resolve(.thisTerm, now: day(2026, 11, 27), calendar: calendar)
+        #expect(autumn.start == day(2026, 8, 1) && autumn.end == day(2026, 11, 28))
+        let before = try ReportPeriod.resolve(.lastTerm, now: day(2026, 11, 27), calendar: calendar)
+        #expect(before.start == day(2026, 4, 1) && before.end == day(2026, 8, 1))
+        let spring = try ReportPeriod.resolve(.lastTerm, now: day(2027, 1, 1), calendar: calendar)
+        #expect(spring.start == day(2026, 8, 1) && spring.end == day(2027, 1, 1))
+        let summer = try ReportPeriod.resolve(.thisTerm, now: day(2027, 7, 31), calendar: calendar)
+        #expect(summer.start == day(2027, 4, 1))
+        #expect(ReportPeriod.termMonths(schoolYearStartMonth: 9) == [1, 4, 9])
+        #expect(ReportPeriod.termMonths(schoolYearStartMonth: 2) == [2, 6, 10])
+        let south = try ReportPeriod.resolve(.lastTerm, now: day(2027, 3, 1), calendar: calendar, schoolYearStartMonth: 2)
+        #expect(south.start == day(2026, 10, 1) && south.end == day(2027, 2, 1))
+    }
+
     @Test func monthsAndWeeksAreCutToThePeriod() throws {
         let range = try ReportPeriod.resolve(.custom, from: DateComponents(year: 2026, month: 3, day: 15), to: DateComponents(year: 2026, month: 5, day: 2),
                                              now: day(2026, 11, 1), calendar: calendar)

@@ -37,6 +37,7 @@ extension WebRoute {
         var collection = UUID()
         var shelf = UUID()
         var stocktake = UUID()
+        var savedReport = UUID()
 
         /// Fresh random ids (for checks that only need the shape of a path).
         static func random() -> Samples {
@@ -77,7 +78,7 @@ extension WebRoute {
         case exchange, job, restore, erase
         case memberCards, labels, levelsImport, series, collections, collectionDelete
         case shelves, shelf, shelfBooks, shelfDelete, shelfStocktake, shelfSigns, stocktake, stocktakeScan, stocktakeMove, stocktakeFinish, unseen, printedCatalog
-        case reports, report
+        case reports, report, savedReports, savedReport, savedReportDelete, savedReportSend
         case publicCatalog, publicTitle, publicHold, publicSignIn, publicEmailLink, publicLink, publicAccount, publicRenew, publicHoldCancel
         case publicCalendar, publicSignOut
         case kioskSetup, kiosk, kioskMember, kioskEnd
@@ -212,6 +213,10 @@ extension WebRoute {
         case .printedCatalog: .printedCatalog
         case .reports: .reports
         case .report: .report
+        case .savedReports: .savedReports
+        case .savedReport: .savedReport
+        case .savedReportDelete: .savedReportDelete
+        case .savedReportSend: .savedReportSend
         }
     }
 
@@ -332,6 +337,10 @@ extension WebRoute {
         case .printedCatalog: return e(.printedCatalog(library: l), .printing, page)
         case .reports: return e(.reports(library: l), .reports, page)
         case .report: return e(.report(library: l, kind: .circulation), .reports, page)
+        case .savedReports: return e(.savedReports(library: l), .reports, action)
+        case .savedReport: return e(.savedReport(library: l, saved: s.savedReport), .reports, action)
+        case .savedReportDelete: return e(.savedReportDelete(library: l, saved: s.savedReport), .reports, action)
+        case .savedReportSend: return e(.savedReportSend(library: l, saved: s.savedReport), .reports, action)
         case .publicCatalog: return e(.publicCatalog(library: l), .publicCatalog, page)
         case .publicTitle: return e(.publicTitle(library: l, title: s.title), .publicCatalog, page)
         case .publicHold: return e(.publicHold(library: l, title: s.title), .publicCatalog, action)

@@ -48,6 +48,11 @@ enum WebRoute: Sendable, Equatable {
     /// Reports: the list of them, and one with its period and filters (its CSV and PDF are API links).
     case reports(library: UUID)
     case report(library: UUID, kind: ReportKind)
+    /// Saved reports: save one (POST), change its name or when it is mailed, delete it, mail it now.
+    case savedReports(library: UUID)
+    case savedReport(library: UUID, saved: UUID)
+    case savedReportDelete(library: UUID, saved: UUID)
+    case savedReportSend(library: UUID, saved: UUID)
     /// Reading levels from a spreadsheet: the Import & Export page's form.
     case levelsImport(library: UUID)
     case member(library: UUID, member: UUID)
@@ -202,6 +207,11 @@ enum WebRoute: Sendable, Equatable {
         case .printedCatalog(let library): Self.library(library) + [.fixed("print-catalog")]
         case .reports(let library): Self.library(library) + [.fixed("reports")]
         case .report(let library, let kind): Self.library(library) + [.fixed("reports"), .parameter(name: "kind", value: kind.rawValue)]
+        case .savedReports(let library): Self.library(library) + [.fixed("reports"), .fixed("saved")]
+        case .savedReport(let library, let saved):
+            Self.library(library) + [.fixed("reports"), .fixed("saved"), .parameter(name: "savedID", value: saved.uuidString)]
+        case .savedReportDelete(let library, let saved): Self.savedReport(library: library, saved: saved).segments + [.fixed("delete")]
+        case .savedReportSend(let library, let saved): Self.savedReport(library: library, saved: saved).segments + [.fixed("send")]
         case .levelsImport(let library): Self.library(library) + [.fixed("exchange"), .fixed("levels")]
         case .member(let library, let member): Self.library(library) + [.fixed("members"), .parameter(name: "memberID", value: member.uuidString)]
         case .editMember(let library, let member): Self.member(library: library, member: member).segments + [.fixed("edit")]

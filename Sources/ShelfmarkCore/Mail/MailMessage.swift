@@ -40,9 +40,21 @@ public struct EmailAddress: Sendable, Hashable, CustomStringConvertible {
     public var description: String { text }
 }
 
-/// One plain-text email as RFC 5322 and MIME write it: UTF-8 text in quoted-printable, names and
-/// subject as RFC 2047 encoded words when they are not plain ASCII, lines ending in CRLF and folded
-/// at 78 characters. `bytes` is what goes after SMTP's DATA (before dot-stuffing).
+/// A file sent with a message: its name as the recipient sees it, its media type and its bytes.
+public struct MailAttachment: Sendable, Equatable, Codable {
+    public var name: String
+    public var type: String
+    public var data: Data
+
+    public init(name: String, type: String, data: Data) {
+        (self.name, self.type, self.data) = (name, type, data)
+    }
+}
+
+/// One email as RFC 5322 and MIME write it: UTF-8 text in quoted-printable, names and subject as
+/// RFC 2047 encoded words when they are not plain ASCII, lines ending in CRLF and folded at 78
+/// characters; with attachments, `multipart/mixed` with each file in base64. `bytes` is what goes
+/// after SMTP's DATA (before dot-stuffing).
 public struct MailMessage: Sendable, Equatable {
     public var from: MailAddress
     public var to: MailAddress
@@ -53,9 +65,10 @@ public struct MailMessage: Sendable, Equatable {
     public var date: Date
     /// The part after `@` in the Message-ID (the sender's domain).
     public var id: String
+    public var attachments: [MailAttachment]
 
     public init(from: MailAddress, to: MailAddress, replyTo: MailAddress? = nil, subject: String, text: String,
-                language: String, date: Date, id: String) {
+                language: String, date: Date, id: String, attachments: [MailAttachment] = []) {
         self.from = from
         self.to = to
         self.replyTo = replyTo
@@ -64,6 +77,7 @@ public struct MailMessage: Sendable, Equatable {
         self.language = language
         self.date = date
         self.id = id
+        self.attachments = attachments
     }
 
     public var messageID: String {
@@ -83,10 +97,44 @@ public struct MailMessage: Sendable, Equatable {
         headers.append("Content-Language: \(language)")
         headers.append("Auto-Submitted: auto-generated")
         headers.append("MIME-Version: 1.0")
-        headers.append("Content-Type: text/plain; charset=UTF-8")
-        headers.append("Content-Transfer-Encoding: quoted-printable")
-        let body = Self.quotedPrintable(text)
+        let textPart = "Content-Type: text/plain; charset=UTF-8\r\nContent-Transfer-Encoding: quoted-printable\r\n\r\n" + Self.quotedPrintable(text)
+        guard !attachments.isEmpty else {
+            return Array((headers.joined(separator: "\r\n") + "\r\n" + textPart + "\r\n").utf8)
+        }
+        // "=_" never occurs in quoted-printable (a "=" is "=3D" there) nor in base64: the boundary cannot
+        // appear in a part.
+        let boundary = "=_shelfmark_" + id.filter { $0.isASCII && ($0.isLetter || $0.isNumber) }.prefix(40)
+        headers.append("Content-Type: multipart/mixed;\r\n boundary=\"\(boundary)\"")
+        var parts = [textPart]
+        for file in attachments {
+            parts.append("""
+                Content-Type: \(Self.mediaType(file.type)); \(Self.fileParameter("name", file.name))\r
+                Content-Disposition: attachment; \(Self.fileParameter("filename", file.name))\r
+                Content-Transfer-Encoding: base64\r
+                \r
+                \(file.data.base64EncodedString(options: [.lineLength76Characters, .endLineWithCarriageReturn, .endLineWithLineFeed]))
+                """)
+        }
+        let body = parts.map { "--\(boundary)\r\n" + $0 + "\r\n" }.joined() + "--\(boundary)--"
         return Array((headers.joined(separator: "\r\n") + "\r\n\r\n" + body + "\r\n").utf8)
+    }
+
+    /// A media type as a header carries it: `type/subtype` of token characters, else an octet stream.
+    static func mediaType(_ type: String) -> String {
+        let token = CharacterSet(charactersIn: "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789!#$&^_.+-")
+        let parts = type.split(separator: "/", omittingEmptySubsequences: false)
+        guard parts.count == 2, parts.allSatisfy({ !$0.isEmpty && $0.unicodeScalars.allSatisfy(token.contains) }) else { return "application/octet-stream" }
+        return type
+    }
+
+    /// A file name parameter: plain ASCII quoted (`filename="Loans 2026.csv"`); other names as RFC 2231
+    /// UTF-8 (`filename*=UTF-8''Ausleihen%C3%BC.csv`). Line breaks and quotes never reach the header.
+    static func fileParameter(_ parameter: String, _ name: String) -> String {
+        let clean = String(name.filter { !$0.isNewline && $0 != "\"" && $0 != "\\" }.prefix(100))
+        let plain = clean.unicodeScalars.allSatisfy { $0.value >= 0x20 && $0.value < 0x7F }
+        if plain { return "\(parameter)=\"\(clean.isEmpty ? "file" : clean)\"" }
+        let allowed = CharacterSet(charactersIn: "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.-_")
+        return "\(parameter)*=UTF-8''" + (clean.addingPercentEncoding(withAllowedCharacters: allowed) ?? "file")
     }
 
     // MARK: Headers

@@ -9,6 +9,10 @@ public struct ReportPeriod: Sendable, Equatable {
         /// The school year so far: from the first of `schoolYearStartMonth` (August by default) last passed.
         case schoolYear = "school-year"
         case lastSchoolYear = "last-school-year"
+        /// The term so far, and the one before it (`termMonths`: by default from the first of August,
+        /// January and April).
+        case thisTerm = "this-term"
+        case lastTerm = "last-term"
         case thisYear = "this-year"
         case last12Months = "last-12-months"
         case custom
@@ -64,6 +68,11 @@ public struct ReportPeriod: Sendable, Equatable {
         case .lastMonth: (start, end) = (calendar.date(byAdding: .month, value: -1, to: thisMonth)!, thisMonth)
         case .schoolYear: (start, end) = (schoolStart, tomorrow)
         case .lastSchoolYear: (start, end) = (calendar.date(byAdding: .year, value: -1, to: schoolStart)!, schoolStart)
+        case .thisTerm: (start, end) = (termStart(of: today, calendar: calendar, schoolYearStartMonth: schoolYearStartMonth), tomorrow)
+        case .lastTerm:
+            let current = termStart(of: today, calendar: calendar, schoolYearStartMonth: schoolYearStartMonth)
+            let before = calendar.date(byAdding: .day, value: -1, to: current)!
+            (start, end) = (termStart(of: before, calendar: calendar, schoolYearStartMonth: schoolYearStartMonth), current)
         case .thisYear: (start, end) = (thisYear, tomorrow)
         case .last12Months: (start, end) = (calendar.date(byAdding: .month, value: -11, to: thisMonth)!, tomorrow)
         case .custom:
@@ -76,6 +85,24 @@ public struct ReportPeriod: Sendable, Equatable {
         let period = ReportPeriod(preset: preset, start: start, end: end, grouping: grouping)
         guard period.buckets(calendar).count <= maxBuckets else { throw Problem.tooManyBuckets(max: maxBuckets) }
         return period
+    }
+
+    /// The months terms begin in, in calendar order: a year starting in July to October has its terms
+    /// from then, January and April (autumn, spring, summer); a year starting in another month is cut
+    /// in thirds (February: February, June, October).
+    public static func termMonths(schoolYearStartMonth: Int = 8) -> [Int] {
+        if (7...10).contains(schoolYearStartMonth) { return [1, 4, schoolYearStartMonth] }
+        return [0, 4, 8].map { (schoolYearStartMonth - 1 + $0) % 12 + 1 }.sorted()
+    }
+
+    /// The first day of the term `day` is in.
+    public static func termStart(of day: Date, calendar: Calendar, schoolYearStartMonth: Int = 8) -> Date {
+        let c = calendar.dateComponents([.year, .month], from: day)
+        let months = termMonths(schoolYearStartMonth: schoolYearStartMonth)
+        if let month = months.last(where: { $0 <= c.month! }) {
+            return calendar.date(from: DateComponents(year: c.year!, month: month, day: 1))!
+        }
+        return calendar.date(from: DateComponents(year: c.year! - 1, month: months.last!, day: 1))!
     }
 
     /// The months (or weeks, from the calendar's first weekday) the period touches, each cut to the period.

@@ -92,6 +92,7 @@ extension Backup {
         if let quotes = backup.quotes { try array("quotes", quotes) }
         if let goals = backup.readingGoals { try array("readingGoals", goals) }
         if let reads = backup.reads { try array("reads", reads) }
+        if let saved = backup.savedReports { try array("savedReports", saved) }
         if let shelves = backup.shelves { try array("shelves", shelves) }
         if let scans = backup.stocktakeScans { try array("stocktakeScans", scans) }
         if let stocktakes = backup.stocktakes { try array("stocktakes", stocktakes) }

@@ -113,7 +113,7 @@ extension Backup {
         let counts: [Int] = [b.titles.count, b.copies.count, b.members.count, b.loans.count, b.activities.count, b.categories.count,
                              b.titleCategories.count, b.covers?.count ?? 0, b.reads?.count ?? 0, b.progressEvents?.count ?? 0,
                              b.readingGoals?.count ?? 0, b.quotes?.count ?? 0, b.pagePhotos?.count ?? 0, b.holds?.count ?? 0, b.fines?.count ?? 0, b.shelves?.count ?? 0,
-                             b.stocktakes?.count ?? 0, b.stocktakeScans?.count ?? 0]
+                             b.stocktakes?.count ?? 0, b.stocktakeScans?.count ?? 0, b.savedReports?.count ?? 0]
         let total = counts.reduce(0, +)
         guard total <= Limits.rowsPerRestore else {
             throw ExchangeError.backupTooLarge(rows: total, max: Limits.rowsPerRestore)
@@ -172,16 +172,6 @@ extension Backup {
             try await db.sql.update("libraries").set(model: settings).where("id", .equal, libraryID).run()
         }
 
-        struct InLibrary<Row: Encodable & Sendable>: Encodable, Sendable {
-            var row: Row
-            var libraryID: UUID
-            func encode(to encoder: any Encoder) throws {
-                try row.encode(to: encoder)
-                var c = encoder.container(keyedBy: Key.self)
-                try c.encode(libraryID, forKey: .library_id)
-            }
-            enum Key: String, CodingKey { case library_id }
-        }
         // A batch per transaction, 200 rows to a statement. Rows of a table with a `library_id` carry the
         // library's; a child table's rows (a title's categories, a read's progress, a stocktake's scans)
         // go as they are (`inLibrary: false`).
@@ -203,6 +193,7 @@ extension Backup {
         // Smart collections whose filter this server reads, their category mapped like the categories;
         // at most a library's number, one per name.
         var collectionNames = Set<String>()
+        var collectionIDs: [UUID: UUID] = [:]
         let backedUpCategories = Set(b.categories.map(\.id))
         try await insert("collections", (b.collections ?? []).compactMap { (c: CollectionRow) -> CollectionRow? in
             let name = c.name.trimmingCharacters(in: .whitespacesAndNewlines)
@@ -215,7 +206,9 @@ extension Backup {
                 filter.categoryId = mapped
             }
             guard let json = try? JSONEncoder().encode(filter) else { return nil }
-            return CollectionRow(id: UUID(), name: name, name_key: name.lowercased(), filter: String(decoding: json, as: UTF8.self),
+            let id = UUID()
+            collectionIDs[c.id] = id
+            return CollectionRow(id: id, name: name, name_key: name.lowercased(), filter: String(decoding: json, as: UTF8.self),
                                                created_at: c.created_at, updated_at: c.updated_at)
         })
         try await insert("titles", b.titles.map { t in
@@ -296,6 +289,26 @@ extension Backup {
             r.id = map(s.id); r.stocktake_id = map(s.stocktake_id); r.copy_id = map(s.copy_id)
             return r
         }, inLibrary: false)
+        // Saved reports of known kinds, their options read as a report reads them (a category or smart
+        // collection mapped like those), at most a library's number, one per name; a schedule without
+        // anyone to mail is kept unscheduled.
+        var savedNames = Set<String>()
+        try await insert("saved_reports", (b.savedReports ?? []).compactMap { (r: SavedReportRow) -> SavedReportRow? in
+            let name = r.name.cleanedInput
+            guard !name.isEmpty, name.count <= SavedReports.maxName, savedNames.count < SavedReports.maxPerLibrary,
+                  savedNames.insert(name.lowercased()).inserted, ReportKind(rawValue: r.kind) != nil,
+                  var options = try? ReportOptions.read(query: r.options) else { return nil }
+            options.category = options.category.flatMap { backedUpCategories.contains($0) ? (map($0) as UUID) : nil }
+            options.collection = options.collection.flatMap { collectionIDs[$0] }
+            let recipients = r.addresses.compactMap { EmailAddress(parsing: $0)?.text }.prefix(SavedReports.maxRecipients)
+            var row = r
+            (row.id, row.name, row.name_key, row.options) = (map(r.id), name, name.lowercased(), options.queryString)
+            row.recipients = recipients.joined(separator: "\n")
+            row.language = Lang(rawValue: r.language)?.rawValue ?? Lang.en.rawValue
+            row.created_by = String(r.created_by.cleanedInput.prefix(200))
+            if SavedReportSchedule(rawValue: r.schedule) == nil || recipients.isEmpty { row.schedule = SavedReportSchedule.none.rawValue }
+            return row
+        })
 
         // Reading life: reads, progress, goals, quotes and page photos. A user's rows come back only when
         // that account exists on this server (a backup from elsewhere brings its members' logs, not
@@ -357,4 +370,16 @@ extension Backup {
         return LeftOut(readers: Set(named).subtracting(users).count, reads: reads.count - keptReads.count, goals: goals.count - keptGoals,
                        quotes: quotes.count - keptQuotes.count, photos: photos.count - keptPhotos.count)
     }
+}
+
+/// A row as a table of a library's rows holds it: its own columns and the library's id.
+struct InLibrary<Row: Encodable & Sendable>: Encodable, Sendable {
+    var row: Row
+    var libraryID: UUID
+    func encode(to encoder: any Encoder) throws {
+        try row.encode(to: encoder)
+        var c = encoder.container(keyedBy: Key.self)
+        try c.encode(libraryID, forKey: .library_id)
+    }
+    enum Key: String, CodingKey { case library_id }
 }

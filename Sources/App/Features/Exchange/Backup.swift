@@ -56,7 +56,8 @@ enum Backup {
             stocktakeScans: try await sql.raw("""
                 SELECT s.id, s.stocktake_id, s.copy_id, s.code, s.outcome, s.expected, s.scanned_at FROM stocktake_scans s
                 JOIN stocktakes t ON t.id = s.stocktake_id WHERE t.library_id = \(bind: libraryID) ORDER BY s.stocktake_id, s.scanned_at, s.id
-                """).all(decoding: StocktakeScanRow.self))
+                """).all(decoding: StocktakeScanRow.self),
+            savedReports: try await rows("saved_reports", SavedReportRow.self, order: "name_key"))
     }
 
     /// Deletes everything a library holds: the tables whose policy says `erased` (`Features`), children

@@ -31,7 +31,8 @@ struct JobPage: Sendable {
             record.decodedResult(ImportJob.Outcome.self).map { .imported($0.report, madeLibrary: $0.library) } ?? failed(nil)
         case (.done, .restore):
             record.decodedResult(RestoreJob.Outcome.self).map { .restored($0.library, leftOut: $0.leftOut) } ?? failed(nil)
-        case (.failed, _), (_, .enrich), (_, .prune), (_, .expireHolds), (_, .reminders), (_, .nightlyBackup), (_, .backupDrill): failed(record.decodedFailure)
+        case (.failed, _), (_, .enrich), (_, .prune), (_, .expireHolds), (_, .reminders), (_, .nightlyBackup), (_, .backupDrill),
+             (_, .mailReports): failed(record.decodedFailure)
         }
         return JobPage(jobID: jobID, libraryID: library.libraryID, state: state)
     }

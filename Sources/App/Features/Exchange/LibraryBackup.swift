@@ -39,4 +39,6 @@ struct LibraryBackup: Codable, Sendable, Equatable {
     /// The stocktakes taken at the shelves, and what each scan found; absent in backups made before them.
     var stocktakes: [StocktakeRow]? = nil
     var stocktakeScans: [StocktakeScanRow]? = nil
+    /// Reports saved under a name (and when they are mailed); absent in backups made before them.
+    var savedReports: [SavedReportRow]? = nil
 }

@@ -21,6 +21,8 @@ enum Jobs {
         case nightlyBackup = "nightly_backup"
         /// The monthly restore drill of the newest nightly backup (no library's).
         case backupDrill = "backup_drill"
+        /// Saved reports mailed on their schedule (a library's, each morning one of them is due).
+        case mailReports = "mail_reports"
     }
     enum State: String, Codable, Sendable { case running, done, failed }
 

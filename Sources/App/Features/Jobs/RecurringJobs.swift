@@ -40,11 +40,18 @@ struct RecurringJob: Sendable {
     }) { library, app in
         try await Reminders.run(library: library, app: app)
     }
+
+    /// Saved reports whose month or term has ended, mailed each morning while the library has some scheduled.
+    static let mailReports = RecurringJob(kind: .mailReports, scheduleFor: { library in
+        library.mails_reports == true ? .daily(at: SavedReports.hour) : nil
+    }) { library, app in
+        try await SavedReports.mailDue(library: library, app: app)
+    }
 }
 
 enum RecurringJobs {
     /// Every recurring job of every library.
-    static let all: [RecurringJob] = [.prune, .expireHolds, .reminders]
+    static let all: [RecurringJob] = [.prune, .expireHolds, .reminders, .mailReports]
 
     /// What a run did, as a count the staff page shows.
     struct Outcome: Codable, Sendable, Equatable {
@@ -63,16 +70,23 @@ enum RecurringJobs {
         var time_zone: String?
         var reminders_on: Bool?
         var reminder_hour: Int?
+        /// It has saved reports to mail.
+        var mails_reports: Bool?
         var zone: TimeZone { Library.zone(time_zone) }
     }
 
+    private static let zoneColumns: SQLQueryString = """
+        id, time_zone, reminders_on, reminder_hour,
+        EXISTS (SELECT 1 FROM saved_reports s WHERE s.library_id = libraries.id AND s.schedule <> 'none') AS mails_reports
+        """
+
     static func libraries(on db: any Database) async throws -> [LibraryZone] {
         // Not a library a restore is still writing or swapping in (`pending_job_id`): it is nobody's yet.
-        try await db.sql.raw("SELECT id, time_zone, reminders_on, reminder_hour FROM libraries WHERE pending_job_id IS NULL").all(decoding: LibraryZone.self)
+        try await db.sql.raw("SELECT \(zoneColumns) FROM libraries WHERE pending_job_id IS NULL").all(decoding: LibraryZone.self)
     }
 
     static func library(_ id: UUID, on db: any Database) async throws -> LibraryZone? {
-        try await db.sql.raw("SELECT id, time_zone, reminders_on, reminder_hour FROM libraries WHERE id = \(bind: id)").first(decoding: LibraryZone.self)
+        try await db.sql.raw("SELECT \(zoneColumns) FROM libraries WHERE id = \(bind: id)").first(decoding: LibraryZone.self)
     }
 
     /// Claims the run of `job` for `library` and `period`: the row is written only if no run of that

@@ -67,6 +67,7 @@ extension BackgroundPage {
         case .reminders: t(.jobReminders)
         case .nightlyBackup: t(.nightlyBackups)
         case .backupDrill: t(.drillHeading)
+        case .mailReports: t(.jobMailReports)
         case .prune, nil: t(.jobPrune)
         }
     }

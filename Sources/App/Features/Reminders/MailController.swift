@@ -119,7 +119,8 @@ enum MailController {
     @Sendable static func templates(req: Request) async throws -> [MailTemplateDTO] {
         let ctx = try await req.library(.manageMembers)
         let edited = try await MailTemplates.texts(library: ctx.libraryID, on: req.db)
-        return MailKind.allCases.flatMap { kind in
+        // A saved report's message is made from the report, not from a template.
+        return MailKind.allCases.filter { $0 != .report }.flatMap { kind in
             req.application.languages.map { lang in
                 MailTemplates.dto(kind, lang, edited[.init(kind: kind, language: lang.rawValue)] ?? MailTemplates.defaultText(kind, Strings(lang: lang)))
             }

@@ -15,10 +15,12 @@ enum MailKind: String, Codable, Sendable, CaseIterable, SchemaEnum {
     case test
     /// A member's one-time sign-in link to the public catalog.
     case signInLink = "sign_in_link"
+    /// A saved report, mailed on its schedule or by an owner, with its PDF and CSV.
+    case report
 
     /// Whether a library may change the text: not the test message's (a free text sent to any address
     /// would make the installation's server anyone's).
-    var editable: Bool { self != .test }
+    var editable: Bool { self != .test && self != .report }
 
     init(_ stage: ReminderPolicy.Stage) {
         self = MailKind(rawValue: stage.kind) ?? .dueSoon
@@ -35,6 +37,7 @@ enum MailKind: String, Codable, Sendable, CaseIterable, SchemaEnum {
         case .holdReady: return common + ["title", "until"]
         case .test: return ["library", "contact"]
         case .signInLink: return common + ["link", "minutes"]
+        case .report: return ["library"]
         }
     }
 }

@@ -26,6 +26,7 @@ enum MailTemplates {
         case .holdReady: (.mailHoldReadySubject, .mailHoldReadyBody)
         case .test: (.mailTestSubject, .mailTestBody)
         case .signInLink: (.mailSignInLinkSubject, .mailSignInLinkBody)
+        case .report: (.mailReportSubject, .mailReportBody)
         }
         return Text(subject: t(subject), body: t(body), edited: false)
     }

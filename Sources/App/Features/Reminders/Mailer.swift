@@ -25,16 +25,18 @@ enum Mailer {
         var subject: String
         var body: String
         var loanCount: Int = 0
+        /// The files it carries, as JSON (`[MailAttachment]`), kept until it is sent.
+        var attachments: String? = nil
     }
 
     static func queue(_ m: Outgoing, library: UUID, createdBy: String, now: Date, on db: any Database) async throws -> UUID {
         let id = UUID()
         try await db.sql.raw("""
             INSERT INTO mail_messages (id, library_id, kind, member_id, member_card_id, member_name, recipient, language, subject, body,
-                                       loan_count, status, created_by, created_at)
+                                       loan_count, status, created_by, created_at, attachments)
             VALUES (\(bind: id), \(bind: library), \(bind: m.kind.rawValue), \(bind: m.memberID), \(bind: m.cardID), \(bind: m.name),
                     \(bind: m.recipient), \(bind: m.language), \(bind: m.subject), \(bind: m.body), \(bind: m.loanCount), 'queued',
-                    \(bind: createdBy), \(bind: now))
+                    \(bind: createdBy), \(bind: now), \(bind: m.attachments))
             """).run()
         return id
     }
@@ -46,6 +48,11 @@ enum Mailer {
         var language: String
         var subject: String
         var body: String
+        var attachments: String?
+
+        var files: [MailAttachment] {
+            attachments.flatMap { try? JSONDecoder().decode([MailAttachment].self, from: Data($0.utf8)) } ?? []
+        }
     }
 
     /// Sends the library's queued messages (those of `only`, when given) over one connection.
@@ -58,7 +65,7 @@ enum Mailer {
                 UPDATE mail_messages SET status = 'sending', lease_until = \(bind: now.addingTimeInterval(lease))
                 WHERE library_id = \(bind: library) \(restrict)
                   AND (status = 'queued' OR (status = 'sending' AND lease_until < \(bind: now)))
-                RETURNING id, recipient, member_name, language, subject, body
+                RETURNING id, recipient, member_name, language, subject, body, attachments
                 """).all(decoding: Claimed.self)
         }
         guard !claimed.isEmpty else { return (0, 0) }
@@ -100,7 +107,7 @@ enum Mailer {
             }
             let mail = MailMessage(from: settings.sender, to: MailAddress(message.recipient, name: message.member_name ?? ""),
                                    subject: message.subject, text: message.body, language: message.language, date: app.clock.now(),
-                                   id: message.id.uuidString.lowercased())
+                                   id: message.id.uuidString.lowercased(), attachments: message.files)
             do {
                 let reply = try await session.send(from: settings.sender.address, to: [message.recipient], message: mail.bytes)
                 try await finish(message.id, status: .sent, problem: nil, reply: reply.description, app: app)
@@ -117,14 +124,16 @@ enum Mailer {
     }
 
     /// A sign-in link's body holds a secret: once handed over (or failed) it is blanked in the log, and
-    /// such a message is never sent again (the member asks for a new link).
+    /// such a message is never sent again (the member asks for a new link). A sent message's files go
+    /// (the log keeps what was sent, not the files again); a failed one keeps them to be sent again.
     private static func finish(_ id: UUID, status: MailStatus, problem: MailProblem?, reply: String?, app: Application) async throws {
         let now = app.clock.now()
         try await app.writeGate.transaction(on: app.db) { db in
             try await db.sql.raw("""
                 UPDATE mail_messages SET status = \(bind: status.rawValue), problem = \(bind: problem?.rawValue),
                     reply = \(bind: reply.map { String($0.prefix(maxReply)) }), sent_at = \(bind: status == .sent ? now : nil), lease_until = NULL,
-                    body = CASE WHEN kind = 'sign_in_link' THEN '' ELSE body END
+                    body = CASE WHEN kind = 'sign_in_link' THEN '' ELSE body END,
+                    attachments = CASE WHEN \(bind: status == .sent) THEN NULL ELSE attachments END
                 WHERE id = \(bind: id)
                 """).run()
         }

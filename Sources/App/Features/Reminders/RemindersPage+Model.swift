@@ -83,6 +83,7 @@ struct RemindersPage: Sendable {
         case .holdReady: t(.templateKindHoldReady)
         case .test: t(.templateKindTest)
         case .signInLink: t(.templateKindSignInLink)
+        case .report: t(.templateKindReport)
         }
     }
 

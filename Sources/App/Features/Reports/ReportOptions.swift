@@ -40,11 +40,42 @@ struct ReportOptions: Sendable, Equatable {
 
     /// Read from a request's query; a value that is not one the report takes is refused by its field.
     static func read(_ req: Request) throws -> ReportOptions {
+        try read { req.query[String.self, at: $0] }
+    }
+
+    /// Read from a query string as `query` writes it (a saved report's).
+    static func read(query: String) throws -> ReportOptions {
+        var components = URLComponents()
+        components.percentEncodedQuery = query
+        let items = components.queryItems ?? []
+        return try read { name in items.first { $0.name == name }?.value }
+    }
+
+    /// The options as a query string (`period=last-month&class=4A`), as `read(query:)` reads it.
+    var queryString: String {
+        var components = URLComponents()
+        components.queryItems = query.map { URLQueryItem(name: $0.0, value: $0.1) }
+        // "+" means a space to a form's reader: written as %2B.
+        return (components.percentEncodedQuery ?? "").replacingOccurrences(of: "+", with: "%2B")
+    }
+
+    /// Read from named values; a value that is not one the report takes is refused by its field.
+    static func read(_ value: (String) -> String?) throws -> ReportOptions {
         var o = ReportOptions()
         func text(_ name: String, max: Int) throws -> String? {
-            guard let raw = req.query[String.self, at: name]?.cleanedInput, !raw.isEmpty else { return nil }
+            guard let raw = value(name)?.cleanedInput, !raw.isEmpty else { return nil }
             guard raw.count <= max else { throw InputProblem.tooLong(field: name, max: max) }
             return raw
+        }
+        func id(_ name: String) throws -> UUID? {
+            guard let raw = value(name), !raw.isEmpty else { return nil }
+            guard let id = UUID(uuidString: raw) else { throw RequestError.notAnID(field: name, got: raw) }
+            return id
+        }
+        func number(_ name: String, default fallback: Int, range: ClosedRange<Int>) throws -> Int {
+            guard let raw = value(name) else { return fallback }
+            guard let n = Int(raw), range.contains(n) else { throw RequestError.wholeNumber(field: name, range: range, got: raw) }
+            return n
         }
         if let raw = try text("period", max: 40) {
             guard let preset = ReportPeriod.Preset(rawValue: raw) else {
@@ -61,12 +92,12 @@ struct ReportOptions: Sendable, Equatable {
         (o.from, o.to) = (try text("from", max: 10), try text("to", max: 10))
         if o.from != nil || o.to != nil { o.preset = .custom }
         o.grade = try text("class", max: 100)
-        o.category = try req.uuidQuery("category")
+        o.category = try id("category")
         o.shelf = try text("shelf", max: 200)
         o.level = try text("level", max: 100)
-        o.collection = try req.uuidQuery("collection")
-        o.notLentYears = try req.intQuery("notLentYears", default: 3, range: notLentRange)
-        o.olderThanYears = try req.intQuery("olderThanYears", default: 10, range: olderRange)
+        o.collection = try id("collection")
+        o.notLentYears = try number("notLentYears", default: 3, range: notLentRange)
+        o.olderThanYears = try number("olderThanYears", default: 10, range: olderRange)
         return o
     }
 

@@ -61,4 +61,7 @@ struct ReportPage: Sendable {
 /// The reports there are, each with what it counts.
 struct ReportsPage: Sendable {
     var libraryID: UUID
+    var saved: [SavedReportDTO] = []
+    /// Owners say when and to whom a saved report is mailed.
+    var isOwner = false
 }

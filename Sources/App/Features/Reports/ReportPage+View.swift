@@ -17,6 +17,76 @@ extension ReportsPage {
                     }
                 }
             }
+            savedSection(page)
+        }
+    }
+
+    private func savedSection(_ page: PageContext) -> any Component {
+        let t = page.t
+        return H.el(.section, [.ariaLabelledby: "saved-reports"]) {
+            H.el(.h2, [.id: "saved-reports"]) { EscapedText(t(.savedReportsHeading)) }
+            if saved.isEmpty {
+                H.el(.p, [.class: "empty"]) { EscapedText(t(.savedReportsEmpty)) }
+            } else {
+                H.el(.ul, [.class: "saved-reports"]) {
+                    for report in saved { savedItem(report, page) }
+                }
+                if !isOwner { H.el(.p, [.class: "hint"]) { EscapedText(t(.savedReportOwnersMail)) } }
+            }
+        }
+    }
+
+    private func savedItem(_ report: SavedReportDTO, _ page: PageContext) -> any Component {
+        let t = page.t, lib = libraryID
+        let key = report.id.uuidString.lowercased()
+        let options = (try? ReportOptions.read(query: report.options)) ?? ReportOptions()
+        return H.el(.li, [.id: "saved-" + key]) {
+            H.el(.a, [.href: WebRoute.report(library: lib, kind: report.kind).path(query: options.query)]) {
+                H.el(.strong, [:]) { EscapedText(report.name) }
+                H.el(.span, [.class: "hint"]) { EscapedText(" · " + t(report.kind.titleKey)) }
+            }
+            if report.schedule != .none, let next = report.nextMailing {
+                H.el(.p, [.class: "hint"]) {
+                    EscapedText(t.format(.savedReportMailedTo, report.recipients.joined(separator: ", "), t.date(next)))
+                }
+            }
+            if let last = report.lastSentAt { H.el(.p, [.class: "hint"]) { EscapedText(t.format(.savedReportLastSent, t.date(last))) } }
+            H.el(.details, [:]) {
+                H.el(.summary, [:]) { EscapedText(t(.savedReportChange)) }
+                H.form(WebRoute.savedReport(library: lib, saved: report.id).path, csrf: page.csrf) {
+                    H.field(t(.savedReportName), name: "name", value: report.name, required: true, id: "name-" + key,
+                            extra: [.maxlength: String(SavedReports.maxName)])
+                    if isOwner {
+                        H.el(.div, [.class: "field"]) {
+                            H.el(.label, [.for: "schedule-" + key]) { EscapedText(t(.savedReportSchedule)) }
+                            H.el(.select, [.id: "schedule-" + key, .name: "schedule"]) {
+                                for (value, name) in [(SavedReportSchedule.none, L.savedReportNotMailed), (.monthly, .savedReportMonthly),
+                                                      (.termly, .savedReportTermly)] {
+                                    H.el(.option, [.value: value.rawValue, .selected: report.schedule == value ? "" : nil]) { EscapedText(t(name)) }
+                                }
+                            }
+                        }
+                        H.el(.div, [.class: "field"]) {
+                            H.el(.label, [.for: "recipients-" + key]) { EscapedText(t(.savedReportRecipients)) }
+                            H.el(.textarea, [.id: "recipients-" + key, .name: "recipients", .rows: "3", .autocomplete: "off",
+                                             .inputmode: "email"]) { EscapedText(report.recipients.joined(separator: "\n")) }
+                        }
+                    }
+                    H.button(t(.save))
+                }
+                H.el(.div, [.class: "actions"]) {
+                    if isOwner, !report.recipients.isEmpty {
+                        H.form(WebRoute.savedReportSend(library: lib, saved: report.id).path, csrf: page.csrf) {
+                            H.button(t(.savedReportSendNow), kind: "quiet")
+                        }
+                    }
+                    if isOwner || report.schedule == .none {
+                        H.form(WebRoute.savedReportDelete(library: lib, saved: report.id).path, csrf: page.csrf) {
+                            H.button(t(.savedReportDelete), kind: "quiet danger")
+                        }
+                    }
+                }
+            }
         }
     }
 }
@@ -49,6 +119,22 @@ extension ReportPage {
                     H.link(t(.reportDownloadCSV), APILink.report(library: lib, kind: kind, format: "csv").path(query: options.query), cls: "button quiet")
                 }
                 for (i, table) in report.tables.enumerated() { tableSection(table, index: i, report: report, t: t) }
+                saveForm(page)
+            }
+        }
+    }
+
+    /// Saves the report as shown (its kind, period and filters) under a name.
+    private func saveForm(_ page: PageContext) -> any Component {
+        let t = page.t
+        return H.el(.section, [.class: "report-save", .ariaLabelledby: "save-report"]) {
+            H.el(.h2, [.id: "save-report"]) { EscapedText(t(.savedReportSaveHeading)) }
+            H.form(WebRoute.savedReports(library: libraryID).path, csrf: page.csrf) {
+                H.void(.input, [.type: "hidden", .name: "kind", .value: kind.rawValue])
+                H.void(.input, [.type: "hidden", .name: "options", .value: options.queryString])
+                H.field(t(.savedReportName), name: "name", hint: t(.savedReportSaveHint), required: true,
+                        extra: [.maxlength: String(SavedReports.maxName), .autocomplete: "off"])
+                H.button(t(.save))
             }
         }
     }
@@ -72,7 +158,8 @@ extension ReportPage {
                 if let error = form.errors[name] { H.el(.p, [.class: "field-error", .id: "f-\(name)-error"]) { EscapedText(error) } }
             }
         }
-        let presets: [(ReportPeriod.Preset, L)] = [(.schoolYear, .reportSchoolYear), (.lastSchoolYear, .reportLastSchoolYear), (.thisMonth, .reportThisMonth),
+        let presets: [(ReportPeriod.Preset, L)] = [(.schoolYear, .reportSchoolYear), (.lastSchoolYear, .reportLastSchoolYear),
+                                                   (.thisTerm, .reportThisTerm), (.lastTerm, .reportLastTerm), (.thisMonth, .reportThisMonth),
                                                    (.lastMonth, .reportLastMonth), (.last12Months, .reportLast12Months), (.thisYear, .reportThisYear),
                                                    (.custom, .reportCustomRange)]
         return H.el(.form, [.method: "get", .action: WebRoute.report(library: libraryID, kind: kind).path, .class: "report-options"]) {

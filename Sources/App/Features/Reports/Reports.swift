@@ -22,16 +22,21 @@ enum Reports {
 
     static func make(_ kind: ReportKind, _ options: ReportOptions, library: LibraryContext, now: Date, t: Strings,
                      on db: any Database) async throws -> ReportDTO {
-        let calendar = library.policy.calendar
+        try await make(kind, options, library: library.libraryID, calendar: library.policy.calendar, now: now, t: t, on: db)
+    }
+
+    /// The report of `library` in its `calendar` (the library's time zone), on `now`.
+    static func make(_ kind: ReportKind, _ options: ReportOptions, library libraryID: UUID, calendar: Calendar, now: Date, t: Strings,
+                     on db: any Database) async throws -> ReportDTO {
         var t = t
         t.timeZone = calendar.timeZone
         let period = kind.hasPeriod ? try options.period(now: now, calendar: calendar) : nil
-        let currency = try await db.sql.raw("SELECT currency FROM libraries WHERE id = \(bind: library.libraryID)").first()?
+        let currency = try await db.sql.raw("SELECT currency FROM libraries WHERE id = \(bind: libraryID)").first()?
             .decode(column: "currency", as: String.self) ?? "EUR"
-        var scope = Query(library: library.libraryID, options: options, kind: kind, now: now, calendar: calendar, t: t, db: db)
+        var scope = Query(library: libraryID, options: options, kind: kind, now: now, calendar: calendar, t: t, db: db)
         if let id = options.collection, kind.filters.contains(.collection) {
-            let collection = try await Collections.get(id, library: library.libraryID, on: db)
-            let ids = try await Collections.titleIDs(collection.filter, library: library.libraryID, now: now, limit: maxCollectionTitles + 1, on: db)
+            let collection = try await Collections.get(id, library: libraryID, on: db)
+            let ids = try await Collections.titleIDs(collection.filter, library: libraryID, now: now, limit: maxCollectionTitles + 1, on: db)
             guard ids.count <= maxCollectionTitles else { throw ReportError.collectionTooLarge(max: maxCollectionTitles) }
             scope.collectionTitles = ids
         }

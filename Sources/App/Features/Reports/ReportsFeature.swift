@@ -1,16 +1,20 @@
 import Vapor
 
 /// Reports: circulation, the collection, the weeding list, readers and money, on the page (tables
-/// and charts), as CSV and as PDF. They keep no tables of their own: they count loans, copies, holds,
-/// fines and reading days, which outlive the members they count (the migration below).
+/// and charts), as CSV and as PDF; saved under a name, and mailed monthly or termly. They count loans,
+/// copies, holds, fines and reading days, which outlive the members they count (the first migration).
 enum ReportsFeature: Feature {
     static let name = "Reports"
-    static let tables: [DataTable] = []
+    static let tables: [DataTable] = [
+        DataTable(name: "saved_reports", rows: .byLibrary(), row: .of(SavedReportRow.self), backup: .kept(key: "savedReports"),
+                  erase: .erased, swap: .moved, forget: .cascade),
+    ]
 
     static func register(api: APIRoutes, web: any RoutesBuilder) {
         ReportsController.register(api)
+        SavedReportsController.register(api)
         ReportPages.register(web)
     }
 
-    static var migrations: [Landed] { [Landed(53, KeepFiguresOfFormerMembers())] }
+    static var migrations: [Landed] { [Landed(53, KeepFiguresOfFormerMembers()), Landed(54, CreateSavedReports())] }
 }
