@@ -24,6 +24,7 @@ private func normalized(_ b: LibraryBackup) -> LibraryBackup {
     assign(b.shelves ?? [], table: 8, id: \.id) { $0.name }
     assign(b.stocktakes ?? [], table: 9, id: \.id) { "\($0.shelf_name)|\($0.started_at.timeIntervalSince1970)" }
     assign(b.stocktakeScans ?? [], table: 10, id: \.id) { "\($0.code)|\($0.scanned_at.timeIntervalSince1970)" }
+    assign(b.savedReports ?? [], table: 11, id: \.id) { $0.name_key }
     func m(_ id: UUID) -> UUID { map[id] ?? id }
     func m(_ id: UUID?) -> UUID? { id.map { m($0) } }
     var n = b
@@ -44,6 +45,15 @@ private func normalized(_ b: LibraryBackup) -> LibraryBackup {
     n.stocktakes = b.stocktakes.map { $0.map { var r = $0; r.id = m(r.id); r.shelf_id = m(r.shelf_id); return r }.sorted { $0.id.uuidString < $1.id.uuidString } }
     n.stocktakeScans = b.stocktakeScans.map {
         $0.map { var r = $0; r.id = m(r.id); r.stocktake_id = m(r.stocktake_id); r.copy_id = m(r.copy_id); return r }.sorted { $0.id.uuidString < $1.id.uuidString }
+    }
+    // A saved report's category is the restored library's own.
+    n.savedReports = b.savedReports.map {
+        $0.map { s in
+            var r = s
+            r.id = m(r.id)
+            if var options = try? ReportOptions.read(query: r.options) { options.category = m(options.category); r.options = options.queryString }
+            return r
+        }.sorted { $0.id.uuidString < $1.id.uuidString }
     }
     return n
 }
@@ -168,6 +178,12 @@ private func send(_ f: Fixture, _ method: HTTPMethod, _ path: String, body: Data
             for code in [copy["barcode"] as! String, "X-" + String(repeating: "7", count: 120)] { #expect(try await f.owner.post("\(f.lib)/stocktakes/\(stocktake)/scans", ["code": code]).status == .ok) }
             #expect(try await f.owner.post("\(f.lib)/stocktakes/\(stocktake)/finish").status == .ok)
 
+            // A saved report narrowed to a category, mailed monthly to the head teacher.
+            let german = try #require(try await f.owner.get("\(f.lib)/categories").array.first { $0["name"] as? String == "German" }?["id"] as? String)
+            let saved = try await f.owner.post("\(f.lib)/saved-reports", ["name": "German books", "kind": "collection", "options": "category=\(german)",
+                                                                         "schedule": "monthly", "recipients": ["head@school.example"]])
+            #expect(saved.status == .created, "\(saved.json)")
+
             // MUT: back up, restore as a new library
             let backup = try await send(f, .GET, "\(f.lib)/backup")
             #expect(backup.status == .ok)
@@ -182,6 +198,7 @@ private func send(_ f: Fixture, _ method: HTTPMethod, _ path: String, body: Data
             #expect(original.loans.count == 2)
             #expect(original.library.catalog_indexable == true && original.library.kiosk_asks_pin == true)
             #expect(original.copies.filter { $0.seen_at != nil }.count == 1, "the copy the stocktake saw keeps when")
+            #expect(original.savedReports?.map(\.name) == ["German books"] && original.savedReports?.first?.schedule == "monthly")
             #expect(original.stocktakes?.first?.found == 1 && original.stocktakes?.first?.unknown == 1 && original.stocktakeScans?.compactMap(\.copy_id).count == 1)
             // The catalog CSV counts what can circulate: Momo's lost copy is left out and its other
             // copy is on loan; the wishlist is not in it; A–Z by title.

@@ -224,4 +224,72 @@ import Vapor
             #expect(ReportKind.allCases.allSatisfy { list.html.contains("/reports/\($0.rawValue)") })
         }
     }
+
+    /// A saved report mailed monthly: nothing for the month it was scheduled in, then once on the first
+    /// morning of the next month, as the month just ended left it, with its PDF and CSV attached; and
+    /// now, on an owner's word. A librarian saves and renames; only an owner schedules.
+    @Test func aSavedReportIsMailedOnceAMonthWithItsPDFAndCSV() async throws {
+        let smtp = try TestSMTPServer()
+        defer { smtp.stop() }
+        let clock = TestClock(Self.march10)
+        try await withTestApp(clock: clock.appClock) { app in
+            let school = try await ReminderTests.school(app, smtp, clock: clock)
+            let (f, owner) = (school.f, school.owner)
+            let librarian = try await f.staff("lib", role: "librarian")
+            let made = try await librarian.post("\(f.lib)/saved-reports", ["name": "Loans this month", "kind": "circulation",
+                                                                          "options": "group=week&period=this-month", "language": "de"])
+            #expect(made.status == .created && made["options"] as? String == "period=this-month&group=week", "\(made.json)")
+            let id = made.string("id")
+            #expect(try await librarian.patch("\(f.lib)/saved-reports/\(id)", ["schedule": "monthly", "recipients": ["head@school.example"]]).status == .forbidden)
+            #expect(try await librarian.post("\(f.lib)/saved-reports", ["name": "LOANS this month", "kind": "money"]).errorCode == "saved_report_name_taken")
+            let odd = try await librarian.post("\(f.lib)/saved-reports", ["name": "Odd", "kind": "circulation", "options": "period=fortnight"])
+            #expect(odd.status == .badRequest && odd.errorField == "period", "\(odd.json)")
+            #expect(try await owner.patch("\(f.lib)/saved-reports/\(id)", ["schedule": "monthly"]).errorCode == "recipients_missing")
+            let bad = try await owner.patch("\(f.lib)/saved-reports/\(id)", ["schedule": "monthly", "recipients": ["head@school.example\r\nBcc: x@y.z"]])
+            #expect(bad.status == .unprocessableEntity && bad.errorField == "recipients[0]", "\(bad.json)")
+            let scheduled = try await owner.patch("\(f.lib)/saved-reports/\(id)", [
+                "schedule": "monthly", "recipients": ["head@school.example", "HEAD@school.example", "deputy@school.example"]])
+            #expect(scheduled.status == .ok && scheduled["recipients"] as? [String] == ["head@school.example", "deputy@school.example"], "\(scheduled.json)")
+            #expect((scheduled["nextMailing"] as? String)?.hasPrefix("2026-04-01T06:00:00") == true, "\(scheduled.json)")
+
+            // March: the month it was scheduled in is not mailed.
+            let march = try await RecurringJobs.tick(app: app, jobs: [.mailReports])
+            #expect(march.count == 1)
+            for id in march { await app.jobRunner.wait(id) }
+            #expect(try smtp.received().isEmpty)
+            var de = Strings(lang: .de)
+            de.timeZone = TimeZone(identifier: "UTC")!
+            let day = { (d: Int) in Self.march10.addingTimeInterval(Double(d - 10) * 86_400) }
+            // 1 April, 07:12: March's report, once, to each recipient, in German.
+            clock.advance(days: 21.8)
+            for id in try await RecurringJobs.tick(app: app, jobs: [.mailReports]) { await app.jobRunner.wait(id) }
+            let mails = try smtp.received()
+            #expect(mails.map(\.rcpt_tos) == [["head@school.example"], ["deputy@school.example"]])
+            let mail = try #require(mails.first)
+            let march1to31 = de.date(day(1)) + " – " + de.date(day(31))
+            #expect(mail.subject.hasPrefix("Loans this month · " + march1to31) && mail.content_language == "de", "\(mail.subject)")
+            #expect(mail.text.contains("Ausleihe") && mail.defects.isEmpty, "\(mail.text)")
+            #expect(mail.attachments.map(\.content_type) == ["application/pdf", "text/csv"], "\(mail.attachments)")
+            let csv = try String(contentsOfFile: mail.attachments[1].path, encoding: .utf8)
+            #expect(csv.contains("Ausleihen") && csv.contains("\r\nSumme,5,"), "\(csv)")
+            let pdf = try ReminderPageTests.pdfText(URL(fileURLWithPath: mail.attachments[0].path))
+            #expect(pdf.contains("Ausleihe") && pdf.contains(march1to31), "\(pdf)")
+            // The same morning again: nothing more.
+            for id in try await RecurringJobs.tick(app: app, jobs: [.mailReports]) { await app.jobRunner.wait(id) }
+            #expect(try smtp.received().count == 2)
+            let listed = try await librarian.get("\(f.lib)/saved-reports")
+            #expect(listed.array.first?["lastSentAt"] != nil && (listed.array.first?["nextMailing"] as? String)?.hasPrefix("2026-05-01") == true)
+
+            // Now, on an owner's word, to one address: as things stand today (April so far: nothing lent).
+            #expect(try await librarian.post("\(f.lib)/saved-reports/\(id)/send").status == .forbidden)
+            let sent = try await owner.post("\(f.lib)/saved-reports/\(id)/send", ["recipients": ["teacher@school.example"]])
+            #expect(sent.status == .ok && sent.array.map { $0["status"] as? String } == ["sent"], "\(sent.json)")
+            let now = try #require(try smtp.received().last)
+            #expect(now.rcpt_tos == ["teacher@school.example"] && now.subject.contains(de.date(day(32))) && now.attachments.count == 2, "\(now.subject)")
+            // A librarian may not delete what an owner scheduled.
+            #expect(try await librarian.delete("\(f.lib)/saved-reports/\(id)").status == .forbidden)
+            #expect(try await owner.delete("\(f.lib)/saved-reports/\(id)").status == .noContent)
+            #expect(try await owner.get("\(f.lib)/saved-reports").array.isEmpty)
+        }
+    }
 }

@@ -28,6 +28,14 @@ final class TestSMTPServer: @unchecked Sendable {
         var message_id: String
         var text: String
         var defects: [String]
+        /// The files attached, each saved to `path` as the mail program decodes it.
+        var attachments: [Attachment]
+    }
+
+    struct Attachment: Decodable {
+        var filename: String
+        var content_type: String
+        var path: String
     }
 
     static var python: String {

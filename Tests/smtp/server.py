@@ -5,8 +5,8 @@
 Makes a throwaway certificate authority and server certificate (openssl) in SPOOL, prints one JSON
 line {"port": N, "ca": PATH} when it listens, then writes every message it accepts to SPOOL as
 NNNN.json: the envelope, the raw message, and what Python's `email` package reads from it (subject
-and names decoded from RFC 2047, the text decoded from its transfer encoding), so a test checks the
-message as a mail program would show it. Recipients at --reject-domain are refused with 550.
+and names decoded from RFC 2047, the text decoded from its transfer encoding, each attached file
+saved as NNNN-K with its name and type), so a test checks the message as a mail program would show it. Recipients at --reject-domain are refused with 550.
 Stops when its standard input closes (the test ended).
 """
 import argparse
@@ -78,6 +78,13 @@ class Spool:
         with self.lock:
             self.count += 1
             name = os.path.join(self.folder, "%04d.json" % self.count)
+        attachments = []
+        for k, part in enumerate(message.iter_attachments()):
+            path = os.path.join(self.folder, "%04d-%d" % (self.count, k))
+            with open(path, "wb") as f:
+                f.write(part.get_payload(decode=True) or b"")
+            attachments.append({"filename": part.get_filename() or "", "content_type": part.get_content_type(), "path": path})
+        record["attachments"] = attachments
         with open(name + ".tmp", "w", encoding="utf-8") as f:
             json.dump(record, f, ensure_ascii=False)
         os.rename(name + ".tmp", name)

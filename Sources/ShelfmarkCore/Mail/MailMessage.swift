@@ -119,12 +119,17 @@ public struct MailMessage: Sendable, Equatable {
         return Array((headers.joined(separator: "\r\n") + "\r\n\r\n" + body + "\r\n").utf8)
     }
 
-    /// A media type as a header carries it: `type/subtype` of token characters, else an octet stream.
+    /// A media type as a header carries it: `type/subtype` of token characters with its `name=value`
+    /// parameters of token characters (`text/csv; charset=utf-8`), else an octet stream.
     static func mediaType(_ type: String) -> String {
         let token = CharacterSet(charactersIn: "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789!#$&^_.+-")
-        let parts = type.split(separator: "/", omittingEmptySubsequences: false)
-        guard parts.count == 2, parts.allSatisfy({ !$0.isEmpty && $0.unicodeScalars.allSatisfy(token.contains) }) else { return "application/octet-stream" }
-        return type
+        func pair(_ text: Substring, _ separator: Character) -> Bool {
+            let parts = text.trimmingCharacters(in: .whitespaces).split(separator: separator, omittingEmptySubsequences: false)
+            return parts.count == 2 && parts.allSatisfy { !$0.isEmpty && $0.unicodeScalars.allSatisfy(token.contains) }
+        }
+        let pieces = type.split(separator: ";", omittingEmptySubsequences: false)
+        guard let first = pieces.first, pair(first, "/"), pieces.dropFirst().allSatisfy({ pair($0, "=") }) else { return "application/octet-stream" }
+        return pieces.map { $0.trimmingCharacters(in: .whitespaces) }.joined(separator: "; ")
     }
 
     /// A file name parameter: plain ASCII quoted (`filename="Loans 2026.csv"`); other names as RFC 2231
