@@ -928,7 +928,8 @@ def flow_reports(page, library, servers):
     # Two pupils of class R9X borrow this month, one book comes back; an old book nobody borrows stands
     # on the report shelf. The circulation report, narrowed to the class with its form, reads those
     # numbers back at 390 px in English and at 1280 px in German; the CSV and the PDF (read back with
-    # pdftotext) say the same; the weeding list of the shelf is exactly the old book.
+    # pdftotext) say the same; the weeding list of the shelf is exactly the old book. Saved under a name
+    # and scheduled monthly, the report mailed now arrives at a real SMTP server with its PDF and CSV.
     lib = f"/libraries/{library.id}"
     for card, name in [("R901", "Rosa"), ("R902", "Rami")]:
         api("POST", f"{lib}/members", {"cardId": card, "firstName": name, "grade": "R9X"}, library.token)
@@ -965,6 +966,45 @@ def flow_reports(page, library, servers):
         f.write(pdf); f.flush()
         text = subprocess.run(["pdftotext", "-layout", f.name, "-"], capture_output=True, text=True, check=True).stdout
     assert "Loans by class" in text and re.search(r"R9X\s+2\s+2", text), text[:2000]
+
+    # Saved under a name, scheduled monthly for the head teacher, and mailed now.
+    spool = tempfile.mkdtemp(prefix="shelfmark-e2e-smtp-")
+    smtp = subprocess.Popen([sys.executable, os.path.join(os.path.dirname(__file__), "..", "smtp", "server.py"), spool, "--mode", "plain"],
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    try:
+        port = json.loads(smtp.stdout.readline())["port"]
+        api("PUT", f"{lib}/mail/server", {"host": "127.0.0.1", "port": port, "security": "none",
+                                          "senderAddress": "library@school.example", "senderName": "Room 12"}, library.token)
+        page.get_by_label("Name", exact=True).fill("R9X this month")
+        page.get_by_role("button", name="Save", exact=True).click()
+        expect(page.locator(".flash")).to_contain_text("Saved as “R9X this month”")
+        page.goto(library.url("/reports"))
+        item = page.locator("ul.saved-reports li", has_text="R9X this month")
+        item.locator("summary").click()
+        item.get_by_label("Mail it").select_option("monthly")
+        item.get_by_label("Send to (one address a line, at most 10)").fill("head@school.example")
+        item.get_by_role("button", name="Save", exact=True).click()
+        expect(page.locator(".flash")).to_contain_text("“R9X this month” saved")
+        item = page.locator("ul.saved-reports li", has_text="R9X this month")
+        expect(item).to_contain_text("Mailed to head@school.example; next on 1 ")
+        item.locator("summary").click()
+        shot(page, "33-saved-reports-390", full_page=True)
+        item.get_by_role("button", name="Send now").click()
+        expect(page.locator(".flash")).to_contain_text("Sent to 1 recipient")
+        deadline = time.monotonic() + 20
+        while not [n for n in os.listdir(spool) if n.endswith(".json")] and time.monotonic() < deadline:
+            time.sleep(0.2)
+        received = json.load(open(os.path.join(spool, sorted(n for n in os.listdir(spool) if n.endswith(".json"))[0]), encoding="utf-8"))
+        assert received["rcpt_tos"] == ["head@school.example"] and received["subject"].startswith("R9X this month · "), received["subject"]
+        files = {a["content_type"]: a["path"] for a in received["attachments"]}
+        assert set(files) == {"application/pdf", "text/csv"}, received["attachments"]
+        mailed = subprocess.run(["pdftotext", "-layout", files["application/pdf"], "-"], capture_output=True, text=True, check=True).stdout
+        assert re.search(r"R9X\s+2\s+2", mailed), mailed[:2000]
+        assert "R9X,2,2" in open(files["text/csv"], encoding="utf-8-sig").read()
+    finally:
+        smtp.stdin.close()
+        smtp.wait(timeout=10)
+        shutil.rmtree(spool, ignore_errors=True)
 
     # At the desk, in German: the same numbers under German headings.
     page.set_viewport_size({"width": 1280, "height": 800})
