@@ -292,4 +292,36 @@ import Vapor
             #expect(try await owner.get("\(f.lib)/saved-reports").array.isEmpty)
         }
     }
+
+    /// A library may show its figures on its public catalog: books lent this school year and the most
+    /// borrowed this month, as titles; off by default, and never a member's name.
+    @Test func thePublicCatalogShowsTheFiguresOnlyWhenTheLibraryChoosesTo() async throws {
+        let clock = TestClock(Self.march10)
+        try await withTestApp(clock: clock.appClock) { app in
+            let f = try await Fixture.make(app)
+            #expect(try await f.owner.patch(f.lib, ["publicCatalog": true]).status == .ok)
+            for (card, name) in [("S1", "Adalberta"), ("S2", "Bartholomew"), ("S3", "Cecilia")] {
+                #expect(try await f.owner.post("\(f.lib)/members", ["cardId": card, "firstName": name]).status == .created)
+            }
+            let momo = try await f.addTitle("Momo", copies: 3)
+            let holes = try await f.addTitle("Holes")
+            _ = try await f.addTitle("Atlas")
+            // February: one loan this school year, not this month.
+            clock.advance(days: -20)
+            #expect(try await f.owner.post("\(f.lib)/checkouts", ["cardId": "S3", "titleId": holes]).status == .created)
+            clock.advance(days: 20)
+            for card in ["S1", "S2", "S3"] { #expect(try await f.owner.post("\(f.lib)/checkouts", ["cardId": card, "titleId": momo]).status == .created) }
+            let web = "/public/libraries/\(f.libraryID)"
+            var browser = Browser(app: app)
+            #expect(try await browser.get(web).html.contains("books lent this school year") == false)
+            let changed = try await f.owner.patch(f.lib, ["publicFigures": true])
+            #expect(changed.status == .ok && changed["publicFigures"] as? Bool == true, "\(changed.json)")
+            let page = try await browser.get(web)
+            #expect(page.html.contains("4 books lent this school year"), "\(page.html)")
+            let figures = try #require(page.html.components(separatedBy: "class=\"public-figures\"").dropFirst().first?.components(separatedBy: "</section>").first)
+            #expect(figures.contains(">Momo</a>") && !figures.contains("Holes") && !figures.contains("Atlas"), "\(figures)")
+            #expect(!["Adalberta", "Bartholomew", "Cecilia", "S1"].contains { page.html.contains($0) })
+            #expect(try await browser.get(web + "?q=momo").html.contains("books lent this school year") == false)
+        }
+    }
 }

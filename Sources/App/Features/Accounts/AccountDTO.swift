@@ -86,6 +86,8 @@ struct LibraryDTO: Content {
     var catalogIndexable: Bool = false
     /// Whether the kiosk asks members for their PIN after their card.
     var kioskAsksPin: Bool = false
+    /// Whether the public catalog shows books lent this school year and the most borrowed this month.
+    var publicFigures: Bool = false
 }
 
 /// The settings page's forms read these types too (`req.form(StaffInput.self)`), with the API's bounds.

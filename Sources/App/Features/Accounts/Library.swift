@@ -13,6 +13,8 @@ final class Library: Model, @unchecked Sendable {
     @Field(key: "public_catalog") var publicCatalog: Bool
     /// Whether search engines may index the public catalog (`CreateMemberPortal`).
     @Field(key: "catalog_indexable") var catalogIndexable: Bool
+    /// The public catalog shows how many books went out this school year and the most borrowed this month.
+    @Field(key: "public_figures") var publicFigures: Bool
     /// The next accession number handed to a new copy's barcode.
     @Field(key: "next_accession") var nextAccession: Int
     /// An IANA time zone name; nil: the server's.
@@ -59,6 +61,7 @@ final class Library: Model, @unchecked Sendable {
         self.maxRenewals = policy.maxRenewals
         self.publicCatalog = publicCatalog
         self.catalogIndexable = false
+        self.publicFigures = false
         self.nextAccession = 1
         self.holdPickupDays = 7
         self.maxHoldsPerMember = Limits.defaultHoldsPerMember

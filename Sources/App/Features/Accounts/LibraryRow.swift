@@ -15,6 +15,8 @@ struct LibraryRow: Codable, Sendable, Equatable {
     var kiosk_asks_pin: Bool? = nil
     /// Whether search engines may index the public catalog; absent in backups made before it.
     var catalog_indexable: Bool? = nil
+    /// Whether the public catalog shows the library's figures; absent in backups made before it.
+    var public_figures: Bool? = nil
     var fine_mode: String? = nil
     var fine_per_day: Int? = nil
     var fine_grace_days: Int? = nil

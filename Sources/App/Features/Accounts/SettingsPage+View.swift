@@ -49,6 +49,10 @@ extension SettingsPage {
                         EscapedText(" " + t(.catalogIndexable))
                     }
                     H.el(.label, [.class: "pick"]) {
+                        H.void(.input, [.type: "checkbox", .name: "publicFigures", .value: "true", .checked: settings["publicFigures"] == "true" ? "" : nil])
+                        EscapedText(" " + t(.publicFiguresField))
+                    }
+                    H.el(.label, [.class: "pick"]) {
                         H.void(.input, [.type: "checkbox", .name: "kioskAsksPin", .value: "true", .checked: settings["kioskAsksPin"] == "true" ? "" : nil])
                         EscapedText(" " + t(.kioskAsksPinField))
                     }

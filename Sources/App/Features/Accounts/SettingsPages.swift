@@ -58,6 +58,7 @@ enum SettingsPages {
         var publicCatalog: Bool
         var catalogIndexable: Bool
         var kioskAsksPin: Bool?
+        var publicFigures: Bool?
         var timeZone: String?
         var renewalDays: Int?
         var renewWindowDays: Int?
@@ -88,6 +89,7 @@ enum SettingsPages {
                 HoldSettings(holdPickupDays: holdPickupDays, maxHoldsPerMember: maxHoldsPerMember),
                 PublicCatalogSettings(publicCatalog: publicCatalog, catalogIndexable: catalogIndexable),
                 KioskSettings(kioskAsksPin: kioskAsksPin ?? false),
+                PublicFigureSettings(publicFigures: publicFigures ?? false),
             ]
             // The fines fieldset is always sent with its mode; a form without it leaves fines as they are.
             if let fineMode {

@@ -156,6 +156,7 @@ extension Backup {
                                 hold_pickup_days: b.library.hold_pickup_days ?? 7,
                                 max_holds_per_member: b.library.max_holds_per_member ?? Limits.defaultHoldsPerMember,
                                 kiosk_asks_pin: b.library.kiosk_asks_pin ?? false, catalog_indexable: b.library.catalog_indexable ?? false,
+                                public_figures: b.library.public_figures ?? false,
                                 // Fines as the backup kept them; a mode or currency this server does not know: off, euro.
                                 fine_mode: (b.library.fine_mode.flatMap(FinePolicy.Mode.init(rawValue:)) ?? .off).rawValue,
                                 fine_per_day: b.library.fine_per_day ?? 0, fine_grace_days: b.library.fine_grace_days ?? 0,

@@ -85,7 +85,7 @@ enum Backup {
     struct Settings: Codable, Sendable {
         var loan_period_days: Int; var max_renewals: Int; var public_catalog: Bool; var next_accession: Int; var time_zone: String?
         var renewal_days: Int?; var renew_window_days: Int?; var hold_pickup_days: Int; var max_holds_per_member: Int; var kiosk_asks_pin: Bool
-        var catalog_indexable: Bool
+        var catalog_indexable: Bool; var public_figures: Bool
         var fine_mode: String; var fine_per_day: Int; var fine_grace_days: Int; var fine_cap: Int?; var fine_suspension_days: Int
         var fine_block_at: Int?; var currency: String
         var reminders_on: Bool; var reminder_hour: Int; var remind_before_days: Int?; var remind_overdue_1: Int?; var remind_overdue_2: Int?

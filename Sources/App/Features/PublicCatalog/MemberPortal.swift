@@ -26,6 +26,8 @@ enum MemberPortal {
         var name: String
         var indexable: Bool
         var policy: LoanPolicy
+        /// It shows its figures (books lent this year, the most borrowed this month).
+        var figures = false
     }
 
     /// A signed-in member.
@@ -42,7 +44,7 @@ enum MemberPortal {
         guard let library = try await Library.find(id, on: db), library.publicCatalog, library.pendingJobID == nil else {
             throw AccountError.libraryNotFound
         }
-        return PublicLibrary(id: id, name: library.name, indexable: library.catalogIndexable, policy: library.policy)
+        return PublicLibrary(id: id, name: library.name, indexable: library.catalogIndexable, policy: library.policy, figures: library.publicFigures)
     }
 
     /// Whether the library can send a sign-in link (it, or the installation, has a mail server): read only

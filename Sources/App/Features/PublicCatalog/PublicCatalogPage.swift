@@ -15,6 +15,8 @@ struct PublicCatalogPage: Sendable {
     /// A shelf and reading level (as the staff catalog narrows), a series (a book page's link).
     var narrow = CatalogPage.Narrowing()
     var series: String?
+    /// The library's figures, on the first page of the whole catalog when it shows them.
+    var figures: PublicFigures.Figures?
 
     var searching: Bool { !(q ?? "").isEmpty }
     var narrowed: Bool { !narrow.isEmpty || series != nil }
@@ -31,8 +33,12 @@ struct PublicCatalogPage: Sendable {
         filters.includeSections = true
         (filters.limit, filters.offset) = (paging.size, paging.offset)
         filters.seek = paging.number > 1 ? seek : nil
-        return PublicCatalogPage(library: library, q: q?.cleanedInput, paging: paging, seek: filters.seek,
-                                 result: try await TitleQuery.list(filters, libraryID: library.id, now: now, on: db), narrow: narrow, series: series)
+        var page = PublicCatalogPage(library: library, q: q?.cleanedInput, paging: paging, seek: filters.seek,
+                                     result: try await TitleQuery.list(filters, libraryID: library.id, now: now, on: db), narrow: narrow, series: series)
+        if library.figures, paging.number == 1, !page.searching, !page.narrowed {
+            page.figures = try await PublicFigures.get(library: library.id, calendar: library.policy.calendar, now: now, on: db)
+        }
+        return page
     }
 
     static func page(ofSection letter: String, q: String?, narrow: CatalogPage.Narrowing, series: String?, library: UUID, now: Date,
@@ -62,6 +68,22 @@ struct PublicCatalogPage: Sendable {
         }
     }
 
+    /// Books lent this school year and the most borrowed this month, as titles to open.
+    private func figuresSection(_ figures: PublicFigures.Figures, _ t: Strings) -> any Component {
+        let lib = library.id
+        return H.el(.section, [.class: "public-figures", .ariaLabelledby: "figures"]) {
+            H.el(.h2, [.id: "figures"]) { EscapedText(t.format(.publicFiguresLent, t.number(figures.lentThisYear))) }
+            if !figures.mostBorrowed.isEmpty {
+                H.el(.p, [.class: "hint"]) { EscapedText(t(.publicFiguresMostBorrowed)) }
+                H.el(.ol, [:]) {
+                    for title in figures.mostBorrowed {
+                        H.el(.li, [:]) { H.link(title.title, WebRoute.publicTitle(library: lib, title: title.id).path) }
+                    }
+                }
+            }
+        }
+    }
+
     func render(_ page: PageContext) -> HTML {
         let t = page.t
         let lib = library.id
@@ -73,6 +95,7 @@ struct PublicCatalogPage: Sendable {
                 H.button(t(.search), kind: "quiet")
             }
             narrowing(t)
+            if let figures, figures.lentThisYear > 0 { figuresSection(figures, t) }
             if let series { H.el(.h2, [:]) { EscapedText(t(.seriesField) + ": " + series) } }
             if result.items.isEmpty {
                 H.el(.p, [.class: "empty"]) { EscapedText(searching ? t(.portalNothingFound) : t(.portalCatalogEmpty)) }

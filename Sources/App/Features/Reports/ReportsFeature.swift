@@ -16,5 +16,9 @@ enum ReportsFeature: Feature {
         ReportPages.register(web)
     }
 
-    static var migrations: [Landed] { [Landed(53, KeepFiguresOfFormerMembers()), Landed(54, CreateSavedReports())] }
+    static var migrations: [Landed] {
+        [Landed(53, KeepFiguresOfFormerMembers()), Landed(54, CreateSavedReports()), Landed(55, AddPublicFigures())]
+    }
+
+    static var settings: (any LibrarySettings.Type)? { PublicFigureSettings.self }
 }
