@@ -245,6 +245,14 @@ import Vapor
             let odd = try await librarian.post("\(f.lib)/saved-reports", ["name": "Odd", "kind": "circulation", "options": "period=fortnight"])
             #expect(odd.status == .badRequest && odd.errorField == "period", "\(odd.json)")
             #expect(try await owner.patch("\(f.lib)/saved-reports/\(id)", ["schedule": "monthly"]).errorCode == "recipients_missing")
+            // Options are read as a report reads its query: percent-encoded, "+" a space; what is not a query is refused.
+            let encoded = try await librarian.post("\(f.lib)/saved-reports", ["name": "Odd shelf", "kind": "circulation",
+                                                                             "options": "class=4+A&shelf=B%C3%BCcher&½íÄ"])
+            #expect(encoded.status == .created && encoded["options"] as? String == "period=school-year&group=month&class=4%20A&shelf=B%C3%BCcher",
+                    "\(encoded.json)")
+            let broken = try await librarian.post("\(f.lib)/saved-reports", ["name": "Broken", "kind": "circulation", "options": "class=%ZZ"])
+            #expect(broken.status == .unprocessableEntity && broken.errorField == "options", "\(broken.json)")
+            #expect(try await librarian.delete("\(f.lib)/saved-reports/\(encoded.string("id"))").status == .noContent)
             let bad = try await owner.patch("\(f.lib)/saved-reports/\(id)", ["schedule": "monthly", "recipients": ["head@school.example\r\nBcc: x@y.z"]])
             #expect(bad.status == .unprocessableEntity && bad.errorField == "recipients[0]", "\(bad.json)")
             let scheduled = try await owner.patch("\(f.lib)/saved-reports/\(id)", [

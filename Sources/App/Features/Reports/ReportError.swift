@@ -5,6 +5,8 @@ enum ReportError: DomainError, Equatable {
     case period(ReportPeriod.Problem)
     /// A smart collection too large to narrow a report by.
     case collectionTooLarge(max: Int)
+    /// A saved report's options that are not a query string.
+    case notOptions
 
     var described: Described {
         switch self {
@@ -14,6 +16,7 @@ enum ReportError: DomainError, Equatable {
             .init(.invalid, "invalid", field: "to") { $0.format(.errReportTooLong, $0.number(years)) }
         case .period(.tooManyBuckets(let max)):
             .init(.invalid, "invalid", field: "group") { $0.format(.errReportTooManyWeeks, $0.number(max)) }
+        case .notOptions: .init(.invalid, "invalid", field: "options") { $0(.errReportOptions) }
         case .collectionTooLarge(let max):
             .init(.invalid, "invalid", field: "collection") { $0.format(.errReportCollectionTooLarge, $0.number(max)) }
         }

@@ -43,20 +43,26 @@ struct ReportOptions: Sendable, Equatable {
         try read { req.query[String.self, at: $0] }
     }
 
-    /// Read from a query string as `query` writes it (a saved report's).
+    /// Read from a query string as `queryString` writes it (a saved report's): `name=value` pairs
+    /// joined by `&`, percent-encoded, `+` a space; the first of a name counts.
     static func read(query: String) throws -> ReportOptions {
-        var components = URLComponents()
-        components.percentEncodedQuery = query
-        let items = components.queryItems ?? []
-        return try read { name in items.first { $0.name == name }?.value }
+        var values: [String: String] = [:]
+        for piece in query.split(separator: "&") {
+            let parts = piece.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false).map {
+                String($0).replacingOccurrences(of: "+", with: " ").removingPercentEncoding
+            }
+            guard let name = parts[0], let value = parts.count > 1 ? parts[1] : "" else { throw ReportError.notOptions }
+            if values[name] == nil { values[name] = value }
+        }
+        return try read { values[$0] }
     }
 
     /// The options as a query string (`period=last-month&class=4A`), as `read(query:)` reads it.
     var queryString: String {
-        var components = URLComponents()
-        components.queryItems = query.map { URLQueryItem(name: $0.0, value: $0.1) }
-        // "+" means a space to a form's reader: written as %2B.
-        return (components.percentEncodedQuery ?? "").replacingOccurrences(of: "+", with: "%2B")
+        let unreserved = CharacterSet(charactersIn: "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._~")
+        return query.map { pair in
+            [pair.0, pair.1].map { $0.addingPercentEncoding(withAllowedCharacters: unreserved) ?? "" }.joined(separator: "=")
+        }.joined(separator: "&")
     }
 
     /// Read from named values; a value that is not one the report takes is refused by its field.
