@@ -104,8 +104,9 @@ enum SavedReports {
     static let maxRecipients = 10
     /// Messages sent by hand ("send now") in an hour, per library.
     static let maxSentByHandPerHour = 20
-    /// Files larger than this together are not attached; the message says where the report is.
-    static let maxAttachmentBytes = 10_000_000
+    /// Files larger than this together are not attached (in base64 they stay under the 10 MB many mail
+    /// servers take); the message says where the report is.
+    static let maxAttachmentBytes = 7_000_000
     /// The hour scheduled reports are mailed, in the library's time zone.
     static let hour = 6
     static let columns: SQLQueryString = """
