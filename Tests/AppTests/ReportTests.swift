@@ -101,6 +101,103 @@ import Vapor
         }
     }
 
+    /// The counts kept by day, by facet and by borrower and month as lending happens answer exactly
+    /// what counting the loans answers, for every filter they answer and every kind of period (across
+    /// a change of summer time, a range cutting months); counting them again from the loans (what a
+    /// restore does) gives the same rows; a change of the library's time zone counts them again.
+    @Test func theCountsKeptAsBooksGoOutAreTheLoansCounted() async throws {
+        let clock = TestClock(Self.march10)
+        try await withTestApp(clock: clock.appClock) { app in
+            let f = try await Fixture.make(app)
+            #expect(try await f.owner.patch(f.lib, ["timeZone": "Europe/Berlin"]).status == .ok)
+            let owner = Client(app: app, token: try await f.owner.post("/api/v1/tokens", ["name": "desk"]).string("token"))
+            for (card, name, grade) in [("S1", "Ada", "3A"), ("S2", "Ben", "3A"), ("S3", "Cem", "4B"), ("S4", "Dua", "")] {
+                #expect(try await owner.post("\(f.lib)/members", ["cardId": card, "firstName": name, "grade": grade]).status == .created)
+            }
+            let momo = try await f.addTitle("Momo", copies: 8, extra: ["categories": ["Fantasy"], "location": "Fiction", "readingLevel": "B"])
+            let holes = try await f.addTitle("Holes", copies: 8, extra: ["categories": ["Adventure", "Fantasy"], "location": "Fiction"])
+            let atlas = try await f.addTitle("Atlas", copies: 8, extra: ["location": "Non-fiction", "readingLevel": "C"])
+            var out: [(id: String, barcode: String)] = []
+            func lend(_ card: String, _ title: String) async throws {
+                let loan = try await owner.post("\(f.lib)/checkouts", ["cardId": card, "titleId": title])
+                #expect(loan.status == .created, "\(loan.json)")
+                out.append((loan.string("id"), loan.string("copyBarcode")))
+            }
+            func giveBack(_ i: Int) async throws {
+                #expect(try await owner.post("\(f.lib)/returns", ["copyBarcode": out[i].barcode]).status == .ok)
+            }
+            // Ten weeks of lending, late at night and early in the morning too, over the change to summer time.
+            let cards = ["S1", "S2", "S3", "S4"], titles = [momo, holes, atlas]
+            for week in 0..<10 {
+                try await lend(cards[week % 4], titles[week % 3])
+                clock.advance(days: 0.45)
+                try await lend(cards[(week + 1) % 4], titles[(week + 1) % 3])
+                if week % 3 == 1 { #expect(try await owner.post("\(f.lib)/loans/\(out[out.count - 1].id)/renew").status == .ok) }
+                clock.advance(days: 3.3)
+                if week >= 1 { try await giveBack(2 * (week - 1)) }
+                clock.advance(days: 3.25)
+                if week >= 3 && week % 2 == 1 { try await giveBack(2 * (week - 3) + 1) }
+            }
+            let libraryID = UUID(uuidString: f.libraryID)!
+            let calendar = try await {
+                struct Zone: Decodable { var time_zone: String? }
+                var c = Calendar(identifier: .gregorian)
+                c.timeZone = Library.zone(try await app.db.sql.raw("SELECT time_zone FROM libraries WHERE id = \(bind: libraryID)")
+                    .first(decoding: Zone.self)?.time_zone)
+                return c
+            }()
+            #expect(calendar.timeZone.identifier == "Europe/Berlin")
+            let now = clock.now, t = Strings(lang: .en)
+            let queries = ["period=this-month", "from=2026-03-01&to=2026-05-31", "from=2026-03-05&to=2026-04-20&group=week",
+                           "period=last-12-months", "from=2026-03-01&to=2026-05-31&class=3A", "from=2026-03-01&to=2026-05-31&shelf=Fiction",
+                           "from=2026-03-12&to=2026-05-02&class=4B&shelf=Non-fiction"]
+            var lent = 0
+            for query in queries {
+                for kind in [ReportKind.circulation, .readers] {
+                    let options = try ReportOptions.read(query: query)
+                    let kept = try await Reports.make(kind, options, library: libraryID, calendar: calendar, now: now, t: t, on: app.db)
+                    let counted = try await Reports.make(kind, options, library: libraryID, calendar: calendar, now: now, t: t, fromLoans: true, on: app.db)
+                    #expect(kept == counted, "\(kind) \(query)")
+                    if kind == .circulation, query == "period=last-12-months" {
+                        lent = Int(kept.tables.first { $0.key == "summary" }?.rows.first?[1].number ?? -1)
+                    }
+                }
+            }
+            #expect(lent == 20)
+
+            // Counted again from the loans: the same rows.
+            func tallies() async throws -> [String] {
+                var rows: [String] = []
+                struct Day: Decodable { var day: Int; var grade: String; var location: String; var lent: Int; var returned: Int; var renewed: Int; var late: Int }
+                for d in try await app.db.sql.raw("SELECT day, grade, location, lent, returned, renewed, late FROM loan_days WHERE library_id = \(bind: libraryID) ORDER BY day, grade, location").all(decoding: Day.self) {
+                    rows.append("d \(d.day) \(d.grade) \(d.location) \(d.lent) \(d.returned) \(d.renewed) \(d.late)")
+                }
+                struct Facet: Decodable { var day: Int; var facet: String; var lent: Int }
+                for x in try await app.db.sql.raw("SELECT day, facet, lent FROM loan_facet_days WHERE library_id = \(bind: libraryID) ORDER BY day, facet, lent").all(decoding: Facet.self) {
+                    rows.append("f \(x.day) \(x.facet) \(x.lent)")
+                }
+                struct Month: Decodable { var month: Int; var card: String; var grade: String; var loans: Int }
+                for m in try await app.db.sql.raw("SELECT month, card, grade, loans FROM borrower_months WHERE library_id = \(bind: libraryID) ORDER BY month, card, grade").all(decoding: Month.self) {
+                    rows.append("m \(m.month) \(m.card) \(m.grade) \(m.loans)")
+                }
+                return rows
+            }
+            let kept = try await tallies()
+            #expect(kept.filter { $0.hasPrefix("d ") }.count > 10)
+            try await LoanTallies.recount(library: libraryID, on: app.db.sql)
+            #expect(try await tallies() == kept)
+
+            // Another time zone puts the late and early loans on other days: counted again at once.
+            #expect(try await owner.patch(f.lib, ["timeZone": "America/Los_Angeles"]).status == .ok)
+            var pacific = calendar
+            pacific.timeZone = TimeZone(identifier: "America/Los_Angeles")!
+            let options = try ReportOptions.read(query: "from=2026-03-01&to=2026-05-31&group=week")
+            #expect(try await Reports.make(.circulation, options, library: libraryID, calendar: pacific, now: now, t: t, on: app.db)
+                    == (try await Reports.make(.circulation, options, library: libraryID, calendar: pacific, now: now, t: t, fromLoans: true, on: app.db)))
+            #expect(try await tallies() != kept)
+        }
+    }
+
     @Test func finesAndHoldsStayCountedWhenTheirMembersAreDeleted() async throws {
         let clock = TestClock(Self.march10)
         try await withTestApp(clock: clock.appClock) { app in

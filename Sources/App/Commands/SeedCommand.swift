@@ -123,7 +123,7 @@ struct SeedCommand: AsyncCommand {
     /// A history of `count` loans over the last `years`, all returned (the copies stay on the shelf):
     /// a random copy to a random member of the library, lent for 14 days and back after 1 to 24 (some
     /// late), each with the member's card, name and class as a check-out writes them; the titles'
-    /// loan counts follow. For reports at a school's size and their benchmarks.
+    /// loan counts and the reports' tallies follow. For reports at a school's size and their benchmarks.
     private func seedLoans(_ count: Int, years: Int, library: UUID, generator: inout SyntheticLibrary, app: Application) async throws {
         struct CopyRow: Decodable { var id: UUID; var title_id: UUID; var title: String }
         struct MemberRow: Decodable { var id: UUID; var card_id: String; var first_name: String; var last_name: String; var grade: String? }
@@ -162,6 +162,7 @@ struct SeedCommand: AsyncCommand {
             try await db.sql.raw("""
                 UPDATE titles SET loan_count = (SELECT COUNT(*) FROM loans l WHERE l.title_id = titles.id) WHERE library_id = \(bind: library)
                 """).run()
+            try await LoanTallies.recount(library: library, on: db.sql)
         }
     }
 }

@@ -186,8 +186,11 @@ enum Accounts {
         let (ctx, now, gate, db) = (scope.library, scope.now, scope.gate, scope.db)
         return try await gate.transaction(on: db) { db in
             guard let library = try await Library.find(ctx.libraryID, on: db) else { throw AccountError.libraryNotFound }
+            let zoneBefore = Library.zone(library.timeZone)
             try patch.apply(to: library)
             try await library.save(on: db)
+            // The reports' counts are kept by day in the library's zone: another zone counts them again.
+            if Library.zone(library.timeZone) != zoneBefore { try await LoanTallies.recount(library: ctx.libraryID, on: db.sql) }
             try await ActivityLog.record(.init(type: .editLibrary,
                                                detail: .settings(loanDays: library.loanPeriodDays, renewals: library.maxRenewals)),
                                          library: ctx, at: now, on: db)

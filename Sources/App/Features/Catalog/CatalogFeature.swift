@@ -19,7 +19,9 @@ enum CatalogFeature: Feature {
                   notInRow: [
                       "id": "a link's own number, given by the database; nothing refers to it",
                   ], backup: .kept(key: "titleCategories"), erase: .erased, swap: .followsParent, forget: .cascade),
-        DataTable(name: "copies", rows: .byLibrary(), parents: ["titles"], row: .of(CopyRow.self), backup: .kept(key: "copies"), erase: .erased, swap: .moved, forget: .cascade),
+        DataTable(name: "copies", rows: .byLibrary(), parents: ["titles"], row: .of(CopyRow.self),
+                  notInRow: ["last_lent_at": "the start of the copy's last loan: counted again from the loans after a restore"],
+                  backup: .kept(key: "copies"), erase: .erased, swap: .moved, forget: .cascade),
         DataTable(name: "covers", rows: .server, row: .of(CoverRow.self), backup: .kept(key: "covers"),
                   erase: .no("covers are shared between libraries by their content: another library's title may show the same one"),
                   swap: .no("shared between libraries"), forget: .no("shared between libraries")),

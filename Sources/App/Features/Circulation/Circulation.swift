@@ -22,15 +22,15 @@ enum Circulation {
             let claimed: (any SQLRow)?
             if let copyID = target.copyID {
                 claimed = try await db.sql.raw("""
-                    UPDATE copies SET status = \(bind: CopyStatus.onLoan.rawValue), updated_at = \(bind: now)
+                    UPDATE copies SET status = \(bind: CopyStatus.onLoan.rawValue), updated_at = \(bind: now), last_lent_at = \(bind: now)
                     WHERE id = \(bind: copyID) AND status = \(bind: CopyStatus.available.rawValue)
-                    RETURNING id, barcode
+                    RETURNING id, barcode, location
                     """).first()
             } else {
                 let lock = Dialect(db).skipLocked
-                claimed = try await db.sql.raw("UPDATE copies SET status = \(bind: CopyStatus.onLoan.rawValue), updated_at = \(bind: now) WHERE id = "
+                claimed = try await db.sql.raw("UPDATE copies SET status = \(bind: CopyStatus.onLoan.rawValue), updated_at = \(bind: now), last_lent_at = \(bind: now) WHERE id = "
                     + claimableCopy(title: title.id, holds: holds, lock: lock)
-                    + " AND status = \(bind: CopyStatus.available.rawValue) RETURNING id, barcode").first()
+                    + " AND status = \(bind: CopyStatus.available.rawValue) RETURNING id, barcode, location").first()
             }
             guard let claimed else {
                 if target.copyID != nil {
@@ -40,6 +40,7 @@ enum Circulation {
             }
             let copyID = try claimed.decode(column: "id", as: UUID.self)
             let barcode = try claimed.decode(column: "barcode", as: String.self)
+            let location = try claimed.decode(column: "location", as: String?.self)
             let started = try await loanStart(copyID: copyID, in: scope, on: db)
             let loanID = UUID()
             try await db.sql.raw("""
@@ -50,6 +51,8 @@ enum Circulation {
                         NULL, 0, \(bind: library.user.username), \(bind: member.grade))
                 """).run()
             try await settleHolds(holds, lent: copyID, title: title, member: member, in: scope, at: started, on: db)
+            try await LoanTallies.lent(library: library.libraryID, at: started, calendar: library.policy.calendar, title: title.id,
+                                       card: member.cardID, grade: member.grade, location: location, on: db.sql)
             // "Most borrowed" reads this count: kept here, in the check-out's transaction (a
             // sync push writes its counts and log entries once for all its mutations, at its end).
             let entry = ActivityLog.Entry(type: .checkout, titleID: title.id, title: title.title, author: title.authors.joined(separator: ", "),
@@ -98,13 +101,18 @@ enum Circulation {
                 """).first()
             guard closed != nil else { throw CirculationError.loanAlreadyReturned }
             loan.returnedAt = now
-            var barcode: String?
+            var barcode: String?, location: String?
             if let copyID = loan.$copy.id {
-                barcode = try await db.sql.raw("""
+                let back = try await db.sql.raw("""
                     UPDATE copies SET status = \(bind: CopyStatus.available.rawValue), updated_at = \(bind: now)
-                    WHERE id = \(bind: copyID) AND status = \(bind: CopyStatus.onLoan.rawValue) RETURNING barcode
-                    """).first()?.decode(column: "barcode", as: String.self)
+                    WHERE id = \(bind: copyID) AND status = \(bind: CopyStatus.onLoan.rawValue) RETURNING barcode, location
+                    """).first()
+                barcode = try back?.decode(column: "barcode", as: String.self)
+                location = back != nil ? try back?.decode(column: "location", as: String?.self)
+                    : try await db.sql.raw("SELECT location FROM copies WHERE id = \(bind: copyID)").first()?.decode(column: "location", as: String?.self)
             }
+            try await LoanTallies.returned(library: library.libraryID, lentAt: loan.checkedOutAt, at: now, due: loan.dueAt,
+                                           calendar: library.policy.calendar, grade: loan.memberGrade, location: location, on: db.sql)
             // A member waiting for the title gets this copy put aside.
             var heldFor: HeldForDTO?
             if barcode != nil, let copyID = loan.$copy.id, let titleID = loan.$title.id {
@@ -165,6 +173,12 @@ enum Circulation {
             loan.dueAt = try policy.renewal(dueAt: loan.dueAt, renewals: loan.renewals, now: now, waiting: waiting)
             loan.renewals += 1
             try await loan.save(on: db)
+            var location: String?
+            if let copy = loan.$copy.id {
+                location = try await db.sql.raw("SELECT location FROM copies WHERE id = \(bind: copy)").first()?.decode(column: "location", as: String?.self)
+            }
+            try await LoanTallies.renewed(library: library.libraryID, lentAt: loan.checkedOutAt, calendar: library.policy.calendar,
+                                          grade: loan.memberGrade, location: location, on: db.sql)
             try await ActivityLog.record(.init(type: .renew, titleID: loan.$title.id, title: loan.titleText, memberCardID: loan.memberCardID,
                                                detail: .renewed(due: loan.dueAt)),
                                          library: library, at: now, on: db)

@@ -342,6 +342,7 @@ extension Backup {
             try await write { db in try await ReadingLog.refreshGains(readIDs: chunk, library: libraryID, on: db) }
         }
         try await write { db in try await ReadingDays.recount(library: libraryID, on: db.sql) }
+        try await write { db in try await LoanTallies.recount(library: libraryID, on: db.sql) }
         try await insert("reading_goals", goals.filter { kept($0.user_id, $0.member_id) }.map { g in
             var row = g
             row.id = map(g.id)

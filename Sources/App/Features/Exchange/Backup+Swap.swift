@@ -107,6 +107,7 @@ extension Backup {
         logger?.notice("restore over library \(libraryID): the backup's rows moved in in \(seconds(since: started)) s")
         try await gate.transaction(on: db) { db in
             try await ReadingDays.recount(library: libraryID, on: db.sql)
+            try await LoanTallies.recount(library: libraryID, on: db.sql)
             try await db.sql.raw("DELETE FROM libraries WHERE id = \(bind: source)").run()
             try await Accounts.forgetLibrary(source, on: db)
             try await db.sql.raw("""

@@ -68,6 +68,8 @@ final class Loan: Model, @unchecked Sendable {
     @OptionalField(key: "returned_at") var returnedAt: Date?
     @Field(key: "renewals") var renewals: Int
     @Field(key: "checked_out_by") var checkedOutBy: String
+    /// The borrower's class when the loan began (the reports count by it).
+    @OptionalField(key: "member_grade") var memberGrade: String?
     /// The last reminder stage reached (`ReminderPolicy.Stage`), and when.
     @Field(key: "reminder_stage") var reminderStage: Int
     @OptionalField(key: "reminded_at") var remindedAt: Date?

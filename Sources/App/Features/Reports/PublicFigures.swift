@@ -48,7 +48,8 @@ enum PublicFigures {
         let month = try ReportPeriod.resolve(.thisMonth, now: now, calendar: calendar)
         struct Count: Decodable { var n: Int }
         let lent = try await db.sql.raw("""
-            SELECT COUNT(*) AS n FROM loans WHERE library_id = \(bind: library) AND checked_out_at >= \(bind: year.start)
+            SELECT CAST(COALESCE(SUM(lent), 0) AS BIGINT) AS n FROM loan_days
+            WHERE library_id = \(bind: library) AND day >= \(bind: LoanTallies.day(year.start, calendar))
             """).first(decoding: Count.self)?.n ?? 0
         let most = try await db.sql.raw("""
             SELECT t.id, t.title, c.n FROM (

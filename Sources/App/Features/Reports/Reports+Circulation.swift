@@ -8,13 +8,15 @@ extension Reports {
     static func circulation(_ q: Query, _ period: ReportPeriod) async throws -> [ReportTableDTO] {
         let t = q.t, buckets = period.buckets(q.calendar)
         let (start, end) = (period.start, period.end)
-        let lent = q.filters(title: "x.title_id", copy: "x.copy_id", grade: "x.member_grade")
-        let loans = try await perBucket(q, buckets, table: "loans", column: "checked_out_at", start: start, end: end, where: lent)
-        let returns = try await perBucket(q, buckets, table: "loans", column: "returned_at", start: start, end: end, where: lent)
-        let renewals = try await perBucket(q, buckets, table: "loans", column: "checked_out_at", start: start, end: end, where: lent, sum: "x.renewals")
-        let late = try await perBucket(q, buckets, table: "loans", column: "checked_out_at", start: start, end: end, where: lent + """
-             AND ((x.returned_at IS NOT NULL AND x.returned_at > x.due_at) OR (x.returned_at IS NULL AND x.due_at < \(bind: q.now)))
-            """)
+        let (loans, returns, renewals, late) = q.tallied ? try await q.talliedSeries(period, buckets) : try await {
+            let lent = q.filters(title: "x.title_id", copy: "x.copy_id", grade: "x.member_grade")
+            return (try await perBucket(q, buckets, table: "loans", column: "checked_out_at", start: start, end: end, where: lent),
+                    try await perBucket(q, buckets, table: "loans", column: "returned_at", start: start, end: end, where: lent),
+                    try await perBucket(q, buckets, table: "loans", column: "checked_out_at", start: start, end: end, where: lent, sum: "x.renewals"),
+                    try await perBucket(q, buckets, table: "loans", column: "checked_out_at", start: start, end: end, where: lent + """
+                         AND ((x.returned_at IS NOT NULL AND x.returned_at > x.due_at) OR (x.returned_at IS NULL AND x.due_at < \(bind: q.now)))
+                        """))
+        }()
         func rate(_ part: Int, _ whole: Int) -> Double { whole == 0 ? 0 : (Double(part) / Double(whole) * 1000).rounded() / 10 }
         let timeRows = buckets.indices.map { i -> [ReportCellDTO] in
             [.text(label(buckets[i], period.grouping, t)), .count(loans[i]), .count(returns[i]), .count(renewals[i]), .count(late[i]),
@@ -30,15 +32,21 @@ extension Reports {
         // By class (as it was when lent), category (a book in two counts in both) and shelf.
         let inPeriod = q.lent(in: period)
         let byClass = try await q.loansByClass(period)
-        let byCategory = try await q.sql.raw("""
-            SELECT c.name AS label, COUNT(*) AS n FROM loans l JOIN title_categories tc ON tc.title_id = l.title_id
-            JOIN categories c ON c.id = tc.category_id WHERE \(inPeriod) GROUP BY c.name
-            """).all(decoding: LabelCount.self)
-        let uncategorised = try await q.sql.raw("""
-            SELECT COUNT(*) AS n FROM loans l WHERE \(inPeriod)
-            AND NOT EXISTS (SELECT 1 FROM title_categories tc WHERE tc.title_id = l.title_id)
-            """).first(decoding: Count.self)?.n ?? 0
-        let byShelf = try await q.sql.raw("""
+        let byCategory: [LabelCount]
+        if q.talliedFacets {
+            byCategory = try await q.talliedFacet("c", period)
+        } else {
+            let named = try await q.sql.raw("""
+                SELECT c.name AS label, COUNT(*) AS n FROM loans l JOIN title_categories tc ON tc.title_id = l.title_id
+                JOIN categories c ON c.id = tc.category_id WHERE \(inPeriod) GROUP BY c.name
+                """).all(decoding: LabelCount.self)
+            let uncategorised = try await q.sql.raw("""
+                SELECT COUNT(*) AS n FROM loans l WHERE \(inPeriod)
+                AND NOT EXISTS (SELECT 1 FROM title_categories tc WHERE tc.title_id = l.title_id)
+                """).first(decoding: Count.self)?.n ?? 0
+            byCategory = named + [LabelCount(label: nil, n: uncategorised, m: nil)].filter { $0.n > 0 }
+        }
+        let byShelf = q.tallied ? try await q.talliedLoans(by: "location", period) : try await q.sql.raw("""
             SELECT c.location AS label, COUNT(*) AS n FROM loans l LEFT JOIN copies c ON c.id = l.copy_id
             WHERE \(inPeriod) GROUP BY c.location
             """).all(decoding: LabelCount.self)
@@ -75,7 +83,7 @@ extension Reports {
                             rows: [[.text(t(.reportLoans)), .count(totalLoans)], [.text(t(.reportReturns)), .count(returns.reduce(0, +))],
                                    [.text(t(.reportRenewals)), .count(renewals.reduce(0, +))],
                                    [.text(t(.reportOverdueLoans)), .count(totalLate)],
-                                   [.text(t(.reportBorrowers)), .count(try await distinctBorrowers(q, inPeriod))],
+                                   [.text(t(.reportBorrowers)), .count(try await distinctBorrowers(q, period))],
                                    [.text(t(.reportHoldsPlaced)), .count(placed.reduce(0, +))], [.text(t(.reportHoldsFilled)), .count(filled.reduce(0, +))]],
                             chart: .none, totals: false)
         return [
@@ -87,7 +95,7 @@ extension Reports {
                        rows: byClass, missing: t(.reportNoClass), note: t(.reportClassAtLendingNote)),
             namedTable(key: "loansByCategory", title: t(.reportLoansByCategory),
                        columns: [.init(title: t(.reportCategory), kind: .text), .init(title: t(.reportLoans), kind: .count)],
-                       rows: byCategory + [LabelCount(label: nil, n: uncategorised, m: nil)].filter { $0.n > 0 }, missing: t(.noCategoryGroup),
+                       rows: byCategory, missing: t(.noCategoryGroup),
                        note: t(.reportTwoCategoriesNote)),
             namedTable(key: "loansByShelf", title: t(.reportLoansByShelf),
                        columns: [.init(title: t(.location), kind: .text), .init(title: t(.reportLoans), kind: .count)],
@@ -98,7 +106,8 @@ extension Reports {
 
     struct Count: Decodable { var n: Int }
 
-    static func distinctBorrowers(_ q: Query, _ condition: SQLQueryString) async throws -> Int {
-        try await q.sql.raw("SELECT COUNT(DISTINCT l.member_card_id) AS n FROM loans l WHERE \(condition)").first(decoding: Count.self)?.n ?? 0
+    static func distinctBorrowers(_ q: Query, _ period: ReportPeriod) async throws -> Int {
+        if q.talliedBorrowers { return Set(try await q.countedBorrowers(period).map(\.card)).count }
+        return try await q.sql.raw("SELECT COUNT(DISTINCT l.member_card_id) AS n FROM loans l WHERE \(q.lent(in: period))").first(decoding: Count.self)?.n ?? 0
     }
 }

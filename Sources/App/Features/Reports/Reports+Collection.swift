@@ -73,7 +73,8 @@ extension Reports {
 
     /// Copies on the shelves (not lost or withdrawn) that nobody borrowed for `notLentYears` and that
     /// were published (or, the year unknown, acquired) at least `olderThanYears` ago, by shelf and
-    /// title: the list to take to the shelf. And the copies lost or damaged this year.
+    /// title: the list to take to the shelf (each copy's last loan is kept on it, `copies.last_lent_at`).
+    /// And the copies lost or damaged this year.
     static func weeding(_ q: Query) async throws -> [ReportTableDTO] {
         let t = q.t, o = q.options, cal = q.calendar
         let notLentSince = cal.date(byAdding: .year, value: -o.notLentYears, to: q.now)!
@@ -85,11 +86,10 @@ extension Reports {
             var created_at: Date?; var last_lent: Date?
         }
         let rows = try await q.sql.raw("""
-            SELECT t.title, t.authors, x.location, x.barcode, t.published_date, x.created_at,
-                   (SELECT MAX(l.checked_out_at) FROM loans l WHERE l.copy_id = x.id) AS last_lent
+            SELECT t.title, t.authors, x.location, x.barcode, t.published_date, x.created_at, x.last_lent_at AS last_lent
             FROM copies x JOIN titles t ON t.id = x.title_id
             WHERE x.library_id = \(bind: q.library) AND x.status IN ('available', 'on_loan', 'damaged') AND t.wishlist = \(bind: false) \(cf)
-              AND NOT EXISTS (SELECT 1 FROM loans l WHERE l.copy_id = x.id AND l.checked_out_at >= \(bind: notLentSince))
+              AND (x.last_lent_at IS NULL OR x.last_lent_at < \(bind: notLentSince))
               AND (SUBSTR(t.published_date, 1, 4) <= \(bind: lastYear)
                    OR ((t.published_date IS NULL OR t.published_date = '') AND x.created_at < \(bind: olderThan)))
             ORDER BY x.location, t.sort_key, x.barcode

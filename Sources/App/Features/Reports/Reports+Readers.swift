@@ -33,33 +33,41 @@ extension Reports {
                                          .init(title: t(.reportShareBorrowed), kind: .percent)],
                                rows: classCells, chart: .bars, note: t(.reportClassAtLendingNote))
 
-        // Per member: their card and name now; loans of deleted members together, unnamed.
-        struct MemberRow: Decodable { var member_id: UUID?; var n: Int }
-        let perMember = try await q.sql.raw("""
-            SELECT l.member_id, COUNT(*) AS n FROM loans l WHERE \(inPeriod) GROUP BY l.member_id
-            """).all(decoding: MemberRow.self)
-        let ranked = perMember.filter { $0.member_id != nil }.sorted { $0.n > $1.n }
-        let shown = Array(ranked.prefix(maxRows))
-        struct Who: Decodable { var id: UUID; var card_id: String; var first_name: String; var last_name: String; var grade: String? }
-        var who: [UUID: Who] = [:]
-        for chunk in shown.compactMap(\.member_id).chunked(500) {
-            for w in try await q.sql.raw("SELECT id, card_id, first_name, last_name, grade FROM members WHERE id IN (\(binds: chunk))")
-                .all(decoding: Who.self) { who[w.id] = w }
+        // Per member: their card and name now; loans of deleted members together, unnamed. A loan
+        // keeps its borrower's card; a card no member holds any more is a former member's.
+        struct MemberRow: Decodable { var card: String; var n: Int }
+        let perMember: [MemberRow]
+        if q.talliedBorrowers {
+            perMember = Dictionary(try await q.countedBorrowers(period).map { ($0.card, $0.loans) }, uniquingKeysWith: +)
+                .map { MemberRow(card: $0.key, n: $0.value) }
+        } else {
+            perMember = try await q.sql.raw("""
+                SELECT l.member_card_id AS card, COUNT(*) AS n FROM loans l WHERE \(inPeriod) GROUP BY l.member_card_id
+                """).all(decoding: MemberRow.self)
         }
-        var memberCells = shown.compactMap { row -> [ReportCellDTO]? in
-            guard let id = row.member_id, let w = who[id] else { return nil }
-            return [.text(Member.fullName(first: w.first_name, last: w.last_name)), .text(w.card_id), .text(w.grade), .count(row.n)]
+        struct Who: Decodable { var card_id: String; var first_name: String; var last_name: String; var grade: String? }
+        var who: [String: Who] = [:]
+        for chunk in perMember.map(\.card).chunked(500) {
+            for w in try await q.sql.raw("""
+                SELECT card_id, first_name, last_name, grade FROM members WHERE library_id = \(bind: q.library) AND card_id IN (\(binds: chunk))
+                """).all(decoding: Who.self) { who[w.card_id] = w }
         }
-        .sorted { ($0[3].number ?? 0) != ($1[3].number ?? 0) ? ($0[3].number ?? 0) > ($1[3].number ?? 0)
-                  : ($0[0].text ?? "").localizedStandardCompare($1[0].text ?? "") == .orderedAscending }
-        let former = perMember.filter { $0.member_id == nil }.reduce(0) { $0 + $1.n }
+        // Most loans first, then by name.
+        let named: [(name: String, w: Who, n: Int)] = perMember.compactMap { row in
+            who[row.card].map { w in (Member.fullName(first: w.first_name, last: w.last_name), w, row.n) }
+        }
+        let ranked = named.sorted { a, b in a.n != b.n ? a.n > b.n : a.name.localizedStandardCompare(b.name) == .orderedAscending }
+        var memberCells: [[ReportCellDTO]] = ranked.prefix(maxRows).map { row in
+            [.text(row.name), .text(row.w.card_id), .text(row.w.grade), .count(row.n)]
+        }
+        let former = perMember.filter { who[$0.card] == nil }.reduce(0) { $0 + $1.n }
         if former > 0 { memberCells.append([.text(t(.reportFormerMembers)), .text(nil), .text(nil), .count(former)]) }
         let memberTable = table(key: "byMember", title: t(.reportReadingByMember),
                                 columns: [.init(title: t(.member), kind: .text), .init(title: t(.cardID), kind: .text),
                                           .init(title: t(.sortClass), kind: .text), .init(title: t(.reportLoans), kind: .count)],
                                 rows: memberCells, chart: .none)
 
-        let byLevel = try await q.sql.raw("""
+        let byLevel = q.talliedFacets ? try await q.talliedFacet("l", period) : try await q.sql.raw("""
             SELECT t.reading_level AS label, COUNT(*) AS n FROM loans l LEFT JOIN titles t ON t.id = l.title_id
             WHERE \(inPeriod) GROUP BY t.reading_level
             """).all(decoding: LabelCount.self)

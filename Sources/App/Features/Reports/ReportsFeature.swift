@@ -8,7 +8,10 @@ enum ReportsFeature: Feature {
     static let tables: [DataTable] = [
         DataTable(name: "saved_reports", rows: .byLibrary(), row: .of(SavedReportRow.self), backup: .kept(key: "savedReports"),
                   erase: .erased, swap: .moved, forget: .cascade),
-    ]
+    ] + LoanTallies.tables.map { name in
+        DataTable(name: name, rows: .byLibrary(), keyedByID: false, backup: .no("counted from the loans: a restore counts them again"),
+                  erase: .erased, swap: .no("counted again for the restored library"), forget: .cascade)
+    }
 
     static func register(api: APIRoutes, web: any RoutesBuilder) {
         ReportsController.register(api)
@@ -17,7 +20,7 @@ enum ReportsFeature: Feature {
     }
 
     static var migrations: [Landed] {
-        [Landed(53, KeepFiguresOfFormerMembers()), Landed(54, CreateSavedReports()), Landed(55, AddPublicFigures())]
+        [Landed(53, KeepFiguresOfFormerMembers()), Landed(54, CreateSavedReports()), Landed(55, AddPublicFigures()), Landed(56, CreateLoanTallies())]
     }
 
     static var settings: (any LibrarySettings.Type)? { PublicFigureSettings.self }
