@@ -168,13 +168,13 @@ import Vapor
             // Counted again from the loans: the same rows.
             func tallies() async throws -> [String] {
                 var rows: [String] = []
-                struct Day: Decodable { var day: Int; var grade: String; var location: String; var lent: Int; var returned: Int; var renewed: Int; var late: Int }
-                for d in try await app.db.sql.raw("SELECT day, grade, location, lent, returned, renewed, late FROM loan_days WHERE library_id = \(bind: libraryID) ORDER BY day, grade, location").all(decoding: Day.self) {
-                    rows.append("d \(d.day) \(d.grade) \(d.location) \(d.lent) \(d.returned) \(d.renewed) \(d.late)")
-                }
-                struct Facet: Decodable { var day: Int; var facet: String; var lent: Int }
-                for x in try await app.db.sql.raw("SELECT day, facet, lent FROM loan_facet_days WHERE library_id = \(bind: libraryID) ORDER BY day, facet, lent").all(decoding: Facet.self) {
-                    rows.append("f \(x.day) \(x.facet) \(x.lent)")
+                // A category's id is kept as the database stores it: left out here, its counts compared.
+                struct Day: Decodable { var facet: String; var day: Int; var value: String; var lent: Int; var returned: Int; var renewed: Int; var late: Int }
+                for d in try await app.db.sql.raw("""
+                    SELECT facet, day, CASE WHEN facet = 'c' AND value <> '' THEN 'some' ELSE value END AS value, lent, returned, renewed, late
+                    FROM loan_days WHERE library_id = \(bind: libraryID) ORDER BY facet, day, 3, lent
+                    """).all(decoding: Day.self) {
+                    rows.append("d \(d.facet) \(d.day) \(d.value) \(d.lent) \(d.returned) \(d.renewed) \(d.late)")
                 }
                 struct Month: Decodable { var month: Int; var card: String; var grade: String; var loans: Int }
                 for m in try await app.db.sql.raw("SELECT month, card, grade, loans FROM borrower_months WHERE library_id = \(bind: libraryID) ORDER BY month, card, grade").all(decoding: Month.self) {
@@ -183,7 +183,7 @@ import Vapor
                 return rows
             }
             let kept = try await tallies()
-            #expect(kept.filter { $0.hasPrefix("d ") }.count > 10)
+            #expect(kept.filter { $0.hasPrefix("d g ") }.count > 10 && kept.contains { $0.hasPrefix("d c ") } && kept.contains { $0.hasPrefix("d l ") })
             try await LoanTallies.recount(library: libraryID, on: app.db.sql)
             #expect(try await tallies() == kept)
 

@@ -3,29 +3,21 @@ import FluentSQL
 import Foundation
 import SQLKit
 
-/// The loans counted by day, by facet and by borrower and month (`LoanTallies`), and each copy's
+/// The loans counted by day and facet and by borrower and month (`LoanTallies`), and each copy's
 /// last loan (`copies.last_lent_at`, which the weeding list reads), counted here from the loans
 /// every library has.
 struct CreateLoanTallies: AsyncMigration {
     func prepare(on database: any Database) async throws {
         try await database.schema("loan_days")
             .field("library_id", .uuid, .required, .references("libraries", "id", onDelete: .cascade))
+            .field("facet", .string, .required)
             .field("day", .int, .required)
-            .field("grade", .string, .required)
-            .field("location", .string, .required)
+            .field("value", .string, .required)
             .field("lent", .int64, .required)
             .field("returned", .int64, .required)
             .field("renewed", .int64, .required)
             .field("late", .int64, .required)
-            .unique(on: "library_id", "day", "grade", "location")
-            .create()
-        try await database.schema("loan_facet_days")
-            .field("library_id", .uuid, .required, .references("libraries", "id", onDelete: .cascade))
-            .field("day", .int, .required)
-            .field("facet", .string, .required)
-            .field("value", .string, .required)
-            .field("lent", .int64, .required)
-            .unique(on: "library_id", "day", "facet", "value")
+            .unique(on: "library_id", "facet", "day", "value")
             .create()
         try await database.schema("borrower_months")
             .field("library_id", .uuid, .required, .references("libraries", "id", onDelete: .cascade))

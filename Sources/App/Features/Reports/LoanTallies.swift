@@ -5,12 +5,14 @@ import ShelfmarkCore
 import SQLKit
 
 /// The loans counted by day as they happen, so a report over a year reads a few thousand count rows
-/// instead of its 200,000 loans. Three tables, each a library's:
+/// instead of its 200,000 loans. Two tables, each a library's:
 ///
-/// - `loan_days`: per day of the library's calendar, class at lending and shelf, the loans lent that
-///   day, returned that day, their renewals and those of them returned late;
-/// - `loan_facet_days`: per day the loans lent by category (`c`, a title in two counts in both, `''`
-///   none) and by reading level (`l`), both as they were when lent;
+/// - `loan_days`: per day of the library's calendar and facet, the loans lent that day, returned that
+///   day, their renewals and those of them returned late. A facet is one way of cutting the day: `''`
+///   the whole library, `g` by class at lending, `s` by shelf, `c` by category (a title in two counts
+///   in both, `''` none; lent only) and `l` by reading level at lending (lent only). A report reads the
+///   one facet its filter or breakdown names: a year is a few thousand rows however the loans spread;
+///   a day cut by class *and* shelf is not kept (those reports count the loans);
 /// - `borrower_months`: per month, card and class the loans of each borrower, for "how many borrowed"
 ///   (distinct borrowers do not add up over days) and the loans per member.
 ///
@@ -21,7 +23,12 @@ import SQLKit
 /// (`recount`), which the migration that made them did first. A loan still out and overdue is not a
 /// count: reports read those few from the open loans.
 enum LoanTallies {
-    static let tables = ["loan_days", "loan_facet_days", "borrower_months"]
+    static let tables = ["loan_days", "borrower_months"]
+
+    /// The facets of `loan_days`.
+    enum Facet: String {
+        case all = "", grade = "g", shelf = "s", category = "c", level = "l"
+    }
 
     /// The month number of `date` in `calendar`: years × 12 + the month's index.
     static func month(_ date: Date, _ calendar: Calendar) -> Int {
@@ -31,19 +38,27 @@ enum LoanTallies {
 
     static func day(_ date: Date, _ calendar: Calendar) -> Int { ReadingRules.dayNumber(date, in: calendar.timeZone) }
 
+    static let upsert: SQLQueryString = """
+        ON CONFLICT (library_id, facet, day, value) DO UPDATE SET lent = loan_days.lent + excluded.lent,
+            returned = loan_days.returned + excluded.returned, renewed = loan_days.renewed + excluded.renewed, late = loan_days.late + excluded.late
+        """
+
     /// A loan lent at `at` to a member of class `grade` from a copy on `location`, of `title`.
     static func lent(library: UUID, at: Date, calendar: Calendar, title: UUID, card: String, grade: String?, location: String?,
                      on sql: any SQLDatabase) async throws {
         let d = day(at, calendar)
-        try await add(library: library, day: d, grade: grade, location: location, lent: 1, on: sql)
+        func row(_ facet: Facet, _ value: String?) -> SQLQueryString {
+            "SELECT \(bind: library), '\(unsafeRaw: facet.rawValue)', \(bind: d), \(bind: value ?? ""), 1, 0, 0, 0"
+        }
         try await sql.raw("""
-            INSERT INTO loan_facet_days (library_id, day, facet, value, lent)
-            SELECT \(bind: library), \(bind: d), 'c', '', 1 WHERE NOT EXISTS (SELECT 1 FROM title_categories tc WHERE tc.title_id = \(bind: title))
-            UNION ALL
-            SELECT \(bind: library), \(bind: d), 'c', \(unsafeRaw: categoryText("tc.category_id", sql)), 1 FROM title_categories tc WHERE tc.title_id = \(bind: title)
-            UNION ALL
-            SELECT \(bind: library), \(bind: d), 'l', COALESCE(t.reading_level, ''), 1 FROM titles t WHERE t.id = \(bind: title)
-            ON CONFLICT (library_id, day, facet, value) DO UPDATE SET lent = loan_facet_days.lent + excluded.lent
+            INSERT INTO loan_days (library_id, facet, day, value, lent, returned, renewed, late)
+            \(row(.all, nil)) UNION ALL \(row(.grade, grade)) UNION ALL \(row(.shelf, location))
+            UNION ALL SELECT \(bind: library), 'c', \(bind: d), '', 1, 0, 0, 0
+                WHERE NOT EXISTS (SELECT 1 FROM title_categories tc WHERE tc.title_id = \(bind: title))
+            UNION ALL SELECT \(bind: library), 'c', \(bind: d), \(unsafeRaw: categoryText("tc.category_id", sql)), 1, 0, 0, 0
+                FROM title_categories tc WHERE tc.title_id = \(bind: title)
+            UNION ALL SELECT \(bind: library), 'l', \(bind: d), COALESCE(t.reading_level, ''), 1, 0, 0, 0 FROM titles t WHERE t.id = \(bind: title)
+            \(upsert)
             """).run()
         try await sql.raw("""
             INSERT INTO borrower_months (library_id, month, card, grade, loans)
@@ -64,13 +79,15 @@ enum LoanTallies {
         try await add(library: library, day: day(lentAt, calendar), grade: grade, location: location, renewed: 1, on: sql)
     }
 
-    private static func add(library: UUID, day: Int, grade: String?, location: String?, lent: Int = 0, returned: Int = 0, renewed: Int = 0,
-                            late: Int = 0, on sql: any SQLDatabase) async throws {
+    /// Adds to the day of the whole library, of the class and of the shelf.
+    private static func add(library: UUID, day: Int, grade: String?, location: String?, returned: Int = 0, renewed: Int = 0, late: Int = 0,
+                            on sql: any SQLDatabase) async throws {
+        let rows = SQLList([(Facet.all, ""), (.grade, grade ?? ""), (.shelf, location ?? "")].map { facet, value in
+            SQLGroupExpression([SQLBind(library), SQLBind(facet.rawValue), SQLBind(day), SQLBind(value), SQLBind(0), SQLBind(returned),
+                                SQLBind(renewed), SQLBind(late)])
+        })
         try await sql.raw("""
-            INSERT INTO loan_days (library_id, day, grade, location, lent, returned, renewed, late)
-            VALUES (\(bind: library), \(bind: day), \(bind: grade ?? ""), \(bind: location ?? ""), \(bind: lent), \(bind: returned), \(bind: renewed), \(bind: late))
-            ON CONFLICT (library_id, day, grade, location) DO UPDATE SET lent = loan_days.lent + excluded.lent,
-                returned = loan_days.returned + excluded.returned, renewed = loan_days.renewed + excluded.renewed, late = loan_days.late + excluded.late
+            INSERT INTO loan_days (library_id, facet, day, value, lent, returned, renewed, late) VALUES \(rows) \(upsert)
             """).run()
     }
 
@@ -79,9 +96,9 @@ enum LoanTallies {
         sql.dialect.name == "sqlite" ? column : "\(column)::text"
     }
 
-    /// Counts `library`'s loans again from the loans, in set-based statements: one per stretch of
+    /// Counts `library`'s loans again from the loans, in set-based statements: for each stretch of
     /// time the library's zone keeps one offset from UTC (a day is then the moment plus the offset,
-    /// divided by a day), and one per month for the borrowers.
+    /// divided by a day) one per facet and measure, and one per month for the borrowers.
     static func recount(library: UUID, on sql: any SQLDatabase) async throws {
         for table in tables { try await sql.raw("DELETE FROM \(ident: table) WHERE library_id = \(bind: library)").run() }
         try await sql.raw("""
@@ -97,48 +114,46 @@ enum LoanTallies {
         var calendar = Calendar(identifier: .gregorian)
         calendar.timeZone = zone
         let sqlite = sql.dialect.name == "sqlite"
-        func epoch(_ column: String) -> String { sqlite ? column : "EXTRACT(EPOCH FROM \(column))" }
         func dayOf(_ column: String, _ offset: Int) -> SQLQueryString {
             sqlite ? "CAST((\(unsafeRaw: column) + \(unsafeRaw: String(offset))) / 86400 AS INTEGER)"
-                : "CAST(FLOOR((\(unsafeRaw: epoch(column)) + \(unsafeRaw: String(offset))) / 86400) AS BIGINT)"
+                : "CAST(FLOOR((EXTRACT(EPOCH FROM \(unsafeRaw: column)) + \(unsafeRaw: String(offset))) / 86400) AS BIGINT)"
         }
-        let upsertDays: SQLQueryString = """
-            ON CONFLICT (library_id, day, grade, location) DO UPDATE SET lent = loan_days.lent + excluded.lent,
-                returned = loan_days.returned + excluded.returned, renewed = loan_days.renewed + excluded.renewed, late = loan_days.late + excluded.late
-            """
+        let cuts: [(Facet, String)] = [(.all, "''"), (.grade, "COALESCE(l.member_grade, '')"), (.shelf, "COALESCE(c.location, '')")]
         for (from, to) in offsetSpans(from: first, through: last, zone: zone) {
             let offset = zone.secondsFromGMT(for: from)
+            func range(_ column: String) -> SQLQueryString {
+                "l.library_id = \(bind: library) AND \(unsafeRaw: column) >= \(bind: from) AND \(unsafeRaw: column) < \(bind: to)"
+            }
+            for (facet, value) in cuts {
+                try await sql.raw("""
+                    INSERT INTO loan_days (library_id, facet, day, value, lent, returned, renewed, late)
+                    SELECT \(bind: library), '\(unsafeRaw: facet.rawValue)', \(dayOf("l.checked_out_at", offset)), \(unsafeRaw: value), COUNT(*), 0,
+                           CAST(SUM(l.renewals) AS BIGINT), CAST(SUM(CASE WHEN l.returned_at > l.due_at THEN 1 ELSE 0 END) AS BIGINT)
+                    FROM loans l LEFT JOIN copies c ON c.id = l.copy_id WHERE \(range("l.checked_out_at"))
+                    GROUP BY 3, 4 \(upsert)
+                    """).run()
+                try await sql.raw("""
+                    INSERT INTO loan_days (library_id, facet, day, value, lent, returned, renewed, late)
+                    SELECT \(bind: library), '\(unsafeRaw: facet.rawValue)', \(dayOf("l.returned_at", offset)), \(unsafeRaw: value), 0, COUNT(*), 0, 0
+                    FROM loans l LEFT JOIN copies c ON c.id = l.copy_id WHERE \(range("l.returned_at"))
+                    GROUP BY 3, 4 \(upsert)
+                    """).run()
+            }
+            let lentIn = range("l.checked_out_at")
             try await sql.raw("""
-                INSERT INTO loan_days (library_id, day, grade, location, lent, returned, renewed, late)
-                SELECT \(bind: library), \(dayOf("l.checked_out_at", offset)), COALESCE(l.member_grade, ''), COALESCE(c.location, ''), COUNT(*), 0,
-                       CAST(SUM(l.renewals) AS BIGINT), CAST(SUM(CASE WHEN l.returned_at > l.due_at THEN 1 ELSE 0 END) AS BIGINT)
-                FROM loans l LEFT JOIN copies c ON c.id = l.copy_id
-                WHERE l.library_id = \(bind: library) AND l.checked_out_at >= \(bind: from) AND l.checked_out_at < \(bind: to)
-                GROUP BY 2, 3, 4 \(upsertDays)
+                INSERT INTO loan_days (library_id, facet, day, value, lent, returned, renewed, late)
+                SELECT \(bind: library), 'c', \(dayOf("l.checked_out_at", offset)), \(unsafeRaw: categoryText("tc.category_id", sql)), COUNT(*), 0, 0, 0
+                FROM loans l JOIN title_categories tc ON tc.title_id = l.title_id WHERE \(lentIn) GROUP BY 3, 4 \(upsert)
                 """).run()
             try await sql.raw("""
-                INSERT INTO loan_days (library_id, day, grade, location, lent, returned, renewed, late)
-                SELECT \(bind: library), \(dayOf("l.returned_at", offset)), COALESCE(l.member_grade, ''), COALESCE(c.location, ''), 0, COUNT(*), 0, 0
-                FROM loans l LEFT JOIN copies c ON c.id = l.copy_id
-                WHERE l.library_id = \(bind: library) AND l.returned_at >= \(bind: from) AND l.returned_at < \(bind: to)
-                GROUP BY 2, 3, 4 \(upsertDays)
-                """).run()
-            let upsertFacet: SQLQueryString = "ON CONFLICT (library_id, day, facet, value) DO UPDATE SET lent = loan_facet_days.lent + excluded.lent"
-            let lentIn: SQLQueryString = "l.library_id = \(bind: library) AND l.checked_out_at >= \(bind: from) AND l.checked_out_at < \(bind: to)"
-            try await sql.raw("""
-                INSERT INTO loan_facet_days (library_id, day, facet, value, lent)
-                SELECT \(bind: library), \(dayOf("l.checked_out_at", offset)), 'c', \(unsafeRaw: categoryText("tc.category_id", sql)), COUNT(*)
-                FROM loans l JOIN title_categories tc ON tc.title_id = l.title_id WHERE \(lentIn) GROUP BY 2, 3, 4 \(upsertFacet)
+                INSERT INTO loan_days (library_id, facet, day, value, lent, returned, renewed, late)
+                SELECT \(bind: library), 'c', \(dayOf("l.checked_out_at", offset)), '', COUNT(*), 0, 0, 0 FROM loans l
+                WHERE \(lentIn) AND NOT EXISTS (SELECT 1 FROM title_categories tc WHERE tc.title_id = l.title_id) GROUP BY 3, 4 \(upsert)
                 """).run()
             try await sql.raw("""
-                INSERT INTO loan_facet_days (library_id, day, facet, value, lent)
-                SELECT \(bind: library), \(dayOf("l.checked_out_at", offset)), 'c', '', COUNT(*) FROM loans l
-                WHERE \(lentIn) AND NOT EXISTS (SELECT 1 FROM title_categories tc WHERE tc.title_id = l.title_id) GROUP BY 2, 3, 4 \(upsertFacet)
-                """).run()
-            try await sql.raw("""
-                INSERT INTO loan_facet_days (library_id, day, facet, value, lent)
-                SELECT \(bind: library), \(dayOf("l.checked_out_at", offset)), 'l', COALESCE(t.reading_level, ''), COUNT(*)
-                FROM loans l LEFT JOIN titles t ON t.id = l.title_id WHERE \(lentIn) GROUP BY 2, 3, 4 \(upsertFacet)
+                INSERT INTO loan_days (library_id, facet, day, value, lent, returned, renewed, late)
+                SELECT \(bind: library), 'l', \(dayOf("l.checked_out_at", offset)), COALESCE(t.reading_level, ''), COUNT(*), 0, 0, 0
+                FROM loans l LEFT JOIN titles t ON t.id = l.title_id WHERE \(lentIn) GROUP BY 3, 4 \(upsert)
                 """).run()
         }
         var monthStart = calendar.date(from: calendar.dateComponents([.year, .month], from: first))!

@@ -48,8 +48,8 @@ enum PublicFigures {
         let month = try ReportPeriod.resolve(.thisMonth, now: now, calendar: calendar)
         struct Count: Decodable { var n: Int }
         let lent = try await db.sql.raw("""
-            SELECT CAST(COALESCE(SUM(lent), 0) AS BIGINT) AS n FROM loan_days
-            WHERE library_id = \(bind: library) AND day >= \(bind: LoanTallies.day(year.start, calendar))
+            SELECT CAST(COALESCE(SUM(lent), 0) AS BIGINT) AS n FROM loan_days WHERE facet = ''
+            AND library_id = \(bind: library) AND day >= \(bind: LoanTallies.day(year.start, calendar))
             """).first(decoding: Count.self)?.n ?? 0
         let most = try await db.sql.raw("""
             SELECT t.id, t.title, c.n FROM (

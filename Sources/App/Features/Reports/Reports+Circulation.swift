@@ -34,7 +34,7 @@ extension Reports {
         let byClass = try await q.loansByClass(period)
         let byCategory: [LabelCount]
         if q.talliedFacets {
-            byCategory = try await q.talliedFacet("c", period)
+            byCategory = try await q.talliedFacet(.category, period)
         } else {
             let named = try await q.sql.raw("""
                 SELECT c.name AS label, COUNT(*) AS n FROM loans l JOIN title_categories tc ON tc.title_id = l.title_id
@@ -46,7 +46,7 @@ extension Reports {
                 """).first(decoding: Count.self)?.n ?? 0
             byCategory = named + [LabelCount(label: nil, n: uncategorised, m: nil)].filter { $0.n > 0 }
         }
-        let byShelf = q.tallied ? try await q.talliedLoans(by: "location", period) : try await q.sql.raw("""
+        let byShelf = q.talliedByShelf ? try await q.talliedLoans(by: .shelf, period) : try await q.sql.raw("""
             SELECT c.location AS label, COUNT(*) AS n FROM loans l LEFT JOIN copies c ON c.id = l.copy_id
             WHERE \(inPeriod) GROUP BY c.location
             """).all(decoding: LabelCount.self)

@@ -67,7 +67,7 @@ extension Reports {
                                           .init(title: t(.sortClass), kind: .text), .init(title: t(.reportLoans), kind: .count)],
                                 rows: memberCells, chart: .none)
 
-        let byLevel = q.talliedFacets ? try await q.talliedFacet("l", period) : try await q.sql.raw("""
+        let byLevel = q.talliedFacets ? try await q.talliedFacet(.level, period) : try await q.sql.raw("""
             SELECT t.reading_level AS label, COUNT(*) AS n FROM loans l LEFT JOIN titles t ON t.id = l.title_id
             WHERE \(inPeriod) GROUP BY t.reading_level
             """).all(decoding: LabelCount.self)

@@ -19,35 +19,40 @@ extension Reports.Query {
         }
     }
 
-    /// The day counts answer: nothing narrows the loans but their class and shelf.
-    var tallied: Bool { !fromLoans && !has(.category) && !has(.level) && !has(.collection) }
-    /// The counts by category and level answer: nothing narrows at all.
-    var talliedFacets: Bool { tallied && !has(.grade) && !has(.shelf) }
-    /// The counts by borrower and month answer: nothing narrows but the class.
-    var talliedBorrowers: Bool { tallied && !has(.shelf) }
-
-    /// The tallies' conditions for the class and shelf filters, on `loan_days` (alias `d`).
-    var dayFilters: SQLQueryString {
-        var q: SQLQueryString = ""
-        if has(.grade), let grade = options.grade { q += " AND d.grade = \(bind: grade)" }
-        if has(.shelf), let shelf = options.shelf { q += " AND d.location = \(bind: shelf)" }
-        return q
-    }
+    /// Nothing narrows the loans but their class and shelf (the counts are cut by nothing else).
+    private var cutByDayOnly: Bool { !fromLoans && !has(.category) && !has(.level) && !has(.collection) }
+    /// The loans, returns and renewals over time: narrowed by class or by shelf, not both.
+    var tallied: Bool { cutByDayOnly && !(has(.grade) && has(.shelf)) }
+    /// Loans by class: nothing narrows but the class.
+    var talliedByClass: Bool { cutByDayOnly && !has(.shelf) }
+    /// Loans by shelf: nothing narrows but the shelf.
+    var talliedByShelf: Bool { cutByDayOnly && !has(.grade) }
+    /// Loans by category and by reading level: nothing narrows.
+    var talliedFacets: Bool { cutByDayOnly && !has(.grade) && !has(.shelf) }
+    /// The counts by borrower and month: nothing narrows but the class.
+    var talliedBorrowers: Bool { cutByDayOnly && !has(.shelf) }
 
     func days(_ period: ReportPeriod) -> (first: Int, after: Int) {
         (LoanTallies.day(period.start, calendar), LoanTallies.day(period.end, calendar))
+    }
+
+    /// The facet the series reads: the class or the shelf filtered on, else the whole library.
+    private var seriesFacet: (LoanTallies.Facet, String) {
+        if has(.grade), let grade = options.grade { return (.grade, grade) }
+        if has(.shelf), let shelf = options.shelf { return (.shelf, shelf) }
+        return (.all, "")
     }
 
     /// Loans, returns, renewals and late loans per bucket, from the day counts and the open overdue loans.
     func talliedSeries(_ period: ReportPeriod, _ buckets: [ReportPeriod.Bucket])
         async throws -> (loans: [Int], returns: [Int], renewals: [Int], late: [Int]) {
         let (first, after) = days(period)
+        let (facet, value) = seriesFacet
         struct Row: Decodable { var day: Int; var lent: Int; var returned: Int; var renewed: Int; var late: Int }
         let rows = try await sql.raw("""
-            SELECT d.day, CAST(SUM(d.lent) AS BIGINT) AS lent, CAST(SUM(d.returned) AS BIGINT) AS returned,
-                   CAST(SUM(d.renewed) AS BIGINT) AS renewed, CAST(SUM(d.late) AS BIGINT) AS late
-            FROM loan_days d WHERE d.library_id = \(bind: library) AND d.day >= \(bind: first) AND d.day < \(bind: after) \(dayFilters)
-            GROUP BY d.day
+            SELECT d.day, d.lent, d.returned, d.renewed, d.late FROM loan_days d
+            WHERE d.library_id = \(bind: library) AND d.facet = \(bind: facet.rawValue) AND d.day >= \(bind: first) AND d.day < \(bind: after)
+              AND d.value = \(bind: value)
             """).all(decoding: Row.self)
         let ends = buckets.map { LoanTallies.day($0.end, calendar) }
         func index(_ day: Int) -> Int? { ends.firstIndex { day < $0 } }
@@ -70,33 +75,36 @@ extension Reports.Query {
         return (loans, returns, renewals, late)
     }
 
-    /// Loans lent in the period per value of a `loan_days` column (`grade` or `location`).
-    func talliedLoans(by column: String, _ period: ReportPeriod) async throws -> [Reports.LabelCount] {
+    /// Loans lent in the period per class (`.grade`) or shelf (`.shelf`), the one filtered on only.
+    func talliedLoans(by facet: LoanTallies.Facet, _ period: ReportPeriod) async throws -> [Reports.LabelCount] {
         let (first, after) = days(period)
-        return try await sql.raw("""
-            SELECT d.\(unsafeRaw: column) AS label, CAST(SUM(d.lent) AS BIGINT) AS n FROM loan_days d
-            WHERE d.library_id = \(bind: library) AND d.day >= \(bind: first) AND d.day < \(bind: after) \(dayFilters)
-            GROUP BY d.\(unsafeRaw: column) HAVING SUM(d.lent) > 0
-            """).all(decoding: Reports.LabelCount.self)
+        var q: SQLQueryString = """
+            SELECT d.value AS label, CAST(SUM(d.lent) AS BIGINT) AS n FROM loan_days d
+            WHERE d.library_id = \(bind: library) AND d.facet = \(bind: facet.rawValue) AND d.day >= \(bind: first) AND d.day < \(bind: after)
+            """
+        if facet == .grade, has(.grade), let grade = options.grade { q += " AND d.value = \(bind: grade)" }
+        if facet == .shelf, has(.shelf), let shelf = options.shelf { q += " AND d.value = \(bind: shelf)" }
+        return try await sql.raw(q + " GROUP BY d.value HAVING SUM(d.lent) > 0").all(decoding: Reports.LabelCount.self)
     }
 
     /// Loans lent in the period by category (the category's name; `nil` for none or a category since
     /// deleted) or by reading level at lending.
-    func talliedFacet(_ facet: String, _ period: ReportPeriod) async throws -> [Reports.LabelCount] {
+    func talliedFacet(_ facet: LoanTallies.Facet, _ period: ReportPeriod) async throws -> [Reports.LabelCount] {
         let (first, after) = days(period)
-        if facet == "l" {
+        if facet == .level {
             return try await sql.raw("""
-                SELECT f.value AS label, CAST(SUM(f.lent) AS BIGINT) AS n FROM loan_facet_days f
-                WHERE f.library_id = \(bind: library) AND f.facet = 'l' AND f.day >= \(bind: first) AND f.day < \(bind: after) GROUP BY f.value
+                SELECT d.value AS label, CAST(SUM(d.lent) AS BIGINT) AS n FROM loan_days d
+                WHERE d.library_id = \(bind: library) AND d.facet = 'l' AND d.day >= \(bind: first) AND d.day < \(bind: after) GROUP BY d.value
                 """).all(decoding: Reports.LabelCount.self)
         }
         let id = LoanTallies.categoryText("c.id", sql)
         let rows = try await sql.raw("""
-            SELECT c.name AS label, CAST(SUM(f.lent) AS BIGINT) AS n FROM loan_facet_days f
-            LEFT JOIN categories c ON \(unsafeRaw: id) = f.value AND c.library_id = f.library_id
-            WHERE f.library_id = \(bind: library) AND f.facet = 'c' AND f.day >= \(bind: first) AND f.day < \(bind: after) GROUP BY f.value, c.name
+            SELECT c.name AS label, k.n FROM (
+                SELECT d.value, CAST(SUM(d.lent) AS BIGINT) AS n FROM loan_days d
+                WHERE d.library_id = \(bind: library) AND d.facet = 'c' AND d.day >= \(bind: first) AND d.day < \(bind: after) GROUP BY d.value
+            ) k LEFT JOIN categories c ON \(unsafeRaw: id) = k.value AND c.library_id = \(bind: library)
             """).all(decoding: Reports.LabelCount.self)
-        // Two categories of the same name count as one row, as the loans' query groups them.
+        // A category since deleted counts with the loans of no category.
         var byName: [String: Int] = [:], none = 0
         for row in rows { if let name = row.label { byName[name, default: 0] += row.n } else { none += row.n } }
         return byName.map { Reports.LabelCount(label: $0.key, n: $0.value, m: nil) } + (none > 0 ? [Reports.LabelCount(label: nil, n: none, m: nil)] : [])

@@ -95,10 +95,10 @@ enum Reports {
 
         /// Loans (`n`) and different borrowers (`m`) per class at lending, of the loans lent in `period`.
         func loansByClass(_ period: ReportPeriod) async throws -> [LabelCount] {
-            if tallied && talliedBorrowers {
+            if talliedByClass {
                 var borrowers: [String: Set<String>] = [:]
                 for b in try await countedBorrowers(period) { borrowers[b.grade, default: []].insert(b.card) }
-                return try await talliedLoans(by: "grade", period).map { row in
+                return try await talliedLoans(by: .grade, period).map { row in
                     LabelCount(label: row.label, n: row.n, m: borrowers[row.label ?? ""]?.count ?? 0)
                 }
             }
