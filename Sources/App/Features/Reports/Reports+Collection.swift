@@ -16,15 +16,16 @@ extension Reports {
         let lostCount = try await q.sql.raw("SELECT COUNT(*) AS n FROM copies x WHERE \(copies) AND x.status IN ('lost', 'damaged')")
             .first(decoding: Count.self)?.n ?? 0
 
+        // A title is in a category once (names are unique in a library), so titles are rows, not a
+        // DISTINCT over a join with the copies; each title's copies are counted off `copies_title_status`.
+        let copiesOfTitle: SQLQueryString = "(SELECT COUNT(*) FROM copies x WHERE x.title_id = t.id AND x.status <> 'withdrawn')"
         let byCategory = try await q.sql.raw("""
-            SELECT c.name AS label, COUNT(DISTINCT t.id) AS n, COUNT(x.id) AS m FROM titles t
+            SELECT c.name AS label, COUNT(*) AS n, CAST(COALESCE(SUM(\(copiesOfTitle)), 0) AS BIGINT) AS m FROM titles t
             JOIN title_categories tc ON tc.title_id = t.id JOIN categories c ON c.id = tc.category_id
-            LEFT JOIN copies x ON x.title_id = t.id AND x.status <> 'withdrawn'
             WHERE \(titles) GROUP BY c.name
             """).all(decoding: LabelCount.self)
         let noCategory = try await q.sql.raw("""
-            SELECT NULL AS label, COUNT(DISTINCT t.id) AS n, COUNT(x.id) AS m FROM titles t
-            LEFT JOIN copies x ON x.title_id = t.id AND x.status <> 'withdrawn'
+            SELECT NULL AS label, COUNT(*) AS n, CAST(COALESCE(SUM(\(copiesOfTitle)), 0) AS BIGINT) AS m FROM titles t
             WHERE \(titles) AND NOT EXISTS (SELECT 1 FROM title_categories tc WHERE tc.title_id = t.id)
             """).all(decoding: LabelCount.self).filter { $0.n > 0 }
         let byShelf = try await q.sql.raw("""
