@@ -198,6 +198,33 @@ import Vapor
         }
     }
 
+    /// The collection as it stands: titles and copies by category (a book in two in both, the others
+    /// under "no category"), by shelf and by level; narrowed by shelf, a title's copies are all of them.
+    @Test func theCollectionCountsTitlesAndCopiesByCategoryShelfAndLevel() async throws {
+        try await withTestApp { app in
+            let f = try await Fixture.make(app)
+            _ = try await f.addTitle("Momo", copies: 2, extra: ["categories": ["Fantasy"], "location": "Fiction", "readingLevel": "B"])
+            _ = try await f.addTitle("Holes", copies: 1, extra: ["categories": ["Adventure", "Fantasy"], "location": "Fiction"])
+            _ = try await f.addTitle("Atlas", copies: 3, extra: ["location": "Non-fiction", "readingLevel": "B"])
+            _ = try await f.addTitle("Plain", copies: 1, extra: ["location": "Non-fiction"])
+            let t = Strings(lang: .en)
+            let report = try await f.owner.get("\(f.lib)/reports/collection")
+            #expect(report.status == .ok, "\(report.json)")
+            let summary = counts(report, "summary")
+            #expect(summary[t(.reportTitles)] == 4 && summary[t(.reportCopies)] == 7, "\(summary)")
+            #expect(counts(report, "byCategory") == ["Fantasy": 2, "Adventure": 1, t(.noCategoryGroup): 2])
+            #expect(counts(report, "byCategory", column: 2) == ["Fantasy": 3, "Adventure": 1, t(.noCategoryGroup): 4])
+            #expect(counts(report, "byShelf") == ["Fiction": 2, "Non-fiction": 2])
+            #expect(counts(report, "byShelf", column: 2) == ["Fiction": 3, "Non-fiction": 4])
+            #expect(counts(report, "byLevel") == ["B": 2, t(.noLevelGroup): 2])
+            let shelf = try await f.owner.get("\(f.lib)/reports/collection?shelf=Non-fiction")
+            #expect(counts(shelf, "byCategory", column: 2) == [t(.noCategoryGroup): 4])
+            let level = try await f.owner.get("\(f.lib)/reports/collection?level=B")
+            #expect(counts(level, "byCategory") == ["Fantasy": 1, t(.noCategoryGroup): 1])
+            #expect(counts(level, "byCategory", column: 2) == ["Fantasy": 2, t(.noCategoryGroup): 3])
+        }
+    }
+
     @Test func finesAndHoldsStayCountedWhenTheirMembersAreDeleted() async throws {
         let clock = TestClock(Self.march10)
         try await withTestApp(clock: clock.appClock) { app in

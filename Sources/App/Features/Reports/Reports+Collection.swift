@@ -12,9 +12,12 @@ extension Reports {
         let titles: SQLQueryString = "t.library_id = \(bind: q.library) AND t.wishlist = \(bind: false) \(tf)"
         let copies: SQLQueryString = "x.library_id = \(bind: q.library) AND x.status <> 'withdrawn' \(cf)"
         let titleCount = try await q.sql.raw("SELECT COUNT(*) AS n FROM titles t WHERE \(titles)").first(decoding: Count.self)?.n ?? 0
-        let copyCount = try await q.sql.raw("SELECT COUNT(*) AS n FROM copies x WHERE \(copies)").first(decoding: Count.self)?.n ?? 0
-        let lostCount = try await q.sql.raw("SELECT COUNT(*) AS n FROM copies x WHERE \(copies) AND x.status IN ('lost', 'damaged')")
-            .first(decoding: Count.self)?.n ?? 0
+        struct Copies: Decodable { var n: Int; var lost: Int }
+        let copyCounts = try await q.sql.raw("""
+            SELECT COUNT(*) AS n, CAST(COALESCE(SUM(CASE WHEN x.status IN ('lost', 'damaged') THEN 1 ELSE 0 END), 0) AS BIGINT) AS lost
+            FROM copies x WHERE \(copies)
+            """).first(decoding: Copies.self)
+        let (copyCount, lostCount) = (copyCounts?.n ?? 0, copyCounts?.lost ?? 0)
 
         // A title is in a category once (names are unique in a library), so titles are rows, not a
         // DISTINCT over a join with the copies; each title's copies are counted off `copies_title_status`.
@@ -24,10 +27,18 @@ extension Reports {
             JOIN title_categories tc ON tc.title_id = t.id JOIN categories c ON c.id = tc.category_id
             WHERE \(titles) GROUP BY c.name
             """).all(decoding: LabelCount.self)
-        let noCategory = try await q.sql.raw("""
+        // The titles of no category and their copies are what the titles in one leave of the totals
+        // (counting the copies of the others title by title cost a probe per title); a wish has no copies.
+        let categorised = try await q.sql.raw("""
+            SELECT NULL AS label, COUNT(*) AS n, CAST(COALESCE(SUM(\(copiesOfTitle)), 0) AS BIGINT) AS m FROM titles t
+            WHERE \(titles) AND EXISTS (SELECT 1 FROM title_categories tc WHERE tc.title_id = t.id)
+            """).first(decoding: LabelCount.self)
+        // Narrowed by shelf, the copies counted are the shelf's, a title's copies are all of them: counted.
+        let noCategory = q.has(.shelf) ? try await q.sql.raw("""
             SELECT NULL AS label, COUNT(*) AS n, CAST(COALESCE(SUM(\(copiesOfTitle)), 0) AS BIGINT) AS m FROM titles t
             WHERE \(titles) AND NOT EXISTS (SELECT 1 FROM title_categories tc WHERE tc.title_id = t.id)
             """).all(decoding: LabelCount.self).filter { $0.n > 0 }
+            : [LabelCount(label: nil, n: titleCount - (categorised?.n ?? 0), m: copyCount - (categorised?.m ?? 0))].filter { $0.n > 0 }
         let byShelf = try await q.sql.raw("""
             SELECT x.location AS label, COUNT(DISTINCT x.title_id) AS n, COUNT(*) AS m FROM copies x WHERE \(copies) GROUP BY x.location
             """).all(decoding: LabelCount.self)

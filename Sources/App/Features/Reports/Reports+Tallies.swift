@@ -61,15 +61,16 @@ extension Reports.Query {
             guard let i = index(row.day) else { continue }
             loans[i] += row.lent; returns[i] += row.returned; renewals[i] += row.renewed; late[i] += row.late
         }
-        // Still out and past due: not a count yet, read from the open loans (an index holds them).
+        // Still out and past due: not a count yet, read from the open loans by `loans_active_order` (a
+        // condition on when they were lent would lead SQLite to the period's loans instead), the
+        // period's picked here.
         var open: SQLQueryString = """
             SELECT l.checked_out_at FROM loans l WHERE l.library_id = \(bind: library) AND l.returned_at IS NULL AND l.due_at < \(bind: now)
-            AND l.checked_out_at >= \(bind: period.start) AND l.checked_out_at < \(bind: period.end)
             """
         if has(.grade), let grade = options.grade { open += " AND l.member_grade = \(bind: grade)" }
         if has(.shelf), let shelf = options.shelf { open += " AND EXISTS (SELECT 1 FROM copies fs WHERE fs.id = l.copy_id AND fs.location = \(bind: shelf))" }
         struct Open: Decodable { var checked_out_at: Date }
-        for loan in try await sql.raw(open).all(decoding: Open.self) {
+        for loan in try await sql.raw(open).all(decoding: Open.self) where loan.checked_out_at >= period.start {
             if let i = buckets.firstIndex(where: { loan.checked_out_at < $0.end }) { late[i] += 1 }
         }
         return (loans, returns, renewals, late)
