@@ -31,7 +31,8 @@ extension Reports {
 
         // By class (as it was when lent), category (a book in two counts in both) and shelf.
         let inPeriod = q.lent(in: period)
-        let byClass = try await q.loansByClass(period)
+        let borrowers = try await q.countedBorrowers(period)
+        let byClass = try await q.loansByClass(period, borrowers: borrowers)
         let byCategory: [LabelCount]
         if q.talliedFacets {
             byCategory = try await q.talliedFacet(.category, period)
@@ -83,7 +84,7 @@ extension Reports {
                             rows: [[.text(t(.reportLoans)), .count(totalLoans)], [.text(t(.reportReturns)), .count(returns.reduce(0, +))],
                                    [.text(t(.reportRenewals)), .count(renewals.reduce(0, +))],
                                    [.text(t(.reportOverdueLoans)), .count(totalLate)],
-                                   [.text(t(.reportBorrowers)), .count(try await distinctBorrowers(q, period))],
+                                   [.text(t(.reportBorrowers)), .count(try await distinctBorrowers(q, period, borrowers))],
                                    [.text(t(.reportHoldsPlaced)), .count(placed.reduce(0, +))], [.text(t(.reportHoldsFilled)), .count(filled.reduce(0, +))]],
                             chart: .none, totals: false)
         return [
@@ -106,8 +107,8 @@ extension Reports {
 
     struct Count: Decodable { var n: Int }
 
-    static func distinctBorrowers(_ q: Query, _ period: ReportPeriod) async throws -> Int {
-        if q.talliedBorrowers { return Set(try await q.countedBorrowers(period).map(\.card)).count }
+    static func distinctBorrowers(_ q: Query, _ period: ReportPeriod, _ counted: [Borrower]?) async throws -> Int {
+        if let counted { return Set(counted.map(\.card)).count }
         return try await q.sql.raw("SELECT COUNT(DISTINCT l.member_card_id) AS n FROM loans l WHERE \(q.lent(in: period))").first(decoding: Count.self)?.n ?? 0
     }
 }

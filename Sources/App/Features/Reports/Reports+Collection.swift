@@ -29,16 +29,14 @@ extension Reports {
             """).all(decoding: LabelCount.self)
         // The titles of no category and their copies are what the titles in one leave of the totals
         // (counting the copies of the others title by title cost a probe per title); a wish has no copies.
-        let categorised = try await q.sql.raw("""
-            SELECT NULL AS label, COUNT(*) AS n, CAST(COALESCE(SUM(\(copiesOfTitle)), 0) AS BIGINT) AS m FROM titles t
-            WHERE \(titles) AND EXISTS (SELECT 1 FROM title_categories tc WHERE tc.title_id = t.id)
-            """).first(decoding: LabelCount.self)
         // Narrowed by shelf, the copies counted are the shelf's, a title's copies are all of them: counted.
-        let noCategory = q.has(.shelf) ? try await q.sql.raw("""
+        let inNone = q.has(.shelf)
+        let counted = try await q.sql.raw("""
             SELECT NULL AS label, COUNT(*) AS n, CAST(COALESCE(SUM(\(copiesOfTitle)), 0) AS BIGINT) AS m FROM titles t
-            WHERE \(titles) AND NOT EXISTS (SELECT 1 FROM title_categories tc WHERE tc.title_id = t.id)
-            """).all(decoding: LabelCount.self).filter { $0.n > 0 }
-            : [LabelCount(label: nil, n: titleCount - (categorised?.n ?? 0), m: copyCount - (categorised?.m ?? 0))].filter { $0.n > 0 }
+            WHERE \(titles) AND \(unsafeRaw: inNone ? "NOT EXISTS" : "EXISTS") (SELECT 1 FROM title_categories tc WHERE tc.title_id = t.id)
+            """).first(decoding: LabelCount.self)
+        let noCategory = [inNone ? LabelCount(label: nil, n: counted?.n ?? 0, m: counted?.m ?? 0)
+                          : LabelCount(label: nil, n: titleCount - (counted?.n ?? 0), m: copyCount - (counted?.m ?? 0))].filter { $0.n > 0 }
         let byShelf = try await q.sql.raw("""
             SELECT x.location AS label, COUNT(DISTINCT x.title_id) AS n, COUNT(*) AS m FROM copies x WHERE \(copies) GROUP BY x.location
             """).all(decoding: LabelCount.self)

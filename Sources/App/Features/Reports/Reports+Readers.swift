@@ -9,7 +9,8 @@ extension Reports {
     static func readers(_ q: Query, _ period: ReportPeriod) async throws -> [ReportTableDTO] {
         let t = q.t, buckets = period.buckets(q.calendar)
         let inPeriod = q.lent(in: period)
-        let byClass = try await q.loansByClass(period)
+        let borrowers = try await q.countedBorrowers(period)
+        let byClass = try await q.loansByClass(period, borrowers: borrowers)
         struct Size: Decodable { var grade: String?; var n: Int }
         let sizes = Dictionary(try await q.sql.raw("""
             SELECT grade, COUNT(*) AS n FROM members WHERE library_id = \(bind: q.library) GROUP BY grade
@@ -37,8 +38,8 @@ extension Reports {
         // keeps its borrower's card; a card no member holds any more is a former member's.
         struct MemberRow: Decodable { var card: String; var n: Int }
         let perMember: [MemberRow]
-        if q.talliedBorrowers {
-            perMember = Dictionary(try await q.countedBorrowers(period).map { ($0.card, $0.loans) }, uniquingKeysWith: +)
+        if let borrowers {
+            perMember = Dictionary(borrowers.map { ($0.card, $0.loans) }, uniquingKeysWith: +)
                 .map { MemberRow(card: $0.key, n: $0.value) }
         } else {
             perMember = try await q.sql.raw("""

@@ -23,13 +23,11 @@ extension Reports.Query {
     private var cutByDayOnly: Bool { !fromLoans && !has(.category) && !has(.level) && !has(.collection) }
     /// The loans, returns and renewals over time: narrowed by class or by shelf, not both.
     var tallied: Bool { cutByDayOnly && !(has(.grade) && has(.shelf)) }
-    /// Loans by class: nothing narrows but the class.
-    var talliedByClass: Bool { cutByDayOnly && !has(.shelf) }
     /// Loans by shelf: nothing narrows but the shelf.
     var talliedByShelf: Bool { cutByDayOnly && !has(.grade) }
     /// Loans by category and by reading level: nothing narrows.
     var talliedFacets: Bool { cutByDayOnly && !has(.grade) && !has(.shelf) }
-    /// The counts by borrower and month: nothing narrows but the class.
+    /// The counts by borrower and month, and loans by class (read with them): nothing narrows but the class.
     var talliedBorrowers: Bool { cutByDayOnly && !has(.shelf) }
 
     func days(_ period: ReportPeriod) -> (first: Int, after: Int) {
@@ -112,8 +110,11 @@ extension Reports.Query {
     }
 
     /// The borrowers of the period (their cards) with the classes they borrowed in and their loans:
-    /// whole months from the counts by month, the days of a month cut by the period from the loans.
-    func countedBorrowers(_ period: ReportPeriod) async throws -> [(card: String, grade: String, loans: Int)] {
+    /// whole months from the counts by month, the days of a month cut by the period from the loans;
+    /// nil where the counts cannot answer (a report narrowed by more than the class). Read once per
+    /// report: the borrowers by class, their number and the loans per member all come from it.
+    func countedBorrowers(_ period: ReportPeriod) async throws -> [Reports.Borrower]? {
+        guard talliedBorrowers else { return nil }
         struct Row: Decodable { var card: String; var grade: String; var n: Int }
         var rows: [Row] = []
         let gradeFilter: String? = has(.grade) ? options.grade : nil
@@ -145,6 +146,6 @@ extension Reports.Query {
         }
         var merged: [String: [String: Int]] = [:]
         for row in rows { merged[row.card, default: [:]][row.grade, default: 0] += row.n }
-        return merged.flatMap { card, grades in grades.map { (card, $0.key, $0.value) } }
+        return merged.flatMap { card, grades in grades.map { Reports.Borrower(card: card, grade: $0.key, loans: $0.value) } }
     }
 }

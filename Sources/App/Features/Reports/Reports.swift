@@ -72,6 +72,9 @@ enum Reports {
         return texts
     }
 
+    /// A borrower of a period: the card, the class at lending and the loans.
+    struct Borrower: Sendable { var card: String; var grade: String; var loans: Int }
+
     /// What every query of one report shares.
     struct Query: Sendable {
         var library: UUID
@@ -93,11 +96,12 @@ enum Reports {
                 + filters(title: "l.title_id", copy: "l.copy_id", grade: "l.member_grade")
         }
 
-        /// Loans (`n`) and different borrowers (`m`) per class at lending, of the loans lent in `period`.
-        func loansByClass(_ period: ReportPeriod) async throws -> [LabelCount] {
-            if talliedByClass {
+        /// Loans (`n`) and different borrowers (`m`) per class at lending, of the loans lent in `period`;
+        /// from the counts with the period's `borrowers` when they could be counted.
+        func loansByClass(_ period: ReportPeriod, borrowers counted: [Borrower]?) async throws -> [LabelCount] {
+            if let counted {
                 var borrowers: [String: Set<String>] = [:]
-                for b in try await countedBorrowers(period) { borrowers[b.grade, default: []].insert(b.card) }
+                for b in counted { borrowers[b.grade, default: []].insert(b.card) }
                 return try await talliedLoans(by: .grade, period).map { row in
                     LabelCount(label: row.label, n: row.n, m: borrowers[row.label ?? ""]?.count ?? 0)
                 }
