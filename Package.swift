@@ -32,6 +32,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-asn1.git", from: "1.7.4"),
         // `/metrics` in Prometheus's text format.
         .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
+        // Zipped roster bundles (OneRoster) from a school's records.
+        .package(url: "https://github.com/weichsel/ZIPFoundation.git", from: "0.9.20"),
     ],
     targets: [
         .target(
@@ -135,6 +137,7 @@ let package = Package(
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOFoundationCompat", package: "swift-nio"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "ZIPFoundation", package: "ZIPFoundation"),
                 .product(name: "NIOFoundationEssentialsCompat", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ],
@@ -171,6 +174,7 @@ let package = Package(
                 "ShelfmarkMail",
                 "ShelfmarkTLS",
                 .product(name: "VaporTesting", package: "vapor"),
+                .product(name: "ZIPFoundation", package: "ZIPFoundation"),
             ],
             exclude: ["Fixtures"],
             swiftSettings: swiftSettings

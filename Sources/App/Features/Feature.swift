@@ -119,7 +119,7 @@ enum Features {
         AccountsFeature.self, CatalogFeature.self, MembersFeature.self, CirculationFeature.self, HoldsFeature.self,
         FinesFeature.self, ShelvesFeature.self, ReadingFeature.self, RemindersFeature.self, JobsFeature.self, SyncFeature.self,
         PublicCatalogFeature.self, KioskFeature.self, PrintingFeature.self, OverviewFeature.self, ExchangeFeature.self,
-        ScanningFeature.self, NightlyBackupsFeature.self, ReportsFeature.self,
+        ScanningFeature.self, NightlyBackupsFeature.self, ReportsFeature.self, SchoolYearFeature.self,
     ]
 
     static var tables: [DataTable] { all.flatMap { $0.tables } }

@@ -38,6 +38,7 @@ extension WebRoute {
         var shelf = UUID()
         var stocktake = UUID()
         var savedReport = UUID()
+        var rosterRun = UUID()
 
         /// Fresh random ids (for checks that only need the shape of a path).
         static func random() -> Samples {
@@ -79,6 +80,7 @@ extension WebRoute {
         case memberCards, labels, levelsImport, series, collections, collectionDelete
         case shelves, shelf, shelfBooks, shelfDelete, shelfStocktake, shelfSigns, stocktake, stocktakeScan, stocktakeMove, stocktakeFinish, unseen, printedCatalog
         case reports, report, savedReports, savedReport, savedReportDelete, savedReportSend
+        case roster, rosterRun, rosterApply, memberArchive, audit
         case publicCatalog, publicTitle, publicHold, publicSignIn, publicEmailLink, publicLink, publicAccount, publicRenew, publicHoldCancel
         case publicCalendar, publicSignOut
         case kioskSetup, kiosk, kioskMember, kioskEnd
@@ -217,6 +219,11 @@ extension WebRoute {
         case .savedReport: .savedReport
         case .savedReportDelete: .savedReportDelete
         case .savedReportSend: .savedReportSend
+        case .roster: .roster
+        case .rosterRun: .rosterRun
+        case .rosterApply: .rosterApply
+        case .memberArchive: .memberArchive
+        case .audit: .audit
         }
     }
 
@@ -341,6 +348,11 @@ extension WebRoute {
         case .savedReport: return e(.savedReport(library: l, saved: s.savedReport), .reports, action)
         case .savedReportDelete: return e(.savedReportDelete(library: l, saved: s.savedReport), .reports, action)
         case .savedReportSend: return e(.savedReportSend(library: l, saved: s.savedReport), .reports, action)
+        case .roster: return e(.roster(library: l), .members, both)
+        case .rosterRun: return e(.rosterRun(library: l, run: s.rosterRun), .members, page)
+        case .rosterApply: return e(.rosterApply(library: l, run: s.rosterRun), .members, action)
+        case .memberArchive: return e(.memberArchive(library: l, member: s.member), .members, action)
+        case .audit: return e(.audit(library: l), .settings, page)
         case .publicCatalog: return e(.publicCatalog(library: l), .publicCatalog, page)
         case .publicTitle: return e(.publicTitle(library: l, title: s.title), .publicCatalog, page)
         case .publicHold: return e(.publicHold(library: l, title: s.title), .publicCatalog, action)

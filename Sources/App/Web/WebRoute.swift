@@ -53,6 +53,11 @@ enum WebRoute: Sendable, Equatable {
     case savedReport(library: UUID, saved: UUID)
     case savedReportDelete(library: UUID, saved: UUID)
     case savedReportSend(library: UUID, saved: UUID)
+    case roster(library: UUID)
+    case rosterRun(library: UUID, run: UUID)
+    case rosterApply(library: UUID, run: UUID)
+    case memberArchive(library: UUID, member: UUID)
+    case audit(library: UUID)
     /// Reading levels from a spreadsheet: the Import & Export page's form.
     case levelsImport(library: UUID)
     case member(library: UUID, member: UUID)
@@ -212,6 +217,11 @@ enum WebRoute: Sendable, Equatable {
             Self.library(library) + [.fixed("reports"), .fixed("saved"), .parameter(name: "savedID", value: saved.uuidString)]
         case .savedReportDelete(let library, let saved): Self.savedReport(library: library, saved: saved).segments + [.fixed("delete")]
         case .savedReportSend(let library, let saved): Self.savedReport(library: library, saved: saved).segments + [.fixed("send")]
+        case .roster(let library): Self.library(library) + [.fixed("roster")]
+        case .rosterRun(let library, let run): Self.library(library) + [.fixed("roster"), .parameter(name: "runID", value: run.uuidString)]
+        case .rosterApply(let library, let run): Self.rosterRun(library: library, run: run).segments + [.fixed("apply")]
+        case .memberArchive(let library, let member): Self.member(library: library, member: member).segments + [.fixed("archive")]
+        case .audit(let library): Self.library(library) + [.fixed("audit")]
         case .levelsImport(let library): Self.library(library) + [.fixed("exchange"), .fixed("levels")]
         case .member(let library, let member): Self.library(library) + [.fixed("members"), .parameter(name: "memberID", value: member.uuidString)]
         case .editMember(let library, let member): Self.member(library: library, member: member).segments + [.fixed("edit")]

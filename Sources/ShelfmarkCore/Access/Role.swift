@@ -64,4 +64,7 @@ public enum ActivityType: String, Codable, Sendable, CaseIterable {
     case finePaid = "fine_paid"
     case fineWaived = "fine_waived"
     case memberSuspended = "member_suspended"
+    case memberArchived = "member_archived"
+    case memberUnarchived = "member_unarchived"
+    case rosterSynced = "roster_synced"
 }

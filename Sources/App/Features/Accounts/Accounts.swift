@@ -248,6 +248,8 @@ enum Accounts {
             }
             try await Membership(userID: user.id!, libraryID: library.libraryID, role: input.role).create(on: db)
             try await ActivityLog.record(.init(type: .addStaff, detail: .staffAdded(username: username, role: input.role)), library: library, at: now, on: db)
+            try await AuditLog.record(.init(action: .staffAdded, target: username, detail: ["role": input.role.rawValue]), library: library.libraryID,
+                                      by: library.user, at: now, on: db)
             return StaffDTO(userId: user.id!, username: user.username, displayName: user.displayName, role: input.role)
         }
     }
@@ -270,9 +272,13 @@ enum Accounts {
                 try await membership.save(on: db)
                 try await ActivityLog.record(.init(type: .addStaff, detail: .roleChanged(username: membership.user.username, role: role)),
                                              library: library, at: now, on: db)
+                try await AuditLog.record(.init(action: .roleChanged, target: membership.user.username, detail: ["role": role.rawValue]),
+                                          library: library.libraryID, by: library.user, at: now, on: db)
             } else {
                 try await membership.delete(on: db)
                 try await ActivityLog.record(.init(type: .removeStaff, info: membership.user.username), library: library, at: now, on: db)
+                try await AuditLog.record(.init(action: .staffRemoved, target: membership.user.username), library: library.libraryID,
+                                          by: library.user, at: now, on: db)
             }
         }
     }

@@ -52,6 +52,7 @@ extension Circulation {
         } else {
             member = try await resolveMember(input, libraryID: libraryID, on: scope.db)
         }
+        try member.refuseIfLeft()
         try await Fines.refuseIfBlocked(member: member.id, suspendedUntil: member.suspendedUntil, blockAt: member.blockAt,
                                         currency: member.currency, now: scope.now, on: scope.db)
         let target: Target

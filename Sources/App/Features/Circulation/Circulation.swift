@@ -298,14 +298,20 @@ enum Circulation {
         var grade: String? = nil
         /// Fines, read with the member: a suspension, and the library's limit and currency.
         var suspendedUntil: Date? = nil, blockAt: Int? = nil, currency = "EUR"
+        /// When the member left the library (archived); nil while they belong to it.
+        var archivedAt: Date? = nil
+
+        /// A member who has left borrows nothing, renews nothing and holds nothing.
+        func refuseIfLeft() throws {
+            if let archivedAt { throw LoanError.memberLeft(name: name, on: archivedAt) }
+        }
     }
     struct Book: Sendable { let id: UUID, title: String, authors: [String] }
     struct Target: Sendable { let title: Book, copyID: UUID? }
 
     static func resolveMember(_ input: CheckoutInput, libraryID: UUID, on db: any Database) async throws -> Borrower {
         let select: SQLQueryString = """
-            SELECT m.id, m.card_id, m.first_name, m.last_name, m.grade, m.suspended_until, l.fine_block_at AS block_at, l.currency
-            FROM members m JOIN libraries l ON l.id = m.library_id WHERE m.library_id = \(bind: libraryID) AND m.
+            SELECT \(unsafeRaw: borrowerColumns) FROM members m JOIN libraries l ON l.id = m.library_id WHERE m.library_id = \(bind: libraryID) AND m.
             """
         let row: (any SQLRow)?
         if let id = input.memberId {
@@ -323,6 +329,9 @@ enum Circulation {
         return try borrower(row!)
     }
 
+    /// What `borrower(_:)` reads, of `members m` joined with `libraries l`.
+    static let borrowerColumns = "m.id, m.card_id, m.first_name, m.last_name, m.grade, m.suspended_until, m.archived_at, l.fine_block_at AS block_at, l.currency"
+
     /// A borrower from a row of members joined with their library (`block_at`, `currency`).
     static func borrower(_ row: any SQLRow) throws -> Borrower {
         let name = Member.fullName(first: try row.decode(column: "first_name", as: String.self),
@@ -330,7 +339,8 @@ enum Circulation {
         return Borrower(id: try row.decode(column: "id", as: UUID.self), cardID: try row.decode(column: "card_id", as: String.self), name: name,
                         grade: try row.decode(column: "grade", as: String?.self),
                         suspendedUntil: try row.decode(column: "suspended_until", as: Date?.self),
-                        blockAt: try row.decode(column: "block_at", as: Int?.self), currency: try row.decode(column: "currency", as: String.self))
+                        blockAt: try row.decode(column: "block_at", as: Int?.self), currency: try row.decode(column: "currency", as: String.self),
+                        archivedAt: try row.decode(column: "archived_at", as: Date?.self))
     }
 
     static func resolveBook(_ input: CheckoutInput, libraryID: UUID, on db: any Database) async throws -> Target {

@@ -38,6 +38,11 @@ struct MemberDTO: Content {
     var notes: String?
     var language: String?
     var activeLoans: Int
+    /// The member's id in the school's records (set by a roster sync).
+    var rosterId: String? = nil
+    var guardianEmail: String? = nil
+    /// When the member left: they borrow nothing and are not listed, but keep their history.
+    var archivedAt: Date? = nil
 }
 
 extension MemberDTO {
@@ -47,6 +52,7 @@ extension MemberDTO {
         var copy = self
         copy.email = nil
         copy.notes = nil
+        copy.guardianEmail = nil
         return copy
     }
 }

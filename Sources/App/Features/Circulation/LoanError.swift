@@ -19,6 +19,8 @@ enum LoanError: DomainError, Equatable {
     case suspended(until: Date)
     /// The member owes the library's limit or more (in minor units).
     case owesFines(owed: Int, limit: Int, currency: String)
+    /// The member has left (archived by a roster sync, the rollover or a librarian): no loans, renewals or holds.
+    case memberLeft(name: String, on: Date)
 
     var described: Described {
         switch self {
@@ -44,6 +46,8 @@ enum LoanError: DomainError, Equatable {
             .init(.notFound, "not_found", field: "book", details: ["typed": typed]) { $0.format(.errBookNotFound, typed) }
         case .suspended(let until):
             .init(.conflict, "member_suspended", details: ["until": until.formatted(.iso8601)]) { $0.format(.errMemberSuspended, $0.date(until)) }
+        case .memberLeft(let name, let on):
+            .init(.conflict, "member_archived", details: ["archivedAt": on.formatted(.iso8601)]) { $0.format(.errMemberLeft, name, $0.date(on)) }
         case .owesFines(let owed, let limit, let currency):
             .init(.conflict, "fines_owed", details: ["owed": String(owed), "limit": String(limit), "currency": currency]) {
                 $0.format(.errOwesFines, $0.money(owed, currency), $0.money(limit, currency))

@@ -75,6 +75,7 @@ extension Backup {
         }
         // In the order of the sorted keys.
         try array("activities", backup.activities)
+        if let audit = backup.auditLog { try array("auditLog", audit) }
         try array("categories", backup.categories)
         if let collections = backup.collections { try array("collections", collections) }
         try array("copies", backup.copies)

@@ -85,12 +85,22 @@ extension Backup {
     /// A backup's members are held to what the member form takes: a card without spaces or control
     /// characters, an address that is one (`EmailAddress`). The first that is not names its place.
     static func validateMembers(_ members: [MemberRow]) throws {
+        var rosterIDs = Set<String>()
         for (index, m) in members.enumerated() {
             guard (try? Identifier.parse(m.card_id, spaces: false)) == m.card_id else {
                 throw ExchangeError.unreadableBackup(at: "members[\(index)].card_id")
             }
             if let email = m.email, !email.isEmpty, EmailAddress(parsing: email) == nil {
                 throw ExchangeError.unreadableBackup(at: "members[\(index)].email")
+            }
+            if let email = m.guardian_email, !email.isEmpty, EmailAddress(parsing: email) == nil {
+                throw ExchangeError.unreadableBackup(at: "members[\(index)].guardian_email")
+            }
+            if let id = m.roster_id, id.isEmpty || id.count > RosterFile.maxIDLength || id.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) {
+                throw ExchangeError.unreadableBackup(at: "members[\(index)].roster_id")
+            }
+            if let id = m.roster_id, !rosterIDs.insert(id).inserted {
+                throw ExchangeError.unreadableBackup(at: "members[\(index)].roster_id")
             }
         }
     }
@@ -113,7 +123,7 @@ extension Backup {
         let counts: [Int] = [b.titles.count, b.copies.count, b.members.count, b.loans.count, b.activities.count, b.categories.count,
                              b.titleCategories.count, b.covers?.count ?? 0, b.reads?.count ?? 0, b.progressEvents?.count ?? 0,
                              b.readingGoals?.count ?? 0, b.quotes?.count ?? 0, b.pagePhotos?.count ?? 0, b.holds?.count ?? 0, b.fines?.count ?? 0, b.shelves?.count ?? 0,
-                             b.stocktakes?.count ?? 0, b.stocktakeScans?.count ?? 0, b.savedReports?.count ?? 0]
+                             b.stocktakes?.count ?? 0, b.stocktakeScans?.count ?? 0, b.savedReports?.count ?? 0, b.auditLog?.count ?? 0]
         let total = counts.reduce(0, +)
         guard total <= Limits.rowsPerRestore else {
             throw ExchangeError.backupTooLarge(rows: total, max: Limits.rowsPerRestore)
@@ -308,6 +318,17 @@ extension Backup {
             row.language = Lang(rawValue: r.language)?.rawValue ?? Lang.en.rawValue
             row.created_by = String(r.created_by.cleanedInput.prefix(200))
             if SavedReportSchedule(rawValue: r.schedule) == nil || recipients.isEmpty { row.schedule = SavedReportSchedule.none.rawValue }
+            return row
+        })
+        // The audit log as it was (restored over a library, these go with the hidden library: the
+        // library keeps its own log). Known actions only, their texts bounded.
+        try await insert("audit_log", (b.auditLog ?? []).compactMap { (r: AuditRow) -> AuditRow? in
+            guard AuditLog.Action(rawValue: r.action) != nil else { return nil }
+            var row = r
+            row.id = map(r.id)
+            row.actor = String(r.actor.cleanedInput.prefix(200))
+            row.target = r.target.map { String($0.cleanedInput.prefix(300)) }
+            row.detail = r.detail.flatMap { $0.utf8.count <= 2_000 ? $0 : nil }
             return row
         })
 

@@ -57,7 +57,9 @@ enum Backup {
                 SELECT s.id, s.stocktake_id, s.copy_id, s.code, s.outcome, s.expected, s.scanned_at FROM stocktake_scans s
                 JOIN stocktakes t ON t.id = s.stocktake_id WHERE t.library_id = \(bind: libraryID) ORDER BY s.stocktake_id, s.scanned_at, s.id
                 """).all(decoding: StocktakeScanRow.self),
-            savedReports: try await rows("saved_reports", SavedReportRow.self, order: "name_key"))
+            savedReports: try await rows("saved_reports", SavedReportRow.self, order: "name_key"),
+            auditLog: try await sql.select().columns("id", "at", "actor_id", "actor", "action", "target", "detail").from("audit_log")
+                .where("library_id", .equal, libraryID).orderBy("at").orderBy("id").all(decoding: AuditRow.self))
     }
 
     /// Deletes everything a library holds: the tables whose policy says `erased` (`Features`), children

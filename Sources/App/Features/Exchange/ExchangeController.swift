@@ -183,6 +183,7 @@ enum ExchangeController {
         }
         try await req.application.writeGate.transaction(on: req.db) { db in
             try await Backup.eraseData(libraryID: ctx.libraryID, on: db)
+            try await AuditLog.record(.init(action: .erase), library: ctx.libraryID, by: ctx.user, at: req.now, on: db)
         }
         return .noContent
     }

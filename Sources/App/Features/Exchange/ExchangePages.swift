@@ -75,7 +75,10 @@ enum ExchangePages {
         guard try req.form(ConfirmedForm.self).confirm else {
             throw AppError(status: .conflict, code: "confirmation_required", message: req.t.format(.eraseConfirm, ctx.name))
         }
-        try await req.application.writeGate.transaction(on: req.db) { db in try await Backup.eraseData(libraryID: ctx.libraryID, on: db) }
+        try await req.application.writeGate.transaction(on: req.db) { db in
+            try await Backup.eraseData(libraryID: ctx.libraryID, on: db)
+            try await AuditLog.record(.init(action: .erase), library: ctx.libraryID, by: ctx.user, at: req.now, on: db)
+        }
         return req.seeOther(WebRoute.exchange(library: ctx.libraryID).path, flash: req.t(.erased))
     }
 

@@ -41,4 +41,6 @@ struct LibraryBackup: Codable, Sendable, Equatable {
     var stocktakeScans: [StocktakeScanRow]? = nil
     /// Reports saved under a name (and when they are mailed); absent in backups made before them.
     var savedReports: [SavedReportRow]? = nil
+    /// The audit log; absent in backups made before it.
+    var auditLog: [AuditRow]? = nil
 }

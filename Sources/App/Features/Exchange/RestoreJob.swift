@@ -18,6 +18,11 @@ enum RestoreJob {
         let id = try await Jobs.begin(.restore, library: seenFrom, target: library.libraryID, user: library.user.id, now: now, app: app)
         Jobs.run(id, app: app) {
             let leftOut = try await Backup.restore(backup, over: library.libraryID, job: id, gate: app.writeGate, on: app.db, logger: app.logger)
+            try await app.writeGate.transaction(on: app.db) { db in
+                try await AuditLog.record(.init(action: .restore, target: backup.library.name,
+                                                detail: ["backupOf": backup.createdAt.formatted(.iso8601)]),
+                                          library: library.libraryID, by: library.user, at: app.clock.now(), on: db)
+            }
             await app.db.settleAfterBulkLoad(titles: backup.titles.count, logger: app.logger)
             let restored = try await Accounts.libraries(of: library.user, on: app.db).first { $0.id == library.libraryID }
             guard let restored else { throw AccountError.libraryNotFound }

@@ -41,11 +41,15 @@ enum Fines {
 
     /// The same, for a member read by id (a renewal: a blocked member renews nothing).
     static func refuseIfBlocked(member: UUID, libraryID: UUID, now: Date, on db: any Database) async throws {
-        struct Row: Decodable { var suspended_until: Date?; var fine_block_at: Int?; var currency: String }
+        struct Row: Decodable {
+            var suspended_until: Date?; var fine_block_at: Int?; var currency: String
+            var archived_at: Date?; var first_name: String; var last_name: String
+        }
         guard let row = try await db.sql.raw("""
-            SELECT m.suspended_until, l.fine_block_at, l.currency FROM members m JOIN libraries l ON l.id = m.library_id
+            SELECT m.suspended_until, m.archived_at, m.first_name, m.last_name, l.fine_block_at, l.currency FROM members m JOIN libraries l ON l.id = m.library_id
             WHERE m.id = \(bind: member) AND m.library_id = \(bind: libraryID)
             """).first(decoding: Row.self) else { return }
+        if let left = row.archived_at { throw LoanError.memberLeft(name: Member.fullName(first: row.first_name, last: row.last_name), on: left) }
         try await refuseIfBlocked(member: member, suspendedUntil: row.suspended_until, blockAt: row.fine_block_at, currency: row.currency,
                                   now: now, on: db)
     }

@@ -16,6 +16,7 @@ enum Holds {
         let libraryID = scope.libraryID
         let member = try await Circulation.resolveMember(CheckoutInput(memberId: input.memberId, cardId: input.cardId), libraryID: libraryID,
                                                          on: scope.db)
+        try member.refuseIfLeft()
         struct TitleRow: Decodable { var id: UUID; var title: String; var wishlist: Bool }
         guard let title = try await scope.db.sql.raw("""
             SELECT id, title, wishlist FROM titles WHERE id = \(bind: input.titleId) AND library_id = \(bind: libraryID)

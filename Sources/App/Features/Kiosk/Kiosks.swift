@@ -112,7 +112,7 @@ enum Kiosks {
         let card = String(raw.cleanedInput.prefix(64))
         guard !card.isEmpty, let member = try await db.sql.raw("""
             SELECT id, card_id, first_name, last_name, language FROM members
-            WHERE library_id = \(bind: kiosk.libraryID) AND lower(card_id) = \(bind: card.lowercased())
+            WHERE library_id = \(bind: kiosk.libraryID) AND lower(card_id) = \(bind: card.lowercased()) AND archived_at IS NULL
             """).first(decoding: KioskMember.self) else { throw KioskError.unknownCard }
         return member.member
     }

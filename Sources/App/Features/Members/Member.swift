@@ -17,6 +17,11 @@ final class Member: Model, @unchecked Sendable {
     /// The language messages to the member are written in; nil: the library's.
     @OptionalField(key: "language") var language: String?
     @Field(key: "search_text") var searchText: String
+    /// The member's id in the school's records (the roster sync matches by it).
+    @OptionalField(key: "roster_id") var rosterID: String?
+    @OptionalField(key: "guardian_email") var guardianEmail: String?
+    /// When they left (a roster sync or the rollover): they keep their history but borrow nothing.
+    @OptionalField(key: "archived_at") var archivedAt: Date?
     @Timestamp(key: "created_at", on: .create) var createdAt: Date?
     @Timestamp(key: "updated_at", on: .update) var updatedAt: Date?
 

@@ -10,9 +10,20 @@ extension MemberPage {
             Components.listBeside(WebRoute.members(library: lib).path, kind: "members", label: t(.navMembers))
             H.el(.h1, [:]) { EscapedText(d.member.name) }
             H.el(.p, [.class: "card-id"]) { EscapedText(t(.cardID) + ": " + d.member.cardId + (d.member.grade.map { " · " + $0 } ?? "")) }
+            if let left = d.member.archivedAt {
+                H.el(.p, [.class: "flash error", .role: "status"]) { EscapedText(t.format(.memberArchivedOn, t.date(left))) }
+            }
             H.el(.div, [.class: "actions"]) {
-                H.link(t(.checkOut), WebRoute.checkout(library: lib).path(query: [("card", d.member.cardId)]), cls: "button primary")
+                if d.member.archivedAt == nil {
+                    H.link(t(.checkOut), WebRoute.checkout(library: lib).path(query: [("card", d.member.cardId)]), cls: "button primary")
+                }
                 if mayEdit { H.link(t(.editMember), WebRoute.editMember(library: lib, member: d.member.id).path, cls: "button quiet") }
+                if mayEdit {
+                    H.form(WebRoute.memberArchive(library: lib, member: d.member.id).path, csrf: page.csrf, attrs: [.class: "inline"]) {
+                        H.void(.input, [.type: "hidden", .name: "archived", .value: d.member.archivedAt == nil ? "true" : "false"])
+                        H.button(d.member.archivedAt == nil ? t(.archiveMember) : t(.unarchiveMember), kind: "quiet")
+                    }
+                }
             }
             H.void(.img, [.src: APILink.memberBarcode(library: lib, member: d.member.id).path, .alt: t(.cardID) + " " + d.member.cardId, .class: "member-card"])
             Components.nfcWrite(path: WebRoute.member(library: lib, member: d.member.id).path, code: "shelfmark:member:" + d.member.cardId, t: t)

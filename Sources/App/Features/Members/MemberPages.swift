@@ -47,7 +47,7 @@ enum MemberPages {
     /// field, after a refusal).
     static func membersPage(_ req: Request, ctx: LibraryContext, form: FormState) async throws -> HTML {
         try await MembersPage.make(q: req.query[String.self, at: "q"], sort: req.query[String.self, at: "sort"].flatMap(MemberSort.init(rawValue:)) ?? .name,
-                                   paging: Paging(req.query[Int.self, at: "page"]), form: form, library: ctx, on: req.db)
+                                   archived: req.query[String.self, at: "archived"] == "true", paging: Paging(req.query[Int.self, at: "page"]), form: form, library: ctx, on: req.db)
             .render(try await req.page(library: ctx))
     }
 

@@ -16,4 +16,8 @@ struct MemberRow: Codable, Sendable, Equatable {
     var suspended_until: Date? = nil
     /// The language messages are written in.
     var language: String? = nil
+    /// The member's id in the school's records, their guardian's e-mail, and when they left.
+    var roster_id: String? = nil
+    var guardian_email: String? = nil
+    var archived_at: Date? = nil
 }

@@ -80,10 +80,52 @@ enum Members {
         }
     }
 
+    /// Members who have left (a roster sync, the rollover, or a librarian): they keep their loans and
+    /// counts, borrow nothing, leave the lists; their open holds end (a copy set aside passes on).
+    /// Inside the caller's transaction.
+    static func archive(_ ids: [UUID], in scope: Scope, on db: any Database) async throws {
+        guard !ids.isEmpty else { return }
+        for chunk in ids.chunked(500) {
+            try await db.sql.raw("""
+                UPDATE members SET archived_at = \(bind: scope.now) WHERE id IN (\(binds: chunk)) AND library_id = \(bind: scope.libraryID)
+                  AND archived_at IS NULL
+                """).run()
+            struct OpenHold: Decodable { var id: UUID; var title_id: UUID; var copy_id: UUID?; var state: String }
+            let holds = try await db.sql.raw("""
+                SELECT id, title_id, copy_id, state FROM holds WHERE member_id IN (\(binds: chunk)) AND state IN ('waiting', 'ready')
+                """).all(decoding: OpenHold.self)
+            for hold in holds {
+                try await Holds.close(hold.id, state: hold.state, copy: hold.copy_id, title: hold.title_id, in: scope, on: db)
+            }
+        }
+    }
+
+    /// One member archived or brought back by a librarian.
+    static func setArchived(_ id: UUID, _ archived: Bool, in scope: Scope) async throws -> MemberDTO {
+        try await scope.gate.transaction(on: scope.db) { db in
+            let member = try await find(id, library: scope.libraryID, on: db)
+            if archived, member.archivedAt == nil {
+                try await archive([id], in: scope, on: db)
+                try await ActivityLog.record(.init(type: .memberArchived, memberCardID: member.cardID, info: member.fullName),
+                                             library: scope.library, at: scope.now, on: db)
+                try await AuditLog.record(.init(action: .memberArchived, target: member.cardID), in: scope, on: db)
+            } else if !archived, member.archivedAt != nil {
+                try await db.sql.raw("UPDATE members SET archived_at = NULL WHERE id = \(bind: id)").run()
+                try await ActivityLog.record(.init(type: .memberUnarchived, memberCardID: member.cardID, info: member.fullName),
+                                             library: scope.library, at: scope.now, on: db)
+                try await AuditLog.record(.init(action: .memberUnarchived, target: member.cardID), in: scope, on: db)
+            }
+            let fresh = try await find(id, library: scope.libraryID, on: db)
+            return fresh.dto(activeLoans: try await activeLoanCount(id, on: db))
+        }
+    }
+
     /// Search by card ID or name, matching the start of any word, case- and diacritic-insensitive.
     /// Members matching `query` (card ID, names or class, as word prefixes), in `sort`'s order.
-    static func list(query: String?, sort: MemberSort = .name, libraryID: UUID, limit: Int, offset: Int, on db: any Database) async throws -> [MemberDTO] {
-        var builder = matching(query, libraryID: libraryID, on: db)
+    /// `archived`: those who have left instead of the library's members.
+    static func list(query: String?, sort: MemberSort = .name, archived: Bool = false, libraryID: UUID, limit: Int, offset: Int,
+                     on db: any Database) async throws -> [MemberDTO] {
+        var builder = matching(query, archived: archived, libraryID: libraryID, on: db)
         switch sort {
         case .name: builder = builder.sort(\.$lastName).sort(\.$firstName).sort(\.$cardID)
         case .card: builder = builder.sort(\.$cardID)
@@ -101,12 +143,13 @@ enum Members {
         return members.map { $0.dto(activeLoans: counts[$0.id!] ?? 0) }
     }
 
-    static func count(query: String?, libraryID: UUID, on db: any Database) async throws -> Int {
-        try await matching(query, libraryID: libraryID, on: db).count()
+    static func count(query: String?, archived: Bool = false, libraryID: UUID, on db: any Database) async throws -> Int {
+        try await matching(query, archived: archived, libraryID: libraryID, on: db).count()
     }
 
-    private static func matching(_ query: String?, libraryID: UUID, on db: any Database) -> QueryBuilder<Member> {
+    private static func matching(_ query: String?, archived: Bool, libraryID: UUID, on db: any Database) -> QueryBuilder<Member> {
         var builder = Member.query(on: db).filter(\.$library.$id == libraryID)
+        builder = archived ? builder.filter(\.$archivedAt != nil) : builder.filter(\.$archivedAt == nil)
         for token in SearchText.tokens(query ?? "") {
             builder = builder.filter(\.$searchText ~~ " \(token)")
         }
@@ -162,6 +205,7 @@ enum Members {
 extension Member {
     func dto(activeLoans: Int) -> MemberDTO {
         MemberDTO(id: id!, cardId: cardID, firstName: firstName, lastName: lastName, name: fullName, grade: grade,
-                  email: email, notes: notes, language: language, activeLoans: activeLoans)
+                  email: email, notes: notes, language: language, activeLoans: activeLoans, rosterId: rosterID, guardianEmail: guardianEmail,
+                  archivedAt: archivedAt)
     }
 }

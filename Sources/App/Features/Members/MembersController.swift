@@ -12,6 +12,8 @@ enum MembersController {
                                            query: [.init(name: "q", description: "Card ID, name or class; each word matches a word prefix."),
                                                    .init(name: "sort", description: "The order: name (the default), card or grade (class, then name).",
                                                          schema: ["enum": .array(MemberSort.allCases.map { .string($0.rawValue) })]),
+                                                   .init(name: "archived", kind: .boolean,
+                                                         description: "true: those who have left (archived by a roster sync, the rollover or a librarian) instead of the members."),
                                                    .limit, .offset],
                                            response: MemberDTO.self, responseIsArray: true), use: members)
         lib.on(.POST, "members", "import", doc: .init(
@@ -54,8 +56,9 @@ enum MembersController {
             }
             sort = chosen
         }
-        return try await Members.list(query: req.query[String.self, at: "q"], sort: sort, libraryID: ctx.libraryID, limit: limit, offset: offset,
-                                      on: req.db)
+        let archived = try req.flag("archived")
+        return try await Members.list(query: req.query[String.self, at: "q"], sort: sort, archived: archived, libraryID: ctx.libraryID, limit: limit,
+                                      offset: offset, on: req.db)
             .map { $0.visible(to: ctx.role) }
     }
 

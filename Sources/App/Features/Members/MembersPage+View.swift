@@ -5,8 +5,15 @@ extension MembersPage {
     func render(_ page: PageContext) -> HTML {
         let t = page.t
         let (lib, q, members, mayManage, form, sort, paging, total) = (libraryID, q, members, mayManage, form, sort, paging, total)
-        return Layout.page(page, title: t(.members)) {
-            H.el(.h1, [:]) { EscapedText(t(.members)) }
+        let heading = archived ? t(.formerMembers) : t(.members)
+        return Layout.page(page, title: heading) {
+            H.el(.h1, [:]) { EscapedText(heading) }
+            if archived {
+                H.el(.p, [.class: "hint"]) { EscapedText(t(.formerMembersHint)) }
+                H.el(.p, [:]) { H.link(t(.members), WebRoute.members(library: lib).path) }
+            } else if archivedCount > 0 {
+                H.el(.p, [:]) { H.link(t.format(.formerMembersLink, t.number(archivedCount)), WebRoute.members(library: lib).path(query: [("archived", "true")])) }
+            }
             if let error = importError {
                 H.el(.p, [.class: "flash error", .role: "alert"]) { EscapedText(error) }
             }
@@ -32,6 +39,7 @@ extension MembersPage {
                 H.el(.label, [.for: "f-mq", .class: "visually-hidden"]) { EscapedText(t(.search)) }
                 H.void(.input, [.type: "search", .id: "f-mq", .name: "q", .value: q, .placeholder: t(.searchMembers)])
                 if sort != .name { H.void(.input, [.type: "hidden", .name: "sort", .value: sort.rawValue]) }
+                if archived { H.void(.input, [.type: "hidden", .name: "archived", .value: "true"]) }
                 H.button(t(.search), kind: "quiet")
             }
             Components.sortChips([(MemberSort.name, t(.sortName)), (.card, t(.sortCard)), (.grade, t(.sortClass))], current: sort, t: t) {
@@ -53,7 +61,8 @@ extension MembersPage {
                 }
                 Components.pager(paging, total: total, t: t) { self.url(page: $0) }
             }
-            if mayManage {
+            if mayManage && !archived {
+                H.el(.p, [:]) { H.link(t(.rosterTitle), WebRoute.roster(library: lib).path) }
                 H.el(.details, [.class: "card", .open: importError != nil ? "" : nil]) {
                     H.el(.summary, [:]) { EscapedText(t(.importMembers)) }
                     H.form(WebRoute.membersImport(library: lib).path, csrf: page.csrf, attrs: [.enctype: "multipart/form-data"]) {

@@ -24,6 +24,8 @@ enum ActivityDetail: Codable, Sendable, Equatable {
     /// A fine charged, paid or waived (in minor units), and why it was waived.
     case money(amount: Int, currency: String, reason: String?)
     case suspendedUntil(Date)
+    /// A roster sync: members added, changed and archived.
+    case rosterSynced(added: Int, changed: Int, left: Int)
 
     /// The English text stored in `info`.
     var english: String {
@@ -49,6 +51,7 @@ enum ActivityDetail: Codable, Sendable, Equatable {
         case .money(let amount, let currency, let reason):
             return "\(currency) \(MoneyText.plain(amount))" + (reason.map { ": \($0)" } ?? "")
         case .suspendedUntil(let date): return "no loans until \(day(date))"
+        case .rosterSynced(let added, let changed, let left): return "\(added) added, \(changed) changed, \(left) archived"
         }
     }
 
@@ -81,6 +84,7 @@ extension Strings {
         case .passwordReset(let username): format(.actPasswordReset, username)
         case .money(let amount, let currency, let reason): money(amount, currency) + (reason.map { ": \($0)" } ?? "")
         case .suspendedUntil(let date): format(.actSuspendedUntil, self.date(date))
+        case .rosterSynced(let added, let changed, let left): format(.actRosterSyncedDetail, number(added), number(changed), number(left))
         }
     }
 }

@@ -83,6 +83,9 @@ extension ActivityPage {
         case .finePaid: return ("¤", "lend", t(.actFinePaid))
         case .fineWaived: return ("¤", "edit", t(.actFineWaived))
         case .memberSuspended: return ("⏸", "delete", t(.actMemberSuspended))
+        case .memberArchived: return ("⌂", "delete", t(.actMemberArchived))
+        case .memberUnarchived: return ("⌂", "member", t(.actMemberUnarchived))
+        case .rosterSynced: return ("⇅", "member", t(.actRosterSynced))
         }
     }
 }

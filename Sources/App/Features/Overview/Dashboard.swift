@@ -16,7 +16,7 @@ enum DashboardQuery {
               (SELECT CAST(COALESCE(SUM(n), 0) AS BIGINT) FROM copy_counts WHERE library_id = \(bind: libraryID) AND circulating = \(bind: true)) AS copies,
               (SELECT COUNT(*) FROM loans WHERE library_id = \(bind: libraryID) AND returned_at IS NULL) AS on_loan,
               (SELECT COUNT(*) FROM loans WHERE library_id = \(bind: libraryID) AND returned_at IS NULL AND due_at < \(bind: now)) AS overdue,
-              (SELECT COUNT(*) FROM members WHERE library_id = \(bind: libraryID)) AS members
+              (SELECT COUNT(*) FROM members WHERE library_id = \(bind: libraryID) AND archived_at IS NULL) AS members
             """).first()
         func n(_ column: String) throws -> Int { try row?.decode(column: column, as: Int.self) ?? 0 }
         let recent = try await ActivityLog.list(libraryID: libraryID, type: nil, limit: 10, offset: 0, on: db)

@@ -26,12 +26,14 @@ extension MorePage {
                 H.el(.li, [:]) { H.link(t(.printedCatalog), WebRoute.printedCatalog(library: lib).path) }
                 H.el(.li, [:]) { H.link(t(.activity), WebRoute.activity(library: lib).path) }
                 if role.may(.manageMembers) { H.el(.li, [:]) { H.link(t(.reportsTitle), WebRoute.reports(library: lib).path) } }
+                if role.may(.manageMembers) { H.el(.li, [:]) { H.link(t(.rosterTitle), WebRoute.roster(library: lib).path) } }
                 if role.may(.catalog) { H.el(.li, [:]) { H.link(t(.importExport), WebRoute.exchange(library: lib).path) } }
                 if role.may(.catalog) { H.el(.li, [:]) { H.link(t(.manageCategories), WebRoute.categories(library: lib).path) } }
                 if role.may(.catalog) { H.el(.li, [:]) { H.link(t(.backgroundWork), WebRoute.background(library: lib).path) } }
                 if role.may(.administer) { H.el(.li, [:]) { H.link(t(.remindersTitle), WebRoute.reminders(library: lib).path) } }
                 if role.may(.manageMembers) { H.el(.li, [:]) { H.link(t(.sentMessagesLink), WebRoute.mailLog(library: lib).path) } }
                 if role.may(.administer) { H.el(.li, [:]) { H.link(t(.settings), WebRoute.settings(library: lib).path) } }
+                if role.may(.administer) { H.el(.li, [:]) { H.link(t(.auditTitle), WebRoute.audit(library: lib).path) } }
                 if isAdmin { H.el(.li, [:]) { H.link(t(.nightlyBackups), WebRoute.backups(library: lib).path) } }
             }
             if page.libraries.count > 1 {

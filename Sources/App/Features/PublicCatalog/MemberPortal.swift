@@ -100,13 +100,14 @@ enum MemberPortal {
         let name = throttleName(library: library, card: card)
         let wait = try await LoginThrottle.take(.member, account: name, address: address, now: now, gate: gate, on: db)
         guard wait == 0 else { throw AccountError.tooManyAttempts(waitSeconds: wait) }
-        struct Row: Decodable { var id: UUID; var pin_hash: String? }
+        struct Row: Decodable { var id: UUID; var pin_hash: String?; var archived_at: Date? }
         let row = try await db.sql.raw("""
-            SELECT id, pin_hash FROM members WHERE library_id = \(bind: library) AND lower(card_id) = \(bind: card.lowercased())
+            SELECT id, pin_hash, archived_at FROM members WHERE library_id = \(bind: library) AND lower(card_id) = \(bind: card.lowercased())
             """).first(decoding: Row.self)
         let hash = if let stored = row?.pin_hash { stored } else { try await passwords.dummyHash() }
         let ok = pin.count <= 64 ? await passwords.verify(pin, created: hash) : false
-        guard let row, row.pin_hash != nil, ok else { throw PortalError.badCredentials }
+        // A member who has left signs in no more; answered as any other wrong card or PIN.
+        guard let row, row.pin_hash != nil, row.archived_at == nil, ok else { throw PortalError.badCredentials }
         try await LoginThrottle.succeeded(.member, account: name, address: address, gate: gate, on: db)
         return row.id
     }

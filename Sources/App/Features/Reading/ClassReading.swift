@@ -20,7 +20,7 @@ enum ClassReading {
     static func grades(library: UUID, on db: any Database) async throws -> [String] {
         struct GradeRow: Decodable { var grade: String }
         return try await db.sql.raw("""
-            SELECT DISTINCT grade FROM members WHERE library_id = \(bind: library) AND grade IS NOT NULL AND grade <> '' ORDER BY grade
+            SELECT DISTINCT grade FROM members WHERE library_id = \(bind: library) AND grade IS NOT NULL AND grade <> '' AND archived_at IS NULL ORDER BY grade
             """).all(decoding: GradeRow.self).map(\.grade)
             .sorted { $0.localizedStandardCompare($1) == .orderedAscending }
     }
@@ -32,7 +32,7 @@ enum ClassReading {
               (SELECT COUNT(*) FROM reads r WHERE r.member_id = m.id AND r.status = 'finished' AND r.finished_at >= \(bind: since)) AS finished,
               (SELECT CAST(SUM(r.page_count) AS BIGINT) FROM reads r WHERE r.member_id = m.id AND r.status = 'finished' AND r.finished_at >= \(bind: since)) AS pages,
               (SELECT COUNT(*) FROM reads r WHERE r.member_id = m.id AND r.status = 'reading') AS reading
-            FROM members m WHERE m.library_id = \(bind: library) AND LOWER(m.grade) = LOWER(\(bind: grade))
+            FROM members m WHERE m.library_id = \(bind: library) AND LOWER(m.grade) = LOWER(\(bind: grade)) AND m.archived_at IS NULL
             ORDER BY m.last_name, m.first_name, m.card_id LIMIT \(literal: limit)
             """).all(decoding: Row.self)
     }

@@ -13,7 +13,7 @@ extension Reports {
         let byClass = try await q.loansByClass(period, borrowers: borrowers)
         struct Size: Decodable { var grade: String?; var n: Int }
         let sizes = Dictionary(try await q.sql.raw("""
-            SELECT grade, COUNT(*) AS n FROM members WHERE library_id = \(bind: q.library) GROUP BY grade
+            SELECT grade, COUNT(*) AS n FROM members WHERE library_id = \(bind: q.library) AND archived_at IS NULL GROUP BY grade
             """).all(decoding: Size.self).map { ($0.grade ?? "", $0.n) }, uniquingKeysWith: +)
         var classRows = byClass.filter { !($0.label ?? "").isEmpty }
             .sorted { ($0.label ?? "").localizedStandardCompare($1.label ?? "") == .orderedAscending }

@@ -41,7 +41,7 @@ final class PushBatch: Sendable {
         var state = State()
         for chunk in cards.chunked(500) {
             for row in try await db.sql.raw("""
-                SELECT m.id, m.card_id, m.first_name, m.last_name, m.grade, m.suspended_until, l.fine_block_at AS block_at, l.currency
+                SELECT \(unsafeRaw: Circulation.borrowerColumns)
                 FROM members m JOIN libraries l ON l.id = m.library_id WHERE m.library_id = \(bind: libraryID) AND m.card_id IN (\(binds: chunk))
                 """).all() {
                 let borrower = try Circulation.borrower(row)

@@ -1,0 +1,102 @@
+import Fluent
+import Foundation
+import ShelfmarkCore
+import Vapor
+
+/// The roster sync, archiving a member and the audit log over the API.
+enum RosterController {
+    static let columnParams: [RouteDoc.Param] = StudentList.Field.allCases.map { field in
+        .init(name: field.rawValue + "Column", description: "A student list's column for \(field.rawValue) (its header); left out: found by name.",
+              schema: ["maxLength": .number(100)])
+    }
+
+    static func register(_ api: APIRoutes) {
+        let lib = api.grouped("libraries", ":libraryID")
+        lib.on(.POST, "roster", "preview", doc: .init(
+            summary: "Read a roster and preview it: a OneRoster 1.1/1.2 CSV bundle (zip: manifest.csv, users.csv, classes.csv, enrollments.csv, roles.csv) or a CSV of students (student number, names, class, e-mail, guardian e-mail; columns found by name or named here). At most 20 MB. Nothing changes: the run is kept for a day to be applied; answers who would be added, changed and archived, and each row refused by file and line",
+            tag: "School year",
+            query: [.init(name: "mode", description: "full (the default: the whole school; who is missing has left) or delta (changes only; a OneRoster manifest says it itself).",
+                          schema: ["enum": .array(RosterFile.Mode.allCases.map { .string($0.rawValue) })]),
+                    .init(name: "fileName", description: "The file's name, as the run keeps it.", schema: ["maxLength": .number(200)])] + columnParams,
+            upload: ["application/zip", "text/csv", "application/octet-stream"], response: RosterRunDTO.self, status: .created),
+            body: .collect(maxSize: ByteCount(value: RosterSync.maxBytes)), use: preview)
+        lib.on(.GET, "roster", "runs", doc: .init(summary: "The rosters read, newest first, with their counts (the last 20)", tag: "School year",
+                                                  response: RosterRunDTO.self, responseIsArray: true), use: runs)
+        lib.on(.GET, "roster", "runs", ":runID", doc: .init(summary: "A roster run: its preview, or what applying it did", tag: "School year",
+                                                            response: RosterRunDTO.self), use: run)
+        lib.on(.POST, "roster", "runs", ":runID", "apply", doc: .init(
+            summary: "Apply a previewed roster in one transaction (the plan made again against the members as they are now): adds, changes, archives the leavers; 409 when it was applied already or the preview is older than a day",
+            tag: "School year", response: RosterRunDTO.self), use: apply)
+        lib.on(.POST, "members", ":memberID", "archive", doc: .init(
+            summary: "Archive a member who has left: they keep their loans and counts, borrow nothing and leave the lists; their open holds end",
+            tag: "School year", response: MemberDTO.self), use: archive)
+        lib.on(.DELETE, "members", ":memberID", "archive", doc: .init(summary: "Bring an archived member back", tag: "School year",
+                                                                      response: MemberDTO.self), use: unarchive)
+        lib.on(.GET, "audit", doc: .init(
+            summary: "The audit log (owners): staff actions that touch people or the whole library, newest first; append-only",
+            tag: "School year",
+            query: [.oneOf("action", AuditLog.Action.allCases.map(\.rawValue), "Only entries of this action."), .limit, .offset],
+            response: AuditEntryDTO.self, responseIsArray: true), use: audit)
+    }
+
+    static func options(_ req: Request) throws -> RosterSync.Options {
+        var options = RosterSync.Options()
+        if let raw = req.query[String.self, at: "mode"], !raw.isEmpty {
+            guard let mode = RosterFile.Mode(rawValue: raw) else {
+                throw RequestError.oneOf(field: "mode", allowed: RosterFile.Mode.allCases.map(\.rawValue), got: raw)
+            }
+            options.mode = mode
+        }
+        for field in StudentList.Field.allCases {
+            if let header = try Check.optional(req.query[String.self, at: field.rawValue + "Column"], field: field.rawValue + "Column", max: 100) {
+                options.mapping[field] = header
+            }
+        }
+        return options
+    }
+
+    @Sendable static func preview(req: Request) async throws -> Response {
+        let ctx = try await req.library(.manageMembers)
+        let name = try Check.optional(req.query[String.self, at: "fileName"], field: "fileName", max: 200) ?? ""
+        let run = try await RosterSync.preview(try req.uploadedBytes(), fileName: name, options: try options(req), source: "api", in: req.scope(ctx))
+        return try await req.created(run)
+    }
+
+    @Sendable static func runs(req: Request) async throws -> [RosterRunDTO] {
+        let ctx = try await req.library(.manageMembers)
+        return try await RosterSync.runs(library: ctx.libraryID, on: req.db.sql)
+    }
+
+    @Sendable static func run(req: Request) async throws -> RosterRunDTO {
+        let ctx = try await req.library(.manageMembers)
+        return try await RosterSync.run(try req.uuid("runID"), library: ctx.libraryID, on: req.db.sql).dto
+    }
+
+    @Sendable static func apply(req: Request) async throws -> RosterRunDTO {
+        let ctx = try await req.library(.manageMembers)
+        return try await RosterSync.apply(try req.uuid("runID"), in: req.scope(ctx))
+    }
+
+    @Sendable static func archive(req: Request) async throws -> MemberDTO {
+        let ctx = try await req.library(.manageMembers)
+        return try await Members.setArchived(try req.uuid("memberID"), true, in: req.scope(ctx))
+    }
+
+    @Sendable static func unarchive(req: Request) async throws -> MemberDTO {
+        let ctx = try await req.library(.manageMembers)
+        return try await Members.setArchived(try req.uuid("memberID"), false, in: req.scope(ctx))
+    }
+
+    @Sendable static func audit(req: Request) async throws -> [AuditEntryDTO] {
+        let ctx = try await req.library(.administer)
+        let (limit, offset) = try req.paging
+        var action: AuditLog.Action?
+        if let raw = req.query[String.self, at: "action"], !raw.isEmpty {
+            guard let chosen = AuditLog.Action(rawValue: raw) else {
+                throw RequestError.oneOf(field: "action", allowed: AuditLog.Action.allCases.map(\.rawValue), got: raw)
+            }
+            action = chosen
+        }
+        return try await AuditLog.list(library: ctx.libraryID, action: action, limit: limit, offset: offset, on: req.db)
+    }
+}

@@ -1,0 +1,46 @@
+import Fluent
+import Foundation
+import ShelfmarkCore
+
+/// The roster page: a roster to read (the file, full or changes only, a student list's columns),
+/// and the runs read before, newest first.
+struct RosterPage: Sendable {
+    var libraryID: UUID
+    var runs: [RosterRunDTO]
+    /// Why the last upload was refused, said on the form.
+    var error: String? = nil
+
+    static func make(library: LibraryContext, on db: any Database) async throws -> RosterPage {
+        RosterPage(libraryID: library.libraryID, runs: try await RosterSync.runs(library: library.libraryID, on: db.sql))
+    }
+}
+
+/// One run: the preview to read before applying it, or what applying it did.
+struct RosterRunPage: Sendable {
+    var libraryID: UUID
+    var run: RosterRunDTO
+    /// It can still be applied (not applied, and read within the day).
+    var applicable: Bool
+    /// Lists are long for a whole school; each shows this many, then says how many more.
+    static let shown = 300
+
+    static func make(run id: UUID, library: LibraryContext, now: Date, on db: any Database) async throws -> RosterRunPage {
+        let row = try await RosterSync.run(id, library: library.libraryID, on: db.sql)
+        return RosterRunPage(libraryID: library.libraryID, run: row.dto,
+                             applicable: row.applied_at == nil && row.roster != nil && now.timeIntervalSince(row.created_at) <= RosterSync.previewLifetime)
+    }
+}
+
+/// The audit log's page (owners).
+struct AuditPage: Sendable {
+    var libraryID: UUID
+    var entries: [AuditEntryDTO]
+    var paging: Paging
+    var total: Int
+
+    static func make(library: LibraryContext, paging: Paging, on db: any Database) async throws -> AuditPage {
+        AuditPage(libraryID: library.libraryID,
+                  entries: try await AuditLog.list(library: library.libraryID, action: nil, limit: paging.size, offset: paging.offset, on: db),
+                  paging: paging, total: try await AuditLog.count(library: library.libraryID, action: nil, on: db))
+    }
+}

@@ -1,0 +1,89 @@
+import Fluent
+import Foundation
+import MultipartKit
+import Plot
+import ShelfmarkCore
+import Vapor
+
+/// The roster's pages: read a roster (its preview kept as a run), a run to read and apply; a member
+/// archived or brought back; the audit log (owners).
+enum RosterPages {
+    static let maxBody = RosterSync.maxBytes + (64 << 10)
+
+    static func register(_ web: any RoutesBuilder) {
+        web.get(.roster(library: .pattern), use: roster)
+        web.on(.POST, WebRoute.roster(library: .pattern).pattern, body: .collect(maxSize: ByteCount(value: maxBody)), use: upload).maxBody(maxBody)
+        web.get(.rosterRun(library: .pattern, run: .pattern), use: run)
+        web.post(.rosterApply(library: .pattern, run: .pattern), use: apply)
+        web.post(.memberArchive(library: .pattern, member: .pattern), use: archive)
+        web.get(.audit(library: .pattern), use: audit)
+    }
+
+    @Sendable static func roster(req: Request) async throws -> HTML {
+        let ctx = try await req.library(.manageMembers)
+        return try await RosterPage.make(library: ctx, on: req.db).render(try await req.page(library: ctx))
+    }
+
+    /// The file read and kept as a run; its preview next, or the page again saying why not.
+    @Sendable static func upload(req: Request) async throws -> Response {
+        let ctx = try await req.library(.manageMembers)
+        var options = RosterSync.Options()
+        options.mode = req.formText("mode").flatMap(RosterFile.Mode.init(rawValue:)) ?? .full
+        for field in StudentList.Field.allCases {
+            if let header = req.formText(field.rawValue + "Column") { options.mapping[field] = String(header.prefix(100)) }
+        }
+        do {
+            let run = try await RosterSync.preview(req.formFile("file"), fileName: fileName(req, field: "file") ?? "", options: options,
+                                                   in: req.scope(ctx))
+            return req.seeOther(WebRoute.rosterRun(library: ctx.libraryID, run: run.id).path)
+        } catch let error where error.isFormRefusal {
+            var page = try await RosterPage.make(library: ctx, on: req.db)
+            page.error = req.t.message(error)
+            return try await req.refused(page.render(try await req.page(library: ctx)))
+        }
+    }
+
+    /// The name the browser gave the uploaded file.
+    static func fileName(_ req: Request, field: String) -> String? {
+        guard let parts = try? req.multipartParts(), let part = parts.firstPart(named: field),
+              let disposition = part.headers.first(name: "Content-Disposition"),
+              let range = disposition.range(of: "filename=\"") else { return nil }
+        let rest = disposition[range.upperBound...]
+        return rest.firstIndex(of: "\"").map { String(rest[..<$0]).cleanedInput }
+    }
+
+    @Sendable static func run(req: Request) async throws -> HTML {
+        let ctx = try await req.library(.manageMembers)
+        return try await RosterRunPage.make(run: try req.uuid("runID"), library: ctx, now: req.now, on: req.db).render(try await req.page(library: ctx))
+    }
+
+    @Sendable static func apply(req: Request) async throws -> Response {
+        let ctx = try await req.library(.manageMembers)
+        let id = try req.uuid("runID")
+        return try await req.seeOther(WebRoute.rosterRun(library: ctx.libraryID, run: id).path) {
+            let run = try await RosterSync.apply(id, in: req.scope(ctx))
+            return req.t.format(.rosterAppliedFlash, req.t.number(run.plan.added.count), req.t.number(run.plan.changed.count),
+                                req.t.number(run.plan.leaving.count))
+        }
+    }
+
+    struct ArchiveForm: WebForm {
+        var archived: String?
+        static var maxLength: [String: Int] { ["archived": 5] }
+    }
+
+    @Sendable static func archive(req: Request) async throws -> Response {
+        let ctx = try await req.library(.manageMembers)
+        let id = try req.uuid("memberID")
+        let archived = try req.form(ArchiveForm.self).archived != "false"
+        return try await req.seeOther(WebRoute.member(library: ctx.libraryID, member: id).path) {
+            let member = try await Members.setArchived(id, archived, in: req.scope(ctx))
+            return req.t.format(archived ? .memberArchivedFlash : .memberUnarchivedFlash, member.name)
+        }
+    }
+
+    @Sendable static func audit(req: Request) async throws -> HTML {
+        let ctx = try await req.library(.administer)
+        return try await AuditPage.make(library: ctx, paging: Paging(req.query[Int.self, at: "page"]), on: req.db).render(try await req.page(library: ctx))
+    }
+}

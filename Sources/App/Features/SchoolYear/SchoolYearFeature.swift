@@ -1,0 +1,23 @@
+import Vapor
+
+/// The school year: students from the school's records (the roster sync, with a preview, leavers
+/// archived), and the audit log of what staff did to people and to the whole library.
+enum SchoolYearFeature: Feature {
+    static let name = "SchoolYear"
+    static let tables: [DataTable] = [
+        DataTable(name: "roster_runs", rows: .byLibrary(), backup: .no("the school's file of the day: the members it made are in the backup"),
+                  erase: .erased, swap: .no("runs read against the library before the restore; a restored library reads its roster again"),
+                  forget: .cascade),
+        DataTable(name: "audit_log", rows: .byLibrary(), row: .of(AuditRow.self), backup: .kept(key: "auditLog"),
+                  erase: .no("append-only: who did what outlives an erase (which adds its own entry)"),
+                  swap: .no("append-only: the library keeps its own log through a restore (which adds its own entry)"),
+                  forget: .cascade),
+    ]
+
+    static func register(api: APIRoutes, web: any RoutesBuilder) {
+        RosterController.register(api)
+        RosterPages.register(web)
+    }
+
+    static var migrations: [Landed] { [Landed(57, CreateSchoolYear())] }
+}

@@ -1,0 +1,179 @@
+@testable import App
+import Foundation
+import ShelfmarkCore
+import SQLKit
+import Testing
+import Vapor
+import ZIPFoundation
+
+/// The school year's roster sync: a OneRoster bundle from the school's records is previewed (nothing
+/// changes), then applied in one go; a later full roster archives who is missing (they keep their
+/// loans and counts, borrow nothing, leave the lists); the audit log says who did it and cannot be
+/// changed.
+@Suite struct RosterTests {
+    static let manifest = "propertyName,value\noneroster.version,1.1\nfile.users,bulk\nfile.classes,bulk\nfile.enrollments,bulk\n"
+    static let classes = "sourcedId,status,title,classType\nc-3a,,3A,homeroom\nc-4b,,4B,homeroom\n"
+    static let usersHeader = "sourcedId,status,enabledUser,role,givenName,familyName,identifier,email,agentSourcedIds,grades\n"
+
+    /// A zip of `files`, as a school's system writes one.
+    static func zip(_ files: [String: String]) throws -> Data {
+        let archive = try Archive(data: Data(), accessMode: .create)
+        for (name, text) in files.sorted(by: { $0.key < $1.key }) {
+            let data = Data(text.utf8)
+            try archive.addEntry(with: name, type: .file, uncompressedSize: Int64(data.count), compressionMethod: .deflate) { position, size in
+                data.subdata(in: Int(position)..<Int(position) + size)
+            }
+        }
+        return try #require(archive.data)
+    }
+
+    static func bundle(users: [String], enrollments: [String]) throws -> Data {
+        try zip(["oneroster/manifest.csv": manifest, "oneroster/classes.csv": classes,
+                 "oneroster/users.csv": usersHeader + users.joined(separator: "\n") + "\n",
+                 "oneroster/enrollments.csv": "sourcedId,classSourcedId,userSourcedId,role\n" + enrollments.joined(separator: "\n") + "\n"])
+    }
+
+    @Test func aSeptemberRosterIsPreviewedThenAppliedAndAJuneRosterArchivesWhoLeft() async throws {
+        let clock = TestClock(Date(timeIntervalSince1970: 1_788_000_000))
+        try await withTestApp(clock: clock.appClock) { app in
+            let f = try await Fixture.make(app)
+            let owner = Client(app: app, token: try await f.owner.post("/api/v1/tokens", ["name": "desk"]).string("token"))
+            // Before the sync: a member the librarian added with the student number as the card, and one
+            // added by hand who is in no school record.
+            let ada = try await owner.post("\(f.lib)/members", ["cardId": "1001", "firstName": "Ada", "lastName": "L", "grade": "2A"])
+            #expect(ada.status == .created)
+            #expect(try await owner.post("\(f.lib)/members", ["cardId": "X9", "firstName": "Visitor"]).status == .created)
+
+            let september = try Self.bundle(users: [
+                "u-ada,,true,student,Ada,Lovelace,1001,ada@school.example,u-mum,03",
+                "u-ben,,true,student,Ben,Okafor,1002,,,03",
+                "u-cem,,true,student,Cem,Yilmaz,1003,,,04",
+                "u-mum,,true,guardian,Mary,Lovelace,,mary@home.example,,",
+                "u-kim,,true,teacher,Kim,Teacher,T1,kim@school.example,,",
+                "u-dan,,true,student,Dan,Bad,1004,not-an-address,,03",
+            ], enrollments: ["e1,c-3a,u-ada,student", "e2,c-3a,u-ben,student", "e3,c-4b,u-cem,student", "e4,c-3a,u-kim,teacher",
+                             "e5,c-3a,u-dan,student"])
+            let preview = try await owner.send(.POST, "\(f.lib)/roster/preview?fileName=september.zip", rawBody: september, contentType: "application/zip")
+            #expect(preview.status == .created, "\(preview.json)")
+            let plan = try #require(preview["plan"] as? [String: Any])
+            #expect((plan["added"] as? [[String: Any]])?.map { $0["card"] as? String } == ["1002", "1003"])
+            let changed = try #require(plan["changed"] as? [[String: Any]])
+            #expect(changed.count == 1 && changed[0]["card"] as? String == "1001")
+            let fields = (changed[0]["changes"] as? [[String: Any]] ?? []).compactMap { $0["field"] as? String }
+            #expect(fields == ["lastName", "grade", "email", "guardianEmail", "rosterId"])
+            #expect((plan["leaving"] as? [Any])?.isEmpty == true && plan["withoutSchoolID"] as? Int == 1 && plan["teachers"] as? Int == 1)
+            let refused = try #require(plan["refused"] as? [[String: Any]])
+            #expect(refused.count == 1 && refused[0]["line"] as? Int == 7 && refused[0]["code"] as? String == "invalid_email"
+                    && refused[0]["file"] as? String == "users.csv")
+            // A preview changes nothing.
+            #expect(try await owner.get("\(f.lib)/members").array.count == 2)
+
+            let runID = preview.string("id")
+            let applied = try await owner.post("\(f.lib)/roster/runs/\(runID)/apply")
+            #expect(applied.status == .ok, "\(applied.json)")
+            #expect(applied["appliedBy"] as? String == "owner")
+            // Sent twice, applied once.
+            let again = try await owner.post("\(f.lib)/roster/runs/\(runID)/apply")
+            #expect(again.status == .conflict && again.errorCode == "already_applied")
+            let members = try await owner.get("\(f.lib)/members?sort=card").array
+            #expect(members.map { $0["cardId"] as? String } == ["1001", "1002", "1003", "X9"])
+            #expect(members[0]["lastName"] as? String == "Lovelace" && members[0]["grade"] as? String == "3A"
+                    && members[0]["guardianEmail"] as? String == "mary@home.example" && members[0]["rosterId"] as? String == "u-ada")
+            #expect(members[2]["grade"] as? String == "4B")
+
+            // Cem borrows a book and keeps it; Ben borrows and returns one.
+            let momo = try await f.addTitle("Momo")
+            let holes = try await f.addTitle("Holes")
+            let cemLoan = try await owner.post("\(f.lib)/checkouts", ["cardId": "1003", "titleId": momo])
+            #expect(cemLoan.status == .created)
+            let benLoan = try await owner.post("\(f.lib)/checkouts", ["cardId": "1002", "titleId": holes])
+            #expect(try await owner.post("\(f.lib)/returns", ["copyBarcode": benLoan.string("copyBarcode")]).status == .ok)
+            let circulation = "\(f.lib)/reports/circulation?period=this-year"
+
+            // June: Cem has left the school; Dan's row is still refused, so Dan is no leaver either.
+            clock.advance(days: 2)
+            let june = try Self.bundle(users: [
+                "u-ada,,true,student,Ada,Lovelace,1001,ada@school.example,u-mum,03",
+                "u-ben,,true,student,Ben,Okafor,1002,,,03",
+                "u-mum,,true,guardian,Mary,Lovelace,,mary@home.example,,",
+                "u-dan,,true,student,Dan,Bad,1004,not-an-address,,03",
+            ], enrollments: ["e1,c-3a,u-ada,student", "e2,c-4b,u-ben,student"])
+            let junePreview = try await owner.send(.POST, "\(f.lib)/roster/preview", rawBody: june, contentType: "application/zip")
+            #expect(junePreview.status == .created, "\(junePreview.json)")
+            let junePlan = try #require(junePreview["plan"] as? [String: Any])
+            let leaving = try #require(junePlan["leaving"] as? [[String: Any]])
+            #expect(leaving.map { $0["card"] as? String } == ["1003"])
+            #expect(leaving.first?["loansOut"] as? [String] == ["Momo"], "a leaver's books still out are listed to follow up")
+            #expect((junePlan["changed"] as? [[String: Any]])?.map { $0["card"] as? String } == ["1002"], "Ben moved to 4B")
+            let before = try await owner.get(circulation)
+            #expect(before.status == .ok)
+            #expect(try await owner.post("\(f.lib)/roster/runs/\(junePreview.string("id"))/apply").status == .ok)
+
+            // Cem is archived: not listed, borrows nothing, renews nothing, holds nothing; returns still work.
+            #expect(try await owner.get("\(f.lib)/members?sort=card").array.compactMap { $0["cardId"] as? String } == ["1001", "1002", "X9"])
+            let former = try await owner.get("\(f.lib)/members?archived=true").array
+            #expect(former.map { $0["cardId"] as? String } == ["1003"] && former.first?["archivedAt"] != nil)
+            let refusedLoan = try await owner.post("\(f.lib)/checkouts", ["cardId": "1003", "titleId": holes])
+            #expect(refusedLoan.status == .conflict && refusedLoan.errorCode == "member_archived", "\(refusedLoan.json)")
+            let renew = try await owner.post("\(f.lib)/loans/\(cemLoan.string("id"))/renew")
+            #expect(renew.status == .conflict && renew.errorCode == "member_archived", "\(renew.json)")
+            let hold = try await owner.post("\(f.lib)/holds", ["cardId": "1003", "titleId": holes])
+            #expect(hold.status == .conflict && hold.errorCode == "member_archived", "\(hold.json)")
+            // The year's figures stay as they were.
+            let after = try await owner.get(circulation)
+            #expect(after.status == .ok && NSDictionary(dictionary: after.json).isEqual(to: before.json), "the year's figures changed")
+            #expect(try await owner.post("\(f.lib)/returns", ["copyBarcode": cemLoan.string("copyBarcode")]).status == .ok)
+            // Back by hand, and the runs listed with their counts.
+            clock.advance(days: 1)
+            let cem = try #require(former.first?["id"] as? String)
+            #expect(try await owner.delete("\(f.lib)/members/\(cem)/archive")["archivedAt"] == nil)
+            let runs = try await owner.get("\(f.lib)/roster/runs").array
+            #expect(runs.count == 2)
+            #expect(((runs.first?["plan"] as? [String: Any])?["counts"] as? [String: Any])?["leaving"] as? Int == 1)
+
+            // The audit log: the owner reads who did what; a librarian may not; nobody changes it.
+            let audit = try await owner.get("\(f.lib)/audit").array
+            #expect(audit.map { $0["action"] as? String } == ["member_unarchived", "roster_applied", "roster_applied"])
+            #expect(audit[1]["actor"] as? String == "owner" && (audit[1]["detail"] as? [String: String])?["archived"] == "1")
+            let librarian = try await f.staff("lib", role: "librarian")
+            #expect(try await librarian.get("\(f.lib)/audit").status == .forbidden)
+            #expect(try await owner.get("\(f.lib)/audit?action=staff_added").array.map { $0["target"] as? String } == ["lib"])
+            let sql = app.db as! any SQLDatabase
+            await #expect(throws: (any Error).self) { try await sql.raw("UPDATE audit_log SET actor = 'someone else'").run() }
+            await #expect(throws: (any Error).self) { try await sql.raw("DELETE FROM audit_log").run() }
+            #expect(try await owner.get("\(f.lib)/audit").array.count == 4)
+        }
+    }
+
+    @Test func aStudentListWithItsOwnHeadersIsReadAsMappedAndBadFilesAreRefusedWhole() async throws {
+        try await withTestApp { app in
+            let f = try await Fixture.make(app)
+            let csv = Data("Pupil Ref,Given,Family,Tutor Group\n77,Ana,Silva,7X\n78,Bo,Lee,7Y\n".utf8)
+            let unmapped = try await f.owner.send(.POST, "\(f.lib)/roster/preview", rawBody: csv, contentType: "text/csv")
+            #expect(unmapped.status == .unprocessableEntity && unmapped.errorCode == "missing_columns", "\(unmapped.json)")
+            let path = "\(f.lib)/roster/preview?mode=delta&numberColumn=Pupil%20Ref&firstNameColumn=Given&lastNameColumn=Family&gradeColumn=Tutor%20Group"
+            let preview = try await f.owner.send(.POST, path, rawBody: csv, contentType: "text/csv")
+            #expect(preview.status == .created, "\(preview.json)")
+            #expect(preview["mode"] as? String == "delta")
+            #expect(((preview["plan"] as? [String: Any])?["added"] as? [[String: Any]])?.map { $0["grade"] as? String } == ["7X", "7Y"])
+            #expect(try await f.owner.post("\(f.lib)/roster/runs/\(preview.string("id"))/apply").status == .ok)
+            #expect(try await f.owner.get("\(f.lib)/members").array.map { $0["rosterId"] as? String } == ["78", "77"])
+
+            // Not a roster; a zip of nothing useful; a zip that unpacks past the bound; a mode that is none.
+            let image = try await f.owner.send(.POST, "\(f.lib)/roster/preview", rawBody: Data("GIF89a".utf8), contentType: "application/octet-stream")
+            #expect(image.status == .unprocessableEntity, "\(image.json)")
+            let notes = try await f.owner.send(.POST, "\(f.lib)/roster/preview", rawBody: try Self.zip(["a.md": "hello"]), contentType: "application/zip")
+            #expect(notes.status == .unprocessableEntity && notes.errorCode == "not_a_roster", "\(notes.json)")
+            let bomb = try Self.zip(["users.csv": Self.usersHeader + String(repeating: "u,,true,student,A,B,1,,,\n", count: 3_000_000)])
+            #expect(bomb.count < RosterSync.maxBytes)
+            let big = try await f.owner.send(.POST, "\(f.lib)/roster/preview", rawBody: bomb, contentType: "application/zip")
+            #expect(big.status == .payloadTooLarge && big.errorCode == "too_large", "\(big.json)")
+            let mode = try await f.owner.send(.POST, "\(f.lib)/roster/preview?mode=sometimes", rawBody: csv, contentType: "text/csv")
+            #expect(mode.status == .badRequest && mode.errorField == "mode", "\(mode.json)")
+            #expect(try await f.owner.post("\(f.lib)/roster/runs/\(UUID().uuidString)/apply").status == .notFound)
+            // A viewer reads no roster.
+            let viewer = try await f.staff("v", role: "viewer")
+            #expect(try await viewer.get("\(f.lib)/roster/runs").status == .forbidden)
+        }
+    }
+}
