@@ -466,8 +466,11 @@ def flow_every_page(page, library, servers):
     shelf = api("POST", f"/libraries/{library.id}/shelves", {"name": long_word, "room": long_word}, library.token)
     stocktake = api("POST", f"/libraries/{library.id}/shelves/{shelf['id']}/stocktakes", {}, library.token)
     api("POST", f"/libraries/{library.id}/stocktakes/{stocktake['id']}/scans", {"code": long_word[:40]}, library.token)
+    # A roster read and not applied: its preview is a page (a pupil with the long word for a name).
+    run = raw_post(f"/libraries/{library.id}/roster/preview?mode=delta", f"Student number,First name,Class\nLW-1,{long_word},{long_word[:40]}\n".encode(),
+                   "text/csv", library.token)
     samples = {
-        "libraryID": library.id, "titleID": book["id"], "memberID": member["id"], "copyID": detail["copies"][0]["id"],
+        "libraryID": library.id, "titleID": book["id"], "memberID": member["id"], "copyID": detail["copies"][0]["id"], "runID": run["id"],
         "categoryID": categories[0]["id"], "loanID": loan["id"], "photoID": photo["id"], "jobID": job["id"],
         "userID": (me.get("user") or me)["id"], "token": link.group(0).rsplit("/", 1)[1],
         "shelfID": shelf["id"], "stocktakeID": stocktake["id"], "kind": "circulation",
@@ -1024,7 +1027,85 @@ def flow_reports(page, library, servers):
     assert old["id"]
 
 
-FLOWS = [flow_reports, flow_shelf_and_stocktake, flow_goodreads_history, flow_page_photo_to_quote, flow_reading_by_keypad_and_voice, flow_every_page, flow_public_catalog, flow_kiosk, flow_return_and_renew_from_member, flow_class_list_import, flow_add_by_isbn, flow_add_by_hand, flow_member, flow_lend_and_return_overdue, flow_holds, flow_wishlist, flow_overview,
+def roster_zip(users, enrollments):
+    """A OneRoster 1.1 bundle as a school's system exports it (zipped CSV files)."""
+    import io, zipfile
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as z:
+        z.writestr("oneroster/manifest.csv", "propertyName,value\noneroster.version,1.1\nfile.users,bulk\nfile.classes,bulk\n")
+        z.writestr("oneroster/classes.csv", "sourcedId,status,title,classType\nc-5a,,5A,homeroom\nc-6a,,6A,homeroom\n")
+        z.writestr("oneroster/users.csv", "sourcedId,status,enabledUser,role,givenName,familyName,identifier,email\n" + "\n".join(users) + "\n")
+        z.writestr("oneroster/enrollments.csv", "sourcedId,classSourcedId,userSourcedId,role\n" + "\n".join(enrollments) + "\n")
+    return buffer.getvalue()
+
+
+def flow_school_year(page, library, servers):
+    # September: the school's system sends its roster; the librarian reads the preview on a phone
+    # (390 px, in German) and applies it: three pupils arrive with their classes. A Tuesday: one of them
+    # borrows a book. June: the roster no longer names them; the preview (in English) lists the book
+    # they still have, and once applied they are gone from the members, refused at the desk, and found
+    # among the former members with their history. The owner's audit log says who did it.
+    import urllib.error
+    lib = f"/libraries/{library.id}"
+    folder = tempfile.mkdtemp(prefix="shelfmark-e2e-roster-")
+    september = os.path.join(folder, "september.zip")
+    with open(september, "wb") as f:
+        f.write(roster_zip(["s-1,,true,student,Aoife,Byrne,5001,aoife@school.example", "s-2,,true,student,Jonas,Weber,5002,",
+                            "s-3,,true,student,Mei,Chen,5003,", "t-1,,true,teacher,Kim,Teacher,T1,kim@school.example"],
+                           ["e1,c-5a,s-1,student", "e2,c-5a,s-2,student", "e3,c-6a,s-3,student", "e4,c-5a,t-1,teacher"]))
+    page.context.add_cookies([{"name": "shelfmark_lang", "value": "de", "url": BASE}])
+    page.goto(library.url("/more"))
+    page.get_by_role("link", name="Schülerliste der Schule").click()
+    labelled(page)
+    page.get_by_label("Datei der Schülerliste").set_input_files(september)
+    page.get_by_role("button", name="Vorschau").click()
+    expect(page.locator("h1")).to_have_text("Schülerliste september.zip")
+    expect(page.locator("p[role=status]")).to_have_text("3 neu, 0 geändert, 0 gehen, 0 Zeilen nicht übernommen")
+    expect(page.locator("li", has_text="Mei Chen")).to_contain_text("5003 · 6A")
+    width = page.evaluate("() => document.documentElement.scrollWidth")
+    assert width <= 390, f"the roster's preview is {width} px wide at 390 px"
+    shot(page, "34-roster-preview-de-390", full_page=True)
+    page.get_by_role("button", name="Diese Änderungen übernehmen").click()
+    expect(page.locator(".flash")).to_contain_text("Schülerliste übernommen: 3 neu, 0 geändert, 0 archiviert.")
+    pupils = [m for m in api("GET", f"{lib}/members?q=5A", token=library.token)]
+    assert sorted(m["cardId"] for m in pupils) == ["5001", "5002"], pupils
+
+    # A Tuesday: Mei borrows a book.
+    book = library.title("The Leaver's Atlas")
+    api("POST", f"{lib}/checkouts", {"cardId": "5003", "titleId": book["id"]}, library.token)
+
+    # June: Mei has left the school.
+    june = os.path.join(folder, "june.zip")
+    with open(june, "wb") as f:
+        f.write(roster_zip(["s-1,,true,student,Aoife,Byrne,5001,aoife@school.example", "s-2,,true,student,Jonas,Weber,5002,"],
+                           ["e1,c-6a,s-1,student", "e2,c-6a,s-2,student"]))
+    page.context.add_cookies([{"name": "shelfmark_lang", "value": "en", "url": BASE}])
+    page.goto(library.url("/roster"))
+    page.get_by_label("Roster file").set_input_files(june)
+    page.get_by_role("button", name="Preview").click()
+    expect(page.locator("p[role=status]")).to_have_text("0 to add, 2 to change, 1 leaving, 0 rows not taken")
+    leaver = page.locator("li", has_text="Mei Chen")
+    expect(leaver).to_contain_text("Still out: The Leaver's Atlas")
+    page.get_by_role("button", name="Apply these changes").click()
+    expect(page.locator(".flash")).to_contain_text("Roster applied: 0 added, 2 changed, 1 archived.")
+    page.goto(library.url("/members?q=5003"))
+    expect(page.locator("ul.members")).to_have_count(0)
+    page.get_by_role("link", name=re.compile(r"Former members \(\d+\)")).click()
+    expect(page.locator("ul.members")).to_contain_text("Mei Chen")
+    page.locator("ul.members a", has_text="Mei Chen").click()
+    expect(page.locator(".flash.error")).to_contain_text("Left the library on")
+    expect(page.locator("ul.loans").first).to_contain_text("The Leaver's Atlas")
+    try:
+        api("POST", f"{lib}/checkouts", {"cardId": "5003", "titleId": library.title("Another Book")["id"]}, library.token)
+        raise AssertionError("a member who left borrowed a book")
+    except urllib.error.HTTPError as refused:
+        assert refused.code == 409 and json.loads(refused.read())["error"]["code"] == "member_archived"
+    page.goto(library.url("/audit"))
+    expect(page.locator("li", has_text="School roster applied")).to_have_count(2)
+    shot(page, "35-audit-log-390")
+
+
+FLOWS = [flow_school_year, flow_reports, flow_shelf_and_stocktake, flow_goodreads_history, flow_page_photo_to_quote, flow_reading_by_keypad_and_voice, flow_every_page, flow_public_catalog, flow_kiosk, flow_return_and_renew_from_member, flow_class_list_import, flow_add_by_isbn, flow_add_by_hand, flow_member, flow_lend_and_return_overdue, flow_holds, flow_wishlist, flow_overview,
          flow_import_backup_restore, flow_category_filter, flow_search, flow_languages]
 
 
