@@ -177,3 +177,85 @@ import ZIPFoundation
         }
     }
 }
+
+/// The year-end rollover: classes move as confirmed, the top year is archived, goals are cleared
+/// when asked; the backup taken first is kept; undone in one step, every class is as it was and loans
+/// made since stay.
+@Suite struct RolloverTests {
+    @Test func everyoneMovesUpTheTopYearLeavesAndUndoPutsItBack() async throws {
+        let clock = TestClock(Date(timeIntervalSince1970: 1_782_000_000))
+        try await withTestApp(clock: clock.appClock) { app in
+            let f = try await Fixture.make(app)
+            let owner = Client(app: app, token: try await f.owner.post("/api/v1/tokens", ["name": "desk"]).string("token"))
+            for (card, grade) in [("A1", "5A"), ("A2", "5A"), ("B1", "5B"), ("C1", "6A"), ("C2", "6A"), ("H1", "Helpers")] {
+                #expect(try await owner.post("\(f.lib)/members", ["cardId": card, "firstName": "Pupil \(card)", "grade": grade]).status == .created)
+            }
+            // A leaver with a book out and a reading goal; another pupil's goal.
+            let book = try await f.addTitle("Momo")
+            let loan = try await owner.post("\(f.lib)/checkouts", ["cardId": "C1", "titleId": book])
+            #expect(loan.status == .created)
+            let members = try await owner.get("\(f.lib)/members?sort=card").array
+            let id = { (card: String) in members.first { $0["cardId"] as? String == card }?["id"] as? String ?? "" }
+            let sql = app.db as! any SQLDatabase
+            for card in ["C1", "A1"] {
+                try await sql.raw("""
+                    INSERT INTO reading_goals (id, library_id, member_id, reader_key, year, books)
+                    VALUES (\(bind: UUID()), \(bind: UUID(uuidString: f.libraryID)!), \(bind: UUID(uuidString: id(card))!), \(bind: "m:" + id(card)), 2026, 12)
+                    """).run()
+            }
+
+            let plan = try await owner.get("\(f.lib)/rollover")
+            let classes = try #require(plan["classes"] as? [[String: Any]])
+            #expect(classes.map { $0["name"] as? String } == ["5A", "5B", "6A", "Helpers"])
+            #expect(classes.map { $0["becomes"] as? String } == ["6A", "6B", nil, "Helpers"])
+            #expect(classes.map { $0["leaves"] as? Bool } == [false, false, true, false])
+            #expect(classes.map { $0["members"] as? Int } == [2, 1, 2, 1])
+
+            // Refused as a whole: a class nobody is in, a class named twice, one that goes nowhere.
+            let unknown = try await owner.post("\(f.lib)/rollover", ["classes": [["from": "9Z", "to": "10Z"]]])
+            #expect(unknown.status == .unprocessableEntity && unknown.errorField == "classes[0].from")
+            let twice = try await owner.post("\(f.lib)/rollover", ["classes": [["from": "5A", "to": "6A"], ["from": "5A", "to": "6B"]]])
+            #expect(twice.status == .unprocessableEntity && twice.errorField == "classes[1].from")
+            let nowhere = try await owner.post("\(f.lib)/rollover", ["classes": [["from": "5A"]]])
+            #expect(nowhere.status == .unprocessableEntity && nowhere.errorField == "classes[0].to")
+            let untouched = try await owner.get("\(f.lib)/rollover")
+            #expect((untouched["rollovers"] as? [Any])?.isEmpty == true, "nothing refused was done")
+
+            let done = try await owner.post("\(f.lib)/rollover", ["classes": [["from": "5A", "to": "6A"], ["from": "5B", "to": "6B"],
+                                                                               ["from": "6A", "leave": true]], "clearGoals": true])
+            #expect(done.status == .created, "\(done.json)")
+            #expect((done["summary"] as? [String: Int]) == ["moved": 3, "archived": 2, "goalsCleared": 2])
+            #expect(done["undoable"] as? Bool == true)
+            // "5A → 6A" and "6A leaves" in one rollover: the old 6A leaves, the old 5A is the new 6A.
+            let after = try await owner.get("\(f.lib)/members?sort=card").array
+            #expect(after.map { "\($0["cardId"] as? String ?? "")=\($0["grade"] as? String ?? "")" } == ["A1=6A", "A2=6A", "B1=6B", "H1=Helpers"])
+            #expect(try await owner.get("\(f.lib)/members?archived=true").array.map { $0["cardId"] as? String } == ["C1", "C2"])
+            #expect(try await owner.get("\(f.lib)/members?q=6A").array.count == 2, "the class is searchable by its new name")
+            struct N: Decodable { var n: Int }
+            #expect(try await sql.raw("SELECT COUNT(*) AS n FROM reading_goals").first(decoding: N.self)?.n == 0)
+            // The backup taken first holds the library as it was (owners only).
+            let rolloverID = done.string("id")
+            let backup = try await owner.get("\(f.lib)/rollovers/\(rolloverID)/backup")
+            #expect(backup.status == .ok)
+            let before = try Backup.decode(Data(buffer: backup.body))
+            #expect(before.members.map(\.grade).sorted { ($0 ?? "") < ($1 ?? "") } == ["5A", "5A", "5B", "6A", "6A", "Helpers"])
+            let librarian = try await f.staff("lib", role: "librarian")
+            #expect(try await librarian.get("\(f.lib)/rollovers/\(rolloverID)/backup").status == .forbidden)
+
+            // A loan after the rollover stays through the undo.
+            clock.advance(days: 1)
+            #expect(try await owner.post("\(f.lib)/checkouts", ["cardId": "A1", "titleId": try await f.addTitle("Holes")]).status == .created)
+            let undone = try await owner.post("\(f.lib)/rollovers/\(rolloverID)/undo")
+            #expect(undone.status == .ok, "\(undone.json)")
+            #expect(undone["undoneBy"] as? String == "owner" && undone["undoable"] as? Bool == false)
+            let back = try await owner.get("\(f.lib)/members?sort=card").array
+            #expect(back.map { "\($0["cardId"] as? String ?? "")=\($0["grade"] as? String ?? "")" } == ["A1=5A", "A2=5A", "B1=5B", "C1=6A", "C2=6A", "H1=Helpers"])
+            #expect(back.first { $0["cardId"] as? String == "A1" }?["activeLoans"] as? Int == 1)
+            #expect(try await sql.raw("SELECT COUNT(*) AS n FROM reading_goals").first(decoding: N.self)?.n == 2)
+            let again = try await owner.post("\(f.lib)/rollovers/\(rolloverID)/undo")
+            #expect(again.status == .conflict && again.errorCode == "already_undone")
+            let audit = try await owner.get("\(f.lib)/audit").array.compactMap { $0["action"] as? String }
+            #expect(audit.filter { $0.hasPrefix("rollover") }.sorted() == ["rollover", "rollover_undone"])
+        }
+    }
+}

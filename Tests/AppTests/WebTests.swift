@@ -68,7 +68,7 @@ import VaporTesting
                 "photoID": samples.photo.uuidString, "quoteID": samples.quote.uuidString, "token": samples.token,
                 "holdID": samples.hold.uuidString, "messageID": samples.message.uuidString, "collectionID": samples.collection.uuidString,
                 "shelfID": samples.shelf.uuidString, "stocktakeID": samples.stocktake.uuidString, "kind": ReportKind.circulation.rawValue,
-                "savedID": samples.savedReport.uuidString, "runID": samples.rosterRun.uuidString,
+                "savedID": samples.savedReport.uuidString, "runID": samples.rosterRun.uuidString, "rolloverID": samples.rollover.uuidString,
             ]
             func key(_ method: HTTPMethod, _ path: [PathComponent]) -> String { method.rawValue + " /" + path.map(\.description).joined(separator: "/") }
             let registered = Set(app.routes.all.map { key($0.method, $0.path) })

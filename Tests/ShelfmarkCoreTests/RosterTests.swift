@@ -112,3 +112,15 @@ import Testing
         }
     }
 }
+
+@Suite struct ClassPromotionTests {
+    @Test func eachClassMovesUpAYearAndTheTopYearLeaves() {
+        let suggested = ClassPromotion.suggest(["3A", "3B", "4A", "Year 5", "Year 6", "Library helpers", "6B"])
+        #expect(suggested["3A"] == .some("4A") && suggested["3B"] == .some("4B") && suggested["4A"] == .some("5A"))
+        #expect(suggested["Year 5"] == .some("Year 6"))
+        #expect(suggested["Year 6"] == .some(nil) && suggested["6B"] == .some(nil), "the highest year leaves")
+        #expect(suggested["Library helpers"] == nil, "a class without a year stays as it is")
+        #expect(ClassPromotion.suggest(["Klasse 9b", "Klasse 10a"]) == ["Klasse 9b": .some("Klasse 10b"), "Klasse 10a": nil] as [String: String?])
+        #expect(ClassPromotion.suggest(["Blue", "Green"]).isEmpty)
+    }
+}

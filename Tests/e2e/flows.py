@@ -1066,7 +1066,7 @@ def flow_school_year(page, library, servers):
     assert width <= 390, f"the roster's preview is {width} px wide at 390 px"
     shot(page, "34-roster-preview-de-390", full_page=True)
     page.get_by_role("button", name="Diese Änderungen übernehmen").click()
-    expect(page.locator(".flash")).to_contain_text("Schülerliste übernommen: 3 neu, 0 geändert, 0 archiviert.")
+    expect(page.locator(".flash[role=status]")).to_contain_text("Schülerliste übernommen: 3 neu, 0 geändert, 0 archiviert.")
     pupils = [m for m in api("GET", f"{lib}/members?q=5A", token=library.token)]
     assert sorted(m["cardId"] for m in pupils) == ["5001", "5002"], pupils
 
@@ -1087,7 +1087,7 @@ def flow_school_year(page, library, servers):
     leaver = page.locator("li", has_text="Mei Chen")
     expect(leaver).to_contain_text("Still out: The Leaver's Atlas")
     page.get_by_role("button", name="Apply these changes").click()
-    expect(page.locator(".flash")).to_contain_text("Roster applied: 0 added, 2 changed, 1 archived.")
+    expect(page.locator(".flash[role=status]")).to_contain_text("Roster applied: 0 added, 2 changed, 1 archived.")
     page.goto(library.url("/members?q=5003"))
     expect(page.locator("ul.members")).to_have_count(0)
     page.get_by_role("link", name=re.compile(r"Former members \(\d+\)")).click()
@@ -1100,8 +1100,32 @@ def flow_school_year(page, library, servers):
         raise AssertionError("a member who left borrowed a book")
     except urllib.error.HTTPError as refused:
         assert refused.code == 409 and json.loads(refused.read())["error"]["code"] == "member_archived"
+
+    # The last day of June: the rollover moves every class up and the top year (6A) leaves; undone in
+    # one step, every class is as it was.
+    for card, name, grade in [("5101", "Lena", "4C"), ("5102", "Omar", "5C")]:
+        api("POST", f"{lib}/members", {"cardId": card, "firstName": name, "grade": grade}, library.token)
+    page.goto(library.url("/more"))
+    page.get_by_role("link", name="Year-end rollover").click()
+    labelled(page)
+    expect(page.locator("fieldset.rollover-class", has_text="4C").get_by_label("Becomes")).to_have_value("5C")
+    expect(page.locator("fieldset.rollover-class", has_text="6A").get_by_label("Leaves the school")).to_be_checked()
+    width = page.evaluate("() => document.documentElement.scrollWidth")
+    assert width <= 390, f"the rollover is {width} px wide at 390 px"
+    shot(page, "36-rollover-390", full_page=True)
+    page.get_by_role("button", name="Move everyone up").click()
+    expect(page.locator(".flash[role=status]")).to_contain_text("Done: 2 moved up, 2 archived.")
+    grades = {m["cardId"]: m.get("grade") for m in api("GET", f"{lib}/members?q=510", token=library.token)}
+    assert grades == {"5101": "5C", "5102": "6C"}, grades
+    assert [m["cardId"] for m in api("GET", f"{lib}/members?q=500", token=library.token)] == [], "6A left"
+    page.get_by_role("button", name="Undo this rollover").click()
+    expect(page.locator(".flash[role=status]")).to_contain_text("The rollover is undone")
+    grades = {m["cardId"]: m.get("grade") for m in api("GET", f"{lib}/members?q=5", token=library.token)}
+    assert grades == {"5001": "6A", "5002": "6A", "5101": "4C", "5102": "5C"}, grades
+
     page.goto(library.url("/audit"))
     expect(page.locator("li", has_text="School roster applied")).to_have_count(2)
+    expect(page.locator("li", has_text="Rollover undone")).to_have_count(1)
     shot(page, "35-audit-log-390")
 
 

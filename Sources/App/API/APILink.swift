@@ -32,6 +32,8 @@ enum APILink: Sendable, Equatable {
     case bookSheet(library: UUID, title: UUID, format: String)
     /// A report as JSON (`format` nil), CSV or PDF.
     case report(library: UUID, kind: ReportKind, format: String?)
+    /// The backup a year-end rollover took first.
+    case rolloverBackup(library: UUID, rollover: UUID)
 
     static let root = "/api/v1"
 
@@ -60,6 +62,8 @@ enum APILink: Sendable, Equatable {
         case .printedCatalog(let l, let format): return library(l) + [.fixed("print"), .fixed("catalog.\(format)")]
         case .bookSheet(let l, let title, let format): return library(l) + [.fixed("titles"), .parameter(name: "titleID", value: title.uuidString), .fixed("book.\(format)")]
         case .report(let l, let kind, let format): return library(l) + [.fixed("reports"), .fixed(format.map { "\(kind.rawValue).\($0)" } ?? kind.rawValue)]
+        case .rolloverBackup(let l, let rollover):
+            return library(l) + [.fixed("rollovers"), .parameter(name: "rolloverID", value: rollover.uuidString), .fixed("backup")]
         }
     }
 
@@ -98,11 +102,12 @@ enum APILink: Sendable, Equatable {
             .shelfQR(library: l, shelf: x, format: "svg"), .shelfQR(library: l, shelf: x, format: "png"),
             .printedCatalog(library: l, format: "pdf"), .printedCatalog(library: l, format: "png"),
             .bookSheet(library: l, title: x, format: "pdf"), .bookSheet(library: l, title: x, format: "png"),
+            .rolloverBackup(library: l, rollover: x),
         ] + ReportKind.allCases.flatMap { kind in [nil, "csv", "pdf"].map { APILink.report(library: l, kind: kind, format: $0) } }
         return samples.map { link in
             switch link {
             case .export, .backup, .copyBarcode, .memberBarcode, .titleCopies, .job, .cover, .membersExport, .members, .readingExport, .photo,
-                 .reminderLetters, .labels, .memberCards, .shelfSigns, .shelfQR, .printedCatalog, .bookSheet, .report:
+                 .reminderLetters, .labels, .memberCards, .shelfSigns, .shelfQR, .printedCatalog, .bookSheet, .report, .rolloverBackup:
                 (link, .GET)
             }
         }

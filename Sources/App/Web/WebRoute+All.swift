@@ -39,6 +39,7 @@ extension WebRoute {
         var stocktake = UUID()
         var savedReport = UUID()
         var rosterRun = UUID()
+        var rollover = UUID()
 
         /// Fresh random ids (for checks that only need the shape of a path).
         static func random() -> Samples {
@@ -80,7 +81,7 @@ extension WebRoute {
         case memberCards, labels, levelsImport, series, collections, collectionDelete
         case shelves, shelf, shelfBooks, shelfDelete, shelfStocktake, shelfSigns, stocktake, stocktakeScan, stocktakeMove, stocktakeFinish, unseen, printedCatalog
         case reports, report, savedReports, savedReport, savedReportDelete, savedReportSend
-        case roster, rosterRun, rosterApply, memberArchive, audit
+        case roster, rosterRun, rosterApply, memberArchive, audit, rollover, rolloverUndo
         case publicCatalog, publicTitle, publicHold, publicSignIn, publicEmailLink, publicLink, publicAccount, publicRenew, publicHoldCancel
         case publicCalendar, publicSignOut
         case kioskSetup, kiosk, kioskMember, kioskEnd
@@ -224,6 +225,8 @@ extension WebRoute {
         case .rosterApply: .rosterApply
         case .memberArchive: .memberArchive
         case .audit: .audit
+        case .rollover: .rollover
+        case .rolloverUndo: .rolloverUndo
         }
     }
 
@@ -353,6 +356,8 @@ extension WebRoute {
         case .rosterApply: return e(.rosterApply(library: l, run: s.rosterRun), .members, action)
         case .memberArchive: return e(.memberArchive(library: l, member: s.member), .members, action)
         case .audit: return e(.audit(library: l), .settings, page)
+        case .rollover: return e(.rollover(library: l), .members, both)
+        case .rolloverUndo: return e(.rolloverUndo(library: l, rollover: s.rollover), .members, action)
         case .publicCatalog: return e(.publicCatalog(library: l), .publicCatalog, page)
         case .publicTitle: return e(.publicTitle(library: l, title: s.title), .publicCatalog, page)
         case .publicHold: return e(.publicHold(library: l, title: s.title), .publicCatalog, action)

@@ -58,6 +58,8 @@ enum WebRoute: Sendable, Equatable {
     case rosterApply(library: UUID, run: UUID)
     case memberArchive(library: UUID, member: UUID)
     case audit(library: UUID)
+    case rollover(library: UUID)
+    case rolloverUndo(library: UUID, rollover: UUID)
     /// Reading levels from a spreadsheet: the Import & Export page's form.
     case levelsImport(library: UUID)
     case member(library: UUID, member: UUID)
@@ -222,6 +224,9 @@ enum WebRoute: Sendable, Equatable {
         case .rosterApply(let library, let run): Self.rosterRun(library: library, run: run).segments + [.fixed("apply")]
         case .memberArchive(let library, let member): Self.member(library: library, member: member).segments + [.fixed("archive")]
         case .audit(let library): Self.library(library) + [.fixed("audit")]
+        case .rollover(let library): Self.library(library) + [.fixed("rollover")]
+        case .rolloverUndo(let library, let rollover):
+            Self.library(library) + [.fixed("rollover"), .parameter(name: "rolloverID", value: rollover.uuidString), .fixed("undo")]
         case .levelsImport(let library): Self.library(library) + [.fixed("exchange"), .fixed("levels")]
         case .member(let library, let member): Self.library(library) + [.fixed("members"), .parameter(name: "memberID", value: member.uuidString)]
         case .editMember(let library, let member): Self.member(library: library, member: member).segments + [.fixed("edit")]

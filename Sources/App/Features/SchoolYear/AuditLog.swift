@@ -17,6 +17,8 @@ enum AuditLog {
         case staffAdded = "staff_added"
         case roleChanged = "role_changed"
         case staffRemoved = "staff_removed"
+        case rollover
+        case rolloverUndone = "rollover_undone"
         case restore
         case erase
     }
@@ -84,7 +86,8 @@ struct AuditEntryDTO: Content {
     var at: Date
     /// The staff account that acted (`shelfmark` for the server's own runs).
     var actor: String
-    /// `roster_applied`, `member_archived`, `member_unarchived`, `staff_added`, `role_changed`, `staff_removed`, `restore`, `erase`.
+    /// `roster_applied`, `member_archived`, `member_unarchived`, `staff_added`, `role_changed`, `staff_removed`, `rollover`,
+    /// `rollover_undone`, `restore`, `erase`.
     var action: String
     /// Whom or what it touched: a member's card, a username, a file.
     var target: String?

@@ -32,6 +32,17 @@ enum RosterController {
             tag: "School year", response: MemberDTO.self), use: archive)
         lib.on(.DELETE, "members", ":memberID", "archive", doc: .init(summary: "Bring an archived member back", tag: "School year",
                                                                       response: MemberDTO.self), use: unarchive)
+        lib.on(.GET, "rollover", doc: .init(
+            summary: "The year-end rollover: the classes now (members not archived) with how many are in each and where each would go first (the next year's class; the top year leaves), and the rollovers made",
+            tag: "School year", response: RolloverPlanDTO.self), use: rolloverPlan)
+        lib.on(.POST, "rollover", doc: .init(
+            summary: "Run the year-end rollover: each class moves (`to`) or leaves (`leave`: its members are archived); `clearGoals` clears the members' reading goals. The library's backup is taken first and kept; at most 300 classes",
+            tag: "School year", request: RolloverInput.self, response: RolloverDTO.self, status: .created), use: rollover)
+        lib.on(.POST, "rollovers", ":rolloverID", "undo", doc: .init(
+            summary: "Undo the newest rollover: every member it moved or archived is as before, the goals it cleared are back; loans made since stay. 409 for an older one or one undone",
+            tag: "School year", response: RolloverDTO.self), use: undoRollover)
+        lib.on(.GET, .rolloverBackup(library: .pattern, rollover: .pattern), doc: .init(
+            summary: "The library's backup taken before a rollover (owners)", tag: "School year"), use: rolloverBackup)
         lib.on(.GET, "audit", doc: .init(
             summary: "The audit log (owners): staff actions that touch people or the whole library, newest first; append-only",
             tag: "School year",
@@ -85,6 +96,28 @@ enum RosterController {
     @Sendable static func unarchive(req: Request) async throws -> MemberDTO {
         let ctx = try await req.library(.manageMembers)
         return try await Members.setArchived(try req.uuid("memberID"), false, in: req.scope(ctx))
+    }
+
+    @Sendable static func rolloverPlan(req: Request) async throws -> RolloverPlanDTO {
+        let ctx = try await req.library(.manageMembers)
+        return RolloverPlanDTO(classes: try await Rollover.classes(library: ctx.libraryID, on: req.db.sql),
+                               rollovers: try await Rollover.list(library: ctx.libraryID, on: req.db.sql))
+    }
+
+    @Sendable static func rollover(req: Request) async throws -> Response {
+        let ctx = try await req.library(.manageMembers)
+        return try await req.created(try await Rollover.run(try req.content.decode(RolloverInput.self), in: req.scope(ctx)))
+    }
+
+    @Sendable static func undoRollover(req: Request) async throws -> RolloverDTO {
+        let ctx = try await req.library(.manageMembers)
+        return try await Rollover.undo(try req.uuid("rolloverID"), in: req.scope(ctx))
+    }
+
+    @Sendable static func rolloverBackup(req: Request) async throws -> Response {
+        let ctx = try await req.library(.administer)
+        let (data, at) = try await Rollover.backup(try req.uuid("rolloverID"), library: ctx.libraryID, on: req.db.sql)
+        return ExchangeController.download(data, type: "application/json", name: "shelfmark-before-rollover-\(at.formatted(.iso8601.year().month().day())).json")
     }
 
     @Sendable static func audit(req: Request) async throws -> [AuditEntryDTO] {

@@ -44,3 +44,18 @@ struct AuditPage: Sendable {
                   paging: paging, total: try await AuditLog.count(library: library.libraryID, action: nil, on: db))
     }
 }
+
+/// The year-end rollover's page: each class with where it goes (as the rollover first guesses, to be
+/// confirmed), the rollovers made (the newest undone in one step).
+struct RolloverPage: Sendable {
+    var libraryID: UUID
+    var classes: [RolloverClassDTO]
+    var rollovers: [RolloverDTO]
+    var isOwner: Bool
+    var error: String? = nil
+
+    static func make(library: LibraryContext, on db: any Database) async throws -> RolloverPage {
+        RolloverPage(libraryID: library.libraryID, classes: try await Rollover.classes(library: library.libraryID, on: db.sql),
+                     rollovers: try await Rollover.list(library: library.libraryID, on: db.sql), isOwner: library.role.may(.administer))
+    }
+}

@@ -62,7 +62,7 @@ extension RosterPage {
                                 EscapedText(t.dateTime(run.createdAt) + " · " + (run.fileName.isEmpty ? t(.rosterFile) : run.fileName))
                             }
                             H.el(.p, [.class: "muted"]) {
-                                EscapedText(RosterRunPage.countsText(run.plan.counts, t) + " · "
+                                EscapedText(RosterRunPage.countsText(run.plan.counts, applied: run.appliedAt != nil, t) + " · "
                                             + (run.appliedAt.map { t.format(.rosterApplied, t.dateTime($0), run.appliedBy ?? "") } ?? t(.rosterNotApplied)))
                             }
                         }
@@ -74,8 +74,13 @@ extension RosterPage {
 }
 
 extension RosterRunPage {
-    static func countsText(_ counts: RosterCountsDTO?, _ t: Strings) -> String {
+    /// What a run would do, or (`applied`) did.
+    static func countsText(_ counts: RosterCountsDTO?, applied: Bool, _ t: Strings) -> String {
         let c = counts ?? RosterCountsDTO(added: 0, changed: 0, leaving: 0, refused: 0)
+        if applied {
+            return t.format(.actRosterSyncedDetail, t.number(c.added), t.number(c.changed), t.number(c.leaving))
+                + (c.refused > 0 ? "; " + t.format(.rosterRefusedCount, t.number(c.refused)) : "")
+        }
         return t.format(.rosterRunCounts, t.number(c.added), t.number(c.changed), t.number(c.leaving), t.number(c.refused))
     }
 
@@ -129,7 +134,7 @@ extension RosterRunPage {
             }
             H.el(.p, [.class: "card", .role: "status"]) {
                 EscapedText(Self.countsText(RosterCountsDTO(added: plan.added.count, changed: plan.changed.count, leaving: plan.leaving.count,
-                                                            refused: plan.refused.count), t))
+                                                            refused: plan.refused.count), applied: run.appliedAt != nil, t))
             }
             if let at = run.appliedAt {
                 H.el(.p, [.class: "flash"]) { EscapedText(t.format(.rosterApplied, t.dateTime(at), run.appliedBy ?? "")) }
@@ -200,6 +205,8 @@ extension AuditPage {
         case .staffAdded: t(.auditStaffAdded)
         case .roleChanged: t(.auditRoleChanged)
         case .staffRemoved: t(.auditStaffRemoved)
+        case .rollover: t(.auditRollover)
+        case .rolloverUndone: t(.auditRolloverUndone)
         case .restore: t(.auditRestore)
         case .erase: t(.auditErase)
         case nil: action
@@ -211,7 +218,11 @@ extension AuditPage {
         switch AuditLog.Action(rawValue: e.action) {
         case .rosterApplied:
             return RosterRunPage.countsText(RosterCountsDTO(added: Int(d["added"] ?? "") ?? 0, changed: Int(d["changed"] ?? "") ?? 0,
-                                                            leaving: Int(d["archived"] ?? "") ?? 0, refused: Int(d["refused"] ?? "") ?? 0), t)
+                                                            leaving: Int(d["archived"] ?? "") ?? 0, refused: Int(d["refused"] ?? "") ?? 0),
+                                            applied: true, t)
+        case .rollover:
+            return t.format(.rolloverSummary, t.number(Int(d["moved"] ?? "") ?? 0), t.number(Int(d["archived"] ?? "") ?? 0),
+                            t.number(Int(d["goalsCleared"] ?? "") ?? 0))
         case .staffAdded, .roleChanged:
             return d["role"].flatMap(Role.init(rawValue:)).map { t.role($0) }
         default:
@@ -232,13 +243,72 @@ extension AuditPage {
                     for e in entries {
                         H.el(.li, [:]) {
                             H.el(.strong, [:]) { EscapedText(Self.actionName(e.action, t)) }
-                            if let target = e.target { EscapedText(" · " + target) }
-                            if let detail = Self.detail(e, t) { EscapedText(" · " + detail) }
+                            let what = [e.target, Self.detail(e, t)].compactMap { $0 }
+                            if !what.isEmpty { H.el(.p, [:]) { EscapedText(what.joined(separator: " · ")) } }
                             H.el(.p, [.class: "muted"]) { EscapedText(t.dateTime(e.at) + " · " + e.actor) }
                         }
                     }
                 }
                 Components.pager(paging, total: total, t: t) { WebRoute.audit(library: lib).path(query: [("page", $0 > 1 ? String($0) : nil)]) }
+            }
+        }
+    }
+}
+
+extension RolloverPage {
+    func render(_ page: PageContext) -> HTML {
+        let t = page.t
+        let lib = libraryID
+        return Layout.page(page, title: t(.rolloverTitle)) {
+            H.el(.h1, [:]) { EscapedText(t(.rolloverTitle)) }
+            H.el(.p, [:]) { EscapedText(t(.rolloverIntro)) }
+            if classes.isEmpty {
+                H.el(.p, [.class: "empty"]) { EscapedText(t(.rolloverNoClasses)) }
+            } else {
+                H.form(WebRoute.rollover(library: lib).path, csrf: page.csrf, attrs: [.class: "card"]) {
+                    if let error { H.el(.p, [.class: "flash error", .role: "alert"]) { EscapedText(error) } }
+                    for (i, c) in classes.enumerated() {
+                        H.el(.fieldset, [.class: "rollover-class"]) {
+                            H.el(.legend, [:]) { EscapedText(c.name + " · " + t(.membersCount, c.members)) }
+                            H.void(.input, [.type: "hidden", .name: "from\(i)", .value: c.name])
+                            H.field(t(.rolloverBecomes), name: "to\(i)", value: c.becomes ?? "", id: "f-to\(i)", extra: [.autocomplete: "off"])
+                            H.el(.label, [.class: "pick"]) {
+                                H.void(.input, [.type: "checkbox", .name: "leave\(i)", .value: "true", .checked: c.leaves ? "" : nil])
+                                EscapedText(" " + t(.rolloverLeaves))
+                            }
+                        }
+                    }
+                    H.el(.label, [.class: "pick"]) {
+                        H.void(.input, [.type: "checkbox", .name: "clearGoals", .value: "true"])
+                        EscapedText(" " + t(.rolloverClearGoals))
+                    }
+                    H.el(.p, [.class: "hint"]) { EscapedText(t(.rolloverHint)) }
+                    H.button(t(.rolloverButton), attrs: [.dataBusy: t(.importing)])
+                }
+            }
+            if !rollovers.isEmpty {
+                H.el(.h2, [:]) { EscapedText(t(.rolloverDoneHeading)) }
+                H.el(.ul, [.class: "loans"]) {
+                    for r in rollovers {
+                        H.el(.li, [:]) {
+                            H.el(.strong, [:]) { EscapedText(t.dateTime(r.at) + " · " + r.by) }
+                            H.el(.p, [:]) {
+                                EscapedText(t.format(.rolloverSummary, t.number(r.summary.moved), t.number(r.summary.archived), t.number(r.summary.goalsCleared)))
+                            }
+                            H.el(.p, [.class: "muted"]) {
+                                EscapedText(r.classes.map { "\($0.from) → " + ($0.leave ? t(.rolloverLeaves) : ($0.to ?? "")) }.joined(separator: "; "))
+                            }
+                            if let undone = r.undoneAt {
+                                H.el(.p, [.class: "muted"]) { EscapedText(t.format(.rolloverUndoneOn, t.dateTime(undone), r.undoneBy ?? "")) }
+                            } else if r.undoable {
+                                H.form(WebRoute.rolloverUndo(library: lib, rollover: r.id).path, csrf: page.csrf, attrs: [.class: "inline"]) {
+                                    H.button(t(.rolloverUndo), kind: "quiet")
+                                }
+                            }
+                            if isOwner { H.el(.p, [:]) { H.link(t(.rolloverBackup), APILink.rolloverBackup(library: lib, rollover: r.id).path) } }
+                        }
+                    }
+                }
             }
         }
     }

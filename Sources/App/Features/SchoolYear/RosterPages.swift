@@ -17,6 +17,46 @@ enum RosterPages {
         web.post(.rosterApply(library: .pattern, run: .pattern), use: apply)
         web.post(.memberArchive(library: .pattern, member: .pattern), use: archive)
         web.get(.audit(library: .pattern), use: audit)
+        web.get(.rollover(library: .pattern), use: rolloverPage)
+        web.post(.rollover(library: .pattern), use: rollover)
+        web.post(.rolloverUndo(library: .pattern, rollover: .pattern), use: undoRollover)
+    }
+
+    @Sendable static func rolloverPage(req: Request) async throws -> HTML {
+        let ctx = try await req.library(.manageMembers)
+        return try await RolloverPage.make(library: ctx, on: req.db).render(try await req.page(library: ctx))
+    }
+
+    /// The classes as the form confirmed them: `from<i>`, `to<i>`, `leave<i>` for each line.
+    @Sendable static func rollover(req: Request) async throws -> Response {
+        let ctx = try await req.library(.manageMembers)
+        var steps: [RolloverInput.Step] = []
+        for i in 0..<Rollover.maxClasses {
+            guard let from = req.formText("from\(i)") else { break }
+            let (to, leave) = (req.formText("to\(i)"), req.formText("leave\(i)") != nil)
+            // A class left empty and not leaving keeps its name.
+            if to == nil && !leave { continue }
+            steps.append(.init(from: from, to: to, leave: leave))
+        }
+        let input = RolloverInput(classes: steps, clearGoals: req.formText("clearGoals") != nil)
+        do {
+            let done = try await Rollover.run(input, in: req.scope(ctx))
+            return req.seeOther(WebRoute.rollover(library: ctx.libraryID).path,
+                                flash: req.t.format(.rolloverDone, req.t.number(done.summary.moved), req.t.number(done.summary.archived)))
+        } catch let error where error.isFormRefusal {
+            var page = try await RolloverPage.make(library: ctx, on: req.db)
+            page.error = req.t.message(error)
+            return try await req.refused(page.render(try await req.page(library: ctx)))
+        }
+    }
+
+    @Sendable static func undoRollover(req: Request) async throws -> Response {
+        let ctx = try await req.library(.manageMembers)
+        let id = try req.uuid("rolloverID")
+        return try await req.seeOther(WebRoute.rollover(library: ctx.libraryID).path) {
+            _ = try await Rollover.undo(id, in: req.scope(ctx))
+            return req.t(.rolloverUndoneFlash)
+        }
     }
 
     @Sendable static func roster(req: Request) async throws -> HTML {

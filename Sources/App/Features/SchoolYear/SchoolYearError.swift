@@ -17,6 +17,18 @@ enum SchoolYearError: DomainError, Equatable {
     case runExpired
     /// A mapping that names a field the student list does not have.
     case unknownField(String)
+    /// A rollover that moves no class.
+    case rolloverEmpty
+    case tooManyClasses(max: Int)
+    /// A rollover's class that no member is in.
+    case noSuchClass(String, field: String)
+    case classTwice(String, field: String)
+    /// A class that neither moves nor leaves.
+    case classGoesNowhere(String, field: String)
+    case rolloverNotFound
+    case rolloverUndone
+    /// Only the newest rollover is undone.
+    case rolloverNotLatest
 
     var described: Described {
         switch self {
@@ -47,6 +59,22 @@ enum SchoolYearError: DomainError, Equatable {
             .init(.conflict, "already_applied", details: ["appliedAt": at.formatted(.iso8601)]) { $0(.errRosterApplied) }
         case .runExpired:
             .init(.conflict, "preview_expired") { $0(.errRosterExpired) }
+        case .rolloverEmpty:
+            .init(.invalid, "invalid", field: "classes") { $0(.errRolloverEmpty) }
+        case .tooManyClasses(let max):
+            .init(.invalid, "invalid", field: "classes") { $0.format(.errRolloverTooMany, $0.number(max)) }
+        case .noSuchClass(let name, let field):
+            .init(.invalid, "invalid", field: field, details: ["class": name]) { $0.format(.errRolloverNoClass, name) }
+        case .classTwice(let name, let field):
+            .init(.invalid, "invalid", field: field, details: ["class": name]) { $0.format(.errRolloverTwice, name) }
+        case .classGoesNowhere(let name, let field):
+            .init(.invalid, "invalid", field: field, details: ["class": name]) { $0.format(.errRolloverNowhere, name) }
+        case .rolloverNotFound:
+            .init(.notFound, "not_found") { $0(.errRolloverNotFound) }
+        case .rolloverUndone:
+            .init(.conflict, "already_undone") { $0(.errRolloverUndone) }
+        case .rolloverNotLatest:
+            .init(.conflict, "not_latest") { $0(.errRolloverNotLatest) }
         case .unknownField(let field):
             .init(.invalid, "invalid", field: "mapping", details: ["field": field]) { $0.format(.errRosterField, field) }
         }

@@ -12,6 +12,8 @@ enum SchoolYearFeature: Feature {
                   erase: .no("append-only: who did what outlives an erase (which adds its own entry)"),
                   swap: .no("append-only: the library keeps its own log through a restore (which adds its own entry)"),
                   forget: .cascade),
+        DataTable(name: "rollovers", rows: .byLibrary(), backup: .no("it holds a backup of the library itself, and undoes what happened in this library"),
+                  erase: .erased, swap: .no("the members it moved are the restored library's no more"), forget: .cascade),
     ]
 
     static func register(api: APIRoutes, web: any RoutesBuilder) {
@@ -19,5 +21,5 @@ enum SchoolYearFeature: Feature {
         RosterPages.register(web)
     }
 
-    static var migrations: [Landed] { [Landed(57, CreateSchoolYear())] }
+    static var migrations: [Landed] { [Landed(57, CreateSchoolYear()), Landed(58, CreateRollovers())] }
 }
