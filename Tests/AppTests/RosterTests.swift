@@ -259,3 +259,114 @@ import ZIPFoundation
         }
     }
 }
+
+/// A member's data on request and their erasure: the export holds every loan, hold, fine, read and
+/// message; the erasure is refused while books are out or money is owed, then leaves nothing of the
+/// member in the database or the next backup, and every report's totals as they were.
+@Suite struct PrivacyTests {
+    @Test func theExportHoldsEverythingAndTheErasureLeavesOnlyCounts() async throws {
+        let clock = TestClock(Date(timeIntervalSince1970: 1_780_000_000))
+        try await withTestApp(clock: clock.appClock) { app in
+            let f = try await Fixture.make(app)
+            let owner = Client(app: app, token: try await f.owner.post("/api/v1/tokens", ["name": "desk"]).string("token"))
+            #expect(try await owner.patch(f.lib, ["fineMode": "money", "finePerDay": 50, "fineGraceDays": 0]).status == .ok)
+            let zed = try await owner.post("\(f.lib)/members", ["cardId": "ZQ-77", "firstName": "Zebedee", "lastName": "Quillfeather",
+                                                                "grade": "4B", "email": "zebedee@home.example", "notes": "Likes dragons"])
+            #expect(zed.status == .created)
+            let id = zed.string("id")
+            #expect(try await owner.post("\(f.lib)/members", ["cardId": "OT-1", "firstName": "Other", "grade": "4B"]).status == .created)
+            let titles = [try await f.addTitle("Momo"), try await f.addTitle("Holes"), try await f.addTitle("Matilda")]
+            // Three loans (one back late: a fine), a hold, a read with a review.
+            var barcodes: [String] = []
+            for title in titles {
+                let loan = try await owner.post("\(f.lib)/checkouts", ["cardId": "ZQ-77", "titleId": title])
+                #expect(loan.status == .created)
+                barcodes.append(loan.string("copyBarcode"))
+            }
+            _ = try await owner.post("\(f.lib)/checkouts", ["cardId": "OT-1", "titleId": try await f.addTitle("Busy Book")])
+            clock.advance(days: 30)
+            for barcode in barcodes.prefix(2) { #expect(try await owner.post("\(f.lib)/returns", ["copyBarcode": barcode]).status == .ok) }
+            #expect(try await owner.post("\(f.lib)/holds", ["cardId": "ZQ-77", "titleId": titles[1]]).status == .created)
+            #expect(try await owner.post("\(f.lib)/reads", ["titleId": titles[0], "memberId": id, "status": "finished",
+                                                            "review": "Zebedee's favourite"]).status == .created)
+
+            let data = try await owner.get("\(f.lib)/members/\(id)/data.json")
+            #expect(data.status == .ok, "\(String(buffer: data.body).prefix(300))")
+            #expect((data["member"] as? [String: Any])?["notes"] as? String == "Likes dragons")
+            let loans = try #require(data["loans"] as? [[String: Any]])
+            #expect(loans.compactMap { $0["title"] as? String }.sorted() == ["Holes", "Matilda", "Momo"], "every loan")
+            #expect(loans.filter { $0["returnedAt"] == nil }.count == 1)
+            #expect((data["holds"] as? [[String: Any]])?.first?["title"] as? String == "Holes")
+            #expect(((data["fines"] as? [[String: Any]]) ?? []).count == 2, "a charge for each late book")
+            #expect((data["reading"] as? [[String: Any]])?.first?["review"] as? String == "Zebedee's favourite")
+            let pdf = try await owner.get("\(f.lib)/members/\(id)/data.pdf")
+            #expect(pdf.status == .ok && pdf.headers.contentType?.subType == "pdf" && String(buffer: pdf.body).hasPrefix("%PDF"))
+
+            // Refused while a book is out, then while money is owed; both said.
+            let out = try await owner.post("\(f.lib)/members/\(id)/erase", ["reason": "Parent's request"])
+            #expect(out.status == .conflict && out.errorCode == "member_has_loans", "\(out.json)")
+            #expect(try await owner.post("\(f.lib)/returns", ["copyBarcode": barcodes[2]]).status == .ok)
+            let owes = try await owner.post("\(f.lib)/members/\(id)/erase", ["reason": "Parent's request"])
+            #expect(owes.status == .conflict && owes.errorCode == "fines_owed", "\(owes.json)")
+            let balance = try #require(try await owner.get("\(f.lib)/members/\(id)/fines")["balance"] as? Int)
+            #expect(try await owner.post("\(f.lib)/members/\(id)/fines/payments", ["amount": balance]).status == .ok)
+            #expect(try await owner.post("\(f.lib)/members/\(id)/erase", [:]).status == .unprocessableEntity, "a reason is asked for")
+
+            // A rollover's backup holds everyone: the erasure empties it.
+            let rollover = try await owner.post("\(f.lib)/rollover", ["classes": [["from": "4B", "to": "5B"]]])
+            #expect(rollover.status == .created)
+            let circulation = try await owner.get("\(f.lib)/reports/circulation?period=this-year")
+            let readers = try await owner.get("\(f.lib)/reports/readers?period=this-year")
+            #expect(try await owner.post("\(f.lib)/members/\(id)/erase", ["reason": "Parent's request"]).status == .noContent)
+
+            // Nothing of the member is left in any text of the database, nor in the next backup.
+            let sql = app.db as! any SQLDatabase
+            let marks = ["Zebedee", "Quillfeather", "ZQ-77", "zebedee@home.example", "Likes dragons"]
+            struct Column: Decodable { var table_name: String; var column_name: String }
+            let columns: [Column]
+            if sql.dialect.name == "sqlite" {
+                struct Table: Decodable { var name: String }
+                var found: [Column] = []
+                for table in try await sql.raw("SELECT name FROM sqlite_master WHERE type = 'table'").all(decoding: Table.self) {
+                    struct Info: Decodable { var name: String; var type: String }
+                    for info in try await sql.raw("SELECT name, type FROM pragma_table_info(\(bind: table.name))").all(decoding: Info.self)
+                    where ["TEXT", ""].contains(info.type.uppercased()) || info.type.uppercased().contains("CHAR") {
+                        found.append(Column(table_name: table.name, column_name: info.name))
+                    }
+                }
+                columns = found
+            } else {
+                columns = try await sql.raw("""
+                    SELECT table_name, column_name FROM information_schema.columns WHERE table_schema = 'public' AND data_type IN ('text', 'character varying')
+                    """).all(decoding: Column.self)
+            }
+            #expect(columns.count > 50)
+            for column in columns {
+                for mark in marks {
+                    struct N: Decodable { var n: Int }
+                    let n = try await sql.raw("""
+                        SELECT COUNT(*) AS n FROM \(ident: column.table_name) WHERE \(ident: column.column_name) LIKE \(bind: "%" + mark + "%")
+                        """).first(decoding: N.self)?.n ?? 0
+                    #expect(n == 0, "“\(mark)” is still in \(column.table_name).\(column.column_name)")
+                }
+            }
+            let backup = String(buffer: try await owner.get("\(f.lib)/backup").body)
+            for mark in marks { #expect(!backup.contains(mark), "the next backup holds “\(mark)”") }
+            let gone = try await owner.get("\(f.lib)/rollovers/\(rollover.string("id"))/backup")
+            #expect(gone.status == .gone && gone.errorCode == "backup_erased")
+            // Every report's totals as they were: counted, not named.
+            let circulationAfter = try await owner.get("\(f.lib)/reports/circulation?period=this-year")
+            #expect(NSDictionary(dictionary: circulationAfter.json).isEqual(to: circulation.json), "circulation changed")
+            let readersAfter = try await owner.get("\(f.lib)/reports/readers?period=this-year")
+            func total(_ report: Client.Reply, _ key: String) -> String {
+                let table = (report["tables"] as? [[String: Any]] ?? []).first { $0["key"] as? String == key }
+                return "\(table?["totals"] ?? "none")"
+            }
+            #expect(total(readersAfter, "byClass") == total(readers, "byClass") && total(readersAfter, "byMember") == total(readers, "byMember"))
+            // The audit log says it was done, and why, without naming them.
+            let audit = try await owner.get("\(f.lib)/audit?action=member_erased").array
+            #expect(audit.count == 1 && (audit.first?["detail"] as? [String: String])?["reason"] == "Parent's request")
+            #expect(try await owner.get("\(f.lib)/audit?action=member_exported").array.count == 2)
+        }
+    }
+}

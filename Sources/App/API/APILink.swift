@@ -32,6 +32,8 @@ enum APILink: Sendable, Equatable {
     case bookSheet(library: UUID, title: UUID, format: String)
     /// A report as JSON (`format` nil), CSV or PDF.
     case report(library: UUID, kind: ReportKind, format: String?)
+    /// Everything the library holds about a member, as JSON or PDF.
+    case memberData(library: UUID, member: UUID, format: String)
     /// The backup a year-end rollover took first.
     case rolloverBackup(library: UUID, rollover: UUID)
 
@@ -62,6 +64,8 @@ enum APILink: Sendable, Equatable {
         case .printedCatalog(let l, let format): return library(l) + [.fixed("print"), .fixed("catalog.\(format)")]
         case .bookSheet(let l, let title, let format): return library(l) + [.fixed("titles"), .parameter(name: "titleID", value: title.uuidString), .fixed("book.\(format)")]
         case .report(let l, let kind, let format): return library(l) + [.fixed("reports"), .fixed(format.map { "\(kind.rawValue).\($0)" } ?? kind.rawValue)]
+        case .memberData(let l, let member, let format):
+            return library(l) + [.fixed("members"), .parameter(name: "memberID", value: member.uuidString), .fixed("data.\(format)")]
         case .rolloverBackup(let l, let rollover):
             return library(l) + [.fixed("rollovers"), .parameter(name: "rolloverID", value: rollover.uuidString), .fixed("backup")]
         }
@@ -102,12 +106,12 @@ enum APILink: Sendable, Equatable {
             .shelfQR(library: l, shelf: x, format: "svg"), .shelfQR(library: l, shelf: x, format: "png"),
             .printedCatalog(library: l, format: "pdf"), .printedCatalog(library: l, format: "png"),
             .bookSheet(library: l, title: x, format: "pdf"), .bookSheet(library: l, title: x, format: "png"),
-            .rolloverBackup(library: l, rollover: x),
+            .rolloverBackup(library: l, rollover: x), .memberData(library: l, member: x, format: "json"), .memberData(library: l, member: x, format: "pdf"),
         ] + ReportKind.allCases.flatMap { kind in [nil, "csv", "pdf"].map { APILink.report(library: l, kind: kind, format: $0) } }
         return samples.map { link in
             switch link {
             case .export, .backup, .copyBarcode, .memberBarcode, .titleCopies, .job, .cover, .membersExport, .members, .readingExport, .photo,
-                 .reminderLetters, .labels, .memberCards, .shelfSigns, .shelfQR, .printedCatalog, .bookSheet, .report, .rolloverBackup:
+                 .reminderLetters, .labels, .memberCards, .shelfSigns, .shelfQR, .printedCatalog, .bookSheet, .report, .rolloverBackup, .memberData:
                 (link, .GET)
             }
         }

@@ -81,7 +81,7 @@ extension WebRoute {
         case memberCards, labels, levelsImport, series, collections, collectionDelete
         case shelves, shelf, shelfBooks, shelfDelete, shelfStocktake, shelfSigns, stocktake, stocktakeScan, stocktakeMove, stocktakeFinish, unseen, printedCatalog
         case reports, report, savedReports, savedReport, savedReportDelete, savedReportSend
-        case roster, rosterRun, rosterApply, memberArchive, audit, rollover, rolloverUndo
+        case roster, rosterRun, rosterApply, memberArchive, audit, rollover, rolloverUndo, memberErase
         case publicCatalog, publicTitle, publicHold, publicSignIn, publicEmailLink, publicLink, publicAccount, publicRenew, publicHoldCancel
         case publicCalendar, publicSignOut
         case kioskSetup, kiosk, kioskMember, kioskEnd
@@ -227,6 +227,7 @@ extension WebRoute {
         case .audit: .audit
         case .rollover: .rollover
         case .rolloverUndo: .rolloverUndo
+        case .memberErase: .memberErase
         }
     }
 
@@ -358,6 +359,7 @@ extension WebRoute {
         case .audit: return e(.audit(library: l), .settings, page)
         case .rollover: return e(.rollover(library: l), .members, both)
         case .rolloverUndo: return e(.rolloverUndo(library: l, rollover: s.rollover), .members, action)
+        case .memberErase: return e(.memberErase(library: l, member: s.member), .members, action)
         case .publicCatalog: return e(.publicCatalog(library: l), .publicCatalog, page)
         case .publicTitle: return e(.publicTitle(library: l, title: s.title), .publicCatalog, page)
         case .publicHold: return e(.publicHold(library: l, title: s.title), .publicCatalog, action)

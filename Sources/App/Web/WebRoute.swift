@@ -60,6 +60,7 @@ enum WebRoute: Sendable, Equatable {
     case audit(library: UUID)
     case rollover(library: UUID)
     case rolloverUndo(library: UUID, rollover: UUID)
+    case memberErase(library: UUID, member: UUID)
     /// Reading levels from a spreadsheet: the Import & Export page's form.
     case levelsImport(library: UUID)
     case member(library: UUID, member: UUID)
@@ -224,6 +225,7 @@ enum WebRoute: Sendable, Equatable {
         case .rosterApply(let library, let run): Self.rosterRun(library: library, run: run).segments + [.fixed("apply")]
         case .memberArchive(let library, let member): Self.member(library: library, member: member).segments + [.fixed("archive")]
         case .audit(let library): Self.library(library) + [.fixed("audit")]
+        case .memberErase(let library, let member): Self.member(library: library, member: member).segments + [.fixed("erase")]
         case .rollover(let library): Self.library(library) + [.fixed("rollover")]
         case .rolloverUndo(let library, let rollover):
             Self.library(library) + [.fixed("rollover"), .parameter(name: "rolloverID", value: rollover.uuidString), .fixed("undo")]

@@ -105,6 +105,21 @@ extension MemberPage {
                     }
                 }
             }
+            if mayEdit {
+                H.el(.details, [.class: "card", .id: "privacy"]) {
+                    H.el(.summary, [:]) { EscapedText(t(.privacyHeading)) }
+                    H.el(.p, [.class: "hint"]) { EscapedText(t(.privacyHint)) }
+                    H.el(.p, [:]) {
+                        H.link(t(.privacyDataJSON), APILink.memberData(library: lib, member: d.member.id, format: "json").path)
+                        EscapedText(" · ")
+                        H.link(t(.privacyDataPDF), APILink.memberData(library: lib, member: d.member.id, format: "pdf").path)
+                    }
+                    H.form(WebRoute.memberErase(library: lib, member: d.member.id).path, csrf: page.csrf) {
+                        H.field(t(.privacyReason), name: "reason", hint: t(.privacyEraseHint), required: true, extra: [.maxlength: String(Privacy.maxReason)])
+                        H.button(t(.privacyEraseButton), kind: "danger")
+                    }
+                }
+            }
         }
     }
 }

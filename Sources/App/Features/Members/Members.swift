@@ -108,12 +108,12 @@ enum Members {
                 try await archive([id], in: scope, on: db)
                 try await ActivityLog.record(.init(type: .memberArchived, memberCardID: member.cardID, info: member.fullName),
                                              library: scope.library, at: scope.now, on: db)
-                try await AuditLog.record(.init(action: .memberArchived, target: member.cardID), in: scope, on: db)
+                try await AuditLog.record(.init(action: .memberArchived, member: id), in: scope, on: db)
             } else if !archived, member.archivedAt != nil {
                 try await db.sql.raw("UPDATE members SET archived_at = NULL WHERE id = \(bind: id)").run()
                 try await ActivityLog.record(.init(type: .memberUnarchived, memberCardID: member.cardID, info: member.fullName),
                                              library: scope.library, at: scope.now, on: db)
-                try await AuditLog.record(.init(action: .memberUnarchived, target: member.cardID), in: scope, on: db)
+                try await AuditLog.record(.init(action: .memberUnarchived, member: id), in: scope, on: db)
             }
             let fresh = try await find(id, library: scope.libraryID, on: db)
             return fresh.dto(activeLoans: try await activeLoanCount(id, on: db))

@@ -14,6 +14,8 @@ enum AuditLog {
         case rosterApplied = "roster_applied"
         case memberArchived = "member_archived"
         case memberUnarchived = "member_unarchived"
+        case memberExported = "member_exported"
+        case memberErased = "member_erased"
         case staffAdded = "staff_added"
         case roleChanged = "role_changed"
         case staffRemoved = "staff_removed"
@@ -29,7 +31,19 @@ enum AuditLog {
         var action: Action
         var target: String?
         var detail: [String: String] = [:]
+
+        init(action: Action, target: String? = nil, detail: [String: String] = [:]) {
+            (self.action, self.target, self.detail) = (action, target, detail)
+        }
+
+        /// An action on a member: kept by their id (`member:…`), never their name or card, so an
+        /// erasure leaves nothing of them here; the page names them while they are in the library.
+        init(action: Action, member: UUID, detail: [String: String] = [:]) {
+            self.init(action: action, target: memberPrefix + member.uuidString, detail: detail)
+        }
     }
+
+    static let memberPrefix = "member:"
 
     /// Records `entry` in the transaction of the action it describes.
     static func record(_ entry: Entry, library: UUID, by user: AuthenticatedUser?, at date: Date, on db: any Database) async throws {
@@ -86,13 +100,19 @@ struct AuditEntryDTO: Content {
     var at: Date
     /// The staff account that acted (`shelfmark` for the server's own runs).
     var actor: String
-    /// `roster_applied`, `member_archived`, `member_unarchived`, `staff_added`, `role_changed`, `staff_removed`, `rollover`,
-    /// `rollover_undone`, `restore`, `erase`.
+    /// `roster_applied`, `member_archived`, `member_unarchived`, `member_exported`, `member_erased`, `staff_added`, `role_changed`,
+    /// `staff_removed`, `rollover`, `rollover_undone`, `restore`, `erase`.
     var action: String
-    /// Whom or what it touched: a member's card, a username, a file.
+    /// Whom or what it touched: a member (`member:` and their id), a username, a file.
     var target: String?
     /// Its figures (added, archived, role …).
     var detail: [String: String]
+
+    /// The member it was about, when it was about one.
+    var memberID: UUID? {
+        guard let target, target.hasPrefix(AuditLog.memberPrefix) else { return nil }
+        return UUID(uuidString: String(target.dropFirst(AuditLog.memberPrefix.count)))
+    }
 }
 
 extension JSONEncoder {

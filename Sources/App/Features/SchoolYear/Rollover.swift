@@ -176,6 +176,7 @@ enum Rollover {
         struct Row: Decodable { var backup: Data; var at: Date }
         guard let row = try await db.raw("SELECT backup, at FROM rollovers WHERE id = \(bind: id) AND library_id = \(bind: library)")
             .first(decoding: Row.self) else { throw SchoolYearError.rolloverNotFound }
+        guard !row.backup.isEmpty else { throw SchoolYearError.rolloverBackupErased }
         return (row.backup, row.at)
     }
 }

@@ -1,6 +1,7 @@
 import Fluent
 import Foundation
 import ShelfmarkCore
+import SQLKit
 import Vapor
 
 /// The roster sync, archiving a member and the audit log over the API.
@@ -43,6 +44,15 @@ enum RosterController {
             tag: "School year", response: RolloverDTO.self), use: undoRollover)
         lib.on(.GET, .rolloverBackup(library: .pattern, rollover: .pattern), doc: .init(
             summary: "The library's backup taken before a rollover (owners)", tag: "School year"), use: rolloverBackup)
+        lib.on(.GET, .memberData(library: .pattern, member: .pattern, format: "json"), doc: .init(
+            summary: "Everything the library holds about a member (a request for their data): the member record, every loan, hold and fine, their reading log and the messages sent to them; recorded in the audit log",
+            tag: "School year", response: MemberDataDTO.self), use: memberData)
+        lib.on(.GET, .memberData(library: .pattern, member: .pattern, format: "pdf"), doc: .init(
+            summary: "The same as a PDF in the member's language (else the library's)", tag: "School year",
+            query: [.init(name: "paper", description: "A4 or US Letter (default `a4`).", schema: ["enum": ["a4", "letter"]])]), use: memberDataPDF)
+        lib.on(.POST, "members", ":memberID", "erase", doc: .init(
+            summary: "Erase a member on request, with the reason: the member and everything that names them go (their name and card in the loan history, the activity log, messages, rosters; rollover backups are emptied); the anonymous counts stay. 409 while they have books out or owe money",
+            tag: "School year", request: ErasureInput.self, status: .noContent), use: eraseMember)
         lib.on(.GET, "audit", doc: .init(
             summary: "The audit log (owners): staff actions that touch people or the whole library, newest first; append-only",
             tag: "School year",
@@ -118,6 +128,43 @@ enum RosterController {
         let ctx = try await req.library(.administer)
         let (data, at) = try await Rollover.backup(try req.uuid("rolloverID"), library: ctx.libraryID, on: req.db.sql)
         return ExchangeController.download(data, type: "application/json", name: "shelfmark-before-rollover-\(at.formatted(.iso8601.year().month().day())).json")
+    }
+
+    struct ErasureInput: Content, SchemaConstrained {
+        /// Why (a parent's request, say): required, kept in the audit log.
+        var reason: String?
+        static var schemaConstraints: [String: JSONValue] { ["reason": ["maxLength": .number(Double(Privacy.maxReason))]] }
+    }
+
+    @Sendable static func memberData(req: Request) async throws -> Response {
+        let ctx = try await req.library(.manageMembers)
+        let data = try await Privacy.export(try req.uuid("memberID"), in: req.scope(ctx))
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+        encoder.dateEncodingStrategy = .iso8601
+        return ExchangeController.download(try encoder.encode(data), type: "application/json; charset=utf-8",
+                                           name: "shelfmark-member-\(data.member.cardId.filter { $0.isLetter || $0.isNumber }).json")
+    }
+
+    @Sendable static func memberDataPDF(req: Request) async throws -> Response {
+        let ctx = try await req.library(.manageMembers)
+        let paper = try req.paperQuery()
+        let data = try await Privacy.export(try req.uuid("memberID"), in: req.scope(ctx))
+        struct LibraryLanguage: Decodable { var language: String }
+        let libraryLanguage = try await req.db.sql.raw("SELECT language FROM libraries WHERE id = \(bind: ctx.libraryID)")
+            .first(decoding: LibraryLanguage.self)?.language
+        let lang = [data.member.language, libraryLanguage].compactMap { $0.flatMap(Lang.init(rawValue:)) }.first ?? .en
+        let t = Strings(lang: lang, timeZone: ctx.policy.timeZone)
+        let pdf = try Privacy.pdf(data, paper: paper, t: t)
+        return ExchangeController.download(Data(pdf), type: "application/pdf",
+                                           name: "shelfmark-member-\(data.member.cardId.filter { $0.isLetter || $0.isNumber }).pdf")
+    }
+
+    @Sendable static func eraseMember(req: Request) async throws -> HTTPStatus {
+        let ctx = try await req.library(.manageMembers)
+        let input = req.body.data == nil ? ErasureInput() : try req.content.decode(ErasureInput.self)
+        try await Privacy.erase(try req.uuid("memberID"), reason: input.reason, in: req.scope(ctx))
+        return .noContent
     }
 
     @Sendable static func audit(req: Request) async throws -> [AuditEntryDTO] {

@@ -1,5 +1,6 @@
 import Fluent
 import Foundation
+import SQLKit
 import ShelfmarkCore
 
 /// The roster page: a roster to read (the file, full or changes only, a student list's columns),
@@ -37,11 +38,23 @@ struct AuditPage: Sendable {
     var entries: [AuditEntryDTO]
     var paging: Paging
     var total: Int
+    /// The members the entries name (by id), as they are now: "name · card"; one erased or deleted is not here.
+    var members: [UUID: String] = [:]
 
     static func make(library: LibraryContext, paging: Paging, on db: any Database) async throws -> AuditPage {
-        AuditPage(libraryID: library.libraryID,
-                  entries: try await AuditLog.list(library: library.libraryID, action: nil, limit: paging.size, offset: paging.offset, on: db),
-                  paging: paging, total: try await AuditLog.count(library: library.libraryID, action: nil, on: db))
+        var page = AuditPage(libraryID: library.libraryID,
+                             entries: try await AuditLog.list(library: library.libraryID, action: nil, limit: paging.size, offset: paging.offset, on: db),
+                             paging: paging, total: try await AuditLog.count(library: library.libraryID, action: nil, on: db))
+        let ids = page.entries.compactMap { $0.memberID }
+        if !ids.isEmpty {
+            struct Row: Decodable { var id: UUID; var card_id: String; var first_name: String; var last_name: String }
+            for row in try await db.sql.raw("""
+                SELECT id, card_id, first_name, last_name FROM members WHERE library_id = \(bind: library.libraryID) AND id IN (\(binds: Array(Set(ids))))
+                """).all(decoding: Row.self) {
+                page.members[row.id] = Member.fullName(first: row.first_name, last: row.last_name) + " · " + row.card_id
+            }
+        }
+        return page
     }
 }
 

@@ -202,6 +202,8 @@ extension AuditPage {
         case .rosterApplied: t(.auditRosterApplied)
         case .memberArchived: t(.auditMemberArchived)
         case .memberUnarchived: t(.auditMemberUnarchived)
+        case .memberExported: t(.auditMemberExported)
+        case .memberErased: t(.auditMemberErased)
         case .staffAdded: t(.auditStaffAdded)
         case .roleChanged: t(.auditRoleChanged)
         case .staffRemoved: t(.auditStaffRemoved)
@@ -223,6 +225,8 @@ extension AuditPage {
         case .rollover:
             return t.format(.rolloverSummary, t.number(Int(d["moved"] ?? "") ?? 0), t.number(Int(d["archived"] ?? "") ?? 0),
                             t.number(Int(d["goalsCleared"] ?? "") ?? 0))
+        case .memberErased:
+            return d["reason"]
         case .staffAdded, .roleChanged:
             return d["role"].flatMap(Role.init(rawValue:)).map { t.role($0) }
         default:
@@ -243,7 +247,8 @@ extension AuditPage {
                     for e in entries {
                         H.el(.li, [:]) {
                             H.el(.strong, [:]) { EscapedText(Self.actionName(e.action, t)) }
-                            let what = [e.target, Self.detail(e, t)].compactMap { $0 }
+                            let whom = e.memberID.map { members[$0] ?? t(.auditFormerMember) } ?? e.target
+                            let what = [whom, Self.detail(e, t)].compactMap { $0 }
                             if !what.isEmpty { H.el(.p, [:]) { EscapedText(what.joined(separator: " · ")) } }
                             H.el(.p, [.class: "muted"]) { EscapedText(t.dateTime(e.at) + " · " + e.actor) }
                         }

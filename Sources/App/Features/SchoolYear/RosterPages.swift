@@ -20,6 +20,25 @@ enum RosterPages {
         web.get(.rollover(library: .pattern), use: rolloverPage)
         web.post(.rollover(library: .pattern), use: rollover)
         web.post(.rolloverUndo(library: .pattern, rollover: .pattern), use: undoRollover)
+        web.post(.memberErase(library: .pattern, member: .pattern), use: erase)
+    }
+
+    struct ErasureForm: WebForm {
+        var reason: String?
+        static var maxLength: [String: Int] { ["reason": Privacy.maxReason] }
+    }
+
+    /// Erased on request: to the members, saying so; refused (books out, money owed) on their page.
+    @Sendable static func erase(req: Request) async throws -> Response {
+        let ctx = try await req.library(.manageMembers)
+        let id = try req.uuid("memberID")
+        do {
+            let form = try req.form(ErasureForm.self)
+            try await Privacy.erase(id, reason: form.reason, in: req.scope(ctx))
+            return req.seeOther(WebRoute.members(library: ctx.libraryID).path, flash: req.t(.memberErasedFlash))
+        } catch let error where error.isFormRefusal {
+            return req.seeOther(WebRoute.member(library: ctx.libraryID, member: id).path, flash: req.t.message(error), isError: true)
+        }
     }
 
     @Sendable static func rolloverPage(req: Request) async throws -> HTML {

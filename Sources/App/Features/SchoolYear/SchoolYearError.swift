@@ -29,6 +29,12 @@ enum SchoolYearError: DomainError, Equatable {
     case rolloverUndone
     /// Only the newest rollover is undone.
     case rolloverNotLatest
+    case erasureNeedsReason
+    /// An erasure emptied the backups taken before rollovers (they held the member).
+    case rolloverBackupErased
+    /// Erasure waits until their books are back and nothing is owed.
+    case erasureLoansOut(count: Int)
+    case erasureOwes(amount: Int, currency: String)
 
     var described: Described {
         switch self {
@@ -75,6 +81,14 @@ enum SchoolYearError: DomainError, Equatable {
             .init(.conflict, "already_undone") { $0(.errRolloverUndone) }
         case .rolloverNotLatest:
             .init(.conflict, "not_latest") { $0(.errRolloverNotLatest) }
+        case .rolloverBackupErased:
+            .init(.gone, "backup_erased") { $0(.errRolloverBackupErased) }
+        case .erasureNeedsReason:
+            .init(.invalid, "invalid", field: "reason") { $0(.errErasureReason) }
+        case .erasureLoansOut(let count):
+            .init(.conflict, "member_has_loans", details: ["count": String(count)]) { $0.format(.errErasureLoans, $0(.loansOut, count)) }
+        case .erasureOwes(let amount, let currency):
+            .init(.conflict, "fines_owed", details: ["owed": String(amount), "currency": currency]) { $0.format(.errErasureOwes, $0.money(amount, currency)) }
         case .unknownField(let field):
             .init(.invalid, "invalid", field: "mapping", details: ["field": field]) { $0.format(.errRosterField, field) }
         }
