@@ -370,3 +370,71 @@ import ZIPFoundation
         }
     }
 }
+
+/// Retention: a library that keeps who borrowed what for 24 months has its older loans forget their
+/// borrower each night, and every report of then counts as it did.
+@Suite struct RetentionTests {
+    @Test func oldLoansForgetTheirBorrowerAndTheCountsStayEqual() async throws {
+        let june2025 = Date(timeIntervalSince1970: 1_750_000_000)
+        let clock = TestClock(june2025)
+        try await withTestApp(clock: clock.appClock) { app in
+            let f = try await Fixture.make(app)
+            let owner = Client(app: app, token: try await f.owner.post("/api/v1/tokens", ["name": "desk"]).string("token"))
+            let ada = try await owner.post("\(f.lib)/members", ["cardId": "RT-1", "firstName": "Adelheid", "lastName": "Rosenkranz", "grade": "3A"])
+            #expect(try await owner.post("\(f.lib)/members", ["cardId": "RT-2", "firstName": "Bartholomew", "grade": "3B"]).status == .created)
+            for (card, title) in [("RT-1", "Momo"), ("RT-1", "Holes"), ("RT-2", "Matilda")] {
+                let loan = try await owner.post("\(f.lib)/checkouts", ["cardId": card, "titleId": try await f.addTitle(title)])
+                #expect(try await owner.post("\(f.lib)/returns", ["copyBarcode": loan.string("copyBarcode")]).status == .ok)
+            }
+            #expect(try await owner.post("\(f.lib)/reads", ["titleId": try await f.addTitle("Diary"), "memberId": ada.string("id"),
+                                                            "status": "finished"]).status == .created)
+            clock.advance(days: 1)
+            #expect(try await owner.post("\(f.lib)/members/\(ada.string("id"))/archive").status == .ok)
+
+            // Bounded: 6 to 120 months, 0 for ever.
+            let tooShort = try await owner.patch(f.lib, ["retentionMonths": 3])
+            #expect(tooShort.status == .unprocessableEntity && tooShort.errorField == "retentionMonths", "\(tooShort.json)")
+            let set = try await owner.patch(f.lib, ["retentionMonths": 24])
+            #expect(set.status == .ok && set["retentionMonths"] as? Int == 24, "\(set.json)")
+
+            clock.advance(days: 25 * 31)
+            let period = "from=2025-06-01&to=2025-06-30"
+            let circulation = try await owner.get("\(f.lib)/reports/circulation?\(period)")
+            let readers = try await owner.get("\(f.lib)/reports/readers?\(period)")
+            #expect(circulation.status == .ok && readers.status == .ok, "\(circulation.json)")
+
+            let libraryID = try #require(UUID(uuidString: f.libraryID))
+            let outcome = try await Retention.run(library: libraryID, app: app)
+            #expect(outcome.removed == 4, "three loans and one read")
+            let sql = app.db as! any SQLDatabase
+            struct N: Decodable { var n: Int }
+            #expect(try await sql.raw("SELECT COUNT(*) AS n FROM loans WHERE member_name <> '' OR member_id IS NOT NULL").first(decoding: N.self)?.n == 0)
+            #expect(try await sql.raw("SELECT COUNT(*) AS n FROM loans WHERE member_card_id LIKE 'RT-%'").first(decoding: N.self)?.n == 0)
+            #expect(try await sql.raw("SELECT COUNT(*) AS n FROM borrower_months WHERE card LIKE 'RT-%'").first(decoding: N.self)?.n == 0)
+            #expect(try await sql.raw("SELECT COUNT(*) AS n FROM activities WHERE info LIKE '%Adelheid%'").first(decoding: N.self)?.n == 0)
+            #expect(try await sql.raw("SELECT COUNT(*) AS n FROM reads").first(decoding: N.self)?.n == 0, "the archived member's reading log")
+            // The same card gets the same key: two borrowers stay two.
+            #expect(try await sql.raw("SELECT COUNT(DISTINCT member_card_id) AS n FROM loans").first(decoding: N.self)?.n == 2)
+
+            let circulationAfter = try await owner.get("\(f.lib)/reports/circulation?\(period)")
+            #expect(NSDictionary(dictionary: circulationAfter.json).isEqual(to: circulation.json), "the circulation report changed")
+            let readersAfter = try await owner.get("\(f.lib)/reports/readers?\(period)")
+            // Each table's loans add up as before (the members' rows are one of former members now).
+            func sums(_ report: Client.Reply) -> [String: Double] {
+                var out: [String: Double] = [:]
+                for table in report["tables"] as? [[String: Any]] ?? [] {
+                    let rows = table["rows"] as? [[[String: Any]]] ?? []
+                    out[table["key"] as? String ?? ""] = rows.reduce(0) { $0 + $1.dropFirst().compactMap { $0["number"] as? Double }.reduce(0, +) }
+                }
+                return out
+            }
+            #expect(sums(readersAfter) == sums(readers) && sums(readers)["byMember"] == 3, "\(sums(readers)) \(sums(readersAfter))")
+            // Run again: nothing more to forget.
+            #expect(try await Retention.run(library: libraryID, app: app).removed == 0)
+            let audit = try await owner.get("\(f.lib)/audit?action=retention").array
+            #expect(audit.count == 2 && audit.contains { ($0["detail"] as? [String: String])?["loans"] == "3" })
+            // Off again: the nightly run has nothing to do.
+            #expect(try await owner.patch(f.lib, ["retentionMonths": 0])["retentionMonths"] == nil)
+        }
+    }
+}

@@ -88,6 +88,8 @@ struct LibraryDTO: Content {
     var kioskAsksPin: Bool = false
     /// Whether the public catalog shows books lent this school year and the most borrowed this month.
     var publicFigures: Bool = false
+    /// Months a closed loan keeps its borrower; absent: for ever.
+    var retentionMonths: Int? = nil
 }
 
 /// The settings page's forms read these types too (`req.form(StaffInput.self)`), with the API's bounds.

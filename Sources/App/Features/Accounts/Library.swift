@@ -15,6 +15,8 @@ final class Library: Model, @unchecked Sendable {
     @Field(key: "catalog_indexable") var catalogIndexable: Bool
     /// The public catalog shows how many books went out this school year and the most borrowed this month.
     @Field(key: "public_figures") var publicFigures: Bool
+    /// Months a closed loan keeps its borrower (nil: for ever).
+    @OptionalField(key: "retention_months") var retentionMonths: Int?
     /// The next accession number handed to a new copy's barcode.
     @Field(key: "next_accession") var nextAccession: Int
     /// An IANA time zone name; nil: the server's.

@@ -17,6 +17,8 @@ struct LibraryRow: Codable, Sendable, Equatable {
     var catalog_indexable: Bool? = nil
     /// Whether the public catalog shows the library's figures; absent in backups made before it.
     var public_figures: Bool? = nil
+    /// Months a closed loan keeps its borrower; absent in backups made before it.
+    var retention_months: Int? = nil
     var fine_mode: String? = nil
     var fine_per_day: Int? = nil
     var fine_grace_days: Int? = nil

@@ -9,7 +9,7 @@ import Vapor
 struct SettingsPage: Sendable {
     enum Form: Sendable { case settings, staff, newLibrary }
 
-    static let settingsFields: Set<String> = ["name", "loanPeriodDays", "maxRenewals", "publicCatalog", "catalogIndexable", "publicFigures", "timeZone", "renewalDays",
+    static let settingsFields: Set<String> = ["name", "loanPeriodDays", "maxRenewals", "publicCatalog", "catalogIndexable", "publicFigures", "retentionMonths", "timeZone", "renewalDays",
                                                "renewWindowDays", "holdPickupDays", "maxHoldsPerMember", "kioskAsksPin", "fineMode", "finePerDay", "fineGraceDays", "fineCap",
                                                "fineSuspensionDays", "fineBlockAt", "currency"]
     static let staffFields: Set<String> = ["username", "displayName", "password", "role"]
@@ -34,7 +34,8 @@ struct SettingsPage: Sendable {
                                       "holdPickupDays": library.holdPickupDays, "maxHoldsPerMember": library.maxHoldsPerMember,
                                       "fineGraceDays": library.fineGraceDays, "fineSuspensionDays": library.fineSuspensionDays]
         for (key, number) in numbers { values[key] = String(number) }
-        let optionalNumbers: [String: Int?] = ["renewalDays": library.renewalDays, "renewWindowDays": library.renewWindowDays]
+        let optionalNumbers: [String: Int?] = ["renewalDays": library.renewalDays, "renewWindowDays": library.renewWindowDays,
+                                               "retentionMonths": library.retentionMonths]
         for (key, number) in optionalNumbers { values[key] = number.map { String($0) } ?? "" }
         let flags: [String: Bool] = ["publicCatalog": library.publicCatalog, "catalogIndexable": library.catalogIndexable, "publicFigures": library.publicFigures,
                                      "kioskAsksPin": library.kioskAsksPIN]

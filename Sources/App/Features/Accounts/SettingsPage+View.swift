@@ -39,6 +39,9 @@ extension SettingsPage {
                     H.el(.p, [.class: "hint", .id: "f-timeZone-hint"]) { EscapedText(t(.timeZoneHint)) }
                 }
                 finesFieldset(settings, t: t)
+                H.field(t(.retentionField), name: "retentionMonths", type: "number", value: settings["retentionMonths"],
+                        hint: t.format(.retentionHint, t.number(Retention.recommended)), error: settings.errors["retentionMonths"],
+                        extra: [.min: "0", .max: String(Retention.range.upperBound)])
                 H.el(.div, [.class: "field"]) {
                     H.el(.label, [.class: "pick"]) {
                         H.void(.input, [.type: "checkbox", .name: "publicCatalog", .value: "true", .checked: settings["publicCatalog"] == "true" ? "" : nil])

@@ -59,6 +59,8 @@ enum SettingsPages {
         var catalogIndexable: Bool
         var kioskAsksPin: Bool?
         var publicFigures: Bool?
+        /// Months; empty: for ever.
+        var retentionMonths: Int?
         var timeZone: String?
         var renewalDays: Int?
         var renewWindowDays: Int?
@@ -90,6 +92,7 @@ enum SettingsPages {
                 PublicCatalogSettings(publicCatalog: publicCatalog, catalogIndexable: catalogIndexable),
                 KioskSettings(kioskAsksPin: kioskAsksPin ?? false),
                 PublicFigureSettings(publicFigures: publicFigures ?? false),
+                RetentionSettings(retentionMonths: retentionMonths ?? 0),
             ]
             // The fines fieldset is always sent with its mode; a form without it leaves fines as they are.
             if let fineMode {

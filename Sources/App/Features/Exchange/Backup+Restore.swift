@@ -178,7 +178,8 @@ extension Backup {
                                 remind_overdue_1: overdue.count > 0 ? overdue[0] : nil, remind_overdue_2: overdue.count > 1 ? overdue[1] : nil,
                                 remind_overdue_3: overdue.count > 2 ? overdue[2] : nil,
                                 language: b.library.language.flatMap { Lang(rawValue: $0)?.rawValue } ?? "en",
-                                contact: b.library.contact.map { String($0.prefix(Reminders.maxContact)) })
+                                contact: b.library.contact.map { String($0.prefix(Reminders.maxContact)) },
+                                retention_months: b.library.retention_months.flatMap { Retention.range.contains($0) ? $0 : nil })
         try await write { db in
             try await db.sql.update("libraries").set(model: settings).where("id", .equal, libraryID).run()
         }

@@ -92,6 +92,7 @@ enum Backup {
         var fine_block_at: Int?; var currency: String
         var reminders_on: Bool; var reminder_hour: Int; var remind_before_days: Int?; var remind_overdue_1: Int?; var remind_overdue_2: Int?
         var remind_overdue_3: Int?; var language: String; var contact: String?
+        var retention_months: Int? = nil
     }
 
     /// What a restore did not bring back, for its report (it was silent): the reading life

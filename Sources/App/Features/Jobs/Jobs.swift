@@ -23,6 +23,8 @@ enum Jobs {
         case backupDrill = "backup_drill"
         /// Saved reports mailed on their schedule (a library's, each morning one of them is due).
         case mailReports = "mail_reports"
+        /// Closed loans past the library's retention forget their borrower (nightly, where set).
+        case retention
     }
     enum State: String, Codable, Sendable { case running, done, failed }
 

@@ -47,11 +47,18 @@ struct RecurringJob: Sendable {
     }) { library, app in
         try await SavedReports.mailDue(library: library, app: app)
     }
+
+    /// Borrowers forgotten past the library's retention: nightly at 02:00, where it has one.
+    static let retention = RecurringJob(kind: .retention, scheduleFor: { library in
+        library.retention_months == nil ? nil : .daily(at: 2)
+    }) { library, app in
+        try await Retention.run(library: library, app: app)
+    }
 }
 
 enum RecurringJobs {
     /// Every recurring job of every library.
-    static let all: [RecurringJob] = [.prune, .expireHolds, .reminders, .mailReports]
+    static let all: [RecurringJob] = [.prune, .expireHolds, .reminders, .mailReports, .retention]
 
     /// What a run did, as a count the staff page shows.
     struct Outcome: Codable, Sendable, Equatable {
@@ -72,11 +79,13 @@ enum RecurringJobs {
         var reminder_hour: Int?
         /// It has saved reports to mail.
         var mails_reports: Bool?
+        /// Months a closed loan keeps its borrower (nil: for ever).
+        var retention_months: Int?
         var zone: TimeZone { Library.zone(time_zone) }
     }
 
     private static let zoneColumns: SQLQueryString = """
-        id, time_zone, reminders_on, reminder_hour,
+        id, time_zone, reminders_on, reminder_hour, retention_months,
         EXISTS (SELECT 1 FROM saved_reports s WHERE s.library_id = libraries.id AND s.schedule <> 'none') AS mails_reports
         """
 

@@ -68,6 +68,7 @@ extension BackgroundPage {
         case .nightlyBackup: t(.nightlyBackups)
         case .backupDrill: t(.drillHeading)
         case .mailReports: t(.jobMailReports)
+        case .retention: t(.jobRetention)
         case .prune, nil: t(.jobPrune)
         }
     }

@@ -21,6 +21,7 @@ enum AuditLog {
         case staffRemoved = "staff_removed"
         case rollover
         case rolloverUndone = "rollover_undone"
+        case retention
         case restore
         case erase
     }

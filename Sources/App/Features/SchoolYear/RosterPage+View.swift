@@ -209,6 +209,7 @@ extension AuditPage {
         case .staffRemoved: t(.auditStaffRemoved)
         case .rollover: t(.auditRollover)
         case .rolloverUndone: t(.auditRolloverUndone)
+        case .retention: t(.auditRetention)
         case .restore: t(.auditRestore)
         case .erase: t(.auditErase)
         case nil: action
@@ -227,6 +228,8 @@ extension AuditPage {
                             t.number(Int(d["goalsCleared"] ?? "") ?? 0))
         case .memberErased:
             return d["reason"]
+        case .retention:
+            return t.format(.auditRetentionDetail, t.number(Int(d["loans"] ?? "") ?? 0), t.number(Int(d["reads"] ?? "") ?? 0))
         case .staffAdded, .roleChanged:
             return d["role"].flatMap(Role.init(rawValue:)).map { t.role($0) }
         default:

@@ -21,5 +21,7 @@ enum SchoolYearFeature: Feature {
         RosterPages.register(web)
     }
 
-    static var migrations: [Landed] { [Landed(57, CreateSchoolYear()), Landed(58, CreateRollovers())] }
+    static var migrations: [Landed] { [Landed(57, CreateSchoolYear()), Landed(58, CreateRollovers()), Landed(59, AddRetention())] }
+
+    static var settings: (any LibrarySettings.Type)? { RetentionSettings.self }
 }
