@@ -113,7 +113,7 @@ struct RetentionSettings: LibrarySettings {
     var retentionMonths: Int?
 
     static var schemaConstraints: [String: JSONValue] {
-        ["retentionMonths": ["minimum": 0, "maximum": .number(Double(Retention.range.upperBound))]]
+        ["retentionMonths": ["anyOf": [["enum": [0]], Rule.range(Retention.range)]]]
     }
 
     func apply(to library: Library) throws {

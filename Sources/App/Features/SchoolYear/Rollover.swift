@@ -44,10 +44,8 @@ enum Rollover {
             if step.leave == true {
                 planned[step.from] = .some(nil)
             } else {
-                guard let to = try Check.optional(step.to, field: "classes[\(i)].to", max: 50) else {
-                    throw SchoolYearError.classGoesNowhere(step.from, field: "classes[\(i)].to")
-                }
-                planned[step.from] = .some(to)
+                // A class given no new name keeps its own.
+                planned[step.from] = .some(try Check.optional(step.to, field: "classes[\(i)].to", max: 50) ?? step.from)
             }
         }
         let moves = planned
@@ -202,7 +200,11 @@ struct RolloverInput: Content, SchemaConstrained {
     /// Clear the members' reading goals.
     var clearGoals: Bool?
 
-    static var schemaConstraints: [String: JSONValue] { ["classes": ["maxItems": .number(Double(Rollover.maxClasses))]] }
+    static var schemaConstraints: [String: JSONValue] {
+        ["classes": ["minItems": 1, "maxItems": .number(Double(Rollover.maxClasses)),
+                     "items": ["type": "object", "required": ["from"],
+                               "properties": ["from": Rule.text(50), "to": Rule.optionalText(50), "leave": ["type": "boolean"]]]]]
+    }
 }
 
 struct RolloverStepDTO: Content {

@@ -131,9 +131,9 @@ enum RosterController {
     }
 
     struct ErasureInput: Content, SchemaConstrained {
-        /// Why (a parent's request, say): required, kept in the audit log.
-        var reason: String?
-        static var schemaConstraints: [String: JSONValue] { ["reason": ["maxLength": .number(Double(Privacy.maxReason))]] }
+        /// Why (a parent's request, say): kept in the audit log.
+        var reason: String
+        static var schemaConstraints: [String: JSONValue] { ["reason": Rule.text(Privacy.maxReason)] }
     }
 
     @Sendable static func memberData(req: Request) async throws -> Response {
@@ -162,8 +162,7 @@ enum RosterController {
 
     @Sendable static func eraseMember(req: Request) async throws -> HTTPStatus {
         let ctx = try await req.library(.manageMembers)
-        let input = req.body.data == nil ? ErasureInput() : try req.content.decode(ErasureInput.self)
-        try await Privacy.erase(try req.uuid("memberID"), reason: input.reason, in: req.scope(ctx))
+        try await Privacy.erase(try req.uuid("memberID"), reason: try req.content.decode(ErasureInput.self).reason, in: req.scope(ctx))
         return .noContent
     }
 

@@ -23,8 +23,6 @@ enum SchoolYearError: DomainError, Equatable {
     /// A rollover's class that no member is in.
     case noSuchClass(String, field: String)
     case classTwice(String, field: String)
-    /// A class that neither moves nor leaves.
-    case classGoesNowhere(String, field: String)
     case rolloverNotFound
     case rolloverUndone
     /// Only the newest rollover is undone.
@@ -70,11 +68,9 @@ enum SchoolYearError: DomainError, Equatable {
         case .tooManyClasses(let max):
             .init(.invalid, "invalid", field: "classes") { $0.format(.errRolloverTooMany, $0.number(max)) }
         case .noSuchClass(let name, let field):
-            .init(.invalid, "invalid", field: field, details: ["class": name]) { $0.format(.errRolloverNoClass, name) }
+            .init(.notFound, "not_found", field: field, details: ["class": name]) { $0.format(.errRolloverNoClass, name) }
         case .classTwice(let name, let field):
-            .init(.invalid, "invalid", field: field, details: ["class": name]) { $0.format(.errRolloverTwice, name) }
-        case .classGoesNowhere(let name, let field):
-            .init(.invalid, "invalid", field: field, details: ["class": name]) { $0.format(.errRolloverNowhere, name) }
+            .init(.conflict, "class_twice", field: field, details: ["class": name]) { $0.format(.errRolloverTwice, name) }
         case .rolloverNotFound:
             .init(.notFound, "not_found") { $0(.errRolloverNotFound) }
         case .rolloverUndone:
