@@ -203,7 +203,8 @@ struct RolloverInput: Content, SchemaConstrained {
     static var schemaConstraints: [String: JSONValue] {
         ["classes": ["minItems": 1, "maxItems": .number(Double(Rollover.maxClasses)),
                      "items": ["type": "object", "required": ["from"],
-                               "properties": ["from": Rule.text(50), "to": Rule.optionalText(50), "leave": ["type": "boolean"]]]]]
+                               "properties": ["from": ["type": "string", "minLength": 1, "maxLength": 50, "pattern": .string(Rule.notBlank)],
+                                              "to": ["type": "string", "maxLength": 50], "leave": ["type": "boolean"]]]]]
     }
 }
 
