@@ -211,6 +211,7 @@ bench:
 	BENCH_SKIP_BUILD=1 scripts/bench-reading.py
 	BENCH_SKIP_BUILD=1 scripts/bench-signin.py
 	BENCH_SKIP_BUILD=1 scripts/bench-reports.py
+	BENCH_SKIP_BUILD=1 scripts/bench-school-year.py
 
 bench-scan:
 	$(call ensure_packages,$(BENCH_SCAN_PACKAGES))
