@@ -105,7 +105,7 @@ import Testing
             "AddLibraryPendingJob", "ShrinkTitleSearch", "CreateHolds", "CreateCalendarFeeds", "CreateFines", "CreateReminders",
             "AddReadingLevels", "CreateCollections", "AddCopyShelfIndexes", "CreateShelves", "CreateSyncLog",
             "CreateMemberPortal", "CreateKiosks", "AddLibraryRestoreSwap", "AddShelfCounts", "AddPublicDoorSettings",
-            "AddSecurityLifetimes", "AddNightlyBackupRuns", "KeepFiguresOfFormerMembers", "CreateSavedReports", "AddPublicFigures", "CreateLoanTallies", "CreateSchoolYear", "CreateRollovers", "AddRetention",
+            "AddSecurityLifetimes", "AddNightlyBackupRuns", "KeepFiguresOfFormerMembers", "CreateSavedReports", "AddPublicFigures", "CreateLoanTallies", "CreateSchoolYear", "CreateRollovers", "AddRetention", "AddRosterFolder",
         ]
         #expect(Migrations.inOrder.map { $0.name.split(separator: ".").last.map(String.init) ?? $0.name } == history)
     }

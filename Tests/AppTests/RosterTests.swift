@@ -440,3 +440,48 @@ import ZIPFoundation
         }
     }
 }
+
+/// The nightly drop folder: the school's file is read once and applied; a file that would archive
+/// most of the school waits as a preview instead.
+@Suite struct RosterFolderTests {
+    @Test func theNightlyFileIsAppliedOnceAndAMostlyEmptyOneWaits() async throws {
+        try await withTestApp { app in
+            let f = try await Fixture.make(app)
+            let library = try #require(UUID(uuidString: f.libraryID))
+            let root = FileManager.default.temporaryDirectory.appendingPathComponent("shelfmark-roster-\(UUID().uuidString)").path
+            defer { try? FileManager.default.removeItem(atPath: root) }
+            let folder = RosterFolder.folder(library: library, root: root)
+            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+            #expect(try await RosterFolder.run(library: library, root: root, app: app) == .nothingNew, "an empty folder")
+
+            // Asked for in the settings: the nightly job is planned.
+            let set = try await f.owner.patch(f.lib, ["rosterNightly": true])
+            #expect(set.status == .ok && set["rosterNightly"] as? Bool == true)
+            let zone = try #require(try await RecurringJobs.library(library, on: app.db))
+            #expect(RecurringJobs.planned(library: zone, now: Date()).contains { $0.kind == .rosterFolder })
+
+            let twelve = (1...12).map { "P\($0),Pupil\($0),Class 5\n" }.joined()
+            try Data(("Student number,First name,Class\n" + twelve).utf8).write(to: URL(fileURLWithPath: folder + "/pupils.csv"))
+            guard case .applied = try await RosterFolder.run(library: library, root: root, app: app) else {
+                Issue.record("the night's file was not applied")
+                return
+            }
+            #expect(try await f.owner.get("\(f.lib)/members").array.count == 12)
+            #expect(try await RosterFolder.run(library: library, root: root, app: app) == .nothingNew, "the same file is read once")
+
+            // A file that names two of the twelve: ten would leave, more than a fifth: held back.
+            try Data("Student number,First name,Class\nP1,Pupil1,Class 5\nP2,Pupil2,Class 5\n".utf8)
+                .write(to: URL(fileURLWithPath: folder + "/pupils.csv"))
+            guard case .heldBack(let run, let leaving, let known) = try await RosterFolder.run(library: library, root: root, app: app) else {
+                Issue.record("a file archiving most of the school was applied")
+                return
+            }
+            #expect(leaving == 10 && known == 12)
+            #expect(try await f.owner.get("\(f.lib)/members").array.count == 12, "nobody archived")
+            let waiting = try await f.owner.get("\(f.lib)/roster/runs/\(run.uuidString)")
+            #expect(waiting["source"] as? String == "folder" && waiting["appliedAt"] == nil && waiting["createdBy"] as? String == "Shelfmark")
+            let audit = try await f.owner.get("\(f.lib)/audit?action=roster_applied").array
+            #expect(audit.count == 1 && audit.first?["actor"] as? String == "Shelfmark")
+        }
+    }
+}

@@ -90,6 +90,8 @@ struct LibraryDTO: Content {
     var publicFigures: Bool = false
     /// Months a closed loan keeps its borrower; absent: for ever.
     var retentionMonths: Int? = nil
+    /// Reads the school's roster from its drop folder each night.
+    var rosterNightly: Bool = false
 }
 
 /// The settings page's forms read these types too (`req.form(StaffInput.self)`), with the API's bounds.

@@ -352,6 +352,7 @@ extension Library {
                    timeZone: Library.zone(timeZone).identifier, renewalDays: renewalDays, renewWindowDays: renewWindowDays,
                    holdPickupDays: holdPickupDays, maxHoldsPerMember: maxHoldsPerMember, fineMode: finePolicy.mode, finePerDay: finePerDay, fineGraceDays: fineGraceDays,
                    fineCap: fineCap, fineSuspensionDays: fineSuspensionDays, fineBlockAt: fineBlockAt, currency: currency,
-                   catalogIndexable: catalogIndexable, kioskAsksPin: kioskAsksPIN, publicFigures: publicFigures, retentionMonths: retentionMonths)
+                   catalogIndexable: catalogIndexable, kioskAsksPin: kioskAsksPIN, publicFigures: publicFigures, retentionMonths: retentionMonths,
+                   rosterNightly: rosterNightly)
     }
 }

@@ -17,6 +17,8 @@ final class Library: Model, @unchecked Sendable {
     @Field(key: "public_figures") var publicFigures: Bool
     /// Months a closed loan keeps its borrower (nil: for ever).
     @OptionalField(key: "retention_months") var retentionMonths: Int?
+    /// Reads the school's roster from its drop folder each night.
+    @Field(key: "roster_nightly") var rosterNightly: Bool
     /// The next accession number handed to a new copy's barcode.
     @Field(key: "next_accession") var nextAccession: Int
     /// An IANA time zone name; nil: the server's.
@@ -64,6 +66,7 @@ final class Library: Model, @unchecked Sendable {
         self.publicCatalog = publicCatalog
         self.catalogIndexable = false
         self.publicFigures = false
+        self.rosterNightly = false
         self.nextAccession = 1
         self.holdPickupDays = 7
         self.maxHoldsPerMember = Limits.defaultHoldsPerMember

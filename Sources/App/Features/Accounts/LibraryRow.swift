@@ -19,6 +19,8 @@ struct LibraryRow: Codable, Sendable, Equatable {
     var public_figures: Bool? = nil
     /// Months a closed loan keeps its borrower; absent in backups made before it.
     var retention_months: Int? = nil
+    /// Reads the school's roster from its drop folder each night; absent in backups made before it.
+    var roster_nightly: Bool? = nil
     var fine_mode: String? = nil
     var fine_per_day: Int? = nil
     var fine_grace_days: Int? = nil

@@ -9,7 +9,7 @@ import Vapor
 struct SettingsPage: Sendable {
     enum Form: Sendable { case settings, staff, newLibrary }
 
-    static let settingsFields: Set<String> = ["name", "loanPeriodDays", "maxRenewals", "publicCatalog", "catalogIndexable", "publicFigures", "retentionMonths", "timeZone", "renewalDays",
+    static let settingsFields: Set<String> = ["name", "loanPeriodDays", "maxRenewals", "publicCatalog", "catalogIndexable", "publicFigures", "retentionMonths", "rosterNightly", "timeZone", "renewalDays",
                                                "renewWindowDays", "holdPickupDays", "maxHoldsPerMember", "kioskAsksPin", "fineMode", "finePerDay", "fineGraceDays", "fineCap",
                                                "fineSuspensionDays", "fineBlockAt", "currency"]
     static let staffFields: Set<String> = ["username", "displayName", "password", "role"]
@@ -37,7 +37,7 @@ struct SettingsPage: Sendable {
         let optionalNumbers: [String: Int?] = ["renewalDays": library.renewalDays, "renewWindowDays": library.renewWindowDays,
                                                "retentionMonths": library.retentionMonths]
         for (key, number) in optionalNumbers { values[key] = number.map { String($0) } ?? "" }
-        let flags: [String: Bool] = ["publicCatalog": library.publicCatalog, "catalogIndexable": library.catalogIndexable, "publicFigures": library.publicFigures,
+        let flags: [String: Bool] = ["publicCatalog": library.publicCatalog, "catalogIndexable": library.catalogIndexable, "publicFigures": library.publicFigures, "rosterNightly": library.rosterNightly,
                                      "kioskAsksPin": library.kioskAsksPIN]
         for (key, on) in flags { values[key] = on ? "true" : "" }
         let money: [String: Int?] = ["finePerDay": library.finePerDay, "fineCap": library.fineCap, "fineBlockAt": library.fineBlockAt]

@@ -44,6 +44,16 @@ extension SettingsPage {
                         extra: [.min: "0", .max: String(Retention.range.upperBound)])
                 H.el(.div, [.class: "field"]) {
                     H.el(.label, [.class: "pick"]) {
+                        H.void(.input, [.type: "checkbox", .name: "rosterNightly", .value: "true", .checked: settings["rosterNightly"] == "true" ? "" : nil,
+                                        .ariaDescribedby: "f-roster-nightly-hint"])
+                        EscapedText(" " + t(.rosterNightlyField))
+                    }
+                    H.el(.p, [.class: "hint", .id: "f-roster-nightly-hint"]) {
+                        EscapedText(t.format(.rosterNightlyHint, RosterFolder.folder(library: libraryID, root: RosterFolder.root())))
+                    }
+                }
+                H.el(.div, [.class: "field"]) {
+                    H.el(.label, [.class: "pick"]) {
                         H.void(.input, [.type: "checkbox", .name: "publicCatalog", .value: "true", .checked: settings["publicCatalog"] == "true" ? "" : nil])
                         EscapedText(" " + t(.publicCatalog))
                     }

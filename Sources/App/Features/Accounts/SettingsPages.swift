@@ -61,6 +61,7 @@ enum SettingsPages {
         var publicFigures: Bool?
         /// Months; empty: for ever.
         var retentionMonths: Int?
+        var rosterNightly: Bool?
         var timeZone: String?
         var renewalDays: Int?
         var renewWindowDays: Int?
@@ -92,7 +93,7 @@ enum SettingsPages {
                 PublicCatalogSettings(publicCatalog: publicCatalog, catalogIndexable: catalogIndexable),
                 KioskSettings(kioskAsksPin: kioskAsksPin ?? false),
                 PublicFigureSettings(publicFigures: publicFigures ?? false),
-                RetentionSettings(retentionMonths: retentionMonths ?? 0),
+                SchoolYearSettings(retentionMonths: retentionMonths ?? 0, rosterNightly: rosterNightly ?? false),
             ]
             // The fines fieldset is always sent with its mode; a form without it leaves fines as they are.
             if let fineMode {

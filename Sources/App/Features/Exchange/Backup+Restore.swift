@@ -179,7 +179,8 @@ extension Backup {
                                 remind_overdue_3: overdue.count > 2 ? overdue[2] : nil,
                                 language: b.library.language.flatMap { Lang(rawValue: $0)?.rawValue } ?? "en",
                                 contact: b.library.contact.map { String($0.prefix(Reminders.maxContact)) },
-                                retention_months: b.library.retention_months.flatMap { Retention.range.contains($0) ? $0 : nil })
+                                retention_months: b.library.retention_months.flatMap { Retention.range.contains($0) ? $0 : nil },
+                                roster_nightly: b.library.roster_nightly ?? false)
         try await write { db in
             try await db.sql.update("libraries").set(model: settings).where("id", .equal, libraryID).run()
         }

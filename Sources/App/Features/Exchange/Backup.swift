@@ -93,6 +93,7 @@ enum Backup {
         var reminders_on: Bool; var reminder_hour: Int; var remind_before_days: Int?; var remind_overdue_1: Int?; var remind_overdue_2: Int?
         var remind_overdue_3: Int?; var language: String; var contact: String?
         var retention_months: Int? = nil
+        var roster_nightly: Bool = false
     }
 
     /// What a restore did not bring back, for its report (it was silent): the reading life

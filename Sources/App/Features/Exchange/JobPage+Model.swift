@@ -32,7 +32,7 @@ struct JobPage: Sendable {
         case (.done, .restore):
             record.decodedResult(RestoreJob.Outcome.self).map { .restored($0.library, leftOut: $0.leftOut) } ?? failed(nil)
         case (.failed, _), (_, .enrich), (_, .prune), (_, .expireHolds), (_, .reminders), (_, .nightlyBackup), (_, .backupDrill),
-             (_, .mailReports), (_, .retention): failed(record.decodedFailure)
+             (_, .mailReports), (_, .retention), (_, .rosterFolder): failed(record.decodedFailure)
         }
         return JobPage(jobID: jobID, libraryID: library.libraryID, state: state)
     }

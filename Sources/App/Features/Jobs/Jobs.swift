@@ -25,6 +25,8 @@ enum Jobs {
         case mailReports = "mail_reports"
         /// Closed loans past the library's retention forget their borrower (nightly, where set).
         case retention
+        /// The school's roster read from the library's drop folder (nightly, where asked for).
+        case rosterFolder = "roster_folder"
     }
     enum State: String, Codable, Sendable { case running, done, failed }
 

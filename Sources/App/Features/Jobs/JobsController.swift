@@ -43,7 +43,7 @@ struct JobDTO: Content {
             backup = record.decodedResult(NightlyBackup.Report.self)
         case .backupDrill:
             drill = record.decodedResult(RestoreDrill.Report.self)
-        case .enrich, .prune, .expireHolds, .reminders, .mailReports, .retention:
+        case .enrich, .prune, .expireHolds, .reminders, .mailReports, .retention, .rosterFolder:
             (report, library) = (nil, nil)
         }
         error = record.decodedFailure.map { ErrorBody.Detail(code: $0.code, message: $0.message(t), field: $0.field) }

@@ -54,11 +54,18 @@ struct RecurringJob: Sendable {
     }) { library, app in
         try await Retention.run(library: library, app: app)
     }
+
+    /// The school's roster from the library's drop folder: nightly at 01:00, where asked for.
+    static let rosterFolder = RecurringJob(kind: .rosterFolder, scheduleFor: { library in
+        library.roster_nightly == true ? .daily(at: 1) : nil
+    }) { library, app in
+        try await RosterFolder.run(library: library, app: app)
+    }
 }
 
 enum RecurringJobs {
     /// Every recurring job of every library.
-    static let all: [RecurringJob] = [.prune, .expireHolds, .reminders, .mailReports, .retention]
+    static let all: [RecurringJob] = [.prune, .expireHolds, .reminders, .mailReports, .retention, .rosterFolder]
 
     /// What a run did, as a count the staff page shows.
     struct Outcome: Codable, Sendable, Equatable {
@@ -81,11 +88,13 @@ enum RecurringJobs {
         var mails_reports: Bool?
         /// Months a closed loan keeps its borrower (nil: for ever).
         var retention_months: Int?
+        /// It reads the school's roster from its drop folder each night.
+        var roster_nightly: Bool?
         var zone: TimeZone { Library.zone(time_zone) }
     }
 
     private static let zoneColumns: SQLQueryString = """
-        id, time_zone, reminders_on, reminder_hour, retention_months,
+        id, time_zone, reminders_on, reminder_hour, retention_months, roster_nightly,
         EXISTS (SELECT 1 FROM saved_reports s WHERE s.library_id = libraries.id AND s.schedule <> 'none') AS mails_reports
         """
 

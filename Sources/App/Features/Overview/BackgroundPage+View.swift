@@ -69,6 +69,7 @@ extension BackgroundPage {
         case .backupDrill: t(.drillHeading)
         case .mailReports: t(.jobMailReports)
         case .retention: t(.jobRetention)
+        case .rosterFolder: t(.jobRosterFolder)
         case .prune, nil: t(.jobPrune)
         }
     }

@@ -108,15 +108,18 @@ enum Retention {
     }
 }
 
-/// How long the library keeps who borrowed what: 6 to 120 months, 0 for ever.
-struct RetentionSettings: LibrarySettings {
+/// The school year's settings: how long the library keeps who borrowed what (6 to 120 months, 0 for
+/// ever), and whether it reads the school's roster from its drop folder each night.
+struct SchoolYearSettings: LibrarySettings {
     var retentionMonths: Int?
+    var rosterNightly: Bool?
 
     static var schemaConstraints: [String: JSONValue] {
         ["retentionMonths": ["anyOf": [["enum": [0]], Rule.range(Retention.range)]]]
     }
 
     func apply(to library: Library) throws {
+        if let nightly = rosterNightly { library.rosterNightly = nightly }
         guard let months = retentionMonths else { return }
         if months == 0 {
             library.retentionMonths = nil

@@ -224,17 +224,17 @@ enum RosterSync {
         return try await preview(roster, fileName: fileName, source: source, in: scope)
     }
 
-    static func preview(_ roster: RosterFile, fileName: String, source: String, in scope: Scope) async throws -> RosterRunDTO {
+    static func preview(_ roster: RosterFile, fileName: String, source: String, hash: String? = nil, in scope: Scope) async throws -> RosterRunDTO {
         let (plan, _) = try await plan(roster, library: scope.libraryID, on: scope.db.sql)
         let id = UUID()
         let name = String(fileName.split(separator: "/").last.map(String.init)?.cleanedInput.prefix(200) ?? "")
         let by = scope.library.user.username
         try await scope.gate.transaction(on: scope.db) { db in
             try await db.sql.raw("""
-                INSERT INTO roster_runs (id, library_id, created_at, created_by, source, file_name, mode, roster, summary)
+                INSERT INTO roster_runs (id, library_id, created_at, created_by, source, file_name, mode, roster, summary, source_hash)
                 VALUES (\(bind: id), \(bind: scope.libraryID), \(bind: scope.now), \(bind: by), \(bind: source), \(bind: name),
                         \(bind: roster.mode.rawValue), \(bind: String(decoding: try JSONEncoder().encode(roster), as: UTF8.self)),
-                        \(bind: String(decoding: try JSONEncoder().encode(plan), as: UTF8.self)))
+                        \(bind: String(decoding: try JSONEncoder().encode(plan), as: UTF8.self)), \(bind: hash))
                 """).run()
             try await prune(library: scope.libraryID, on: db.sql)
         }

@@ -21,7 +21,9 @@ enum SchoolYearFeature: Feature {
         RosterPages.register(web)
     }
 
-    static var migrations: [Landed] { [Landed(57, CreateSchoolYear()), Landed(58, CreateRollovers()), Landed(59, AddRetention())] }
+    static var migrations: [Landed] {
+        [Landed(57, CreateSchoolYear()), Landed(58, CreateRollovers()), Landed(59, AddRetention()), Landed(60, AddRosterFolder())]
+    }
 
-    static var settings: (any LibrarySettings.Type)? { RetentionSettings.self }
+    static var settings: (any LibrarySettings.Type)? { SchoolYearSettings.self }
 }
