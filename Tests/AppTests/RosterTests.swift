@@ -462,7 +462,7 @@ import ZIPFoundation
 
             let twelve = (1...12).map { "P\($0),Pupil\($0),Class 5\n" }.joined()
             try Data(("Student number,First name,Class\n" + twelve).utf8).write(to: URL(fileURLWithPath: folder + "/pupils.csv"))
-            guard case .applied = try await RosterFolder.run(library: library, root: root, app: app) else {
+            guard case .applied(_, 12, 0, 0) = try await RosterFolder.run(library: library, root: root, app: app) else {
                 Issue.record("the night's file was not applied")
                 return
             }

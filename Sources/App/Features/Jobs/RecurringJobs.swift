@@ -76,6 +76,12 @@ enum RecurringJobs {
         var sent: Int?
         var failed: Int?
         var withoutEmail: Int?
+        /// A roster from the drop folder: members added, changed and archived; or archived had it been
+        /// applied (`heldBack`: it waits as a preview).
+        var added: Int? = nil
+        var changed: Int? = nil
+        var archived: Int? = nil
+        var heldBack: Bool? = nil
     }
 
     /// A library as the scheduler needs it.

@@ -17,6 +17,8 @@ struct BackgroundPage: Sendable {
         var sent: Int? = nil
         var failedMessages: Int? = nil
         var withoutEmail: Int? = nil
+        /// A roster from the drop folder: what it did, or would have (held back).
+        var roster: RecurringJobs.Outcome? = nil
         var failure: Jobs.Failure?
         /// An import's or restore's own page (its report).
         var page: WebRoute?
@@ -36,7 +38,7 @@ struct BackgroundPage: Sendable {
             let own = (kind == .importFile || kind == .restore)
             return Run(kind: kind, state: r.status, started: r.created_at, finished: r.finished_at, removed: r.outcome?.removed, expired: r.outcome?.expired,
                        sent: r.outcome?.sent, failedMessages: r.outcome?.failed, withoutEmail: r.outcome?.withoutEmail,
-                       failure: r.decodedFailure, page: own ? .job(library: library.libraryID, job: r.id) : nil)
+                       roster: kind == .rosterFolder ? r.outcome : nil, failure: r.decodedFailure, page: own ? .job(library: library.libraryID, job: r.id) : nil)
         }
         return BackgroundPage(libraryID: library.libraryID, planned: try await RecurringJobs.library(library.libraryID, on: app.db)
                                 .map { RecurringJobs.planned(library: $0, now: app.clock.now()) } ?? [],

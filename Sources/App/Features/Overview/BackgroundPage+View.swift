@@ -44,6 +44,12 @@ extension BackgroundPage {
                                 H.el(.time, [.datetime: run.started.formatted(.iso8601)]) { EscapedText(t.dateTime(run.started)) }
                                 if let removed = run.removed { EscapedText(" · " + t.format(.removedRecords, t.number(removed))) }
                                 if let expired = run.expired { EscapedText(" · " + t.format(.expiredHolds, t.number(expired))) }
+                                if let roster = run.roster {
+                                    EscapedText(" · " + (roster.heldBack == true
+                                        ? t.format(.rosterHeldBack, t.number(roster.archived ?? 0))
+                                        : t.format(.actRosterSyncedDetail, t.number(roster.added ?? 0), t.number(roster.changed ?? 0),
+                                                   t.number(roster.archived ?? 0))))
+                                }
                                 if let sent = run.sent {
                                     EscapedText(" · " + t.format(.remindersSent, t.number(sent), t.number(run.failedMessages ?? 0), t.number(run.withoutEmail ?? 0)))
                                 }

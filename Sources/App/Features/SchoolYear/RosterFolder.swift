@@ -67,16 +67,16 @@ enum RosterFolder {
     /// What a night's run did.
     enum Outcome: Equatable {
         case nothingNew
-        case applied(UUID)
+        case applied(UUID, added: Int, changed: Int, archived: Int)
         /// Kept as a preview: it would archive `leaving` of the `known` pupils.
         case heldBack(UUID, leaving: Int, known: Int)
     }
 
     static func run(library: UUID, app: Application) async throws -> RecurringJobs.Outcome {
         switch try await run(library: library, root: root(), app: app) {
-        case .nothingNew: return .init(removed: 0)
-        case .applied: return .init(removed: 0, sent: 1)
-        case .heldBack(_, let leaving, _): return .init(removed: 0, failed: leaving)
+        case .nothingNew: return .init(added: 0, changed: 0, archived: 0)
+        case .applied(_, let added, let changed, let archived): return .init(added: added, changed: changed, archived: archived)
+        case .heldBack(_, let leaving, _): return .init(archived: leaving, heldBack: true)
         }
     }
 
@@ -101,7 +101,7 @@ enum RosterFolder {
             """).first(decoding: Seen.self)?.n ?? 0
         let leaving = run.plan.leaving.count
         if leaving >= 10 && leaving * 5 > known { return .heldBack(run.id, leaving: leaving, known: known) }
-        _ = try await RosterSync.apply(run.id, in: scope)
-        return .applied(run.id)
+        let done = try await RosterSync.apply(run.id, in: scope).plan
+        return .applied(run.id, added: done.added.count, changed: done.changed.count, archived: done.leaving.count)
     }
 }
