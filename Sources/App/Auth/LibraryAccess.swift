@@ -13,6 +13,17 @@ struct LibraryContext: Sendable {
     let policy: LoanPolicy
     let role: Role
     let user: AuthenticatedUser
+
+    /// The library as the server's own background work acts in it ("Shelfmark" in its logs); nil when
+    /// it is gone.
+    static func server(_ library: UUID, on db: any Database) async throws -> LibraryContext? {
+        struct Row: Decodable { var name: String; var loan_period_days: Int; var max_renewals: Int; var time_zone: String? }
+        guard let row = try await db.sql.raw("SELECT name, loan_period_days, max_renewals, time_zone FROM libraries WHERE id = \(bind: library)")
+            .first(decoding: Row.self) else { return nil }
+        return LibraryContext(libraryID: library, name: row.name,
+                              policy: LoanPolicy(loanPeriodDays: row.loan_period_days, maxRenewals: row.max_renewals, timeZone: Library.zone(row.time_zone)),
+                              role: .owner, user: AuthenticatedUser(id: UUID(), username: "Shelfmark", displayName: "Shelfmark"))
+    }
 }
 
 extension Request {

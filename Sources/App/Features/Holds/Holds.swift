@@ -150,15 +150,23 @@ enum Holds {
         return try await hold(id, libraryID: scope.libraryID, on: scope.db)
     }
 
+    /// The open holds of `members` end (a copy set aside passes to the next in line), inside the
+    /// caller's transaction: a member deleted, archived or erased holds nothing.
+    static func closeOpen(members: [UUID], in scope: Scope, on db: any Database) async throws {
+        struct OpenHold: Decodable { var id: UUID; var title_id: UUID; var copy_id: UUID?; var state: String }
+        for chunk in members.chunked(500) {
+            for hold in try await db.sql.raw("""
+                SELECT id, title_id, copy_id, state FROM holds WHERE member_id IN (\(binds: chunk)) AND state IN ('waiting', 'ready')
+                """).all(decoding: OpenHold.self) {
+                try await close(hold.id, state: hold.state, copy: hold.copy_id, title: hold.title_id, in: scope, on: db)
+            }
+        }
+    }
+
     /// Ready holds past their pickup day end as expired; each copy passes to the next in line.
     static func expire(library: UUID, app: Application) async throws -> Int {
         let now = app.clock.now()
-        struct LendingPolicy: Decodable { var name: String; var loan_period_days: Int; var max_renewals: Int; var time_zone: String? }
-        guard let row = try await app.db.sql.raw("SELECT name, loan_period_days, max_renewals, time_zone FROM libraries WHERE id = \(bind: library)")
-            .first(decoding: LendingPolicy.self) else { return 0 }
-        let ctx = LibraryContext(libraryID: library, name: row.name,
-                                 policy: LoanPolicy(loanPeriodDays: row.loan_period_days, maxRenewals: row.max_renewals, timeZone: Library.zone(row.time_zone)),
-                                 role: .owner, user: AuthenticatedUser(id: UUID(), username: "Shelfmark", displayName: "Shelfmark"))
+        guard let ctx = try await LibraryContext.server(library, on: app.db) else { return 0 }
         let scope = Scope(library: ctx, now: now, gate: app.writeGate, db: app.db, clock: app.clock)
         return try await app.writeGate.transaction(on: app.db) { db in
             let late = try await db.sql.raw("""

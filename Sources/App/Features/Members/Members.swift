@@ -66,13 +66,7 @@ enum Members {
             }
             // Their holds end here (a book set aside for them passes to the next in line); the closed holds
             // and the fines stay, without the member, for the library's figures.
-            struct OpenHold: Decodable { var id: UUID; var title_id: UUID; var copy_id: UUID?; var state: String }
-            let holds = try await db.sql.raw("""
-                SELECT id, title_id, copy_id, state FROM holds WHERE member_id = \(bind: id) AND state IN ('waiting', 'ready')
-                """).all(decoding: OpenHold.self)
-            for hold in holds {
-                try await Holds.close(hold.id, state: hold.state, copy: hold.copy_id, title: hold.title_id, in: scope, on: db)
-            }
+            try await Holds.closeOpen(members: [id], in: scope, on: db)
             try await member.delete(on: db)
             try await ReadingDays.keepUnnamed(reader: .member(id), library: library.libraryID, on: db.sql)
             try await ActivityLog.record(.init(type: .deleteMember, memberCardID: member.cardID, info: member.fullName),
@@ -90,14 +84,8 @@ enum Members {
                 UPDATE members SET archived_at = \(bind: scope.now) WHERE id IN (\(binds: chunk)) AND library_id = \(bind: scope.libraryID)
                   AND archived_at IS NULL
                 """).run()
-            struct OpenHold: Decodable { var id: UUID; var title_id: UUID; var copy_id: UUID?; var state: String }
-            let holds = try await db.sql.raw("""
-                SELECT id, title_id, copy_id, state FROM holds WHERE member_id IN (\(binds: chunk)) AND state IN ('waiting', 'ready')
-                """).all(decoding: OpenHold.self)
-            for hold in holds {
-                try await Holds.close(hold.id, state: hold.state, copy: hold.copy_id, title: hold.title_id, in: scope, on: db)
-            }
         }
+        try await Holds.closeOpen(members: ids, in: scope, on: db)
     }
 
     /// One member archived or brought back by a librarian.

@@ -135,12 +135,7 @@ enum Privacy {
             if !runs.isEmpty { try await sql.raw("DELETE FROM roster_runs WHERE id IN (\(binds: runs))").run() }
             try await forgetInRollovers(id, library: library, on: sql)
             // Their open holds end (a copy set aside passes on); closed holds and fines stay, without them.
-            struct OpenHold: Decodable { var id: UUID; var title_id: UUID; var copy_id: UUID?; var state: String }
-            for hold in try await sql.raw("""
-                SELECT id, title_id, copy_id, state FROM holds WHERE member_id = \(bind: id) AND state IN ('waiting', 'ready')
-                """).all(decoding: OpenHold.self) {
-                try await Holds.close(hold.id, state: hold.state, copy: hold.copy_id, title: hold.title_id, in: scope, on: db)
-            }
+            try await Holds.closeOpen(members: [id], in: scope, on: db)
             try await member.delete(on: db)
             try await ReadingDays.keepUnnamed(reader: .member(id), library: library, on: sql)
             try await ActivityLog.record(.init(type: .deleteMember, memberCardID: token), library: scope.library, at: scope.now, on: db)

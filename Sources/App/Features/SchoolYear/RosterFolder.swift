@@ -87,12 +87,7 @@ enum RosterFolder {
         if try await db.sql.raw("""
             SELECT COUNT(*) AS n FROM roster_runs WHERE library_id = \(bind: library) AND source_hash = \(bind: found.hash)
             """).first(decoding: Seen.self)?.n ?? 0 > 0 { return .nothingNew }
-        struct Lib: Decodable { var name: String; var loan_period_days: Int; var max_renewals: Int; var time_zone: String? }
-        guard let row = try await db.sql.raw("SELECT name, loan_period_days, max_renewals, time_zone FROM libraries WHERE id = \(bind: library)")
-            .first(decoding: Lib.self) else { return .nothingNew }
-        let ctx = LibraryContext(libraryID: library, name: row.name,
-                                 policy: LoanPolicy(loanPeriodDays: row.loan_period_days, maxRenewals: row.max_renewals, timeZone: Library.zone(row.time_zone)),
-                                 role: .owner, user: AuthenticatedUser(id: UUID(), username: "Shelfmark", displayName: "Shelfmark"))
+        guard let ctx = try await LibraryContext.server(library, on: db) else { return .nothingNew }
         let scope = Scope(library: ctx, app: app)
         let roster = try RosterSync.read(files: found.files, options: .init())
         let run = try await RosterSync.preview(roster, fileName: found.name, source: "folder", hash: found.hash, in: scope)

@@ -39,29 +39,17 @@ enum RosterSync {
             let files = try unzip(data)
             return try read(files: files, options: options)
         }
-        // One file: a OneRoster users.csv on its own, or a student list, whatever its name.
-        let text = TextDecoding.decode(data).text
         let name = String(fileName.split(separator: "/").last ?? "")
-        let header = StudentList.headers(text).map { $0.lowercased() }
-        let roster: Result<RosterFile, RosterError>
-        if header.contains("sourcedid"), header.contains("givenname") {
-            roster = Result { () throws(RosterError) in try OneRoster.read(["users.csv": text]) }
-        } else {
-            roster = Result { () throws(RosterError) in
-                try StudentList.read(text, mode: options.mode, mapping: options.mapping, file: name.isEmpty ? "students.csv" : name)
-            }
-        }
-        switch roster {
-        case .success(let file): return file
-        case .failure(let error): throw SchoolYearError.roster(error)
-        }
+        return try read(files: [name.isEmpty ? "students.csv" : name: TextDecoding.decode(data).text], options: options)
     }
 
-    /// A roster from files by name (a bundle's, a folder's).
+    /// A roster from files by name (a bundle's, a folder's); one file alone, whatever its name, is a
+    /// OneRoster users.csv on its own or a student list.
     static func read(files: [String: String], options: Options) throws -> RosterFile {
         do {
             if OneRoster.isBundle(Array(files.keys)) { return try OneRoster.read(files) }
-            let csvs = files.filter { $0.key.lowercased().hasSuffix(".csv") || $0.key.lowercased().hasSuffix(".txt") || $0.key.lowercased().hasSuffix(".tsv") }
+            let csvs = files.count == 1 ? files
+                : files.filter { $0.key.lowercased().hasSuffix(".csv") || $0.key.lowercased().hasSuffix(".txt") || $0.key.lowercased().hasSuffix(".tsv") }
             guard csvs.count == 1, let (name, text) = csvs.first else {
                 throw SchoolYearError.notARoster(files: files.keys.sorted())
             }
