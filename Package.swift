@@ -34,6 +34,8 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
         // Zipped roster bundles (OneRoster) from a school's records.
         .package(url: "https://github.com/weichsel/ZIPFoundation.git", from: "0.9.20"),
+        // ID tokens of a school's sign-in provider (OpenID Connect), checked against its published keys.
+        .package(url: "https://github.com/vapor/jwt-kit.git", from: "5.8.0"),
     ],
     targets: [
         .target(
@@ -138,6 +140,7 @@ let package = Package(
                 .product(name: "NIOFoundationCompat", package: "swift-nio"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "ZIPFoundation", package: "ZIPFoundation"),
+                .product(name: "JWTKit", package: "jwt-kit"),
                 .product(name: "NIOFoundationEssentialsCompat", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ],
@@ -175,6 +178,7 @@ let package = Package(
                 "ShelfmarkTLS",
                 .product(name: "VaporTesting", package: "vapor"),
                 .product(name: "ZIPFoundation", package: "ZIPFoundation"),
+                .product(name: "JWTKit", package: "jwt-kit"),
             ],
             exclude: ["Fixtures"],
             swiftSettings: swiftSettings

@@ -120,6 +120,7 @@ enum Features {
         FinesFeature.self, ShelvesFeature.self, ReadingFeature.self, RemindersFeature.self, JobsFeature.self, SyncFeature.self,
         PublicCatalogFeature.self, KioskFeature.self, PrintingFeature.self, OverviewFeature.self, ExchangeFeature.self,
         ScanningFeature.self, NightlyBackupsFeature.self, ReportsFeature.self, SchoolYearFeature.self,
+        SchoolSignInFeature.self,
     ]
 
     static var tables: [DataTable] { all.flatMap { $0.tables } }

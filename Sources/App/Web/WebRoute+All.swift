@@ -63,7 +63,7 @@ extension WebRoute {
 
     /// The case's name (one per case of `WebRoute`).
     enum Name: String, Sendable, CaseIterable, Codable {
-        case home, setup, login, logout, language, offline, sharedYear
+        case home, setup, login, schoolSignIn, schoolSignInReturn, logout, language, offline, sharedYear
         case catalog, title, editTitle, titleCopies, titleFavorite, titleNotes, titleDelete, copyStatus, copyRemove
         case categories, categoryRename, categoryMerge, categoryDelete
         case add, addPhoto
@@ -76,13 +76,13 @@ extension WebRoute {
         case readDelete, readRating
         case titlePhotos, photo, photoCorners, photoMarkup, photoDelete, photoQuote, quotes, quoteDelete
         case more, dashboard, activity, background
-        case settings, staff, staffRole, staffRemove, staffPassword, createLibrary, server, backups, backupsRun, backupsDrill
+        case settings, staff, staffRole, staffRemove, staffPassword, staffEmail, createLibrary, server, backups, backupsRun, backupsDrill, schoolSignInSettings
         case exchange, job, restore, erase
         case memberCards, labels, levelsImport, series, collections, collectionDelete
         case shelves, shelf, shelfBooks, shelfDelete, shelfStocktake, shelfSigns, stocktake, stocktakeScan, stocktakeMove, stocktakeFinish, unseen, printedCatalog
         case reports, report, savedReports, savedReport, savedReportDelete, savedReportSend
         case roster, rosterRun, rosterApply, memberArchive, audit, rollover, rolloverUndo, memberErase
-        case publicCatalog, publicTitle, publicHold, publicSignIn, publicEmailLink, publicLink, publicAccount, publicRenew, publicHoldCancel
+        case publicCatalog, publicTitle, publicHold, publicSignIn, publicEmailLink, publicSchoolSignIn, publicLink, publicAccount, publicRenew, publicHoldCancel
         case publicCalendar, publicSignOut
         case kioskSetup, kiosk, kioskMember, kioskEnd
     }
@@ -92,6 +92,8 @@ extension WebRoute {
         case .home: .home
         case .setup: .setup
         case .login: .login
+        case .schoolSignIn: .schoolSignIn
+        case .schoolSignInReturn: .schoolSignInReturn
         case .logout: .logout
         case .language: .language
         case .offline: .offline
@@ -168,6 +170,7 @@ extension WebRoute {
         case .publicHold: .publicHold
         case .publicSignIn: .publicSignIn
         case .publicEmailLink: .publicEmailLink
+        case .publicSchoolSignIn: .publicSchoolSignIn
         case .publicLink: .publicLink
         case .publicAccount: .publicAccount
         case .publicRenew: .publicRenew
@@ -187,11 +190,13 @@ extension WebRoute {
         case .staffRole: .staffRole
         case .staffRemove: .staffRemove
         case .staffPassword: .staffPassword
+        case .staffEmail: .staffEmail
         case .createLibrary: .createLibrary
         case .server: .server
         case .backups: .backups
         case .backupsRun: .backupsRun
         case .backupsDrill: .backupsDrill
+        case .schoolSignInSettings: .schoolSignInSettings
         case .exchange: .exchange
         case .job: .job
         case .restore: .restore
@@ -239,6 +244,8 @@ extension WebRoute {
         case .home: return e(.home, .session, .entry)
         case .setup: return e(.setup, .session, [.entry, .action])
         case .login: return e(.login, .session, both)
+        case .schoolSignIn: return e(.schoolSignIn, .session, .entry)
+        case .schoolSignInReturn: return e(.schoolSignInReturn, .session, .entry)
         case .logout: return e(.logout, .session, action)
         case .language: return e(.language, .session, action)
         case .offline: return e(.offline, .session, page)
@@ -319,11 +326,13 @@ extension WebRoute {
         case .staffRole: return e(.staffRole(library: l, user: s.user), .settings, action)
         case .staffRemove: return e(.staffRemove(library: l, user: s.user), .settings, action)
         case .staffPassword: return e(.staffPassword(library: l, user: s.user), .settings, action)
+        case .staffEmail: return e(.staffEmail(library: l, user: s.user), .settings, action)
         case .createLibrary: return e(.createLibrary(library: l), .settings, action)
         case .server: return e(.server(library: l), .settings, action)
         case .backups: return e(.backups(library: l), .settings, both)
         case .backupsRun: return e(.backupsRun(library: l), .settings, action)
         case .backupsDrill: return e(.backupsDrill(library: l), .settings, action)
+        case .schoolSignInSettings: return e(.schoolSignInSettings(library: l), .settings, both)
         case .exchange: return e(.exchange(library: l), .exchange, both)
         case .job: return e(.job(library: l, job: s.job), .exchange, page)
         case .restore: return e(.restore(library: l), .exchange, action)
@@ -365,6 +374,7 @@ extension WebRoute {
         case .publicHold: return e(.publicHold(library: l, title: s.title), .publicCatalog, action)
         case .publicSignIn: return e(.publicSignIn(library: l), .publicCatalog, both)
         case .publicEmailLink: return e(.publicEmailLink(library: l), .publicCatalog, action)
+        case .publicSchoolSignIn: return e(.publicSchoolSignIn(library: l), .publicCatalog, .entry)
         case .publicLink: return e(.publicLink(library: l, token: s.token), .publicCatalog, both)
         case .publicAccount: return e(.publicAccount(library: l), .publicCatalog, page)
         case .publicRenew: return e(.publicRenew(library: l, loan: s.loan), .publicCatalog, action)

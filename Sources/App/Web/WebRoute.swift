@@ -7,6 +7,9 @@ enum WebRoute: Sendable, Equatable {
     case home
     case setup
     case login
+    /// Sign-in with the school's account: to the provider (GET), and back from it.
+    case schoolSignIn
+    case schoolSignInReturn
     case logout
     case language
     case offline
@@ -120,12 +123,16 @@ enum WebRoute: Sendable, Equatable {
     case staffRole(library: UUID, user: UUID)
     case staffRemove(library: UUID, user: UUID)
     case staffPassword(library: UUID, user: UUID)
+    /// A staff account's school e-mail (what a sign-in with the school's account is matched to).
+    case staffEmail(library: UUID, user: UUID)
     case createLibrary(library: UUID)
     case server(library: UUID)
     /// The installation's nightly backups (the administrator): settings and status (GET), a change (POST); a backup now.
     case backups(library: UUID)
     case backupsRun(library: UUID)
     case backupsDrill(library: UUID)
+    /// The installation's sign-in with the school's accounts (the administrator): settings (GET), a change (POST).
+    case schoolSignInSettings(library: UUID)
     case wishlist(library: UUID)
     case wishlistAcquire(library: UUID, title: UUID)
     case wishlistDelete(library: UUID, title: UUID)
@@ -157,6 +164,8 @@ enum WebRoute: Sendable, Equatable {
     case publicHold(library: UUID, title: UUID)
     case publicSignIn(library: UUID)
     case publicEmailLink(library: UUID)
+    /// A member of the public catalog to the school's sign-in provider.
+    case publicSchoolSignIn(library: UUID)
     case publicLink(library: UUID, token: String)
     case publicAccount(library: UUID)
     case publicRenew(library: UUID, loan: UUID)
@@ -181,6 +190,8 @@ enum WebRoute: Sendable, Equatable {
         case .home: []
         case .setup: [.fixed("setup")]
         case .login: [.fixed("login")]
+        case .schoolSignIn: [.fixed("login"), .fixed("school")]
+        case .schoolSignInReturn: [.fixed("login"), .fixed("school"), .fixed("return")]
         case .logout: [.fixed("logout")]
         case .language: [.fixed("language")]
         case .offline: [.fixed("offline")]
@@ -278,11 +289,13 @@ enum WebRoute: Sendable, Equatable {
         case .staffRole(let library, let user): Self.library(library) + [.fixed("staff"), .parameter(name: "userID", value: user.uuidString), .fixed("role")]
         case .staffRemove(let library, let user): Self.library(library) + [.fixed("staff"), .parameter(name: "userID", value: user.uuidString), .fixed("remove")]
         case .staffPassword(let library, let user): Self.library(library) + [.fixed("staff"), .parameter(name: "userID", value: user.uuidString), .fixed("password")]
+        case .staffEmail(let library, let user): Self.library(library) + [.fixed("staff"), .parameter(name: "userID", value: user.uuidString), .fixed("email")]
         case .createLibrary(let library): Self.library(library) + [.fixed("libraries")]
         case .server(let library): Self.library(library) + [.fixed("server")]
         case .backups(let library): Self.library(library) + [.fixed("backups")]
         case .backupsRun(let library): Self.library(library) + [.fixed("backups"), .fixed("run")]
         case .backupsDrill(let library): Self.library(library) + [.fixed("backups"), .fixed("drill")]
+        case .schoolSignInSettings(let library): Self.library(library) + [.fixed("school-sign-in")]
         case .wishlist(let library): Self.library(library) + [.fixed("wishlist")]
         case .wishlistAcquire(let library, let title): Self.library(library) + [.fixed("wishlist"), .parameter(name: "titleID", value: title.uuidString), .fixed("acquire")]
         case .wishlistDelete(let library, let title): Self.library(library) + [.fixed("wishlist"), .parameter(name: "titleID", value: title.uuidString), .fixed("delete")]
@@ -310,6 +323,7 @@ enum WebRoute: Sendable, Equatable {
         case .publicHold(let library, let title): Self.publicTitle(library: library, title: title).segments + [.fixed("hold")]
         case .publicSignIn(let library): Self.open(library) + [.fixed("sign-in")]
         case .publicEmailLink(let library): Self.open(library) + [.fixed("sign-in"), .fixed("email")]
+        case .publicSchoolSignIn(let library): Self.open(library) + [.fixed("sign-in"), .fixed("school")]
         case .publicLink(let library, let token): Self.open(library) + [.fixed("sign-in"), .fixed("link"), .parameter(name: "token", value: token)]
         case .publicAccount(let library): Self.open(library) + [.fixed("account")]
         case .publicRenew(let library, let loan): Self.open(library) + [.fixed("account"), .fixed("loans"), .parameter(name: "loanID", value: loan.uuidString), .fixed("renew")]

@@ -120,6 +120,8 @@ struct StaffDTO: Content {
     var username: String
     var displayName: String
     var role: Role
+    /// The school e-mail a sign-in with the school's account is matched to.
+    var email: String?
 }
 
 struct Health: Content {

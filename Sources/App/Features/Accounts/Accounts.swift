@@ -74,6 +74,8 @@ enum Accounts {
         let passwordOK = await verify(input.password, hash: hash, passwords: passwords)
         guard let user, passwordOK else { throw AccountError.badCredentials }
         try await LoginThrottle.succeeded(.staff, account: username, address: address, gate: gate, on: db)
+        // Said only to whoever knows the password: their school account signs them in now.
+        try await SchoolSignIn.requirePasswordAllowed(user: user, on: db)
         return try await startSession(for: user, now: now, gate: gate, on: db)
     }
 
@@ -209,7 +211,7 @@ enum Accounts {
 
     static func staff(of libraryID: UUID, on db: any Database) async throws -> [StaffDTO] {
         try await Membership.query(on: db).filter(\.$library.$id == libraryID).with(\.$user).all()
-            .map { StaffDTO(userId: $0.$user.id, username: $0.user.username, displayName: $0.user.displayName, role: $0.role) }
+            .map { StaffDTO(userId: $0.$user.id, username: $0.user.username, displayName: $0.user.displayName, role: $0.role, email: $0.user.email) }
             .sorted { $0.username < $1.username }
     }
 
@@ -250,7 +252,7 @@ enum Accounts {
             try await ActivityLog.record(.init(type: .addStaff, detail: .staffAdded(username: username, role: input.role)), library: library, at: now, on: db)
             try await AuditLog.record(.init(action: .staffAdded, target: username, detail: ["role": input.role.rawValue]), library: library.libraryID,
                                       by: library.user, at: now, on: db)
-            return StaffDTO(userId: user.id!, username: user.username, displayName: user.displayName, role: input.role)
+            return StaffDTO(userId: user.id!, username: user.username, displayName: user.displayName, role: input.role, email: user.email)
         }
     }
 

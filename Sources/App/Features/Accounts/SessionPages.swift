@@ -77,7 +77,9 @@ enum SessionPages {
     }
 
     static func loginPage(_ req: Request, error: String?, username: String?) async throws -> HTML {
-        SignInPage(username: username, error: error, next: req.query[String.self, at: "next"].flatMap(LocalPath.validate))
+        let school = try await SchoolSignInSettings.load(on: req.db)
+        return SignInPage(username: username, error: error, next: req.query[String.self, at: "next"].flatMap(LocalPath.validate),
+                          school: school.staffEnabled ? school.providerName : nil)
             .render(try await req.page())
     }
 

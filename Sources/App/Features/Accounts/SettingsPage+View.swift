@@ -106,6 +106,11 @@ extension SettingsPage {
                                             extra: [.minlength: "8", .autocomplete: "new-password"])
                                     H.button(t(.resetPassword), kind: "quiet")
                                 }
+                                H.form(WebRoute.staffEmail(library: libraryID, user: s.userId).path, csrf: page.csrf, attrs: [.class: "inline-form"]) {
+                                    H.field(t(.staffSchoolEmail), name: "email", type: "email", value: s.email, hint: t(.staffSchoolEmailHint),
+                                            id: "f-email-" + id, extra: [.autocomplete: "off"])
+                                    H.button(t(.save), kind: "quiet")
+                                }
                                 H.form(WebRoute.staffRemove(library: libraryID, user: s.userId).path, csrf: page.csrf, attrs: [.class: "inline-form"]) {
                                     H.button(t(.removeStaff), kind: "danger", attrs: [.ariaLabel: t(.removeStaff) + ": " + s.displayName])
                                 }

@@ -6,4 +6,6 @@ struct SignInPage: Sendable {
     var username: String?
     var error: String?
     var next: String?
+    /// The school's sign-in provider's name, when staff may sign in with their school account.
+    var school: String? = nil
 }

@@ -12,6 +12,8 @@ final class User: Model, @unchecked Sendable {
     @Field(key: "password_hash") var passwordHash: String
     /// The installation's administrator (the account made at setup): decides who may create libraries.
     @Field(key: "is_admin") var isAdmin: Bool
+    /// The school e-mail a sign-in with the school's account is matched to (lower case, unique).
+    @OptionalField(key: "email") var email: String?
     @Timestamp(key: "created_at", on: .create) var createdAt: Date?
 
     init() {}

@@ -89,6 +89,7 @@ enum MemberPortal {
     static func signIn(library: UUID, card rawCard: String, pin: String, address: String?, now: Date, passwords: PasswordHashing,
                        gate: WriteGate, on db: any Database) async throws -> String {
         let member = try await checkPIN(library: library, card: rawCard, pin: pin, address: address, now: now, passwords: passwords, gate: gate, on: db)
+        try await SchoolSignIn.requirePINAllowed(on: db)
         return try await startSession(member: member, library: library, now: now, gate: gate, on: db)
     }
 

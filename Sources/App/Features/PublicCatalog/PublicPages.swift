@@ -148,8 +148,11 @@ enum PublicPages {
 
     /// The sign-in page (by PIN; by an emailed link when the library can send one).
     static func signInForm(_ req: Request, _ visit: Visit, next: String?, form: FormState, linkSent: Bool) async throws -> Response {
+        let school = try await SchoolSignInSettings.load(on: req.db)
         let page = PublicSignInPage(library: visit.library, next: next, form: form, linkSent: linkSent,
-                                    mailReady: try await MemberPortal.canSendLinks(visit.library, on: req.db))
+                                    mailReady: try await MemberPortal.canSendLinks(visit.library, on: req.db),
+                                    school: school.membersEnabled ? school.providerName : nil,
+                                    pinOff: school.membersEnabled && school.passwordOff.contains(SchoolSignInSettings.memberRole))
         return try await respond(page.render(visit.page), visit, req: req, privatePage: true)
     }
 

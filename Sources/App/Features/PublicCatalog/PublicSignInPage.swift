@@ -11,6 +11,10 @@ struct PublicSignInPage: Sendable {
     var linkSent: Bool
     /// The library can send sign-in links (`MemberPortal.canSendLinks`).
     var mailReady: Bool
+    /// The school's sign-in provider's name, when members may sign in with their school account.
+    var school: String? = nil
+    /// The PIN is switched off: the school's account is the way in.
+    var pinOff = false
 
     func render(_ page: PageContext) -> HTML {
         let t = page.t
@@ -18,13 +22,23 @@ struct PublicSignInPage: Sendable {
         return Layout.page(page, title: t(.portalSignIn)) {
             H.el(.h1, [:]) { EscapedText(t(.portalSignIn)) }
             H.el(.p, [.class: "hint"]) { EscapedText(t.format(.portalSignInIntro, library.name)) }
+            if let school {
+                H.el(.p, [.class: "actions"]) {
+                    H.link(t.format(.schoolSignInWith, school), WebRoute.publicSchoolSignIn(library: lib).path(query: [("next", next)]), cls: "button primary")
+                }
+            }
+            if pinOff, let refused = form.errors["pin"] {
+                H.el(.p, [.class: "flash error", .role: "alert"]) { EscapedText(refused) }
+            }
+            if !pinOff {
             H.form(WebRoute.publicSignIn(library: lib).path, csrf: page.csrf, attrs: [.class: "stack"]) {
                 if let next { H.void(.input, [.type: "hidden", .name: "next", .value: next]) }
                 H.field(t(.portalCardField), name: "cardId", value: form["cardId"], required: true,
                         extra: [.autocomplete: "username", .autocapitalize: "characters"])
                 H.field(t(.portalPinField), name: "pin", type: "password", hint: t(.portalPinHint), required: true, error: form.errors["pin"],
                         extra: [.autocomplete: "current-password", .inputmode: "numeric"])
-                H.button(t(.portalSignIn))
+                H.button(t(.portalSignIn), kind: school == nil ? "primary" : "quiet")
+            }
             }
             if mailReady {
                 H.el(.section, [.class: "card"]) {
