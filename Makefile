@@ -31,6 +31,8 @@ PLAYWRIGHT_VERSION := 1.65.2
 AXE_VERSION := 0.1.8
 # Parses the calendar feeds in the browser tests.
 ICALENDAR_VERSION := 7.3.2
+# A real OpenID Connect provider for the sign-in with the school's accounts (e2e).
+OIDC_MOCK_VERSION := 0.3.4
 # Draws the fake camera's video frames in the phone checks.
 PILLOW_VERSION := 11.3.0
 # A real SMTP server (STARTTLS, TLS, AUTH) the reminder tests send to.
@@ -126,6 +128,7 @@ test-e2e:
 	@$(VENV)/bin/python -c "import axe_playwright_python" 2>/dev/null || $(VENV)/bin/pip install -q axe-playwright-python==$(AXE_VERSION)
 	@$(VENV)/bin/python -c "import icalendar" 2>/dev/null || $(VENV)/bin/pip install -q icalendar==$(ICALENDAR_VERSION)
 	@$(VENV)/bin/python -c "import PIL" 2>/dev/null || $(VENV)/bin/pip install -q pillow==$(PILLOW_VERSION)
+	@$(VENV)/bin/python -c "import oidc_provider_mock" 2>/dev/null || $(VENV)/bin/pip install -q oidc-provider-mock==$(OIDC_MOCK_VERSION)
 	$(SWIFT) build $(BUILD_FLAGS) --product shelfmark
 	$(SWIFT) build $(BUILD_FLAGS) --product shelfmark-replay
 	E2E_BIN=$$($(SWIFT) build --show-bin-path) E2E_OUT=$(CURDIR)/.tmp/e2e $(VENV)/bin/python Tests/e2e/flows.py

@@ -1129,7 +1129,157 @@ def flow_school_year(page, library, servers):
     shot(page, "35-audit-log-390")
 
 
-FLOWS = [flow_school_year, flow_reports, flow_shelf_and_stocktake, flow_goodreads_history, flow_page_photo_to_quote, flow_reading_by_keypad_and_voice, flow_every_page, flow_public_catalog, flow_kiosk, flow_return_and_renew_from_member, flow_class_list_import, flow_add_by_isbn, flow_add_by_hand, flow_member, flow_lend_and_return_overdue, flow_holds, flow_wishlist, flow_overview,
+def start_oidc_provider(port, *args):
+    """oidc-provider-mock (a real OpenID Connect provider, from PyPI) on this machine."""
+    binary = os.path.join(os.path.dirname(sys.executable), "oidc-provider-mock")
+    process = subprocess.Popen([binary, "--port", str(port), *args], stdout=open(f"{OUT}/oidc-{port}.log", "w"), stderr=subprocess.STDOUT)
+    for _ in range(100):
+        try:
+            urllib.request.urlopen(f"http://127.0.0.1:{port}/.well-known/openid-configuration", timeout=2)
+            return process
+        except Exception:
+            time.sleep(0.2)
+    process.terminate()
+    raise AssertionError(f"oidc-provider-mock did not start on {port}")
+
+
+def oidc_user(port, sub, claims):
+    request = urllib.request.Request(f"http://127.0.0.1:{port}/users/{sub}", method="PUT", data=json.dumps(claims).encode(),
+                                     headers={"content-type": "application/json"})
+    urllib.request.urlopen(request, timeout=10)
+
+
+def flow_school_sign_in(page, library, servers):
+    # The administrator sets up sign-in with the school's accounts on a phone (the page, 390 px); a
+    # librarian signs in with her school account at a real OpenID Connect provider, a pupil signs in to
+    # the public catalog with theirs. The same answer twice, a forged state and an expired token are
+    # refused with the reason; with passwords off for librarians, her password is refused and her school
+    # account still works. Everything is set back at the end (the other flows sign in with passwords).
+    import urllib.error
+    lib = f"/libraries/{library.id}"
+    oidc_port, expired_port = PORT + 2, PORT + 3
+    provider = start_oidc_provider(oidc_port)
+    expired = start_oidc_provider(expired_port, "--token-max-age", "-300")
+    issuer = f"http://127.0.0.1:{oidc_port}"
+    try:
+        api("POST", f"{lib}/staff", {"username": "kim", "role": "librarian", "password": "kims own password"}, library.token)
+        kim = next(s for s in api("GET", f"{lib}/staff", token=library.token) if s["username"] == "kim")
+        api("PUT", f"{lib}/staff/{kim['userId']}/email", {"email": "kim@school.example"}, library.token)
+        oidc_user(oidc_port, "kim-sub", {"email": "kim@school.example", "email_verified": True, "name": "Kim Teacher"})
+        oidc_user(expired_port, "kim-sub", {"email": "kim@school.example", "email_verified": True})
+        api("PATCH", f"{lib}", {"publicCatalog": True}, library.token)
+        pia = api("POST", f"{lib}/members", {"cardId": "P-77", "firstName": "Pia", "lastName": "Nowak", "email": "pia@school.example"}, library.token)
+        oidc_user(oidc_port, "pia-sub", {"email": "pia@school.example", "email_verified": True})
+
+        page.goto(library.url("/more"))
+        page.get_by_role("link", name="Sign-in with school accounts").click()
+        labelled(page)
+        expect(page.locator("pre.command code")).to_have_text(f"{BASE}/login/school/return")
+        page.get_by_label("Provider").select_option("other")
+        page.get_by_label("Issuer").fill(issuer)
+        page.get_by_label("Client ID").fill("shelfmark-e2e")
+        page.get_by_label("Client secret").fill("e2e-client-secret")
+        page.get_by_label("School e-mail domain").fill("school.example")
+        page.get_by_label("Staff (matched by their account's school e-mail)").check()
+        page.get_by_label("Members in the public catalog (matched by student number or e-mail)").check()
+        width = page.evaluate("() => document.documentElement.scrollWidth")
+        assert width <= 390, f"the sign-in settings are {width} px wide at 390 px"
+        shot(page, "37-school-sign-in-settings-390", full_page=True)
+        page.get_by_role("button", name="Save").click()
+        expect(page.locator(".flash[role=status]")).to_contain_text("Sign-in with school accounts saved.")
+        expect(page.get_by_label("Client secret")).to_have_value("")
+
+        # Kim, signed out, on her phone.
+        context = page.context.browser.new_context(viewport={"width": 390, "height": 844}, locale="en-GB")
+        kim_page = context.new_page()
+        kim_page.goto(BASE + "/login")
+        kim_page.get_by_role("link", name="Sign in with 127.0.0.1").click()
+        kim_page.wait_for_url(re.compile(rf"^{re.escape(issuer)}/oauth2/authorize"))
+        authorize_url = kim_page.url
+        query = urllib.parse.parse_qs(urllib.parse.urlparse(authorize_url).query)
+        assert query["code_challenge_method"] == ["S256"] and len(query["code_challenge"][0]) == 43 and query["nonce"], query
+        kim_page.locator("input[name=sub]").fill("kim-sub")
+        with kim_page.expect_response(lambda r: r.url.startswith(BASE + "/login/school/return")) as answer:
+            kim_page.get_by_role("button", name="Authorize").click()
+        callback = answer.value
+        timing = callback.request.timing
+        round_trip = timing["responseStart"] - timing["requestStart"]
+        print(f"e2e: school sign-in: the way back (code exchange, ID token checked, session) took {round_trip:.0f} ms", flush=True)
+        assert round_trip < 1000, f"the way back from the provider took {round_trip:.0f} ms"
+        kim_page.wait_for_url(re.compile(r"/catalog"))
+        me = kim_page.evaluate("() => fetch('/api/v1/me').then(r => r.json())")
+        assert me["username"] == "kim", me
+        shot(kim_page, "38-school-sign-in-catalog-390")
+        # The same answer again: refused, with the reason, on the sign-in page.
+        kim_page.goto(callback.url)
+        expect(kim_page.locator(".flash.error")).to_contain_text("This sign-in has ended or was already used.")
+        context.close()
+
+        # A forged state in a browser that started nothing.
+        context = page.context.browser.new_context(viewport={"width": 390, "height": 844}, locale="en-GB")
+        other = context.new_page()
+        other.goto(BASE + "/login")
+        other.goto(BASE + "/login/school/return?code=stolen&state=forged")
+        expect(other.locator(".flash.error")).to_contain_text("This sign-in has ended or was already used.")
+        # Started here, answered with a state this browser never got.
+        other.goto(BASE + "/login/school")
+        other.wait_for_url(re.compile(rf"^{re.escape(issuer)}/"))
+        other.goto(BASE + "/login/school/return?code=stolen&state=" + query["state"][0])
+        expect(other.locator(".flash.error")).to_be_visible()
+        assert not [c for c in context.cookies() if c["name"] == "shelfmark_session"], "no session from a forged answer"
+        context.close()
+
+        # An expired ID token from a provider whose tokens are dead on arrival.
+        api("PATCH", "/server/sign-in", {"issuer": f"http://127.0.0.1:{expired_port}"}, library.token)
+        context = page.context.browser.new_context(viewport={"width": 390, "height": 844}, locale="en-GB")
+        late = context.new_page()
+        late.goto(BASE + "/login")
+        late.get_by_role("link", name="Sign in with 127.0.0.1").click()
+        late.locator("input[name=sub]").fill("kim-sub")
+        late.get_by_role("button", name="Authorize").click()
+        expect(late.locator(".flash.error")).to_contain_text("could not be trusted")
+        assert not [c for c in context.cookies() if c["name"] == "shelfmark_session"], "no session from an expired token"
+        context.close()
+        api("PATCH", "/server/sign-in", {"issuer": issuer}, library.token)
+
+        # Pia, in the public catalog, in German.
+        context = page.context.browser.new_context(viewport={"width": 390, "height": 844}, locale="de-DE")
+        context.add_cookies([{"name": "shelfmark_lang", "value": "de", "url": BASE}])
+        pupil = context.new_page()
+        pupil.goto(f"{BASE}/public/libraries/{library.id}/sign-in")
+        pupil.get_by_role("link", name="Mit 127.0.0.1 anmelden").click()
+        pupil.locator("input[name=sub]").fill("pia-sub")
+        pupil.get_by_role("button", name="Authorize").click()
+        expect(pupil.locator("h1")).to_contain_text("Pia")
+        shot(pupil, "39-school-sign-in-member-de-390")
+        context.close()
+
+        # Passwords off for librarians: Kim's password is refused with the reason; her school account works.
+        api("PATCH", "/server/sign-in", {"passwordOff": ["librarian"]}, library.token)
+        try:
+            api("POST", "/auth/login", {"username": "kim", "password": "kims own password"})
+            raise AssertionError("a librarian signed in with a password that is switched off")
+        except urllib.error.HTTPError as refused:
+            assert refused.code == 401 and json.loads(refused.read())["error"]["code"] == "password_off"
+        context = page.context.browser.new_context(viewport={"width": 390, "height": 844}, locale="en-GB")
+        again = context.new_page()
+        again.goto(BASE + "/login")
+        again.get_by_label("Username").fill("kim")
+        again.get_by_label("Password").fill("kims own password")
+        again.get_by_role("button", name="Sign in", exact=True).click()
+        expect(again.locator(".flash.error")).to_contain_text("Passwords are switched off for you here")
+        again.get_by_role("link", name="Sign in with 127.0.0.1").click()
+        again.locator("input[name=sub]").fill("kim-sub")
+        again.get_by_role("button", name="Authorize").click()
+        again.wait_for_url(re.compile(r"/catalog"))
+        context.close()
+    finally:
+        api("PATCH", "/server/sign-in", {"passwordOff": [], "staff": False, "members": False}, library.token)
+        provider.terminate(); expired.terminate()
+        provider.wait(timeout=10); expired.wait(timeout=10)
+
+
+FLOWS = [flow_school_year, flow_school_sign_in, flow_reports, flow_shelf_and_stocktake, flow_goodreads_history, flow_page_photo_to_quote, flow_reading_by_keypad_and_voice, flow_every_page, flow_public_catalog, flow_kiosk, flow_return_and_renew_from_member, flow_class_list_import, flow_add_by_isbn, flow_add_by_hand, flow_member, flow_lend_and_return_overdue, flow_holds, flow_wishlist, flow_overview,
          flow_import_backup_restore, flow_category_filter, flow_search, flow_languages]
 
 
