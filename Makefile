@@ -203,6 +203,7 @@ bench:
 	BENCH_SKIP_BUILD=1 scripts/bench-import.py
 	BENCH_SKIP_BUILD=1 scripts/bench-web-import.py
 	$(MAKE) --no-print-directory test-venv
+	@$(VENV)/bin/python -c "import oidc_provider_mock" 2>/dev/null || $(VENV)/bin/pip install -q oidc-provider-mock==$(OIDC_MOCK_VERSION)
 	scripts/bench-reminders.py
 	scripts/bench-print.py
 	scripts/bench-stocktake.py
@@ -215,6 +216,7 @@ bench:
 	BENCH_SKIP_BUILD=1 scripts/bench-signin.py
 	BENCH_SKIP_BUILD=1 scripts/bench-reports.py
 	BENCH_SKIP_BUILD=1 scripts/bench-school-year.py
+	BENCH_SKIP_BUILD=1 scripts/bench-school-sign-in.py
 
 bench-scan:
 	$(call ensure_packages,$(BENCH_SCAN_PACKAGES))
