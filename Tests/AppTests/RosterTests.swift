@@ -1,4 +1,5 @@
 @testable import App
+import Fluent
 import Foundation
 import ShelfmarkCore
 import SQLKit
@@ -142,6 +143,62 @@ import ZIPFoundation
             await #expect(throws: (any Error).self) { try await sql.raw("UPDATE audit_log SET actor = 'someone else'").run() }
             await #expect(throws: (any Error).self) { try await sql.raw("DELETE FROM audit_log").run() }
             #expect(try await owner.get("\(f.lib)/audit").array.count == 4)
+        }
+    }
+
+    @Test func teachersBecomeStaffOnAnOwnersWordAndAClassTeacherSeesTheirClassOnly() async throws {
+        try await withTestApp { app in
+            let f = try await Fixture.make(app)
+            let librarian = try await f.staff("lib", role: "librarian")
+            let bundle = try Self.bundle(users: [
+                "u-ada,,true,student,Ada,Lovelace,1001,,,03", "u-cem,,true,student,Cem,Yilmaz,1003,,,04",
+                "u-kim,,true,teacher,Kim,Teacher,T1,Kim@School.example,,", "u-noa,,true,teacher,Noa,Nomail,T2,,,",
+            ], enrollments: ["e1,c-3a,u-ada,student", "e2,c-4b,u-cem,student", "e3,c-3a,u-kim,teacher", "e4,c-4b,u-noa,teacher"])
+            let preview = try await f.owner.send(.POST, "\(f.lib)/roster/preview?fileName=staff.zip", rawBody: bundle, contentType: "application/zip")
+            #expect(preview.status == .created, "\(preview.json)")
+            let teachers = try #require((preview["plan"] as? [String: Any])?["teacherAccounts"] as? [[String: Any]])
+            #expect(teachers.map { $0["account"] as? String } == ["new", "no_email"], "\(teachers)")
+            #expect(teachers.first?["email"] as? String == "kim@school.example" && teachers.first?["classes"] as? [String] == ["3A"])
+            let run = preview.string("id")
+
+            // Making staff is an owner's decision: a librarian applying with a role is refused, and nothing changed.
+            let refused = try await librarian.post("\(f.lib)/roster/runs/\(run)/apply", ["teachersAs": "viewer"])
+            #expect(refused.status == .forbidden, "\(refused.json)")
+            let applied = try await f.owner.post("\(f.lib)/roster/runs/\(run)/apply", ["teachersAs": "viewer"])
+            #expect(applied.status == .ok, "\(applied.json)")
+            #expect((applied["plan"] as? [String: Any])?["staffAdded"] as? Int == 1)
+            let staff = try await f.owner.get("\(f.lib)/staff").array
+            let kim = try #require(staff.first { $0["email"] as? String == "kim@school.example" })
+            #expect(kim["role"] as? String == "viewer" && kim["displayName"] as? String == "Kim Teacher")
+            #expect(staff.count == 3, "the owner, the librarian and Kim; Noa has no e-mail")
+            #expect(try await f.owner.get("\(f.lib)/audit").array.contains { $0["action"] as? String == "staff_added" && $0["target"] as? String == kim["username"] as? String })
+
+            // Ada (3A) and Cem (4B) each borrow a book.
+            for card in ["1001", "1003"] {
+                #expect(try await f.owner.post("\(f.lib)/checkouts", ["cardId": card, "titleId": try await f.addTitle("Book for \(card)")]).status == .created)
+            }
+            // Kim signs in (as the school's sign-in would make her session): her class's readers report, nothing else.
+            let user = try #require(try await User.query(on: app.db).filter(\.$email == "kim@school.example").first())
+            let kimClient = Client(app: app, token: try await Accounts.startSession(for: user, now: Date(), gate: app.writeGate, on: app.db).token)
+            let readers = try await kimClient.get("\(f.lib)/reports/readers?period=this-year&class=4B")
+            #expect(readers.status == .ok, "\(readers.json)")
+            let text = String(buffer: readers.body)
+            #expect(text.contains("Ada") && !text.contains("Cem"), "3A only, whatever class was asked for")
+            #expect(try await kimClient.get("\(f.lib)/reports/circulation?period=this-year").status == .forbidden)
+            let everyone = String(buffer: try await f.owner.get("\(f.lib)/reports/readers?period=this-year").body)
+            #expect(everyone.contains("Ada") && everyone.contains("Cem"))
+            var browser = Browser(app: app)
+            browser.cookies[Credential.cookieName] = kimClient.token
+            #expect(try await browser.get("/libraries/\(f.libraryID)/more").html.contains("/reports/readers"))
+
+            // Applying a roster again keeps her role; her classes follow the roster.
+            let june = try Self.bundle(users: ["u-ada,,true,student,Ada,Lovelace,1001,,,03", "u-kim,,true,teacher,Kim,Teacher,T1,kim@school.example,,"],
+                                       enrollments: ["e1,c-3a,u-ada,student", "e3,c-4b,u-kim,teacher"])
+            let again = try await f.owner.send(.POST, "\(f.lib)/roster/preview?fileName=june.zip", rawBody: june, contentType: "application/zip")
+            #expect(((again["plan"] as? [String: Any])?["teacherAccounts"] as? [[String: Any]])?.first?["account"] as? String == "staff")
+            #expect(try await f.owner.post("\(f.lib)/roster/runs/\(again.string("id"))/apply", ["teachersAs": "librarian"]).status == .ok)
+            #expect(try await f.owner.get("\(f.lib)/staff").array.first { $0["email"] as? String == "kim@school.example" }?["role"] as? String == "viewer")
+            #expect(try await ClassTeachers.classes(of: try user.requireID(), library: try #require(UUID(uuidString: f.libraryID)), on: app.db) == ["4B"])
         }
     }
 

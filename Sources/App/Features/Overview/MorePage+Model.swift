@@ -7,6 +7,8 @@ struct MorePage: Sendable {
     var role: Role
     /// The installation's administrator also sees the installation's pages (the nightly backups).
     var isAdmin = false
+    /// A class teacher (not a librarian): the readers report of their classes is theirs to see.
+    var teachesClasses = false
 
     static func make(library: LibraryContext, isAdmin: Bool) -> MorePage {
         MorePage(libraryID: library.libraryID, role: library.role, isAdmin: isAdmin)

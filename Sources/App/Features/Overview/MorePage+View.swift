@@ -26,6 +26,7 @@ extension MorePage {
                 H.el(.li, [:]) { H.link(t(.printedCatalog), WebRoute.printedCatalog(library: lib).path) }
                 H.el(.li, [:]) { H.link(t(.activity), WebRoute.activity(library: lib).path) }
                 if role.may(.manageMembers) { H.el(.li, [:]) { H.link(t(.reportsTitle), WebRoute.reports(library: lib).path) } }
+                if teachesClasses { H.el(.li, [:]) { H.link(t(.classTeacherReport), WebRoute.report(library: lib, kind: .readers).path) } }
                 if role.may(.manageMembers) { H.el(.li, [:]) { H.link(t(.rosterTitle), WebRoute.roster(library: lib).path) } }
                 if role.may(.manageMembers) { H.el(.li, [:]) { H.link(t(.rolloverTitle), WebRoute.rollover(library: lib).path) } }
                 if role.may(.catalog) { H.el(.li, [:]) { H.link(t(.importExport), WebRoute.exchange(library: lib).path) } }

@@ -15,7 +15,11 @@ enum MorePages {
 
     @Sendable static func more(req: Request) async throws -> HTML {
         let ctx = try await req.library(.read)
-        return MorePage.make(library: ctx, isAdmin: try await ServerSettings.isAdmin(ctx.user, on: req.db)).render(try await req.page(library: ctx))
+        var page = MorePage.make(library: ctx, isAdmin: try await ServerSettings.isAdmin(ctx.user, on: req.db))
+        if !ctx.role.may(.manageMembers) {
+            page.teachesClasses = !(try await ClassTeachers.classes(of: ctx.user.id, library: ctx.libraryID, on: req.db)).isEmpty
+        }
+        return page.render(try await req.page(library: ctx))
     }
 
     @Sendable static func dashboard(req: Request) async throws -> HTML {

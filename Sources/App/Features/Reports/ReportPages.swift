@@ -33,9 +33,19 @@ enum ReportPages {
     }
 
     @Sendable static func report(req: Request) async throws -> Response {
-        let ctx = try await req.library(.manageMembers)
+        let ctx = try await req.library(.read)
         guard let kind = req.parameters.get("kind").flatMap(ReportKind.init(rawValue:)) else { throw RequestError.noSuchPath(field: "kind") }
-        let page = try await ReportPage.make(kind, req: { try ReportOptions.read(req) }, library: ctx, now: req.now, t: req.t, on: req.db)
+        // A class teacher: the readers report of their classes only.
+        var limited = ReportOptions()
+        try await ClassTeachers.limit(ctx, kind: kind, options: &limited, on: req.db)
+        let forced = !ctx.role.may(.manageMembers)
+        let mine = forced ? try await ClassTeachers.classes(of: ctx.user.id, library: ctx.libraryID, on: req.db) : []
+        let read: @Sendable () throws -> ReportOptions = {
+            var options = try ReportOptions.read(req)
+            if forced, !(options.grade.map(mine.contains) ?? false) { options.grade = mine.first }
+            return options
+        }
+        let page = try await ReportPage.make(kind, req: read, library: ctx, now: req.now, t: req.t, on: req.db)
         return try await req.refused(page.render(try await req.page(library: ctx)), page.form.isRefused)
     }
 

@@ -48,8 +48,9 @@ enum ReportsController {
     }
 
     static func report(_ req: Request, _ kind: ReportKind) async throws -> (report: ReportDTO, ctx: LibraryContext, options: ReportOptions) {
-        let ctx = try await req.library(.manageMembers)
-        let options = try ReportOptions.read(req)
+        let ctx = try await req.library(.read)
+        var options = try ReportOptions.read(req)
+        try await ClassTeachers.limit(ctx, kind: kind, options: &options, on: req.db)
         return (try await Reports.make(kind, options, library: ctx, now: req.now, t: req.t, on: req.db), ctx, options)
     }
 

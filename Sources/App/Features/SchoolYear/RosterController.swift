@@ -27,7 +27,7 @@ enum RosterController {
                                                             response: RosterRunDTO.self), use: run)
         lib.on(.POST, "roster", "runs", ":runID", "apply", doc: .init(
             summary: "Apply a previewed roster in one transaction (the plan made again against the members as they are now): adds, changes, archives the leavers; 409 when it was applied already or the preview is older than a day",
-            tag: "School year", response: RosterRunDTO.self), use: apply)
+            tag: "School year", request: RosterApplyInput.self, response: RosterRunDTO.self), use: apply)
         lib.on(.POST, "members", ":memberID", "archive", doc: .init(
             summary: "Archive a member who has left: they keep their loans and counts, borrow nothing and leave the lists; their open holds end",
             tag: "School year", response: MemberDTO.self), use: archive)
@@ -95,7 +95,9 @@ enum RosterController {
 
     @Sendable static func apply(req: Request) async throws -> RosterRunDTO {
         let ctx = try await req.library(.manageMembers)
-        return try await RosterSync.apply(try req.uuid("runID"), in: req.scope(ctx))
+        // The body is optional: without it, the roster's teachers are not made staff.
+        let input = (req.body.data?.readableBytes ?? 0) == 0 ? RosterApplyInput() : try req.content.decode(RosterApplyInput.self)
+        return try await RosterSync.apply(try req.uuid("runID"), teachersAs: input.teachersAs, in: req.scope(ctx))
     }
 
     @Sendable static func archive(req: Request) async throws -> MemberDTO {

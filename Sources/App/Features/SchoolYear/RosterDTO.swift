@@ -35,6 +35,11 @@ struct RosterPlanDTO: Content {
     var withoutSchoolID = 0
     /// The counts only (a list of runs): how many were added, changed, archived and refused.
     var counts: RosterCountsDTO? = nil
+    /// The roster's teachers and what they would be as staff (applied with a role for them).
+    var teacherAccounts: [RosterTeacherDTO]? = nil
+    /// Applied: the role the teachers were given (none: not made staff) and how many joined the staff.
+    var staffRole: Role? = nil
+    var staffAdded: Int? = nil
 
     /// The plan without its lists, with their counts.
     var counted: RosterPlanDTO {
@@ -42,6 +47,13 @@ struct RosterPlanDTO: Content {
         plan.counts = RosterCountsDTO(added: added.count, changed: changed.count, leaving: leaving.count, refused: refused.count)
         return plan
     }
+}
+
+/// Applying a roster: with `teachersAs` (owners only), its teachers with an e-mail become staff with that
+/// role (a role they have stays) and their classes are kept for the readers report.
+struct RosterApplyInput: Content, SchemaConstrained {
+    var teachersAs: Role?
+    static var schemaConstraints: [String: JSONValue] { ["teachersAs": ["enum": ["viewer", "volunteer", "librarian"]]] }
 }
 
 struct RosterCountsDTO: Content {

@@ -22,13 +22,16 @@ struct RosterRunPage: Sendable {
     var run: RosterRunDTO
     /// It can still be applied (not applied, and read within the day).
     var applicable: Bool
+    /// An owner may make the roster's teachers staff as it is applied.
+    var mayMakeStaff = false
     /// Lists are long for a whole school; each shows this many, then says how many more.
     static let shown = 300
 
     static func make(run id: UUID, library: LibraryContext, now: Date, on db: any Database) async throws -> RosterRunPage {
         let row = try await RosterSync.run(id, library: library.libraryID, on: db.sql)
         return RosterRunPage(libraryID: library.libraryID, run: row.dto,
-                             applicable: row.applied_at == nil && row.roster != nil && now.timeIntervalSince(row.created_at) <= RosterSync.previewLifetime)
+                             applicable: row.applied_at == nil && row.roster != nil && now.timeIntervalSince(row.created_at) <= RosterSync.previewLifetime,
+                             mayMakeStaff: library.role.may(.administer))
     }
 }
 

@@ -140,11 +140,39 @@ extension RosterRunPage {
                 H.el(.p, [.class: "flash"]) { EscapedText(t.format(.rosterApplied, t.dateTime(at), run.appliedBy ?? "")) }
             } else if applicable {
                 H.form(WebRoute.rosterApply(library: lib, run: run.id).path, csrf: page.csrf) {
+                    if mayMakeStaff, (plan.teacherAccounts ?? []).contains(where: { $0.email != nil }) {
+                        H.el(.div, [.class: "field"]) {
+                            H.el(.label, [.for: "f-teachersAs"]) { EscapedText(t(.rosterTeachersAs)) }
+                            H.el(.select, [.id: "f-teachersAs", .name: "teachersAs", .ariaDescribedby: "f-teachersAs-hint"]) {
+                                H.el(.option, [.value: "none", .selected: ""]) { EscapedText(t(.rosterTeachersAsOff)) }
+                                for role in [Role.viewer, .volunteer, .librarian] {
+                                    H.el(.option, [.value: role.rawValue]) { EscapedText(SettingsPages.roleName(role, t)) }
+                                }
+                            }
+                            H.el(.p, [.class: "hint", .id: "f-teachersAs-hint"]) { EscapedText(t(.rosterTeachersAsHint)) }
+                        }
+                    }
                     H.el(.p, [.class: "hint"]) { EscapedText(t(.rosterApplyHint)) }
                     H.button(t(.rosterApplyButton), attrs: [.dataBusy: t(.importing)])
                 }
             } else {
                 H.el(.p, [.class: "flash error"]) { EscapedText(t(.rosterExpired)) }
+            }
+            if let role = plan.staffRole {
+                H.el(.p, [.class: "flash"]) { EscapedText(t.format(.rosterStaffAdded, t.number(plan.staffAdded ?? 0), SettingsPages.roleName(role, t))) }
+            }
+            if let teachers = plan.teacherAccounts, !teachers.isEmpty {
+                H.el(.h2, [:]) { EscapedText(t(.rosterTeachersHeading)) }
+                H.el(.ul, [.class: "loans"]) {
+                    for teacher in teachers.prefix(shown) {
+                        H.el(.li, [:]) {
+                            H.el(.span, [.class: "name"]) { EscapedText(teacher.name) }
+                            EscapedText(" · " + ([teacher.email].compactMap { $0 } + [teacher.classes.joined(separator: ", ")]).filter { !$0.isEmpty }.joined(separator: " · ")
+                                        + " — " + Self.teacherAccount(teacher.account, t))
+                        }
+                    }
+                }
+                more(teachers.count)
             }
             if plan.withoutSchoolID > 0 { H.el(.p, [.class: "muted"]) { EscapedText(t.format(.rosterWithoutID, t.number(plan.withoutSchoolID))) } }
             if !plan.refused.isEmpty {
@@ -318,6 +346,17 @@ extension RolloverPage {
                     }
                 }
             }
+        }
+    }
+}
+
+extension RosterRunPage {
+    static func teacherAccount(_ account: RosterTeacherDTO.Account, _ t: Strings) -> String {
+        switch account {
+        case .staff: t(.rosterTeacherStaff)
+        case .existing: t(.rosterTeacherExisting)
+        case .new: t(.rosterTeacherNew)
+        case .noEmail: t(.rosterTeacherNoEmail)
         }
     }
 }

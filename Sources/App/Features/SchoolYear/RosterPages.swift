@@ -120,10 +120,21 @@ enum RosterPages {
         let ctx = try await req.library(.manageMembers)
         let id = try req.uuid("runID")
         return try await req.seeOther(WebRoute.rosterRun(library: ctx.libraryID, run: id).path) {
-            let run = try await RosterSync.apply(id, in: req.scope(ctx))
+            let form = try req.form(ApplyForm.self)
+            let role = try form.teachersAs.flatMap { raw -> Role? in
+                if raw.isEmpty || raw == "none" { return nil }
+                guard let role = Role(rawValue: raw) else { throw SchoolSignInError.badRole(String(raw.prefix(40))) }
+                return role
+            }
+            let run = try await RosterSync.apply(id, teachersAs: role, in: req.scope(ctx))
             return req.t.format(.rosterAppliedFlash, req.t.number(run.plan.added.count), req.t.number(run.plan.changed.count),
                                 req.t.number(run.plan.leaving.count))
         }
+    }
+
+    struct ApplyForm: WebForm {
+        var teachersAs: String?
+        static var maxLength: [String: Int] { ["teachersAs": 20] }
     }
 
     struct ArchiveForm: WebForm {

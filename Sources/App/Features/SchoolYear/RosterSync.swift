@@ -181,6 +181,7 @@ enum RosterSync {
             }
         }
         plan.withoutSchoolID = members.filter { $0.roster_id == nil && $0.archived_at == nil && !claimed.contains($0.id) }.count
+        if !roster.teachers.isEmpty { plan.teacherAccounts = try await ClassTeachers.preview(roster.teachers, library: library, on: db) }
         return (plan, writes)
     }
 
@@ -280,8 +281,13 @@ enum RosterSync {
 
     /// Applies a previewed run: the plan is made again against the members as they are now and
     /// written in one transaction; the run keeps what was done. A run is applied once.
-    static func apply(_ id: UUID, in scope: Scope) async throws -> RosterRunDTO {
+    /// With `teachersAs`, the roster's teachers become staff with that role (an owner's decision).
+    static func apply(_ id: UUID, teachersAs: Role? = nil, in scope: Scope) async throws -> RosterRunDTO {
         let library = scope.libraryID
+        if let role = teachersAs {
+            guard scope.library.role.may(.administer) else { throw AccountError.roleTooLow(scope.library.role, needs: .owner) }
+            guard role != .owner else { throw SchoolSignInError.badRole(role.rawValue) }
+        }
         let row = try await run(id, library: library, on: scope.db.sql)
         guard row.applied_at == nil else { throw SchoolYearError.runAlreadyApplied(at: row.applied_at!) }
         guard scope.now.timeIntervalSince(row.created_at) <= previewLifetime, let text = row.roster,
@@ -295,8 +301,12 @@ enum RosterSync {
                 UPDATE roster_runs SET applied_at = \(bind: scope.now), applied_by = \(bind: by), roster = NULL
                 WHERE id = \(bind: id) AND applied_at IS NULL RETURNING id
                 """).first() != nil else { throw SchoolYearError.runAlreadyApplied(at: scope.now) }
-            let (plan, writes) = try await Self.plan(roster, library: library, on: db.sql)
+            var (plan, writes) = try await Self.plan(roster, library: library, on: db.sql)
             try await write(writes, in: scope, on: db)
+            if let role = teachersAs {
+                plan.staffRole = role
+                plan.staffAdded = try await ClassTeachers.apply(roster.teachers, role: role, full: roster.mode == .full, in: scope, on: db)
+            }
             try await db.sql.raw("""
                 UPDATE roster_runs SET summary = \(bind: String(decoding: try JSONEncoder().encode(plan), as: UTF8.self)) WHERE id = \(bind: id)
                 """).run()

@@ -14,6 +14,8 @@ enum SchoolYearFeature: Feature {
                   forget: .cascade),
         DataTable(name: "rollovers", rows: .byLibrary(), backup: .no("it holds a backup of the library itself, and undoes what happened in this library"),
                   erase: .erased, swap: .no("the members it moved are the restored library's no more"), forget: .cascade),
+        DataTable(name: "class_teachers", rows: .byLibrary(), keyedByID: false, backup: .no("staff accounts are not in a backup; the next roster names the classes again"),
+                  erase: .erased, swap: .no("who teaches which class is the library's staff's, not the restored data's"), forget: .cascade),
     ]
 
     static func register(api: APIRoutes, web: any RoutesBuilder) {
@@ -22,7 +24,8 @@ enum SchoolYearFeature: Feature {
     }
 
     static var migrations: [Landed] {
-        [Landed(57, CreateSchoolYear()), Landed(58, CreateRollovers()), Landed(59, AddRetention()), Landed(60, AddRosterFolder())]
+        [Landed(57, CreateSchoolYear()), Landed(58, CreateRollovers()), Landed(59, AddRetention()), Landed(60, AddRosterFolder()),
+         Landed(62, AddClassTeachers())]
     }
 
     static var settings: (any LibrarySettings.Type)? { SchoolYearSettings.self }
