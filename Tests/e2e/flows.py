@@ -1065,8 +1065,12 @@ def flow_school_year(page, library, servers):
     width = page.evaluate("() => document.documentElement.scrollWidth")
     assert width <= 390, f"the roster's preview is {width} px wide at 390 px"
     shot(page, "34-roster-preview-de-390", full_page=True)
+    expect(page.locator("li", has_text="Kim Teacher")).to_contain_text("Kim Teacher · kim@school.example · 5A — ein neues Konto")
+    page.get_by_label("Lehrkräfte kommen ins Team als").select_option("viewer")
     page.get_by_role("button", name="Diese Änderungen übernehmen").click()
     expect(page.locator(".flash[role=status]")).to_contain_text("Schülerliste übernommen: 3 neu, 0 geändert, 0 archiviert.")
+    staff = {s.get("email"): s["role"] for s in api("GET", f"{lib}/staff", token=library.token)}
+    assert staff.get("kim@school.example") == "viewer", staff
     pupils = [m for m in api("GET", f"{lib}/members?q=5A", token=library.token)]
     assert sorted(m["cardId"] for m in pupils) == ["5001", "5002"], pupils
 
@@ -1162,11 +1166,11 @@ def flow_school_sign_in(page, library, servers):
     expired = start_oidc_provider(expired_port, "--token-max-age", "-300")
     issuer = f"http://127.0.0.1:{oidc_port}"
     try:
-        api("POST", f"{lib}/staff", {"username": "kim", "role": "librarian", "password": "kims own password"}, library.token)
-        kim = next(s for s in api("GET", f"{lib}/staff", token=library.token) if s["username"] == "kim")
-        api("PUT", f"{lib}/staff/{kim['userId']}/email", {"email": "kim@school.example"}, library.token)
-        oidc_user(oidc_port, "kim-sub", {"email": "kim@school.example", "email_verified": True, "name": "Kim Teacher"})
-        oidc_user(expired_port, "kim-sub", {"email": "kim@school.example", "email_verified": True})
+        api("POST", f"{lib}/staff", {"username": "lena", "role": "librarian", "password": "lenas own password"}, library.token)
+        lena = next(s for s in api("GET", f"{lib}/staff", token=library.token) if s["username"] == "lena")
+        api("PUT", f"{lib}/staff/{lena['userId']}/email", {"email": "lena@school.example"}, library.token)
+        oidc_user(oidc_port, "lena-sub", {"email": "lena@school.example", "email_verified": True, "name": "Lena Librarian"})
+        oidc_user(expired_port, "lena-sub", {"email": "lena@school.example", "email_verified": True})
         api("PATCH", f"{lib}", {"publicCatalog": True}, library.token)
         pia = api("POST", f"{lib}/members", {"cardId": "P-77", "firstName": "Pia", "lastName": "Nowak", "email": "pia@school.example"}, library.token)
         oidc_user(oidc_port, "pia-sub", {"email": "pia@school.example", "email_verified": True})
@@ -1189,30 +1193,30 @@ def flow_school_sign_in(page, library, servers):
         expect(page.locator(".flash[role=status]")).to_contain_text("Sign-in with school accounts saved.")
         expect(page.get_by_label("Client secret")).to_have_value("")
 
-        # Kim, signed out, on her phone.
+        # Lena, signed out, on her phone.
         context = page.context.browser.new_context(viewport={"width": 390, "height": 844}, locale="en-GB")
-        kim_page = context.new_page()
-        kim_page.goto(BASE + "/login")
-        kim_page.get_by_role("link", name="Sign in with 127.0.0.1").click()
-        kim_page.wait_for_url(re.compile(rf"^{re.escape(issuer)}/oauth2/authorize"))
-        authorize_url = kim_page.url
+        lena_page = context.new_page()
+        lena_page.goto(BASE + "/login")
+        lena_page.get_by_role("link", name="Sign in with 127.0.0.1").click()
+        lena_page.wait_for_url(re.compile(rf"^{re.escape(issuer)}/oauth2/authorize"))
+        authorize_url = lena_page.url
         query = urllib.parse.parse_qs(urllib.parse.urlparse(authorize_url).query)
         assert query["code_challenge_method"] == ["S256"] and len(query["code_challenge"][0]) == 43 and query["nonce"], query
-        kim_page.locator("input[name=sub]").fill("kim-sub")
-        with kim_page.expect_response(lambda r: r.url.startswith(BASE + "/login/school/return")) as answer:
-            kim_page.get_by_role("button", name="Authorize").click()
+        lena_page.locator("input[name=sub]").fill("lena-sub")
+        with lena_page.expect_response(lambda r: r.url.startswith(BASE + "/login/school/return")) as answer:
+            lena_page.get_by_role("button", name="Authorize").click()
         callback = answer.value
         timing = callback.request.timing
         round_trip = timing["responseStart"] - timing["requestStart"]
         print(f"e2e: school sign-in: the way back (code exchange, ID token checked, session) took {round_trip:.0f} ms", flush=True)
         assert round_trip < 1000, f"the way back from the provider took {round_trip:.0f} ms"
-        kim_page.wait_for_url(re.compile(r"/catalog"))
-        me = kim_page.evaluate("() => fetch('/api/v1/me').then(r => r.json())")
-        assert me["username"] == "kim", me
-        shot(kim_page, "38-school-sign-in-catalog-390")
+        lena_page.wait_for_url(re.compile(r"/catalog"))
+        me = lena_page.evaluate("() => fetch('/api/v1/me').then(r => r.json())")
+        assert me["username"] == "lena", me
+        shot(lena_page, "38-school-sign-in-catalog-390")
         # The same answer again: refused, with the reason, on the sign-in page.
-        kim_page.goto(callback.url)
-        expect(kim_page.locator(".flash.error")).to_contain_text("This sign-in has ended or was already used.")
+        lena_page.goto(callback.url)
+        expect(lena_page.locator(".flash.error")).to_contain_text("This sign-in has ended or was already used.")
         context.close()
 
         # A forged state in a browser that started nothing.
@@ -1235,7 +1239,7 @@ def flow_school_sign_in(page, library, servers):
         late = context.new_page()
         late.goto(BASE + "/login")
         late.get_by_role("link", name="Sign in with 127.0.0.1").click()
-        late.locator("input[name=sub]").fill("kim-sub")
+        late.locator("input[name=sub]").fill("lena-sub")
         late.get_by_role("button", name="Authorize").click()
         expect(late.locator(".flash.error")).to_contain_text("could not be trusted")
         assert not [c for c in context.cookies() if c["name"] == "shelfmark_session"], "no session from an expired token"
@@ -1254,22 +1258,22 @@ def flow_school_sign_in(page, library, servers):
         shot(pupil, "39-school-sign-in-member-de-390")
         context.close()
 
-        # Passwords off for librarians: Kim's password is refused with the reason; her school account works.
+        # Passwords off for librarians: Lena's password is refused with the reason; her school account works.
         api("PATCH", "/server/sign-in", {"passwordOff": ["librarian"]}, library.token)
         try:
-            api("POST", "/auth/login", {"username": "kim", "password": "kims own password"})
+            api("POST", "/auth/login", {"username": "lena", "password": "lenas own password"})
             raise AssertionError("a librarian signed in with a password that is switched off")
         except urllib.error.HTTPError as refused:
             assert refused.code == 401 and json.loads(refused.read())["error"]["code"] == "password_off"
         context = page.context.browser.new_context(viewport={"width": 390, "height": 844}, locale="en-GB")
         again = context.new_page()
         again.goto(BASE + "/login")
-        again.get_by_label("Username").fill("kim")
-        again.get_by_label("Password").fill("kims own password")
+        again.get_by_label("Username").fill("lena")
+        again.get_by_label("Password").fill("lenas own password")
         again.get_by_role("button", name="Sign in", exact=True).click()
         expect(again.locator(".flash.error")).to_contain_text("Passwords are switched off for you here")
         again.get_by_role("link", name="Sign in with 127.0.0.1").click()
-        again.locator("input[name=sub]").fill("kim-sub")
+        again.locator("input[name=sub]").fill("lena-sub")
         again.get_by_role("button", name="Authorize").click()
         again.wait_for_url(re.compile(r"/catalog"))
         context.close()

@@ -166,8 +166,7 @@ extension RosterRunPage {
                 H.el(.ul, [.class: "loans"]) {
                     for teacher in teachers.prefix(shown) {
                         H.el(.li, [:]) {
-                            H.el(.span, [.class: "name"]) { EscapedText(teacher.name) }
-                            EscapedText(" · " + ([teacher.email].compactMap { $0 } + [teacher.classes.joined(separator: ", ")]).filter { !$0.isEmpty }.joined(separator: " · ")
+                            EscapedText(([teacher.name, teacher.email ?? "", teacher.classes.joined(separator: ", ")]).filter { !$0.isEmpty }.joined(separator: " · ")
                                         + " — " + Self.teacherAccount(teacher.account, t))
                         }
                     }
