@@ -93,7 +93,7 @@ import Vapor
             let key = try row.decode(column: "id", as: UUID.self)
             state["copy:\(key)"] = SyncChange(kind: .copy, id: key, copy: try Sync.syncCopy(row))
         }
-        for row in try await sql.raw("SELECT id, card_id, first_name, last_name, grade, suspended_until FROM members WHERE library_id = \(bind: id)").all() {
+        for row in try await sql.raw("SELECT id, card_id, first_name, last_name, grade, suspended_until FROM members WHERE library_id = \(bind: id) AND archived_at IS NULL").all() {
             let key = try row.decode(column: "id", as: UUID.self)
             state["member:\(key)"] = SyncChange(kind: .member, id: key, member: SyncMember(
                 cardId: try row.decode(column: "card_id", as: String.self), firstName: try row.decode(column: "first_name", as: String.self),
@@ -118,6 +118,27 @@ import Vapor
     }
 
     // MARK: Tests
+
+    @Test func aMemberWhoLeavesLeavesTheFeedAndComesBackWithThem() async throws {
+        try await withTestApp { app in
+            let f = try await Fixture.make(app)
+            let ada = try await f.addMember("S001", "Ada", "Lovelace")
+            let ben = try await f.addMember("S002", "Ben")
+            #expect(try await f.owner.post("\(f.lib)/members/\(ben)/archive").status == .ok)
+            var device = Device(f.owner, lib: f.lib, id: "phone-1")
+            try await device.pull()
+            #expect(device.mirror["member:\(ada)"] != nil && device.mirror["member:\(ben)"] == nil, "a member who left is not on the phone")
+            Self.expectEqual(device.mirror, try await Self.serverState(app, library: f.libraryID), "first pull")
+
+            #expect(try await f.owner.post("\(f.lib)/members/\(ada)/archive").status == .ok)
+            try await device.pull()
+            #expect(device.mirror["member:\(ada)"] == nil, "leaving reaches the phone as a removal")
+            #expect(try await f.owner.delete("\(f.lib)/members/\(ada)/archive").status == .ok)
+            try await device.pull()
+            #expect(device.mirror["member:\(ada)"]?.member?.cardId == "S001", "brought back, they are on the phone again")
+            Self.expectEqual(device.mirror, try await Self.serverState(app, library: f.libraryID), "after coming back")
+        }
+    }
 
     @Test func aFirstPullInPagesThenChangesLeaveTheDeviceEqualToTheServer() async throws {
         try await withTestApp { app in

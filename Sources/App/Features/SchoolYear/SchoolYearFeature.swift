@@ -25,7 +25,8 @@ enum SchoolYearFeature: Feature {
 
     static var migrations: [Landed] {
         [Landed(57, CreateSchoolYear()), Landed(58, CreateRollovers()), Landed(59, AddRetention()), Landed(60, AddRosterFolder()),
-         Landed(62, AddClassTeachers())]
+         Landed(62, AddClassTeachers()),
+         Landed(63, ArchivedMembersLeaveTheFeed())]
     }
 
     static var settings: (any LibrarySettings.Type)? { SchoolYearSettings.self }

@@ -115,7 +115,9 @@ struct CreateSyncLog: AsyncMigration {
 
     // MARK: SQLite: row triggers, each taking the next version from the clock.
 
-    static func sqliteTriggers(_ kind: Kind) -> [String] {
+    /// `columns` and `gone` are the kind's own unless a later migration widens them (members who leave).
+    static func sqliteTriggers(_ kind: Kind, columns: [String]? = nil, gone: ((String) -> String)? = nil) -> [String] {
+        let gone = gone ?? kind.gone
         func log(_ row: String, gone: String) -> String {
             """
             UPDATE sync_clock SET version = version + 1 WHERE id = 1;
@@ -125,10 +127,10 @@ struct CreateSyncLog: AsyncMigration {
                 deleted = excluded.deleted, changed_at = excluded.changed_at;
             """
         }
-        let changed = kind.columns.map { "OLD.\($0) IS NOT NEW.\($0)" }.joined(separator: " OR ")
+        let changed = (columns ?? kind.columns).map { "OLD.\($0) IS NOT NEW.\($0)" }.joined(separator: " OR ")
         return [
-            "CREATE TRIGGER sync_\(kind.table)_insert AFTER INSERT ON \(kind.table) BEGIN \(log("NEW.", gone: kind.gone("NEW."))) END",
-            "CREATE TRIGGER sync_\(kind.table)_update AFTER UPDATE ON \(kind.table) WHEN \(changed) BEGIN \(log("NEW.", gone: kind.gone("NEW."))) END",
+            "CREATE TRIGGER sync_\(kind.table)_insert AFTER INSERT ON \(kind.table) BEGIN \(log("NEW.", gone: gone("NEW."))) END",
+            "CREATE TRIGGER sync_\(kind.table)_update AFTER UPDATE ON \(kind.table) WHEN \(changed) BEGIN \(log("NEW.", gone: gone("NEW."))) END",
             "CREATE TRIGGER sync_\(kind.table)_delete AFTER DELETE ON \(kind.table) BEGIN \(log("OLD.", gone: "TRUE")) END",
         ]
     }
@@ -148,8 +150,9 @@ struct CreateSyncLog: AsyncMigration {
         $$
         """
 
-    static func postgresTriggers(_ kind: Kind) -> [String] {
+    static func postgresTriggers(_ kind: Kind, columns: [String]? = nil, gone goneOf: ((String) -> String)? = nil) -> [String] {
         let name = "sync_\(kind.table)"
+        let columns = columns ?? kind.columns
         func function(_ event: String, _ rows: String) -> String {
             """
             CREATE FUNCTION \(name)_\(event)() RETURNS trigger LANGUAGE plpgsql AS $$
@@ -160,9 +163,9 @@ struct CreateSyncLog: AsyncMigration {
             END $$
             """
         }
-        let changed = "(" + kind.columns.map { "o.\($0)" }.joined(separator: ", ") + ") IS DISTINCT FROM ("
-            + kind.columns.map { "n.\($0)" }.joined(separator: ", ") + ")"
-        let gone = kind.gone("n.")
+        let changed = "(" + columns.map { "o.\($0)" }.joined(separator: ", ") + ") IS DISTINCT FROM ("
+            + columns.map { "n.\($0)" }.joined(separator: ", ") + ")"
+        let gone = (goneOf ?? kind.gone)("n.")
         return [
             function("insert", "SELECT n.id, n.library_id, \(gone) AS gone FROM new_rows n"),
             function("update", "SELECT n.id, n.library_id, \(gone) AS gone FROM new_rows n JOIN old_rows o ON o.id = n.id WHERE \(changed)"),
