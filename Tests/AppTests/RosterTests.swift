@@ -190,6 +190,11 @@ import ZIPFoundation
             var browser = Browser(app: app)
             browser.cookies[Credential.cookieName] = kimClient.token
             #expect(try await browser.get("/libraries/\(f.libraryID)/more").html.contains("/reports/readers"))
+            // Her page: her classes the only choice, no other report to switch to, nothing to save.
+            let page = try await browser.get("/libraries/\(f.libraryID)/reports/readers?class=4B")
+            #expect(page.status == .ok && page.html.contains("Ada") && !page.html.contains("Cem"))
+            #expect(!page.html.contains("/reports/circulation") && !page.html.contains("value=\"4B\"") && !page.html.contains("/reports/saved"))
+            #expect(try await browser.get("/libraries/\(f.libraryID)/reports/circulation").status == .forbidden)
 
             // Applying a roster again keeps her role; her classes follow the roster.
             let june = try Self.bundle(users: ["u-ada,,true,student,Ada,Lovelace,1001,,,03", "u-kim,,true,teacher,Kim,Teacher,T1,kim@school.example,,"],

@@ -1172,8 +1172,27 @@ def flow_school_sign_in(page, library, servers):
         oidc_user(oidc_port, "lena-sub", {"email": "lena@school.example", "email_verified": True, "name": "Lena Librarian"})
         oidc_user(expired_port, "lena-sub", {"email": "lena@school.example", "email_verified": True})
         api("PATCH", f"{lib}", {"publicCatalog": True}, library.token)
-        pia = api("POST", f"{lib}/members", {"cardId": "P-77", "firstName": "Pia", "lastName": "Nowak", "email": "pia@school.example"}, library.token)
-        oidc_user(oidc_port, "pia-sub", {"email": "pia@school.example", "email_verified": True})
+        # The school's roster (a delta: it only adds): Pia in 7T, and Tess who teaches 7T, made a viewer.
+        import io, zipfile
+        bundle = io.BytesIO()
+        with zipfile.ZipFile(bundle, "w", zipfile.ZIP_DEFLATED) as z:
+            z.writestr("manifest.csv", "propertyName,value\noneroster.version,1.1\nfile.users,delta\nfile.classes,bulk\nfile.enrollments,bulk\n")
+            z.writestr("classes.csv", "sourcedId,status,title,classType\nc-7t,,7T,homeroom\n")
+            z.writestr("users.csv", "sourcedId,status,enabledUser,role,givenName,familyName,identifier,email\n"
+                       "sp-1,,true,student,Pia,Nowak,7001,\ntt-1,,true,teacher,Tess,Teacher,T7,tess@school.example\n")
+            z.writestr("enrollments.csv", "sourcedId,classSourcedId,userSourcedId,role\ne1,c-7t,sp-1,student\ne2,c-7t,tt-1,teacher\n")
+        preview = urllib.request.Request(f"{BASE}/api/v1{lib}/roster/preview?fileName=seven.zip", method="POST", data=bundle.getvalue(),
+                                         headers={"content-type": "application/zip", "authorization": f"Bearer {library.token}"})
+        with urllib.request.urlopen(preview, timeout=30) as answer:
+            run = json.loads(answer.read())["id"]
+        api("POST", f"{lib}/roster/runs/{run}/apply", {"teachersAs": "viewer"}, library.token)
+        oidc_user(oidc_port, "pia-sub", {"student_number": "7001"})
+        oidc_user(oidc_port, "tess-sub", {"email": "tess@school.example", "email_verified": True, "name": "Tess Teacher"})
+        read = library.title("Die kleine Hexe")
+        api("POST", f"{lib}/checkouts", {"cardId": "7001", "titleId": read["id"]}, library.token)
+        wanted = library.title("Das Sams")
+        library.member("SS-2", "Someone", "Else")
+        api("POST", f"{lib}/checkouts", {"cardId": "SS-2", "titleId": wanted["id"]}, library.token)
 
         page.goto(library.url("/more"))
         page.get_by_role("link", name="Sign-in with school accounts").click()
@@ -1186,6 +1205,7 @@ def flow_school_sign_in(page, library, servers):
         page.get_by_label("School e-mail domain").fill("school.example")
         page.get_by_label("Staff (matched by their account's school e-mail)").check()
         page.get_by_label("Members in the public catalog (matched by student number or e-mail)").check()
+        page.get_by_label("Claim with the student number").fill("student_number")
         width = page.evaluate("() => document.documentElement.scrollWidth")
         assert width <= 390, f"the sign-in settings are {width} px wide at 390 px"
         shot(page, "37-school-sign-in-settings-390", full_page=True)
@@ -1255,7 +1275,29 @@ def flow_school_sign_in(page, library, servers):
         pupil.locator("input[name=sub]").fill("pia-sub")
         pupil.get_by_role("button", name="Authorize").click()
         expect(pupil.locator("h1")).to_contain_text("Pia")
+        expect(pupil.locator("main")).to_contain_text("Die kleine Hexe")
         shot(pupil, "39-school-sign-in-member-de-390")
+        # Pia places a hold on a book that is out.
+        pupil.goto(f"{BASE}/public/libraries/{library.id}/titles/{wanted['id']}")
+        pupil.get_by_role("button", name="Vormerken").click()
+        expect(pupil.get_by_role("status")).to_be_visible()
+        holds = api("GET", f"{lib}/holds", token=library.token)
+        assert any(h["cardId"] == "7001" and h["titleId"] == wanted["id"] for h in holds), holds
+        context.close()
+
+        # Tess, the roster's teacher of 7T, signs in with her school account and reads her class's report.
+        context = page.context.browser.new_context(viewport={"width": 390, "height": 844}, locale="en-GB")
+        tess = context.new_page()
+        tess.goto(BASE + "/login")
+        tess.get_by_role("link", name="Sign in with 127.0.0.1").click()
+        tess.locator("input[name=sub]").fill("tess-sub")
+        tess.get_by_role("button", name="Authorize").click()
+        tess.wait_for_url(re.compile(r"/catalog"))
+        tess.goto(library.url("/more"))
+        tess.get_by_role("link", name="Reading in my classes").click()
+        expect(tess.locator("main")).to_contain_text("Pia Nowak")
+        expect(tess.locator("main")).to_contain_text("7T")
+        shot(tess, "40-class-teacher-report-390", full_page=True)
         context.close()
 
         # Passwords off for librarians: Lena's password is refused with the reason; her school account works.

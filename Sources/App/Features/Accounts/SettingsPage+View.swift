@@ -115,6 +115,16 @@ extension SettingsPage {
                                     H.button(t(.removeStaff), kind: "danger", attrs: [.ariaLabel: t(.removeStaff) + ": " + s.displayName])
                                 }
                             }
+                        } else {
+                            // Your own school e-mail, for the school's sign-in.
+                            H.el(.details, [:]) {
+                                H.el(.summary, [:]) { EscapedText(t(.staffSchoolEmail)) }
+                                H.form(WebRoute.staffEmail(library: libraryID, user: s.userId).path, csrf: page.csrf, attrs: [.class: "inline-form"]) {
+                                    H.field(t(.staffSchoolEmail), name: "email", type: "email", value: s.email, hint: t(.staffSchoolEmailHint),
+                                            id: "f-email-" + id, extra: [.autocomplete: "email"])
+                                    H.button(t(.save), kind: "quiet")
+                                }
+                            }
                         }
                     }
                 }

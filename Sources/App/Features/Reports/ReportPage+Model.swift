@@ -21,6 +21,8 @@ struct ReportPage: Sendable {
     var collections: [(id: UUID, name: String)] = []
     /// The filters chosen, as the reader reads them.
     var filterTexts: [String] = []
+    /// A class teacher's page: their classes are the only choice, this report the only one, nothing to save.
+    var teacherClasses: [String]? = nil
 
     /// The most reading levels the filter lists (a library has a few dozen).
     static let maxLevels = 300

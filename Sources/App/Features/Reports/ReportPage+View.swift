@@ -97,7 +97,7 @@ extension ReportPage {
         return Layout.page(page, title: t(kind.titleKey)) {
             H.el(.nav, [.ariaLabel: t(.reportsTitle)]) {
                 H.el(.ul, [.class: "report-kinds"]) {
-                    for other in ReportKind.allCases {
+                    for other in teacherClasses == nil ? ReportKind.allCases : [.readers] {
                         H.el(.li, [:]) {
                             H.el(.a, [.href: WebRoute.report(library: lib, kind: other).path(query: Self.carried(options, to: other)),
                                       .ariaCurrent: other == kind ? "page" : nil]) { EscapedText(t(other.titleKey)) }
@@ -119,7 +119,7 @@ extension ReportPage {
                     H.link(t(.reportDownloadCSV), APILink.report(library: lib, kind: kind, format: "csv").path(query: options.query), cls: "button quiet")
                 }
                 for (i, table) in report.tables.enumerated() { tableSection(table, index: i, report: report, t: t) }
-                saveForm(page)
+                if teacherClasses == nil { saveForm(page) }
             }
         }
     }
@@ -147,12 +147,12 @@ extension ReportPage {
 
     private func optionsForm(_ t: Strings) -> any Component {
         let (o, form, kind) = (options, form, kind)
-        func select(_ name: String, _ label: String, _ choices: [(String, String)], selected: String?, any: String) -> any Component {
+        func select(_ name: String, _ label: String, _ choices: [(String, String)], selected: String?, any: String?) -> any Component {
             H.el(.div, [.class: form.errors[name] == nil ? "field" : "field invalid"]) {
                 H.el(.label, [.for: "f-" + name]) { EscapedText(label) }
                 H.el(.select, [.id: "f-" + name, .name: name, .ariaInvalid: form.errors[name] == nil ? nil : "true",
                                .ariaDescribedby: form.errors[name] == nil ? nil : "f-\(name)-error"]) {
-                    H.el(.option, [.value: ""]) { EscapedText(any) }
+                    if let any { H.el(.option, [.value: ""]) { EscapedText(any) } }
                     for (value, text) in choices { H.el(.option, [.value: value, .selected: value == selected ? "" : nil]) { EscapedText(text) } }
                 }
                 if let error = form.errors[name] { H.el(.p, [.class: "field-error", .id: "f-\(name)-error"]) { EscapedText(error) } }
@@ -189,7 +189,9 @@ extension ReportPage {
                 H.field(t(.reportOlderThanYears), name: "olderThanYears", type: "number", value: String(o.olderThanYears),
                         error: form.errors["olderThanYears"], extra: [.min: "0", .max: "100", .inputmode: "numeric"])
             }
-            if kind.filters.contains(.grade) {
+            if let mine = teacherClasses {
+                select("class", t(.sortClass), mine.map { ($0, $0) }, selected: o.grade, any: nil)
+            } else if kind.filters.contains(.grade) {
                 select("class", t(.sortClass), classes.map { ($0, $0) } + (o.grade.map { g in classes.contains(g) ? [] : [(g, g)] } ?? []),
                        selected: o.grade, any: t(.reportAllClasses))
             }

@@ -45,7 +45,8 @@ enum ReportPages {
             if forced, !(options.grade.map(mine.contains) ?? false) { options.grade = mine.first }
             return options
         }
-        let page = try await ReportPage.make(kind, req: read, library: ctx, now: req.now, t: req.t, on: req.db)
+        var page = try await ReportPage.make(kind, req: read, library: ctx, now: req.now, t: req.t, on: req.db)
+        if forced { page.teacherClasses = mine }
         return try await req.refused(page.render(try await req.page(library: ctx)), page.form.isRefused)
     }
 
