@@ -69,6 +69,14 @@ import Vapor
             page = try await browser.get("\(web)/dashboard")
             #expect(page.html.contains("ist hinausgegangen") && page.html.contains("Letzte Erinnerung"))
             #expect(try smtp.received().last?.subject == "Bitte zurückbringen, Mia")
+            // Once more the same day: asked first (with the time), then sent only on "Noch einmal senden".
+            let mailed = try smtp.received().count
+            let asked = try await browser.post("\(web)/members/\(mia)/remind", ["back": "\(web)/dashboard"])
+            #expect(asked.status == .conflict && asked.html.contains("Heute um") && asked.html.contains("Noch einmal senden"), "\(asked.html.prefix(300))")
+            #expect(try smtp.received().count == mailed)
+            let sentAgain = try await browser.post("\(web)/members/\(mia)/remind", ["back": "\(web)/dashboard", "again": "true"])
+            #expect(sentAgain.status == .seeOther && sentAgain.location == "\(web)/dashboard")
+            #expect(try smtp.received().count == mailed + 1)
             _ = try await browser.post("\(web)/members/\(ben)/remind", ["back": "\(web)/loans?show=overdue"])
             page = try await browser.get("\(web)/loans?show=overdue")
             #expect(page.html.contains("der Mailserver hat die Nachricht abgelehnt") && page.html.contains("550"), "\(page.html)")

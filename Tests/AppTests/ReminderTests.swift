@@ -254,6 +254,15 @@ import Vapor
             // Reminded by hand, the loan is not reminded again by today's run.
             let library = try #require(UUID(uuidString: s.f.libraryID))
             #expect(try await Reminders.run(library: library, app: app).sent == 2)
+            // Reminded today already: said with the time, and sent again only when asked to.
+            let sentBefore = try smtp.received().count
+            let twice = try await s.owner.post("\(s.f.lib)/members/\(mia)/reminders")
+            #expect(twice.status == .conflict && twice.errorCode == "reminded_today"
+                    && twice.errorMessage?.hasSuffix("already. Send the same reminder again?") == true, "\(twice.json)")
+            #expect(try smtp.received().count == sentBefore, "nothing mailed twice by accident")
+            let again = try await s.owner.post("\(s.f.lib)/members/\(mia)/reminders?again=true")
+            #expect(again.status == .ok && again["status"] as? String == "sent", "\(again.json)")
+            #expect(try smtp.received().count == sentBefore + 1)
             // Without an email address: a clear refusal (print a letter instead).
             let tom = try await s.owner.send(.POST, "\(s.f.lib)/members/\(s.members["S004"]!)/reminders", [:], headers: ["Accept-Language": "ga"])
             #expect(tom.status == .conflict && tom.errorCode == "no_email" && tom.errorMessage?.contains("Tom Lee") == true, "\(tom.json)")

@@ -70,6 +70,13 @@ struct Strings: Sendable {
         return d.formatted(style)
     }
 
+    /// A time of day ("08:00", "8:00 AM"), in the time zone of the dates shown.
+    func time(_ d: Date) -> String {
+        var style = Date.FormatStyle(date: .omitted, time: .shortened).locale(lang.locale)
+        style.timeZone = timeZone
+        return d.formatted(style)
+    }
+
     /// A month and its year ("Nov 2026", "Nov. 2026", "2026年11月"), in the time zone of the dates shown.
     func monthYear(_ d: Date) -> String {
         var style = Date.FormatStyle().month(.abbreviated).year().locale(lang.locale)

@@ -53,8 +53,9 @@ enum MailController {
                                             schema: Rule.range(1...500))],
             response: OverdueMemberDTO.self, responseIsArray: true), use: overdueByMember)
         lib.on(.POST, "members", ":memberID", "reminders", doc: .init(
-            summary: "Remind a member now of their loans due soon or overdue, in one message (staff who lend); 409 when they have no email or nothing to remind of",
-            tag: "Reminders", response: MailMessageDTO.self), use: remindNow)
+            summary: "Remind a member now of their loans due soon or overdue, in one message (staff who lend); 409 when they have no email or nothing to remind of, and 409 `reminded_today` (with `at`) when they were reminded today already unless `again=true`",
+            tag: "Reminders", query: [.init(name: "again", kind: .boolean, description: "Send even though the member was reminded today (default false).")],
+            response: MailMessageDTO.self), use: remindNow)
         api.on(.GET, "server", "mail", doc: .init(summary: "The installation's mail server (the administrator); 404 when none is set",
                                                   tag: "Reminders", response: MailServerDTO.self), use: installationServer)
         api.on(.PUT, "server", "mail", doc: .init(summary: "Set the installation's mail server, used by libraries without their own (the administrator)",
@@ -167,7 +168,8 @@ enum MailController {
 
     @Sendable static func remindNow(req: Request) async throws -> MailMessageDTO {
         let ctx = try await req.library(.circulate)
-        return try await Reminders.remindNow(member: try req.uuid("memberID"), in: req.scope(ctx), app: req.application)
+        let again = try req.flag("again")
+        return try await Reminders.remindNow(member: try req.uuid("memberID"), again: again, in: req.scope(ctx), app: req.application)
     }
 
     @Sendable static func installationServer(req: Request) async throws -> MailServerDTO {

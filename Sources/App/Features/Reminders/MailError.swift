@@ -21,6 +21,8 @@ enum MailError: DomainError, Equatable {
     case memberWithoutEmail(name: String)
     /// Nothing to remind the member of.
     case nothingToRemind
+    /// The member had a reminder today already (by the daily run, or by someone's "Remind now").
+    case remindedToday(at: Date, byDailyRun: Bool)
     /// A message that did not fail cannot be sent again.
     case notFailed
     case messageNotFound
@@ -47,6 +49,10 @@ enum MailError: DomainError, Equatable {
         case .unknownLanguage(let code): .init(.invalid, "invalid", field: "language") { $0.format(.errUnknownLanguage, code) }
         case .memberWithoutEmail(let name): .init(.conflict, "no_email") { $0.format(.errMemberWithoutEmail, name) }
         case .nothingToRemind: .init(.conflict, "nothing_to_remind") { $0(.errNothingToRemind) }
+        case .remindedToday(let at, let daily):
+            .init(.conflict, "reminded_today", details: ["at": at.formatted(.iso8601)]) {
+                $0.format(daily ? .errRemindedTodayDaily : .errRemindedToday, $0.time(at))
+            }
         case .notFailed: .init(.conflict, "not_failed") { $0(.errMailNotFailed) }
         case .noOwnServer: .init(.notFound, "no_mail_server") { $0(.errNoMailServer) }
         case .messageNotFound: .init(.notFound, "message_not_found") { $0(.errMessageNotFound) }

@@ -194,16 +194,55 @@ enum ReminderPages {
         }
     }
 
+    struct RemindForm: WebForm {
+        var back: String?
+        var again: Bool?
+        static var maxLength: [String: Int] { ["back": 2_000] }
+    }
+
     @Sendable static func remind(req: Request) async throws -> Response {
         let ctx = try await req.library(.circulate)
         let memberID = try req.uuid("memberID")
-        let back = (try req.form(BackForm.self)).back.flatMap(LocalPath.validate) ?? WebRoute.member(library: ctx.libraryID, member: memberID).path
+        let form = try req.form(RemindForm.self)
+        let back = form.back.flatMap(LocalPath.validate) ?? WebRoute.member(library: ctx.libraryID, member: memberID).path
         do {
-            let message = try await Reminders.remindNow(member: memberID, in: req.scope(ctx), app: req.application)
+            let message = try await Reminders.remindNow(member: memberID, again: form.again == true, in: req.scope(ctx), app: req.application)
             let said = RemindersPage.outcome(message, req.t(ctx))
             return req.seeOther(back, flash: said.text, isError: said.failed)
+        } catch MailError.remindedToday(let at, let daily) {
+            // Asked before the same reminder goes out twice in a day.
+            let t = req.t(ctx)
+            let name = try await Members.find(memberID, library: ctx.libraryID, on: req.db).fullName
+            let page = RemindAgainPage(libraryID: ctx.libraryID, memberID: memberID, name: name, back: back,
+                                       said: t.format(daily ? .errRemindedTodayDaily : .errRemindedToday, t.time(at)))
+            return try await req.answer(page.render(try await req.page(library: ctx)), status: .conflict)
         } catch let error where error.isFormRefusal {
             return req.seeOther(back, flash: req.t.message(error), isError: true)
+        }
+    }
+}
+
+/// "Remind now" for a member reminded today already: said, and asked before the same goes out again.
+struct RemindAgainPage: Sendable {
+    var libraryID: UUID
+    var memberID: UUID
+    var name: String
+    var back: String
+    var said: String
+
+    func render(_ page: PageContext) -> HTML {
+        let t = page.t
+        return Layout.page(page, title: t(.remindNow)) {
+            H.el(.h1, [:]) { EscapedText(t(.remindNow) + ": " + name) }
+            H.el(.section, [.class: "card"]) {
+                H.el(.p, [.role: "alert"]) { EscapedText(said) }
+                H.form(WebRoute.memberRemind(library: libraryID, member: memberID).path, csrf: page.csrf, attrs: [.class: "actions"]) {
+                    H.void(.input, [.type: "hidden", .name: "back", .value: back])
+                    H.void(.input, [.type: "hidden", .name: "again", .value: "true"])
+                    H.button(t(.remindAgain))
+                    H.link(t(.keepAsIs), back, cls: "button quiet")
+                }
+            }
         }
     }
 }

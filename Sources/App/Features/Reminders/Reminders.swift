@@ -232,11 +232,27 @@ enum Reminders {
         return RecurringJobs.Outcome(queued: composed.queued.count, sent: delivered.sent, failed: delivered.failed, withoutEmail: composed.withoutEmail)
     }
 
+    /// The member's last reminder of today (in the library's time zone) that went or is going out.
+    static func remindedToday(member: UUID, in scope: Scope) async throws -> (at: Date, daily: Bool)? {
+        struct Row: Decodable { var created_at: Date; var sent_at: Date?; var created_by: String }
+        let kinds = [MailKind.dueSoon, .overdue1, .overdue2, .overdue3].map(\.rawValue)
+        let today = scope.library.policy.calendar.startOfDay(for: scope.now)
+        guard let row = try await scope.db.sql.raw("""
+            SELECT created_at, sent_at, created_by FROM mail_messages
+            WHERE library_id = \(bind: scope.libraryID) AND member_id = \(bind: member) AND kind IN (\(binds: kinds))
+              AND status IN ('queued', 'sending', 'sent') AND created_at >= \(bind: today)
+            ORDER BY created_at DESC LIMIT 1
+            """).first(decoding: Row.self) else { return nil }
+        return (row.sent_at ?? row.created_at, row.created_by == "reminders")
+    }
+
     /// "Remind now" for one member: a message listing their loans due soon or overdue, sent at once;
     /// the message as the log shows it (sent, or failed with the server's answer).
-    static func remindNow(member: UUID, in scope: Scope, app: Application) async throws -> MailMessageDTO {
+    /// A member reminded today already is not mailed the same again unless `again` says so.
+    static func remindNow(member: UUID, again: Bool = false, in scope: Scope, app: Application) async throws -> MailMessageDTO {
         let row = try await Member.query(on: scope.db).filter(\.$id == member).filter(\.$library.$id == scope.libraryID).first()
         guard let row else { throw MemberError.notFound }
+        if !again, let last = try await remindedToday(member: member, in: scope) { throw MailError.remindedToday(at: last.at, byDailyRun: last.daily) }
         guard let email = row.email, MailAddress.isValid(email) else { throw MailError.memberWithoutEmail(name: row.fullName) }
         guard try await MailServers.effective(library: scope.libraryID, on: scope.db) != nil else { throw MailError.noServer }
         let composed = try await compose(library: scope.libraryID, now: scope.now, languages: app.languages, actor: scope.library.user.username,
