@@ -152,6 +152,36 @@ import Vapor
 
     /// The settings page switches fines on; the member page shows the balance and takes a payment and a
     /// waiver, in the reader's language (German here).
+    @Test func aReturnButtonOfAListConfirmsAsTheReturnPageWithTheFineItCharges() async throws {
+        let clock = TestClock()
+        try await withTestApp(clock: clock.appClock) { app in
+            let f = try await Fixture.make(app)
+            let momo = try await f.addTitle("Momo", copies: 1)
+            let mia = try await f.addMember("S012", "Mia")
+            #expect(try await f.owner.patch(f.lib, ["fineMode": "money", "finePerDay": 50]).status == .ok)
+            let loan = try await f.owner.post("\(f.lib)/checkouts", ["cardId": "S012", "titleId": momo, "days": 1])
+            clock.advance(days: 1 + 4)  // 4 days late: 2.00
+            var browser = Browser(app: app)
+            _ = try await browser.get("/login")
+            #expect(try await browser.post("/login", ["username": "owner", "password": "correct horse"]).status == .seeOther)
+            let web = "/libraries/\(f.libraryID)"
+            // The Return page says what the return will charge …
+            let desk = try await browser.get("\(web)/return?barcode=\(loan.string("copyBarcode"))")
+            #expect(desk.html.contains("4 days overdue · returning it now charges €2.00"), "\(desk.html)")
+            // … and the member page's Return button asks the same before it returns.
+            let member = "\(web)/members/\(mia)"
+            let asked = try await browser.post("\(web)/loans/\(loan.string("id"))/return", ["back": member])
+            #expect(asked.status == .ok && asked.html.contains("returning it now charges €2.00") && asked.html.contains("Mia (S012)"))
+            #expect(try await f.owner.get("\(f.lib)/members/\(mia)/fines")["balance"] as? Int == 0, "nothing returned or charged yet")
+            let done = try await browser.post("\(web)/loans/\(loan.string("id"))/return", ["back": member, "confirmed": "true"])
+            #expect(done.status == .seeOther && done.location == member)
+            #expect(try await f.owner.get("\(f.lib)/members/\(mia)/fines")["balance"] as? Int == 200)
+            // Pressed again (a second tab): back already, so it says so instead of asking.
+            let again = try await browser.post("\(web)/loans/\(loan.string("id"))/return", ["back": member])
+            #expect(again.status == .seeOther)
+        }
+    }
+
     @Test func theMemberPageTakesPaymentsAndWaivesInTheReadersLanguage() async throws {
         let clock = TestClock()
         try await withTestApp(clock: clock.appClock) { app in

@@ -168,12 +168,16 @@ import VaporTesting
             let said = try await browser.get(book)
             #expect(said.html.contains("renewed the maximum of 1 times") && said.html.contains("flash error"), "\(said.html.prefix(3000))")
 
-            let back = try await browser.post(WebRoute.loanReturn(library: UUID(uuidString: f.libraryID)!, loan: loanID).path, ["back": book])
+            // Return asks first, as the Return page does; confirmed, the book is back.
+            let asked = try await browser.post(WebRoute.loanReturn(library: UUID(uuidString: f.libraryID)!, loan: loanID).path, ["back": book])
+            #expect(asked.status == .ok && asked.html.contains("name=\"confirmed\""))
+            let back = try await browser.post(WebRoute.loanReturn(library: UUID(uuidString: f.libraryID)!, loan: loanID).path,
+                                              ["back": book, "confirmed": "true"])
             #expect(back.location == book)
             #expect(try await browser.get(book).html.contains("is back"))
             // A "back" that leaves the site is not followed.
             let outside = try await browser.post(WebRoute.loanReturn(library: UUID(uuidString: f.libraryID)!, loan: UUID(uuidString: loans[1])!).path,
-                                                 ["back": "https://evil.example/"])
+                                                 ["back": "https://evil.example/", "confirmed": "true"])
             #expect(outside.location?.hasPrefix("/libraries/") == true)
 
             let member = "/libraries/\(f.libraryID)/members/\(memberID)"

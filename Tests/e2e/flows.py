@@ -560,7 +560,12 @@ def flow_return_and_renew_from_member(page, library, servers):
     page.get_by_role("button", name="Renew: The Lighthouse Keeper's Lunch").first.click()
     expect(page.get_by_role("status")).to_contain_text("is renewed")
     page.get_by_role("button", name="Return: The Lighthouse Keeper's Lunch").first.click()
+    # The same confirmation as the Return page: who has it and the dates, then the return.
+    expect(page.locator("section.confirm")).to_contain_text("Nora Quinn (RR1)")
+    shot(page, "14-member-return-confirm")
+    page.get_by_role("button", name="Return").first.click()
     expect(page.get_by_role("status")).to_contain_text("is back")
+    assert f"/members/{member['id']}" in page.url, page.url
     shot(page, "14-member-return-renew")
 
 

@@ -274,8 +274,20 @@ enum Circulation {
     /// screen confirms. Nil when no copy of the library has that barcode or it is not on loan.
     static func openLoan(barcode: String, library: UUID, now: Date, on db: any Database) async throws -> (loan: LoanDTO, coverURL: String?)? {
         guard let copyID = try await Lookup.copy(barcode: barcode, library: library, on: db),
-              let open = try await Loan.query(on: db).filter(\.$copy.$id == copyID).filter(\.$returnedAt == nil).first(),
-              let loan = try await withBarcodes([open], now: now, on: db).first else { return nil }
+              let open = try await Loan.query(on: db).filter(\.$copy.$id == copyID).filter(\.$returnedAt == nil).first() else { return nil }
+        return try await withCover(open, now: now, on: db)
+    }
+
+    /// The library's open loan `id` with its title's cover (nil when returned or not the library's).
+    static func openLoan(id: UUID, library: UUID, now: Date, on db: any Database) async throws -> (loan: LoanDTO, coverURL: String?)? {
+        guard let open = try await Loan.query(on: db).filter(\.$id == id).filter(\.$library.$id == library).filter(\.$returnedAt == nil).first() else {
+            return nil
+        }
+        return try await withCover(open, now: now, on: db)
+    }
+
+    private static func withCover(_ open: Loan, now: Date, on db: any Database) async throws -> (loan: LoanDTO, coverURL: String?)? {
+        guard let loan = try await withBarcodes([open], now: now, on: db).first else { return nil }
         struct Cover: Decodable { var cover_url: String? }
         guard let titleID = loan.titleId else { return (loan, nil) }
         let cover = try await db.sql.raw("SELECT cover_url FROM titles WHERE id = \(bind: titleID)").first(decoding: Cover.self)?.cover_url

@@ -197,11 +197,27 @@ enum CirculationPages {
         (try? req.form(BackForm.self))?.back.flatMap(LocalPath.validate) ?? WebRoute.loans(library: ctx.libraryID).path
     }
 
-    /// One loan's Return button (on the book, the member and the loans pages).
+    struct ReturnLoanForm: WebForm {
+        var back: String?
+        var confirmed: Bool?
+        static var maxLength: [String: Int] { ["back": 2_000] }
+    }
+
+    /// One loan's Return button (on the book, the member and the loans pages): first the Return page's
+    /// confirmation (who has it, the dates, days overdue, what it will charge), then the return.
     @Sendable static func returnLoan(req: Request) async throws -> Response {
         let ctx = try await req.library(.circulate)
-        let loan = try await Circulation.giveBack(ReturnInput(loanId: try req.uuid("loanID"), copyBarcode: nil), in: req.scope(ctx))
-        return req.seeOther(back(req, ctx: ctx), flash: returnedMessage(loan, t: req.t(ctx)))
+        let loanID = try req.uuid("loanID")
+        let form = try req.form(ReturnLoanForm.self)
+        let back = form.back.flatMap(LocalPath.validate) ?? WebRoute.loans(library: ctx.libraryID).path
+        if form.confirmed != true,
+           let page = try await ReturnPage.make(loan: loanID, back: back, library: ctx, now: req.now, t: req.t(ctx), on: req.db) {
+            return try await req.answer(page.render(try await req.page(library: ctx)))
+        }
+        // A loan back already (another tab, the desk) is said on the page it came from.
+        return try await req.seeOther(back) {
+            returnedMessage(try await Circulation.giveBack(ReturnInput(loanId: loanID, copyBarcode: nil), in: req.scope(ctx)), t: req.t(ctx))
+        }
     }
 
     /// "Momo is back", or, when a member was waiting, who to put it aside for and until when.

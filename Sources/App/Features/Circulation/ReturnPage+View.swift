@@ -11,7 +11,9 @@ extension ReturnPage {
                 H.el(.section, [.class: "card confirm"]) {
                     Components.cover(coverURL, title: loan.title, t: t, size: "large")
                     if loan.overdue {
-                        H.el(.p, [.class: "warning", .role: "alert"]) { EscapedText("⚠ " + t(.daysOverdue, loan.daysOverdue)) }
+                        H.el(.p, [.class: "warning", .role: "alert"]) {
+                            EscapedText("⚠ " + t(.daysOverdue, loan.daysOverdue) + (consequence.map { " · " + $0 } ?? ""))
+                        }
                     }
                     H.el(.dl, [.class: "facts"]) {
                         Components.fact(t(.bookField), loan.title)
@@ -19,9 +21,18 @@ extension ReturnPage {
                         Components.fact(t(.checkedOutOn), t.date(loan.checkedOutAt))
                         Components.fact(t(.dueDate), t.date(loan.dueAt))
                     }
-                    H.form(WebRoute.returnBook(library: lib).path, csrf: page.csrf) {
-                        H.void(.input, [.type: "hidden", .name: "loanId", .value: loan.id.uuidString])
-                        H.button(t(.confirmReturn), attrs: [.autofocus: ""])
+                    if let back = fromList {
+                        H.form(WebRoute.loanReturn(library: lib, loan: loan.id).path, csrf: page.csrf, attrs: [.class: "actions"]) {
+                            H.void(.input, [.type: "hidden", .name: "back", .value: back])
+                            H.void(.input, [.type: "hidden", .name: "confirmed", .value: "true"])
+                            H.button(t(.confirmReturn), attrs: [.autofocus: ""])
+                            H.link(t(.keepAsIs), back, cls: "button quiet")
+                        }
+                    } else {
+                        H.form(WebRoute.returnBook(library: lib).path, csrf: page.csrf) {
+                            H.void(.input, [.type: "hidden", .name: "loanId", .value: loan.id.uuidString])
+                            H.button(t(.confirmReturn), attrs: [.autofocus: ""])
+                        }
                     }
                 }
             } else {
