@@ -221,6 +221,14 @@ struct SignInBrowser: Sendable {
                 let made = try await victim.get("/login/school/return?code=x&state=made-up")
                 #expect(victim.flash(made) == Strings(lang: .en)(.errSchoolExpired))
 
+                // One address starting sign-ins in a loop is told to wait (each start keeps a row for ten minutes).
+                app.schoolSignInStarts = PublicRateLimit(perMinute: 3)
+                let flood = SignInBrowser(app: app)
+                for _ in 0..<3 { #expect(try await flood.get("/login/school").headers.first(name: .location)?.hasPrefix(provider.issuer) == true) }
+                let stopped = try await flood.get("/login/school")
+                #expect(stopped.headers.first(name: .location) == "/login" && flood.flash(stopped) == Strings(lang: .en)(.errSchoolBusy))
+                app.schoolSignInStarts = PublicRateLimit(perMinute: 0)
+
                 // Tokens that do not hold: another audience, expired, another nonce, another issuer.
                 for (tweak, what) in [({ (g: inout TestProvider.Grant) in g.audience = "another-app" }, "audience"),
                                       ({ (g: inout TestProvider.Grant) in g.expiresIn = -300 }, "expired"),

@@ -30,12 +30,21 @@ enum SchoolSignInPages {
         return response
     }
 
+    /// Each start keeps a row for ten minutes: an address starts at most `startsPerMinute` (a class behind
+    /// one address signing in together fits; a loop filling the table does not).
+    static let startsPerMinute = 120
+
+    private static func throttle(_ req: Request) throws {
+        if req.application.schoolSignInStarts.take(req.clientAddress ?? "unknown", now: req.now) != nil { throw SchoolSignInError.busy }
+    }
+
     @Sendable static func staffStart(req: Request) async throws -> Response {
         let next = req.query[String.self, at: "next"].flatMap(LocalPath.validate)
         guard let origin = origin(req) else {
             return req.seeOther(WebRoute.login.path, flash: req.t(.errSchoolNoAddress), isError: true)
         }
         do {
+            try throttle(req)
             return started(try await SchoolSignIn.start(library: nil, next: next, origin: origin, app: req.application, now: req.now), req: req)
         } catch let error as SchoolSignInError {
             return req.seeOther(WebRoute.login.path, flash: req.t.message(error), isError: true)
@@ -48,6 +57,7 @@ enum SchoolSignInPages {
         let next = req.query[String.self, at: "next"].map { PublicPages.next(String($0.prefix(500)), library: library.id) }
         guard let origin = origin(req) else { return req.seeOther(back, flash: req.t(.errSchoolNoAddress), isError: true) }
         do {
+            try throttle(req)
             return started(try await SchoolSignIn.start(library: library.id, next: next, origin: origin, app: req.application, now: req.now), req: req)
         } catch let error as SchoolSignInError {
             return req.seeOther(back, flash: req.t.message(error), isError: true)
@@ -273,5 +283,20 @@ struct SchoolSignInPage: Sendable {
                 H.button(t(.save))
             }
         }
+    }
+}
+
+extension Application {
+    private struct SchoolSignInStartsKey: StorageKey { typealias Value = PublicRateLimit }
+
+    /// Sign-ins started per address and minute (`SchoolSignInPages.startsPerMinute`); replaced by tests.
+    var schoolSignInStarts: PublicRateLimit {
+        get {
+            if let made = storage[SchoolSignInStartsKey.self] { return made }
+            let made = PublicRateLimit(perMinute: SchoolSignInPages.startsPerMinute)
+            storage[SchoolSignInStartsKey.self] = made
+            return made
+        }
+        set { storage[SchoolSignInStartsKey.self] = newValue }
     }
 }
