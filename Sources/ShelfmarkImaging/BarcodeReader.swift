@@ -45,6 +45,20 @@ public struct Barcode: Sendable, Equatable, Codable {
         self.text = text
         self.addOn = addOn
         if symbology == .ean13, let isbn = try? ISBN(text), isbn.isbn13 == text { self.isbn = text }
+        if symbology == .code39 || symbology == .code128 { self.isbn = Self.labelISBN(text) }
+    }
+
+    /// An ISBN on an older library label (Code 39 or Code 128): "ISBN 0-441-01498-3", an ISBN-10 or an
+    /// ISBN-13, taken as the book's ISBN (its 13 digits) only when it says "ISBN" or when, besides its
+    /// check digit, its registration group and registrant are assigned ranges — so a library's own
+    /// 10-digit copy number is not taken for a book (a random one passes the check digit 1 time in 11).
+    static func labelISBN(_ text: String) -> String? {
+        let trimmed = text.trimmingCharacters(in: .whitespaces)
+        guard (10...24).contains(trimmed.count), let isbn = try? ISBN(trimmed) else { return nil }
+        if trimmed.uppercased().hasPrefix("ISBN") { return isbn.isbn13 }
+        let plain = trimmed.filter { $0 != "-" && $0 != " " }
+        guard plain.count == 10 || plain.count == 13, isbn.parts != nil else { return nil }
+        return isbn.isbn13
     }
 }
 

@@ -98,6 +98,20 @@ enum Degrade {
         #expect(out.svg.contains(text.replacingOccurrences(of: "/", with: "/")))
     }
 
+    /// Older library labels carry the ISBN in Code 39 or Code 128: taken as the book's ISBN when it says
+    /// "ISBN" or its ranges are assigned; a copy number that only passes the check digit is not.
+    @Test func anISBNOnAnOldLibraryLabelIsTakenAsTheISBN() throws {
+        let out = try BarcodeRenderer.render(.code128, "0306406152")
+        let code = try #require(try BarcodeReader().read(out.png).barcodes.first)
+        #expect(code.symbology == .code128 && code.text == "0306406152" && code.isbn == "9780306406157")
+        #expect(Barcode(symbology: .code39, text: "ISBN 0-306-40615-2").isbn == "9780306406157")
+        #expect(Barcode(symbology: .code39, text: "9780306406157").isbn == "9780306406157")
+        #expect(Barcode(symbology: .code39, text: "030640615X").isbn == nil, "a wrong check digit")
+        // Group 978-69… is not assigned: a 10-digit copy number with a valid check digit (6900000002) is no book.
+        #expect(Barcode(symbology: .code39, text: "6900000002").isbn == nil)
+        #expect(Barcode(symbology: .codabar, text: "0306406152").isbn == nil, "Codabar is a library's own card or copy code")
+    }
+
     @Test func aShelfQRCodeReadsBack() throws {
         let text = "shelfmark:shelf:Room 12 — Fiction A–F"
         let out = try BarcodeRenderer.render(.qr, text)
