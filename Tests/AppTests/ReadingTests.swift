@@ -82,6 +82,34 @@ import VaporTesting
 
     /// Reading is private: another account (even the owner) does not see it; a viewer keeps their
     /// own; a member's log needs a role that lends; a member's log is kept apart from the user's.
+    @Test func readersRatingsAreAveragedIntoTheTitlesRatingWithTheirNumber() async throws {
+        try await withTestApp { app in
+            let f = try await Fixture.make(app)
+            let title = try await f.addTitle("Krabat")
+            #expect(try await f.owner.patch("\(f.lib)/titles/\(title)", ["rating": 4]).status == .ok)
+            var detail = try await f.owner.get("\(f.lib)/titles/\(title)")
+            #expect(detail["ratingAverage"] as? Double == 4 && detail["ratingCount"] as? Int == 0, "the library's own rating alone")
+            for (card, rating) in [("S1", 5), ("S2", 3), ("S3", 0)] {
+                let member = try await f.addMember(card, "Reader \(card)")
+                var body: [String: Any] = ["titleId": title, "memberId": member, "status": "finished"]
+                if rating > 0 { body["rating"] = rating }
+                #expect(try await f.owner.post("\(f.lib)/reads", body).status == .created)
+            }
+            // A reader's rating of 2 for another library's copy of the book does not count here.
+            let other = try await f.owner.post("/api/v1/libraries", ["name": "Elsewhere"])
+            let otherLib = "/api/v1/libraries/\(other.string("id"))"
+            let otherTitle = try await f.owner.post("\(otherLib)/titles", ["title": "Krabat", "copies": 1])
+            #expect(try await f.owner.post("\(otherLib)/reads", ["titleId": otherTitle.string("id"), "status": "finished", "rating": 2]).status == .created)
+            detail = try await f.owner.get("\(f.lib)/titles/\(title)")
+            #expect(detail["ratingAverage"] as? Double == 4 && detail["ratingCount"] as? Int == 2, "(4 + 5 + 3) / 3, two readers: \(detail.json)")
+            #expect(detail["rating"] as? Double == 4, "the library's own rating stays as it was set")
+            var browser = Browser(app: app)
+            _ = try await browser.get("/login")
+            #expect(try await browser.post("/login", ["username": "owner", "password": "correct horse"]).status == .seeOther)
+            #expect(try await browser.get("/libraries/\(f.libraryID)/titles/\(title)").html.contains("readers' ratings: 2"))
+        }
+    }
+
     @Test func readingIsPrivateAndMembersLogsNeedStaff() async throws {
         try await withTestApp { app in
             let f = try await Fixture.make(app)

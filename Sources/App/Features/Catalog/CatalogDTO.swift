@@ -131,6 +131,10 @@ struct TitleDetail: Content {
     var links: [String: String]
     var createdAt: Date?
     var updatedAt: Date?
+    /// The library's rating (`rating`) and its readers' ratings (from their reads) averaged; nil when nobody rated it.
+    var ratingAverage: Double? = nil
+    /// How many of the library's readers rated it.
+    var ratingCount = 0
 }
 
 struct SectionCount: Content {

@@ -16,10 +16,13 @@ extension TitlePage {
                         H.el(.h1, [:]) { EscapedText(d.title) }
                         if let sub = d.subtitle { H.el(.p, [.class: "subtitle"]) { EscapedText(sub) } }
                         if !d.authors.isEmpty { H.el(.p, [.class: "authors"]) { EscapedText(t.format(.by, d.authors.joined(separator: ", "))) } }
-                        if let rating = d.rating {
-                            H.el(.p, [.class: "rating", .role: "img",
-                                       .ariaLabel: t(.rating) + ": " + t.format(.starsOutOfFive, rating.formatted(.number.precision(.fractionLength(0...1)).locale(t.lang.locale)))]) {
-                                EscapedText(Self.stars(rating))
+                        if let rating = d.ratingAverage ?? d.rating {
+                            let said = t.format(.starsOutOfFive, rating.formatted(.number.precision(.fractionLength(0...1)).locale(t.lang.locale)))
+                            H.el(.p, [.class: "rating"]) {
+                                H.el(.span, [.role: "img", .ariaLabel: t(.rating) + ": " + said]) { EscapedText(Self.stars(rating)) }
+                                if d.ratingCount > 0 {
+                                    H.el(.span, [.class: "hint"]) { EscapedText(" · " + t.format(.readersRatings, t.number(d.ratingCount))) }
+                                }
                             }
                         }
                         H.el(.p, [:]) {

@@ -47,13 +47,23 @@ extension TitleQuery {
         }
         loans.sort { $0.dueAt < $1.dueAt }
         let isbn = t.isbn13.flatMap { try? ISBN($0) }
-        return TitleDetail(
+        // The readers' own ratings (their reads), averaged with the library's (one more vote when it has one).
+        struct Votes: Decodable { var n: Int; var total: Double? }
+        let votes = try await db.sql.raw("""
+            SELECT COUNT(rating) AS n, SUM(rating) AS total FROM reads
+            WHERE title_id = \(bind: titleID) AND library_id = \(bind: libraryID) AND rating > 0
+            """).first(decoding: Votes.self) ?? Votes(n: 0, total: nil)
+        let voters = votes.n + (t.rating == nil ? 0 : 1)
+        var detail = TitleDetail(
             id: titleID, isbn13: t.isbn13, isbn10: isbn?.isbn10, isbnHyphenated: isbn?.hyphenated, title: t.title, subtitle: t.subtitle,
             authors: t.authors, publisher: t.publisher, publishedDate: t.publishedDate, pageCount: t.pageCount, language: t.language,
             description: t.description, coverUrl: t.coverURL, notes: t.notes, favorite: t.favorite, rating: t.rating, wishlist: t.wishlist,
             series: t.series, seriesNumber: t.seriesNumber, readingLevel: t.readingLevel, section: t.section,
             categories: categories, availability: Availability(statuses: copies.map(\.status)), copies: copies, loans: loans,
             links: links(isbn13: t.isbn13, title: t.title, authors: t.authors), createdAt: t.createdAt, updatedAt: t.updatedAt)
+        detail.ratingCount = votes.n
+        if voters > 0 { detail.ratingAverage = ((votes.total ?? 0) + (t.rating ?? 0)) / Double(voters) }
+        return detail
     }
 
     /// The detail statement (numbered parameters: 1 the title, 2 the library): a row per copy and
