@@ -24,6 +24,25 @@ struct ServerSettingsPatch: Content {
 }
 
 enum ServerSettings {
+    /// A group of the installation's settings kept as one JSON value under `key` (nil: never saved, or
+    /// not readable as `T` any more).
+    static func stored<T: Decodable>(_ key: String, as type: T.Type, on db: any Database) async throws -> T? {
+        let row = try await db.sql.select().column("value").from("server_settings").where("name", .equal, key).first(decoding: StoredValue.self)
+        return row.flatMap { try? JSONDecoder().decode(T.self, from: Data($0.value.utf8)) }
+    }
+
+    private struct StoredValue: Decodable { var value: String }
+
+    static func store<T: Encodable>(_ value: T, key: String, gate: WriteGate, on db: any Database) async throws {
+        let text = String(decoding: try JSONEncoder().encode(value), as: UTF8.self)
+        try await gate.transaction(on: db) { db in
+            try await db.sql.raw("""
+                INSERT INTO server_settings (name, value) VALUES (\(bind: key), \(bind: text))
+                ON CONFLICT (name) DO UPDATE SET value = excluded.value
+                """).run()
+        }
+    }
+
     static func libraryCreation(on db: any Database) async throws -> LibraryCreation {
         struct Row: Decodable { var value: String }
         let row = try await db.sql.select().column("value").from("server_settings").where("name", .equal, "library_creation")

@@ -17,19 +17,11 @@ struct NightlyBackupSettings: Codable, Sendable, Equatable {
     private static let key = "nightly_backups"
 
     static func load(on db: any Database) async throws -> NightlyBackupSettings {
-        struct Row: Decodable { var value: String }
-        let row = try await db.sql.select().column("value").from("server_settings").where("name", .equal, key).first(decoding: Row.self)
-        return row.flatMap { try? JSONDecoder().decode(NightlyBackupSettings.self, from: Data($0.value.utf8)) } ?? NightlyBackupSettings()
+        try await ServerSettings.stored(key, as: NightlyBackupSettings.self, on: db) ?? NightlyBackupSettings()
     }
 
     func save(gate: WriteGate, on db: any Database) async throws {
-        let value = String(decoding: try JSONEncoder().encode(self), as: UTF8.self)
-        try await gate.transaction(on: db) { db in
-            try await db.sql.raw("""
-                INSERT INTO server_settings (name, value) VALUES (\(bind: Self.key), \(bind: value))
-                ON CONFLICT (name) DO UPDATE SET value = excluded.value
-                """).run()
-        }
+        try await ServerSettings.store(self, key: Self.key, gate: gate, on: db)
     }
 
     /// The folder the backups go to: the chosen one, or the default.

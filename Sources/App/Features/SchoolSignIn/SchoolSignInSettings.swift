@@ -45,19 +45,11 @@ struct SchoolSignInSettings: Codable, Sendable, Equatable {
     var membersEnabled: Bool { isConfigured && members }
 
     static func load(on db: any Database) async throws -> SchoolSignInSettings {
-        struct Row: Decodable { var value: String }
-        let row = try await db.sql.select().column("value").from("server_settings").where("name", .equal, key).first(decoding: Row.self)
-        return row.flatMap { try? JSONDecoder().decode(SchoolSignInSettings.self, from: Data($0.value.utf8)) } ?? SchoolSignInSettings()
+        try await ServerSettings.stored(key, as: SchoolSignInSettings.self, on: db) ?? SchoolSignInSettings()
     }
 
     func save(gate: WriteGate, on db: any Database) async throws {
-        let value = String(decoding: try JSONEncoder().encode(self), as: UTF8.self)
-        try await gate.transaction(on: db) { db in
-            try await db.sql.raw("""
-                INSERT INTO server_settings (name, value) VALUES (\(bind: Self.key), \(bind: value))
-                ON CONFLICT (name) DO UPDATE SET value = excluded.value
-                """).run()
-        }
+        try await ServerSettings.store(self, key: Self.key, gate: gate, on: db)
     }
 
     /// Whether a password may still sign in someone with these roles (a member: `member`). The
