@@ -121,17 +121,26 @@ enum SchoolSignIn {
         return try await app.writeGate.transaction(on: app.db) { db in
             if let user = try await User.query(on: db).filter(\.$email == email).first() { return user }
             guard try await Library.find(libraryID, on: db) != nil else { throw SchoolSignInError.noAccount(email) }
-            let username = try await freeUsername(for: email, on: db)
-            let display = [token.name, [token.givenName, token.familyName].compactMap { $0 }.joined(separator: " ")]
-                .compactMap { $0?.cleanedInput }.first { !$0.isEmpty }.map { String($0.prefix(100)) } ?? username
-            let user = User(username: username, displayName: display, passwordHash: "!", isAdmin: false)
-            user.email = email
-            try await user.create(on: db)
+            let name = [token.name, [token.givenName, token.familyName].compactMap { $0 }.joined(separator: " ")]
+                .compactMap { $0?.cleanedInput }.first { !$0.isEmpty }
+            let user = try await accountForSchoolEmail(email, name: name, on: db)
             try await Membership(userID: user.id!, libraryID: libraryID, role: role).create(on: db)
-            try await AuditLog.record(.init(action: .staffAdded, target: username, detail: ["role": role.rawValue, "by": "school_account"]),
+            try await AuditLog.record(.init(action: .staffAdded, target: user.username, detail: ["role": role.rawValue, "by": "school_account"]),
                                       library: libraryID, by: nil, at: now, on: db)
             return user
         }
+    }
+
+    /// The account with this school e-mail, or a new one without a password (the school's sign-in is its
+    /// way in, or a password an owner sets), named `name` (else the address); inside the caller's transaction.
+    static func accountForSchoolEmail(_ email: String, name: String?, on db: any Database) async throws -> User {
+        if let existing = try await User.query(on: db).filter(\.$email == email).first() { return existing }
+        let username = try await freeUsername(for: email, on: db)
+        let display = name.map { String($0.prefix(100)) }.flatMap { $0.isEmpty ? nil : $0 } ?? username
+        let user = User(username: username, displayName: display, passwordHash: "!", isAdmin: false)
+        user.email = email
+        try await user.create(on: db)
+        return user
     }
 
     /// A username from the address (`anna.b@school.org` → `anna.b@school.org`, or numbered when taken).

@@ -50,16 +50,8 @@ enum ClassTeachers {
         var added = 0
         for t in teachers {
             guard let e = email(t) else { continue }
-            let user: User
-            if let existing = try await User.query(on: db).filter(\.$email == e).first() {
-                user = existing
-            } else {
-                let name = Member.fullName(first: t.firstName, last: t.lastName)
-                user = User(username: try await SchoolSignIn.freeUsername(for: e, on: db), displayName: String((name.isEmpty ? e : name).prefix(100)),
-                            passwordHash: "!", isAdmin: false)
-                user.email = e
-                try await user.create(on: db)
-            }
+            let name = Member.fullName(first: t.firstName, last: t.lastName)
+            let user = try await SchoolSignIn.accountForSchoolEmail(e, name: name.isEmpty ? e : name, on: db)
             let userID = try user.requireID()
             if try await Membership.query(on: db).filter(\.$user.$id == userID).filter(\.$library.$id == library).first() == nil {
                 try await Membership(userID: userID, libraryID: library, role: role).create(on: db)
