@@ -11,7 +11,7 @@ struct ArchivedMembersLeaveTheFeed: AsyncMigration {
 
     func prepare(on database: any Database) async throws {
         try await replace(on: database, columns: Self.columns, gone: Self.gone)
-        let sql = database as! any SQLDatabase
+        let sql = database.sql
         if Dialect(database) == .sqlite {
             try await sql.raw("UPDATE sync_clock SET version = version + 1 WHERE id = 1").run()
             try await sql.raw(SQLQueryString("""
@@ -32,7 +32,7 @@ struct ArchivedMembersLeaveTheFeed: AsyncMigration {
 
     /// The members' three triggers made again (with the kind's own columns when nil).
     private func replace(on database: any Database, columns: [String]?, gone: ((String) -> String)?) async throws {
-        let sql = database as! any SQLDatabase
+        let sql = database.sql
         let sqlite = Dialect(database) == .sqlite
         for event in ["insert", "update", "delete"] {
             let name = "sync_members_\(event)"
