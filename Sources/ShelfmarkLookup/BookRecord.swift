@@ -1,16 +1,30 @@
 import Foundation
+import ShelfmarkCore
 
 /// The metadata providers this build knows, in their default priority (first wins a field).
 public enum ProviderID: String, Codable, Sendable, CaseIterable {
     case googleBooks = "google_books"
     case openLibrary = "open_library"
+    /// National libraries' catalogues over SRU: off until a library turns them on.
+    case dnb
+    case libraryOfCongress = "loc"
+    case k10plus
 
     public var displayName: String {
         switch self {
         case .googleBooks: "Google Books"
         case .openLibrary: "Open Library"
+        case .dnb: "Deutsche Nationalbibliothek"
+        case .libraryOfCongress: "Library of Congress"
+        case .k10plus: "K10plus (GBV/SWB)"
         }
     }
+
+    /// A national library's catalogue (its records are MARC, kept with the title).
+    public var isNationalLibrary: Bool { self != .googleBooks && self != .openLibrary }
+
+    /// The sources a lookup asks when the installation has not chosen.
+    public static let defaultOrder: [ProviderID] = [.googleBooks, .openLibrary]
 }
 
 /// A bibliographic record as a provider (or the merge of several) describes a book: every field
@@ -35,6 +49,12 @@ public struct BookRecord: Codable, Sendable, Equatable {
     public var links: [String: String]?
     /// Which provider (its id) supplied each field of a merged record.
     public var fieldSources: [String: String]?
+    /// The Dewey Decimal Classification number a catalogue gave (MARC 082), as it gave it.
+    public var deweyNumber: String?
+    /// A Library of Congress call number (MARC 050 $a $b).
+    public var lcCallNumber: String?
+    /// A national library's MARC record, as MARCXML: kept with the title as it came.
+    public var marcXML: String?
 
     public init(isbn13: String? = nil, isbn10: String? = nil, title: String? = nil, subtitle: String? = nil,
                 authors: [String]? = nil, publisher: String? = nil, publishedDate: String? = nil,
@@ -75,6 +95,7 @@ public struct BookRecord: Codable, Sendable, Equatable {
         r.pageCount = pageCount.flatMap { $0 > 0 ? $0 : nil }
         r.language = s(language); r.description = s(description); r.coverURL = s(coverURL)
         r.categories = list(categories)
+        r.deweyNumber = s(deweyNumber); r.lcCallNumber = s(lcCallNumber); r.marcXML = s(marcXML)
         if r.links?.isEmpty == true { r.links = nil }
         return r
     }
@@ -84,7 +105,7 @@ extension BookRecord {
     /// The names `fieldSources` uses, in the order records list them.
     public static let mergedFields = [
         "title", "subtitle", "authors", "publisher", "publishedDate", "pageCount", "language",
-        "description", "coverURL", "categories", "isbn10",
+        "description", "coverURL", "categories", "isbn10", "deweyNumber", "lcCallNumber", "marcXML",
     ]
 
     /// Field by field, the first record (in priority order) that has a value gives it.
@@ -114,6 +135,9 @@ extension BookRecord {
         take("coverURL", \.coverURL)
         take("categories", \.categories)
         take("isbn10", \.isbn10)
+        take("deweyNumber", \.deweyNumber)
+        take("lcCallNumber", \.lcCallNumber)
+        take("marcXML", \.marcXML)
         merged.isbn13 = usable.lazy.compactMap { $0.1.isbn13 }.first
         for (_, record) in usable {
             for (key, value) in record.links ?? [:] where links[key] == nil { links[key] = value }
@@ -139,5 +163,14 @@ enum LanguageCode {
         guard let raw = code?.trimmingCharacters(in: .whitespaces).lowercased(), !raw.isEmpty else { return nil }
         if raw.count == 3, let two = twoLetter[raw] { return two }
         return raw
+    }
+}
+
+extension BookRecord {
+    /// The call number a record suggests: its Dewey class with three letters of the author
+    /// ("833.92 HER"), else the Library of Congress call number as given; nil without either.
+    public var suggestedCallNumber: String? {
+        CallNumber.suggest(prefix: nil, dewey: deweyNumber, authors: authors ?? [], title: title)
+            ?? lcCallNumber.flatMap(CallNumber.normalised)
     }
 }

@@ -203,11 +203,15 @@ extension ContinuousClock.Instant {
 }
 
 extension ProviderEndpoints {
-    /// The standard provider set in priority order: Google Books, then Open Library.
-    public func providers(http: HTTPFetcher) -> [any MetadataProvider] {
-        [
-            GoogleBooksProvider(baseURL: googleBooks, http: http),
-            OpenLibraryProvider(baseURL: openLibrary, coversURL: openLibraryCovers, http: http),
-        ]
+    /// The providers in `order` (first wins a field): by default Google Books, then Open Library.
+    public func providers(http: HTTPFetcher, order: [ProviderID] = ProviderID.defaultOrder) -> [any MetadataProvider] {
+        var seen = Set<ProviderID>()
+        return order.filter { seen.insert($0).inserted }.compactMap { id -> (any MetadataProvider)? in
+            switch id {
+            case .googleBooks: GoogleBooksProvider(baseURL: googleBooks, http: http)
+            case .openLibrary: OpenLibraryProvider(baseURL: openLibrary, coversURL: openLibraryCovers, http: http)
+            case .dnb, .libraryOfCongress, .k10plus: sru[id].map { SRUProvider(id: id, baseURL: $0, http: http) }
+            }
+        }
     }
 }

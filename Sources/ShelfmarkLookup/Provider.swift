@@ -56,23 +56,35 @@ public struct ProviderEndpoints: Sendable, Equatable {
     public var googleBooks: String
     public var openLibrary: String
     public var openLibraryCovers: String
+    /// The national libraries' SRU endpoints (the searchRetrieve URL without its query).
+    public var sru: [ProviderID: String]
+
+    /// The public SRU endpoints the catalogues document.
+    public static let liveSRU: [ProviderID: String] = [
+        .dnb: "https://services.dnb.de/sru/dnb",
+        .libraryOfCongress: "http://lx2.loc.gov:210/LCDB",
+        .k10plus: "https://sru.k10plus.de/opac-de-627",
+    ]
 
     public static let live = ProviderEndpoints(
         googleBooks: "https://www.googleapis.com",
         openLibrary: "https://openlibrary.org",
-        openLibraryCovers: "https://covers.openlibrary.org"
+        openLibraryCovers: "https://covers.openlibrary.org",
+        sru: liveSRU
     )
 
-    public init(googleBooks: String, openLibrary: String, openLibraryCovers: String) {
+    public init(googleBooks: String, openLibrary: String, openLibraryCovers: String, sru: [ProviderID: String] = ProviderEndpoints.liveSRU) {
         self.googleBooks = Self.trimmed(googleBooks)
         self.openLibrary = Self.trimmed(openLibrary)
         self.openLibraryCovers = Self.trimmed(openLibraryCovers)
+        self.sru = sru.mapValues(Self.trimmed)
     }
 
     /// Every endpoint under one server, as the replay server lays them out.
     public static func replay(_ base: String) -> ProviderEndpoints {
         let b = trimmed(base)
-        return ProviderEndpoints(googleBooks: b + "/google", openLibrary: b + "/openlibrary", openLibraryCovers: b + "/covers")
+        return ProviderEndpoints(googleBooks: b + "/google", openLibrary: b + "/openlibrary", openLibraryCovers: b + "/covers",
+                                 sru: [.dnb: b + "/sru/dnb", .libraryOfCongress: b + "/sru/loc", .k10plus: b + "/sru/k10plus"])
     }
 
     private static func trimmed(_ url: String) -> String {

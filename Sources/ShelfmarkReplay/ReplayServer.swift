@@ -10,6 +10,8 @@ import Vapor
 public final class ReplayServer: Sendable {
     public enum Provider: String, Codable, Sendable, CaseIterable {
         case google, openlibrary, covers
+        /// National libraries' SRU catalogues at `{base}/sru/{dnb,loc,k10plus}`.
+        case dnb, loc, k10plus
     }
 
     public enum Fault: String, Codable, Sendable, CaseIterable {
@@ -115,7 +117,12 @@ public final class ReplayServer: Sendable {
             guard let server = box.server else { throw Abort(.serviceUnavailable) }
             let b = await server.state.hit(provider)
             if b.latencyMs > 0 { try await Task.sleep(for: .milliseconds(b.latencyMs)) }
-            return try await server.respond(b, contentType: provider == .covers ? "image/png" : "application/json; charset=UTF-8") {
+            let type = switch provider {
+            case .covers: "image/png"
+            case .dnb, .loc, .k10plus: "application/xml;charset=UTF-8"
+            default: "application/json; charset=UTF-8"
+            }
+            return try await server.respond(b, contentType: type) {
                 try body(server.baseURL)
             }
         }
@@ -161,6 +168,17 @@ public final class ReplayServer: Sendable {
                                       text: { doc in
                                           [doc["title"] as? String ?? "", (doc["author_name"] as? [String] ?? []).joined(separator: " ")].joined(separator: " ")
                                       }, total: "numFound")
+            }
+        }
+
+        // SRU searchRetrieve: an ISBN query answers the recording for that ISBN; any other query the
+        // recordings whose text holds every quoted word; nothing matched is an empty answer.
+        for provider in [Provider.dnb, .loc, .k10plus] {
+            app.get("sru", PathComponent(stringLiteral: provider.rawValue)) { req async throws -> Response in
+                let query = req.query[String.self, at: "query"] ?? ""
+                return try await serve(provider, req) { _ in
+                    fixtures.sru(provider.rawValue, query: query)
+                }
             }
         }
 
@@ -248,12 +266,50 @@ struct Fixtures: Sendable {
                 files["\(dir)/\(name)"] = try String(contentsOf: folder.appendingPathComponent(name), encoding: .utf8)
             }
         }
+        let sruFolder = root.appendingPathComponent("sru")
+        for name in try FileManager.default.contentsOfDirectory(atPath: sruFolder.path) where name.hasSuffix(".xml") {
+            files["sru/\(name)"] = try String(contentsOf: sruFolder.appendingPathComponent(name), encoding: .utf8)
+        }
         self.files = files
         self.cover = try Data(contentsOf: root.appendingPathComponent("covers/cover.png"))
     }
 
     func data(_ name: String, base: String) -> Data? {
         files[name].map { Data($0.replacingOccurrences(of: "{{base}}", with: base).utf8) }
+    }
+
+    /// An SRU answer from the recordings `sru/{source}-{isbn}.xml`.
+    func sru(_ source: String, query: String) -> Data {
+        let recordings = files.filter { $0.key.hasPrefix("sru/\(source)-") }.sorted { $0.key < $1.key }
+        var records: [String] = []
+        if let isbn = query.firstMatch(of: /(?:num|isbn|isb)\s*=\s*"?(\d{13})/) {
+            if let text = recordings.first(where: { $0.key == "sru/\(source)-\(isbn.output.1).xml" })?.value { records = Self.marcRecords(text) }
+        } else {
+            let quoted = query.matches(of: /"([^"]*)"/).map { String($0.output.1) }
+            let words = Self.words(quoted.joined(separator: " "))
+            for (_, text) in recordings {
+                let have = Set(Self.words(text))
+                if !words.isEmpty, words.allSatisfy({ have.contains($0) }) { records += Self.marcRecords(text) }
+            }
+        }
+        var out = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<searchRetrieveResponse xmlns=\"http://www.loc.gov/zing/srw/\">"
+        out += "<version>1.1</version><numberOfRecords>\(records.count)</numberOfRecords>"
+        if !records.isEmpty {
+            out += "<records>"
+            for (i, record) in records.enumerated() {
+                out += "<record><recordSchema>marcxml</recordSchema><recordPacking>xml</recordPacking><recordData>\(record)</recordData>"
+                out += "<recordPosition>\(i + 1)</recordPosition></record>"
+            }
+            out += "</records>"
+        }
+        out += "</searchRetrieveResponse>\n"
+        return Data(out.utf8)
+    }
+
+    /// The MARC `<record …>…</record>` elements of a recorded answer (the SRU envelope's own
+    /// `<record>` holds no `xmlns` and is skipped).
+    static func marcRecords(_ text: String) -> [String] {
+        text.matches(of: /<record xmlns="http:\/\/www\.loc\.gov\/MARC21\/slim"[\s\S]*?<\/record>/).map { String($0.output) }
     }
 
     static func words(_ text: String) -> [String] {

@@ -292,7 +292,7 @@ enum ISBNTestData {
 @Suite struct LookupCommandTests {
     @Test func lookupPrintsTheFullRecordWithItsSources() async throws {
         try await withLookupApp { app, _, _ in
-            let looked = try await LookupService.isbn(try ISBN("9780306406157"), lookup: app.metadataLookup, now: app.clock.now(),
+            let looked = try await LookupService.isbn(try ISBN("9780306406157"), lookup: try await app.metadataLookup, now: app.clock.now(),
                                                       gate: app.writeGate, on: app.db)
             let lines = LookupCommand.lines(LookupController.response(try ISBN("9780306406157"), looked, existing: nil, now: app.clock.now()))
             let text = lines.joined(separator: "\n")

@@ -359,7 +359,7 @@ import VaporTesting
             #expect(english.errorMessage == "“limit” must be a whole number from 1 to 500, not “1000”.")
             let sorted = try await raw(app, .GET, "\(f.lib)/titles?sort=colour", headers: german)
             #expect(sorted.status == .badRequest && sorted.errorField == "sort")
-            #expect(sorted.errorMessage == "„sort“ muss einer dieser Werte sein: title, author, newest, borrowed; nicht „colour“.", "\(sorted.errorMessage ?? "")")
+            #expect(sorted.errorMessage == "„sort“ muss einer dieser Werte sein: title, author, newest, borrowed, shelf; nicht „colour“.", "\(sorted.errorMessage ?? "")")
             let flag = try await raw(app, .GET, "\(f.lib)/titles?onLoan=vielleicht", headers: german)
             #expect(flag.errorMessage == "„onLoan“ ist entweder true oder false, nicht „vielleicht“.")
             // A card ID a Code 128 cannot hold is drawn as a QR code rather than refused.

@@ -29,13 +29,13 @@ struct LookupCommand: AsyncCommand {
         let now = app.clock.now()
         let looked: CachedLookup
         if signature.fresh {
-            let result = await app.metadataLookup.lookup(isbn)
+            let result = await (try await app.metadataLookup).lookup(isbn)
             if result.record != nil || result.isDefinitelyNotFound {
                 try await LookupService.store(result, at: now, gate: app.writeGate, on: app.db)
             }
             looked = CachedLookup(result: result, cached: false, fetchedAt: now)
         } else {
-            looked = try await LookupService.isbn(isbn, lookup: app.metadataLookup, now: now, gate: app.writeGate, on: app.db)
+            looked = try await LookupService.isbn(isbn, lookup: try await app.metadataLookup, now: now, gate: app.writeGate, on: app.db)
         }
         let answer = LookupController.response(isbn, looked, existing: nil, now: now)
         if signature.json {

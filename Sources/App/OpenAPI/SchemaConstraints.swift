@@ -50,6 +50,7 @@ private func titleFields(requireTitle: Bool) -> [String: JSONValue] {
         "coverUrl": Rule.coverURL, "notes": Rule.optionalText(20_000), "rating": Rule.rating, "series": Rule.optionalText(300),
         "seriesNumber": Rule.optionalText(20), "readingLevel": Rule.optionalText(40),
         "categories": Rule.items(Rule.optionalText(100), max: 50), "location": Rule.optionalText(200),
+        "callNumber": Rule.optionalText(CallNumber.maxLength),
     ]
     // A title, or an ISBN the providers know (its title is looked up).
     if requireTitle { fields["."] = ["anyOf": [["required": ["title"]], ["required": ["isbn"]]]] }
@@ -93,6 +94,7 @@ struct WishlistInput: Codable, Sendable, SchemaConstrained {
     static var schemaConstraints: [String: JSONValue] {
         var fields = titleFields(requireTitle: true)
         fields["location"] = nil
+        fields["callNumber"] = nil
         fields["requestedBy"] = Rule.optionalText(100)
         fields["priority"] = Rule.range(1...3)
         fields["."] = ["anyOf": [["required": ["title"]], ["required": ["isbn"]]], "additionalProperties": false]

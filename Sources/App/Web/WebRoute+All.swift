@@ -76,7 +76,7 @@ extension WebRoute {
         case readDelete, readRating
         case titlePhotos, photo, photoCorners, photoMarkup, photoDelete, photoQuote, quotes, quoteDelete
         case more, dashboard, activity, background
-        case settings, staff, staffRole, staffRemove, staffPassword, staffEmail, createLibrary, server, backups, backupsRun, backupsDrill, schoolSignInSettings
+        case settings, staff, staffRole, staffRemove, staffPassword, staffEmail, createLibrary, server, backups, backupsRun, backupsDrill, schoolSignInSettings, bookSources
         case exchange, job, restore, erase
         case memberCards, labels, levelsImport, series, collections, collectionDelete
         case shelves, shelf, shelfBooks, shelfDelete, shelfStocktake, shelfSigns, stocktake, stocktakeScan, stocktakeMove, stocktakeFinish, unseen, printedCatalog
@@ -197,6 +197,7 @@ extension WebRoute {
         case .backupsRun: .backupsRun
         case .backupsDrill: .backupsDrill
         case .schoolSignInSettings: .schoolSignInSettings
+        case .bookSources: .bookSources
         case .exchange: .exchange
         case .job: .job
         case .restore: .restore
@@ -333,6 +334,7 @@ extension WebRoute {
         case .backupsRun: return e(.backupsRun(library: l), .settings, action)
         case .backupsDrill: return e(.backupsDrill(library: l), .settings, action)
         case .schoolSignInSettings: return e(.schoolSignInSettings(library: l), .settings, both)
+        case .bookSources: return e(.bookSources(library: l), .settings, both)
         case .exchange: return e(.exchange(library: l), .exchange, both)
         case .job: return e(.job(library: l, job: s.job), .exchange, page)
         case .restore: return e(.restore(library: l), .exchange, action)

@@ -133,6 +133,8 @@ enum WebRoute: Sendable, Equatable {
     case backupsDrill(library: UUID)
     /// The installation's sign-in with the school's accounts (the administrator): settings (GET), a change (POST).
     case schoolSignInSettings(library: UUID)
+    /// The catalogues a lookup asks and their order (the administrator): settings (GET), a change (POST).
+    case bookSources(library: UUID)
     case wishlist(library: UUID)
     case wishlistAcquire(library: UUID, title: UUID)
     case wishlistDelete(library: UUID, title: UUID)
@@ -296,6 +298,7 @@ enum WebRoute: Sendable, Equatable {
         case .backupsRun(let library): Self.library(library) + [.fixed("backups"), .fixed("run")]
         case .backupsDrill(let library): Self.library(library) + [.fixed("backups"), .fixed("drill")]
         case .schoolSignInSettings(let library): Self.library(library) + [.fixed("school-sign-in")]
+        case .bookSources(let library): Self.library(library) + [.fixed("book-sources")]
         case .wishlist(let library): Self.library(library) + [.fixed("wishlist")]
         case .wishlistAcquire(let library, let title): Self.library(library) + [.fixed("wishlist"), .parameter(name: "titleID", value: title.uuidString), .fixed("acquire")]
         case .wishlistDelete(let library, let title): Self.library(library) + [.fixed("wishlist"), .parameter(name: "titleID", value: title.uuidString), .fixed("delete")]

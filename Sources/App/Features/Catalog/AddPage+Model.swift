@@ -5,13 +5,14 @@ import ShelfmarkCore
 /// providers found or type it in, or — when the library has the ISBN — add copies to that title.
 struct AddPage: Sendable {
     static let fields: Set<String> = ["title", "subtitle", "authors", "isbn", "publisher", "publishedDate", "pageCount", "language",
-                                      "description", "coverUrl", "copies"]
+                                      "description", "coverUrl", "copies", "callNumber"]
 
     enum State: Sendable {
         /// The scanner and ISBN field; `error`: why the last ISBN or photo led nowhere.
         case start(isbn: String?, error: String?)
         /// The form to confirm or fill in, as found or as typed (with a refusal next to its field).
-        case draft(FormState, intro: String?)
+        /// `sources`: which source gave which fields, one line each ("Deutsche Nationalbibliothek: title, authors").
+        case draft(FormState, intro: String?, sources: [String] = [])
         case existing(ExistingTitleDTO)
     }
 

@@ -9,7 +9,7 @@ extension AddPage {
         return Layout.page(page, title: t(.addTitle)) {
             switch state {
             case .start(let isbn, let error): Self.start(isbn: isbn, error: error, lib: lib, page: page)
-            case .draft(let form, let intro): Self.draft(form, intro: intro, lib: lib, page: page)
+            case .draft(let form, let intro, let sources): Self.draft(form, intro: intro, sources: sources, lib: lib, page: page)
             case .existing(let existing): Self.existing(existing, lib: lib, t: t, csrf: page.csrf)
             }
         }
@@ -49,11 +49,17 @@ extension AddPage {
         }
     }
 
-    static func draft(_ d: FormState, intro: String?, lib: UUID, page: PageContext) -> any Component {
+    static func draft(_ d: FormState, intro: String?, sources: [String], lib: UUID, page: PageContext) -> any Component {
         let t = page.t
         return ComponentGroup {
             H.el(.h1, [:]) { EscapedText(t(.addTitle)) }
             if let intro { H.el(.p, [:]) { EscapedText(intro) } }
+            if !sources.isEmpty {
+                H.el(.details, [.class: "sources"]) {
+                    H.el(.summary, [:]) { EscapedText(t(.lookupSourcesHeading)) }
+                    H.el(.ul, [:]) { for line in sources { H.el(.li, [:]) { EscapedText(line) } } }
+                }
+            }
             H.form(WebRoute.add(library: lib).path, csrf: page.csrf, attrs: [.class: "card book-form"]) {
                 if let general = d.general { H.el(.p, [.class: "flash error", .role: "alert"]) { EscapedText(general) } }
                 if let url = d["coverUrl"], !url.isEmpty { Components.cover(url, title: d["title"] ?? "", t: t, size: "large") }
@@ -67,6 +73,7 @@ extension AddPage {
                 H.field(t(.languageField), name: "language", value: d["language"], error: d.errors["language"])
                 H.textarea(t(.description), name: "description", value: d["description"], rows: 5, error: d.errors["description"])
                 H.field(t(.coverURL), name: "coverUrl", type: "url", value: d["coverUrl"], error: d.errors["coverUrl"])
+                H.field(t(.callNumberField), name: "callNumber", value: d["callNumber"], hint: t(.callNumberHint), error: d.errors["callNumber"])
                 H.field(t(.copiesField), name: "copies", type: "number", value: d["copies"] ?? "1", required: true, error: d.errors["copies"],
                         extra: [.min: "0", .max: "500"])
                 H.button(t(.confirmAdd))

@@ -27,6 +27,7 @@ extension CatalogPages {
         var language: String?
         var description: String?
         var coverUrl: String?
+        var callNumber: String?
         var copies = "1"
 
         init() {}
@@ -42,13 +43,14 @@ extension CatalogPages {
             language = r.language
             description = r.description
             coverUrl = r.coverURL
+            callNumber = r.suggestedCallNumber
         }
 
         /// The draft as a form's values.
         var values: [String: String] {
             let pairs: [String: String?] = ["isbn": isbn, "title": title, "subtitle": subtitle, "authors": authors, "publisher": publisher,
                                             "publishedDate": publishedDate, "pageCount": pageCount, "language": language,
-                                            "description": description, "coverUrl": coverUrl, "copies": copies]
+                                            "description": description, "coverUrl": coverUrl, "callNumber": callNumber, "copies": copies]
             return pairs.compactMapValues { $0 }
         }
 
@@ -58,16 +60,17 @@ extension CatalogPages {
             (isbn, title, subtitle, authors) = (values["isbn"], values["title"], values["subtitle"], values["authors"])
             (publisher, publishedDate, pageCount, language) = (values["publisher"], values["publishedDate"], values["pageCount"], values["language"])
             (description, coverUrl, copies) = (values["description"], values["coverUrl"], values["copies"] ?? "1")
+            callNumber = values["callNumber"]
         }
     }
 
     /// The confirmation / manual form as sent: the API's bounds for a new title (`TitleCreate`).
     struct AddForm: WebForm, SchemaConstrained {
-        var isbn, title, subtitle, authors, publisher, publishedDate, language, description, coverUrl: String?
+        var isbn, title, subtitle, authors, publisher, publishedDate, language, description, coverUrl, callNumber: String?
         var pageCount, copies: Int?
 
         enum CodingKeys: String, CodingKey, CaseIterable {
-            case isbn, title, subtitle, authors, publisher, publishedDate, pageCount, language, description, coverUrl, copies
+            case isbn, title, subtitle, authors, publisher, publishedDate, pageCount, language, description, coverUrl, copies, callNumber
         }
 
         static var schemaConstraints: [String: JSONValue] {
@@ -82,7 +85,8 @@ extension CatalogPages {
                 authors: authors.map { $0.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty } },
                 isbn: isbn, publisher: publisher, publishedDate: publishedDate, pageCount: pageCount,
                 language: language, description: description, coverUrl: coverUrl, notes: nil, favorite: nil, rating: nil,
-                series: nil, seriesNumber: nil, readingLevel: nil, categories: nil, copies: copies ?? 1, location: nil)
+                series: nil, seriesNumber: nil, readingLevel: nil, categories: nil, copies: copies ?? 1, location: nil,
+                callNumber: callNumber)
         }
     }
 
@@ -105,10 +109,10 @@ extension CatalogPages {
         if let existing = try await LookupController.existingTitle(isbn.isbn13, library: ctx.libraryID, on: req.db) {
             return try await existingPage(page, existing: existing).encodeResponse(for: req)
         }
-        let looked = try await LookupService.isbn(isbn, lookup: req.application.metadataLookup, now: req.now,
+        let looked = try await LookupService.isbn(isbn, lookup: try await req.application.metadataLookup, now: req.now,
                                                   gate: req.application.writeGate, on: req.db)
         if let record = looked.result.record {
-            return try await draftPage(page, draft: Draft(record), intro: t(.lookupFound)).encodeResponse(for: req)
+            return try await draftPage(page, draft: Draft(record), intro: t(.lookupFound), sources: sourceLines(record, t: t)).encodeResponse(for: req)
         }
         var draft = Draft()
         draft.isbn = isbn.isbn13
@@ -123,9 +127,28 @@ extension CatalogPages {
         AddPage(libraryID: page.libraryID, state: .existing(existing)).render(page)
     }
 
-    static func draftPage(_ page: PageContext, draft d: Draft, intro: String?, refusal: (any Error)? = nil) -> HTML {
+    static func draftPage(_ page: PageContext, draft d: Draft, intro: String?, refusal: (any Error)? = nil, sources: [String] = []) -> HTML {
         let form = refusal.map { FormState(values: d.values, refusedWith: $0, t: page.t, fields: AddPage.fields) } ?? FormState(values: d.values)
-        return AddPage(libraryID: page.libraryID, state: .draft(form, intro: intro)).render(page)
+        return AddPage(libraryID: page.libraryID, state: .draft(form, intro: intro, sources: sources)).render(page)
+    }
+
+    /// Which source gave which of the record's fields, a line per source in priority order, the
+    /// fields by their labels on the form.
+    static func sourceLines(_ record: BookRecord, t: Strings) -> [String] {
+        let labels: [String: L] = ["title": .title, "subtitle": .subtitle, "authors": .authorsField, "publisher": .publisher,
+                                   "publishedDate": .publishedDate, "pageCount": .pageCount, "language": .languageField,
+                                   "description": .description, "coverURL": .coverURL, "deweyNumber": .callNumberField,
+                                   "lcCallNumber": .callNumberField, "marcXML": .marcRecordHeading]
+        var byProvider: [(ProviderID, [String])] = []
+        for field in BookRecord.mergedFields {
+            guard let source = record.fieldSources?[field].flatMap(ProviderID.init(rawValue:)), let label = labels[field].map({ t($0) }) else { continue }
+            if let i = byProvider.firstIndex(where: { $0.0 == source }) {
+                if !byProvider[i].1.contains(label) { byProvider[i].1.append(label) }
+            } else {
+                byProvider.append((source, [label]))
+            }
+        }
+        return byProvider.map { t.format(.lookupGaveFields, $0.0.displayName, $0.1.joined(separator: ", ")) }
     }
 
     @Sendable static func add(req: Request) async throws -> Response {

@@ -2,6 +2,7 @@ import Fluent
 import FluentSQL
 import Foundation
 import ShelfmarkCore
+import ShelfmarkLookup
 import SQLKit
 
 /// Changes to titles, copies and categories. Each public function is one
@@ -31,9 +32,11 @@ enum Catalog {
                              publishedDate: input.publishedDate, pageCount: input.pageCount, language: input.language,
                              description: input.description, coverUrl: input.coverUrl, notes: input.notes, favorite: nil,
                              rating: input.rating, series: input.series, seriesNumber: input.seriesNumber,
-                             readingLevel: input.readingLevel), to: title)
+                             readingLevel: input.readingLevel, callNumber: input.callNumber), to: title)
         let location = try Check.optional(input.location, field: "location", max: 200)
         let categoryNames = try input.categories.map(categoryNames)
+        // A national library's record the lookup of this ISBN brought is kept with the title, as it came.
+        if let isbn, !wishlist { title.marcRecord = try await LookupService.cachedRecord(isbn, on: db)?.marcXML }
         return try await gate.transaction(on: db) { db in
             if let isbn { try await refuseDuplicate(isbn: isbn, library: library.libraryID, on: db) }
             try await title.create(on: db)
@@ -319,6 +322,9 @@ enum Catalog {
         if patch.series != nil { title.series = try Check.optional(patch.series, field: "series", max: 300) }
         if patch.seriesNumber != nil { title.seriesNumber = try Check.optional(patch.seriesNumber, field: "seriesNumber", max: 20) }
         if patch.readingLevel != nil { title.readingLevel = try Check.optional(patch.readingLevel, field: "readingLevel", max: 40) }
+        if patch.callNumber != nil {
+            title.setCallNumber(try Check.optional(patch.callNumber, field: "callNumber", max: CallNumber.maxLength))
+        }
         title.refreshDerived()
     }
 

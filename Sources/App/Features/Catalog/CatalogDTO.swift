@@ -27,6 +27,8 @@ struct TitleCreate: Content {
     /// A wish only: who asked for it, and its priority (1 low, 2 normal, 3 high).
     var requestedBy: String? = nil
     var priority: Int? = nil
+    /// Where it stands on the shelf ("823.914 ROW"); a national library's record suggests one.
+    var callNumber: String? = nil
 }
 
 /// Body of editing a title: only the fields present change. `totalCopies` adds or removes
@@ -50,6 +52,8 @@ struct TitlePatch: Content {
     var readingLevel: String?
     var categories: [String]?
     var totalCopies: Int?
+    /// An empty text removes it.
+    var callNumber: String? = nil
 }
 
 struct CopiesAdd: Content {
@@ -94,6 +98,8 @@ struct TitleSummary: Content {
     var overdue: Bool
     /// The shelves its copies stand on, those with a copy to lend first.
     var shelves: [String] = []
+    /// Where it stands in shelf order ("823.914 ROW").
+    var callNumber: String? = nil
 }
 
 struct CategoryRef: Content {
@@ -135,6 +141,10 @@ struct TitleDetail: Content {
     var ratingAverage: Double? = nil
     /// How many of the library's readers rated it.
     var ratingCount = 0
+    /// Where it stands in shelf order ("823.914 ROW"), as the library writes it.
+    var callNumber: String? = nil
+    /// Whether a national library's MARC record is kept with it (`GET …/titles/{id}/marc`).
+    var hasMarcRecord = false
 }
 
 struct SectionCount: Content {
@@ -152,6 +162,8 @@ enum TitleSort: String, Codable, Sendable, CaseIterable, SchemaEnum {
     case newest
     /// The most often lent first.
     case borrowed
+    /// Shelf order: by call number as a librarian compares them (titles without one last).
+    case shelf
 }
 
 struct TitleList: Content {

@@ -28,6 +28,9 @@ struct TitleRow: Codable, Sendable, Equatable {
     var requested_by: String? = nil
     var priority: Int? = nil
     var asin: String? = nil
+    var call_number: String? = nil
+    /// A national library's MARC record (MARCXML); absent in backups made before it was kept.
+    var marc_record: String? = nil
     var sort_key: String
     var section: String
     var search_text: String
@@ -40,7 +43,7 @@ struct TitleRow: Codable, Sendable, Equatable {
     static let insertColumns = ["id", "library_id", "isbn13", "title", "subtitle", "authors", "publisher", "published_date", "page_count",
                                 "language", "description", "cover_url", "notes", "favorite", "rating", "wishlist", "series", "series_number",
                                 "reading_level", "requested_by", "priority", "asin", "sort_key", "section", "search_text", "author_key", "created_at",
-                                "updated_at", "level_scheme", "level_value", "level_points"]
+                                "updated_at", "level_scheme", "level_value", "level_points", "call_number", "call_number_sort", "marc_record"]
 
     /// This row's values for a bulk insert into `library`.
     func values(library: UUID) -> [BulkInsert.Value] {
@@ -48,6 +51,7 @@ struct TitleRow: Codable, Sendable, Equatable {
          .integer(page_count), .text(language), .text(description), .text(cover_url), .text(notes), .bool(favorite), .real(rating),
          .bool(wishlist), .text(series), .text(series_number), .text(reading_level), .text(requested_by), .integer(priority), .text(asin), .text(sort_key), .text(section), .text(search_text), .text(author_key ?? Title.authorKey(authors)),
          .date(created_at), .date(updated_at)] + Self.levelValues(reading_level)
+            + [.text(call_number), .text(Title.callNumberSortKey(call_number)), .text(marc_record)]
     }
 
     /// The level columns of a reading level's text (`Title.refreshDerived` does the same for a model).

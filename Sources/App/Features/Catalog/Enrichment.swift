@@ -96,7 +96,7 @@ enum Enrichment {
         guard let title = try await Title.find(job.title_id, on: db), let raw = title.isbn13, let isbn = try? ISBN(raw) else {
             return Outcome(filled: [], coverStored: false, error: nil)
         }
-        let looked = try await LookupService.isbn(isbn, lookup: app.metadataLookup, now: now(), gate: gate, on: db)
+        let looked = try await LookupService.isbn(isbn, lookup: try await app.metadataLookup, now: now(), gate: gate, on: db)
         guard let record = looked.result.record else {
             if looked.result.isDefinitelyNotFound { return Outcome(filled: [], coverStored: false, error: nil) }
             let why = looked.result.outcomes.compactMap(\.message).joined(separator: "; ")
@@ -138,6 +138,8 @@ enum Enrichment {
             set("description", t.summary, record.description) { t.summary = $0 }
             if t.pageCount == nil, let pages = record.pageCount { t.pageCount = pages; filled.append("pageCount") }
             if t.authors.isEmpty, let authors = record.authors { t.authors = Array(authors.prefix(20)); filled.append("authors") }
+            if blank(t.callNumber), !t.wishlist, let suggested = record.suggestedCallNumber { t.setCallNumber(suggested); filled.append("callNumber") }
+            if t.marcRecord == nil, !t.wishlist, let marc = record.marcXML { t.marcRecord = marc; filled.append("marcRecord") }
             if let cover, blank(t.coverURL) || (cover.remote != nil && t.coverURL == cover.remote) {
                 t.coverURL = cover.local
                 filled.append("coverUrl")

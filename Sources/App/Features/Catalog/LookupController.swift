@@ -37,7 +37,7 @@ enum LookupController {
             _ = try await req.library(.read, id: libraryID)
             existing = try await existingTitle(isbn.isbn13, library: libraryID, on: req.db)
         }
-        let looked = try await LookupService.isbn(isbn, lookup: req.application.metadataLookup, now: req.now,
+        let looked = try await LookupService.isbn(isbn, lookup: try await req.application.metadataLookup, now: req.now,
                                                   gate: req.application.writeGate, on: req.db)
         return response(isbn, looked, existing: existing, now: req.now)
     }
@@ -79,7 +79,7 @@ enum LookupController {
         }
         let limit = try req.intQuery("limit", default: 10, range: 1...40)
         let query = SearchQuery(text: text, title: title.flatMap { $0.isEmpty ? nil : $0 }, author: author.flatMap { $0.isEmpty ? nil : $0 }, limit: limit)
-        let result = await req.application.metadataLookup.search(query)
+        let result = await (try await req.application.metadataLookup).search(query)
         var message: String?
         if result.candidates.isEmpty {
             message = result.outcomes.allSatisfy { $0.status == .notFound }

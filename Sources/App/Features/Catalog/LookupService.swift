@@ -45,10 +45,13 @@ extension Application {
 
     var httpFetcher: HTTPFetcher { HTTPFetcher(client: http.client.shared) }
 
-    /// The providers in priority order, asked in parallel.
+    /// The sources the administrator chose (`BookSources`), in their order, asked in parallel.
     var metadataLookup: MetadataLookup {
-        let config = metadataConfig
-        return MetadataLookup(providers: config.endpoints.providers(http: httpFetcher), timeout: config.timeout)
+        get async throws {
+            let config = metadataConfig
+            let order = try await BookSources.load(on: db).order
+            return MetadataLookup(providers: config.endpoints.providers(http: httpFetcher, order: order), timeout: config.timeout)
+        }
     }
 }
 
@@ -84,6 +87,14 @@ enum LookupService {
         let record = try row.record.map { try decoder.decode(BookRecord.self, from: Data($0.utf8)) }
         let outcomes = try decoder.decode([ProviderOutcome].self, from: Data(row.outcomes.utf8))
         return CachedLookup(result: LookupResult(isbn13: isbn13, record: record, outcomes: outcomes), cached: true, fetchedAt: row.fetched_at)
+    }
+
+    /// The record the cache holds for an ISBN, whatever its age (what a lookup just showed).
+    static func cachedRecord(_ isbn13: String, on db: any Database) async throws -> BookRecord? {
+        struct Row: Decodable { var record: String? }
+        guard let text = try await db.sql.select().column("record").from("lookup_cache").where("isbn13", .equal, isbn13)
+            .first(decoding: Row.self)?.record else { return nil }
+        return try? JSONDecoder().decode(BookRecord.self, from: Data(text.utf8))
     }
 
     static func store(_ result: LookupResult, at now: Date, gate: WriteGate, on db: any Database) async throws {

@@ -32,6 +32,11 @@ final class Title: Model, @unchecked Sendable {
     @OptionalField(key: "requested_by") var requestedBy: String?
     @OptionalField(key: "priority") var priority: Int?
     @OptionalField(key: "asin") var asin: String?
+    /// As the library writes it; `callNumberSort` keeps its shelf order (`setCallNumber`).
+    @OptionalField(key: "call_number") var callNumber: String?
+    @Field(key: "call_number_sort") var callNumberSort: String
+    /// A national library's MARC record of the book, as MARCXML.
+    @OptionalField(key: "marc_record") var marcRecord: String?
     @Field(key: "sort_key") var sortKey: String
     @Field(key: "section") var section: String
     @Field(key: "search_text") var searchText: String
@@ -43,7 +48,19 @@ final class Title: Model, @unchecked Sendable {
     @Siblings(through: TitleCategory.self, from: \.$title, to: \.$category) var categories: [Category]
     @Children(for: \.$title) var copies: [Copy]
 
-    init() {}
+    init() { callNumberSort = Self.noCallNumber }
+
+    /// The shelf-order key of a title without a call number: after every other.
+    static let noCallNumber = "~"
+
+    static func callNumberSortKey(_ callNumber: String?) -> String {
+        callNumber.map(CallNumber.sortKey).flatMap { $0.isEmpty ? nil : String($0.prefix(200)) } ?? noCallNumber
+    }
+
+    func setCallNumber(_ raw: String?) {
+        callNumber = CallNumber.normalised(raw)
+        callNumberSort = Self.callNumberSortKey(callNumber)
+    }
 
     /// Recomputes the derived columns: sort key, A–Z section and the folded text the search index reads.
     func refreshDerived() {

@@ -62,6 +62,12 @@ extension TitleQuery {
             categories: categories, availability: Availability(statuses: copies.map(\.status)), copies: copies, loans: loans,
             links: links(isbn13: t.isbn13, title: t.title, authors: t.authors), createdAt: t.createdAt, updatedAt: t.updatedAt)
         detail.ratingCount = votes.n
+        struct Shelf: Decodable { var call_number: String?; var has_marc: Int }
+        if let shelf = try await db.sql.raw("""
+            SELECT call_number, CASE WHEN marc_record IS NULL THEN 0 ELSE 1 END AS has_marc FROM titles WHERE id = \(bind: titleID)
+            """).first(decoding: Shelf.self) {
+            (detail.callNumber, detail.hasMarcRecord) = (shelf.call_number, shelf.has_marc == 1)
+        }
         if voters > 0 { detail.ratingAverage = ((votes.total ?? 0) + (t.rating ?? 0)) / Double(voters) }
         return detail
     }

@@ -51,6 +51,7 @@ extension TitleQuery {
         case .author: [("author_key", true), ("sort_key", true), ("id", true)]
         case .newest: [("created_at", false), ("id", false)]
         case .borrowed: [("loan_count", false), ("sort_key", true), ("id", true)]
+        case .shelf: [("call_number_sort", true), ("sort_key", true), ("id", true)]
         }
     }
 

@@ -202,11 +202,12 @@ enum TitleQuery {
     /// List rows with their availability badges, in two grouped queries for the whole page.
     /// The columns a list row needs, read straight off the row: decoding whole Fluent models cost
     /// several milliseconds per page of 50.
-    static let summaryColumns: SQLQueryString = "t.id, t.isbn13, t.title, t.authors, t.cover_url, t.favorite, t.rating, t.wishlist, t.section"
+    static let summaryColumns: SQLQueryString = "t.id, t.isbn13, t.title, t.authors, t.cover_url, t.favorite, t.rating, t.wishlist, t.section, t.call_number"
 
     struct SummaryRow {
         var id: UUID, isbn13: String?, title: String, authors: [String], coverURL: String?
         var favorite: Bool, rating: Double?, wishlist: Bool, section: String
+        var callNumber: String?
 
         init(_ row: any SQLRow) throws {
             id = try row.decode(column: "id", as: UUID.self)
@@ -218,6 +219,7 @@ enum TitleQuery {
             rating = try row.decode(column: "rating", as: Double?.self)
             wishlist = try row.decode(column: "wishlist", as: Bool.self)
             section = try row.decode(column: "section", as: String.self)
+            callNumber = try row.decode(column: "call_number", as: String?.self)
         }
 
         init(_ title: Title) {
@@ -230,6 +232,7 @@ enum TitleQuery {
             rating = title.rating
             wishlist = title.wishlist
             section = title.section
+            callNumber = title.callNumber
         }
     }
 
@@ -262,7 +265,8 @@ enum TitleQuery {
             let id = title.id
             return TitleSummary(id: id, isbn13: title.isbn13, title: title.title, authors: title.authors, coverUrl: title.coverURL,
                                 favorite: title.favorite, rating: title.rating, wishlist: title.wishlist, section: title.section,
-                                availability: Availability(statuses: statuses[id] ?? []), overdue: overdue.contains(id), shelves: places(id))
+                                availability: Availability(statuses: statuses[id] ?? []), overdue: overdue.contains(id), shelves: places(id),
+                                callNumber: title.callNumber)
         }
     }
 

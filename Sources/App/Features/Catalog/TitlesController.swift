@@ -159,7 +159,7 @@ enum TitlesController {
 
     /// Adding by ISBN alone through the API: the looked-up record fills what the body left out.
     private static func completedFromLookup(_ input: TitleCreate, isbn: ISBN, req: Request) async throws -> TitleCreate {
-        let looked = try await LookupService.isbn(isbn, lookup: req.application.metadataLookup, now: req.now,
+        let looked = try await LookupService.isbn(isbn, lookup: try await req.application.metadataLookup, now: req.now,
                                                   gate: req.application.writeGate, on: req.db)
         guard let record = looked.result.record else {
             // Not a malformed request: the book was not found (404), or the providers could not be asked (503).
@@ -178,6 +178,7 @@ enum TitlesController {
         if out.language == nil { out.language = record.language }
         if out.description == nil { out.description = record.description }
         if out.coverUrl == nil { out.coverUrl = record.coverURL }
+        if out.callNumber == nil { out.callNumber = record.suggestedCallNumber }
         return out
     }
 

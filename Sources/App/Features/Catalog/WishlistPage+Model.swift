@@ -35,7 +35,7 @@ struct WishlistPage: Sendable {
         var candidates: [BookRecord] = []
         var unreachable = false
         if let q, !q.isEmpty, canEdit {
-            let result = await app.metadataLookup.search(SearchQuery(text: String(q.prefix(300)), limit: 10))
+            let result = await (try await app.metadataLookup).search(SearchQuery(text: String(q.prefix(300)), limit: 10))
             candidates = result.candidates
             unreachable = candidates.isEmpty && !result.outcomes.isEmpty && !result.outcomes.contains { $0.status == .found || $0.status == .notFound }
         }

@@ -41,7 +41,7 @@ extension Importer {
         var seen = Set<String>()
         for isbn in isbns where seen.insert(isbn.isbn13).inserted { unique.append(isbn) }
         guard !unique.isEmpty else { return [:] }
-        let lookup = app.metadataLookup, gate = app.writeGate, db = app.db
+        let lookup = try await app.metadataLookup, gate = app.writeGate, db = app.db
         return try await withThrowingTaskGroup(of: (String, CachedLookup?).self) { group in
             var answers: [String: CachedLookup] = [:]
             var next = 0

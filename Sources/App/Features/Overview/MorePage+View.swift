@@ -38,6 +38,7 @@ extension MorePage {
                 if role.may(.administer) { H.el(.li, [:]) { H.link(t(.auditTitle), WebRoute.audit(library: lib).path) } }
                 if isAdmin { H.el(.li, [:]) { H.link(t(.nightlyBackups), WebRoute.backups(library: lib).path) } }
                 if isAdmin { H.el(.li, [:]) { H.link(t(.schoolSignInTitle), WebRoute.schoolSignInSettings(library: lib).path) } }
+                if isAdmin { H.el(.li, [:]) { H.link(t(.bookSourcesTitle), WebRoute.bookSources(library: lib).path) } }
             }
             if page.libraries.count > 1 {
                 H.el(.h2, [:]) { EscapedText(t(.switchLibrary)) }
