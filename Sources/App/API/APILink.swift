@@ -30,6 +30,8 @@ enum APILink: Sendable, Equatable {
     /// The printed catalog and one book's page: the PDF or a page of it as a PNG.
     case printedCatalog(library: UUID, format: String)
     case bookSheet(library: UUID, title: UUID, format: String)
+    /// A national library's MARC record of a title, as MARCXML.
+    case titleMARC(library: UUID, title: UUID)
     /// A report as JSON (`format` nil), CSV or PDF.
     case report(library: UUID, kind: ReportKind, format: String?)
     /// Everything the library holds about a member, as JSON or PDF.
@@ -63,6 +65,7 @@ enum APILink: Sendable, Equatable {
         case .shelfQR(let l, let shelf, let format): return library(l) + [.fixed("shelves"), .parameter(name: "shelfID", value: shelf.uuidString), .fixed("qr.\(format)")]
         case .printedCatalog(let l, let format): return library(l) + [.fixed("print"), .fixed("catalog.\(format)")]
         case .bookSheet(let l, let title, let format): return library(l) + [.fixed("titles"), .parameter(name: "titleID", value: title.uuidString), .fixed("book.\(format)")]
+        case .titleMARC(let l, let title): return library(l) + [.fixed("titles"), .parameter(name: "titleID", value: title.uuidString), .fixed("marc")]
         case .report(let l, let kind, let format): return library(l) + [.fixed("reports"), .fixed(format.map { "\(kind.rawValue).\($0)" } ?? kind.rawValue)]
         case .memberData(let l, let member, let format):
             return library(l) + [.fixed("members"), .parameter(name: "memberID", value: member.uuidString), .fixed("data.\(format)")]
@@ -105,13 +108,13 @@ enum APILink: Sendable, Equatable {
             .shelfSigns(library: l, format: "pdf"), .shelfSigns(library: l, format: "png"),
             .shelfQR(library: l, shelf: x, format: "svg"), .shelfQR(library: l, shelf: x, format: "png"),
             .printedCatalog(library: l, format: "pdf"), .printedCatalog(library: l, format: "png"),
-            .bookSheet(library: l, title: x, format: "pdf"), .bookSheet(library: l, title: x, format: "png"),
+            .bookSheet(library: l, title: x, format: "pdf"), .bookSheet(library: l, title: x, format: "png"), .titleMARC(library: l, title: x),
             .rolloverBackup(library: l, rollover: x), .memberData(library: l, member: x, format: "json"), .memberData(library: l, member: x, format: "pdf"),
         ] + ReportKind.allCases.flatMap { kind in [nil, "csv", "pdf"].map { APILink.report(library: l, kind: kind, format: $0) } }
         return samples.map { link in
             switch link {
             case .export, .backup, .copyBarcode, .memberBarcode, .titleCopies, .job, .cover, .membersExport, .members, .readingExport, .photo,
-                 .reminderLetters, .labels, .memberCards, .shelfSigns, .shelfQR, .printedCatalog, .bookSheet, .report, .rolloverBackup, .memberData:
+                 .reminderLetters, .labels, .memberCards, .shelfSigns, .shelfQR, .printedCatalog, .bookSheet, .titleMARC, .report, .rolloverBackup, .memberData:
                 (link, .GET)
             }
         }

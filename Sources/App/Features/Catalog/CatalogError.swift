@@ -3,6 +3,8 @@ import Vapor
 
 enum CatalogError: DomainError, Equatable {
     case titleNotFound
+    /// The title keeps no national library's MARC record.
+    case noMARCRecord
     case copyNotFound
     case categoryNotFound
     case coverNotFound
@@ -25,6 +27,7 @@ enum CatalogError: DomainError, Equatable {
     var described: Described {
         switch self {
         case .titleNotFound: .init(.notFound, "not_found") { $0(.errTitleNotFound) }
+        case .noMARCRecord: .init(.notFound, "no_marc_record") { $0(.errNoMARCRecord) }
         case .copyNotFound: .init(.notFound, "not_found") { $0(.errCopyNotFound) }
         case .categoryNotFound: .init(.notFound, "not_found") { $0(.errCategoryNotFound) }
         case .coverNotFound: .init(.notFound, "not_found") { $0(.errCoverNotFound) }

@@ -37,7 +37,7 @@ extension CatalogPage {
                 Components.chipLink(t(.viewGrid), self.url(view: "grid"), current: grid)
             }
             if !searching || result.order == .title {
-                Components.sortChips([(TitleSort.title, t(.sortTitle)), (.author, t(.sortAuthor)), (.newest, t(.sortNewest)), (.borrowed, t(.sortBorrowed))],
+                Components.sortChips([(TitleSort.title, t(.sortTitle)), (.author, t(.sortAuthor)), (.newest, t(.sortNewest)), (.borrowed, t(.sortBorrowed)), (.shelf, t(.sortShelf))],
                                      current: sort, t: t) { self.url(sort: $0) }
             }
             H.el(.div, [.id: "results", .ariaLive: "polite"]) {

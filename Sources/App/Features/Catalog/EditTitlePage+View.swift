@@ -27,6 +27,9 @@ extension EditTitlePage {
                             extra: [.inputmode: "decimal"])
                 }
                 H.field(t(.readingLevelField), name: "readingLevel", value: form["readingLevel"], hint: t(.readingLevelHint), error: form.errors["readingLevel"])
+                if !isWishlist {
+                    H.field(t(.callNumberField), name: "callNumber", value: form["callNumber"], hint: t(.callNumberHint), error: form.errors["callNumber"])
+                }
                 H.textarea(t(.description), name: "description", value: form["description"], rows: 6, error: form.errors["description"])
                 H.field(t(.coverURL), name: "coverUrl", value: form["coverUrl"], error: form.errors["coverUrl"])
                 if !isWishlist {

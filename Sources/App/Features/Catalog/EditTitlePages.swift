@@ -21,7 +21,7 @@ enum EditTitlePages {
     /// PATCH's absent field keeps it), authors and categories separated by commas. Bounds: the API's.
     struct EditTitleForm: WebForm, SchemaConstrained {
         var title, subtitle, authors, isbn, publisher, publishedDate, language, description, coverUrl, categories: String?
-        var series, seriesNumber, readingLevel: String?
+        var series, seriesNumber, readingLevel, callNumber: String?
         var pageCount: Int?
         var rating: Double?
         var totalCopies: Int?
@@ -43,6 +43,7 @@ enum EditTitlePages {
             (patch.authors, patch.categories) = (list(authors), list(categories))
             (patch.pageCount, patch.rating, patch.totalCopies) = (pageCount, rating, totalCopies)
             (patch.series, patch.seriesNumber, patch.readingLevel) = (series ?? "", seriesNumber ?? "", readingLevel ?? "")
+            patch.callNumber = callNumber ?? ""
             return patch
         }
     }

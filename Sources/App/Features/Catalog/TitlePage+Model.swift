@@ -19,6 +19,8 @@ struct TitlePage: Sendable {
     var notes: BookNotes
     /// The shelves its copies stand on, by name (each copy's place links to its shelf).
     var shelves: [String: UUID] = [:]
+    /// A national library's record of the book, field by field.
+    var marc: MARCRecord?
 
     static let historyLength = 50
 
@@ -37,6 +39,7 @@ struct TitlePage: Sendable {
                          reading: try await ReadingCard.make(titleID: titleID, library: library, on: db),
                          notes: try await BookNotes.make(titleID: titleID, library: library, on: db))
         page.shelves = shelves
+        if detail.hasMarcRecord { page.marc = try await TitleMARC.record(titleID, libraryID: library.libraryID, on: db) }
         return page
     }
 }

@@ -65,6 +65,26 @@ extension TitlePage {
                         }
                     }
                 }
+                if let marc {
+                    H.el(.details, [.class: "marc"]) {
+                        H.el(.summary, [:]) { EscapedText(t(.marcRecordHeading)) }
+                        H.el(.table, [.class: "marc-fields"]) {
+                            H.el(.tbody, [:]) {
+                                H.el(.tr, [:]) {
+                                    H.el(.th, [.scope: "row"]) { EscapedText("LDR") }
+                                    H.el(.td, [:]) { EscapedText(marc.leader) }
+                                }
+                                for field in marc.fields {
+                                    H.el(.tr, [:]) {
+                                        H.el(.th, [.scope: "row"]) { EscapedText(field.tag) }
+                                        H.el(.td, [:]) { EscapedText(TitleMARC.line(field)) }
+                                    }
+                                }
+                            }
+                        }
+                        H.el(.p, [:]) { H.link(t(.marcRecordDownload), APILink.titleMARC(library: lib, title: d.id).path, cls: "button quiet") }
+                    }
+                }
                 if !d.wishlist { notes.render(page) }
                 if canLend, !d.wishlist {
                     H.el(.section, [.id: "member-reading"]) {

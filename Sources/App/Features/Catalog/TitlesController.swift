@@ -44,6 +44,9 @@ enum TitlesController {
                                                         tag: "Catalog", request: TitlePatch.self, response: TitleDetail.self), use: update)
         lib.on(.DELETE, "titles", ":titleID", doc: .init(summary: "Delete a title; refused while copies are on loan (A7)", tag: "Catalog",
                                                          status: .noContent), use: delete)
+        lib.on(.GET, .titleMARC(library: .pattern, title: .pattern), doc: .init(
+            summary: "The national library's MARC record kept with the title, as MARCXML as the catalogue sent it (J1); 404 no_marc_record when none is kept",
+            tag: "Catalog"), use: TitleMARC.download)
         lib.on(.GET, .titleCopies(library: .pattern, title: .pattern), doc: .init(summary: "The copies of a title (A9)", tag: "Catalog",
                                                                 response: CopyDTO.self, responseIsArray: true), use: copies)
         lib.on(.POST, .titleCopies(library: .pattern, title: .pattern), doc: .init(summary: "Add N more copies (A2)", tag: "Catalog",

@@ -57,6 +57,8 @@ enum LabelSheets {
         var authors: [String]
         var location: String?
         var language: String
+        /// The title's call number, which a spine label carries broken across lines.
+        var callNumber: String? = nil
     }
 
     enum Problem: DomainError, Equatable {
@@ -157,16 +159,18 @@ enum LabelSheets {
             .first()?.decode(column: "n", as: Int.self) ?? 0
     }
 
-    /// The labels `options` select, A–Z by title then by copy number. More than `maxLabels` is
-    /// refused with the count, so the volunteer can narrow it.
+    /// The labels `options` select, A–Z by title then by copy number (spine labels in shelf order, as
+    /// they go on the shelf). More than `maxLabels` is refused with the count, so the volunteer can narrow it.
     static func labels(_ options: Options, library: UUID, on db: any Database) async throws -> [Label] {
-        let rows = try await db.sql.raw("SELECT c.barcode, c.location, t.title, t.authors, t.language FROM copies c JOIN titles t ON t.id = c.title_id WHERE "
-                                        + clause(options, library: library) + " ORDER BY t.sort_key, t.id, c.copy_number LIMIT \(literal: maxLabels + 1)").all()
+        let order: SQLQueryString = options.layout.isSpine ? " ORDER BY t.call_number_sort, t.sort_key, t.id, c.copy_number" : " ORDER BY t.sort_key, t.id, c.copy_number"
+        let rows = try await db.sql.raw("SELECT c.barcode, c.location, t.title, t.authors, t.language, t.call_number FROM copies c JOIN titles t ON t.id = c.title_id WHERE "
+                                        + clause(options, library: library) + order + " LIMIT \(literal: maxLabels + 1)").all()
         if rows.count > maxLabels { throw Problem.tooMany(try await count(options, library: library, on: db)) }
         return try rows.map { row in
             Label(barcode: try row.decode(column: "barcode", as: String.self), title: try row.decode(column: "title", as: String.self),
                   authors: try row.decode(column: "authors", as: [String].self), location: try row.decode(column: "location", as: String?.self),
-                  language: try row.decode(column: "language", as: String?.self) ?? "en")
+                  language: try row.decode(column: "language", as: String?.self) ?? "en",
+                  callNumber: try row.decode(column: "call_number", as: String?.self))
         }
     }
 
@@ -251,10 +255,28 @@ enum LabelSheets {
         pdf.text(label.barcode, x: x + pad, y: min(bottom, barTop + 15 * mm + textHeight) - textHeight, width: inner, style: .init(size: 7, centred: true))
     }
 
-    /// A spine label: the shelf mark large (shelf and the author's first letters), the title small.
+    /// A spine label: the call number broken as a spine carries it ("823.914" over "ROW"), or without
+    /// one the shelf mark (shelf and the author's first letters); the title small beneath when it fits.
     static func spine(_ label: Label, x: Double, y: Double, width: Double, height: Double, on pdf: PDFDocument) {
         let mm = PDFDocument.pointsPerMM
         let pad = padding * mm
+        if let callNumber = label.callNumber, !callNumber.isEmpty {
+            var lines = CallNumber.spineLines(callNumber, width: 10)
+            // 16.9 mm holds four lines of 9 pt; a longer call number keeps its last parts on the fourth.
+            let fit = max(1, Int((height - 2 * mm) / (3.6 * mm)))
+            if lines.count > fit { lines = Array(lines.prefix(fit - 1)) + [lines.dropFirst(fit - 1).joined(separator: " ")] }
+            let size = lines.count <= 2 ? 11.0 : 9.0
+            var top = y + 1.2 * mm
+            for line in lines {
+                top += pdf.text(line, x: x + pad, y: top, width: width - 2 * pad, style: .init(size: size, bold: true, maxLines: 1, centred: true),
+                                language: label.language)
+            }
+            if top + 3 * mm < y + height {
+                pdf.text(label.title, x: x + pad, y: top, width: width - 2 * pad, style: .init(size: 6.5, grey: true, maxLines: 1, centred: true),
+                         language: label.language)
+            }
+            return
+        }
         let mark = [label.location, SpineMark.authorLetters(label.authors)].compactMap { $0 }.filter { !$0.isEmpty }.joined(separator: " · ")
         var top = y + 1.2 * mm
         top += pdf.text(mark.isEmpty ? label.barcode : mark, x: x + pad, y: top, width: width - 2 * pad, style: .init(size: 13, bold: true, maxLines: 1, centred: true),

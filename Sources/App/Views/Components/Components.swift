@@ -117,6 +117,7 @@ enum Components {
     /// `seriesLink` —, reading level): the staff's book page and the public catalog's.
     static func bookFacts(_ d: TitleDetail, t: Strings, seriesLink: @escaping (String) -> String) -> any Component {
         H.el(.dl, [.class: "facts"]) {
+            fact(t(.callNumberField), d.callNumber)
             fact(t(.isbn), d.isbnHyphenated)
             fact(t(.publisher), d.publisher)
             fact(t(.published), d.publishedDate)
