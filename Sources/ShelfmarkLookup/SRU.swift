@@ -130,7 +130,7 @@ enum SRUResponse {
         let parser = XMLParser(data: body)
         parser.shouldResolveExternalEntities = false
         parser.delegate = scan
-        guard parser.parse() else { throw ProviderFailure.malformed("unreadable XML at line \(parser.lineNumber)") }
+        guard parser.parse(), !scan.failed, scan.closed else { throw ProviderFailure.malformed("unreadable XML at line \(parser.lineNumber)") }
         if let diagnostic = scan.diagnostic, scan.recordCount == 0 {
             throw ProviderFailure.malformed("SRU diagnostic: \(diagnostic.prefix(200))")
         }
@@ -144,6 +144,9 @@ enum SRUResponse {
     private final class Scan: NSObject, XMLParserDelegate {
         var recordCount = 0
         var diagnostic: String?
+        var failed = false
+        /// Whether the answer's root element was closed (a cut-off answer is not).
+        var closed = false
         var inDiagnostic = false
         var text = ""
 
@@ -157,8 +160,11 @@ enum SRUResponse {
 
         func parser(_ parser: XMLParser, foundCharacters string: String) { text += string }
 
+        func parser(_ parser: XMLParser, parseErrorOccurred parseError: any Error) { failed = true }
+
         func parser(_ parser: XMLParser, didEndElement elementName: String, namespaceURI: String?, qualifiedName qName: String?) {
             let name = elementName.split(separator: ":").last.map(String.init) ?? elementName
+            if name == "searchRetrieveResponse" { closed = true }
             if inDiagnostic, name == "message" || (name == "details" && diagnostic == nil) {
                 diagnostic = text.trimmingCharacters(in: .whitespacesAndNewlines)
             }

@@ -8,10 +8,12 @@ import Testing
 /// Runs `body` with a replay server and a lookup pointed at it.
 /// The default timeout is generous: while the whole suite starts on two cores a first request can take many
 /// seconds (no test here waits for it to run out); the timeout tests set their own.
-private func withReplay(timeout: Duration = .seconds(30), _ body: (ReplayServer, MetadataLookup) async throws -> Void) async throws {
+private func withReplay(timeout: Duration = .seconds(30), order: [ProviderID] = ProviderID.defaultOrder,
+                        _ body: (ReplayServer, MetadataLookup) async throws -> Void) async throws {
     let server = try await ReplayServer.start()
     let client = HTTPClient(eventLoopGroupProvider: .singleton)
-    let lookup = MetadataLookup(providers: ProviderEndpoints.replay(server.baseURL).providers(http: HTTPFetcher(client: client)), timeout: timeout)
+    let lookup = MetadataLookup(providers: ProviderEndpoints.replay(server.baseURL).providers(http: HTTPFetcher(client: client), order: order),
+                                timeout: timeout)
     do {
         try await body(server, lookup)
     } catch {
@@ -208,5 +210,109 @@ private let signals = try! ISBN("9780306406157")
             #expect(none.candidates.isEmpty)
             #expect(none.outcomes.allSatisfy { $0.status == .notFound })
         }
+    }
+}
+
+/// The national libraries' catalogues over SRU, against their recorded answers.
+@Suite struct SRUTests {
+    static let tschick = try! ISBN("978-3-87134-710-8")
+    static let everyone: [ProviderID] = [.googleBooks, .openLibrary, .dnb, .libraryOfCongress, .k10plus]
+
+    @Test func aGermanBookGoogleDoesNotKnowComesFromTheDNBWithItsMARCRecordAndDewey() async throws {
+        try await withReplay(order: Self.everyone) { server, lookup in
+            let result = await lookup.lookup(Self.tschick)
+            let r = try #require(result.record)
+            #expect(r.title == "Tschick")
+            #expect(r.subtitle == "Roman")
+            #expect(r.authors == ["Wolfgang Herrndorf"])
+            #expect(r.publisher == "Rowohlt Berlin")
+            #expect(r.publishedDate == "2010")
+            #expect(r.pageCount == 254)
+            #expect(r.language == "de")
+            // The edition's Dewey number, not the DNB's subject group (082 $2 sdnb "830").
+            #expect(r.deweyNumber == "833.92")
+            #expect(r.suggestedCallNumber == "833.92 HER")
+            // Field by field: K10plus (after the DNB) gives only what the DNB lacks.
+            #expect(r.description?.hasPrefix("Zwei Vierzehnjährige") == true)
+            #expect(r.fieldSources?["title"] == "dnb")
+            #expect(r.fieldSources?["description"] == "k10plus")
+            #expect(r.fieldSources?["marcXML"] == "dnb")
+            let marc = try #require(r.marcXML)
+            #expect(marc.contains("<controlfield tag=\"001\">1000646386</controlfield>"))
+            #expect(marc.contains("Herrndorf, Wolfgang"))
+            #expect(result.outcomes.map(\.status) == [.notFound, .notFound, .found, .notFound, .found])
+            #expect(await server.requests(.dnb) == 1)
+            #expect(await server.requests(.loc) == 1)
+        }
+    }
+
+    @Test func theLibraryOfCongressGivesDeweyAndItsOwnCallNumber() async throws {
+        try await withReplay(order: [.libraryOfCongress, .googleBooks]) { _, lookup in
+            let r = try #require(await lookup.lookup(try ISBN("9780316452502")).record)
+            #expect(r.title == "Children of time")                      // the Library of Congress first now
+            #expect(r.authors == ["Adrian Tchaikovsky"])                 // "Tchaikovsky, Adrian," turned round
+            #expect(r.publisher == "Orbit")
+            #expect(r.deweyNumber == "823/.92")
+            #expect(r.lcCallNumber == "PR6120.C43 C45 2018")
+            #expect(r.suggestedCallNumber == "823.92 TCH")
+            #expect(r.coverURL != nil)                                   // Google gives what a catalogue has not
+            #expect(r.fieldSources?["coverURL"] == "google_books")
+        }
+    }
+
+    @Test(arguments: [ReplayServer.Fault.malformedJSON, .unavailable, .hang])
+    func aCatalogueThatAnswersGarbageOrNothingLeavesTheOthersAnswer(fault: ReplayServer.Fault) async throws {
+        try await withReplay(timeout: .seconds(15), order: [.dnb, .k10plus]) { server, lookup in
+            await server.set(.dnb, .init(fault: fault, stallSeconds: 60))
+            let started = ContinuousClock.now
+            let result = await lookup.lookup(Self.tschick)
+            #expect(ContinuousClock.now - started < .seconds(40))
+            let r = try #require(result.record, "\(result.outcomes)")
+            #expect(r.publisher == "Rowohlt")                         // K10plus's record now
+            #expect(r.fieldSources?["title"] == "k10plus")
+            let dnb = result.outcomes[0]
+            switch fault {
+            case .malformedJSON:
+                #expect(dnb.status == .failed)
+                #expect(dnb.message?.contains("not an SRU searchRetrieve answer") == true)
+            case .unavailable: #expect(dnb.status == .failed && dnb.message?.contains("503") == true)
+            default: #expect(dnb.status == .timedOut)
+            }
+            #expect(!result.isDefinitelyNotFound)
+        }
+    }
+
+    @Test func answersThatAreNotRecordsAreReadAsSuch() throws {
+        // A diagnostic (a query the catalogue does not understand) is a failure with its message.
+        let diagnostic = """
+            <searchRetrieveResponse xmlns="http://www.loc.gov/zing/srw/"><version>1.1</version><numberOfRecords>0</numberOfRecords>
+            <diagnostics><diagnostic xmlns="http://www.loc.gov/zing/srw/diagnostic/"><uri>info:srw/diagnostic/1/10</uri>
+            <message>Query syntax error</message></diagnostic></diagnostics></searchRetrieveResponse>
+            """
+        #expect(throws: ProviderFailure.malformed("SRU diagnostic: Query syntax error")) { try SRUResponse.records(Data(diagnostic.utf8)) }
+        // No records is "not found".
+        let none = #"<searchRetrieveResponse xmlns="http://www.loc.gov/zing/srw/"><numberOfRecords>0</numberOfRecords></searchRetrieveResponse>"#
+        #expect(try SRUResponse.records(Data(none.utf8)).isEmpty)
+        // Truncated XML and HTML error pages are garbage.
+        #expect(throws: ProviderFailure.self) { try SRUResponse.records(Data("<searchRetrieveResponse><records><record>".utf8)) }
+        #expect(throws: ProviderFailure.self) { try SRUResponse.records(Data("<html><body>Service Unavailable</body></html>".utf8)) }
+        // An entity declared in the answer is never expanded (no external entity, no billion laughs).
+        let entity = """
+            <?xml version="1.0"?><!DOCTYPE r [<!ENTITY x SYSTEM "file:///etc/passwd">]>
+            <searchRetrieveResponse xmlns="http://www.loc.gov/zing/srw/"><numberOfRecords>1</numberOfRecords><records><record><recordData>
+            <record xmlns="http://www.loc.gov/MARC21/slim"><leader>00000nam a2200000 i 4500</leader>
+            <datafield tag="245" ind1="0" ind2="0"><subfield code="a">&x;</subfield></datafield></record></recordData></record></records></searchRetrieveResponse>
+            """
+        let records = (try? SRUResponse.records(Data(entity.utf8))) ?? []
+        #expect(records.allSatisfy { !($0.book?.title ?? "").contains("root:") })
+    }
+
+    @Test func aSearchByTitleAndAuthorAsksTheCatalogueInItsOwnIndexes() async throws {
+        try await withReplay(order: [.dnb]) { _, lookup in
+            let result = await lookup.search(SearchQuery(text: "Tschick Herrndorf", title: "Tschick", author: "Herrndorf"))
+            #expect(result.candidates.first?.title == "Tschick")
+            #expect(result.candidates.first?.isbn13 == "9783871347108")
+        }
+        #expect(SRUProvider.cqlTerm(#"say "hi" \ bye"#) == #""say \"hi\" \\ bye""#)
     }
 }

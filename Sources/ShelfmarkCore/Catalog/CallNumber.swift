@@ -84,8 +84,8 @@ public enum CallNumber {
     public static func spineLines(_ raw: String, width: Int = 8) -> [String] {
         guard let text = normalised(raw) else { return [] }
         var lines: [String] = []
-        for word in text.split(separator: " ").map(String.init) {
-            if let lc = word.firstMatch(of: /^([A-Z]{1,3})(\d+(?:\.\d+)?)(\.[A-Z]\d*.*)?$/) {
+        for (index, word) in text.split(separator: " ").map(String.init).enumerated() {
+            if index == 0, let lc = word.firstMatch(of: /^([A-Z]{1,3})(\d+(?:\.\d+)?)(\.[A-Z]\d*.*)?$/) {
                 lines.append(String(lc.output.1))
                 lines.append(String(lc.output.2))
                 if let cutter = lc.output.3 {
