@@ -23,7 +23,7 @@ enum TitlesController {
         .init(name: "levelMax", kind: .number, description: "Reading level at most this (as levelMin).", schema: ["minimum": -2000, "maximum": 2500]),
         .init(name: "section", description: "Only the A–Z section with this letter (A–Z or #)."),
         .init(name: "sections", kind: .boolean, description: "Include the A–Z index: each section's letter and count."),
-        .init(name: "sort", description: "The order: title (A–Z, the default), author, newest or borrowed (most lent first).",
+        .init(name: "sort", description: "The order: title (A–Z, the default), author, newest, borrowed (most lent first) or shelf (by call number, as on the shelf; titles without one last).",
               schema: ["enum": .array(TitleSort.allCases.map { .string($0.rawValue) })]),
         .limit, .offset,
     ]

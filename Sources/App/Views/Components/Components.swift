@@ -96,6 +96,7 @@ enum Components {
                     if let shelf = item.shelves.first {
                         H.el(.span, [.class: "shelf"]) { EscapedText(t.format(.shelfHeading, shelf) + (item.shelves.count > 1 ? " …" : "")) }
                     }
+                    if let callNumber = item.callNumber { H.el(.span, [.class: "call-number"]) { EscapedText(callNumber) } }
                 }
                 if item.favorite { H.el(.span, [.class: "heart", .ariaLabel: t(.filterFavorites)]) { EscapedText("♥") } }
                 badge(item.availability, overdue: item.overdue, t: t)

@@ -1,0 +1,200 @@
+@testable import App
+import Fluent
+import Foundation
+import ShelfmarkCore
+import ShelfmarkLookup
+import ShelfmarkReplay
+import SQLKit
+import Testing
+import Vapor
+import VaporTesting
+
+/// A test app whose providers, the national libraries' catalogues among them, are a replay server of its own.
+private func withCatalogues(_ body: (Application, ReplayServer) async throws -> Void) async throws {
+    let server = try await ReplayServer.start()
+    do {
+        try await withTestApp { app in
+            app.metadataConfig = MetadataConfig(endpoints: .replay(server.baseURL), timeout: .seconds(30))
+            try await body(app, server)
+        }
+    } catch {
+        await server.shutdown()
+        throw error
+    }
+    await server.shutdown()
+}
+
+/// Copy cataloguing from national libraries, call numbers in shelf order and on spine labels.
+@Suite(.serialized) struct CataloguersDeskTests {
+    static let tschick = "9783871347108"
+
+    @Test func theAdministratorOrdersTheBookSourcesAndAChangeEmptiesTheCache() async throws {
+        try await withCatalogues { app, server in
+            let f = try await Fixture.make(app)
+            let standard = try await f.owner.get("/api/v1/server/book-sources")
+            #expect(standard.status == .ok)
+            let listed = (standard.json["sources"] as? [[String: Any]]) ?? []
+            #expect(listed.map { $0["id"] as? String } == ["google_books", "open_library", "dnb", "loc", "k10plus"])
+            #expect(listed.map { $0["position"] as? Int } == [1, 2, nil, nil, nil])
+
+            // Google and Open Library do not know this German book.
+            let before = try await f.owner.post("/api/v1/lookup/isbn", ["isbn": Self.tschick])
+            #expect(before["found"] as? Bool == false)
+            #expect(await server.requests(.dnb) == 0)
+
+            let librarian = try await f.staff("lib", role: "librarian")
+            let refused = try await librarian.patch("/api/v1/server/book-sources", ["order": ["dnb"]])
+            #expect(refused.status == .forbidden)
+            let none = try await f.owner.patch("/api/v1/server/book-sources", ["order": [String]()])
+            #expect(none.status == .unprocessableEntity)
+            #expect(none.errorField == "order")
+            let twice = try await f.owner.patch("/api/v1/server/book-sources", ["order": ["dnb", "dnb"]])
+            #expect(twice.status == .unprocessableEntity)
+            let unknown = try await f.owner.patch("/api/v1/server/book-sources", ["order": ["worldcat"]])
+            #expect(unknown.status == .badRequest)
+
+            let saved = try await f.owner.patch("/api/v1/server/book-sources", ["order": ["dnb", "google_books", "k10plus"]])
+            #expect(saved.status == .ok, "\(saved.json)")
+            let order = ((saved.json["sources"] as? [[String: Any]]) ?? []).filter { $0["position"] != nil }.map { $0["id"] as? String }
+            #expect(order == ["dnb", "google_books", "k10plus"])
+            // The cached "not found" went with the change: the DNB is asked and knows it.
+            let after = try await f.owner.post("/api/v1/lookup/isbn", ["isbn": Self.tschick])
+            #expect(after["found"] as? Bool == true)
+            let record = try #require(after["record"] as? [String: Any])
+            #expect(record["title"] as? String == "Tschick")
+            let sources = (record["fieldSources"] as? [[String: Any]]) ?? []
+            #expect(sources.contains { $0["field"] as? String == "title" && $0["provider"] as? String == "dnb" })
+            #expect(sources.contains { $0["field"] as? String == "description" && $0["provider"] as? String == "k10plus" })
+            #expect(await server.requests(.dnb) == 1)
+            #expect(await server.requests(.loc) == 0)   // not chosen, not asked
+        }
+    }
+
+    @Test func aGermanBookIsCataloguedFromTheDNBAndItsCallNumberPrintedOnASpineLabel() async throws {
+        try await withCatalogues { app, _ in
+            let f = try await Fixture.make(app)
+            _ = try await f.owner.patch("/api/v1/server/book-sources", ["order": ["google_books", "open_library", "dnb"]])
+            // By ISBN alone: the DNB's record fills the title and suggests the call number.
+            let added = try await f.owner.post("\(f.lib)/titles", ["isbn": Self.tschick, "copies": 2])
+            #expect(added.status == .created, "\(added.json)")
+            #expect(added.string("title") == "Tschick")
+            #expect(added.string("callNumber") == "833.92 HER")
+            #expect(added["hasMarcRecord"] as? Bool == true)
+            let id = added.string("id")
+
+            // The MARC record as the DNB sent it.
+            let (marcReply, marc) = try await PrintTests.download(f.owner, "\(f.lib)/titles/\(id)/marc")
+            #expect(marcReply.status == .ok)
+            #expect(marcReply.headers.contentType?.description.hasPrefix("application/marcxml+xml") == true)
+            let text = String(decoding: marc, as: UTF8.self)
+            #expect(text.contains(#"<controlfield tag="001">1000646386</controlfield>"#))
+            #expect(text.contains(#"<subfield code="a">833.92</subfield>"#))
+            let parsed = MARCXMLReader.read(marc)
+            #expect(parsed.failure == nil && parsed.records.count == 1)
+            // A title typed in keeps none.
+            let typed = try await f.addTitle("Momo", authors: ["Michael Ende"])
+            let noMARC = try await f.owner.get("\(f.lib)/titles/\(typed)/marc")
+            #expect(noMARC.status == .notFound)
+            #expect(noMARC.errorCode == "no_marc_record")
+
+            // The spine label carries the call number broken across lines: "833.92" above "HER".
+            let (reply, pdf) = try await PrintTests.download(f.owner, "\(f.lib)/print/labels.pdf?layout=spine-70x16.9&title=\(id)")
+            #expect(reply.status == .ok)
+            let words = try PrintTests.words(pdf)
+            let classes = words.filter { $0.text == "833.92" }
+            let cutters = words.filter { $0.text == "HER" }
+            #expect(classes.count == 2 && cutters.count == 2, "\(words.map(\.text))")
+            if let dewey = classes.first, let cutter = cutters.first {
+                #expect(cutter.y > dewey.bottom - 0.2, "HER on the line under 833.92")
+                #expect(abs((cutter.x + cutter.right) / 2 - (dewey.x + dewey.right) / 2) < 1, "both centred on the label")
+            }
+
+            // The call number can be changed and removed; bounded.
+            let changed = try await f.owner.patch("\(f.lib)/titles/\(id)", ["callNumber": "  J   833.92  HER "])
+            #expect(changed.string("callNumber") == "J 833.92 HER")
+            let tooLong = try await f.owner.patch("\(f.lib)/titles/\(id)", ["callNumber": String(repeating: "8", count: 61)])
+            #expect(tooLong.status == .unprocessableEntity)
+            #expect(tooLong.errorField == "callNumber")
+            let cleared = try await f.owner.patch("\(f.lib)/titles/\(id)", ["callNumber": ""])
+            #expect(cleared.json["callNumber"] == nil)
+
+            // The backup keeps both.
+            _ = try await f.owner.patch("\(f.lib)/titles/\(id)", ["callNumber": "833.92 HER"])
+            let (_, backup) = try await PrintTests.download(f.owner, "\(f.lib)/backup")
+            let dump = String(decoding: backup, as: UTF8.self)
+            #expect(dump.contains(#""call_number":"833.92 HER""#))
+            #expect(dump.contains("1000646386"))
+        }
+    }
+
+    @Test func theCatalogListsInShelfOrder() async throws {
+        try await withCatalogues { app, _ in
+            let f = try await Fixture.make(app)
+            let books: [(String, String?)] = [("Children of Time", "823.92 TCH"), ("Animals", "J 590 ANI"), ("Harry Potter", "823.914 ROW"),
+                                              ("No Number", nil), ("Swift", "005.133 SWI"), ("Emma", "823.7 AUS"), ("Birds", "J 590.3 BEE"),
+                                              ("Byron", "F BYR")]
+            for (title, callNumber) in books {
+                try await f.addTitle(title, extra: callNumber.map { ["callNumber": $0] } ?? [:])
+            }
+            let expected = ["Swift", "Emma", "Harry Potter", "Children of Time", "Byron", "Animals", "Birds", "No Number"]
+            let all = try await f.owner.get("\(f.lib)/titles?sort=shelf")
+            #expect(((all.json["items"] as? [[String: Any]]) ?? []).map { $0["title"] as? String } == expected)
+            #expect(((all.json["items"] as? [[String: Any]]) ?? []).first?["callNumber"] as? String == "005.133 SWI")
+            // Paged: the same order across pages.
+            var paged: [String] = []
+            for offset in stride(from: 0, to: 8, by: 3) {
+                let page = try await f.owner.get("\(f.lib)/titles?sort=shelf&limit=3&offset=\(offset)")
+                paged += ((page.json["items"] as? [[String: Any]]) ?? []).compactMap { $0["title"] as? String }
+            }
+            #expect(paged == expected)
+
+            // The catalog page in shelf order, in German.
+            var browser = Browser(app: app)
+            browser.language = "de"
+            _ = try await browser.get("/login")
+            #expect(try await browser.post("/login", ["username": "owner", "password": "correct horse"]).status == .seeOther)
+            let libraryID = f.libraryID
+            let first = try await browser.get("/libraries/\(libraryID)/catalog?sort=shelf")
+            #expect(first.status == .ok)
+            #expect(first.html.contains("Regalordnung"))
+            let order = expected.compactMap { title in first.html.range(of: ">\(title)<").map { (title, $0.lowerBound) } }
+            #expect(order.map(\.0) == expected, "\(order.map(\.0))")
+            #expect(first.html.contains("005.133 SWI"))
+        }
+    }
+
+    @Test func theAddPageSaysWhereEachFieldCameFromAndKeepsTheRecord() async throws {
+        try await withCatalogues { app, _ in
+            var browser = Browser(app: app)
+            browser.language = "de"
+            let home = try await browser.setUp()
+            let libraryID = try #require(home.split(separator: "/").dropFirst().first.map(String.init))
+            let base = "/libraries/\(libraryID)"
+            // The administrator turns the national libraries on in Book sources.
+            let sourcesPage = try await browser.get("\(base)/book-sources")
+            #expect(sourcesPage.status == .ok)
+            #expect(sourcesPage.html.contains("Buchquellen"))
+            let clash = try await browser.post("\(base)/book-sources", ["position_dnb": "1", "position_google_books": "1"])
+            #expect(clash.status == .unprocessableEntity)
+            #expect(clash.html.contains("Zwei Quellen haben denselben Platz"))
+            let saved = try await browser.post("\(base)/book-sources", ["position_dnb": "1", "position_google_books": "2", "position_k10plus": "3"])
+            #expect(saved.status == .seeOther)
+
+            let draft = try await browser.get("\(base)/add?isbn=\(Self.tschick)")
+            #expect(draft.status == .ok)
+            #expect(draft.html.contains("Woher dieser Datensatz stammt"))
+            #expect(draft.html.contains("Deutsche Nationalbibliothek: Titel"), "\(draft.html)")
+            #expect(draft.html.contains("K10plus (GBV/SWB): Beschreibung"))
+            #expect(draft.html.contains(#"name="callNumber""#) && draft.html.contains(#"value="833.92 HER""#))
+            let added = try await browser.post("\(base)/add", ["isbn": Self.tschick, "title": "Tschick", "subtitle": "Roman",
+                                                                "authors": "Wolfgang Herrndorf", "copies": "1", "callNumber": "833.92 HER"])
+            #expect(added.status == .seeOther)
+            let page = try await browser.get(try #require(added.location))
+            #expect(page.html.contains("Signatur"))
+            #expect(page.html.contains("833.92 HER"))
+            #expect(page.html.contains("Katalogdatensatz (MARC)"))
+            #expect(page.html.contains("Herrndorf, Wolfgang"))
+            #expect(page.html.contains("MARCXML herunterladen"))
+        }
+    }
+}
