@@ -124,6 +124,26 @@ private func withCatalogues(_ body: (Application, ReplayServer) async throws -> 
             let dump = String(decoding: backup, as: UTF8.self)
             #expect(dump.contains(#""call_number":"833.92 HER""#))
             #expect(dump.contains("1000646386"))
+
+            // The MARC export gives the DNB's record as it came, with this library's copies and call number (852).
+            let (_, exported) = try await PrintTests.download(f.owner, "\(f.lib)/export?format=marcxml")
+            let records = MARCXMLReader.read(exported).records.compactMap { try? $0.result.get() }
+            let dnb = try #require(records.first { $0.control("001") == "1000646386" })
+            #expect(dnb.fields("082").count == 2)                       // both classifications, as sent
+            #expect(dnb.fields("852").count == 2)
+            #expect(dnb.fields("852").allSatisfy { $0["h"] == "833.92 HER" && $0["p"] != nil })
+            let momo = try #require(records.first { $0.first("245", "a") == "Momo" })
+            #expect(momo.fields("852").count == 1 && momo.fields("852")[0]["h"] == nil)
+            // Imported into another library, the call number comes back from the holdings.
+            let other = try await f.owner.post("/api/v1/libraries", ["name": "Annex"])
+            let annex = "/api/v1/libraries/\(other.string("id"))"
+            let upload = try await f.owner.send(.POST, "\(annex)/import", rawBody: exported, contentType: "application/marcxml+xml")
+            #expect(upload.status == .accepted, "\(upload.json)")
+            #expect(try await f.owner.finished(upload).status == .ok)
+            let shelf = try await f.owner.get("\(annex)/titles?sort=shelf")
+            let items = (shelf.json["items"] as? [[String: Any]]) ?? []
+            #expect(items.map { $0["title"] as? String } == ["Tschick", "Momo"])
+            #expect(items.first?["callNumber"] as? String == "833.92 HER")
         }
     }
 

@@ -26,6 +26,8 @@ public struct ImportRecord: Sendable, Equatable {
     public var seriesNumber: String?
     /// An Amazon identifier (ASIN) the file gave where an ISBN goes, kept with the book.
     public var asin: String?
+    /// Where it stands on the shelf ("823.914 ROW").
+    public var callNumber: String?
     /// What was changed or left out to import the book rather than drop it (for the report).
     public var warnings: [ImportWarning] = []
     /// The importing reader's history of this book: Goodreads, StoryGraph and LibraryThing say it.

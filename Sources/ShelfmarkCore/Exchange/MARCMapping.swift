@@ -27,6 +27,10 @@ public struct MARCExportTitle: Sendable, Equatable {
     public var seriesNumber: String?
     public var coverURL: String?
     public var copies: [Copy] = []
+    /// Where it stands on the shelf: 852 $h of each copy.
+    public var callNumber: String?
+    /// A national library's record kept with the title: exported as it came, with this library's copies.
+    public var kept: MARCRecord?
 
     public init(controlNumber: String, title: String) {
         self.controlNumber = controlNumber
@@ -61,6 +65,10 @@ public enum MARCMapping {
     // MARK: writing
 
     public static func record(_ t: MARCExportTitle) -> MARCRecord {
+        if let kept = t.kept {
+            // The catalogue's record as it came; its holdings (852) are another library's, ours replace them.
+            return MARCRecord(leader: kept.leader, fields: kept.fields.filter { $0.tag != "852" } + holdings(t))
+        }
         var fields: [MARCField] = [.control("001", t.controlNumber)]
         let marcLanguage = marcLanguage(t.language)
         // 008: date entered (blank), type of date s, the year, …, language at 35–37.
@@ -97,13 +105,20 @@ public enum MARCMapping {
         for category in t.categories { fields.append(.data("650", " ", "4", [.init("a", category)])) }
         for other in t.authors.dropFirst() { fields.append(personalName("700", other)) }
         if let cover = t.coverURL { fields.append(.data("856", "4", "2", [.init("3", "Cover image"), .init("u", cover)])) }
-        for copy in t.copies {
-            var s: [MARCSubfield] = [.init("p", copy.barcode)]
-            if let location = copy.location { s.append(.init("c", location)) }
-            fields.append(.data("852", " ", " ", s))
-        }
+        fields += holdings(t)
         let leader = MARCRecord.defaultLeader
         return MARCRecord(leader: leader, fields: fields)
+    }
+
+    /// One 852 per copy: location in $c, call number in $h, barcode in $p.
+    static func holdings(_ t: MARCExportTitle) -> [MARCField] {
+        t.copies.map { copy in
+            var s: [MARCSubfield] = []
+            if let location = copy.location { s.append(.init("c", location)) }
+            if let callNumber = t.callNumber { s.append(.init("h", callNumber)) }
+            s.append(.init("p", copy.barcode))
+            return .data("852", " ", " ", s)
+        }
     }
 
     /// The first four digits in a row (the year) in a date as people write it: "2019-05-01",
@@ -191,6 +206,12 @@ public enum MARCMapping {
         r.coverURL = m.fields("856").first { ($0["3"] ?? "").lowercased().contains("cover") }?["u"]
         let holdings = m.fields("852").count
         if holdings > 0 { r.totalCopies = holdings }
+        // The call number: a holding's ($h, with $i), else a local one (099, 092), each as the library wrote it.
+        let local = m.fields("852").first { $0["h"] != nil } ?? m.fields("099").first ?? m.fields("092").first
+        if let local {
+            let parts = (local.tag == "852" ? local.all("h") + local.all("i") : local.all("a") + local.all("b")).map(clean).filter { !$0.isEmpty }
+            r.callNumber = CallNumber.normalised(parts.joined(separator: " "))
+        }
         return r
     }
 

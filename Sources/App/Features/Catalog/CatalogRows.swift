@@ -85,6 +85,7 @@ struct TitleRow: Codable, Sendable, Equatable {
         }
         reading_level = nil
         asin = r.asin
+        call_number = CallNumber.normalised(r.callNumber)
         created_at = now
         updated_at = now
         (sort_key, section, search_text) = Title.derived(title: title, subtitle: subtitle, authors: authors, series: series, isbn13: isbn13)

@@ -87,6 +87,11 @@ enum Exporter {
         }
     }
 
+    /// A national library's record kept with a title (MARCXML), read back for the export.
+    private static func keptRecord(_ xml: String) -> MARCRecord? {
+        MARCXMLReader.read(Data(xml.utf8)).records.first.flatMap { try? $0.result.get() }
+    }
+
     /// The control number of a title: its id as lower-case text.
     private static func controlNumber(_ id: String) -> String { id.lowercased() }
 
@@ -119,6 +124,8 @@ enum Exporter {
                 t.series = r.series
                 t.seriesNumber = r.series_number
                 t.coverURL = r.cover_url
+                t.callNumber = r.call_number
+                t.kept = r.marc_record.flatMap(keptRecord)
                 return t
             },
             categories: categories.map { (controlNumber($0.title_id.uuidString), $0.name) },
@@ -145,7 +152,7 @@ enum Exporter {
                 }
                 let titles = try await connection.rows("""
                     SELECT id, isbn13, title, subtitle, authors, publisher, published_date, page_count, language, description, notes,
-                      series, series_number, cover_url
+                      series, series_number, cover_url, call_number, marc_record
                     FROM titles WHERE library_id = ? AND wishlist = 0 ORDER BY sort_key, id
                     """, [library]) { row in
                     let c = row.columns  // by position: a lookup by name hashes the name for every value
@@ -163,6 +170,8 @@ enum Exporter {
                     t.series = text(11)
                     t.seriesNumber = text(12)
                     t.coverURL = text(13)
+                    t.callNumber = text(14)
+                    t.kept = text(15).flatMap(keptRecord)
                     return t
                 }
                 return MARCRead(titles: titles, categories: categories, copies: copies)
