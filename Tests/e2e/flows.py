@@ -1330,7 +1330,63 @@ def flow_school_sign_in(page, library, servers):
         provider.wait(timeout=10); expired.wait(timeout=10)
 
 
-FLOWS = [flow_school_year, flow_school_sign_in, flow_reports, flow_shelf_and_stocktake, flow_goodreads_history, flow_page_photo_to_quote, flow_reading_by_keypad_and_voice, flow_every_page, flow_public_catalog, flow_kiosk, flow_return_and_renew_from_member, flow_class_list_import, flow_add_by_isbn, flow_add_by_hand, flow_member, flow_lend_and_return_overdue, flow_holds, flow_wishlist, flow_overview,
+def flow_cataloguers_desk(page, library, servers):
+    # The administrator puts the Deutsche Nationalbibliothek first among the book sources; a German book
+    # that Google Books does not know is catalogued from its record (the MARC record kept, the call
+    # number suggested), the catalog lists in shelf order in German, and the spine label's PDF
+    # carries the call number broken across lines.
+    page.get_by_role("link", name="More").first.click()
+    page.get_by_role("link", name="Book sources").click()
+    labelled(page)
+    page.get_by_label("Deutsche Nationalbibliothek").select_option("1")
+    page.get_by_label("Google Books").select_option("2")
+    page.get_by_label("Open Library").select_option("3")
+    shot(page, "cat-01-book-sources")
+    page.get_by_role("button", name="Save").click()
+    expect(page.get_by_text("Book sources saved.")).to_be_visible()
+    page.get_by_role("link", name="Add").first.click()
+    page.get_by_label("ISBN", exact=True).fill("9783871347108")
+    page.get_by_role("button", name="Look up").first.click()
+    expect(page.get_by_label("Title", exact=True)).to_have_value("Tschick")
+    expect(page.get_by_label("Call number")).to_have_value("833.92 HER")
+    page.get_by_text("Where this record came from").click()
+    expect(page.get_by_text(re.compile(r"Deutsche Nationalbibliothek: Title"))).to_be_visible()
+    shot(page, "cat-02-confirm-from-dnb", full_page=True)
+    page.get_by_role("button", name="Add to catalog").click()
+    expect(page.get_by_role("heading", name="Tschick")).to_be_visible()
+    expect(page.locator("dl.facts")).to_contain_text("833.92 HER")
+    page.get_by_text("Library record (MARC)").click()
+    expect(page.locator("table.marc-fields")).to_contain_text("Herrndorf, Wolfgang")
+    shot(page, "cat-03-book-with-marc", full_page=True)
+    book = re.search(r"/titles/([0-9A-Fa-f-]{36})", page.url).group(1)
+    library.title("Animals of the World", ["Ann Ilse"], callNumber="J 590 ANI")
+    library.title("Swift for Schools", ["Sam Swift"], callNumber="005.133 SWI")
+    # In German: the catalog in shelf order.
+    page.get_by_label(re.compile("Language|Sprache")).select_option("de")
+    expect(page.locator("html")).to_have_attribute("lang", "de")
+    page.goto(library.url("/catalog?sort=shelf"))
+    expect(page.get_by_role("link", name="Regalordnung")).to_have_attribute("aria-current", "true")
+    names = page.locator("ul.titles .name").all_inner_texts()
+    shelved = [n for n in names if n in ("Swift for Schools", "Tschick", "Animals of the World")]
+    assert shelved == ["Swift for Schools", "Tschick", "Animals of the World"], names
+    shot(page, "cat-04-shelf-order-de")
+    # The spine label, German page, its PDF read back.
+    page.goto(library.url(f"/labels?layout=spine-70x16.9&title={book}"))
+    link = page.get_by_role("link", name="PDF herunterladen")
+    expect(link).to_be_visible()
+    shot(page, "cat-05-spine-labels-de")
+    pdf = page.request.get(BASE + link.get_attribute("href"))
+    assert pdf.ok, pdf.status
+    with tempfile.NamedTemporaryFile(suffix=".pdf") as f:
+        f.write(pdf.body()); f.flush()
+        lines = [l.strip() for l in subprocess.run(["pdftotext", "-layout", f.name, "-"], text=True, capture_output=True, check=True).stdout.splitlines() if l.strip()]
+    assert lines[:2] == ["833.92", "HER"] or ("833.92" in lines and lines[lines.index("833.92") + 1].startswith("HER")), lines
+    page.get_by_label(re.compile("Language|Sprache")).select_option("en")
+    expect(page.locator("html")).to_have_attribute("lang", "en")
+    api("PATCH", "/server/book-sources", {"order": ["google_books", "open_library"]}, library.token)
+
+
+FLOWS = [flow_cataloguers_desk, flow_school_year, flow_school_sign_in, flow_reports, flow_shelf_and_stocktake, flow_goodreads_history, flow_page_photo_to_quote, flow_reading_by_keypad_and_voice, flow_every_page, flow_public_catalog, flow_kiosk, flow_return_and_renew_from_member, flow_class_list_import, flow_add_by_isbn, flow_add_by_hand, flow_member, flow_lend_and_return_overdue, flow_holds, flow_wishlist, flow_overview,
          flow_import_backup_restore, flow_category_filter, flow_search, flow_languages]
 
 
