@@ -101,6 +101,9 @@ def run_backend(bin_dir, name, env, reuse=False):
         far_by_link = next_link.group(1).replace("&amp;", "&") if next_link else f"{web}/catalog?page={far}"
         last_link = re.search(r'href="([^"]*end=1[^"]*)"', catalog_html)
         last_page = last_link.group(1).replace("&amp;", "&") if last_link else f"{web}/catalog"
+        before_far_shelf = request("GET", f"{web}/catalog?sort=shelf&page={max(1, far - 1)}", cookie=cookie)[1].decode()
+        shelf_next = re.search(r'href="([^"]*)" rel="next"', before_far_shelf)
+        far_shelf = shelf_next.group(1).replace("&amp;", "&") if shelf_next else f"{web}/catalog?sort=shelf&page={far}"
         book = titles[len(titles) // 2]["id"]
         free = next(t for t in titles[len(titles) // 2:] if t["availability"]["available"] > 0)["id"]
         pages = [
@@ -108,6 +111,8 @@ def run_backend(bin_dir, name, env, reuse=False):
             ("newest", "GET", f"{web}/catalog?sort=newest", None),
             ("by author", "GET", f"{web}/catalog?sort=author", None),
             ("most borrowed", "GET", f"{web}/catalog?sort=borrowed", None),
+            ("shelf order", "GET", f"{web}/catalog?sort=shelf", None),
+            (f"shelf page {far:,} by link", "GET", far_shelf, None),
             (f"page {far:,} by link", "GET", far_by_link, None),
             (f"page {far:,} by number", "GET", f"{web}/catalog?page={far}", None),
             ("last page", "GET", last_page, None),

@@ -4,7 +4,10 @@
   2. check-outs per second over HTTP with concurrent clients (wrk),
   3. requests per second of a title read next to a trivial route, measured in the same run,
   4. ISBN lookup with each provider 300 ms away (the replay server): a fresh lookup against the
-     slowest provider's own latency, and a cached lookup against GET /me, both measured here.
+     slowest provider's own latency, and a cached lookup against GET /me, both measured here,
+  5. the same with all five book sources on (Google Books, Open Library and the national libraries'
+     SRU catalogues): a German book two catalogues know, fresh (four answers merged, two MARC records
+     read) and cached.
 Figures are medians over rounds; the read figure is a ratio against the trivial route."""
 import json, os, re, shutil, signal, statistics, subprocess, sys, tempfile, time, urllib.request
 
@@ -163,6 +166,29 @@ end
         cached_p50 = statistics.median(cached_rounds)
         me_p50 = statistics.median(me_rounds)
         print(f"   one provider request, direct: p50 {provider_p50:.0f} ms; fresh lookup (both providers): p50 {fresh_p50:.0f} ms, max {max(fresh):.0f} ms")
+
+        print(f"== 5. Book sources: all five, each {PROVIDER_LATENCY_MS} ms away; a German book the DNB and K10plus know ==", flush=True)
+        call("PATCH", "/server/book-sources", {"order": ["google_books", "open_library", "dnb", "loc", "k10plus"]}, token)
+        direct_sru = [timed_ms(lambda: urllib.request.urlopen(f"{replay_base}/sru/dnb?version=1.1&operation=searchRetrieve&query=num%3D9783871347108", timeout=30).read())
+                      for _ in range(10)]
+        sru_fresh = []
+        for n in range(10):
+            # A change of sources empties the lookup cache: each lookup here asks all five.
+            call("PATCH", "/server/book-sources", {"order": ["google_books"]}, token)
+            call("PATCH", "/server/book-sources", {"order": ["google_books", "open_library", "dnb", "loc", "k10plus"]}, token)
+            answer = {}
+            sru_fresh.append(timed_ms(lambda: answer.update(call("POST", "/lookup/isbn", {"isbn": "9783871347108"}, token))))
+            assert answer.get("record", {}).get("title") == "Tschick", answer
+        sru_cached_rounds, sru_me_rounds = [], []
+        for r in range(ROUNDS):
+            sru_cached_rounds.append(statistics.median(timed_ms(lambda: call("POST", "/lookup/isbn", {"isbn": "9783871347108"}, token)) for _ in range(300)))
+            sru_me_rounds.append(statistics.median(timed_ms(lambda: call("GET", "/me", token=token)) for _ in range(300)))
+            print(f"   round {r + 1}: cached lookup p50 {sru_cached_rounds[-1]:.2f} ms, GET /me p50 {sru_me_rounds[-1]:.2f} ms")
+        sru_direct_p50 = statistics.median(direct_sru)
+        sru_fresh_p50 = statistics.median(sru_fresh)
+        sru_cached_p50 = statistics.median(sru_cached_rounds)
+        sru_me_p50 = statistics.median(sru_me_rounds)
+        print(f"   one SRU request, direct: p50 {sru_direct_p50:.0f} ms; fresh lookup (five sources): p50 {sru_fresh_p50:.0f} ms")
     finally:
         server.send_signal(signal.SIGINT)
         server.wait(timeout=30)
@@ -178,6 +204,8 @@ end
     budget = 1.1 * PROVIDER_LATENCY_MS + 20
     print(f"fresh ISBN lookup, providers {PROVIDER_LATENCY_MS} ms away:   p50 {fresh_p50:.0f} ms = {fresh_p50 / provider_p50:.2f} x one provider ({provider_p50:.0f} ms)   target <= {budget:.0f} ms")
     print(f"cached ISBN lookup:                            p50 {cached_p50:.2f} ms (GET /me {me_p50:.2f} ms, {cached_p50 / me_p50:.1f} x)   target p50 <= 5 ms")
+    print(f"five sources, fresh (DNB + K10plus records):   p50 {sru_fresh_p50:.0f} ms = one SRU request ({sru_direct_p50:.0f} ms) + {sru_fresh_p50 - sru_direct_p50:.0f} ms for asking, reading and merging   target merge <= 20 ms")
+    print(f"five sources, cached:                          p50 {sru_cached_p50:.2f} ms (GET /me {sru_me_p50:.2f} ms, {sru_cached_p50 / sru_me_p50:.1f} x)   target <= 5 ms")
 
 
 if __name__ == "__main__":

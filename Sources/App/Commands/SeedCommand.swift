@@ -68,6 +68,7 @@ struct SeedCommand: AsyncCommand {
                     t.language = record.language
                     t.favorite = record.favorite
                     t.wishlist = false
+                    t.setCallNumber(record.callNumber)
                     t.refreshDerived()
                     return t
                 }

@@ -18,6 +18,22 @@ struct SyntheticLibrary {
         var favorite: Bool
         var copies: Int
         var shelf: String
+
+        /// A call number as a school writes it, made from the record (no draw of its own, so a seed
+        /// makes the same library as before): "F OKA" for a story, "E OKA" for a picture book, a Dewey
+        /// class from the ISBN's digits with the author's letters for reference and non-fiction.
+        var callNumber: String? {
+            let cutter = CallNumber.cutter(authors: authors, title: title) ?? "XXX"
+            switch shelf {
+            case "Picture books": return "E " + cutter
+            case "Reference", "Non-fiction":
+                let digits = isbn.compactMap(\.wholeNumberValue)
+                guard digits.count == 13 else { return "F " + cutter }
+                let whole = digits[3] * 100 + digits[4] * 10 + digits[5]
+                return String(format: "%03d.%d%d", whole, digits[6], digits[7]) + " " + cutter
+            default: return "F " + cutter
+            }
+        }
     }
 
     mutating func next() -> UInt64 {
