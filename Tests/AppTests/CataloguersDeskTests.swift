@@ -217,4 +217,63 @@ private func withCatalogues(_ body: (Application, ReplayServer) async throws -> 
             #expect(page.html.contains("MARCXML herunterladen"))
         }
     }
+
+    @Test func theCatalogAndCollectionsFilterByRatingAndByYourReading() async throws {
+        try await withCatalogues { app, _ in
+            let f = try await Fixture.make(app)
+            let alpha = try await f.addTitle("Alpha", extra: ["rating": 5])
+            let beta = try await f.addTitle("Beta", extra: ["rating": 2])
+            let gamma = try await f.addTitle("Gamma")
+            try await f.addTitle("Delta")
+            let ann = try await f.addMember("C1", "Ann")
+            // Readers' ratings count with the library's own: Beta (2, 5) is 3.5, Gamma (4) is 4.
+            for (title, rating) in [(beta, 5), (gamma, 4)] {
+                let read = try await f.owner.post("\(f.lib)/reads", ["titleId": title, "memberId": ann, "status": "finished", "rating": rating])
+                #expect(read.status == .created, "\(read.json)")
+            }
+            // The owner's own reading: Alpha finished, Gamma under way, Beta wanted.
+            for (title, status) in [(alpha, "finished"), (gamma, "reading"), (beta, "want_to_read")] {
+                #expect(try await f.owner.post("\(f.lib)/reads", ["titleId": title, "status": status]).status == .created)
+            }
+            func titles(_ query: String, as client: Client? = nil) async throws -> [String] {
+                let reply = try await (client ?? f.owner).get("\(f.lib)/titles?\(query)")
+                #expect(reply.status == .ok, "\(query): \(reply.json)")
+                return ((reply.json["items"] as? [[String: Any]]) ?? []).compactMap { $0["title"] as? String }
+            }
+            #expect(try await titles("minRating=4") == ["Alpha", "Gamma"])
+            #expect(try await titles("minRating=3.5") == ["Alpha", "Beta", "Gamma"])
+            #expect(try await titles("readStatus=finished") == ["Alpha"])
+            #expect(try await titles("readStatus=reading") == ["Gamma"])
+            #expect(try await titles("readStatus=want_to_read") == ["Beta"])
+            #expect(try await titles("readStatus=unread") == ["Beta", "Delta", "Gamma"])
+            #expect(try await titles("readStatus=unread&minRating=4") == ["Gamma"])
+            // Someone else's reading is their own.
+            let librarian = try await f.staff("lib", role: "librarian")
+            #expect(try await titles("readStatus=finished", as: librarian).isEmpty)
+            let wrong = try await f.owner.get("\(f.lib)/titles?readStatus=maybe")
+            #expect(wrong.status == .badRequest || wrong.status == .unprocessableEntity)
+            #expect(wrong.errorField == "readStatus")
+
+            // A smart collection keeps both; each person sees it with their own reading.
+            let saved = try await f.owner.post("\(f.lib)/collections", ["name": "Good, not read yet",
+                                                                     "filter": ["minRating": 4, "readStatus": "unread"]])
+            #expect(saved.status == .created, "\(saved.json)")
+            let collection = saved.string("id")
+            let own = try await f.owner.get("\(f.lib)/collections/\(collection)/titles")
+            #expect(((own.json["items"] as? [[String: Any]]) ?? []).compactMap { $0["title"] as? String } == ["Gamma"])
+            let theirs = try await librarian.get("\(f.lib)/collections/\(collection)/titles")
+            #expect(((theirs.json["items"] as? [[String: Any]]) ?? []).compactMap { $0["title"] as? String } == ["Alpha", "Gamma"])
+
+            // The catalog page narrows the same way, in German.
+            var browser = Browser(app: app)
+            browser.language = "de"
+            _ = try await browser.get("/login")
+            #expect(try await browser.post("/login", ["username": "owner", "password": "correct horse"]).status == .seeOther)
+            let page = try await browser.get("/libraries/\(f.libraryID)/catalog?rating=4&reading=unread")
+            #expect(page.status == .ok)
+            #expect(page.html.contains(">Gamma<") && !page.html.contains(">Alpha<") && !page.html.contains(">Delta<"))
+            #expect(page.html.contains("Bewertung"))
+            #expect(page.html.contains(#"<option value="unread" selected>"#))
+        }
+    }
 }

@@ -153,6 +153,15 @@ struct SectionCount: Content {
 }
 
 /// How a list of titles is ordered.
+/// Where the one asking is with a book: a reading status of theirs, or `unread` (not finished by them).
+enum ReadingFilter: String, Codable, Sendable, CaseIterable, SchemaEnum {
+    case wantToRead = "want_to_read"
+    case reading
+    case finished
+    case didNotFinish = "did_not_finish"
+    case unread
+}
+
 enum TitleSort: String, Codable, Sendable, CaseIterable, SchemaEnum {
     /// A–Z by title (leading articles ignored), in A–Z sections.
     case title

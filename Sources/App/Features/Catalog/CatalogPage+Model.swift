@@ -30,6 +30,10 @@ struct CatalogPage: Sendable {
         var scheme: ReadingLevel.Scheme?
         var levelMin: Double?
         var levelMax: Double?
+        /// At least this rating (1–5), as the book's page shows it (`rating`).
+        var minRating: Double?
+        /// The signed-in person's own reading (`reading`).
+        var reading: ReadingFilter?
 
         init(shelf: String? = nil, scheme: ReadingLevel.Scheme? = nil, levelMin: Double? = nil, levelMax: Double? = nil) {
             (self.shelf, self.scheme, self.levelMin, self.levelMax) = (shelf, scheme, levelMin, levelMax)
@@ -44,23 +48,30 @@ struct CatalogPage: Sendable {
             }
             (levelMin, levelMax) = (number("levelMin"), number("levelMax"))
             if scheme == nil, levelMin != nil || levelMax != nil { scheme = .ar }
+            minRating = query("rating").flatMap(Int.init).flatMap { (1...5).contains($0) ? Double($0) : nil }
+            reading = query("reading").flatMap(ReadingFilter.init(rawValue:))
         }
 
-        var isEmpty: Bool { shelf == nil && scheme == nil }
+        var isEmpty: Bool { shelf == nil && scheme == nil && minRating == nil && reading == nil }
 
         var query: [(String, String?)] {
             func text(_ n: Double?) -> String? { n.map { $0 == $0.rounded() ? String(Int($0)) : String($0) } }
-            return [("shelf", shelf), ("level", scheme?.rawValue), ("levelMin", text(levelMin)), ("levelMax", text(levelMax))]
+            return [("shelf", shelf), ("level", scheme?.rawValue), ("levelMin", text(levelMin)), ("levelMax", text(levelMax)),
+                    ("rating", text(minRating)), ("reading", reading?.rawValue)]
         }
     }
 
+    /// `reader`: the one looking, whose own reading `reading` and a collection's `readStatus` mean.
     static func filters(q: String?, chip: String, sort: TitleSort, narrow: Narrowing = Narrowing(), collection: CollectionFilter? = nil,
-                        now: Date = Date()) -> TitleQuery.Filters {
+                        now: Date = Date(), reader: UUID? = nil) -> TitleQuery.Filters {
         var filters = TitleQuery.Filters()
+        filters.reader = reader
         // A collection's chip: its saved filter, then what the page narrows it by.
-        if chip.hasPrefix("col-"), let collection { collection.apply(to: &filters, now: now) }
+        if chip.hasPrefix("col-"), let collection { collection.apply(to: &filters, now: now, reader: reader) }
         if let shelf = narrow.shelf { filters.location = shelf }
         if let scheme = narrow.scheme { (filters.levelScheme, filters.levelMin, filters.levelMax) = (scheme, narrow.levelMin, narrow.levelMax) }
+        if let rating = narrow.minRating { filters.minRating = rating }
+        if let reading = narrow.reading { filters.readStatus = reading }
         if let q = q?.cleanedInput, !q.isEmpty { filters.query = q }
         if chip == "favorites" { filters.favorites = true }
         if chip == "onloan" { filters.onLoan = true }
@@ -74,7 +85,7 @@ struct CatalogPage: Sendable {
                      library: LibraryContext, now: Date, on db: any Database) async throws -> CatalogPage {
         let collections = try await Collections.list(library: library.libraryID, on: db)
         let collection = collections.first { "col-" + $0.id.uuidString == chip }?.filter
-        var filters = filters(q: q, chip: chip, sort: sort, narrow: narrow, collection: collection, now: now)
+        var filters = filters(q: q, chip: chip, sort: sort, narrow: narrow, collection: collection, now: now, reader: library.user.id)
         filters.includeSections = true
         filters.limit = paging.size
         filters.offset = paging.offset
@@ -91,7 +102,7 @@ struct CatalogPage: Sendable {
     static func page(ofSection letter: String, q: String?, chip: String, narrow: Narrowing = Narrowing(), library: LibraryContext, now: Date,
                      on db: any Database) async throws -> (number: Int, start: UUID?)? {
         let collection = chip.hasPrefix("col-") ? try await Collections.list(library: library.libraryID, on: db).first { "col-" + $0.id.uuidString == chip }?.filter : nil
-        let f = filters(q: q, chip: chip, sort: .title, narrow: narrow, collection: collection, now: now)
+        let f = filters(q: q, chip: chip, sort: .title, narrow: narrow, collection: collection, now: now, reader: library.user.id)
         guard let position = try await TitleQuery.position(ofSection: letter, f, libraryID: library.libraryID, now: now, on: db) else { return nil }
         let number = Paging.page(holding: position)
         guard number > 1, SearchText.tokens(f.query ?? "").isEmpty else { return (number, nil) }

@@ -98,8 +98,9 @@ extension CatalogPage {
     /// The shelf and reading level form's fields (the staff catalog's and the public catalog's): a GET to
     /// `action` keeping `keep` (the search, the chip …), a shelf (with `locations` to choose from), a reading
     /// level's scheme and range, and "show everything" (`clear`) while something is chosen.
+    /// `reading`: whether to offer "your reading" (staff signed in; not the public catalog).
     static func narrowForm(action: String, keep: [(String, String?)], narrow: Narrowing, locations: [String], clear: String?,
-                           t: Strings) -> any Component {
+                           t: Strings, reading: Bool = false) -> any Component {
         let schemes: [(ReadingLevel.Scheme, L)] = [(.ar, .schemeAR), (.lexile, .schemeLexile), (.guided, .schemeGuided), (.antolin, .schemeAntolin), (.other, .schemeOther)]
         func number(_ n: Double?) -> String? { n.map { $0 == $0.rounded() ? String(Int($0)) : String($0) } }
         return H.el(.form, [.method: "get", .action: action, .class: "print-options"]) {
@@ -119,6 +120,30 @@ extension CatalogPage {
                 H.field(t(.levelFrom), name: "levelMin", type: "text", value: number(narrow.levelMin), extra: [.inputmode: "decimal"])
                 H.field(t(.levelTo), name: "levelMax", type: "text", value: number(narrow.levelMax), extra: [.inputmode: "decimal"])
             }
+            H.el(.div, [.class: "field"]) {
+                H.el(.label, [.for: "f-rating"]) { EscapedText(t(.narrowRating)) }
+                H.el(.select, [.id: "f-rating", .name: "rating"]) {
+                    H.el(.option, [.value: ""]) { EscapedText(t(.ratingAny)) }
+                    for n in 1...5 {
+                        H.el(.option, [.value: String(n), .selected: narrow.minRating == Double(n) ? "" : nil]) {
+                            EscapedText(t.format(.ratingAtLeast, t.number(n)))
+                        }
+                    }
+                }
+            }
+            if reading {
+                let statuses: [(ReadingFilter, L)] = [(.wantToRead, .readWant), (.reading, .readReading), (.finished, .readFinished),
+                                                      (.didNotFinish, .readDNF), (.unread, .readingNotFinished)]
+                H.el(.div, [.class: "field"]) {
+                    H.el(.label, [.for: "f-reading"]) { EscapedText(t(.yourReading)) }
+                    H.el(.select, [.id: "f-reading", .name: "reading"]) {
+                        H.el(.option, [.value: ""]) { EscapedText(t(.readingAny)) }
+                        for (status, name) in statuses {
+                            H.el(.option, [.value: status.rawValue, .selected: narrow.reading == status ? "" : nil]) { EscapedText(t(name)) }
+                        }
+                    }
+                }
+            }
             H.button(t(.narrowApply), kind: "quiet")
             if let clear { H.link(t(.narrowClear), clear, cls: "button quiet") }
         }
@@ -130,7 +155,8 @@ extension CatalogPage {
         return H.el(.details, [.class: "narrow card", .open: narrow.isEmpty ? nil : ""]) {
             H.el(.summary, [:]) { EscapedText(t(.narrowTitle)) }
             Self.narrowForm(action: WebRoute.catalog(library: lib).path, keep: [("q", q), ("show", chip == "all" ? nil : chip)], narrow: narrow,
-                            locations: locations, clear: narrow.isEmpty ? nil : CatalogPage.link(lib, q: q, chip: chip, grid: grid, sort: sort, page: 1), t: t)
+                            locations: locations, clear: narrow.isEmpty ? nil : CatalogPage.link(lib, q: q, chip: chip, grid: grid, sort: sort, page: 1), t: t,
+                            reading: true)
             // What the list shows now, saved with a name as a smart collection (librarians).
             if page.may(.catalog), !chip.hasPrefix("col-") {
                 H.form(WebRoute.collections(library: lib).path, csrf: page.csrf, attrs: [.class: "print-options"]) {

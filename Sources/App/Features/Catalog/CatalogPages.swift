@@ -149,7 +149,7 @@ enum CatalogPages {
     /// What the catalog shows (its chip, search, shelf and level), saved with a name; back to the catalog on its chip.
     struct CollectionForm: WebForm {
         var name: String?
-        var q, show, shelf, level, levelMin, levelMax: String?
+        var q, show, shelf, level, levelMin, levelMax, rating, reading: String?
         var addedWithinDays: Int?
         var available: Bool?
         static var maxLength: [String: Int] { ["name": 200, "q": 500] }
@@ -164,11 +164,13 @@ enum CatalogPages {
             case "level": form.level
             case "levelMin": form.levelMin
             case "levelMax": form.levelMax
+            case "rating": form.rating
+            case "reading": form.reading
             default: nil
             }
         }
         var filter = CollectionFilter(q: form.q?.cleanedInput, shelf: narrow.shelf, levelScheme: narrow.scheme, levelMin: narrow.levelMin,
-                                      levelMax: narrow.levelMax, addedWithinDays: form.addedWithinDays)
+                                      levelMax: narrow.levelMax, minRating: narrow.minRating, readStatus: narrow.reading, addedWithinDays: form.addedWithinDays)
         switch form.show ?? "all" {
         case "favorites": filter.favorites = true
         case "onloan": filter.availability = .onLoan

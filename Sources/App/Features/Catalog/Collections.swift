@@ -24,6 +24,8 @@ struct CollectionFilter: Content, Equatable, SchemaConstrained {
     var availability: Availability?
     var favorites: Bool?
     var minRating: Double?
+    /// Where the one looking is with each book (their own reading): each person sees the collection by theirs.
+    var readStatus: ReadingFilter?
     /// Titles added in the last this many days ("everything added this month": 31).
     var addedWithinDays: Int?
 
@@ -50,7 +52,9 @@ struct CollectionFilter: Content, Equatable, SchemaConstrained {
     }
 
     /// The catalog's filters for this collection at `now`.
-    func apply(to f: inout TitleQuery.Filters, now: Date) {
+    /// The filter on `f`; `reader` is the one looking (whose reading `readStatus` means; without one it
+    /// is left out: a printed sheet or a report is everyone's).
+    func apply(to f: inout TitleQuery.Filters, now: Date, reader: UUID? = nil) {
         if let q { f.query = q }
         if let categoryId { f.categoryID = categoryId }
         if let shelf { f.location = shelf }
@@ -64,6 +68,7 @@ struct CollectionFilter: Content, Equatable, SchemaConstrained {
         }
         if favorites == true { f.favorites = true }
         if let minRating { f.minRating = minRating }
+        if let readStatus, let reader { (f.readStatus, f.reader) = (readStatus, reader) }
         if let days = addedWithinDays { f.addedSince = now.addingTimeInterval(-Double(days) * 86_400) }
     }
 }

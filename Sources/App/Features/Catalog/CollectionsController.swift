@@ -35,7 +35,7 @@ enum CollectionsController {
         let ctx = try await req.library(.read)
         let collection = try await Collections.get(try req.uuid("collectionID"), library: ctx.libraryID, on: req.db)
         var f = TitleQuery.Filters()
-        collection.filter.apply(to: &f, now: req.now)
+        collection.filter.apply(to: &f, now: req.now, reader: ctx.user.id)
         (f.limit, f.offset) = try req.paging
         return try await TitleQuery.list(f, libraryID: ctx.libraryID, now: req.now, on: req.db)
     }

@@ -10,7 +10,7 @@ extension TitleQuery {
     /// The condition on `title_counts` that gives the same titles as `f` without a section, when the
     /// kept counts can (nothing filtered but favourites); nil otherwise.
     static func keptFilter(_ f: Filters) -> SQLQueryString? {
-        guard !(f.onLoan || f.overdue || f.available || f.addedSince != nil || f.categoryID != nil || f.minRating != nil || f.location != nil || f.series != nil
+        guard !(f.onLoan || f.overdue || f.available || f.addedSince != nil || f.categoryID != nil || f.minRating != nil || f.readStatus != nil || f.location != nil || f.series != nil
                 || f.readingLevel != nil || f.levelScheme != nil) else { return nil }
         return f.favorites ? " AND favorite = \(bind: true)" : ""
     }

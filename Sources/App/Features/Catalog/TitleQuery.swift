@@ -18,7 +18,11 @@ enum TitleQuery {
         /// Only titles added at or after this moment.
         var addedSince: Date?
         var categoryID: UUID?
+        /// At least this rating, the library's own and its readers' averaged (as the book's page shows it).
         var minRating: Double?
+        /// Where `reader` (a staff account) is with the book: their own reading.
+        var readStatus: ReadingFilter?
+        var reader: UUID?
         var location: String?
         var series: String?
         var readingLevel: String?
@@ -36,6 +40,7 @@ enum TitleQuery {
 
         var hasNonSearchFilters: Bool {
             favorites || onLoan || overdue || available || addedSince != nil || categoryID != nil || minRating != nil || location != nil || series != nil
+                || (readStatus != nil && reader != nil)
                 || readingLevel != nil || levelScheme != nil || section != nil
         }
     }
@@ -180,7 +185,21 @@ enum TitleQuery {
         if let category = f.categoryID {
             clause += " AND EXISTS (SELECT 1 FROM title_categories tc WHERE tc.title_id = t.id AND tc.category_id = \(bind: category))"
         }
-        if let rating = f.minRating { clause += " AND t.rating >= \(bind: rating)" }
+        if let rating = f.minRating {
+            // The average of the library's rating and its readers' (their reads here, rated): sum ≥ rating × count, count > 0.
+            let rated: SQLQueryString = "FROM reads r WHERE r.title_id = t.id AND r.library_id = t.library_id AND r.rating > 0"
+            clause += " AND (t.rating IS NOT NULL OR EXISTS (SELECT 1 " + rated + "))"
+            clause += " AND COALESCE(t.rating, 0) + COALESCE((SELECT SUM(r.rating) " + rated + "), 0) >= \(bind: rating) * "
+                + "((CASE WHEN t.rating IS NULL THEN 0 ELSE 1 END) + (SELECT COUNT(*) " + rated + "))"
+        }
+        if let status = f.readStatus, let reader = f.reader {
+            switch status {
+            case .unread:
+                clause += " AND NOT EXISTS (SELECT 1 FROM reads r WHERE r.title_id = t.id AND r.user_id = \(bind: reader) AND r.status = \(bind: ReadStatus.finished.rawValue))"
+            default:
+                clause += " AND EXISTS (SELECT 1 FROM reads r WHERE r.title_id = t.id AND r.user_id = \(bind: reader) AND r.status = \(bind: status.rawValue))"
+            }
+        }
         if let location = f.location {
             clause += " AND EXISTS (SELECT 1 FROM copies c WHERE c.title_id = t.id AND c.location = \(bind: location))"
         }

@@ -12,7 +12,9 @@ enum TitlesController {
         .init(name: "onLoan", kind: .boolean, description: "Only titles with a copy on loan."),
         .init(name: "overdue", kind: .boolean, description: "Only titles with an overdue loan."),
         .init(name: "category", description: "Only titles in this category (id).", format: "uuid"),
-        .init(name: "minRating", kind: .number, description: "Only titles rated at least this (0–5).", schema: ["minimum": 0, "maximum": 5]),
+        .init(name: "minRating", kind: .number, description: "Only titles rated at least this (0–5): the library's rating and its readers' averaged, as the book's page shows it.", schema: ["minimum": 0, "maximum": 5]),
+        .init(name: "readStatus", description: "Only titles where your own reading is this: want_to_read, reading, finished, did_not_finish, or unread (not finished by you).",
+              schema: ["enum": .array(ReadingFilter.allCases.map { .string($0.rawValue) })]),
         .init(name: "location", description: "Only titles with a copy at this shelf location."),
         .init(name: "series", description: "Only titles of this series."),
         .init(name: "readingLevel", description: "Only titles of this reading level, as written."),
@@ -101,6 +103,12 @@ enum TitlesController {
             }
             f.minRating = r
         }
+        if let raw = req.query[String.self, at: "readStatus"], !raw.isEmpty {
+            guard let status = ReadingFilter(rawValue: raw) else {
+                throw RequestError.oneOf(field: "readStatus", allowed: ReadingFilter.allCases.map(\.rawValue), got: raw)
+            }
+            f.readStatus = status
+        }
         f.location = req.query[String.self, at: "location"].flatMap { $0.isEmpty ? nil : $0 }
         f.series = req.query[String.self, at: "series"].flatMap { $0.isEmpty ? nil : $0 }
         f.readingLevel = req.query[String.self, at: "readingLevel"].flatMap { $0.isEmpty ? nil : $0 }
@@ -133,7 +141,9 @@ enum TitlesController {
 
     @Sendable static func list(req: Request) async throws -> TitleList {
         let ctx = try await req.library(.read)
-        return try await TitleQuery.list(try filters(req, wishlist: false), libraryID: ctx.libraryID, now: req.now, on: req.db)
+        var f = try filters(req, wishlist: false)
+        f.reader = ctx.user.id
+        return try await TitleQuery.list(f, libraryID: ctx.libraryID, now: req.now, on: req.db)
     }
 
     @Sendable static func wishlist(req: Request) async throws -> TitleList {
