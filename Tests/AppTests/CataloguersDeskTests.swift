@@ -109,6 +109,19 @@ private func withCatalogues(_ body: (Application, ReplayServer) async throws -> 
                 #expect(abs((cutter.x + cutter.right) / 2 - (dewey.x + dewey.right) / 2) < 1, "both centred on the label")
             }
 
+            // A copy of its own on the reference shelf: its label says so, the other keeps the title's.
+            let copies = (added.json["copies"] as? [[String: Any]]) ?? []
+            let reference = try #require(copies.last?["id"] as? String)
+            let own = try await f.owner.patch("\(f.lib)/copies/\(reference)", ["callNumber": "REF 833.92 HER"])
+            #expect(own.status == .ok, "\(own.json)")
+            #expect(own.string("callNumber") == "REF 833.92 HER")
+            let (_, both) = try await PrintTests.download(f.owner, "\(f.lib)/print/labels.pdf?layout=spine-70x16.9&title=\(id)")
+            let texts = try PrintTests.words(both).map(\.text)
+            #expect(texts.filter { $0 == "REF" }.count == 1 && texts.filter { $0 == "833.92" }.count == 2, "\(texts)")
+            _ = try await f.owner.patch("\(f.lib)/copies/\(reference)", ["callNumber": ""])
+            let detail = try await f.owner.get("\(f.lib)/titles/\(id)")
+            #expect(((detail.json["copies"] as? [[String: Any]]) ?? []).allSatisfy { $0["callNumber"] == nil })
+
             // The call number can be changed and removed; bounded.
             let changed = try await f.owner.patch("\(f.lib)/titles/\(id)", ["callNumber": "  J   833.92  HER "])
             #expect(changed.string("callNumber") == "J 833.92 HER")

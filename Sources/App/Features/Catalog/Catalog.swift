@@ -167,6 +167,9 @@ enum Catalog {
                 try await Shelves.ensure(copy.location, library: library.libraryID, now: scope.now, on: db)
             }
             if patch.condition != nil { copy.condition = try Check.optional(patch.condition, field: "condition", max: 200) }
+            if patch.callNumber != nil {
+                copy.callNumber = CallNumber.normalised(try Check.optional(patch.callNumber, field: "callNumber", max: CallNumber.maxLength))
+            }
             let note = try Check.optional(patch.statusNote, field: "statusNote", max: 500)
             if let status = patch.status, status != copy.copyStatus {
                 copy.statusAt = status == .available ? nil : scope.now

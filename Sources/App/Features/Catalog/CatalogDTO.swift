@@ -68,6 +68,9 @@ struct CopyPatch: Content {
     var status: CopyStatus?
     /// Why the copy is lost, damaged or withdrawn (kept with the date it was marked).
     var statusNote: String? = nil
+    /// This copy's own call number, where it differs from the title's (a reference copy: "REF 823.914 ROW");
+    /// an empty text removes it.
+    var callNumber: String? = nil
 }
 
 struct CopyDTO: Content {
@@ -81,6 +84,8 @@ struct CopyDTO: Content {
     /// Why and when it was marked lost, damaged or withdrawn.
     var statusNote: String? = nil
     var statusAt: Date? = nil
+    /// Its own call number where it differs from the title's.
+    var callNumber: String? = nil
 }
 
 /// A title as lists show it: enough for a row with cover, badge and A–Z section.

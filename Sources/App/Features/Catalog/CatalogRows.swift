@@ -116,13 +116,15 @@ struct CopyRow: Codable, Sendable, Equatable {
     var updated_at: Date?
     /// When a stocktake last saw it; absent in backups made before it was kept.
     var seen_at: Date? = nil
+    /// Its own call number where it differs from the title's; absent in older backups.
+    var call_number: String? = nil
 
     static let insertColumns = ["id", "library_id", "title_id", "copy_number", "barcode", "location", "condition", "status", "status_note",
-                                "status_at", "created_at", "updated_at", "seen_at"]
+                                "status_at", "created_at", "updated_at", "seen_at", "call_number"]
 
     func values(library: UUID) -> [BulkInsert.Value] {
         [.uuid(id), .uuid(library), .uuid(title_id), .integer(copy_number), .text(barcode), .text(location), .text(condition), .text(status),
-         .text(status_note), .date(status_at), .date(created_at), .date(updated_at), .date(seen_at)]
+         .text(status_note), .date(status_at), .date(created_at), .date(updated_at), .date(seen_at), .text(call_number)]
     }
 }
 

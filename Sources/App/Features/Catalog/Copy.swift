@@ -12,6 +12,8 @@ final class Copy: Model, @unchecked Sendable {
     @Field(key: "copy_number") var copyNumber: Int
     @Field(key: "barcode") var barcode: String
     @OptionalField(key: "location") var location: String?
+    /// Its own call number where it differs from the title's.
+    @OptionalField(key: "call_number") var callNumber: String?
     @OptionalField(key: "condition") var condition: String?
     @Field(key: "status") var status: String
     /// Why and when it was marked lost, damaged or withdrawn.

@@ -131,7 +131,10 @@ extension TitlePage {
                     H.el(.ul, [.class: "copies"]) {
                         for copy in d.copies {
                             H.el(.li, [:]) {
-                                H.el(.span, [:]) { EscapedText(t.format(.copyNumber, t.number(copy.copyNumber)) + " · " + copy.barcode) }
+                                H.el(.span, [:]) {
+                                    EscapedText(t.format(.copyNumber, t.number(copy.copyNumber)) + " · " + copy.barcode
+                                                + (copy.callNumber.map { " · " + $0 } ?? ""))
+                                }
                                 H.el(.span, [:]) {
                                     EscapedText(Self.statusText(copy.status, t: t) + (copy.statusAt.map { " · " + t.date($0) } ?? "")
                                          + (copy.statusNote.map { " · " + $0 } ?? ""))

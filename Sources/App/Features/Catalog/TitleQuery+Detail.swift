@@ -37,7 +37,7 @@ extension TitleQuery {
             guard let copy = row.copy else { continue }
             copies.append(CopyDTO(id: copy.id, titleId: titleID, copyNumber: copy.number, barcode: copy.barcode, location: copy.location,
                                   condition: copy.condition, status: CopyStatus(rawValue: copy.status) ?? .available,
-                                  statusNote: copy.statusNote, statusAt: copy.statusAt))
+                                  statusNote: copy.statusNote, statusAt: copy.statusAt, callNumber: copy.callNumber))
             guard let loan = row.loan else { continue }
             loans.append(LoanDTO(
                 id: loan.id, titleId: titleID, title: loan.titleText, copyId: copy.id, copyBarcode: copy.barcode, memberId: loan.memberID,
@@ -62,12 +62,7 @@ extension TitleQuery {
             categories: categories, availability: Availability(statuses: copies.map(\.status)), copies: copies, loans: loans,
             links: links(isbn13: t.isbn13, title: t.title, authors: t.authors), createdAt: t.createdAt, updatedAt: t.updatedAt)
         detail.ratingCount = votes.n
-        struct Shelf: Decodable { var call_number: String?; var has_marc: Int }
-        if let shelf = try await db.sql.raw("""
-            SELECT call_number, CASE WHEN marc_record IS NULL THEN 0 ELSE 1 END AS has_marc FROM titles WHERE id = \(bind: titleID)
-            """).first(decoding: Shelf.self) {
-            (detail.callNumber, detail.hasMarcRecord) = (shelf.call_number, shelf.has_marc == 1)
-        }
+        (detail.callNumber, detail.hasMarcRecord) = (t.callNumber, t.hasMARC)
         if voters > 0 { detail.ratingAverage = ((votes.total ?? 0) + (t.rating ?? 0)) / Double(voters) }
         return detail
     }
@@ -80,7 +75,8 @@ extension TitleQuery {
                t.reading_level, t.section, t.created_at, t.updated_at, cat.id AS category_id, cat.name AS category_name,
                c.id AS copy_id, c.copy_number, c.barcode, c.location, c.condition, c.status,
                l.id AS loan_id, l.member_id, l.member_card_id, l.member_name, l.title_text, l.checked_out_at, l.due_at, l.renewals,
-               c.status_note, c.status_at
+               c.status_note, c.status_at, c.call_number AS copy_call_number, t.call_number AS title_call_number,
+               CASE WHEN t.marc_record IS NULL THEN 0 ELSE 1 END AS has_marc
         FROM titles t
         LEFT JOIN copies c ON c.title_id = t.id LEFT JOIN loans l ON l.copy_id = c.id AND l.returned_at IS NULL
         LEFT JOIN title_categories tc ON tc.title_id = t.id LEFT JOIN categories cat ON cat.id = tc.category_id
@@ -92,7 +88,7 @@ extension TitleQuery {
     struct DetailRow: Sendable {
         struct CopyPart: Sendable {
             var id: UUID; var number: Int; var barcode: String; var location: String?; var condition: String?; var status: String
-            var statusNote: String?; var statusAt: Date?
+            var statusNote: String?; var statusAt: Date?; var callNumber: String?
         }
         struct LoanPart: Sendable {
             var id: UUID; var memberID: UUID?; var memberCardID: String; var memberName: String; var titleText: String
@@ -102,6 +98,7 @@ extension TitleQuery {
         var pageCount: Int?, language: String?, description: String?, coverURL: String?, notes: String?, favorite: Bool
         var rating: Double?, wishlist: Bool, series: String?, seriesNumber: String?, readingLevel: String?, section: String
         var createdAt: Date?, updatedAt: Date?
+        var callNumber: String?, hasMARC: Bool
         var category: CategoryRef?
         var copy: CopyPart?
         var loan: LoanPart?
@@ -116,10 +113,11 @@ extension TitleQuery {
             (description, coverURL, notes, favorite) = (text(8), text(9), text(10), bool(11) ?? false)
             (rating, wishlist, series, seriesNumber) = (double(12), bool(13) ?? false, text(14), text(15))
             (readingLevel, section, createdAt, updatedAt) = (text(16), text(17) ?? "#", date(18), date(19))
+            (callNumber, hasMARC) = (text(39), (int(40) ?? 0) == 1)
             if let categoryID = uuid(20) { category = CategoryRef(id: categoryID, name: text(21) ?? "") }
             if let copyID = uuid(22) {
                 copy = CopyPart(id: copyID, number: int(23) ?? 0, barcode: text(24) ?? "", location: text(25), condition: text(26),
-                                status: text(27) ?? CopyStatus.available.rawValue, statusNote: text(36), statusAt: date(37))
+                                status: text(27) ?? CopyStatus.available.rawValue, statusNote: text(36), statusAt: date(37), callNumber: text(38))
             }
             if let loanID = uuid(28), let checkedOut = date(33), let due = date(34) {
                 loan = LoanPart(id: loanID, memberID: uuid(29), memberCardID: text(30) ?? "", memberName: text(31) ?? "",

@@ -319,7 +319,7 @@ extension CopyDTO {
 extension Copy {
     var dto: CopyDTO {
         CopyDTO(id: id!, titleId: $title.id, copyNumber: copyNumber, barcode: barcode, location: location,
-                condition: condition, status: copyStatus)
+                condition: condition, status: copyStatus, statusNote: statusNote, statusAt: statusAt, callNumber: callNumber)
     }
 }
 

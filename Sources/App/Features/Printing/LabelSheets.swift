@@ -163,7 +163,7 @@ enum LabelSheets {
     /// they go on the shelf). More than `maxLabels` is refused with the count, so the volunteer can narrow it.
     static func labels(_ options: Options, library: UUID, on db: any Database) async throws -> [Label] {
         let order: SQLQueryString = options.layout.isSpine ? " ORDER BY t.call_number_sort, t.sort_key, t.id, c.copy_number" : " ORDER BY t.sort_key, t.id, c.copy_number"
-        let rows = try await db.sql.raw("SELECT c.barcode, c.location, t.title, t.authors, t.language, t.call_number FROM copies c JOIN titles t ON t.id = c.title_id WHERE "
+        let rows = try await db.sql.raw("SELECT c.barcode, c.location, t.title, t.authors, t.language, COALESCE(c.call_number, t.call_number) AS call_number FROM copies c JOIN titles t ON t.id = c.title_id WHERE "
                                         + clause(options, library: library) + order + " LIMIT \(literal: maxLabels + 1)").all()
         if rows.count > maxLabels { throw Problem.tooMany(try await count(options, library: library, on: db)) }
         return try rows.map { row in
