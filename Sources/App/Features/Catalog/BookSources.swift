@@ -170,3 +170,5 @@ struct BookSourcesPage: Sendable {
         }
     }
 }
+
+extension ProviderID: SchemaEnum {}
