@@ -181,6 +181,19 @@ private func withCatalogues(_ body: (Application, ReplayServer) async throws -> 
             }
             #expect(paged == expected)
 
+            // The printed catalog in shelf order, under the classes: 000, 800, F, J, then those without one.
+            #expect(CatalogSheets.callNumberGroup("823.914 ROW") == "800")
+            #expect(CatalogSheets.callNumberGroup("J 590 ANI") == "J")
+            #expect(CatalogSheets.callNumberGroup("PR6120.C43 C45") == "PR")
+            let (printed, pdf) = try await PrintTests.download(f.owner, "\(f.lib)/print/catalog.pdf?group=call-number")
+            #expect(printed.status == .ok)
+            let words = try PrintTests.words(pdf).map(\.text)
+            func at(_ word: String) -> Int { words.firstIndex(of: word) ?? -1 }
+            #expect(at("Swift") < at("Emma") && at("Emma") < at("Harry") && at("Harry") < at("Children")
+                    && at("Children") < at("Byron") && at("Byron") < at("Animals") && at("Animals") < at("Birds") && at("Birds") < at("No"),
+                    "\(words)")
+            #expect(words.contains("800") && words.contains("005.133"))
+
             // The catalog page in shelf order, in German.
             var browser = Browser(app: app)
             browser.language = "de"

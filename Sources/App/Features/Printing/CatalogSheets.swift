@@ -18,6 +18,8 @@ enum CatalogSheets {
 
     enum Grouping: String, Sendable, CaseIterable {
         case az, shelf, category, level
+        /// In shelf order, under the call number's class (Dewey by hundreds: "800") or prefix ("F", "REF", LC "PR").
+        case callNumber = "call-number"
     }
 
     struct Options: Sendable, Equatable {
@@ -83,6 +85,17 @@ enum CatalogSheets {
         var id: UUID; var title: String; var authors: [String]; var published_date: String?; var publisher: String?; var isbn13: String?
         var cover_url: String?; var reading_level: String?; var level_scheme: String?; var level_value: Double?; var section: String
         var language: String?
+        var call_number: String?
+        var call_number_sort: String
+    }
+
+    /// The heading a call number is printed under: a Dewey class by its hundreds ("823.914 ROW" → "800"),
+    /// else its first part ("F BYR" → "F", "PR6120.C43" → "PR").
+    static func callNumberGroup(_ callNumber: String) -> String {
+        let first = CallNumber.spineLines(callNumber).first ?? callNumber
+        let head = first.prefix(3)
+        if head.count == 3, head.allSatisfy(\.isNumber), let hundreds = head.first { return "\(hundreds)00" }
+        return first
     }
 
     /// The groups `options` select, in order; refused (with the count) past the maximum.
@@ -95,9 +108,10 @@ enum CatalogSheets {
             guard count <= limit else { throw Problem.tooMany(count: count, max: limit) }
         }
         var rows = try await db.sql.raw("""
-            SELECT id, title, authors, published_date, publisher, isbn13, cover_url, reading_level, level_scheme, level_value, section, language
-            FROM titles WHERE library_id = \(bind: library) AND wishlist = \(bind: false) ORDER BY sort_key, id
-            """).all(decoding: Row.self)
+            SELECT id, title, authors, published_date, publisher, isbn13, cover_url, reading_level, level_scheme, level_value, section, language,
+              call_number, call_number_sort
+            FROM titles WHERE library_id = \(bind: library) AND wishlist = \(bind: false)
+            """ + (options.grouping == .callNumber ? " ORDER BY call_number_sort, sort_key, id" : " ORDER BY sort_key, id")).all(decoding: Row.self)
         if let id = options.collection {
             let collection = try await Collections.get(id, library: library, on: db)
             let ids = Set(try await Collections.titleIDs(collection.filter, library: library, now: now, limit: maxTitles + 1, on: db))
@@ -131,7 +145,8 @@ enum CatalogSheets {
         func entry(_ r: Row) -> Entry {
             let authors = r.authors
             let year = r.published_date.map { String($0.prefix(4)) }
-            let details: [String?] = [authors.isEmpty ? nil : authors.joined(separator: ", "), year, r.publisher,
+            let details: [String?] = [options.grouping == .callNumber ? r.call_number : nil,
+                                      authors.isEmpty ? nil : authors.joined(separator: ", "), year, r.publisher,
                                       shelves[r.id]?.first.map { t.format(.shelfHeading, $0) }, r.reading_level, r.isbn13]
             return Entry(title: r.title, details: details.compactMap { $0 }.filter { !$0.isEmpty }.joined(separator: " · "),
                          language: r.language, cover: covers[r.id])
@@ -159,6 +174,17 @@ enum CatalogSheets {
             return grouped({ shelves[$0.id] ?? [] }, missing: t(.noPlace), order: natural)
         case .category:
             return grouped({ categories[$0.id] ?? [] }, missing: t(.noCategoryGroup), order: natural)
+        case .callNumber:
+            // Rows come in shelf order: a heading starts where the group changes; books without one last.
+            var groups: [Group] = []
+            var none: [Entry] = []
+            for r in rows {
+                guard let callNumber = r.call_number else { none.append(entry(r)); continue }
+                let heading = callNumberGroup(callNumber)
+                if groups.last?.heading != heading { groups.append(Group(heading: heading, entries: [])) }
+                groups[groups.count - 1].entries.append(entry(r))
+            }
+            return groups + (none.isEmpty ? [] : [Group(heading: t(.noCallNumberGroup), entries: none)])
         case .level:
             // AR by whole levels, Lexile by hundreds, guided reading by letter, Antolin by school year; others as written.
             var keys: [String: (Int, Double)] = [:]

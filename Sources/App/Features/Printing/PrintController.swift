@@ -57,7 +57,7 @@ enum PrintController {
             summary: "One sheet of the shelf signs PDF as a PNG (96 dpi): the preview before printing (staff who lend)",
             tag: "Printing", query: signQuery + [page]), use: signsPreview)
         let catalogQuery: [RouteDoc.Param] = [
-            .init(name: "group", description: "A–Z under their letters (default `az`), or grouped by shelf, category or reading level.",
+            .init(name: "group", description: "A–Z under their letters (default `az`), grouped by shelf, category or reading level, or in shelf order under the call numbers' classes (`call-number`).",
                   schema: ["enum": .array(CatalogSheets.Grouping.allCases.map { .string($0.rawValue) })]),
             .init(name: "covers", kind: .boolean, description: "With each book's stored cover (at most 2,000 books; default false)."),
             .init(name: "paper", description: "A4 or US Letter (default `a4`).", schema: ["enum": ["a4", "letter"]]),

@@ -15,7 +15,8 @@ struct PrintedCatalogPage: Sendable {
     func render(_ page: PageContext) -> HTML {
         let t = page.t
         let (lib, shelves, options, count, pages, form) = (libraryID, shelves, options, count, pages, form)
-        let arrangements: [(CatalogSheets.Grouping, L)] = [(.az, .arrangeAZ), (.shelf, .arrangeShelf), (.category, .arrangeCategory), (.level, .arrangeLevel)]
+        let arrangements: [(CatalogSheets.Grouping, L)] = [(.az, .arrangeAZ), (.shelf, .arrangeShelf), (.category, .arrangeCategory), (.level, .arrangeLevel),
+                                                            (.callNumber, .arrangeCallNumber)]
         return Layout.page(page, title: t(.printedCatalog)) {
             H.el(.h1, [:]) { EscapedText(t(.printedCatalog)) }
             if let general = form.general { H.el(.p, [.class: "flash error", .role: "alert"]) { EscapedText(general) } }
