@@ -3,6 +3,7 @@ import Fluent
 import Foundation
 import ShelfmarkCore
 import ShelfmarkLookup
+import ShelfmarkPDF
 import ShelfmarkReplay
 import SQLKit
 import Testing
@@ -300,6 +301,34 @@ private func withCatalogues(_ body: (Application, ReplayServer) async throws -> 
             #expect(page.html.contains(">Gamma<") && !page.html.contains(">Alpha<") && !page.html.contains(">Delta<"))
             #expect(page.html.contains("Bewertung"))
             #expect(page.html.contains(#"<option value="unread" selected>"#))
+        }
+    }
+
+    @Test func aPhotoOfACoverWithoutABarcodeOffersTheBooksItsWordsFind() async throws {
+        #expect(CoverText.query("CHILDREN\nOF TIME\n£8.99 | 9 ~\nAdrian Tchaikovsky\nWinner of the Arthur C. Clarke Award")
+                == "CHILDREN OF TIME Adrian Tchaikovsky Winner of the")
+        #expect(CoverText.query("|| ~~ 12\n%$").isEmpty)
+        #expect(CoverText.queries("CHILDREN OF\nIME\nAdrian Tchaikovsky") == ["CHILDREN OF IME Adrian Tchaikovsky", "Adrian Tchaikovsky", "CHILDREN OF"])
+        try await withCatalogues { app, _ in
+            var browser = Browser(app: app)
+            let home = try await browser.setUp()
+            let libraryID = try #require(home.split(separator: "/").dropFirst().first.map(String.init))
+            // A cover as a phone photographs it: the title and the author in large type, the price small.
+            let cover = try PDFDocument.preview(size: .a4, page: 0, dpi: 72) { pdf in
+                pdf.newPage()
+                pdf.text("CHILDREN OF TIME", x: 40, y: 120, width: 520, style: .init(size: 44, bold: true))
+                pdf.text("Adrian Tchaikovsky", x: 40, y: 260, width: 520, style: .init(size: 32))
+                pdf.text("£8.99", x: 40, y: 700, width: 200, style: .init(size: 10))
+            }
+            let page = try await browser.upload("/libraries/\(libraryID)/add/photo", file: (field: "image", name: "cover.png", data: Data(cover)))
+            #expect(page.status == .ok, "\(page.html.split(separator: "<main").last?.prefix(1500) ?? "")")
+            #expect(page.html.contains("Read from the cover"), "\(page.html)")
+            #expect(page.html.contains("Children of Time"))
+            #expect(page.html.contains("/add?isbn=9780316452502"))
+            // A photo with no words to go on says so on the start page.
+            let blank = try PDFDocument.preview(size: .a4, page: 0, dpi: 36) { pdf in pdf.newPage() }
+            let nothing = try await browser.upload("/libraries/\(libraryID)/add/photo", file: (field: "image", name: "blank.png", data: Data(blank)))
+            #expect(nothing.status == .unprocessableEntity || nothing.status == .badRequest)
         }
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import ShelfmarkCore
+import ShelfmarkLookup
 
 /// Adding a book: scan or type an ISBN (or send a photo of its barcode), confirm what the
 /// providers found or type it in, or — when the library has the ISBN — add copies to that title.
@@ -14,6 +15,8 @@ struct AddPage: Sendable {
         /// `sources`: which source gave which fields, one line each ("Deutsche Nationalbibliothek: title, authors").
         case draft(FormState, intro: String?, sources: [String] = [])
         case existing(ExistingTitleDTO)
+        /// A photo of a cover without a barcode: the words read from it and the books the sources found.
+        case candidates([BookRecord], read: String)
     }
 
     var libraryID: UUID

@@ -1,6 +1,7 @@
 import Foundation
 import Plot
 import ShelfmarkCore
+import ShelfmarkLookup
 
 extension AddPage {
     func render(_ page: PageContext) -> HTML {
@@ -11,6 +12,7 @@ extension AddPage {
             case .start(let isbn, let error): Self.start(isbn: isbn, error: error, lib: lib, page: page)
             case .draft(let form, let intro, let sources): Self.draft(form, intro: intro, sources: sources, lib: lib, page: page)
             case .existing(let existing): Self.existing(existing, lib: lib, t: t, csrf: page.csrf)
+            case .candidates(let records, let read): Self.candidates(records, read: read, lib: lib, t: t)
             }
         }
     }
@@ -31,6 +33,34 @@ extension AddPage {
                 H.form(WebRoute.addPhoto(library: lib).path, csrf: page.csrf, attrs: [.enctype: "multipart/form-data", .class: "inline-form"]) {
                     H.field(t(.takePhoto), name: "image", type: "file", extra: [.accept: "image/*", .capture: "environment"])
                     H.button(t(.lookUp), kind: "quiet")
+                }
+            }
+            H.el(.p, [:]) { H.link(t(.orEnterManually), WebRoute.add(library: lib).path(query: [("manual", "1")])) }
+        }
+    }
+
+    /// The books found by the words of a cover, each a link to its confirmation (as if its ISBN were scanned).
+    static func candidates(_ records: [BookRecord], read: String, lib: UUID, t: Strings) -> any Component {
+        ComponentGroup {
+            H.el(.h1, [:]) { EscapedText(t(.addTitle)) }
+            H.el(.p, [:]) { EscapedText(t.format(.coverRead, read)) }
+            H.el(.ul, [.class: "titles"]) {
+                for record in records {
+                    if let isbn = record.isbn13 {
+                        H.el(.li, [:]) {
+                            H.el(.a, [.class: "title-row", .href: WebRoute.add(library: lib).path(query: [("isbn", isbn)])]) {
+                                Components.cover(record.coverURL, title: record.title ?? isbn, t: t)
+                                H.el(.span, [.class: "meta"]) {
+                                    H.el(.span, [.class: "name"]) { EscapedText(record.title ?? isbn) }
+                                    if let authors = record.authors, !authors.isEmpty {
+                                        H.el(.span, [.class: "authors"]) { EscapedText(authors.joined(separator: ", ")) }
+                                    }
+                                    let facts = [record.publisher, record.publishedDate.map { String($0.prefix(4)) }].compactMap { $0 }
+                                    if !facts.isEmpty { H.el(.span, [.class: "shelf"]) { EscapedText(facts.joined(separator: " · ")) } }
+                                }
+                            }
+                        }
+                    }
                 }
             }
             H.el(.p, [:]) { H.link(t(.orEnterManually), WebRoute.add(library: lib).path(query: [("manual", "1")])) }

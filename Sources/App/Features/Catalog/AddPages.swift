@@ -180,12 +180,34 @@ extension CatalogPages {
         let data = file.map { Data(buffer: $0.data) } ?? Data()
         let page = try await req.page(library: ctx)
         do {
-            let found = try await req.application.threadPool.runIfActive { () throws -> String? in
+            let found = try await req.application.threadPool.runIfActive { () throws -> (isbn: String?, text: String) in
                 let result = try BarcodeReader().read(data)
-                if let isbn = result.barcodes.lazy.compactMap(\.isbn).first { return isbn }
-                return (try? TextReader.shared.read(data))?.isbns.first?.isbn13
+                if let isbn = result.barcodes.lazy.compactMap(\.isbn).first { return (isbn, "") }
+                let read = try? TextReader.shared.read(data)
+                return (read?.isbns.first?.isbn13, read?.text ?? "")
             }
-            if let isbn = found { return req.redirect(to: WebRoute.add(library: ctx.libraryID).path(query: [("isbn", isbn)])) }
+            if let isbn = found.isbn { return req.redirect(to: WebRoute.add(library: ctx.libraryID).path(query: [("isbn", isbn)])) }
+            // A cover without a barcode: its words are searched (all of them, and each line alone, at once),
+            // and the books found offered to pick from.
+            let queries = CoverText.queries(found.text)
+            if let words = queries.first {
+                let lookup = try await req.application.metadataLookup
+                let answers = await withTaskGroup(of: (Int, [BookRecord]).self) { group in
+                    for (i, query) in queries.enumerated() {
+                        group.addTask { (i, await lookup.search(SearchQuery(text: query, limit: 8)).candidates) }
+                    }
+                    var found: [Int: [BookRecord]] = [:]
+                    for await (i, records) in group { found[i] = records }
+                    return found
+                }
+                var seen = Set<String>()
+                let candidates = queries.indices.flatMap { answers[$0] ?? [] }
+                    .filter { record in record.isbn13.map { seen.insert($0).inserted } ?? false }
+                if !candidates.isEmpty {
+                    return try await AddPage(libraryID: ctx.libraryID, state: .candidates(Array(candidates.prefix(10)), read: words))
+                        .render(page).encodeResponse(for: req)
+                }
+            }
             return try await req.refused(startPage(page, isbn: nil, error: req.t(.lookupNotFound)))
         } catch is ImageError {
             return try await req.refused(startPage(page, isbn: nil, error: req.t(.errPhotoUnreadable)))
