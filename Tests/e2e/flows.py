@@ -1383,6 +1383,20 @@ def flow_cataloguers_desk(page, library, servers):
     assert lines[:2] == ["833.92", "HER"] or ("833.92" in lines and lines[lines.index("833.92") + 1].startswith("HER")), lines
     page.get_by_label(re.compile("Language|Sprache")).select_option("en")
     expect(page.locator("html")).to_have_attribute("lang", "en")
+    # A book without a barcode: a photo of its cover, its words searched, the book picked from what was found.
+    painter = page.context.new_page()
+    painter.set_viewport_size({"width": 600, "height": 800})
+    painter.set_content('<body style="margin:40px;font-family:sans-serif;background:#fff">'
+                        '<h1 style="font-size:64px">CHILDREN OF TIME</h1><p style="font-size:40px">Adrian Tchaikovsky</p></body>')
+    photo = painter.screenshot(type="png")
+    painter.close()
+    page.goto(library.url("/add"))
+    page.get_by_label(re.compile("take a photo of the barcode or the cover", re.I)).set_input_files({"name": "cover.png", "mimeType": "image/png", "buffer": photo})
+    page.locator("form[action$='/add/photo'] button").click()
+    expect(page.get_by_text(re.compile("Read from the cover"))).to_be_visible()
+    shot(page, "cat-06-cover-candidates")
+    page.get_by_role("link", name=re.compile("Children of Time")).first.click()
+    expect(page.get_by_label("Title", exact=True)).to_have_value("Children of Time")
     api("PATCH", "/server/book-sources", {"order": ["google_books", "open_library"]}, library.token)
 
 
