@@ -51,6 +51,7 @@ private func withCatalogues(_ body: (Application, ReplayServer) async throws -> 
             #expect(none.errorField == "order")
             let twice = try await f.owner.patch("/api/v1/server/book-sources", ["order": ["dnb", "dnb"]])
             #expect(twice.status == .unprocessableEntity)
+            #expect(twice.errorMessage == "Deutsche Nationalbibliothek is in the order twice: name each source once.")
             let unknown = try await f.owner.patch("/api/v1/server/book-sources", ["order": ["worldcat"]])
             #expect(unknown.status == .badRequest)
 

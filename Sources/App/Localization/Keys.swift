@@ -171,6 +171,7 @@ enum L: String, CaseIterable, Sendable {
     case narrowRating, ratingAny, ratingAtLeast, readingAny, readingNotFinished
     case arrangeCallNumber, noCallNumberGroup
     case coverRead
+    case errBookSourceListedTwice
     case callNumberField, callNumberHint, sortShelf, marcRecordHeading, marcRecordDownload, lookupGaveFields, lookupSourcesHeading
     case errSchoolNotConfigured, errSchoolUnreachable, errSchoolProviderAnswer, errSchoolCodeRefused, errSchoolBadToken, errSchoolExpired, errSchoolForged, errSchoolDenied, errSchoolNoEmail, errSchoolNoAccount, errSchoolNoMember, errSchoolBusy, errSchoolPasswordOff, errSchoolIssuer, errSchoolTenant, errSchoolRole, errSchoolClaim, errSchoolDomainNeeded, errSchoolLibraryNeeded, errSchoolPasswordsNeed, errSchoolIncomplete, errSchoolEmailTaken, errSchoolNoAddress, schoolSettingsSaved, staffEmailSaved, staffEmailRemoved, schoolSignInTitle, schoolSignInIntro, schoolRedirectHint, schoolProvider, schoolProviderOther, schoolTenant, schoolTenantHint, schoolIssuer, schoolIssuerHint, schoolClientID, schoolClientSecret, schoolSecretKept, schoolDomain, schoolDomainHint, schoolWho, schoolForStaff, schoolForMembers, schoolStudentClaim, schoolStudentClaimHint, schoolNewAccounts, schoolNewAccountsOff, schoolNewAccountsHint, schoolAccountLibrary, schoolPasswordOff, schoolMembersPIN, schoolPasswordOffHint, schoolSignInWith, staffSchoolEmail, staffSchoolEmailHint
 }

@@ -26,7 +26,9 @@ struct BookSources: Codable, Sendable, Equatable {
     /// Checks and keeps a new order; empties the lookup cache when it changed.
     static func save(_ order: [ProviderID], gate: WriteGate, on db: any Database) async throws -> BookSources {
         guard !order.isEmpty else { throw BookSourcesError.none }
-        guard Set(order).count == order.count else { throw BookSourcesError.twice(position: order.count) }
+        if let again = order.indices.first(where: { order[..<$0].contains(order[$0]) }) {
+            throw BookSourcesError.listedTwice(order[again])
+        }
         let before = try await load(on: db)
         let next = BookSources(order: order)
         try await ServerSettings.store(next, key: key, gate: gate, on: db)
@@ -39,12 +41,16 @@ struct BookSources: Codable, Sendable, Equatable {
 
 enum BookSourcesError: DomainError, Equatable {
     case none
+    /// The page gave two sources one place.
     case twice(position: Int)
+    /// The API's order names a source twice.
+    case listedTwice(ProviderID)
 
     var described: Described {
         switch self {
         case .none: .init(.invalid, "invalid", field: "order") { $0(.errBookSourcesNone) }
         case .twice(let n): .init(.invalid, "invalid", field: "order") { $0.format(.errBookSourcesTwice, $0.number(n)) }
+        case .listedTwice(let source): .init(.invalid, "invalid", field: "order") { $0.format(.errBookSourceListedTwice, source.displayName) }
         }
     }
 }
