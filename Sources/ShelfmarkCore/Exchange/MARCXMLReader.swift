@@ -12,6 +12,11 @@ public enum MARCXMLReader {
         public var result: Result<MARCRecord, MARCError>
     }
 
+    /// The first record of a MARCXML text that holds one (a record kept with a title), nil when none reads.
+    public static func firstRecord(_ text: String) -> MARCRecord? {
+        read(Data(text.utf8)).records.first.flatMap { try? $0.result.get() }
+    }
+
     public static func read(_ data: Data) -> (records: [Item], failure: MARCError?) {
         let delegate = Delegate()
         let parser = XMLParser(data: data)

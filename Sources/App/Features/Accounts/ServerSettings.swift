@@ -54,6 +54,19 @@ enum ServerSettings {
         try await User.query(on: db).filter(\.$id == user.id).filter(\.$isAdmin == true).count() > 0
     }
 
+    /// The installation's settings in the API: the administrator's only (403 for anyone else).
+    static func requireAdmin(_ req: Request) async throws {
+        guard try await isAdmin(try req.user, on: req.db) else { throw AccountError.serverSettingsAdminOnly }
+    }
+
+    /// A page of the installation's settings, shown inside a library (its menus, its language): the
+    /// library as its staff reads it, for the administrator only.
+    static func administratorPage(_ req: Request) async throws -> LibraryContext {
+        let ctx = try await req.library(.read)
+        guard try await isAdmin(ctx.user, on: req.db) else { throw AccountError.serverSettingsAdminOnly }
+        return ctx
+    }
+
     /// Creating a library (by hand, by restoring or importing as a new library) needs the administrator,
     /// or, when the server allows it, a librarian or owner of some library. Viewers and volunteers never.
     static func requireMayCreateLibrary(_ user: AuthenticatedUser, on db: any Database) async throws {

@@ -95,12 +95,12 @@ enum BookSourcesController {
     }
 
     @Sendable static func show(req: Request) async throws -> BookSourcesDTO {
-        try await NightlyBackupsController.requireAdmin(req)
+        try await ServerSettings.requireAdmin(req)
         return BookSourcesDTO(try await BookSources.load(on: req.db))
     }
 
     @Sendable static func update(req: Request) async throws -> BookSourcesDTO {
-        try await NightlyBackupsController.requireAdmin(req)
+        try await ServerSettings.requireAdmin(req)
         let patch = try req.content.decode(BookSourcesPatch.self)
         return BookSourcesDTO(try await BookSources.save(patch.order, gate: req.application.writeGate, on: req.db))
     }
@@ -113,21 +113,15 @@ enum BookSourcesPages {
         web.post(.bookSources(library: .pattern), use: save).maxBody(4 << 10)
     }
 
-    private static func administrator(_ req: Request) async throws -> LibraryContext {
-        let ctx = try await req.library(.read)
-        guard try await ServerSettings.isAdmin(ctx.user, on: req.db) else { throw AccountError.serverSettingsAdminOnly }
-        return ctx
-    }
-
     @Sendable static func show(req: Request) async throws -> HTML {
-        let ctx = try await administrator(req)
+        let ctx = try await ServerSettings.administratorPage(req)
         let page = try await req.page(library: ctx)
         return BookSourcesPage(libraryID: ctx.libraryID, sources: BookSourcesDTO(try await BookSources.load(on: req.db))).render(page)
     }
 
     /// The form: `position_<source id>` = 1, 2, … or empty (not asked).
     @Sendable static func save(req: Request) async throws -> Response {
-        let ctx = try await administrator(req)
+        let ctx = try await ServerSettings.administratorPage(req)
         do {
             var placed: [(Int, ProviderID)] = []
             for id in ProviderID.allCases {

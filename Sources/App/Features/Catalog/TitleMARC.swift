@@ -18,7 +18,7 @@ enum TitleMARC {
 
     static func record(_ titleID: UUID, libraryID: UUID, on db: any Database) async throws -> MARCRecord? {
         guard let text = try await text(titleID, libraryID: libraryID, on: db) else { return nil }
-        return MARCXMLReader.read(Data(text.utf8)).records.first.flatMap { try? $0.result.get() }
+        return MARCXMLReader.firstRecord(text)
     }
 
     /// A field as cataloguers read it: indicators, then `$a value $b value`.

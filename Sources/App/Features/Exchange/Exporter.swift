@@ -87,11 +87,6 @@ enum Exporter {
         }
     }
 
-    /// A national library's record kept with a title (MARCXML), read back for the export.
-    private static func keptRecord(_ xml: String) -> MARCRecord? {
-        MARCXMLReader.read(Data(xml.utf8)).records.first.flatMap { try? $0.result.get() }
-    }
-
     /// The control number of a title: its id as lower-case text.
     private static func controlNumber(_ id: String) -> String { id.lowercased() }
 
@@ -125,7 +120,7 @@ enum Exporter {
                 t.seriesNumber = r.series_number
                 t.coverURL = r.cover_url
                 t.callNumber = r.call_number
-                t.kept = r.marc_record.flatMap(keptRecord)
+                t.kept = r.marc_record.flatMap(MARCXMLReader.firstRecord)
                 return t
             },
             categories: categories.map { (controlNumber($0.title_id.uuidString), $0.name) },
@@ -171,7 +166,7 @@ enum Exporter {
                     t.seriesNumber = text(12)
                     t.coverURL = text(13)
                     t.callNumber = text(14)
-                    t.kept = text(15).flatMap(keptRecord)
+                    t.kept = text(15).flatMap(MARCXMLReader.firstRecord)
                     return t
                 }
                 return MARCRead(titles: titles, categories: categories, copies: copies)

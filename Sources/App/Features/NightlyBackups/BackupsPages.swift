@@ -13,20 +13,13 @@ enum BackupsPages {
         web.post(.backupsDrill(library: .pattern), use: drill)
     }
 
-    /// The library's page for the administrator; anyone else is refused.
-    private static func administrator(_ req: Request) async throws -> LibraryContext {
-        let ctx = try await req.library(.read)
-        guard try await ServerSettings.isAdmin(ctx.user, on: req.db) else { throw AccountError.serverSettingsAdminOnly }
-        return ctx
-    }
-
     @Sendable static func show(req: Request) async throws -> HTML {
-        let ctx = try await administrator(req)
+        let ctx = try await ServerSettings.administratorPage(req)
         return try await BackupsPage.make(library: ctx, app: req.application).render(try await req.page(library: ctx))
     }
 
     @Sendable static func save(req: Request) async throws -> Response {
-        let ctx = try await administrator(req)
+        let ctx = try await ServerSettings.administratorPage(req)
         do {
             var patch = try req.form(NightlyBackupsPatch.self)
             // An empty folder field is the default folder.
@@ -42,7 +35,7 @@ enum BackupsPages {
     }
 
     @Sendable static func run(req: Request) async throws -> Response {
-        let ctx = try await administrator(req)
+        let ctx = try await ServerSettings.administratorPage(req)
         return try await req.seeOther(WebRoute.backups(library: ctx.libraryID).path) {
             _ = try await NightlyBackups.start(user: ctx.user.id, app: req.application)
             return req.t(.backupStarted)
@@ -50,7 +43,7 @@ enum BackupsPages {
     }
 
     @Sendable static func drill(req: Request) async throws -> Response {
-        let ctx = try await administrator(req)
+        let ctx = try await ServerSettings.administratorPage(req)
         return try await req.seeOther(WebRoute.backups(library: ctx.libraryID).path) {
             _ = try await RestoreDrill.start(user: ctx.user.id, app: req.application)
             return req.t(.drillStarted)

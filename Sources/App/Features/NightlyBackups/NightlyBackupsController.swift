@@ -21,29 +21,26 @@ enum NightlyBackupsController {
     }
 
     @Sendable static func show(req: Request) async throws -> NightlyBackupsDTO {
-        try await requireAdmin(req)
+        try await ServerSettings.requireAdmin(req)
         return NightlyBackups.dto(try await NightlyBackups.status(app: req.application), app: req.application, t: req.t)
     }
 
     @Sendable static func update(req: Request) async throws -> NightlyBackupsDTO {
-        try await requireAdmin(req)
+        try await ServerSettings.requireAdmin(req)
         try await NightlyBackups.update(try req.content.decode(NightlyBackupsPatch.self), gate: req.application.writeGate, on: req.db)
         return NightlyBackups.dto(try await NightlyBackups.status(app: req.application), app: req.application, t: req.t)
     }
 
     @Sendable static func start(req: Request) async throws -> Response {
-        try await requireAdmin(req)
+        try await ServerSettings.requireAdmin(req)
         let id = try await NightlyBackups.start(user: try req.user.id, app: req.application)
         return try await JobsController.accepted(id, req: req)
     }
 
     @Sendable static func drill(req: Request) async throws -> Response {
-        try await requireAdmin(req)
+        try await ServerSettings.requireAdmin(req)
         let id = try await RestoreDrill.start(user: try req.user.id, app: req.application)
         return try await JobsController.accepted(id, req: req)
     }
 
-    static func requireAdmin(_ req: Request) async throws {
-        guard try await ServerSettings.isAdmin(try req.user, on: req.db) else { throw AccountError.serverSettingsAdminOnly }
-    }
 }

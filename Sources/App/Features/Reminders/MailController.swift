@@ -173,26 +173,23 @@ enum MailController {
     }
 
     @Sendable static func installationServer(req: Request) async throws -> MailServerDTO {
-        try await requireAdmin(req)
+        try await ServerSettings.requireAdmin(req)
         guard let row = try await MailServers.own(library: nil, on: req.db) else { throw MailError.noOwnServer }
         return row.dto
     }
 
     @Sendable static func putInstallationServer(req: Request) async throws -> MailServerDTO {
-        try await requireAdmin(req)
+        try await ServerSettings.requireAdmin(req)
         return try await MailServers.put(library: nil, try req.content.decode(MailServerPut.self), mayUsePrivateHosts: true, box: try req.application.secretBox(),
                                          now: req.now, gate: req.application.writeGate, on: req.db)
     }
 
     @Sendable static func deleteInstallationServer(req: Request) async throws -> HTTPStatus {
-        try await requireAdmin(req)
+        try await ServerSettings.requireAdmin(req)
         try await MailServers.delete(library: nil, gate: req.application.writeGate, on: req.db)
         return .noContent
     }
 
-    static func requireAdmin(_ req: Request) async throws {
-        guard try await ServerSettings.isAdmin(try req.user, on: req.db) else { throw AccountError.serverSettingsAdminOnly }
-    }
 }
 
 /// One template's text: which kind, which language.

@@ -54,12 +54,12 @@ enum SchoolSignInController {
     }
 
     @Sendable static func show(req: Request) async throws -> SchoolSignInDTO {
-        try await NightlyBackupsController.requireAdmin(req)
+        try await ServerSettings.requireAdmin(req)
         return SchoolSignInDTO(try await SchoolSignInSettings.load(on: req.db), redirectURI: SchoolSignInPages.origin(req).map { $0 + SchoolSignIn.returnPath })
     }
 
     @Sendable static func update(req: Request) async throws -> SchoolSignInDTO {
-        try await NightlyBackupsController.requireAdmin(req)
+        try await ServerSettings.requireAdmin(req)
         try await SchoolSignInAdmin.update(try req.content.decode(SchoolSignInPatch.self), app: req.application)
         return try await show(req: req)
     }

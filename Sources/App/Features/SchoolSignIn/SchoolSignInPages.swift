@@ -93,14 +93,8 @@ enum SchoolSignInPages {
 
     // MARK: The administrator's page
 
-    private static func administrator(_ req: Request) async throws -> LibraryContext {
-        let ctx = try await req.library(.read)
-        guard try await ServerSettings.isAdmin(ctx.user, on: req.db) else { throw AccountError.serverSettingsAdminOnly }
-        return ctx
-    }
-
     @Sendable static func show(req: Request) async throws -> HTML {
-        let ctx = try await administrator(req)
+        let ctx = try await ServerSettings.administratorPage(req)
         return try await SchoolSignInPage.make(library: ctx, req: req).render(try await req.page(library: ctx))
     }
 
@@ -135,7 +129,7 @@ enum SchoolSignInPages {
     }
 
     @Sendable static func save(req: Request) async throws -> Response {
-        let ctx = try await administrator(req)
+        let ctx = try await ServerSettings.administratorPage(req)
         do {
             try await SchoolSignInAdmin.update(try req.form(Form.self).patch(), app: req.application)
             return req.seeOther(WebRoute.schoolSignInSettings(library: ctx.libraryID).path, flash: req.t(.schoolSettingsSaved))
