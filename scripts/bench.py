@@ -62,6 +62,17 @@ def timed_ms(fn):
     return (time.perf_counter() - t) * 1000
 
 
+def cached_lookup(token, isbn):
+    """A cached lookup of `isbn` next to `GET /me`, 300 sequential requests each per round: the medians
+    over rounds of each round's p50, (lookup, /me)."""
+    cached_rounds, me_rounds = [], []
+    for r in range(ROUNDS):
+        cached_rounds.append(statistics.median(timed_ms(lambda: call("POST", "/lookup/isbn", {"isbn": isbn}, token)) for _ in range(300)))
+        me_rounds.append(statistics.median(timed_ms(lambda: call("GET", "/me", token=token)) for _ in range(300)))
+        print(f"   round {r + 1}: cached lookup p50 {cached_rounds[-1]:.2f} ms, GET /me p50 {me_rounds[-1]:.2f} ms")
+    return statistics.median(cached_rounds), statistics.median(me_rounds)
+
+
 def pct(values, q):
     v = sorted(values)
     return v[min(len(v) - 1, int(round(q * (len(v) - 1))))]
@@ -156,15 +167,9 @@ end
                   for n in range(10)]
         fresh = [timed_ms(lambda n=n: call("POST", "/lookup/isbn", {"isbn": isbn13(1000 + n)}, token)) for n in range(30)]
         call("POST", "/lookup/isbn", {"isbn": "9780306406157"}, token)
-        cached_rounds, me_rounds = [], []
-        for r in range(ROUNDS):
-            cached_rounds.append(statistics.median(timed_ms(lambda: call("POST", "/lookup/isbn", {"isbn": "9780306406157"}, token)) for _ in range(300)))
-            me_rounds.append(statistics.median(timed_ms(lambda: call("GET", "/me", token=token)) for _ in range(300)))
-            print(f"   round {r + 1}: cached lookup p50 {cached_rounds[-1]:.2f} ms, GET /me p50 {me_rounds[-1]:.2f} ms")
+        cached_p50, me_p50 = cached_lookup(token, "9780306406157")
         provider_p50 = statistics.median(direct)
         fresh_p50 = statistics.median(fresh)
-        cached_p50 = statistics.median(cached_rounds)
-        me_p50 = statistics.median(me_rounds)
         print(f"   one provider request, direct: p50 {provider_p50:.0f} ms; fresh lookup (both providers): p50 {fresh_p50:.0f} ms, max {max(fresh):.0f} ms")
 
         print(f"== 5. Book sources: all five, each {PROVIDER_LATENCY_MS} ms away; a German book the DNB and K10plus know ==", flush=True)
@@ -179,15 +184,9 @@ end
             answer = {}
             sru_fresh.append(timed_ms(lambda: answer.update(call("POST", "/lookup/isbn", {"isbn": "9783871347108"}, token))))
             assert answer.get("record", {}).get("title") == "Tschick", answer
-        sru_cached_rounds, sru_me_rounds = [], []
-        for r in range(ROUNDS):
-            sru_cached_rounds.append(statistics.median(timed_ms(lambda: call("POST", "/lookup/isbn", {"isbn": "9783871347108"}, token)) for _ in range(300)))
-            sru_me_rounds.append(statistics.median(timed_ms(lambda: call("GET", "/me", token=token)) for _ in range(300)))
-            print(f"   round {r + 1}: cached lookup p50 {sru_cached_rounds[-1]:.2f} ms, GET /me p50 {sru_me_rounds[-1]:.2f} ms")
+        sru_cached_p50, sru_me_p50 = cached_lookup(token, "9783871347108")
         sru_direct_p50 = statistics.median(direct_sru)
         sru_fresh_p50 = statistics.median(sru_fresh)
-        sru_cached_p50 = statistics.median(sru_cached_rounds)
-        sru_me_p50 = statistics.median(sru_me_rounds)
         print(f"   one SRU request, direct: p50 {sru_direct_p50:.0f} ms; fresh lookup (five sources): p50 {sru_fresh_p50:.0f} ms")
     finally:
         server.send_signal(signal.SIGINT)
