@@ -106,7 +106,7 @@ import Testing
             "AddReadingLevels", "CreateCollections", "AddCopyShelfIndexes", "CreateShelves", "CreateSyncLog",
             "CreateMemberPortal", "CreateKiosks", "AddLibraryRestoreSwap", "AddShelfCounts", "AddPublicDoorSettings",
             "AddSecurityLifetimes", "AddNightlyBackupRuns", "KeepFiguresOfFormerMembers", "CreateSavedReports", "AddPublicFigures", "CreateLoanTallies", "CreateSchoolYear", "CreateRollovers", "AddRetention", "AddRosterFolder",
-            "CreateSchoolSignIn", "AddClassTeachers", "ArchivedMembersLeaveTheFeed", "AddCallNumbers",
+            "CreateSchoolSignIn", "AddClassTeachers", "ArchivedMembersLeaveTheFeed", "AddCallNumbers", "CreateBulkChanges",
         ]
         #expect(Migrations.inOrder.map { $0.name.split(separator: ".").last.map(String.init) ?? $0.name } == history)
     }

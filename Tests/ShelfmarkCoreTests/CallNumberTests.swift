@@ -54,4 +54,17 @@ struct CallNumberTests {
         #expect(CallNumber.normalised("  823.914   ROW ") == "823.914 ROW")
         #expect(CallNumber.normalised(String(repeating: "9", count: 100))?.count == CallNumber.maxLength)
     }
+
+    @Test func aNewPrefixReplacesTheOldOneAndKeepsTheRest() {
+        #expect(CallNumber.withPrefix("j", callNumber: "F BYR", authors: [], title: nil) == "J BYR")
+        #expect(CallNumber.withPrefix("REF", callNumber: "823.914 ROW", authors: [], title: nil) == "REF 823.914 ROW")
+        #expect(CallNumber.withPrefix("F", callNumber: "J 590 ANI", authors: [], title: nil) == "F 590 ANI")
+        #expect(CallNumber.withPrefix("F", callNumber: nil, authors: ["Lord Byron"], title: "Poems") == "F BYR")
+        #expect(CallNumber.withPrefix("F", callNumber: "PZ7.C6837 Ch 2015", authors: [], title: nil) == "F PZ7.C6837 Ch 2015")
+        // A single word is the book's number, not a prefix; an empty prefix takes the old one away.
+        #expect(CallNumber.withPrefix("F", callNumber: "BYR", authors: [], title: nil) == "F BYR")
+        #expect(CallNumber.withPrefix("", callNumber: "F BYR", authors: [], title: nil) == "BYR")
+        #expect(CallNumber.withPrefix(nil, callNumber: nil, authors: ["Byron"], title: nil) == nil)
+        #expect(CallNumber.withPrefix("F", callNumber: nil, authors: [], title: nil) == nil)
+    }
 }

@@ -64,7 +64,7 @@ extension WebRoute {
     /// The case's name (one per case of `WebRoute`).
     enum Name: String, Sendable, CaseIterable, Codable {
         case home, setup, login, schoolSignIn, schoolSignInReturn, logout, language, offline, sharedYear
-        case catalog, title, editTitle, titleCopies, titleFavorite, titleNotes, titleDelete, copyStatus, copyRemove
+        case catalog, title, editTitle, titleCopies, titleFavorite, titleNotes, titleDelete, catalogChange, catalogUndo, copyStatus, copyRemove
         case categories, categoryRename, categoryMerge, categoryDelete
         case add, addPhoto
         case checkout, checkoutConfirm, returnBook, offlineLending, loans, loanReturn, loanRenew, memberReturnAll, memberRenewAll
@@ -105,6 +105,8 @@ extension WebRoute {
         case .titleFavorite: .titleFavorite
         case .titleNotes: .titleNotes
         case .titleDelete: .titleDelete
+        case .catalogChange: .catalogChange
+        case .catalogUndo: .catalogUndo
         case .copyStatus: .copyStatus
         case .copyRemove: .copyRemove
         case .categories: .categories
@@ -258,6 +260,8 @@ extension WebRoute {
         case .titleFavorite: return e(.titleFavorite(library: l, title: s.title), .catalog, action)
         case .titleNotes: return e(.titleNotes(library: l, title: s.title), .catalog, action)
         case .titleDelete: return e(.titleDelete(library: l, title: s.title), .catalog, action)
+        case .catalogChange: return e(.catalogChange(library: l), .catalog, action)
+        case .catalogUndo: return e(.catalogUndo(library: l), .catalog, action)
         case .copyStatus: return e(.copyStatus(library: l, copy: s.copy), .catalog, action)
         case .copyRemove: return e(.copyRemove(library: l, copy: s.copy), .catalog, action)
         case .categories: return e(.categories(library: l), .catalog, both)

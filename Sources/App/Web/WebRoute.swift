@@ -80,6 +80,10 @@ enum WebRoute: Sendable, Equatable {
     case titleFavorite(library: UUID, title: UUID)
     case titleNotes(library: UUID, title: UUID)
     case titleDelete(library: UUID, title: UUID)
+    /// Many books at once: the change chosen in the catalog's select mode, asked (POST) and made
+    /// (POST with `confirm`); the undo of the library's last one.
+    case catalogChange(library: UUID)
+    case catalogUndo(library: UUID)
     case checkout(library: UUID)
     case checkoutConfirm(library: UUID)
     case returnBook(library: UUID)
@@ -259,6 +263,8 @@ enum WebRoute: Sendable, Equatable {
         case .titleDelete(let library, let title): Self.library(library) + Self.title(library: library, title: title).segments.dropFirst(2) + [.fixed("delete")]
         case .checkout(let library): Self.library(library) + [.fixed("checkout")]
         case .checkoutConfirm(let library): Self.library(library) + [.fixed("checkout"), .fixed("confirm")]
+        case .catalogChange(let library): Self.library(library) + [.fixed("catalog"), .fixed("change")]
+        case .catalogUndo(let library): Self.library(library) + [.fixed("catalog"), .fixed("undo")]
         case .returnBook(let library): Self.library(library) + [.fixed("return")]
         case .offlineLending(let library): Self.library(library) + [.fixed("offline-lending")]
         case .loans(let library): Self.library(library) + [.fixed("loans")]

@@ -154,6 +154,18 @@ extension Request {
         return text
     }
 
+    /// Every value of a field a form sends more than once (a list's checkboxes), cleaned, the empty ones
+    /// left out; an URL-encoded body only.
+    func formValues(_ name: String) -> [String] {
+        guard let body = body.string, headers.contentType == .urlEncodedForm else { return [] }
+        // Read by hand: a malformed escape ("%zz") is that value dropped, never a refusal of the whole form.
+        return body.split(separator: "&").compactMap { pair -> String? in
+            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            guard parts.count == 2, parts[0].replacingOccurrences(of: "+", with: " ").removingPercentEncoding == name else { return nil }
+            return parts[1].replacingOccurrences(of: "+", with: " ").removingPercentEncoding?.cleanedInput
+        }.filter { !$0.isEmpty }
+    }
+
     /// The fields as typed, to show a refused form again with what the person wrote (an absent field: "").
     /// Reading a form's values is `form(_:)`'s job; this only echoes them back.
     func typed<Fields: Sequence<String>>(_ fields: Fields) -> [String: String] {

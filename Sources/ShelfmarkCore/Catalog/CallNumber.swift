@@ -148,4 +148,23 @@ public enum CallNumber {
         parts.append(c)
         return normalised(parts.joined(separator: " "))
     }
+
+    /// The call number with its prefix set to `prefix` (a school's "F", "J", "REF"), as a library
+    /// relabels a run of books: a leading word of letters only (at most five) followed by more is
+    /// the old prefix and is replaced ("F BYR" → "J BYR"); a Dewey or LC number keeps all it says
+    /// behind the new prefix ("823.914 ROW" → "REF 823.914 ROW"); a book without a call number gets
+    /// the prefix and its Cutter letters ("F BYR"). An empty prefix takes the old one away. Nil when
+    /// nothing is left (no call number, no prefix).
+    public static func withPrefix(_ prefix: String?, callNumber: String?, authors: [String], title: String?) -> String? {
+        let newPrefix = normalised(prefix)?.uppercased()
+        var words = normalised(callNumber)?.split(separator: " ").map(String.init) ?? []
+        if words.count > 1, let first = words.first, first.count <= 5, first.allSatisfy(\.isLetter) {
+            words.removeFirst()
+        }
+        if words.isEmpty {
+            guard let newPrefix, let c = cutter(authors: authors, title: title) else { return nil }
+            return normalised(newPrefix + " " + c)
+        }
+        return normalised(([newPrefix].compactMap { $0 } + words).joined(separator: " "))
+    }
 }

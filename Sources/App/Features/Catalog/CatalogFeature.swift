@@ -34,6 +34,9 @@ enum CatalogFeature: Feature {
         DataTable(name: "copy_counts", rows: .byLibrary(), backup: .no("counts: triggers keep them from the copies"),
                   erase: .no("triggers keep them with the copies"), swap: .no("triggers keep them with the copies"), forget: .deleted),
         DataTable(name: "collections", rows: .byLibrary(), row: .of(CollectionRow.self), backup: .kept(key: "collections"), erase: .erased, swap: .moved, forget: .cascade),
+        DataTable(name: "bulk_changes", rows: .byLibrary(),
+                  backup: .no("the undo of the last change to many books: what it overwrote, which a backup holds as it is now"),
+                  erase: .erased, swap: .no("a restore replaces the books the undo would put back"), forget: .cascade),
         DataTable(name: "lookup_cache", rows: .server, backup: .no("what providers answered, by ISBN, for every library"),
                   erase: .no("shared between libraries"), swap: .no("shared between libraries"), forget: .no("shared between libraries")),
     ]
@@ -48,6 +51,7 @@ enum CatalogFeature: Feature {
         EditTitlePages.register(web)
         WishlistPages.register(web)
         BookSourcesPages.register(web)
+        BulkChangePages.register(web)
     }
 
     static func backgroundLoops() -> [BackgroundLoop] { [EnrichmentWorker.loop()] }
@@ -71,6 +75,7 @@ enum CatalogFeature: Feature {
             Landed(42, CreateCollections()),
             Landed(43, AddCopyShelfIndexes()),
             Landed(64, AddCallNumbers()),
+            Landed(65, CreateBulkChanges()),
         ]
     }
 }

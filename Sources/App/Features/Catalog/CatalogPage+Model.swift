@@ -22,6 +22,15 @@ struct CatalogPage: Sendable {
     var locations: [String] = []
     /// The library's smart collections, as chips (`col-<id>`).
     var collections: [CollectionDTO] = []
+    /// Choosing books to change many at once (`select=1`; `select=all` with every box of the page ticked).
+    var select: Selecting = .off
+    /// The library's last change to many books, while it can be undone (shown to those who may change books).
+    var lastChange: BulkChangeReport?
+
+    enum Selecting: String, Sendable {
+        case off, on = "1", all
+        var query: String? { self == .off ? nil : rawValue }
+    }
 
     /// A shelf and a reading level range, from the page's query (`shelf`, `level`, `levelMin`,
     /// `levelMax`); what cannot be read is left out.
@@ -123,7 +132,13 @@ struct CatalogPage: Sendable {
     func url(show: String? = nil, view: String? = nil, sort newSort: TitleSort? = nil, page: Int? = nil, letter: String? = nil) -> String {
         let same = show == nil && newSort == nil && page == nil && letter == nil
         return Self.link(libraryID, q: q, chip: show ?? chip, grid: (view.map { $0 == "grid" }) ?? grid, sort: newSort ?? sort,
-                         page: page ?? (show == nil && newSort == nil ? paging.number : 1), letter: letter, seek: same ? seek : nil, narrow: narrow)
+                         page: page ?? (show == nil && newSort == nil ? paging.number : 1), letter: letter, seek: same ? seek : nil, narrow: narrow,
+                         select: select == .off ? nil : Selecting.on.rawValue)
+    }
+
+    /// This page in another select mode (the same books, found the same way).
+    func url(select mode: Selecting) -> String {
+        Self.link(libraryID, q: q, chip: chip, grid: grid, sort: sort, page: paging.number, seek: seek, narrow: narrow, select: mode.query)
     }
 
     /// The pager's link for `step`: the next and previous pages are found from this page's last and
@@ -132,17 +147,17 @@ struct CatalogPage: Sendable {
         let first = result.items.first?.id, last = result.items.last?.id
         switch step {
         case .first: return url(page: 1)
-        case .previous(let n): return Self.link(libraryID, q: q, chip: chip, grid: grid, sort: sort, page: n, seek: searching || n == 1 ? nil : first.map { .before($0) }, narrow: narrow)
-        case .next(let n): return Self.link(libraryID, q: q, chip: chip, grid: grid, sort: sort, page: n, seek: searching ? nil : last.map { .after($0) }, narrow: narrow)
-        case .last(let n): return Self.link(libraryID, q: q, chip: chip, grid: grid, sort: sort, page: n, seek: searching ? nil : .end, narrow: narrow)
+        case .previous(let n): return Self.link(libraryID, q: q, chip: chip, grid: grid, sort: sort, page: n, seek: searching || n == 1 ? nil : first.map { .before($0) }, narrow: narrow, select: select.query == nil ? nil : "1")
+        case .next(let n): return Self.link(libraryID, q: q, chip: chip, grid: grid, sort: sort, page: n, seek: searching ? nil : last.map { .after($0) }, narrow: narrow, select: select.query == nil ? nil : "1")
+        case .last(let n): return Self.link(libraryID, q: q, chip: chip, grid: grid, sort: sort, page: n, seek: searching ? nil : .end, narrow: narrow, select: select.query == nil ? nil : "1")
         }
     }
 
     static func link(_ libraryID: UUID, q: String?, chip: String, grid: Bool, sort: TitleSort, page: Int, letter: String? = nil,
-                     seek: TitleQuery.Seek? = nil, narrow: Narrowing = Narrowing()) -> String {
+                     seek: TitleQuery.Seek? = nil, narrow: Narrowing = Narrowing(), select: String? = nil) -> String {
         var query: [(String, String?)] = [("q", q), ("show", chip == "all" ? nil : chip), ("view", grid ? "grid" : nil),
                                           ("sort", sort == .title ? nil : sort.rawValue), ("page", page > 1 && letter == nil ? String(page) : nil),
-                                          ("letter", letter)] + narrow.query
+                                          ("letter", letter)] + narrow.query + [("select", select)]
         if page > 1, letter == nil, let seek { query.append(seek.queryItem) }
         return WebRoute.catalog(library: libraryID).path(query: query)
     }

@@ -15,6 +15,7 @@ extension CatalogPage {
                 if chip != "all" { H.void(.input, [.type: "hidden", .name: "show", .value: chip]) }
                 if sort != .title { H.void(.input, [.type: "hidden", .name: "sort", .value: sort.rawValue]) }
                 if grid { H.void(.input, [.type: "hidden", .name: "view", .value: "grid"]) }
+                if select != .off { H.void(.input, [.type: "hidden", .name: "select", .value: "1"]) }
                 for (name, value) in narrow.query { if let value { H.void(.input, [.type: "hidden", .name: name, .value: value]) } }
                 H.button(t(.search), kind: "quiet", attrs: [.dataHideWithJs: ""])
             }
@@ -35,6 +36,16 @@ extension CatalogPage {
                 H.el(.span, [.class: "spacer"]) {}
                 Components.chipLink(t(.viewList), self.url(view: "list"), current: !grid)
                 Components.chipLink(t(.viewGrid), self.url(view: "grid"), current: grid)
+                if page.may(.catalog) { Components.chipLink(t(.bulkSelect), self.url(select: select == .off ? .on : .off), current: select != .off) }
+            }
+            if let change = lastChange, page.may(.catalog) {
+                H.form(WebRoute.catalogUndo(library: lib).path, csrf: page.csrf, attrs: [.class: "card bulk-last"]) {
+                    H.el(.p, [:]) {
+                        EscapedText(t.format(.bulkLastChange, t.bulkChange(change.action, change.value), t(.titles, change.changed), change.by,
+                                             t.time(change.at)))
+                    }
+                    H.button(t(.bulkUndo), kind: "quiet")
+                }
             }
             if !searching || result.order == .title {
                 Components.sortChips([(TitleSort.title, t(.sortTitle)), (.author, t(.sortAuthor)), (.newest, t(.sortNewest)), (.borrowed, t(.sortBorrowed)), (.shelf, t(.sortShelf))],
@@ -56,6 +67,8 @@ extension CatalogPage {
                             if page.may(.catalog) { H.link(t(.addTitle), WebRoute.add(library: lib).path, cls: "button primary") }
                         }
                     }
+                } else if select != .off, page.may(.catalog) {
+                    selecting(t, page: page)
                 } else if grid {
                     H.el(.ul, [.class: "wall"]) {
                         for item in result.items { H.el(.li, [:]) { Components.wallItem(item, lib: lib, t: t) } }
@@ -82,6 +95,51 @@ extension CatalogPage {
                 }
                 Components.pager(paging, total: result.totalIsLowerBound ? nil : result.total, hasMore: result.items.count == paging.size, t: t,
                                  step: { self.url($0) })
+            }
+        }
+    }
+
+    /// The page's books with a box each and the change to make to the ticked ones, at the bottom
+    /// where a thumb reaches it.
+    func selecting(_ t: Strings, page: PageContext) -> any Component {
+        let (lib, items, checked) = (libraryID, result.items, select == .all)
+        let values = Array(Set(categories.map(\.name) + locations)).sorted()
+        return H.form(WebRoute.catalogChange(library: lib).path, csrf: page.csrf, attrs: [.class: "bulk", .id: "bulk-form"]) {
+            H.el(.p, [.class: "bulk-modes"]) {
+                H.link(t(.bulkSelectAll), self.url(select: .all))
+                H.link(t(.bulkSelectEnd), self.url(select: .off))
+            }
+            H.el(.ul, [.class: "titles selectable"]) {
+                for item in items {
+                    H.el(.li, [:]) {
+                        H.el(.label, [.class: "title-row picker"]) {
+                            H.void(.input, [.type: "checkbox", .name: "title", .value: item.id.uuidString, .checked: checked ? "" : nil])
+                            Components.cover(item.coverUrl, title: item.title, t: t)
+                            H.el(.span, [.class: "meta"]) {
+                                H.el(.span, [.class: "name"]) { EscapedText(item.title) }
+                                if !item.authors.isEmpty { H.el(.span, [.class: "authors"]) { EscapedText(item.authors.joined(separator: ", ")) } }
+                                if let shelf = item.shelves.first { H.el(.span, [.class: "shelf"]) { EscapedText(t.format(.shelfHeading, shelf)) } }
+                                if let callNumber = item.callNumber { H.el(.span, [.class: "call-number"]) { EscapedText(callNumber) } }
+                            }
+                        }
+                    }
+                }
+            }
+            H.el(.p, [.class: "hint", .id: "f-bulk-value-hint"]) { EscapedText(t(.bulkValueHint)) }
+            H.el(.div, [.class: "bulk-bar"]) {
+                H.el(.span, [:]) {
+                    H.el(.label, [.for: "f-bulk-action"]) { EscapedText(t(.bulkActionField)) }
+                    H.el(.select, [.id: "f-bulk-action", .name: "action"]) {
+                        for action in BulkAction.allCases { H.el(.option, [.value: action.rawValue]) { EscapedText(t(action.label)) } }
+                    }
+                }
+                H.el(.span, [:]) {
+                    H.el(.label, [.for: "f-bulk-value"]) { EscapedText(t(.bulkValueField)) }
+                    H.void(.input, [.type: "text", .id: "f-bulk-value", .name: "value", .list: "f-bulk-values", .maxlength: "300",
+                                     .autocomplete: "off", .ariaDescribedby: "f-bulk-value-hint"])
+                }
+                H.el(.datalist, [.id: "f-bulk-values"]) { for value in values { H.el(.option, [.value: value]) } }
+                H.button(t(.bulkContinue))
             }
         }
     }

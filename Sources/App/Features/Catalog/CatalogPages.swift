@@ -46,10 +46,14 @@ enum CatalogPages {
             return req.redirect(to: link + "#sec-" + (letter == "#" ? "num" : letter))
         }
         let sort = req.query[String.self, at: "sort"].flatMap(TitleSort.init(rawValue:)) ?? .title
-        let page = try await CatalogPage.make(q: q, chip: chip, grid: grid, sort: sort, paging: Paging(req.query[Int.self, at: "page"]),
+        var page = try await CatalogPage.make(q: q, chip: chip, grid: grid, sort: sort, paging: Paging(req.query[Int.self, at: "page"]),
                                               seek: CatalogPage.seek(after: req.query["after"], before: req.query["before"], from: req.query["from"],
                                                                      end: req.query["end"]),
                                               narrow: narrow, library: ctx, now: req.now, on: req.db)
+        if ctx.role.may(.catalog) {
+            page.select = req.query[String.self, at: "select"].flatMap(CatalogPage.Selecting.init(rawValue:)) ?? .off
+            page.lastChange = try await BulkChanges.last(library: ctx.libraryID, now: req.now, on: req.db)
+        }
         return try await page.render(try await req.page(library: ctx)).encodeResponse(for: req)
     }
 

@@ -38,6 +38,16 @@ enum TitlesController {
             summary: "Set reading levels in bulk (A12) from a CSV of ISBN and level (a header naming `ISBN` and `Level`, or ISBN first and level second; at most 2 MB): every title with that ISBN gets the level, in one transaction; each line not taken (not an ISBN, no level, not in the catalog) is named in the report (librarians)",
             tag: "Catalog", upload: ["text/csv", "application/octet-stream"], response: LevelImportReport.self),
             body: .collect(maxSize: ByteCount(value: ReadingLevels.maxBytes)), use: importLevels)
+        lib.on(.POST, "titles", "bulk", doc: .init(
+            summary: "Change many books at once (at most 1,000): into or out of a category, to a shelf, a reading level, a series, a call-number prefix, or delete them; one transaction. Books a change cannot take (another library's, on loan or held for a delete, readers' quotes or page photos) are listed in `skipped` (librarians)",
+            tag: "Catalog", request: BulkChangeInput.self, response: BulkChangeReport.self),
+            body: .collect(maxSize: "64kb"), use: bulkChange)
+        lib.on(.GET, "titles", "bulk", doc: .init(
+            summary: "The library's last change to many books while it can be undone (a day); 404 nothing_to_undo when there is none (librarians)",
+            tag: "Catalog", response: BulkChangeReport.self), use: lastBulkChange)
+        lib.on(.POST, "titles", "bulk", "undo", doc: .init(
+            summary: "Undo the library's last change to many books: what it overwrote is put back, deleted books come back with their copies, categories, holds, loans and reads; 404 nothing_to_undo when there is none (librarians)",
+            tag: "Catalog", response: BulkChangeReport.self), use: undoBulkChange)
         lib.on(.POST, "titles", doc: .init(summary: "Add a title with N copies (A1, A3); a known ISBN answers 409 duplicate_isbn with the existing title (A2)",
                                            tag: "Catalog", request: TitleCreate.self, response: TitleDetail.self, status: .created), use: create)
         lib.on(.GET, "titles", ":titleID", doc: .init(summary: "A title with copies, loans and availability (A4)", tag: "Catalog",
@@ -77,6 +87,22 @@ enum TitlesController {
                use: acquire)
         lib.on(.DELETE, "wishlist", ":titleID", doc: .init(summary: "Delete a wishlist item", tag: "Wishlist", status: .noContent),
                use: deleteWishlist)
+    }
+
+    @Sendable static func bulkChange(req: Request) async throws -> BulkChangeReport {
+        let ctx = try await req.library(.catalog)
+        return try await BulkChanges.apply(try req.content.decode(BulkChangeInput.self), in: req.scope(ctx))
+    }
+
+    @Sendable static func lastBulkChange(req: Request) async throws -> BulkChangeReport {
+        let ctx = try await req.library(.catalog)
+        guard let last = try await BulkChanges.last(library: ctx.libraryID, now: req.now, on: req.db) else { throw BulkChangeError.nothingToUndo }
+        return last
+    }
+
+    @Sendable static func undoBulkChange(req: Request) async throws -> BulkChangeReport {
+        let ctx = try await req.library(.catalog)
+        return try await BulkChanges.undo(in: req.scope(ctx))
     }
 
     @Sendable static func importLevels(req: Request) async throws -> LevelImportReport {

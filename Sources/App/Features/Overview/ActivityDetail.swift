@@ -26,6 +26,8 @@ enum ActivityDetail: Codable, Sendable, Equatable {
     case suspendedUntil(Date)
     /// A roster sync: members added, changed and archived.
     case rosterSynced(added: Int, changed: Int, left: Int)
+    /// One of many books changed at once (or that change undone).
+    case bulkChange(action: BulkAction, value: String?, undone: Bool)
 
     /// The English text stored in `info`.
     var english: String {
@@ -52,6 +54,8 @@ enum ActivityDetail: Codable, Sendable, Equatable {
             return "\(currency) \(MoneyText.plain(amount))" + (reason.map { ": \($0)" } ?? "")
         case .suspendedUntil(let date): return "no loans until \(day(date))"
         case .rosterSynced(let added, let changed, let left): return "\(added) added, \(changed) changed, \(left) archived"
+        case .bulkChange(let action, let value, let undone):
+            return (undone ? "undone: " : "with many at once: ") + action.rawValue.replacingOccurrences(of: "_", with: " ") + (value.map { " “\($0)”" } ?? "")
         }
     }
 
@@ -85,6 +89,7 @@ extension Strings {
         case .money(let amount, let currency, let reason): money(amount, currency) + (reason.map { ": \($0)" } ?? "")
         case .suspendedUntil(let date): format(.actSuspendedUntil, self.date(date))
         case .rosterSynced(let added, let changed, let left): format(.actRosterSyncedDetail, number(added), number(changed), number(left))
+        case .bulkChange(let action, let value, let undone): undone ? format(.bulkUndoneDetail, bulkChange(action, value)) : bulkChange(action, value)
         }
     }
 }
