@@ -36,14 +36,23 @@ struct Browser {
         return try await send(.POST, path, form: fields)
     }
 
+    /// A form whose fields may repeat (a list's checkboxes), in the order given.
+    mutating func post(_ path: String, fields: [(String, String)]) async throws -> Page {
+        try await send(.POST, path, pairs: [("_csrf", csrfToken)] + fields)
+    }
+
     private mutating func send(_ method: HTTPMethod, _ path: String, form: [String: String]?) async throws -> Page {
+        try await send(method, path, pairs: form.map { $0.map { ($0.key, $0.value) } })
+    }
+
+    private mutating func send(_ method: HTTPMethod, _ path: String, pairs form: [(String, String)]?) async throws -> Page {
         var headers = HTTPHeaders()
         if !cookies.isEmpty { headers.add(name: .cookie, value: cookies.map { "\($0.key)=\($0.value)" }.joined(separator: "; ")) }
         if let language { headers.add(name: .acceptLanguage, value: language) }
         var body: ByteBuffer?
         if let form {
             headers.contentType = .urlEncodedForm
-            let encoded = form.map { "\($0.key)=\($0.value.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")" }.joined(separator: "&")
+            let encoded = form.map { "\($0.0)=\($0.1.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")" }.joined(separator: "&")
             body = ByteBuffer(string: encoded)
         }
         let response = try await app.testing().sendRequest(method, path, headers: headers, body: body)
