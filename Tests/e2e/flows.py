@@ -1330,6 +1330,59 @@ def flow_school_sign_in(page, library, servers):
         provider.wait(timeout=10); expired.wait(timeout=10)
 
 
+def flow_many_books(page, library, servers):
+    # A librarian chooses books in the catalog's select mode (a box on each row, the change in a bar
+    # above the tabs), says what to change, is asked once, and undoes it; then the same in German.
+    for name in ("Feet of Quill", "Quill Tower", "The Last Quill"):
+        library.title(name, ["Ursula Quillon"], copies=1)
+    page.goto(library.url("/catalog?q=quillon"))
+    page.get_by_role("link", name="Select books").click()
+    expect(page.locator("label.picker")).to_have_count(3)
+    labelled(page)
+    page.locator("label.picker", has_text="Feet of Quill").locator("input").check()
+    page.locator("label.picker", has_text="Quill Tower").locator("input").check()
+    bar = page.locator(".bulk-bar").bounding_box()
+    tabs = page.locator(".tabs").bounding_box()
+    assert bar["y"] + bar["height"] <= tabs["y"] + 1, (bar, tabs)   # above the tabs, where a thumb reaches it
+    assert page.get_by_role("button", name="Continue").bounding_box()["height"] >= 44
+    page.get_by_label("Change the chosen books").select_option("series")
+    page.get_by_label("To", exact=True).fill("Quill Chronicles")
+    shot(page, "bulk-01-select-mode")
+    page.get_by_role("button", name="Continue").click()
+    expect(page.get_by_role("heading", name="Change many books")).to_be_visible()
+    expect(page.get_by_text("Set series: “Quill Chronicles” — 2 books?")).to_be_visible()
+    expect(page.locator(".bulk-confirm li")).to_have_count(2)
+    shot(page, "bulk-02-asked-once", full_page=True)
+    page.get_by_role("button", name="Change 2 books").click()
+    expect(page.get_by_text("Set series: “Quill Chronicles”: 2 books changed.")).to_be_visible()
+    expect(page.get_by_text(re.compile("Last change to many books: Set series"))).to_be_visible()
+    shot(page, "bulk-03-changed-with-undo")
+    page.goto(library.url("/catalog?q=quill+chronicles"))
+    expect(page.locator("ul.titles li")).to_have_count(2)
+    page.get_by_role("button", name="Undo").click()
+    expect(page.get_by_text("Undone: Set series: “Quill Chronicles” for 2 books.")).to_be_visible()
+    page.goto(library.url("/catalog?q=quill+chronicles"))
+    expect(page.locator("ul.titles li")).to_have_count(0)
+    # In German: every book of the page to a shelf.
+    page.get_by_label(re.compile("Language|Sprache")).select_option("de")
+    expect(page.locator("html")).to_have_attribute("lang", "de")
+    page.goto(library.url("/catalog?q=quillon&select=1"))
+    page.get_by_role("link", name="Alle auf dieser Seite auswählen").click()
+    expect(page.locator("label.picker input:checked")).to_have_count(3)
+    page.get_by_label("Ausgewählte Bücher ändern").select_option("shelf")
+    page.get_by_label("Auf", exact=True).fill("Raum 4")
+    page.get_by_role("button", name="Weiter").click()
+    expect(page.get_by_text("Ins Regal stellen: „Raum 4“ — 3 Bücher?")).to_be_visible()
+    shot(page, "bulk-04-asked-de", full_page=True)
+    page.get_by_role("button", name="3 Bücher ändern").click()
+    expect(page.get_by_text("Ins Regal stellen: „Raum 4“: 3 Bücher geändert.")).to_be_visible()
+    shot(page, "bulk-05-changed-de")
+    page.get_by_role("button", name="Rückgängig").click()
+    expect(page.get_by_text(re.compile("Rückgängig gemacht"))).to_be_visible()
+    page.get_by_label(re.compile("Language|Sprache")).select_option("en")
+    expect(page.locator("html")).to_have_attribute("lang", "en")
+
+
 def flow_cataloguers_desk(page, library, servers):
     # The administrator puts the Deutsche Nationalbibliothek first among the book sources; a German book
     # that Google Books does not know is catalogued from its record (the MARC record kept, the call
@@ -1400,7 +1453,7 @@ def flow_cataloguers_desk(page, library, servers):
     api("PATCH", "/server/book-sources", {"order": ["google_books", "open_library"]}, library.token)
 
 
-FLOWS = [flow_cataloguers_desk, flow_school_year, flow_school_sign_in, flow_reports, flow_shelf_and_stocktake, flow_goodreads_history, flow_page_photo_to_quote, flow_reading_by_keypad_and_voice, flow_every_page, flow_public_catalog, flow_kiosk, flow_return_and_renew_from_member, flow_class_list_import, flow_add_by_isbn, flow_add_by_hand, flow_member, flow_lend_and_return_overdue, flow_holds, flow_wishlist, flow_overview,
+FLOWS = [flow_many_books, flow_cataloguers_desk, flow_school_year, flow_school_sign_in, flow_reports, flow_shelf_and_stocktake, flow_goodreads_history, flow_page_photo_to_quote, flow_reading_by_keypad_and_voice, flow_every_page, flow_public_catalog, flow_kiosk, flow_return_and_renew_from_member, flow_class_list_import, flow_add_by_isbn, flow_add_by_hand, flow_member, flow_lend_and_return_overdue, flow_holds, flow_wishlist, flow_overview,
          flow_import_backup_restore, flow_category_filter, flow_search, flow_languages]
 
 

@@ -20,6 +20,9 @@ enum BulkChangePages {
         let ids = req.formValues("title").compactMap(UUID.init(uuidString:))
         let action = req.formText("action").flatMap(BulkAction.init(rawValue:))
         let value = req.formText("value")
+        // Back to the catalog as it was shown (its search, chip and page): a path of this library's catalog only.
+        let catalog = WebRoute.catalog(library: ctx.libraryID).path
+        let shown = req.formText("back").flatMap { $0 == catalog || $0.hasPrefix(catalog + "?") ? $0 : nil } ?? catalog
         do {
             guard !ids.isEmpty else { throw BulkChangeError.noTitles }
             guard ids.count <= BulkChanges.maxTitles else { throw BulkChangeError.tooManyTitles(max: BulkChanges.maxTitles) }
@@ -35,14 +38,14 @@ enum BulkChangePages {
                 }
                 titles.sort { $0.sort_key < $1.sort_key }
                 guard !titles.isEmpty else { throw BulkChangeError.noTitles }
-                let page = BulkChangePage(libraryID: ctx.libraryID, action: action, value: checked, titles: titles)
+                let page = BulkChangePage(libraryID: ctx.libraryID, action: action, value: checked, titles: titles, back: shown)
                 return try await page.render(try await req.page(library: ctx)).encodeResponse(for: req)
             }
             let report = try await BulkChanges.apply(BulkChangeInput(titleIds: ids, action: action, value: checked), in: req.scope(ctx))
             let t = req.t
             var said = t.format(.bulkDone, t.bulkChange(report.action, report.value), t(.titles, report.changed))
             if !report.skipped.isEmpty { said += " " + t.format(.bulkSkippedSome, t(.titles, report.skipped.count), t.skipReasons(report.skipped)) }
-            return req.seeOther(WebRoute.catalog(library: ctx.libraryID).path, flash: said)
+            return req.seeOther(shown, flash: said)
         } catch let error where error.isFormRefusal {
             return req.seeOther(back, flash: req.t.message(error), isError: true)
         }
@@ -63,6 +66,8 @@ struct BulkChangePage: Sendable {
     var action: BulkAction
     var value: String?
     var titles: [Book]
+    /// The catalog as it was shown when the books were chosen.
+    var back: String
 
     struct Book: Decodable, Sendable {
         var id: UUID
@@ -73,7 +78,7 @@ struct BulkChangePage: Sendable {
 
     func render(_ page: PageContext) -> HTML {
         let t = page.t
-        let (lib, action, value, titles) = (libraryID, action, value, titles)
+        let (lib, action, value, titles, back) = (libraryID, action, value, titles, back)
         let heading = t.format(.bulkConfirmHeading, t.bulkChange(action, value), t(.titles, titles.count))
         return Layout.page(page, title: t(.bulkConfirmTitle)) {
             H.el(.h1, [:]) { EscapedText(t(.bulkConfirmTitle)) }
@@ -93,6 +98,7 @@ struct BulkChangePage: Sendable {
                 H.void(.input, [.type: "hidden", .name: "action", .value: action.rawValue])
                 if let value { H.void(.input, [.type: "hidden", .name: "value", .value: value]) }
                 H.void(.input, [.type: "hidden", .name: "confirm", .value: "1"])
+                H.void(.input, [.type: "hidden", .name: "back", .value: back])
                 H.el(.div, [.class: "actions"]) {
                     H.button(t.format(action == .delete ? .bulkDeleteButton : .bulkChangeButton, t(.titles, titles.count)),
                              kind: action == .delete ? "danger" : "primary")

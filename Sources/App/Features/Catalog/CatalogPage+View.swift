@@ -36,7 +36,6 @@ extension CatalogPage {
                 H.el(.span, [.class: "spacer"]) {}
                 Components.chipLink(t(.viewList), self.url(view: "list"), current: !grid)
                 Components.chipLink(t(.viewGrid), self.url(view: "grid"), current: grid)
-                if page.may(.catalog) { Components.chipLink(t(.bulkSelect), self.url(select: select == .off ? .on : .off), current: select != .off) }
             }
             if let change = lastChange, page.may(.catalog) {
                 H.form(WebRoute.catalogUndo(library: lib).path, csrf: page.csrf, attrs: [.class: "card bulk-last"]) {
@@ -56,6 +55,9 @@ extension CatalogPage {
                     EscapedText(t(result.totalIsLowerBound ? .titlesMoreThan : .titles, result.total))
                     // What the "2/3" pills say, once per page.
                     if !result.items.isEmpty { H.el(.span, [.class: "legend"]) { EscapedText(" · " + t(.badgeLegend)) } }
+                }
+                if select == .off, !result.items.isEmpty, page.may(.catalog) {
+                    H.el(.p, [.class: "select-toggle"]) { H.link(t(.bulkSelect), self.url(select: .on), cls: "button quiet") }
                 }
                 if result.items.isEmpty {
                     if searching {
@@ -105,6 +107,7 @@ extension CatalogPage {
         let (lib, items, checked) = (libraryID, result.items, select == .all)
         let values = Array(Set(categories.map(\.name) + locations)).sorted()
         return H.form(WebRoute.catalogChange(library: lib).path, csrf: page.csrf, attrs: [.class: "bulk", .id: "bulk-form"]) {
+            H.void(.input, [.type: "hidden", .name: "back", .value: self.url(select: .off)])
             H.el(.p, [.class: "bulk-modes"]) {
                 H.link(t(.bulkSelectAll), self.url(select: .all))
                 H.link(t(.bulkSelectEnd), self.url(select: .off))
