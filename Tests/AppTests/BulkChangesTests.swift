@@ -85,6 +85,15 @@ import VaporTesting
             _ = try await undo(f)
             #expect(((try await f.owner.get("\(f.lib)/titles?q=discworld"))["items"] as? [Any])?.isEmpty == true)
             #expect(try await detail(f, mort)["series"] == nil)
+            // A series taken away takes the others with it (a book without one has none), and the undo brings them back.
+            _ = try await f.owner.patch("\(f.lib)/titles/\(mort)", ["series": "Discworld", "seriesNumber": "4", "moreSeries": [["name": "Death", "number": "1"]]])
+            _ = try await change(f, [mort], "series", "")
+            #expect(try await detail(f, mort)["series"] == nil)
+            #expect(((try await f.owner.get("\(f.lib)/titles?series=Death"))["items"] as? [Any])?.isEmpty == true)
+            _ = try await undo(f)
+            #expect((try await detail(f, mort)["moreSeries"] as? [[String: Any]])?.first?["name"] as? String == "Death")
+            _ = try await f.owner.patch("\(f.lib)/titles/\(mort)", ["series": ""])
+            #expect((try await detail(f, mort)["moreSeries"] as? [[String: Any]])?.isEmpty == true)
 
             // A prefix replaces the old one and gives a book without a call number its Cutter letters.
             _ = try await change(f, [byron, mort], "call_number_prefix", "j")

@@ -46,7 +46,7 @@ import Testing
         let empty = LibraryBackup(
             createdAt: Date(timeIntervalSince1970: 0),
             library: try JSONDecoder().decode(LibraryRow.self, from: Data(#"{"name":"x","loan_period_days":14,"max_renewals":2,"public_catalog":false,"next_accession":1}"#.utf8)),
-            categories: [], titleCategories: [], titles: [], copies: [], members: [], loans: [], activities: [], covers: [], reads: [],
+            categories: [], titleCategories: [], titleSeries: [], titles: [], copies: [], members: [], loans: [], activities: [], covers: [], reads: [],
             progressEvents: [], readingGoals: [], quotes: [], pagePhotos: [], holds: [], fines: [], mailTemplates: [], collections: [], shelves: [],
             stocktakes: [], stocktakeScans: [], savedReports: [], auditLog: [])
         let written = try #require(try JSONSerialization.jsonObject(with: Backup.encode(empty)) as? [String: Any])
@@ -106,7 +106,7 @@ import Testing
             "AddReadingLevels", "CreateCollections", "AddCopyShelfIndexes", "CreateShelves", "CreateSyncLog",
             "CreateMemberPortal", "CreateKiosks", "AddLibraryRestoreSwap", "AddShelfCounts", "AddPublicDoorSettings",
             "AddSecurityLifetimes", "AddNightlyBackupRuns", "KeepFiguresOfFormerMembers", "CreateSavedReports", "AddPublicFigures", "CreateLoanTallies", "CreateSchoolYear", "CreateRollovers", "AddRetention", "AddRosterFolder",
-            "CreateSchoolSignIn", "AddClassTeachers", "ArchivedMembersLeaveTheFeed", "AddCallNumbers", "CreateBulkChanges",
+            "CreateSchoolSignIn", "AddClassTeachers", "ArchivedMembersLeaveTheFeed", "AddCallNumbers", "CreateBulkChanges", "CreateTitleSeries",
         ]
         #expect(Migrations.inOrder.map { $0.name.split(separator: ".").last.map(String.init) ?? $0.name } == history)
     }

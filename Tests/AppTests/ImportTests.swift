@@ -159,6 +159,69 @@ private func notes(_ reply: Client.Reply, _ key: String) -> [(Int, String)] {
             #expect(page.html.contains("Not in the library: volume 2, 3, 5, 6, 7, 8, 9, 10"), "\(page.html)")
             let index = try await browser.get("/libraries/\(f.libraryID)/series")
             #expect(index.html.contains("Discworld (3)") && index.html.contains("Teixcalaan (2)"))
+            // The second series of each is kept too: Death lists Mort as 1 and Reaper Man as 2, Rincewind the Colour of Magic.
+            #expect(index.html.contains("Death (2)") && index.html.contains("Rincewind (1)"), "\(index.html)")
+            let death = try await browser.get("/libraries/\(f.libraryID)/series?name=Death")
+            #expect(death.html.contains("Volumes in the library: 2") && death.html.contains("Volume 1") && death.html.contains("Volume 2"), "\(death.html)")
+            #expect(death.html.range(of: ">Mort<")!.lowerBound < death.html.range(of: "Reaper Man")!.lowerBound)
+            let mortID = try #require(((try await f.owner.get("\(f.lib)/titles?q=mort"))["items"] as? [[String: Any]])?.first?["id"] as? String)
+            let mortDetail = try await f.owner.get("\(f.lib)/titles/\(mortID)")
+            #expect(mortDetail["series"] as? String == "Discworld" && mortDetail["seriesNumber"] as? String == "4")
+            #expect((mortDetail["moreSeries"] as? [[String: Any]])?.map { "\($0["name"] as? String ?? "") #\($0["number"] as? String ?? "")" } == ["Death #1"])
+            let book = try await browser.get("/libraries/\(f.libraryID)/titles/\(mortID)")
+            #expect(book.html.contains("Discworld · Volume 4") && book.html.contains("Death · Volume 1"), "\(book.html)")
+        }
+    }
+
+    @Test func aTitleInTwoSeriesKeepsBothThroughEditsBackupAndMARC() async throws {
+        try await withTestApp { app in
+            let f = try await Fixture.make(app)
+            let mort = try await f.addTitle("Mort", authors: ["Terry Pratchett"], extra: ["series": "Discworld", "seriesNumber": "4",
+                                                                                           "moreSeries": [["name": "Death", "number": "1"]]])
+            #expect((try await f.owner.get("\(f.lib)/titles/\(mort)")["moreSeries"] as? [[String: Any]])?.first?["name"] as? String == "Death")
+            #expect(((try await f.owner.get("\(f.lib)/titles?series=Death"))["items"] as? [Any])?.count == 1)
+            // Bounds: five at most, names within theirs; the title's own series is not listed again.
+            let six = try await f.owner.patch("\(f.lib)/titles/\(mort)", ["moreSeries": (1...6).map { ["name": "S\($0)"] }])
+            #expect(six.status == .unprocessableEntity && six.errorField == "moreSeries")
+            let long = try await f.owner.patch("\(f.lib)/titles/\(mort)", ["moreSeries": [["name": String(repeating: "x", count: 301)]]])
+            #expect(long.status == .unprocessableEntity && long.errorField == "moreSeries.0.name")
+            let same = try await f.owner.patch("\(f.lib)/titles/\(mort)", ["moreSeries": [["name": "discworld"], ["name": "Death", "number": "1"]]])
+            #expect((same["moreSeries"] as? [[String: Any]])?.map { $0["name"] as? String } == ["Death"])
+
+            // The edit page shows and saves them as a list.
+            var browser = Browser(app: app)
+            _ = try await browser.get("/login")
+            #expect(try await browser.post("/login", ["username": "owner", "password": "correct horse"]).status == .seeOther)
+            let edit = try await browser.get("/libraries/\(f.libraryID)/titles/\(mort)/edit")
+            #expect(edit.html.contains("value=\"Death #1\""), "\(edit.html)")
+
+            // Backup and restore keep both; so does a MARC export read back into another library (two 490s).
+            let backup = try await f.owner.get("\(f.lib)/backup")
+            #expect(String(buffer: backup.body).contains(#""titleSeries":[{"name":"Death","number":"1","position":2"#))
+            let accepted = try await f.owner.send(.POST, "/api/v1/libraries/restore?name=Copy", rawBody: Data(buffer: backup.body), contentType: "application/json")
+            let restored = try await f.owner.finished(accepted)
+            #expect(restored.status == .ok, "\(restored.json)")
+            let copyID = try #require((restored["library"] as? [String: Any])?["id"] as? String)
+            let inCopy = try #require(((try await f.owner.get("/api/v1/libraries/\(copyID)/titles?series=Death"))["items"] as? [[String: Any]])?.first?["id"] as? String)
+            #expect((try await f.owner.get("/api/v1/libraries/\(copyID)/titles/\(inCopy)")["moreSeries"] as? [[String: Any]])?.first?["number"] as? String == "1")
+
+            let (_, exported) = try await PrintTests.download(f.owner, "\(f.lib)/export?format=marcxml")
+            let record = try #require(MARCXMLReader.read(exported).records.compactMap { try? $0.result.get() }.first)
+            #expect(record.fields("490").map { $0["a"] ?? "" } == ["Discworld", "Death"])
+            let other = try await f.owner.post("/api/v1/libraries", ["name": "Annex"])
+            let annex = "/api/v1/libraries/\(other.string("id"))"
+            let upload = try await f.owner.send(.POST, "\(annex)/import", rawBody: exported, contentType: "application/marcxml+xml")
+            #expect(try await f.owner.finished(upload).status == .ok)
+            let imported = try #require(((try await f.owner.get("\(annex)/titles?series=Death"))["items"] as? [[String: Any]])?.first?["id"] as? String)
+            let detail = try await f.owner.get("\(annex)/titles/\(imported)")
+            #expect(detail["series"] as? String == "Discworld")
+            #expect((detail["moreSeries"] as? [[String: Any]])?.first?["name"] as? String == "Death")
+
+            // Without a series of its own, the first of a list becomes its own.
+            let solo = try await f.addTitle("Small Gods", authors: ["Terry Pratchett"], extra: ["moreSeries": [["name": "Discworld", "number": "13"], ["name": "Gods"]]])
+            let soloDetail = try await f.owner.get("\(f.lib)/titles/\(solo)")
+            #expect(soloDetail["series"] as? String == "Discworld" && soloDetail["seriesNumber"] as? String == "13")
+            #expect((soloDetail["moreSeries"] as? [[String: Any]])?.map { $0["name"] as? String } == ["Gods"])
         }
     }
 

@@ -5,7 +5,9 @@ import Testing
 struct SeriesTitleTests {
     @Test func goodreadsTitlesGiveTheirSeries() {
         #expect(SeriesTitle.parse("A Desolation Called Peace (Teixcalaan, #2)") == .init(title: "A Desolation Called Peace", series: "Teixcalaan", number: "2"))
-        #expect(SeriesTitle.parse("The Colour of Magic (Discworld, #1; Rincewind #1)") == .init(title: "The Colour of Magic", series: "Discworld", number: "1"))
+        #expect(SeriesTitle.parse("The Colour of Magic (Discworld, #1; Rincewind #1)")
+                == .init(title: "The Colour of Magic", series: "Discworld", number: "1", more: [.init(name: "Rincewind", number: "1")]))
+        #expect(SeriesTitle.parse("Mort (Discworld, #4; Death, #1)")?.more == [.init(name: "Death", number: "1")])
         #expect(SeriesTitle.parse("Mort (Discworld #4)") == .init(title: "Mort", series: "Discworld", number: "4"))
         #expect(SeriesTitle.parse("Harry Potter Boxed Set (Harry Potter, #1-7)") == .init(title: "Harry Potter Boxed Set", series: "Harry Potter", number: "1-7"))
         #expect(SeriesTitle.parse("The Hedge Knight (The Tales of Dunk and Egg, #1.5)")?.number == "1.5")
@@ -20,5 +22,14 @@ struct SeriesTitleTests {
         #expect(SeriesTitle.missing(["1", "2", "5", "2.5"]) == [3, 4])
         #expect(SeriesTitle.missing(["1-3", "6"]) == [4, 5])
         #expect(SeriesTitle.missing([nil, "x"]).isEmpty)
+    }
+
+    @Test func seriesListsAreReadAsPeopleWriteThem() {
+        #expect(SeriesEntry.list("Death, #1; Witches #2;; Tiffany Aching") == [.init(name: "Death", number: "1"), .init(name: "Witches", number: "2"), .init(name: "Tiffany Aching")])
+        #expect(SeriesEntry.list("Death #1; death #2") == [.init(name: "Death", number: "1")])
+        #expect(SeriesEntry.list(" ; ").isEmpty)
+        #expect(SeriesEntry.list("C# for Kids") == [.init(name: "C# for Kids")])
+        #expect(SeriesEntry.list((1...9).map { "S\($0)" }.joined(separator: ";")).count == SeriesEntry.maxEntries)
+        #expect(SeriesEntry.text(SeriesEntry.list("Death, #1; Witches")) == "Death #1; Witches")
     }
 }

@@ -51,6 +51,7 @@ private func titleFields(requireTitle: Bool) -> [String: JSONValue] {
         "seriesNumber": Rule.optionalText(20), "readingLevel": Rule.optionalText(40),
         "categories": Rule.items(Rule.optionalText(100), max: 50), "location": Rule.optionalText(200),
         "callNumber": Rule.optionalText(CallNumber.maxLength),
+        "moreSeries": ["maxItems": .number(Double(SeriesEntry.maxEntries))],
     ]
     // A title, or an ISBN the providers know (its title is looked up).
     if requireTitle { fields["."] = ["anyOf": [["required": ["title"]], ["required": ["isbn"]]]] }

@@ -24,6 +24,8 @@ public struct ImportRecord: Sendable, Equatable {
     public var wishlist = false
     public var series: String?
     public var seriesNumber: String?
+    /// The other series it belongs to ("Mort": Discworld #4, and Death #1).
+    public var moreSeries: [SeriesEntry] = []
     /// An Amazon identifier (ASIN) the file gave where an ISBN goes, kept with the book.
     public var asin: String?
     /// Where it stands on the shelf ("823.914 ROW").

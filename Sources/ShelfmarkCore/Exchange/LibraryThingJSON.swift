@@ -100,13 +100,16 @@ public enum LibraryThingJSON {
         r.categories = strings(book["tags"]) + strings(book["genre"]) + collections.filter { $0 != "Your library" && $0 != "Wishlist" && $0 != "To read" }
         r.wishlist = collections.contains("Wishlist")
         if let copies = string(book["copies"]), let n = Int(copies.trimmingCharacters(in: .whitespaces)), n > 0 { r.totalCopies = n }
-        if let series = strings(book["series"]).first {
-            // "Momo (1)" → series Momo, number 1
-            if let m = series.firstMatch(of: /^(.*?)\s*\(([^()]+)\)$/) {
-                r.series = String(m.output.1)
-                r.seriesNumber = String(m.output.2)
-            } else {
-                r.series = series
+        // Each series a book is in: "Momo (1)" → series Momo, number 1; the first is its own, the others kept with it.
+        var seen = Set<String>()
+        for series in strings(book["series"]) {
+            var (name, number): (String, String?) = (series, nil)
+            if let m = series.firstMatch(of: /^(.*?)\s*\(([^()]+)\)$/) { (name, number) = (String(m.output.1), String(m.output.2)) }
+            guard !name.isEmpty, seen.insert(name.lowercased()).inserted else { continue }
+            if r.series == nil {
+                (r.series, r.seriesNumber) = (name, number)
+            } else if r.moreSeries.count < SeriesEntry.maxEntries {
+                r.moreSeries.append(SeriesEntry(name: String(name.prefix(SeriesEntry.maxName)), number: number.map { String($0.prefix(SeriesEntry.maxNumber)) }))
             }
         }
         guard r.title != nil || r.isbn != nil else { return .failure(.missing(column: "title")) }

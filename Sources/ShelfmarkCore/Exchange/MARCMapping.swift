@@ -25,6 +25,8 @@ public struct MARCExportTitle: Sendable, Equatable {
     public var categories: [String] = []
     public var series: String?
     public var seriesNumber: String?
+    /// Its other series, each a 490 of its own after the first.
+    public var moreSeries: [SeriesEntry] = []
     public var coverURL: String?
     public var copies: [Copy] = []
     /// Where it stands on the shelf: 852 $h of each copy.
@@ -95,9 +97,10 @@ public enum MARCMapping {
         if let d = t.publishedDate { publication.append(.init("c", d)) }
         if !publication.isEmpty { fields.append(.data("264", " ", "1", publication)) }
         if let pages = t.pageCount { fields.append(.data("300", " ", " ", [.init("a", "\(pages) pages")])) }
-        if let series = t.series {
-            var s: [MARCSubfield] = [.init("a", series)]
-            if let n = t.seriesNumber { s.append(.init("v", n)) }
+        let series = (t.series.map { [SeriesEntry(name: $0, number: t.seriesNumber)] } ?? []) + t.moreSeries
+        for entry in series {
+            var s: [MARCSubfield] = [.init("a", entry.name)]
+            if let n = entry.number { s.append(.init("v", n)) }
             fields.append(.data("490", "0", " ", s))
         }
         if let notes = t.notes { fields.append(.data("500", " ", " ", [.init("a", notes)])) }
@@ -199,9 +202,18 @@ public enum MARCMapping {
                 r.categories.append(a)
             }
         }
-        if let series = m.fields("490").first ?? m.fields("830").first, let name = series["a"].map(clean), !name.isEmpty {
-            r.series = name
-            r.seriesNumber = series["v"].map(clean).flatMap { $0.isEmpty ? nil : $0 }
+        // Each series statement (490) is a series of the book, the first its own; without one, the added entries (830).
+        var seen = Set<String>()
+        let statements = m.fields("490").isEmpty ? m.fields("830") : m.fields("490")
+        for field in statements {
+            guard let name = field["a"].map(clean).map({ $0.trimmingCharacters(in: CharacterSet(charactersIn: " ;,")) }), !name.isEmpty,
+                  seen.insert(name.lowercased()).inserted else { continue }
+            let number = field["v"].map(clean).flatMap { $0.isEmpty ? nil : String($0.prefix(SeriesEntry.maxNumber)) }
+            if r.series == nil {
+                (r.series, r.seriesNumber) = (name, number)
+            } else if r.moreSeries.count < SeriesEntry.maxEntries {
+                r.moreSeries.append(SeriesEntry(name: String(name.prefix(SeriesEntry.maxName)), number: number))
+            }
         }
         r.coverURL = m.fields("856").first { ($0["3"] ?? "").lowercased().contains("cover") }?["u"]
         let holdings = m.fields("852").count

@@ -96,6 +96,8 @@ enum BulkChanges {
         var categoryMade = false
         var linked: [UUID] = []
         var deleted: Deleted?
+        /// The other series of books whose series a change took away (a book without one has no others).
+        var moreSeries: [TitleSeriesRow] = []
     }
 
     struct Before: Codable, Sendable {
@@ -114,6 +116,7 @@ enum BulkChanges {
         var loansByCopy: [UUID: [UUID]]
         var readsByTitle: [UUID: [UUID]]
         var scansByCopy: [UUID: [UUID]]
+        var moreSeries: [TitleSeriesRow]? = nil
     }
 
     private struct Picked: Decodable {
@@ -210,6 +213,14 @@ enum BulkChanges {
             case .series:
                 undo.titleValues = picked.map { Before(id: $0.id, value: $0.series) }
                 for book in picked { try await setSeries(value, of: book, now: now, on: sql) }
+                if value == nil {
+                    for chunk in picked.map(\.id).chunked(500) {
+                        undo.moreSeries += try await sql.raw("""
+                            SELECT title_id, position, name, number FROM title_series WHERE title_id IN (\(binds: chunk))
+                            """).all(decoding: TitleSeriesRow.self)
+                        try await sql.raw("DELETE FROM title_series WHERE title_id IN (\(binds: chunk))").run()
+                    }
+                }
             case .callNumberPrefix:
                 undo.titleValues = picked.map { Before(id: $0.id, value: $0.call_number) }
                 var byNew: [String?: [UUID]] = [:]
@@ -289,6 +300,8 @@ enum BulkChanges {
                         """).all(decoding: Picked.self)
                     for book in books { try await setSeries(old[book.id] ?? nil, of: book, now: now, on: sql) }
                 }
+                let kept = Set(try await existing(Array(Set(undo.moreSeries.map(\.title_id))), library: library.libraryID, on: sql))
+                try await TitleSeries.insert(undo.moreSeries.filter { kept.contains($0.title_id) }, on: db)
             case .callNumberPrefix:
                 for (old, titles) in Dictionary(grouping: undo.titleValues, by: \.value) {
                     try await setCallNumber(old, titles: try await existing(titles.map(\.id), library: library.libraryID, on: sql), now: now, on: sql)
@@ -406,6 +419,9 @@ enum BulkChanges {
             deleted.categories += try await sql.raw("SELECT title_id, category_id FROM title_categories WHERE title_id IN (\(binds: chunk))")
                 .all(decoding: TitleCategoryRow.self)
             deleted.holds += try await sql.raw("SELECT * FROM holds WHERE title_id IN (\(binds: chunk))").all(decoding: HoldRow.self)
+            deleted.moreSeries = (deleted.moreSeries ?? []) + (try await sql.raw("""
+                SELECT title_id, position, name, number FROM title_series WHERE title_id IN (\(binds: chunk))
+                """).all(decoding: TitleSeriesRow.self))
             try await group("SELECT id, title_id FROM loans WHERE title_id IN (\(binds: chunk))", key: "title_id", into: &deleted.loansByTitle)
             try await group("SELECT id, title_id FROM reads WHERE title_id IN (\(binds: chunk))", key: "title_id", into: &deleted.readsByTitle)
             for copyChunk in copies.map(\.id).chunked(500) {
@@ -456,6 +472,7 @@ enum BulkChanges {
         let links = d.categories.filter { back.contains($0.title_id) && categories.contains($0.category_id) }
             .map { Link(id: UUID(), title_id: $0.title_id, category_id: $0.category_id) }
         for chunk in links.chunked(200) { try await sql.insert(into: "title_categories").models(chunk).run() }
+        try await TitleSeries.insert((d.moreSeries ?? []).filter { back.contains($0.title_id) }, on: db)
         let copyIDs = Set(copies.map(\.id))
         let holds = d.holds.filter { back.contains($0.title_id) }.map { h -> HoldRow in
             var r = h

@@ -35,6 +35,14 @@ enum Catalog {
                              readingLevel: input.readingLevel, callNumber: input.callNumber), to: title)
         let location = try Check.optional(input.location, field: "location", max: 200)
         let categoryNames = try input.categories.map(categoryNames)
+        var listed = try TitleSeries.checked(input.moreSeries ?? [], own: title.series)
+        if title.series == nil, let first = listed.first {
+            // A list without a series of its own: the first is its own.
+            (title.series, title.seriesNumber) = (first.name, first.number)
+            listed.removeFirst()
+            title.refreshDerived()
+        }
+        let moreSeries = listed
         // A national library's record the lookup of this ISBN brought is kept with the title, as it came.
         if let isbn, !wishlist { title.marcRecord = try await LookupService.cachedRecord(isbn, on: db)?.marcXML }
         return try await gate.transaction(on: db) { db in
@@ -42,6 +50,7 @@ enum Catalog {
             try await title.create(on: db)
             let titleID = try title.requireID()
             if let categoryNames { try await setCategories(categoryNames, titleID: titleID, library: library.libraryID, on: db) }
+            if !moreSeries.isEmpty { try await TitleSeries.set(moreSeries, titleID: titleID, on: db) }
             try await addCopies(copies, titleID: titleID, location: location, library: library.libraryID, on: db)
             if Enrichment.needed(title) { try await Enrichment.enqueue(titleID: titleID, libraryID: library.libraryID, now: now, on: db) }
             try await ActivityLog.record(.init(
@@ -70,7 +79,19 @@ enum Catalog {
             if let authors = patch.authors { title.authors = try Check.authors(authors) }
             let isbnChanged = title.isbn13 != oldISBN
             try apply(patch, to: title)
+            var moreSeries = try patch.moreSeries.map { try TitleSeries.checked($0, own: title.series) }
+            if title.series == nil {
+                // Without a series of its own it has no others: the first of a list given becomes its own.
+                if let first = moreSeries?.first {
+                    (title.series, title.seriesNumber) = (first.name, first.number)
+                    moreSeries?.removeFirst()
+                    title.refreshDerived()
+                } else if patch.series != nil {
+                    moreSeries = []
+                }
+            }
             try await title.save(on: db)
+            if let moreSeries { try await TitleSeries.set(moreSeries, titleID: titleID, on: db) }
             if isbnChanged || CoverStore.isRemote(patch.coverUrl), Enrichment.needed(title) {
                 try await Enrichment.enqueue(titleID: titleID, libraryID: library.libraryID, now: now, on: db)
             }

@@ -29,6 +29,8 @@ struct TitleCreate: Content {
     var priority: Int? = nil
     /// Where it stands on the shelf ("823.914 ROW"); a national library's record suggests one.
     var callNumber: String? = nil
+    /// The other series it belongs to, after `series` (at most five).
+    var moreSeries: [SeriesEntry]? = nil
 }
 
 /// Body of editing a title: only the fields present change. `totalCopies` adds or removes
@@ -54,6 +56,8 @@ struct TitlePatch: Content {
     var totalCopies: Int?
     /// An empty text removes it.
     var callNumber: String? = nil
+    /// The other series it belongs to, after `series` (at most five); an empty list removes them.
+    var moreSeries: [SeriesEntry]? = nil
 }
 
 struct CopiesAdd: Content {
@@ -150,6 +154,8 @@ struct TitleDetail: Content {
     var callNumber: String? = nil
     /// Whether a national library's MARC record is kept with it (`GET …/titles/{id}/marc`).
     var hasMarcRecord = false
+    /// The other series it belongs to, after `series` ("Mort": Discworld #4, then Death #1).
+    var moreSeries: [SeriesEntry] = []
 }
 
 struct SectionCount: Content {

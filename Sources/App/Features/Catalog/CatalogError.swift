@@ -18,6 +18,7 @@ enum CatalogError: DomainError, Equatable {
     case duplicateCategory(String)
     case duplicateISBN(title: String, titleID: UUID, library: UUID)
     case tooManyCategories(max: Int)
+    case tooManySeries(max: Int)
     case tooManyAuthors(max: Int)
     case tooManyCopiesAtOnce(max: Int, from: Int, to: Int)
     case noISBNToDraw(title: String)
@@ -49,6 +50,7 @@ enum CatalogError: DomainError, Equatable {
                 $0.format(.errDuplicateISBN, title)
             }
         case .tooManyCategories(let max): .init(.invalid, "invalid", field: "categories") { $0.format(.errTooManyCategories, $0.number(max)) }
+        case .tooManySeries(let max): .init(.invalid, "invalid", field: "moreSeries") { $0.format(.errTooManySeries, $0.number(max)) }
         case .tooManyAuthors(let max): .init(.invalid, "invalid", field: "authors") { $0.format(.errTooManyAuthors, $0.number(max)) }
         case .tooManyCopiesAtOnce(let max, let from, let to):
             .init(.conflict, "too_many_copies_at_once", field: "totalCopies", details: ["max": String(max), "from": String(from), "to": String(to)]) {

@@ -20,6 +20,9 @@ enum CatalogFeature: Feature {
                   notInRow: [
                       "id": "a link's own number, given by the database; nothing refers to it",
                   ], backup: .kept(key: "titleCategories"), erase: .erased, swap: .followsParent, forget: .cascade),
+        DataTable(name: "title_series", rows: .childOf("titles", key: "title_id"), parents: ["titles"], row: .of(TitleSeriesRow.self),
+                  notInRow: ["id": "a row's own number, given as it is written; nothing refers to it"],
+                  backup: .kept(key: "titleSeries"), erase: .erased, swap: .followsParent, forget: .cascade),
         DataTable(name: "copies", rows: .byLibrary(), parents: ["titles"], row: .of(CopyRow.self),
                   notInRow: ["last_lent_at": "the start of the copy's last loan: counted again from the loans after a restore"],
                   backup: .kept(key: "copies"), erase: .erased, swap: .moved, forget: .cascade),
@@ -76,6 +79,7 @@ enum CatalogFeature: Feature {
             Landed(43, AddCopyShelfIndexes()),
             Landed(64, AddCallNumbers()),
             Landed(65, CreateBulkChanges()),
+            Landed(66, CreateTitleSeries()),
         ]
     }
 }

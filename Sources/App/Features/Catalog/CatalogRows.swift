@@ -92,6 +92,15 @@ struct TitleRow: Codable, Sendable, Equatable {
         author_key = Title.authorKey(authors)
     }
 
+    /// The other series of an imported book, after the row's own: the file's list, or the ones its
+    /// title names after the first ("Mort (Discworld, #4; Death, #1)"); each once, never the row's own.
+    func moreSeries(importing r: ImportRecord) -> [SeriesEntry] {
+        guard series != nil else { return [] }
+        let listed = r.series == nil ? (r.title.flatMap(SeriesTitle.parse)?.more ?? []) : r.moreSeries
+        var seen = Set([series?.lowercased()].compactMap { $0 })
+        return listed.prefix(SeriesEntry.maxEntries).filter { seen.insert($0.name.lowercased()).inserted }
+    }
+
     /// As `Enrichment.needed`: an ISBN and something missing.
     var needsEnrichment: Bool {
         guard isbn13 != nil else { return false }

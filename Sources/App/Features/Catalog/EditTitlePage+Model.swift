@@ -8,7 +8,7 @@ import Vapor
 struct EditTitlePage: Sendable {
     static let fields: Set<String> = ["title", "subtitle", "authors", "isbn", "publisher", "publishedDate", "pageCount", "language",
                                       "rating", "categories", "description", "coverUrl", "totalCopies",
-                                      "series", "seriesNumber", "readingLevel", "callNumber"]
+                                      "series", "seriesNumber", "moreSeries", "readingLevel", "callNumber"]
 
     var libraryID: UUID
     var titleID: UUID
@@ -27,7 +27,7 @@ struct EditTitlePage: Sendable {
             "language": d.language, "rating": d.rating.map { String(format: "%g", $0) },
             "categories": d.categories.map(\.name).joined(separator: ", "), "description": d.description, "coverUrl": d.coverUrl,
             "totalCopies": String(d.availability.total), "series": d.series, "seriesNumber": d.seriesNumber, "readingLevel": d.readingLevel,
-            "callNumber": d.callNumber,
+            "callNumber": d.callNumber, "moreSeries": d.moreSeries.isEmpty ? nil : SeriesEntry.text(d.moreSeries),
         ]
         return EditTitlePage(libraryID: library.libraryID, titleID: titleID, storedTitle: d.title, isWishlist: d.wishlist,
                              copiesOnLoan: d.availability.onLoan, form: FormState(values: values.compactMapValues { $0 }))

@@ -26,6 +26,7 @@ extension EditTitlePage {
                     H.field(t(.seriesNumberField), name: "seriesNumber", value: form["seriesNumber"], error: form.errors["seriesNumber"],
                             extra: [.inputmode: "decimal"])
                 }
+                H.field(t(.moreSeriesField), name: "moreSeries", value: form["moreSeries"], hint: t(.moreSeriesHint), error: form.errors["moreSeries"])
                 H.field(t(.readingLevelField), name: "readingLevel", value: form["readingLevel"], hint: t(.readingLevelHint), error: form.errors["readingLevel"])
                 if !isWishlist {
                     H.field(t(.callNumberField), name: "callNumber", value: form["callNumber"], hint: t(.callNumberHint), error: form.errors["callNumber"])

@@ -21,7 +21,7 @@ enum EditTitlePages {
     /// PATCH's absent field keeps it), authors and categories separated by commas. Bounds: the API's.
     struct EditTitleForm: WebForm, SchemaConstrained {
         var title, subtitle, authors, isbn, publisher, publishedDate, language, description, coverUrl, categories: String?
-        var series, seriesNumber, readingLevel, callNumber: String?
+        var series, seriesNumber, moreSeries, readingLevel, callNumber: String?
         var pageCount: Int?
         var rating: Double?
         var totalCopies: Int?
@@ -30,6 +30,7 @@ enum EditTitlePages {
             var fields = TitlePatch.schemaConstraints
             fields["authors"] = ["maxLength": .number(Double(50 * 302))]
             fields["categories"] = ["maxLength": .number(Double(50 * 102))]
+            fields["moreSeries"] = ["maxLength": .number(Double(SeriesEntry.maxEntries * (SeriesEntry.maxName + SeriesEntry.maxNumber + 4)))]
             return fields
         }
 
@@ -44,6 +45,7 @@ enum EditTitlePages {
             (patch.pageCount, patch.rating, patch.totalCopies) = (pageCount, rating, totalCopies)
             (patch.series, patch.seriesNumber, patch.readingLevel) = (series ?? "", seriesNumber ?? "", readingLevel ?? "")
             patch.callNumber = callNumber ?? ""
+            patch.moreSeries = SeriesEntry.list(moreSeries ?? "")
             return patch
         }
     }

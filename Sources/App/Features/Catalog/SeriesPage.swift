@@ -18,9 +18,15 @@ struct SeriesPage: Sendable {
     static func make(name: String?, library: LibraryContext, now: Date, on db: any Database) async throws -> SeriesPage {
         var page = SeriesPage(libraryID: library.libraryID, name: name)
         guard let name else {
+            // A title's own series and the others it is in, each counted once per title.
             page.all = try await db.sql.raw("""
-                SELECT series, COUNT(*) AS n FROM titles WHERE library_id = \(bind: library.libraryID) AND wishlist = \(bind: false)
-                AND series IS NOT NULL AND series <> '' GROUP BY series ORDER BY series LIMIT 1000
+                SELECT series, COUNT(*) AS n FROM (
+                  SELECT t.series AS series FROM titles t WHERE t.library_id = \(bind: library.libraryID) AND t.wishlist = \(bind: false)
+                    AND t.series IS NOT NULL AND t.series <> ''
+                  UNION ALL
+                  SELECT ts.name AS series FROM title_series ts JOIN titles t ON t.id = ts.title_id
+                  WHERE t.library_id = \(bind: library.libraryID) AND t.wishlist = \(bind: false)
+                ) s GROUP BY series ORDER BY series LIMIT 1000
                 """).all().map { (try $0.decode(column: "series", as: String.self), try $0.decode(column: "n", as: Int.self)) }
             return page
         }
@@ -29,9 +35,14 @@ struct SeriesPage: Sendable {
         filters.limit = maxVolumes
         let list = try await TitleQuery.list(filters, libraryID: library.libraryID, now: now, on: db)
         var numbers: [UUID: String] = [:]
-        for row in try await db.sql.raw("SELECT id, series_number FROM titles WHERE library_id = \(bind: library.libraryID) AND series = \(bind: name)"
-                                         + " AND series_number IS NOT NULL LIMIT \(literal: maxVolumes)").all() {
-            numbers[try row.decode(column: "id", as: UUID.self)] = try row.decode(column: "series_number", as: String.self)
+        for row in try await db.sql.raw("""
+            SELECT id, series_number AS number FROM titles WHERE library_id = \(bind: library.libraryID) AND series = \(bind: name) AND series_number IS NOT NULL
+            UNION ALL
+            SELECT t.id, ts.number FROM title_series ts JOIN titles t ON t.id = ts.title_id
+            WHERE t.library_id = \(bind: library.libraryID) AND ts.name = \(bind: name) AND ts.number IS NOT NULL
+            LIMIT \(literal: maxVolumes * 2)
+            """).all() {
+            numbers[try row.decode(column: "id", as: UUID.self)] = try row.decode(column: "number", as: String.self)
         }
         page.volumes = list.items.map { ($0, numbers[$0.id]) }
             .sorted { (SeriesTitle.order($0.number), $0.title.title) < (SeriesTitle.order($1.number), $1.title.title) }

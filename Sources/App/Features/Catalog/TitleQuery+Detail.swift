@@ -63,6 +63,8 @@ extension TitleQuery {
             links: links(isbn13: t.isbn13, title: t.title, authors: t.authors), createdAt: t.createdAt, updatedAt: t.updatedAt)
         detail.ratingCount = votes.n
         (detail.callNumber, detail.hasMarcRecord) = (t.callNumber, t.hasMARC)
+        // Only a title with a series of its own has others (the first of a list becomes its own).
+        if t.series != nil { detail.moreSeries = try await TitleSeries.of([titleID], on: db)[titleID] ?? [] }
         if voters > 0 { detail.ratingAverage = ((votes.total ?? 0) + (t.rating ?? 0)) / Double(voters) }
         return detail
     }

@@ -203,7 +203,9 @@ enum TitleQuery {
         if let location = f.location {
             clause += " AND EXISTS (SELECT 1 FROM copies c WHERE c.title_id = t.id AND c.location = \(bind: location))"
         }
-        if let series = f.series { clause += " AND t.series = \(bind: series)" }
+        if let series = f.series {
+            clause += " AND (t.series = \(bind: series) OR EXISTS (SELECT 1 FROM title_series ts WHERE ts.name = \(bind: series) AND ts.title_id = t.id))"
+        }
         if let level = f.readingLevel { clause += " AND t.reading_level = \(bind: level)" }
         if let scheme = f.levelScheme {
             clause += " AND t.level_scheme = \(bind: scheme.rawValue)"

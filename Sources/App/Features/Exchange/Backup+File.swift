@@ -98,6 +98,7 @@ extension Backup {
         if let scans = backup.stocktakeScans { try array("stocktakeScans", scans) }
         if let stocktakes = backup.stocktakes { try array("stocktakes", stocktakes) }
         try array("titleCategories", backup.titleCategories)
+        if let series = backup.titleSeries { try array("titleSeries", series) }
         try array("titles", backup.titles)
         try value("version", backup.version)
         out.append(UInt8(ascii: "}"))

@@ -121,7 +121,7 @@ extension Backup {
             throw ExchangeError.unreadableBackup(at: "copies[\(index)].barcode")
         }
         let counts: [Int] = [b.titles.count, b.copies.count, b.members.count, b.loans.count, b.activities.count, b.categories.count,
-                             b.titleCategories.count, b.covers?.count ?? 0, b.reads?.count ?? 0, b.progressEvents?.count ?? 0,
+                             b.titleCategories.count, b.titleSeries?.count ?? 0, b.covers?.count ?? 0, b.reads?.count ?? 0, b.progressEvents?.count ?? 0,
                              b.readingGoals?.count ?? 0, b.quotes?.count ?? 0, b.pagePhotos?.count ?? 0, b.holds?.count ?? 0, b.fines?.count ?? 0, b.shelves?.count ?? 0,
                              b.stocktakes?.count ?? 0, b.stocktakeScans?.count ?? 0, b.savedReports?.count ?? 0, b.auditLog?.count ?? 0]
         let total = counts.reduce(0, +)
@@ -239,6 +239,17 @@ extension Backup {
         struct Link: Encodable, Sendable { var id: UUID; var title_id: UUID; var category_id: UUID }
         let links = b.titleCategories.map { Link(id: UUID(), title_id: map($0.title_id), category_id: map($0.category_id)) }
         try await insert("title_categories", links, inLibrary: false)
+        // The other series of titles the backup holds that have one of their own, each checked as an edit checks it.
+        let titlesWithSeries = Set(b.titles.filter { $0.series != nil }.map(\.id))
+        var seriesSeen = Set<String>()
+        struct SeriesInsert: Encodable, Sendable { var id: UUID; var title_id: UUID; var position: Int; var name: String; var number: String? }
+        try await insert("title_series", (b.titleSeries ?? []).compactMap { (r: TitleSeriesRow) -> SeriesInsert? in
+            let name = r.name.cleanedInput.trimmingCharacters(in: .whitespaces)
+            guard titlesWithSeries.contains(r.title_id), !name.isEmpty, name.count <= SeriesEntry.maxName, (2...SeriesEntry.maxEntries + 1).contains(r.position),
+                  seriesSeen.insert("\(r.title_id) \(r.position)").inserted else { return nil }
+            return SeriesInsert(id: UUID(), title_id: map(r.title_id), position: r.position, name: name,
+                                number: r.number.map { String($0.prefix(SeriesEntry.maxNumber)) })
+        }, inLibrary: false)
         try await insert("copies", b.copies.map { var r = $0; r.id = map(r.id); r.title_id = map(r.title_id); return r })
         // The backup's shelves (one per name and code, each checked as a person's would be), then a
         // shelf for every location its copies name that it does not list.

@@ -19,6 +19,10 @@ enum Backup {
             SELECT tc.title_id, tc.category_id FROM title_categories tc JOIN titles t ON t.id = tc.title_id
             WHERE t.library_id = \(bind: libraryID) ORDER BY tc.title_id, tc.category_id
             """).all(decoding: TitleCategoryRow.self)
+        let titleSeries = try await sql.raw("""
+            SELECT ts.title_id, ts.position, ts.name, ts.number FROM title_series ts JOIN titles t ON t.id = ts.title_id
+            WHERE t.library_id = \(bind: libraryID) ORDER BY ts.title_id, ts.position
+            """).all(decoding: TitleSeriesRow.self)
         var covers: [CoverRow]?
         if includeCovers {
             let ids = titles.compactMap { $0.cover_url.flatMap(coverID) }
@@ -40,7 +44,7 @@ enum Backup {
         return LibraryBackup(
             createdAt: now, library: library,
             categories: try await rows("categories", CategoryRow.self),
-            titleCategories: titleCategories, titles: titles,
+            titleCategories: titleCategories, titleSeries: titleSeries, titles: titles,
             copies: try await rows("copies", CopyRow.self),
             members: try await rows("members", MemberRow.self),
             loans: try await rows("loans", LoanRow.self),

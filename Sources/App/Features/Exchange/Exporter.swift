@@ -61,7 +61,18 @@ enum Exporter {
         } else {
             try await sqlMARCRead(libraryID: libraryID, on: db.sql)
         }
-        return read.assembled()
+        // The titles' other series (few rows: read the same way from either database).
+        let series = try await db.sql.raw("""
+            SELECT ts.title_id, ts.position, ts.name, ts.number FROM title_series ts JOIN titles t ON t.id = ts.title_id
+            WHERE t.library_id = \(bind: libraryID) ORDER BY ts.title_id, ts.position
+            """).all(decoding: TitleSeriesRow.self)
+        var seriesByTitle: [String: [SeriesEntry]] = [:]
+        for row in series { seriesByTitle[controlNumber(row.title_id.uuidString), default: []].append(SeriesEntry(name: row.name, number: row.number)) }
+        return read.assembled().map { title in
+            var t = title
+            t.moreSeries = seriesByTitle[t.controlNumber] ?? []
+            return t
+        }
     }
 
     /// What a MARC export reads, from either database: the titles A–Z with their own columns, and

@@ -124,6 +124,7 @@ extension Importer {
             var titles: [TitleRow] = []
             var copyCounts: [(UUID, Int)] = []
             var categories: [(UUID, [String])] = []
+            var moreSeries: [TitleSeriesRow] = []
             var jobs: [JobInsert] = []
             var history: [ReadingLog.ImportedHistory] = []
             var ids = UUIDSource()
@@ -164,6 +165,9 @@ extension Importer {
                 }
                 if let isbn = r.isbn { seenHere[isbn] = row.id }
                 if !r.categories.isEmpty, let names = try? Catalog.categoryNames(Array(r.categories.prefix(20))) { categories.append((row.id, names)) }
+                for (n, entry) in row.moreSeries(importing: r).enumerated() {
+                    moreSeries.append(TitleSeriesRow(title_id: row.id, position: n + 2, name: entry.name, number: entry.number))
+                }
                 if !r.wishlist {
                     let n = r.totalCopies ?? 1
                     if n > 0 { copyCounts.append((row.id, n)) }
@@ -193,6 +197,7 @@ extension Importer {
             for (titleID, names) in categories {
                 try await Catalog.setCategories(names, titleID: titleID, library: ctx.libraryID, on: db)
             }
+            try await TitleSeries.insert(moreSeries, on: db)
             try await BulkInsert.run("jobs", columns: JobInsert.columns, rows: jobs, values: \.values, on: db)
             try await ReadingLog.importHistory(history, user: ctx.user.id, library: ctx.libraryID, now: now, on: db)
             // The file's one activity entry lands with the first rows and counts them as they land, so

@@ -13,6 +13,8 @@ struct LibraryBackup: Codable, Sendable, Equatable {
     var library: LibraryRow
     var categories: [CategoryRow]
     var titleCategories: [TitleCategoryRow]
+    /// The series titles belong to besides their own; absent in backups made before they were kept.
+    var titleSeries: [TitleSeriesRow]? = nil
     var titles: [TitleRow]
     var copies: [CopyRow]
     var members: [MemberRow]

@@ -127,7 +127,14 @@ enum Components {
             fact(t(.categories), d.categories.isEmpty ? nil : d.categories.map(\.name).joined(separator: ", "))
             if let series = d.series, !series.isEmpty {
                 H.el(.dt, [:]) { EscapedText(t(.seriesField)) }
-                H.el(.dd, [:]) { H.link(series + (d.seriesNumber.map { " · " + t.format(.seriesVolume, $0) } ?? ""), seriesLink(series)) }
+                H.el(.dd, [:]) {
+                    H.link(series + (d.seriesNumber.map { " · " + t.format(.seriesVolume, $0) } ?? ""), seriesLink(series))
+                    for more in d.moreSeries {
+                        H.el(.span, [.class: "series-more"]) {
+                            H.link(more.name + (more.number.map { " · " + t.format(.seriesVolume, $0) } ?? ""), seriesLink(more.name))
+                        }
+                    }
+                }
             }
             fact(t(.readingLevelField), d.readingLevel)
         }
