@@ -1383,6 +1383,33 @@ def flow_many_books(page, library, servers):
     expect(page.locator("html")).to_have_attribute("lang", "en")
 
 
+def flow_two_series(page, library, servers):
+    # A book in two series ("Mort": Discworld #4 and Death #1): given on the Edit page in German, shown
+    # on the book's page with both, and on each series' page in order.
+    mort = library.title("Mort", ["Terry Pratchett"], series="Discworld", seriesNumber="4")["id"]
+    library.title("Reaper Man", ["Terry Pratchett"], series="Discworld", seriesNumber="11", moreSeries=[{"name": "Death", "number": "2"}])
+    page.get_by_label(re.compile("Language|Sprache")).select_option("de")
+    expect(page.locator("html")).to_have_attribute("lang", "de")
+    page.goto(library.url(f"/titles/{mort}/edit"))
+    labelled(page)
+    page.get_by_label("Auch in Reihe").fill("Death #1")
+    shot(page, "series-01-edit-de", full_page=True)
+    page.get_by_role("button", name="Speichern").click()
+    facts = page.locator("dl.facts")
+    expect(facts.get_by_role("link", name="Discworld · Band 4")).to_be_visible()
+    expect(facts.get_by_role("link", name="Death · Band 1")).to_be_visible()
+    shot(page, "series-02-book-de")
+    facts.get_by_role("link", name="Death · Band 1").click()
+    expect(page.get_by_text("Bände in der Bibliothek: 2")).to_be_visible()
+    names = [n for n in page.locator("ul.titles .name").all_inner_texts() if n in ("Mort", "Reaper Man")]
+    assert names == ["Mort", "Reaper Man"], names
+    shot(page, "series-03-death-de")
+    page.get_by_label(re.compile("Language|Sprache")).select_option("en")
+    expect(page.locator("html")).to_have_attribute("lang", "en")
+    page.goto(library.url(f"/titles/{mort}"))
+    expect(page.locator("dl.facts").get_by_role("link", name="Death · Volume 1")).to_be_visible()
+
+
 def flow_cataloguers_desk(page, library, servers):
     # The administrator puts the Deutsche Nationalbibliothek first among the book sources; a German book
     # that Google Books does not know is catalogued from its record (the MARC record kept, the call
@@ -1453,7 +1480,7 @@ def flow_cataloguers_desk(page, library, servers):
     api("PATCH", "/server/book-sources", {"order": ["google_books", "open_library"]}, library.token)
 
 
-FLOWS = [flow_many_books, flow_cataloguers_desk, flow_school_year, flow_school_sign_in, flow_reports, flow_shelf_and_stocktake, flow_goodreads_history, flow_page_photo_to_quote, flow_reading_by_keypad_and_voice, flow_every_page, flow_public_catalog, flow_kiosk, flow_return_and_renew_from_member, flow_class_list_import, flow_add_by_isbn, flow_add_by_hand, flow_member, flow_lend_and_return_overdue, flow_holds, flow_wishlist, flow_overview,
+FLOWS = [flow_many_books, flow_two_series, flow_cataloguers_desk, flow_school_year, flow_school_sign_in, flow_reports, flow_shelf_and_stocktake, flow_goodreads_history, flow_page_photo_to_quote, flow_reading_by_keypad_and_voice, flow_every_page, flow_public_catalog, flow_kiosk, flow_return_and_renew_from_member, flow_class_list_import, flow_add_by_isbn, flow_add_by_hand, flow_member, flow_lend_and_return_overdue, flow_holds, flow_wishlist, flow_overview,
          flow_import_backup_restore, flow_category_filter, flow_search, flow_languages]
 
 
