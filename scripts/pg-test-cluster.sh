@@ -16,7 +16,7 @@ start)
   as_pg "$bindir/initdb" -D "$dir/data" -U shelfmark --auth=trust -E UTF8 --locale=C.UTF-8 >"$dir/initdb.log" 2>&1 \
     || { cat "$dir/initdb.log" >&2; exit 1; }
   as_pg "$bindir/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 60 \
-    -o "-c listen_addresses=127.0.0.1 -p $port -k $dir -c fsync=off -c max_connections=400" start >/dev/null \
+    -o "-c listen_addresses=127.0.0.1 -p $port -k $dir -c fsync=off -c max_connections=800" start >/dev/null \
     || { cat "$dir/server.log" >&2; exit 1; }
   as_pg "$bindir/createdb" -h 127.0.0.1 -p "$port" -U shelfmark shelfmark_test
   echo "postgres://shelfmark@127.0.0.1:$port/shelfmark_test"

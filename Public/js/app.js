@@ -152,6 +152,22 @@ async function readPhoto(file, anyCode) {
   return anyCode ? (answer.barcodes ?? []).map((c) => c.text).find((v) => v && v.length <= 64) : answer.isbn?.isbn13;
 }
 
+// An ISBN a tag names, checked: the whole text ("978-3-87134-710-8", "ISBN 0-306-40615-2"), or in a link
+// ("urn:isbn:9780306406157", "https://…/isbn/9780306406157", "…?isbn=…"); nil when it names none.
+const isbnIn = (raw) => {
+  const m = /(?:^|isbn[:\s]*|[/=])((?:97[89][-\s]?)?(?:[0-9][-\s]?){9}[0-9Xx])(?![0-9Xx])/i.exec(raw.trim());
+  if (!m) return null;
+  const code = m[1].replace(/[-\s]/g, "").toUpperCase();
+  const digits = [...code].map((c) => (c === "X" ? 10 : Number(c)));
+  if (code.length === 13 && !code.includes("X")) {
+    return digits.reduce((sum, d, i) => sum + d * (i % 2 ? 3 : 1), 0) % 10 === 0 ? code : null;
+  }
+  if (code.length === 10 && !code.slice(0, 9).includes("X")) {
+    return digits.reduce((sum, d, i) => sum + d * (10 - i), 0) % 11 === 0 ? code : null;
+  }
+  return null;
+};
+
 // The first required field of a form still empty (other than `except`): where a scan goes on to.
 const firstMissing = (form, except) => [...form.querySelectorAll("[required]")].find((el) => el !== except && !el.value);
 
@@ -192,9 +208,10 @@ for (const scanner of document.querySelectorAll("[data-scanner]")) {
     return true;
   };
 
-  // Web NFC (G8): a member's or a copy's sticker read into this page's fields.
+  // Web NFC (G8): a member's or a copy's sticker read into this page's fields; where the scanner takes an
+  // ISBN (Add), a book's tag: its ISBN as text, or a link that names it.
   const nfcButton = scanner.querySelector("[data-nfc-read]");
-  if (nfcButton && anyCode && "NDEFReader" in window) {
+  if (nfcButton && "NDEFReader" in window) {
     nfcButton.hidden = false;
     nfcButton.addEventListener("click", async () => {
       const reader = new window.NDEFReader();
@@ -207,8 +224,18 @@ for (const scanner of document.querySelectorAll("[data-scanner]")) {
       }
       reader.onreading = (event) => {
         for (const record of event.message?.records ?? []) {
-          if (record.recordType !== "text") continue;
+          if (!["text", "url", "absolute-url"].includes(record.recordType)) continue;
           const text = new TextDecoder(record.encoding || "utf-8").decode(record.data);
+          if (!anyCode) {
+            const isbn = isbnIn(text);
+            if (isbn && fields[0]?.isConnected) {
+              if (status) status.textContent = "";
+              fill(fields[0], isbn);
+              return;
+            }
+            continue;
+          }
+          if (record.recordType !== "text") continue;
           const m = /^shelfmark:(member|copy):(.{1,64})$/.exec(text);
           if (!m) continue;
           const field = m[1] === "member" ? document.getElementById("f-card")

@@ -1410,6 +1410,44 @@ def flow_two_series(page, library, servers):
     expect(page.locator("dl.facts").get_by_role("link", name="Death · Volume 1")).to_be_visible()
 
 
+def flow_wishlist_shared_and_nfc(page, library, servers):
+    # A wish shared from a published library opens its public wishlist, which a friend sees in German
+    # at 390 px; on a phone with Web NFC (faked here: Chromium on a desktop has none), Add reads a book's
+    # ISBN from a tag's link and a book's page writes its ISBN to a tag.
+    api("PATCH", f"/libraries/{library.id}", {"publicCatalog": True}, library.token)
+    wish = api("POST", f"/libraries/{library.id}/wishlist", {"title": "The Wished-For Atlas", "authors": ["Ana Cartógrafa"],
+                                                            "requestedBy": "Ada L."}, library.token)["id"]
+    page.goto(library.url("/wishlist"))
+    share = page.locator(".wish", has_text="The Wished-For Atlas").locator("[data-share-url]")
+    assert share.get_attribute("data-share-url") == f"/public/libraries/{library.id}/wishlist#wish-{wish}", share.get_attribute("data-share-url")
+    friend = page.context.browser.new_context(viewport={"width": 390, "height": 844}, locale="de-DE")
+    public = friend.new_page()
+    public.goto(BASE + share.get_attribute("data-share-url"))
+    expect(public.locator("html")).to_have_attribute("lang", "de")
+    expect(public.get_by_role("heading", name=re.compile("Wunschliste"))).to_be_visible()
+    expect(public.locator(f"#wish-{wish}")).to_contain_text("The Wished-For Atlas")
+    assert "Ada L." not in public.content()
+    shot(public, "wish-01-public-de", full_page=True)
+    friend.close()
+    # NFC: the tag's link names the ISBN; the Add page looks it up.
+    page.context.add_init_script("""
+      window.NDEFReader = class {
+        async scan() { setTimeout(() => this.onreading && this.onreading({ message: { records: [
+          { recordType: "url", data: new TextEncoder().encode("https://example.org/isbn/978-0-306-40615-7") }] } }), 100); }
+        async write(message) { window.__nfcWritten = message; }
+      };""")
+    page.goto(library.url("/add"))
+    page.get_by_role("button", name="Read an NFC tag").click()
+    expect(page.get_by_label("Title", exact=True)).to_have_value("Signals and Shelves")
+    shot(page, "wish-02-nfc-isbn-looked-up")
+    book = library.title("Nineteen Eighty-Four", ["George Orwell"], isbn="9780141036144")["id"]
+    page.goto(library.url(f"/titles/{book}"))
+    page.get_by_role("button", name="Write to an NFC tag").first.click()
+    expect(page.get_by_text(re.compile("Written to the tag"))).to_be_visible()
+    written = page.evaluate("window.__nfcWritten.records.map(r => r.data)")
+    assert "9780141036144" in written, written
+
+
 def flow_cataloguers_desk(page, library, servers):
     # The administrator puts the Deutsche Nationalbibliothek first among the book sources; a German book
     # that Google Books does not know is catalogued from its record (the MARC record kept, the call
@@ -1480,7 +1518,7 @@ def flow_cataloguers_desk(page, library, servers):
     api("PATCH", "/server/book-sources", {"order": ["google_books", "open_library"]}, library.token)
 
 
-FLOWS = [flow_many_books, flow_two_series, flow_cataloguers_desk, flow_school_year, flow_school_sign_in, flow_reports, flow_shelf_and_stocktake, flow_goodreads_history, flow_page_photo_to_quote, flow_reading_by_keypad_and_voice, flow_every_page, flow_public_catalog, flow_kiosk, flow_return_and_renew_from_member, flow_class_list_import, flow_add_by_isbn, flow_add_by_hand, flow_member, flow_lend_and_return_overdue, flow_holds, flow_wishlist, flow_overview,
+FLOWS = [flow_many_books, flow_two_series, flow_wishlist_shared_and_nfc, flow_cataloguers_desk, flow_school_year, flow_school_sign_in, flow_reports, flow_shelf_and_stocktake, flow_goodreads_history, flow_page_photo_to_quote, flow_reading_by_keypad_and_voice, flow_every_page, flow_public_catalog, flow_kiosk, flow_return_and_renew_from_member, flow_class_list_import, flow_add_by_isbn, flow_add_by_hand, flow_member, flow_lend_and_return_overdue, flow_holds, flow_wishlist, flow_overview,
          flow_import_backup_restore, flow_category_filter, flow_search, flow_languages]
 
 

@@ -172,6 +172,7 @@ enum L: String, CaseIterable, Sendable {
     case arrangeCallNumber, noCallNumberGroup
     case coverRead
     case errBookSourceListedTwice
+    case publicWishlistHeading, publicWishlistIntro, publicWishlistEmpty, publicWishlistLink
     case moreSeriesField, moreSeriesHint, errTooManySeries
     case bulkSelect, bulkSelectAll, bulkSelectEnd, bulkActionField, bulkValueField, bulkValueHint, bulkContinue, bulkAddCategory, bulkRemoveCategory, bulkShelf, bulkReadingLevel, bulkSeries, bulkCallNumberPrefix, bulkDelete, bulkChangeWithValue, bulkNoValue, bulkConfirmTitle, bulkConfirmHeading, bulkDeleteWarning, bulkUndoHint, bulkChangeButton, bulkDeleteButton, bulkDone, bulkSkippedSome, bulkUndone, bulkUndoneDetail, bulkLastChange, bulkUndo, bulkSkipNotInCatalog, bulkSkipOnLoan, bulkSkipHolds, bulkSkipReadersNotes, errBulkNoTitles, errBulkTooMany, errBulkCategoryNeeded, errBulkPrefixOneWord, errBulkNothingToUndo
     case callNumberField, callNumberHint, sortShelf, marcRecordHeading, marcRecordDownload, lookupGaveFields, lookupSourcesHeading

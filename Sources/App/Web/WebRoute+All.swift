@@ -82,7 +82,7 @@ extension WebRoute {
         case shelves, shelf, shelfBooks, shelfDelete, shelfStocktake, shelfSigns, stocktake, stocktakeScan, stocktakeMove, stocktakeFinish, unseen, printedCatalog
         case reports, report, savedReports, savedReport, savedReportDelete, savedReportSend
         case roster, rosterRun, rosterApply, memberArchive, audit, rollover, rolloverUndo, memberErase
-        case publicCatalog, publicTitle, publicHold, publicSignIn, publicEmailLink, publicSchoolSignIn, publicLink, publicAccount, publicRenew, publicHoldCancel
+        case publicCatalog, publicTitle, publicWishlist, publicHold, publicSignIn, publicEmailLink, publicSchoolSignIn, publicLink, publicAccount, publicRenew, publicHoldCancel
         case publicCalendar, publicSignOut
         case kioskSetup, kiosk, kioskMember, kioskEnd
     }
@@ -169,6 +169,7 @@ extension WebRoute {
         case .quoteDelete: .quoteDelete
         case .publicCatalog: .publicCatalog
         case .publicTitle: .publicTitle
+        case .publicWishlist: .publicWishlist
         case .publicHold: .publicHold
         case .publicSignIn: .publicSignIn
         case .publicEmailLink: .publicEmailLink
@@ -377,6 +378,7 @@ extension WebRoute {
         case .memberErase: return e(.memberErase(library: l, member: s.member), .members, action)
         case .publicCatalog: return e(.publicCatalog(library: l), .publicCatalog, page)
         case .publicTitle: return e(.publicTitle(library: l, title: s.title), .publicCatalog, page)
+        case .publicWishlist: return e(.publicWishlist(library: l), .publicCatalog, page)
         case .publicHold: return e(.publicHold(library: l, title: s.title), .publicCatalog, action)
         case .publicSignIn: return e(.publicSignIn(library: l), .publicCatalog, both)
         case .publicEmailLink: return e(.publicEmailLink(library: l), .publicCatalog, action)

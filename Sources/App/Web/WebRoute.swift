@@ -167,6 +167,8 @@ enum WebRoute: Sendable, Equatable {
     /// from a book's page, signing out.
     case publicCatalog(library: UUID)
     case publicTitle(library: UUID, title: UUID)
+    /// The library's wishlist, public with its catalog.
+    case publicWishlist(library: UUID)
     case publicHold(library: UUID, title: UUID)
     case publicSignIn(library: UUID)
     case publicEmailLink(library: UUID)
@@ -329,6 +331,7 @@ enum WebRoute: Sendable, Equatable {
         case .quoteDelete(let library, let quote): Self.library(library) + [.fixed("reading"), .fixed("quotes"), .parameter(name: "quoteID", value: quote.uuidString), .fixed("delete")]
         case .publicCatalog(let library): Self.open(library)
         case .publicTitle(let library, let title): Self.open(library) + [.fixed("titles"), .parameter(name: "titleID", value: title.uuidString)]
+        case .publicWishlist(let library): Self.open(library) + [.fixed("wishlist")]
         case .publicHold(let library, let title): Self.publicTitle(library: library, title: title).segments + [.fixed("hold")]
         case .publicSignIn(let library): Self.open(library) + [.fixed("sign-in")]
         case .publicEmailLink(let library): Self.open(library) + [.fixed("sign-in"), .fixed("email")]

@@ -103,7 +103,7 @@ struct TitleRow: Codable, Sendable, Equatable {
 
     /// As `Enrichment.needed`: an ISBN and something missing.
     var needsEnrichment: Bool {
-        guard isbn13 != nil else { return false }
+        guard isbn13 != nil else { return wishlist }
         let blank: (String?) -> Bool = { ($0 ?? "").trimmingCharacters(in: .whitespaces).isEmpty }
         return blank(description) || blank(cover_url) || CoverStore.isRemote(cover_url) || blank(publisher)
             || blank(published_date) || page_count == nil || blank(language) || authors.isEmpty

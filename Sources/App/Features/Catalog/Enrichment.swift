@@ -25,7 +25,8 @@ enum Enrichment {
     /// True when a title has an ISBN and something a provider could add: an empty field, or a
     /// cover that still lives on a provider's server.
     static func needed(_ t: Title) -> Bool {
-        guard t.isbn13 != nil else { return false }
+        // A wish named by title and author only is matched to its book by a search.
+        guard t.isbn13 != nil else { return t.wishlist && !t.title.isEmpty }
         let blank: (String?) -> Bool = { ($0 ?? "").trimmingCharacters(in: .whitespaces).isEmpty }
         return blank(t.summary) || blank(t.coverURL) || CoverStore.isRemote(t.coverURL) || blank(t.publisher)
             || blank(t.publishedDate) || t.pageCount == nil || blank(t.language) || t.authors.isEmpty
@@ -93,9 +94,15 @@ enum Enrichment {
     static func run(_ job: Claim, app: Application, now: @Sendable () -> Date) async throws -> Outcome {
         let db = app.db
         let gate = app.writeGate
-        guard let title = try await Title.find(job.title_id, on: db), let raw = title.isbn13, let isbn = try? ISBN(raw) else {
-            return Outcome(filled: [], coverStored: false, error: nil)
+        guard let title = try await Title.find(job.title_id, on: db) else { return Outcome(filled: [], coverStored: false, error: nil) }
+        var raw = title.isbn13
+        if raw == nil, title.wishlist {
+            switch try await match(title, app: app, now: now) {
+            case .success(let isbn): raw = isbn
+            case .failure(let why): return Outcome(filled: [], coverStored: false, error: why.message)
+            }
         }
+        guard let raw, let isbn = try? ISBN(raw) else { return Outcome(filled: [], coverStored: false, error: nil) }
         let looked = try await LookupService.isbn(isbn, lookup: try await app.metadataLookup, now: now(), gate: gate, on: db)
         guard let record = looked.result.record else {
             if looked.result.isDefinitelyNotFound { return Outcome(filled: [], coverStored: false, error: nil) }
@@ -119,6 +126,33 @@ enum Enrichment {
         }
         let filled = try await fill(job.title_id, from: record, cover: cover, gate: gate, on: db)
         return Outcome(filled: filled, coverStored: cover != nil, error: coverError)
+    }
+
+    struct MatchFailure: Error { var message: String }
+
+    /// The ISBN of the book a wish names by title and author (`TitleMatch`): searched in the book
+    /// sources and written to the wish, unless another book of the library has it; nil when none fits.
+    static func match(_ title: Title, app: Application, now: @Sendable () -> Date) async throws -> Result<String?, MatchFailure> {
+        let (db, gate) = (app.db, app.writeGate)
+        let author = title.authors.first
+        let result = await (try await app.metadataLookup).search(SearchQuery(text: ([title.title] + [author].compactMap { $0 }).joined(separator: " "),
+                                                                             title: title.title, author: author, limit: 10))
+        let candidates = result.candidates.map { TitleMatch.Candidate(title: $0.title ?? "", subtitle: $0.subtitle, authors: $0.authors ?? [], isbn13: $0.isbn13) }
+        guard let index = TitleMatch.best(title: title.title, authors: title.authors, in: candidates), let isbn = candidates[index].isbn13 else {
+            let answered = result.outcomes.isEmpty || result.outcomes.contains { $0.status == .found || $0.status == .notFound }
+            return answered ? .success(nil) : .failure(MatchFailure(message: "no provider answered the search"))
+        }
+        let id = try title.requireID(), library = title.$library.id
+        let taken = try await gate.transaction(on: db) { db -> Bool in
+            try await Dialect.lockRow("titles", id: id, on: db)
+            guard let t = try await Title.find(id, on: db), t.isbn13 == nil else { return true }
+            if try await Title.query(on: db).filter(\.$library.$id == library).filter(\.$isbn13 == isbn).first() != nil { return true }
+            t.isbn13 = isbn
+            t.refreshDerived()
+            try await t.update(on: db)
+            return false
+        }
+        return .success(taken ? nil : isbn)
     }
 
     /// Sets only the fields that are empty in the database at the moment of writing.

@@ -47,6 +47,7 @@ extension TitlePage {
                     H.link(t(.bookPDF), APILink.bookSheet(library: lib, title: d.id, format: "pdf").path, cls: "button quiet")
                     H.el(.button, [.type: "button", .class: "button quiet", .dataShare: d.title, .dataShareText: d.title + (d.authors.first.map { " — " + $0 } ?? ""), .hidden: ""]) { EscapedText(t(.share)) }
                 }
+                if canEdit, let isbn = d.isbn13 { Components.nfcWrite(path: WebRoute.title(library: lib, title: d.id).path, code: isbn, t: t) }
                 if !d.wishlist { reading.render(page) }
                 Components.bookFacts(d, t: t, seriesLink: { WebRoute.series(library: lib).path(query: [("name", $0)]) })
                 if let desc = d.description {

@@ -19,6 +19,8 @@ struct WishlistPage: Sendable {
     /// Who asked for each wish and its priority, by title id.
     var wishes: [UUID: (requestedBy: String?, priority: Int?)]
     var canEdit: Bool
+    /// The library published its catalog: a shared wish opens the public wishlist (else the book at the store).
+    var published = false
     /// The wish-by-hand form: as typed, with the reason next to its field, after a refusal.
     var form: FormState
     static let fields: Set<String> = ["title", "authors", "isbn", "requestedBy", "priority"]
@@ -40,8 +42,11 @@ struct WishlistPage: Sendable {
             unreachable = candidates.isEmpty && !result.outcomes.isEmpty && !result.outcomes.contains { $0.status == .found || $0.status == .notFound }
         }
         let wishes = try await Catalog.wishDetails(list.items.map(\.id), on: app.db)
-        return WishlistPage(libraryID: library.libraryID, q: q, candidates: candidates, providersUnreachable: unreachable, paging: paging,
-                            total: list.total, items: list.items, wishes: wishes, canEdit: canEdit, form: form)
+        var page = WishlistPage(libraryID: library.libraryID, q: q, candidates: candidates, providersUnreachable: unreachable, paging: paging,
+                                total: list.total, items: list.items, wishes: wishes, canEdit: canEdit, form: form)
+        page.published = try await app.db.sql.raw("SELECT public_catalog FROM libraries WHERE id = \(bind: library.libraryID)").first()?
+            .decode(column: "public_catalog", as: Bool.self) ?? false
+        return page
     }
 
     func url(page: Int) -> String {

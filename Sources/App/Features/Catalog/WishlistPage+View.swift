@@ -9,6 +9,7 @@ extension WishlistPage {
         let (lib, q, candidates, items, canEdit, form, wishes) = (libraryID, q, candidates, items, canEdit, form, wishes)
         return Layout.page(page, title: t(.wishlist)) {
             H.el(.h1, [:]) { EscapedText(t(.wishlist)) }
+            if published { H.el(.p, [:]) { H.link(t(.publicWishlistLink), WebRoute.publicWishlist(library: libraryID).path) } }
             if canEdit {
                 H.el(.form, [.method: "get", .action: WebRoute.wishlist(library: lib).path, .role: "search", .class: "search"]) {
                     H.el(.label, [.for: "f-wq", .class: "visually-hidden"]) { EscapedText(t(.searchProviders)) }
@@ -91,8 +92,11 @@ extension WishlistPage {
                                     if let amazon = links["amazon"] {
                                         H.el(.a, [.href: amazon, .class: "button quiet", .rel: "noopener", .target: "_blank"]) { EscapedText(t(.findOnAmazon)) }
                                     }
+                                    // What a friend can open: the library's public wishlist, else the book at the store.
+                                    let shared = published ? WebRoute.publicWishlist(library: lib).path + "#wish-" + item.id.uuidString
+                                        : links["amazon"] ?? WebRoute.publicWishlist(library: lib).path
                                     H.el(.button, [.type: "button", .class: "button quiet", .hidden: "",
-                                                    .dataShare: item.title, .dataShareUrl: WebRoute.title(library: lib, title: item.id).path,
+                                                    .dataShare: item.title, .dataShareUrl: shared,
                                                     .dataShareText: t.format(.shareText, item.title, item.authors.joined(separator: ", "))]) { EscapedText(t(.share)) }
                                     if canEdit {
                                         H.form(WebRoute.wishlistAcquire(library: lib, title: item.id).path, csrf: page.csrf, attrs: [.class: "inline-form"]) {

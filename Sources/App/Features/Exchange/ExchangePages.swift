@@ -90,7 +90,10 @@ enum ExchangePages {
         var created: LibraryDTO?
         do {
             let form = try req.form(ImportForm.self)
-            let (format, existing) = (form.format, form.existing ?? .skip)
+            var (format, existing) = (form.format, form.existing ?? .skip)
+            // Our wishlist export has the catalog's columns: its name says it is a wishlist.
+            if format == nil, let name = try req.multipartParts()?.firstPart(named: "file")?.filename,
+               name.lowercased().hasPrefix("library_wishlist") { format = .shelfmarkWishlist }
             var target = home
             if let name = form.newLibrary {
                 // Import as a new library — made first, shown from here when the job is done.

@@ -367,18 +367,26 @@ enum Exporter {
         return try JSONDecoder().decode([String].self, from: Data(text.utf8))
     }
 
-    /// `library_wishlist.csv`: Title, Author, ISBN.
+    /// `library_wishlist.csv`: the catalog CSV's columns (`ImportFormat.catalogColumns`), a wish having
+    /// no copies yet (0 and 0), A–Z by title. The import reads it back as a wishlist by its name or its format.
     static func wishlistCSV(libraryID: UUID, on db: any Database) async throws -> Data {
         var out: [UInt8] = []
-        CSVWriter.appendLine(ImportFormat.wishlistColumns, to: &out)
+        CSVWriter.appendLine(ImportFormat.catalogColumns, to: &out)
         let rows = try await db.sql.raw("""
-            SELECT title, authors, isbn13 FROM titles WHERE library_id = \(bind: libraryID) AND wishlist = \(bind: true) ORDER BY sort_key, id
+            SELECT isbn13, title, authors, language, publisher, published_date, page_count, notes FROM titles
+            WHERE library_id = \(bind: libraryID) AND wishlist = \(bind: true) ORDER BY sort_key, id
             """).all()
         for row in rows {
             CSVWriter.appendLine([
+                try row.decode(column: "isbn13", as: String?.self) ?? "",
                 try row.decode(column: "title", as: String.self),
                 try row.decode(column: "authors", as: [String].self).joined(separator: "; "),
-                try row.decode(column: "isbn13", as: String?.self) ?? "",
+                "0", "0",
+                try row.decode(column: "language", as: String?.self) ?? "",
+                try row.decode(column: "publisher", as: String?.self) ?? "",
+                try row.decode(column: "published_date", as: String?.self) ?? "",
+                try row.decode(column: "page_count", as: Int?.self).map(String.init) ?? "",
+                try row.decode(column: "notes", as: String?.self) ?? "",
             ], to: &out)
         }
         return Data(out)

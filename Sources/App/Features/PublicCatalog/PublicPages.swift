@@ -16,6 +16,7 @@ enum PublicPages {
     static func register(_ web: any RoutesBuilder) {
         web.get(.publicCatalog(library: .pattern), use: catalog)
         web.get(.publicTitle(library: .pattern, title: .pattern), use: title)
+        web.get(.publicWishlist(library: .pattern), use: PublicWishlistPage.show)
         web.post(.publicHold(library: .pattern, title: .pattern), use: placeHold)
         web.get(.publicSignIn(library: .pattern), use: signInPage)
         web.post(.publicSignIn(library: .pattern), use: signIn)
