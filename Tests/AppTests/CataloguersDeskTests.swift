@@ -10,27 +10,12 @@ import Testing
 import Vapor
 import VaporTesting
 
-/// A test app whose providers, the national libraries' catalogues among them, are a replay server of its own.
-private func withCatalogues(_ body: (Application, ReplayServer) async throws -> Void) async throws {
-    let server = try await ReplayServer.start()
-    do {
-        try await withTestApp { app in
-            app.metadataConfig = MetadataConfig(endpoints: .replay(server.baseURL), timeout: .seconds(30))
-            try await body(app, server)
-        }
-    } catch {
-        await server.shutdown()
-        throw error
-    }
-    await server.shutdown()
-}
-
 /// Copy cataloguing from national libraries, call numbers in shelf order and on spine labels.
 @Suite(.serialized) struct CataloguersDeskTests {
     static let tschick = "9783871347108"
 
     @Test func theAdministratorOrdersTheBookSourcesAndAChangeEmptiesTheCache() async throws {
-        try await withCatalogues { app, server in
+        try await withReplayProviders { app, server in
             let f = try await Fixture.make(app)
             let standard = try await f.owner.get("/api/v1/server/book-sources")
             #expect(standard.status == .ok)
@@ -73,7 +58,7 @@ private func withCatalogues(_ body: (Application, ReplayServer) async throws -> 
     }
 
     @Test func aGermanBookIsCataloguedFromTheDNBAndItsCallNumberPrintedOnASpineLabel() async throws {
-        try await withCatalogues { app, _ in
+        try await withReplayProviders { app, _ in
             let f = try await Fixture.make(app)
             _ = try await f.owner.patch("/api/v1/server/book-sources", ["order": ["google_books", "open_library", "dnb"]])
             // By ISBN alone: the DNB's record fills the title and suggests the call number.
@@ -163,7 +148,7 @@ private func withCatalogues(_ body: (Application, ReplayServer) async throws -> 
     }
 
     @Test func theCatalogListsInShelfOrder() async throws {
-        try await withCatalogues { app, _ in
+        try await withReplayProviders { app, _ in
             let f = try await Fixture.make(app)
             let books: [(String, String?)] = [("Children of Time", "823.92 TCH"), ("Animals", "J 590 ANI"), ("Harry Potter", "823.914 ROW"),
                                               ("No Number", nil), ("Swift", "005.133 SWI"), ("Emma", "823.7 AUS"), ("Birds", "J 590.3 BEE"),
@@ -212,7 +197,7 @@ private func withCatalogues(_ body: (Application, ReplayServer) async throws -> 
     }
 
     @Test func theAddPageSaysWhereEachFieldCameFromAndKeepsTheRecord() async throws {
-        try await withCatalogues { app, _ in
+        try await withReplayProviders { app, _ in
             var browser = Browser(app: app)
             browser.language = "de"
             let home = try await browser.setUp()
@@ -247,7 +232,7 @@ private func withCatalogues(_ body: (Application, ReplayServer) async throws -> 
     }
 
     @Test func theCatalogAndCollectionsFilterByRatingAndByYourReading() async throws {
-        try await withCatalogues { app, _ in
+        try await withReplayProviders { app, _ in
             let f = try await Fixture.make(app)
             let alpha = try await f.addTitle("Alpha", extra: ["rating": 5])
             let beta = try await f.addTitle("Beta", extra: ["rating": 2])
@@ -310,7 +295,7 @@ private func withCatalogues(_ body: (Application, ReplayServer) async throws -> 
                 == "CHILDREN OF TIME Adrian Tchaikovsky Winner of the")
         #expect(CoverText.query("|| ~~ 12\n%$").isEmpty)
         #expect(CoverText.queries("CHILDREN OF\nIME\nAdrian Tchaikovsky") == ["CHILDREN OF IME Adrian Tchaikovsky", "Adrian Tchaikovsky", "CHILDREN OF"])
-        try await withCatalogues { app, _ in
+        try await withReplayProviders { app, _ in
             var browser = Browser(app: app)
             let home = try await browser.setUp()
             let libraryID = try #require(home.split(separator: "/").dropFirst().first.map(String.init))

@@ -1,6 +1,8 @@
 @testable import App
 import Fluent
 import Foundation
+import ShelfmarkLookup
+import ShelfmarkReplay
 import NIOConcurrencyHelpers
 import Testing
 import Vapor
@@ -290,4 +292,20 @@ struct Fixture: Sendable {
         #expect(reply.status == .created, "\(reply.json)")
         return reply.string("id")
     }
+}
+
+/// A test app whose book sources (Google Books, Open Library, the national libraries' catalogues) are a
+/// replay server of its own.
+func withReplayProviders(_ body: (Application, ReplayServer) async throws -> Void) async throws {
+    let server = try await ReplayServer.start()
+    do {
+        try await withTestApp { app in
+            app.metadataConfig = MetadataConfig(endpoints: .replay(server.baseURL), timeout: .seconds(30))
+            try await body(app, server)
+        }
+    } catch {
+        await server.shutdown()
+        throw error
+    }
+    await server.shutdown()
 }

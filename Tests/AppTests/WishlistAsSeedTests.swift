@@ -11,22 +11,8 @@ import VaporTesting
 /// wishlist, rows without an ISBN are matched by a search for title and author, and its share link
 /// opens something a friend can see.
 @Suite(.serialized) struct WishlistAsSeedTests {
-    private func withProviders(_ body: (Application, ReplayServer) async throws -> Void) async throws {
-        let server = try await ReplayServer.start()
-        do {
-            try await withTestApp { app in
-                app.metadataConfig = MetadataConfig(endpoints: .replay(server.baseURL), timeout: .seconds(30))
-                try await body(app, server)
-            }
-        } catch {
-            await server.shutdown()
-            throw error
-        }
-        await server.shutdown()
-    }
-
     @Test func theWishlistCSVHasTheCatalogsColumnsAndRowsWithoutAnISBNAreMatched() async throws {
-        try await withProviders { app, _ in
+        try await withReplayProviders { app, _ in
             let f = try await Fixture.make(app)
             _ = try await f.owner.post("\(f.lib)/wishlist", ["title": "Signals and Shelves", "authors": ["Maren Okafor"], "isbn": "9780306406157",
                                                              "notes": "For the robotics club"])

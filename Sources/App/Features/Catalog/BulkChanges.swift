@@ -183,11 +183,7 @@ enum BulkChanges {
                 }
                 if input.action == .addCategory {
                     books = picked.filter { !linked.contains($0.id) }
-                    struct Link: Encodable, Sendable { var id: UUID; var title_id: UUID; var category_id: UUID }
-                    for chunk in books.chunked(200) {
-                        try await sql.insert(into: "title_categories")
-                            .models(chunk.map { Link(id: UUID(), title_id: $0.id, category_id: categoryID) }).run()
-                    }
+                    try await TitleCategoryRow.insert(books.map { TitleCategoryRow(title_id: $0.id, category_id: categoryID) }, on: db)
                 } else {
                     books = picked.filter { linked.contains($0.id) }
                     for chunk in books.map(\.id).chunked(500) {
@@ -272,10 +268,7 @@ enum BulkChanges {
                     if undo.categoryMade, left == nil { try await sql.raw("DELETE FROM categories WHERE id = \(bind: categoryID)").run() }
                 } else if exists {
                     let titles = try await existing(undo.linked, library: library.libraryID, on: sql)
-                    struct Link: Encodable, Sendable { var id: UUID; var title_id: UUID; var category_id: UUID }
-                    for chunk in titles.chunked(200) {
-                        try await sql.insert(into: "title_categories").models(chunk.map { Link(id: UUID(), title_id: $0, category_id: categoryID) }).run()
-                    }
+                    try await TitleCategoryRow.insert(titles.map { TitleCategoryRow(title_id: $0, category_id: categoryID) }, on: db)
                 }
             case .shelf:
                 for (old, copies) in Dictionary(grouping: undo.copyLocations, by: \.value) {
@@ -468,10 +461,7 @@ enum BulkChanges {
                 categories.insert(try row.decode(column: "id", as: UUID.self))
             }
         }
-        struct Link: Encodable, Sendable { var id: UUID; var title_id: UUID; var category_id: UUID }
-        let links = d.categories.filter { back.contains($0.title_id) && categories.contains($0.category_id) }
-            .map { Link(id: UUID(), title_id: $0.title_id, category_id: $0.category_id) }
-        for chunk in links.chunked(200) { try await sql.insert(into: "title_categories").models(chunk).run() }
+        try await TitleCategoryRow.insert(d.categories.filter { back.contains($0.title_id) && categories.contains($0.category_id) }, on: db)
         try await TitleSeries.insert((d.moreSeries ?? []).filter { back.contains($0.title_id) }, on: db)
         let copyIDs = Set(copies.map(\.id))
         let holds = d.holds.filter { back.contains($0.title_id) }.map { h -> HoldRow in

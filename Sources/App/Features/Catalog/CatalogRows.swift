@@ -1,4 +1,6 @@
+import Fluent
 import Foundation
+import SQLKit
 import ShelfmarkCore
 
 /// A row of `titles` as a plain value: the one representation the backup (its JSON keys are the
@@ -146,6 +148,16 @@ struct CategoryRow: Codable, Sendable, Equatable {
 struct TitleCategoryRow: Codable, Sendable, Equatable {
     var title_id: UUID
     var category_id: UUID
+}
+
+extension TitleCategoryRow {
+    /// Links titles to categories, many per statement (a link's own id is made here; nothing refers to it).
+    static func insert(_ rows: [TitleCategoryRow], on db: any Database) async throws {
+        struct Link: Encodable, Sendable { var id: UUID; var title_id: UUID; var category_id: UUID }
+        for chunk in rows.chunked(200) {
+            try await db.sql.insert(into: "title_categories").models(chunk.map { Link(id: UUID(), title_id: $0.title_id, category_id: $0.category_id) }).run()
+        }
+    }
 }
 
 struct CollectionRow: Codable, Sendable, Equatable {
