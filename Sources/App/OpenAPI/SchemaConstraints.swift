@@ -278,3 +278,10 @@ extension MemberPINInput: SchemaConstrained {
         ["pin": ["minLength": 4, "maxLength": 12, "pattern": "^[0-9]{4,12}$"]]
     }
 }
+
+extension BulkChangeInput: SchemaConstrained {
+    static var schemaConstraints: [String: JSONValue] {
+        ["titleIds": ["minItems": 1, "maxItems": .number(Double(BulkChanges.maxTitles))],
+         "value": Rule.optionalText(BulkAction.allCases.map(\.maxValueLength).max() ?? 300)]
+    }
+}
