@@ -138,7 +138,8 @@ enum BulkChanges {
         var value: String?
         var changed: Int
         var skipped: String
-        var undo: String
+        /// Read only to undo: a delete's can hold a thousand books' rows.
+        var undo: String?
     }
 
     // MARK: - Change
@@ -152,13 +153,7 @@ enum BulkChanges {
         let value = try value(input.action, input.value)
         return try await gate.transaction(on: db) { db in
             let sql = db.sql
-            var picked: [Picked] = []
-            for chunk in ids.chunked(500) {
-                picked += try await sql.raw("""
-                    SELECT id, title, subtitle, authors, isbn13, series, reading_level, call_number FROM titles
-                    WHERE library_id = \(bind: library.libraryID) AND wishlist = \(bind: false) AND id IN (\(binds: chunk))
-                    """).all(decoding: Picked.self)
-            }
+            let picked = try await books(ids, library: library.libraryID, catalogOnly: true, on: sql)
             let found = Set(picked.map(\.id))
             var skipped = ids.filter { !found.contains($0) }.map { BulkSkip(titleId: $0, title: nil, reason: .notInCatalog) }
             var undo = Undo()
@@ -210,10 +205,8 @@ enum BulkChanges {
                 undo.titleValues = picked.map { Before(id: $0.id, value: $0.series) }
                 for book in picked { try await setSeries(value, of: book, now: now, on: sql) }
                 if value == nil {
+                    undo.moreSeries = try await TitleSeries.rows(of: picked.map(\.id), on: sql)
                     for chunk in picked.map(\.id).chunked(500) {
-                        undo.moreSeries += try await sql.raw("""
-                            SELECT title_id, position, name, number FROM title_series WHERE title_id IN (\(binds: chunk))
-                            """).all(decoding: TitleSeriesRow.self)
                         try await sql.raw("DELETE FROM title_series WHERE title_id IN (\(binds: chunk))").run()
                     }
                 }
@@ -245,7 +238,7 @@ enum BulkChanges {
 
     /// The library's last change while it can be undone, else nil.
     static func last(library: UUID, now: Date, on db: any Database) async throws -> BulkChangeReport? {
-        try await stored(library: library, now: now, on: db.sql)?.report
+        try await stored(library: library, now: now, withUndo: false, on: db.sql)?.report
     }
 
     /// Puts back what the library's last change overwrote; 404 `nothing_to_undo` when there is none
@@ -254,7 +247,9 @@ enum BulkChanges {
         let (library, now, gate, db) = (scope.library, scope.now, scope.gate, scope.db)
         return try await gate.transaction(on: db) { db in
             let sql = db.sql
-            guard let (report, undo) = try await stored(library: library.libraryID, now: now, on: sql) else { throw BulkChangeError.nothingToUndo }
+            guard let (report, kept) = try await stored(library: library.libraryID, now: now, withUndo: true, on: sql), let undo = kept else {
+                throw BulkChangeError.nothingToUndo
+            }
             try await sql.raw("DELETE FROM bulk_changes WHERE id = \(bind: report.id)").run()
             switch report.action {
             case .addCategory, .removeCategory:
@@ -286,12 +281,8 @@ enum BulkChanges {
                 }
             case .series:
                 let old = Dictionary(undo.titleValues.map { ($0.id, $0.value) }, uniquingKeysWith: { a, _ in a })
-                for chunk in Array(old.keys).chunked(500) {
-                    let books = try await sql.raw("""
-                        SELECT id, title, subtitle, authors, isbn13, series, reading_level, call_number FROM titles
-                        WHERE library_id = \(bind: library.libraryID) AND id IN (\(binds: chunk))
-                        """).all(decoding: Picked.self)
-                    for book in books { try await setSeries(old[book.id] ?? nil, of: book, now: now, on: sql) }
+                for book in try await books(Array(old.keys), library: library.libraryID, catalogOnly: false, on: sql) {
+                    try await setSeries(old[book.id] ?? nil, of: book, now: now, on: sql)
                 }
                 let kept = Set(try await existing(Array(Set(undo.moreSeries.map(\.title_id))), library: library.libraryID, on: sql))
                 try await TitleSeries.insert(undo.moreSeries.filter { kept.contains($0.title_id) }, on: db)
@@ -305,13 +296,8 @@ enum BulkChanges {
             let back = BulkChangeReport(id: report.id, action: report.action, value: report.value, changed: report.changed, skipped: [],
                                         at: now, by: library.user.username, undone: true)
             let detail = ActivityDetail.bulkChange(action: report.action, value: report.value, undone: true)
-            var titles: [Picked] = []
-            for chunk in Array(Set(undo.titleValues.map(\.id) + undo.linked + (undo.deleted?.titles.map(\.id) ?? []))).chunked(500) {
-                titles += try await sql.raw("""
-                    SELECT id, title, subtitle, authors, isbn13, series, reading_level, call_number FROM titles
-                    WHERE library_id = \(bind: library.libraryID) AND id IN (\(binds: chunk))
-                    """).all(decoding: Picked.self)
-            }
+            let titles = try await books(Array(Set(undo.titleValues.map(\.id) + undo.linked + (undo.deleted?.titles.map(\.id) ?? []))),
+                                         library: library.libraryID, catalogOnly: false, on: sql)
             try await ActivityLog.record(titles.map { book in
                 (ActivityLog.Entry(type: report.action == .delete ? .addBook : .editBook, titleID: book.id, title: book.title,
                                    author: book.authors.joined(separator: ", "), detail: detail), now)
@@ -363,6 +349,18 @@ enum BulkChanges {
         }
     }
 
+    /// These titles of the library (of its catalog only: no wishes), as a change reads them.
+    private static func books(_ ids: [UUID], library: UUID, catalogOnly: Bool, on sql: any SQLDatabase) async throws -> [Picked] {
+        var out: [Picked] = []
+        for chunk in ids.chunked(500) {
+            out += try await sql.raw("""
+                SELECT id, title, subtitle, authors, isbn13, series, reading_level, call_number FROM titles
+                WHERE library_id = \(bind: library) AND id IN (\(binds: chunk))
+                """ + (catalogOnly ? " AND wishlist = \(bind: false)" : "")).all(decoding: Picked.self)
+        }
+        return out
+    }
+
     /// Of these titles, those still in the library.
     private static func existing(_ ids: [UUID], library: UUID, on sql: any SQLDatabase) async throws -> [UUID] {
         var out: [UUID] = []
@@ -377,6 +375,7 @@ enum BulkChanges {
     /// Books a delete leaves, and why: a copy on loan, members waiting, readers' quotes or page photos.
     private static func notDeletable(_ ids: [UUID], on sql: any SQLDatabase) async throws -> [UUID: BulkSkip.Reason] {
         var out: [UUID: BulkSkip.Reason] = [:]
+        let rank = { (reason: BulkSkip.Reason) in BulkSkip.Reason.allCases.firstIndex(of: reason) ?? BulkSkip.Reason.allCases.count }
         let active = HoldState.active.map(\.rawValue)
         for chunk in ids.chunked(300) {
             let rows = try await sql.raw("""
@@ -388,8 +387,8 @@ enum BulkChanges {
             for row in rows {
                 let id = try row.decode(column: "title_id", as: UUID.self)
                 guard let reason = BulkSkip.Reason(rawValue: try row.decode(column: "reason", as: String.self)) else { continue }
-                // A loan is the first reason to give, then holds.
-                if let had = out[id], BulkSkip.Reason.allCases.firstIndex(of: had)! <= BulkSkip.Reason.allCases.firstIndex(of: reason)! { continue }
+                // A loan is the first reason to give, then holds (the reasons' order).
+                if let had = out[id], rank(had) <= rank(reason) { continue }
                 out[id] = reason
             }
         }
@@ -412,9 +411,7 @@ enum BulkChanges {
             deleted.categories += try await sql.raw("SELECT title_id, category_id FROM title_categories WHERE title_id IN (\(binds: chunk))")
                 .all(decoding: TitleCategoryRow.self)
             deleted.holds += try await sql.raw("SELECT * FROM holds WHERE title_id IN (\(binds: chunk))").all(decoding: HoldRow.self)
-            deleted.moreSeries = (deleted.moreSeries ?? []) + (try await sql.raw("""
-                SELECT title_id, position, name, number FROM title_series WHERE title_id IN (\(binds: chunk))
-                """).all(decoding: TitleSeriesRow.self))
+            deleted.moreSeries = (deleted.moreSeries ?? []) + (try await TitleSeries.rows(of: chunk, on: sql))
             try await group("SELECT id, title_id FROM loans WHERE title_id IN (\(binds: chunk))", key: "title_id", into: &deleted.loansByTitle)
             try await group("SELECT id, title_id FROM reads WHERE title_id IN (\(binds: chunk))", key: "title_id", into: &deleted.readsByTitle)
             for copyChunk in copies.map(\.id).chunked(500) {
@@ -508,13 +505,14 @@ enum BulkChanges {
             """).run()
     }
 
-    private static func stored(library: UUID, now: Date, on sql: any SQLDatabase) async throws -> (report: BulkChangeReport, undo: Undo)? {
-        guard let row = try await sql.raw("""
-            SELECT id, at, actor, action, value, changed, skipped, undo FROM bulk_changes WHERE library_id = \(bind: library)
-            """).first(decoding: Stored.self),
+    /// The library's last change while it can be undone, with what it overwrote when `withUndo` (the catalog
+    /// page shows the change on every visit and needs only that).
+    private static func stored(library: UUID, now: Date, withUndo: Bool, on sql: any SQLDatabase) async throws -> (report: BulkChangeReport, undo: Undo?)? {
+        let columns: SQLQueryString = withUndo ? "id, at, actor, action, value, changed, skipped, undo" : "id, at, actor, action, value, changed, skipped"
+        guard let row = try await sql.raw("SELECT " + columns + " FROM bulk_changes WHERE library_id = \(bind: library)").first(decoding: Stored.self),
             now.timeIntervalSince(row.at) < undoFor, let action = BulkAction(rawValue: row.action) else { return nil }
         let skipped = (try? JSONDecoder().decode([BulkSkip].self, from: Data(row.skipped.utf8))) ?? []
-        let undo = try JSONDecoder().decode(Undo.self, from: Data(row.undo.utf8))
+        let undo = try row.undo.map { try JSONDecoder().decode(Undo.self, from: Data($0.utf8)) }
         return (BulkChangeReport(id: row.id, action: action, value: row.value, changed: row.changed, skipped: skipped, at: row.at, by: row.actor,
                                  undone: false), undo)
     }

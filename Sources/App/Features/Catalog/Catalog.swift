@@ -35,14 +35,7 @@ enum Catalog {
                              readingLevel: input.readingLevel, callNumber: input.callNumber), to: title)
         let location = try Check.optional(input.location, field: "location", max: 200)
         let categoryNames = try input.categories.map(categoryNames)
-        var listed = try TitleSeries.checked(input.moreSeries ?? [], own: title.series)
-        if title.series == nil, let first = listed.first {
-            // A list without a series of its own: the first is its own.
-            (title.series, title.seriesNumber) = (first.name, first.number)
-            listed.removeFirst()
-            title.refreshDerived()
-        }
-        let moreSeries = listed
+        let moreSeries = try TitleSeries.settle(input.moreSeries ?? [], on: title, seriesCleared: false) ?? []
         // A national library's record the lookup of this ISBN brought is kept with the title, as it came.
         if let isbn, !wishlist { title.marcRecord = try await LookupService.cachedRecord(isbn, on: db)?.marcXML }
         return try await gate.transaction(on: db) { db in
@@ -79,17 +72,7 @@ enum Catalog {
             if let authors = patch.authors { title.authors = try Check.authors(authors) }
             let isbnChanged = title.isbn13 != oldISBN
             try apply(patch, to: title)
-            var moreSeries = try patch.moreSeries.map { try TitleSeries.checked($0, own: title.series) }
-            if title.series == nil {
-                // Without a series of its own it has no others: the first of a list given becomes its own.
-                if let first = moreSeries?.first {
-                    (title.series, title.seriesNumber) = (first.name, first.number)
-                    moreSeries?.removeFirst()
-                    title.refreshDerived()
-                } else if patch.series != nil {
-                    moreSeries = []
-                }
-            }
+            let moreSeries = try TitleSeries.settle(patch.moreSeries, on: title, seriesCleared: patch.series != nil)
             try await title.save(on: db)
             if let moreSeries { try await TitleSeries.set(moreSeries, titleID: titleID, on: db) }
             if isbnChanged || CoverStore.isRemote(patch.coverUrl), Enrichment.needed(title) {

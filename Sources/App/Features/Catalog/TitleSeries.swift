@@ -26,6 +26,19 @@ enum TitleSeries {
         }
     }
 
+    /// The other series to keep with `title` as an edit leaves it: the list checked; a title without a series
+    /// of its own has no others, so the first of a list becomes its own (the rest its others), and a series
+    /// taken away (`seriesCleared`) takes the others with it. Nil: leave them as they are.
+    static func settle(_ list: [SeriesEntry]?, on title: Title, seriesCleared: Bool) throws -> [SeriesEntry]? {
+        var listed = try list.map { try checked($0, own: title.series) }
+        guard title.series == nil else { return listed }
+        guard let first = listed?.first else { return seriesCleared ? [] : listed }
+        (title.series, title.seriesNumber) = (first.name, first.number)
+        title.refreshDerived()
+        listed?.removeFirst()
+        return listed
+    }
+
     /// Replaces the title's other series with these.
     static func set(_ entries: [SeriesEntry], titleID: UUID, on db: any Database) async throws {
         try await db.sql.raw("DELETE FROM title_series WHERE title_id = \(bind: titleID)").run()
@@ -42,15 +55,21 @@ enum TitleSeries {
         }
     }
 
+    /// The titles' rows, each title's in order.
+    static func rows(of titleIDs: [UUID], on sql: any SQLDatabase) async throws -> [TitleSeriesRow] {
+        var rows: [TitleSeriesRow] = []
+        for chunk in titleIDs.chunked(500) {
+            rows += try await sql.raw("""
+                SELECT title_id, position, name, number FROM title_series WHERE title_id IN (\(binds: chunk)) ORDER BY title_id, position
+                """).all(decoding: TitleSeriesRow.self)
+        }
+        return rows
+    }
+
     /// Each title's other series, in order.
     static func of(_ titleIDs: [UUID], on db: any Database) async throws -> [UUID: [SeriesEntry]] {
         var out: [UUID: [SeriesEntry]] = [:]
-        for chunk in titleIDs.chunked(500) {
-            let rows = try await db.sql.raw("""
-                SELECT title_id, position, name, number FROM title_series WHERE title_id IN (\(binds: chunk)) ORDER BY title_id, position
-                """).all(decoding: TitleSeriesRow.self)
-            for row in rows { out[row.title_id, default: []].append(SeriesEntry(name: row.name, number: row.number)) }
-        }
+        for row in try await rows(of: titleIDs, on: db.sql) { out[row.title_id, default: []].append(SeriesEntry(name: row.name, number: row.number)) }
         return out
     }
 }

@@ -275,14 +275,14 @@ enum Exporter {
         }
     }
 
-    /// The catalog's titles with their copy counts (and cover address), A–Z: what the CSV's lines are made of.
-    private static func catalogRows(libraryID: UUID, on db: any Database) async throws -> [any SQLRow] {
+    /// The catalog's titles (or the wishlist's) with their copy counts (and cover address), A–Z: what the CSV's lines are made of.
+    private static func catalogRows(libraryID: UUID, wishlist: Bool = false, on db: any Database) async throws -> [any SQLRow] {
         try await db.sql.raw("""
             SELECT t.isbn13, t.title, t.authors, t.language, t.publisher, t.published_date, t.page_count, t.notes, t.cover_url,
               COALESCE(SUM(CASE WHEN c.status IN ('available', 'on_loan') THEN 1 ELSE 0 END), 0) AS total,
               COALESCE(SUM(CASE WHEN c.status = 'available' THEN 1 ELSE 0 END), 0) AS available
             FROM titles t LEFT JOIN copies c ON c.title_id = t.id
-            WHERE t.library_id = \(bind: libraryID) AND t.wishlist = \(bind: false)
+            WHERE t.library_id = \(bind: libraryID) AND t.wishlist = \(bind: wishlist)
             GROUP BY t.id ORDER BY t.sort_key, t.id
             """).all()
     }
@@ -367,28 +367,12 @@ enum Exporter {
         return try JSONDecoder().decode([String].self, from: Data(text.utf8))
     }
 
-    /// `library_wishlist.csv`: the catalog CSV's columns (`ImportFormat.catalogColumns`), a wish having
-    /// no copies yet (0 and 0), A–Z by title. The import reads it back as a wishlist by its name or its format.
+    /// `library_wishlist.csv`: the catalog CSV's columns and lines (a wish has no copies yet: 0 and 0),
+    /// A–Z by title. The import reads it back as a wishlist by its name or its format.
     static func wishlistCSV(libraryID: UUID, on db: any Database) async throws -> Data {
         var out: [UInt8] = []
         CSVWriter.appendLine(ImportFormat.catalogColumns, to: &out)
-        let rows = try await db.sql.raw("""
-            SELECT isbn13, title, authors, language, publisher, published_date, page_count, notes FROM titles
-            WHERE library_id = \(bind: libraryID) AND wishlist = \(bind: true) ORDER BY sort_key, id
-            """).all()
-        for row in rows {
-            CSVWriter.appendLine([
-                try row.decode(column: "isbn13", as: String?.self) ?? "",
-                try row.decode(column: "title", as: String.self),
-                try row.decode(column: "authors", as: [String].self).joined(separator: "; "),
-                "0", "0",
-                try row.decode(column: "language", as: String?.self) ?? "",
-                try row.decode(column: "publisher", as: String?.self) ?? "",
-                try row.decode(column: "published_date", as: String?.self) ?? "",
-                try row.decode(column: "page_count", as: Int?.self).map(String.init) ?? "",
-                try row.decode(column: "notes", as: String?.self) ?? "",
-            ], to: &out)
-        }
+        for row in try await catalogRows(libraryID: libraryID, wishlist: true, on: db) { CSVWriter.appendLine(try catalogFields(row), to: &out) }
         return Data(out)
     }
 }
