@@ -155,7 +155,7 @@ private func job(for titleID: String, on app: Application) async throws -> JobRo
             let detail = try await f.owner.get("\(f.lib)/titles/\(id)")
             let cover = detail.string("coverUrl")
             #expect(cover.hasPrefix("/api/v1/covers/"))
-            #expect(try await job(for: id, on: app)?.state == "done")
+            #expect(try await job(for: id, on: app) == nil, "a job that is done is removed")
 
             // The app serves the cover itself, cacheably, without a session.
             let image = try await Client(app: app).get(cover)
@@ -217,7 +217,7 @@ private func job(for titleID: String, on app: Application) async throws -> JobRo
             await server.setAll(.init())
             clock.advance(days: 1)
             #expect(try await Enrichment.drain(app: app, owner: "test") == 1)
-            #expect(try await job(for: id, on: app)?.state == "done")
+            #expect(try await job(for: id, on: app) == nil)
             let t = try await f.owner.get("\(f.lib)/titles/\(id)")
             #expect(t.string("publisher") == "Orbit")
             #expect(t["pageCount"] as? Int == 480)
@@ -230,14 +230,61 @@ private func job(for titleID: String, on app: Application) async throws -> JobRo
             let id = try await f.addTitle("Signals", isbn: "9780306406157")
             // A worker claims the job, then dies without finishing.
             let claimed = try await Enrichment.claim(owner: "dead", now: clock.now, gate: app.writeGate, on: app.db)
-            #expect(claimed?.title_id.uuidString == id.uppercased())
+            #expect(claimed?.title_id?.uuidString == id.uppercased())
             #expect(try await Enrichment.drain(app: app, owner: "alive") == 0)  // leased: not taken
             clock.advance(days: Enrichment.lease * 2 / 86_400)
             #expect(try await Enrichment.drain(app: app, owner: "alive") == 1)
-            #expect(try await job(for: id, on: app)?.state == "done")
-            // The dead worker's late finish cannot undo the new owner's result.
+            #expect(try await job(for: id, on: app) == nil)
+            // The dead worker's late finish cannot bring the job back.
             try await Enrichment.finish(try #require(claimed), owner: "dead", error: "late", now: clock.now, gate: app.writeGate, on: app.db)
-            #expect(try await job(for: id, on: app)?.state == "done")
+            #expect(try await job(for: id, on: app) == nil)
+        }
+    }
+
+    @Test func anImportIsFilledInByOneJobPerBatchThatLeavesNothingBehind() async throws {
+        let clock = TestClock()
+        try await withLookupApp(clock: clock.appClock) { app, server, f in
+            struct Job: Decodable { var subject_id: UUID?; var first_id: UUID?; var state: String; var attempts: Int; var last_error: String? }
+            func jobs() async throws -> [Job] {
+                try await app.db.sql.raw("""
+                    SELECT subject_id, first_id, state, attempts, last_error FROM jobs WHERE kind = 'enrich' AND library_id = \(bind: f.libraryID)
+                    ORDER BY subject_id
+                    """).all(decoding: Job.self)
+            }
+            func importRows(_ rows: [String]) async throws {
+                let csv = "ISBN,Title,Author,Total Copies,Available Copies,Language,Publisher,Published Date,Page Count,Notes\r\n"
+                    + rows.map { $0 + ",A. Writer,1,1,,,,," }.joined(separator: "\r\n") + "\r\n"
+                let upload = try await f.owner.send(.POST, "\(f.lib)/import?format=csv", rawBody: Data(csv.utf8), contentType: "text/csv")
+                #expect(upload.status == .accepted, "\(upload.json)")
+                let done = try await f.owner.finished(upload)
+                #expect(done.status == .ok)
+                #expect(done["titlesCreated"] as? Int == rows.count, "\(done.json)")
+            }
+            // 30 titles, two of them known to the providers: one job over their range, not 30.
+            try await importRows(["9780306406157,Signals", "9780316030571,Weapons"]
+                                 + (0..<28).map { "\(ISBNTestData.valid13(seed: 500 + $0)),Unknown \($0)" })
+            let queued = try await jobs()
+            #expect(queued.count == 1 && queued.first?.first_id != nil && queued.first?.subject_id == nil, "\(queued)")
+            let progress = try await f.owner.get("\(f.lib)/enrichment")
+            #expect(progress["pending"] as? Int == 30, "\(progress.json)")
+            #expect(try await Enrichment.drain(app: app, owner: "test") == 30)
+            #expect(try await jobs().isEmpty, "a batch walked to its end is removed")
+            let found = try await f.owner.get("\(f.lib)/titles?q=signals")
+            let signals = try await f.owner.get("\(f.lib)/titles/\(((found["items"] as? [[String: Any]])?.first?["id"] as? String) ?? "")")
+            #expect(signals.string("publisher") == "Plenum Press")
+
+            // The providers down: the batch walks on, each title left to be tried again on its own.
+            await server.setAll(.init(fault: .unavailable))
+            try await importRows(["\(ISBNTestData.valid13(seed: 600)),Later 1", "\(ISBNTestData.valid13(seed: 601)),Later 2"])
+            #expect(try await Enrichment.drain(app: app, owner: "test") == 2)
+            let retried = try await jobs()
+            #expect(retried.count == 2 && retried.allSatisfy { $0.subject_id != nil && $0.first_id == nil && $0.state == "pending" && $0.attempts == 1 },
+                    "\(retried)")
+            #expect(retried.allSatisfy { $0.last_error?.contains("503") == true })
+            await server.setAll(.init())
+            clock.advance(days: 1)
+            #expect(try await Enrichment.drain(app: app, owner: "test") == 2)
+            #expect(try await jobs().isEmpty)
         }
     }
 

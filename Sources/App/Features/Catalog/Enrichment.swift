@@ -6,17 +6,27 @@ import ShelfmarkLookup
 import SQLKit
 import Vapor
 
-/// Background completion of titles' metadata, as queued jobs of kind `enrich` in `jobs` (one per
-/// title: `subject_id`), taken by `EnrichmentWorker`.
+/// Background completion of titles' metadata, as queued jobs of kind `enrich` in `jobs`, taken by
+/// `EnrichmentWorker`. Two shapes of job:
+/// - one title (`subject_id`): a title added or edited by hand, or one whose filling in failed and waits
+///   to be tried again;
+/// - one batch of an import: the range of ids `first_id` … `last_id` (an import's ids are made in
+///   order), walked a few titles at a time with a cursor (`done_through`), so an import of 100,000
+///   titles queues a few dozen rows, not 100,000.
 ///
 /// - A job is claimed with a lease by one conditional UPDATE (PostgreSQL: `FOR UPDATE SKIP LOCKED`,
 ///   so two app instances never take the same job; SQLite: the one in-process write queue).
 /// - A crashed worker's job is due again when its lease ends; jobs survive restarts.
-/// - A provider failure retries with exponential backoff (1 min, 2, 4 … capped at 6 h), silently.
+/// - A provider failure retries with exponential backoff (1 min, 2, 4 … capped at 6 h), silently; a
+///   title of a batch that fails becomes a job of its own, so the batch walks on.
+/// - A job that is done is removed: nothing is kept of work that finished well. One that failed for
+///   good is kept (the Background work page counts it) until the daily prune.
 /// - Only empty fields are filled, under a row lock, so what a user typed is never overwritten.
 enum Enrichment {
     static let lease: TimeInterval = 120
     static let maxAttempts = 12
+    /// How many titles of a batch one claim walks before the job is handed back to the queue.
+    static let batchStep = 10
 
     enum State: String {
         case pending, running, done, failed
@@ -43,11 +53,25 @@ enum Enrichment {
             """).run()
     }
 
+    /// Schedules the titles of one import batch, ids `first` … `last` in order (`count` of them need
+    /// filling in), as one job. Call inside the batch's transaction.
+    static func enqueue(first: UUID, last: UUID, count: Int, libraryID: UUID, now: Date, on db: any Database) async throws {
+        try await db.sql.raw("""
+            INSERT INTO jobs (id, library_id, kind, state, attempts, run_after, rows_read, titles_created, copies_added, created_at, first_id, last_id)
+            VALUES (\(bind: UUID()), \(bind: libraryID), 'enrich', 'pending', 0, \(bind: now), 0, \(bind: count), 0, \(bind: now),
+                    \(bind: first), \(bind: last))
+            """).run()
+    }
+
     struct Claim: Decodable, Sendable {
         var id: UUID
-        var title_id: UUID
+        /// The title of a one-title job; nil for a batch.
+        var title_id: UUID?
         var library_id: UUID
         var attempts: Int
+        var first_id: UUID?
+        var last_id: UUID?
+        var done_through: UUID?
     }
 
     /// Takes one due job (pending and due, or running with an expired lease) for `owner`.
@@ -61,7 +85,7 @@ enum Enrichment {
                   SELECT id FROM jobs
                   WHERE kind = 'enrich' AND ((state = 'pending' AND run_after <= \(bind: now)) OR (state = 'running' AND lease_until < \(bind: now)))
                   ORDER BY run_after LIMIT 1 \(lock))
-                RETURNING id, subject_id AS title_id, library_id, attempts
+                RETURNING id, subject_id AS title_id, library_id, attempts, first_id, last_id, done_through
                 """).first(decoding: Claim.self)
         }
     }
@@ -70,16 +94,61 @@ enum Enrichment {
         min(60 * pow(2, Double(max(0, attempts - 1))), 6 * 3600)
     }
 
-    /// Finishes a claimed job: done, or back to pending with backoff (failed after `maxAttempts`).
+    /// Finishes a claimed one-title job: removed when done, else back to pending with backoff (failed
+    /// after `maxAttempts`). Only the job's owner finishes it: a worker whose lease ran out cannot undo
+    /// what the next one did.
     static func finish(_ job: Claim, owner: String, error: String?, now: Date, gate: WriteGate, on db: any Database) async throws {
-        let state: State = error == nil ? .done : (job.attempts >= maxAttempts ? .failed : .pending)
-        let runAfter = now.addingTimeInterval(error == nil ? 0 : backoff(attempts: job.attempts))
+        guard let error else {
+            try await gate.transaction(on: db) { db in
+                try await db.sql.raw("DELETE FROM jobs WHERE id = \(bind: job.id) AND lease_owner = \(bind: owner)").run()
+            }
+            return
+        }
+        let state: State = job.attempts >= maxAttempts ? .failed : .pending
+        let runAfter = now.addingTimeInterval(backoff(attempts: job.attempts))
         try await gate.transaction(on: db) { db in
             try await db.sql.raw("""
                 UPDATE jobs SET state = \(bind: state.rawValue), run_after = \(bind: runAfter), last_error = \(bind: error),
                   lease_owner = NULL, lease_until = NULL, finished_at = \(bind: state == .pending ? nil : now)
                 WHERE id = \(bind: job.id) AND lease_owner = \(bind: owner)
                 """).run()
+        }
+    }
+
+    /// The next titles of a claimed batch after its cursor, in id order.
+    static func nextOfBatch(_ job: Claim, on db: any Database) async throws -> [UUID] {
+        guard let first = job.first_id, let last = job.last_id else { return [] }
+        struct Row: Decodable { var id: UUID }
+        let after: SQLQueryString = job.done_through.map { " AND id > \(bind: $0)" } ?? ""
+        return try await db.sql.raw("""
+            SELECT id FROM titles WHERE id >= \(bind: first) AND id <= \(bind: last) AND library_id = \(bind: job.library_id)
+            """ + after + " ORDER BY id LIMIT \(literal: batchStep)").all(decoding: Row.self).map(\.id)
+    }
+
+    /// Hands a batch back after a step: its cursor moved to `through` with `filled` more titles done,
+    /// or removed when the walk reached its end. A title that failed was queued on its own
+    /// (`retryAlone`) in the same transaction.
+    static func step(_ job: Claim, owner: String, through: UUID?, filled: Int, ended: Bool, failures: [(UUID, String)],
+                     now: Date, gate: WriteGate, on db: any Database) async throws {
+        try await gate.transaction(on: db) { db in
+            for (title, error) in failures {
+                try await db.sql.raw("""
+                    INSERT INTO jobs (id, library_id, kind, state, subject_id, attempts, run_after, rows_read, titles_created, copies_added,
+                                      created_at, last_error)
+                    VALUES (\(bind: UUID()), \(bind: job.library_id), 'enrich', 'pending', \(bind: title), 1,
+                            \(bind: now.addingTimeInterval(backoff(attempts: 1))), 0, 0, 0, \(bind: now), \(bind: error))
+                    ON CONFLICT (kind, subject_id) WHERE subject_id IS NOT NULL DO NOTHING
+                    """).run()
+            }
+            if ended {
+                try await db.sql.raw("DELETE FROM jobs WHERE id = \(bind: job.id) AND lease_owner = \(bind: owner)").run()
+            } else {
+                try await db.sql.raw("""
+                    UPDATE jobs SET state = 'pending', attempts = 0, run_after = \(bind: now), done_through = \(bind: through),
+                      rows_read = rows_read + \(bind: filled), lease_owner = NULL, lease_until = NULL
+                    WHERE id = \(bind: job.id) AND lease_owner = \(bind: owner)
+                    """).run()
+            }
         }
     }
 
@@ -90,11 +159,11 @@ enum Enrichment {
         var error: String?
     }
 
-    /// Runs a claimed job: looks the ISBN up (cache first), stores the cover, fills empty fields.
-    static func run(_ job: Claim, app: Application, now: @Sendable () -> Date) async throws -> Outcome {
+    /// Fills in one title: looks the ISBN up (cache first), stores the cover, fills empty fields.
+    static func run(titleID: UUID, app: Application, now: @Sendable () -> Date) async throws -> Outcome {
         let db = app.db
         let gate = app.writeGate
-        guard let title = try await Title.find(job.title_id, on: db) else { return Outcome(filled: [], coverStored: false, error: nil) }
+        guard let title = try await Title.find(titleID, on: db) else { return Outcome(filled: [], coverStored: false, error: nil) }
         var raw = title.isbn13
         if raw == nil, title.wishlist {
             switch try await match(title, app: app, now: now) {
@@ -124,7 +193,7 @@ enum Enrichment {
                 coverError = "cover \(remote): \(error)"
             }
         }
-        let filled = try await fill(job.title_id, from: record, cover: cover, gate: gate, on: db)
+        let filled = try await fill(titleID, from: record, cover: cover, gate: gate, on: db)
         return Outcome(filled: filled, coverStored: cover != nil, error: coverError)
     }
 
@@ -185,26 +254,49 @@ enum Enrichment {
         }
     }
 
-    /// Claims and runs due jobs until none is left (or `limit` ran). Answers how many ran.
+    /// Claims and runs due jobs until none is left (or `limit` titles were tried). Answers how many
+    /// titles were tried.
     @discardableResult
     static func drain(app: Application, owner: String, limit: Int = .max) async throws -> Int {
         var ran = 0
         while ran < limit, let job = try await claim(owner: owner, now: app.clock.now(), gate: app.writeGate, on: app.db) {
-            let outcome: Outcome
-            do {
-                outcome = try await run(job, app: app, now: { app.clock.now() })
-            } catch {
-                outcome = Outcome(filled: [], coverStored: false, error: String(describing: error))
+            if let titleID = job.title_id {
+                let outcome = await attempt(titleID, app: app)
+                try await finish(job, owner: owner, error: outcome.error, now: app.clock.now(), gate: app.writeGate, on: app.db)
+                ran += 1
+                continue
             }
-            try await finish(job, owner: owner, error: outcome.error, now: app.clock.now(), gate: app.writeGate, on: app.db)
-            if let error = outcome.error {
-                app.logger.info("enrichment of title \(job.title_id) will be retried: \(error)")
-            } else if !outcome.filled.isEmpty {
-                app.logger.info("enrichment of title \(job.title_id) filled \(outcome.filled.joined(separator: ", "))")
+            // A batch: a step of its titles, then back to the queue (or gone, at its end).
+            let ids = try await nextOfBatch(job, on: app.db)
+            var failures: [(UUID, String)] = []
+            var filled = 0
+            for id in ids {
+                guard let title = try await Title.find(id, on: app.db), needed(title) else { continue }
+                let outcome = await attempt(id, app: app)
+                if let error = outcome.error { failures.append((id, error)) }
+                filled += 1
             }
-            ran += 1
+            try await step(job, owner: owner, through: ids.last ?? job.done_through, filled: filled, ended: ids.count < batchStep,
+                           failures: failures, now: app.clock.now(), gate: app.writeGate, on: app.db)
+            ran += filled
         }
         return ran
+    }
+
+    /// Runs one title's filling in, logging what it did; an error is its outcome, never thrown.
+    private static func attempt(_ titleID: UUID, app: Application) async -> Outcome {
+        let outcome: Outcome
+        do {
+            outcome = try await run(titleID: titleID, app: app, now: { app.clock.now() })
+        } catch {
+            outcome = Outcome(filled: [], coverStored: false, error: String(describing: error))
+        }
+        if let error = outcome.error {
+            app.logger.info("enrichment of title \(titleID) will be retried: \(error)")
+        } else if !outcome.filled.isEmpty {
+            app.logger.info("enrichment of title \(titleID) filled \(outcome.filled.joined(separator: ", "))")
+        }
+        return outcome
     }
 
     struct Progress: Content {
@@ -214,12 +306,20 @@ enum Enrichment {
         var failed: Int
     }
 
+    /// What waits, runs and failed of the library's filling in; `done` counts the titles the batches
+    /// still queued have filled (a finished job leaves nothing to count).
     static func progress(library: UUID, on db: any Database) async throws -> Progress {
         struct Row: Decodable { var state: String; var n: Int }
         let rows = try await db.sql.raw("""
-            SELECT state, COUNT(*) AS n FROM jobs WHERE library_id = \(bind: library) AND kind = 'enrich' GROUP BY state
+            SELECT state, COUNT(*) AS n FROM jobs WHERE library_id = \(bind: library) AND kind = 'enrich' AND first_id IS NULL GROUP BY state
             """).all(decoding: Row.self)
+        struct Batches: Decodable { var waiting: Int?; var done: Int? }
+        let batches = try await db.sql.raw("""
+            SELECT SUM(CASE WHEN titles_created > rows_read THEN titles_created - rows_read ELSE 0 END) AS waiting, SUM(rows_read) AS done
+            FROM jobs WHERE library_id = \(bind: library) AND kind = 'enrich' AND first_id IS NOT NULL
+            """).first(decoding: Batches.self)
         let count = { (s: State) in rows.first { $0.state == s.rawValue }?.n ?? 0 }
-        return Progress(pending: count(.pending), running: count(.running), done: count(.done), failed: count(.failed))
+        return Progress(pending: count(.pending) + (batches?.waiting ?? 0), running: count(.running), done: count(.done) + (batches?.done ?? 0),
+                        failed: count(.failed))
     }
 }

@@ -125,7 +125,7 @@ extension Importer {
             var copyCounts: [(UUID, Int)] = []
             var categories: [(UUID, [String])] = []
             var moreSeries: [TitleSeriesRow] = []
-            var jobs: [JobInsert] = []
+            var toFill: [UUID] = []
             var history: [ReadingLog.ImportedHistory] = []
             var ids = UUIDSource()
             for p in rows {
@@ -173,11 +173,9 @@ extension Importer {
                     if n > 0 { copyCounts.append((row.id, n)) }
                     copies += n
                 }
-                if row.needsEnrichment {
-                    jobs.append(JobInsert(id: ids.next(), library_id: ctx.libraryID, title_id: row.id, run_after: now))
-                }
+                if row.needsEnrichment { toFill.append(row.id) }
             }
-            // Many rows per statement: the titles, then their copies with consecutive accession numbers, then the jobs.
+            // Many rows per statement: the titles, then their copies with consecutive accession numbers.
             try await BulkInsert.run("titles", columns: TitleRow.insertColumns, rows: titles, values: { $0.values(library: ctx.libraryID) }, on: db)
             let copyTotal = copyCounts.reduce(0) { $0 + $1.1 }
             if copyTotal > 0 {
@@ -198,7 +196,11 @@ extension Importer {
                 try await Catalog.setCategories(names, titleID: titleID, library: ctx.libraryID, on: db)
             }
             try await TitleSeries.insert(moreSeries, on: db)
-            try await BulkInsert.run("jobs", columns: JobInsert.columns, rows: jobs, values: \.values, on: db)
+            // The titles to fill in, as one job over their range of ids (made in order; the text of a
+            // UUID sorts as its bytes, as both databases order them).
+            if let first = toFill.min(by: { $0.uuidString < $1.uuidString }), let last = toFill.max(by: { $0.uuidString < $1.uuidString }) {
+                try await Enrichment.enqueue(first: first, last: last, count: toFill.count, libraryID: ctx.libraryID, now: now, on: db)
+            }
             try await ReadingLog.importHistory(history, user: ctx.user.id, library: ctx.libraryID, now: now, on: db)
             // The file's one activity entry lands with the first rows and counts them as they land, so
             // an import stopped half-way (a crash, a kill) still says what it brought in.
@@ -290,19 +292,4 @@ extension Importer {
             try Task.checkCancellation()
         }
     }
-}
-
-/// A title's enrichment job (`Enrichment.enqueue`'s row), for the bulk insert.
-private struct JobInsert {
-    static let columns = ["id", "library_id", "kind", "state", "subject_id", "attempts", "run_after", "rows_read", "titles_created",
-                          "copies_added", "created_at"]
-    var values: [BulkInsert.Value] {
-        [.uuid(id), .uuid(library_id), .text("enrich"), .text("pending"), .uuid(title_id), .integer(0), .date(run_after),
-         .integer(0), .integer(0), .integer(0), .date(run_after)]
-    }
-
-    var id: UUID
-    var library_id: UUID
-    var title_id: UUID
-    var run_after: Date
 }

@@ -19,6 +19,7 @@ enum JobsFeature: Feature {
         [
             Landed(17, CreateJob()),
             Landed(32, UnifyJobs()),
+            Landed(67, AddEnrichmentRanges()),
         ]
     }
 }
