@@ -53,6 +53,46 @@ extension SyncTests {
         }
     }
 
+    /// The log made compact (SQLite: its ids as 16 bytes, no second copy of its key) says what it said:
+    /// a cursor from before still gets exactly what changed after it, removals and their age included.
+    @Test func theCompactLogKeepsEveryCursorAndRemoval() async throws {
+        let clock = TestClock()
+        try await withTestApp(clock: clock.appClock) { app in
+            let f = try await Fixture.make(app)
+            try await f.addMember("S001", "Ada")
+            let ben = try await f.addMember("S002", "Ben")
+            _ = try await f.addTitle("Momo", isbn: "9783522202602")
+            var device = Device(f.owner, lib: f.lib, id: "phone")
+            try await device.pull()
+            // Back to the log as it was before (the server's code reads only the compact one), and a removal
+            // written into it.
+            try await CompactSyncLog().revert(on: app.db)
+            #expect(try await f.owner.delete("\(f.lib)/members/\(ben)").status == .noContent)
+            let cursor = try #require(device.cursor)
+            struct Count: Decodable { var n: Int; var removed: Int }
+            let count = "SELECT COUNT(*) AS n, SUM(CASE WHEN deleted THEN 1 ELSE 0 END) AS removed FROM sync_log"
+            let before = try #require(try await app.db.sql.raw(SQLQueryString(count)).first(decoding: Count.self))
+            try await CompactSyncLog().prepare(on: app.db)
+            let after = try #require(try await app.db.sql.raw(SQLQueryString(count)).first(decoding: Count.self))
+            #expect(after.n == before.n && after.removed == before.removed && after.removed == 1)
+            if Dialect(app.db) == .sqlite {
+                struct Shape: Decodable { var id: String; var changed: Double? }
+                let shapes = try await app.db.sql.raw("SELECT typeof(entity_id) AS id, changed_at AS changed FROM sync_log").all(decoding: Shape.self)
+                #expect(shapes.allSatisfy { $0.id == "blob" })
+                #expect(shapes.filter { $0.changed != nil }.count == 1, "a time only for the removal")
+            }
+            // The old cursor: exactly the removal, then a new change written in the compact form.
+            let next = try await device.pullOnce()
+            #expect(next.changes.count == 1 && next.changes.first?.removed == true, "\(next.changes)")
+            _ = try await f.addTitle("Krabat", isbn: "9783423625043")
+            try await device.pull()
+            Self.expectEqual(device.mirror, try await Self.serverState(app, library: f.libraryID), "after the log was made compact")
+            // The removal is purged at its age, as before.
+            let library = try #require(UUID(uuidString: f.libraryID))
+            #expect(try await Sync.purge(library: library, now: Date().addingTimeInterval(31 * 86_400), gate: app.writeGate, on: app.db) == 1)
+        }
+    }
+
     @Test func oldTombstonesArePurgedAndAnOlderCursorMustFetchAgain() async throws {
         let clock = TestClock()
         try await withTestApp(clock: clock.appClock) { app in

@@ -25,6 +25,8 @@ enum DatabaseMove {
     struct Table: Sendable {
         let name: String
         let columns: [Column]
+        /// The order SQLite's rows are read in, page by page: the rowid, or a `WITHOUT ROWID` table's key.
+        var key: [String] = ["rowid"]
     }
 
     struct Report: Sendable {
@@ -173,7 +175,13 @@ enum DatabaseMove {
             if let missing = wanted.first(where: { !sqliteColumns.contains($0.name) }) {
                 throw Refusal("The PostgreSQL table \(name) has a column the SQLite one lacks (\(missing.name)).")
             }
-            tables.append(Table(name: name, columns: wanted))
+            struct Flag: Decodable { var wr: Int }
+            let withoutRowid = try await source.sql.raw("SELECT wr FROM pragma_table_list WHERE name = \(bind: name) AND schema = 'main'")
+                .first(decoding: Flag.self)?.wr == 1
+            let key = withoutRowid
+                ? try await source.sql.raw("SELECT name FROM pragma_table_info(\(bind: name)) WHERE pk > 0 ORDER BY pk").all(decoding: Name.self).map(\.name)
+                : ["rowid"]
+            tables.append(Table(name: name, columns: wanted, key: key))
         }
         // Parents first; ties by name. A table's link to itself is checked at the end of its COPY.
         var ordered: [Table] = [], left = tables
@@ -225,31 +233,37 @@ enum DatabaseMove {
 
     // MARK: Copying and reading back
 
-    /// One table from SQLite into PostgreSQL through `COPY`, page by page of rowids; the fingerprint of
-    /// what was read.
+    /// One table from SQLite into PostgreSQL through `COPY`, page by page in the order of its rowids (or
+    /// its key); the fingerprint of what was read.
     private static func copy(_ table: Table, from sqlite: SQLiteConnection, to pg: PostgresConnection, logger: Logger) async throws -> Fingerprint {
         let list = table.columns.map { quoted($0.name) }.joined(separator: ", ")
-        let select = "SELECT rowid AS \"__rowid\", \(list) FROM \(quoted(table.name)) WHERE rowid > ?1 ORDER BY rowid LIMIT \(page)"
+        let keys = table.key.map { $0 == "rowid" ? $0 : quoted($0) }
+        let keyList = keys.enumerated().map { "\($0.element) AS \"__key\($0.offset)\"" }.joined(separator: ", ")
+        let order = keys.joined(separator: ", ")
+        let after = "(" + order + ") > (" + keys.indices.map { "?\($0 + 1)" }.joined(separator: ", ") + ")"
+        let first = "SELECT \(keyList), \(list) FROM \(quoted(table.name)) ORDER BY \(order) LIMIT \(page)"
+        let next = "SELECT \(keyList), \(list) FROM \(quoted(table.name)) WHERE \(after) ORDER BY \(order) LIMIT \(page)"
         var print = Fingerprint()
         do {
             try await pg.copyFrom(table: table.name, columns: table.columns.map(\.name), logger: logger) { writer in
-                var after: Int64 = .min
+                var last: [SQLiteData]?
                 while true {
-                    let rows = try await sqlite.query(select, [.integer(.init(after))])
+                    let rows = if let last { try await sqlite.query(next, last) } else { try await sqlite.query(first, []) }
                     guard !rows.isEmpty else { break }
                     var text = ""
                     text.reserveCapacity(rows.count * table.columns.count * 24)
                     for row in rows {
                         let cells = row.columns
-                        guard case .integer(let rowid) = cells[0].data else { throw Refusal("\(table.name) has a row without a rowid") }
-                        after = Int64(rowid)
+                        let key = cells.prefix(keys.count).map(\.data)
+                        last = key
+                        let position = key.map { "\($0)" }.joined(separator: ", ")
                         var values: [Value] = []
                         values.reserveCapacity(table.columns.count)
                         for (i, column) in table.columns.enumerated() {
                             do {
-                                values.append(try Value(sqlite: cells[i + 1].data, kind: column.kind))
+                                values.append(try Value(sqlite: cells[i + keys.count].data, kind: column.kind))
                             } catch let unfit as Value.Unfit {
-                                throw Refusal("Row \(rowid) of \(table.name), column \(column.name): \(unfit.reason). Mend it in SQLite, then move again.")
+                                throw Refusal("Row \(position) of \(table.name), column \(column.name): \(unfit.reason). Mend it in SQLite, then move again.")
                             }
                         }
                         print.add(values)

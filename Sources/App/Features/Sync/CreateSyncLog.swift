@@ -116,13 +116,16 @@ struct CreateSyncLog: AsyncMigration {
     // MARK: SQLite: row triggers, each taking the next version from the clock.
 
     /// `columns` and `gone` are the kind's own unless a later migration widens them (members who leave).
-    static func sqliteTriggers(_ kind: Kind, columns: [String]? = nil, gone: ((String) -> String)? = nil) -> [String] {
+    /// `compact`: the log as `CompactSyncLog` keeps it (the id as its 16 bytes, a time only for a removal).
+    static func sqliteTriggers(_ kind: Kind, columns: [String]? = nil, gone: ((String) -> String)? = nil, compact: Bool = false) -> [String] {
         let gone = gone ?? kind.gone
         func log(_ row: String, gone: String) -> String {
-            """
+            let entity = compact ? "unhex(replace(\(row)id, '-', ''))" : "\(row)id"
+            let changedAt = compact ? "CASE WHEN \(gone) THEN \(now(sqlite: true)) END" : now(sqlite: true)
+            return """
             UPDATE sync_clock SET version = version + 1 WHERE id = 1;
             INSERT INTO sync_log (kind, entity_id, library_id, version, deleted, changed_at)
-            VALUES (\(kind.rawValue), \(row)id, \(row)library_id, (SELECT version FROM sync_clock WHERE id = 1), \(gone), \(now(sqlite: true)))
+            VALUES (\(kind.rawValue), \(entity), \(row)library_id, (SELECT version FROM sync_clock WHERE id = 1), \(gone), \(changedAt))
             ON CONFLICT (kind, entity_id) DO UPDATE SET library_id = excluded.library_id, version = excluded.version,
                 deleted = excluded.deleted, changed_at = excluded.changed_at;
             """

@@ -67,10 +67,14 @@ enum Sync {
         // another database (the installation restored from an older backup, or moved to PostgreSQL).
         if let cursor, cursor.version < floor || cursor.version > upTo { throw SyncError.mustRefetch }
         let from = cursor ?? .start
-        let position: SQLQueryString = from.after.map { "(l.version, l.kind, l.entity_id) > (\(bind: from.version), \(bind: $0.kind), \(bind: $0.id))" }
-            ?? "l.version > \(bind: from.version)"
+        // SQLite's log keeps an id as its 16 bytes (`CompactSyncLog`), in the same order as its text.
+        let position: SQLQueryString = from.after.map {
+            let id: SQLQueryString = sqlite ? "unhex(replace(\(bind: $0.id.uuidString), '-', ''))" : "\(bind: $0.id)"
+            return "(l.version, l.kind, l.entity_id) > (\(bind: from.version), \(bind: $0.kind), " + id + ")"
+        } ?? "l.version > \(bind: from.version)"
+        let entity = sqlite ? CompactSyncLog.textID("l.entity_id") : "l.entity_id"
         let rows = try await sql.raw("""
-            SELECT l.kind, l.entity_id, l.version, \(unsafeRaw: body(sqlite: sqlite)) AS body FROM sync_log l
+            SELECT l.kind, \(unsafeRaw: entity) AS entity_id, l.version, \(unsafeRaw: body(sqlite: sqlite)) AS body FROM sync_log l
             WHERE l.library_id = \(bind: library) AND \(position) AND l.version <= \(bind: upTo)
             ORDER BY l.version, l.kind, l.entity_id LIMIT \(unsafeRaw: String(limit + 1))
             """).all()
@@ -131,12 +135,13 @@ enum Sync {
         let loan = object(["copyId": uuid("o.copy_id"), "titleId": uuid("o.title_id"), "memberId": uuid("o.member_id"), "dueAt": date("o.due_at"),
                            "renewals": "o.renewals"])
         let text = sqlite ? "" : "::text"
+        let entity = sqlite ? CompactSyncLog.textID("l.entity_id") : "l.entity_id"
         return """
             CASE WHEN l.deleted THEN NULL ELSE CASE l.kind
-                WHEN 1 THEN (SELECT \(title)\(text) FROM titles t WHERE t.id = l.entity_id AND t.library_id = l.library_id AND NOT t.wishlist)
-                WHEN 2 THEN (SELECT \(copy)\(text) FROM copies c WHERE c.id = l.entity_id AND c.library_id = l.library_id)
-                WHEN 3 THEN (SELECT \(member)\(text) FROM members m WHERE m.id = l.entity_id AND m.library_id = l.library_id)
-                WHEN 4 THEN (SELECT \(loan)\(text) FROM loans o WHERE o.id = l.entity_id AND o.library_id = l.library_id AND o.returned_at IS NULL)
+                WHEN 1 THEN (SELECT \(title)\(text) FROM titles t WHERE t.id = \(entity) AND t.library_id = l.library_id AND NOT t.wishlist)
+                WHEN 2 THEN (SELECT \(copy)\(text) FROM copies c WHERE c.id = \(entity) AND c.library_id = l.library_id)
+                WHEN 3 THEN (SELECT \(member)\(text) FROM members m WHERE m.id = \(entity) AND m.library_id = l.library_id)
+                WHEN 4 THEN (SELECT \(loan)\(text) FROM loans o WHERE o.id = \(entity) AND o.library_id = l.library_id AND o.returned_at IS NULL)
             END END
             """
     }

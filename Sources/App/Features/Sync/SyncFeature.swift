@@ -19,6 +19,7 @@ enum SyncFeature: Feature {
     static var migrations: [Landed] {
         [
             Landed(45, CreateSyncLog()),
+            Landed(68, CompactSyncLog()),
         ]
     }
 }
