@@ -245,9 +245,10 @@ private func job(for titleID: String, on app: Application) async throws -> JobRo
         let clock = TestClock()
         try await withLookupApp(clock: clock.appClock) { app, server, f in
             struct Job: Decodable { var subject_id: UUID?; var first_id: UUID?; var state: String; var attempts: Int; var last_error: String? }
+            let library = try #require(UUID(uuidString: f.libraryID))
             func jobs() async throws -> [Job] {
                 try await app.db.sql.raw("""
-                    SELECT subject_id, first_id, state, attempts, last_error FROM jobs WHERE kind = 'enrich' AND library_id = \(bind: f.libraryID)
+                    SELECT subject_id, first_id, state, attempts, last_error FROM jobs WHERE kind = 'enrich' AND library_id = \(bind: library)
                     ORDER BY subject_id
                     """).all(decoding: Job.self)
             }

@@ -315,7 +315,8 @@ enum Enrichment {
             """).all(decoding: Row.self)
         struct Batches: Decodable { var waiting: Int?; var done: Int? }
         let batches = try await db.sql.raw("""
-            SELECT SUM(CASE WHEN titles_created > rows_read THEN titles_created - rows_read ELSE 0 END) AS waiting, SUM(rows_read) AS done
+            SELECT CAST(SUM(CASE WHEN titles_created > rows_read THEN titles_created - rows_read ELSE 0 END) AS BIGINT) AS waiting,
+                   CAST(SUM(rows_read) AS BIGINT) AS done
             FROM jobs WHERE library_id = \(bind: library) AND kind = 'enrich' AND first_id IS NOT NULL
             """).first(decoding: Batches.self)
         let count = { (s: State) in rows.first { $0.state == s.rawValue }?.n ?? 0 }

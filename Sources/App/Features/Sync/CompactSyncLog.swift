@@ -2,23 +2,49 @@ import Fluent
 import FluentSQL
 import SQLKit
 
-/// The sync log at the size it must be, on SQLite: one row per changed thing, stored in the order of
+/// The sync log at the size it must be. On SQLite: one row per changed thing, stored in the order of
 /// its key (`WITHOUT ROWID`, so the key is not kept a second time in an index of its own), the thing's
-/// id as its 16 bytes instead of 36 characters of text, and a time only where the daily prune needs
-/// one (a removal). The feed's index (library, version, kind, id) is all else there is. PostgreSQL
-/// keeps its log as it was: its ids are 16 bytes already and its key is its only unique index.
+/// id as its 16 bytes instead of 36 characters of text. On both: a time only where the daily prune
+/// needs one (a removal). The feed's index (library, version, kind, id) is all else there is;
+/// PostgreSQL's ids are 16 bytes already and its key is its only unique index.
 ///
 /// What the log says does not change: the rows are moved as they are (versions, removals, their
 /// times), so every device's cursor stays valid. The triggers are made again to write the new form.
 struct CompactSyncLog: AsyncMigration {
     func prepare(on database: any Database) async throws {
-        guard Dialect(database) == .sqlite else { return }
+        guard Dialect(database) == .sqlite else {
+            let sql = database.sql
+            try await sql.raw("ALTER TABLE sync_log ALTER COLUMN changed_at DROP NOT NULL").run()
+            try await sql.raw("UPDATE sync_log SET changed_at = NULL WHERE NOT deleted").run()
+            try await sql.raw(SQLQueryString(Self.postgresFunction(changedAt: "CASE WHEN c.gone THEN now() END"))).run()
+            return
+        }
         try await rebuild(on: database, compact: true)
     }
 
     func revert(on database: any Database) async throws {
-        guard Dialect(database) == .sqlite else { return }
+        guard Dialect(database) == .sqlite else {
+            let sql = database.sql
+            try await sql.raw(SQLQueryString(Self.postgresFunction(changedAt: "now()"))).run()
+            try await sql.raw("UPDATE sync_log SET changed_at = now() WHERE changed_at IS NULL").run()
+            try await sql.raw("ALTER TABLE sync_log ALTER COLUMN changed_at SET NOT NULL").run()
+            return
+        }
         try await rebuild(on: database, compact: false)
+    }
+
+    /// PostgreSQL's one writer of the log (`CreateSyncLog.postgresFunction`), with the time it writes.
+    static func postgresFunction(changedAt: String) -> String {
+        """
+        CREATE OR REPLACE FUNCTION sync_log_write(k SMALLINT, ids UUID[], libraries UUID[], gone BOOLEAN[]) RETURNS void LANGUAGE sql AS $$
+            INSERT INTO sync_log (kind, entity_id, library_id, version, deleted, changed_at)
+            SELECT DISTINCT ON (c.id) k, c.id, c.library_id, pg_current_xact_id()::text::bigint, c.gone, \(changedAt)
+            FROM unnest(ids, libraries, gone) AS c(id, library_id, gone)
+            ORDER BY c.id, c.gone DESC
+            ON CONFLICT (kind, entity_id) DO UPDATE SET library_id = EXCLUDED.library_id, version = EXCLUDED.version,
+                deleted = EXCLUDED.deleted, changed_at = EXCLUDED.changed_at
+        $$
+        """
     }
 
     /// The log moved into a table of the wanted form and the four kinds' triggers made again for it.
