@@ -80,6 +80,7 @@ enum CatalogFeature: Feature {
             Landed(64, AddCallNumbers()),
             Landed(65, CreateBulkChanges()),
             Landed(66, CreateTitleSeries()),
+            Landed(69, LeanListIndexes()),
         ]
     }
 }

@@ -44,28 +44,34 @@ extension TitleQuery {
         }
     }
 
-    /// The columns of `sort`'s order, each with whether it ascends; the last is always the id.
-    static func orderKeys(_ sort: TitleSort) -> [(column: String, ascending: Bool)] {
-        switch sort {
-        case .title: [("sort_key", true), ("id", true)]
-        case .author: [("author_key", true), ("sort_key", true), ("id", true)]
-        case .newest: [("created_at", false), ("id", false)]
-        case .borrowed: [("loan_count", false), ("sort_key", true), ("id", true)]
-        case .shelf: [("call_number_sort", true), ("sort_key", true), ("id", true)]
+    /// The key that makes every order total, last in each: SQLite's rowid (every index of a rowid table
+    /// ends in it, so the list orders' indexes need not repeat the 36 characters of the id,
+    /// `LeanListIndexes`), PostgreSQL's id.
+    static func tiebreak(sqlite: Bool) -> String { sqlite ? "rowid" : "id" }
+
+    /// The columns of `sort`'s order, each with whether it ascends; the last is always the tiebreak.
+    static func orderKeys(_ sort: TitleSort, sqlite: Bool) -> [(column: String, ascending: Bool)] {
+        let last = tiebreak(sqlite: sqlite)
+        return switch sort {
+        case .title: [("sort_key", true), (last, true)]
+        case .author: [("author_key", true), ("sort_key", true), (last, true)]
+        case .newest: [("created_at", false), (last, false)]
+        case .borrowed: [("loan_count", false), ("sort_key", true), (last, true)]
+        case .shelf: [("call_number_sort", true), ("sort_key", true), (last, true)]
         }
     }
 
     /// `sort`'s ORDER BY, or its reverse (to read a page from its far end).
-    static func orderBy(_ sort: TitleSort, reversed: Bool = false) -> SQLQueryString {
-        let keys = orderKeys(sort).map { "t.\($0.column)" + ($0.ascending != reversed ? "" : " DESC") }
+    static func orderBy(_ sort: TitleSort, reversed: Bool = false, sqlite: Bool) -> SQLQueryString {
+        let keys = orderKeys(sort, sqlite: sqlite).map { "t.\($0.column)" + ($0.ascending != reversed ? "" : " DESC") }
         return " ORDER BY \(unsafeRaw: keys.joined(separator: ", "))"
     }
 
     /// The titles that come after (or before) `anchor` in `sort`'s order, `inclusive` of it or not: a
     /// lexicographic comparison with the anchor's keys, led by a plain range on the first key so each
     /// database walks the order's index from the anchor.
-    static func seekCondition(_ sort: TitleSort, anchor: UUID, later: Bool, inclusive: Bool) -> SQLQueryString {
-        let keys = orderKeys(sort)
+    static func seekCondition(_ sort: TitleSort, anchor: UUID, later: Bool, inclusive: Bool, sqlite: Bool) -> SQLQueryString {
+        let keys = orderKeys(sort, sqlite: sqlite)
         func value(_ column: String) -> SQLQueryString { "(SELECT a.\(unsafeRaw: column) FROM titles a WHERE a.id = \(bind: anchor))" }
         func op(_ ascending: Bool, orEqual: Bool) -> String { (ascending == later ? ">" : "<") + (orEqual ? "=" : "") }
         func chain(_ i: Int) -> SQLQueryString {
@@ -95,17 +101,18 @@ extension TitleQuery {
     /// at most a page's length, so the page is the one a reader paging from the start would see.
     static func pageStart(ofSection letter: String, position: Int, _ filters: Filters, libraryID: UUID, now: Date,
                           on sql: any SQLDatabase) async throws -> UUID? {
+        let sqlite = sql.dialect.name == "sqlite"
         var f = filters
         f.sort = .title
         let clause = whereClause(f, libraryID: libraryID, now: now, withSection: false)
         guard let first = try await sql.raw("SELECT t.id FROM titles t WHERE " + clause + " AND t.section = \(bind: letter)"
-                                            + orderBy(.title, reversed: false) + " LIMIT 1").first() else { return nil }
+                                            + orderBy(.title, reversed: false, sqlite: sqlite) + " LIMIT 1").first() else { return nil }
         let firstID = try first.decode(column: "id", as: UUID.self)
         let back = position % f.limit
         guard back > 0 else { return firstID }
         let start = try await sql.raw("SELECT t.id FROM titles t WHERE " + clause
-                                      + seekCondition(.title, anchor: firstID, later: false, inclusive: false)
-                                      + orderBy(.title, reversed: true) + " LIMIT 1 OFFSET \(literal: back - 1)").first()
+                                      + seekCondition(.title, anchor: firstID, later: false, inclusive: false, sqlite: sqlite)
+                                      + orderBy(.title, reversed: true, sqlite: sqlite) + " LIMIT 1 OFFSET \(literal: back - 1)").first()
         return try start?.decode(column: "id", as: UUID.self) ?? firstID
     }
 }

@@ -79,18 +79,19 @@ enum TitleQuery {
             let ids: SQLQueryString
             switch seek {
             case nil:
-                ids = clause + orderBy(filters.sort) + page
+                ids = clause + orderBy(filters.sort, sqlite: sqlite) + page
             case .end:
                 let all = try await counted()
                 known = all
-                ids = clause + orderBy(filters.sort, reversed: true) + " LIMIT \(literal: lastPageCount(total: all, limit: filters.limit))"
+                ids = clause + orderBy(filters.sort, reversed: true, sqlite: sqlite) + " LIMIT \(literal: lastPageCount(total: all, limit: filters.limit))"
             case .after(let id), .before(let id), .from(let id):
                 let later = !(seek?.backwards ?? false)
-                ids = clause + seekCondition(filters.sort, anchor: id, later: later, inclusive: seek == .from(id))
-                    + orderBy(filters.sort, reversed: !later) + " LIMIT \(literal: filters.limit)"
+                ids = clause + seekCondition(filters.sort, anchor: id, later: later, inclusive: seek == .from(id), sqlite: sqlite)
+                    + orderBy(filters.sort, reversed: !later, sqlite: sqlite) + " LIMIT \(literal: filters.limit)"
             }
-            rows = try await sql.raw("SELECT " + summaryColumns + " FROM titles t WHERE t.id IN (SELECT t.id FROM titles t WHERE " + ids + ")"
-                                     + orderBy(filters.sort)).all()
+            let key = tiebreak(sqlite: sqlite)
+            rows = try await sql.raw("SELECT " + summaryColumns + " FROM titles t WHERE t.\(unsafeRaw: key) IN (SELECT t.\(unsafeRaw: key) FROM titles t WHERE "
+                                     + ids + ")" + orderBy(filters.sort, sqlite: sqlite)).all()
             if let known {
                 total = known
             } else if filters.offset == 0 && seek == nil && rows.count < filters.limit {
@@ -122,7 +123,7 @@ enum TitleQuery {
                 ? "SELECT " + summaryColumns + " FROM title_search CROSS JOIN titles t ON t.rowid = title_search.rowid WHERE " + match + " AND " + clause
                 : "SELECT " + summaryColumns + " FROM titles t WHERE " + match + " AND " + clause
             if matches <= sortedSearchLimit {
-                rows = try await sql.raw(from + orderBy(filters.sort) + page).all()
+                rows = try await sql.raw(from + orderBy(filters.sort, sqlite: sqlite) + page).all()
                 if !filters.hasNonSearchFilters {
                     total = matches
                 } else if filters.offset == 0, rows.count < filters.limit {
@@ -150,12 +151,12 @@ enum TitleQuery {
             return try await keptPosition(ofSection: letter, kept, wishlist: filters.wishlist, libraryID: libraryID, on: db.sql)
         }
         let clause = whereClause(filters, libraryID: libraryID, now: now, withSection: false)
-        guard let first = try await db.sql.raw("SELECT t.sort_key, t.id FROM titles t WHERE " + clause + " AND t.section = \(bind: letter)"
-                                                + " ORDER BY t.sort_key, t.id LIMIT 1").first() else { return nil }
-        let key = try first.decode(column: "sort_key", as: String.self)
+        let sqlite = Dialect(db) == .sqlite
+        guard let first = try await db.sql.raw("SELECT t.id FROM titles t WHERE " + clause + " AND t.section = \(bind: letter)"
+                                                + orderBy(.title, sqlite: sqlite) + " LIMIT 1").first() else { return nil }
         let id = try first.decode(column: "id", as: UUID.self)
         return try await count(db.sql, "SELECT COUNT(*) AS n FROM titles t WHERE " + clause
-                               + " AND (t.sort_key < \(bind: key) OR (t.sort_key = \(bind: key) AND t.id < \(bind: id)))")
+                               + seekCondition(.title, anchor: id, later: false, inclusive: false, sqlite: sqlite))
     }
 
     /// The full-text condition: every typed word is a prefix. SQLite's MATCH also names the library

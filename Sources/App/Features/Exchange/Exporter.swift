@@ -159,7 +159,7 @@ enum Exporter {
                 let titles = try await connection.rows("""
                     SELECT id, isbn13, title, subtitle, authors, publisher, published_date, page_count, language, description, notes,
                       series, series_number, cover_url, call_number, marc_record
-                    FROM titles WHERE library_id = ? AND wishlist = 0 ORDER BY sort_key, id
+                    FROM titles WHERE library_id = ? AND wishlist = 0 ORDER BY sort_key, rowid
                     """, [library]) { row in
                     let c = row.columns  // by position: a lookup by name hashes the name for every value
                     func text(_ i: Int) -> String? { c[i].data.string }
