@@ -35,6 +35,7 @@ ICALENDAR_VERSION := 7.3.2
 OIDC_MOCK_VERSION := 0.3.4
 # Draws the fake camera's video frames in the phone checks.
 PILLOW_VERSION := 11.3.0
+PYSQLITE3_VERSION := 0.5.4.post2
 # A real SMTP server (STARTTLS, TLS, AUTH) the reminder tests send to.
 AIOSMTPD_VERSION := 1.4.6
 BENCH_PACKAGES := wrk time sqlite3 postgresql $(IMAGING_PACKAGES)
@@ -199,11 +200,13 @@ test-package: package
 
 bench:
 	$(call ensure_packages,$(BENCH_PACKAGES))
-	scripts/bench.py
-	BENCH_SKIP_BUILD=1 scripts/bench-import.py
-	BENCH_SKIP_BUILD=1 scripts/bench-web-import.py
 	$(MAKE) --no-print-directory test-venv
 	@$(VENV)/bin/python -c "import oidc_provider_mock" 2>/dev/null || $(VENV)/bin/pip install -q oidc-provider-mock==$(OIDC_MOCK_VERSION)
+	@$(VENV)/bin/python -c "import pysqlite3" 2>/dev/null || $(VENV)/bin/pip install -q pysqlite3-binary==$(PYSQLITE3_VERSION)
+	scripts/bench.py
+	BENCH_SKIP_BUILD=1 $(VENV)/bin/python scripts/bench-import.py
+	BENCH_SKIP_BUILD=1 scripts/bench-size.py
+	BENCH_SKIP_BUILD=1 scripts/bench-web-import.py
 	scripts/bench-reminders.py
 	scripts/bench-print.py
 	scripts/bench-stocktake.py

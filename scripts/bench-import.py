@@ -60,9 +60,9 @@ FROM titles JOIN idmap m ON m.old = titles.id;
 INSERT INTO copies (id, library_id, title_id, copy_number, barcode, location, condition, status, created_at, updated_at)
 SELECT lower(hex(randomblob(16))), 'floor', m.new, copy_number, barcode || '-floor', location, condition, status, created_at, updated_at
 FROM copies JOIN idmap m ON m.old = copies.title_id;
-INSERT INTO jobs (id, library_id, kind, state, subject_id, attempts, run_after, rows_read, titles_created, copies_added, created_at)
-SELECT lower(hex(randomblob(16))), 'floor', 'enrich', state, m.new, attempts, run_after, 0, 0, 0, created_at
-FROM jobs JOIN idmap m ON m.old = jobs.subject_id WHERE jobs.kind = 'enrich';
+INSERT INTO jobs (id, library_id, kind, state, attempts, run_after, rows_read, titles_created, copies_added, created_at, first_id, last_id)
+SELECT lower(hex(randomblob(16))), 'floor', 'enrich', state, attempts, run_after, 0, titles_created, 0, created_at, first_id, last_id
+FROM jobs WHERE jobs.kind = 'enrich' AND library_id = '{lib}';
 COMMIT;
 """
 
@@ -75,12 +75,19 @@ WHERE rowid IN (SELECT rowid FROM titles WHERE library_id = '{lib}' AND wishlist
 
 
 def sqlite_seconds(db, script):
-    """The same database work done by the sqlite3 shell (no Swift, one statement per table): the floor."""
+    """The same database work done by SQLite alone (no Swift, one statement per table): the floor. Run by
+    a current SQLite (`pysqlite3-binary`, in the test venv: Debian's 3.40 knows neither `unhex` nor the
+    search index's options), as the server's own is."""
     import time
+    import pysqlite3
     t0 = time.perf_counter()
-    r = subprocess.run(["sqlite3", "-batch", db], input=script, text=True, capture_output=True)
-    if r.returncode != 0:
-        sys.exit(f"sqlite3 failed: {r.stderr}")
+    con = pysqlite3.connect(db, isolation_level=None)
+    try:
+        con.executescript(script)
+    except pysqlite3.Error as e:
+        sys.exit(f"SQLite failed: {e}")
+    finally:
+        con.close()
     return time.perf_counter() - t0
 
 
@@ -120,7 +127,10 @@ def main():
         if exported_rows < ROWS:
             sys.exit(f"export has {exported_rows} lines, expected at least {ROWS}")
         db = os.path.join(data, "shelfmark.sqlite")
-        lib = subprocess.run(["sqlite3", db, "SELECT id FROM libraries WHERE name = 'Bench import'"], text=True, capture_output=True).stdout.strip()
+        import pysqlite3
+        con = pysqlite3.connect(db)
+        lib = con.execute("SELECT id FROM libraries WHERE name = 'Bench import'").fetchone()[0]
+        con.close()
         floor_export = sqlite_seconds(db, FLOOR_EXPORT.format(lib=lib))
         floor_import = sqlite_seconds(db, FLOOR_IMPORT.format(lib=lib))
         floor_imports.append(ROWS / floor_import)

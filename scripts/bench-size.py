@@ -11,7 +11,7 @@ covers' references, not rows.
 `BENCH_SIZE_BINARY` measures another build's `shelfmark` (the previous version, for a same-run
 baseline); `BENCH_SIZE_ROWS` another size.
 """
-import os, re, shutil, sqlite3, subprocess, sys, random
+import os, re, shutil, subprocess, sys, random
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 ROWS = int(os.environ.get("BENCH_SIZE_ROWS", "100000"))
@@ -63,12 +63,14 @@ def main():
     if created != ROWS:
         sys.exit(f"expected {ROWS} titles, got {created}:\n{r.stdout}")
     db = os.path.join(data, "shelfmark.sqlite")
-    con = sqlite3.connect(db)
-    con.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-    rows = con.execute("SELECT name, SUM(pgsize) FROM dbstat GROUP BY name ORDER BY 2 DESC").fetchall()
-    jobs = con.execute("SELECT COUNT(*) FROM jobs WHERE kind = 'enrich'").fetchone()[0]
-    log = con.execute("SELECT COUNT(*) FROM sync_log").fetchone()[0]
-    con.close()
+    # The sqlite3 shell reads the file (dbstat is compiled into it); it writes nothing but the checkpoint.
+    def shell(query):
+        out = subprocess.run(["sqlite3", "-batch", "-separator", "|", db, query], text=True, capture_output=True, check=True).stdout
+        return [line.split("|") for line in out.strip().splitlines()]
+    shell("PRAGMA wal_checkpoint(TRUNCATE)")
+    rows = [(name, int(n)) for name, n in shell("SELECT name, SUM(pgsize) FROM dbstat GROUP BY name ORDER BY 2 DESC")]
+    jobs = int(shell("SELECT COUNT(*) FROM jobs WHERE kind = 'enrich'")[0][0])
+    log = int(shell("SELECT COUNT(*) FROM sync_log")[0][0])
     size = os.path.getsize(db) / 1e6
     print(f"== The library's file: {ROWS:,} titles with one copy each, imported by {os.path.relpath(binary, ROOT)} ==")
     print(f"   import {seconds:.2f} s = {ROWS / seconds:,.0f} rows/s; {jobs:,} job rows queue the filling in; {log:,} sync log rows")

@@ -1,0 +1,99 @@
+#!/usr/bin/env python3
+"""The update that makes an existing library's file lean, tried on a copy of one made by the previous
+version (issue: lean storage).
+
+`BENCH_UPGRADE_FROM` names the previous version's `shelfmark` (a release build of the commit before
+the lean-storage migrations). It seeds 100,000 titles with three copies each, 600 members and a year
+of loans, and imports 20,000 more titles from a CSV (so filling-in jobs are queued, as after a real
+import). The sync log, the counts and the rows are read; then this version updates the file (at the
+start of any command that reads the data) (its copy before the update is kept by the update itself), and everything is read
+again: nothing may be lost (rows, counts, loans) and the sync log must say exactly what it said (each
+thing's version and whether it was removed), so every device's cursor stays valid. The file's size is
+read before and after, with SQLite's `dbstat` per table.
+"""
+import os, re, shutil, subprocess, sys, time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+TITLES = int(os.environ.get("BENCH_UPGRADE_TITLES", "100000"))
+sys.path.insert(0, os.path.join(ROOT, "scripts"))
+
+
+def shell(db, query):
+    out = subprocess.run(["sqlite3", "-batch", "-separator", "|", db, query], text=True, capture_output=True, check=True).stdout
+    return [line.split("|") for line in out.strip().splitlines()]
+
+
+def facts(db, compact):
+    entity = ("substr(hex(entity_id),1,8)||'-'||substr(hex(entity_id),9,4)||'-'||substr(hex(entity_id),13,4)||'-'||"
+              "substr(hex(entity_id),17,4)||'-'||substr(hex(entity_id),21,12)") if compact else "entity_id"
+    f = {}
+    for table in ["titles", "copies", "members", "loans", "reads", "activities", "categories", "title_categories", "shelves"]:
+        try:
+            f[table] = shell(db, f"SELECT COUNT(*) FROM {table}")[0][0]
+        except subprocess.CalledProcessError:
+            pass
+    f["title_counts"] = shell(db, "SELECT library_id, wishlist, SUM(n) FROM title_counts GROUP BY 1, 2 ORDER BY 1, 2")
+    f["copy_counts"] = shell(db, "SELECT COUNT(*), SUM(total), SUM(available) FROM copy_counts")
+    f["open loans"] = shell(db, "SELECT COUNT(*) FROM loans WHERE returned_at IS NULL")[0][0]
+    f["loan_count"] = shell(db, "SELECT SUM(loan_count) FROM titles")[0][0]
+    f["sync log"] = shell(db, f"SELECT COUNT(*), SUM(version), SUM(deleted), MAX(version), "
+                              f"SUM(length({entity})) FROM sync_log")
+    f["sync log digest"] = shell(db, f"SELECT kind, {entity}, version, deleted FROM sync_log ORDER BY kind, 2")
+    f["sync clock"] = shell(db, "SELECT version FROM sync_clock")
+    f["floors"] = shell(db, "SELECT id, sync_floor FROM libraries ORDER BY id")
+    return f
+
+
+def size(db):
+    shell(db, "PRAGMA wal_checkpoint(TRUNCATE)")
+    return os.path.getsize(db) / 1e6, shell(db, "SELECT name, SUM(pgsize) FROM dbstat GROUP BY name ORDER BY 2 DESC LIMIT 12")
+
+
+def main():
+    previous = os.environ.get("BENCH_UPGRADE_FROM")
+    if not previous:
+        sys.exit("BENCH_UPGRADE_FROM must name the previous version's shelfmark binary")
+    bin_path = subprocess.run(["swift", "build", "-c", "release", "--show-bin-path"], cwd=ROOT, text=True, capture_output=True).stdout.strip()
+    current = os.path.join(bin_path, "shelfmark")
+    work = os.path.join(ROOT, ".tmp", "bench-upgrade")
+    shutil.rmtree(work, ignore_errors=True)
+    data = os.path.join(work, "data")
+    os.makedirs(data)
+    env = dict(os.environ, SHELFMARK_DATA_DIR=data, LOG_LEVEL="error")
+    env.pop("DATABASE_URL", None)
+    print(f"== An update of a {TITLES:,}-title library made by the previous version ==", flush=True)
+    subprocess.run([previous, "seed", "--library", "Upgrade", "--titles", str(TITLES), "--members", "600", "--copies", "3",
+                    "--loans", str(TITLES // 2)], cwd=ROOT, env=env, check=True, capture_output=True)
+    from importlib import import_module
+    size_mod = import_module("bench-size")
+    csv = os.path.join(work, "more.csv")
+    size_mod.write_catalog(csv, 20_000, seed=3)
+    subprocess.run([previous, "import", csv, "--library", "Imported"], cwd=ROOT, env=env, check=True, capture_output=True)
+    db = os.path.join(data, "shelfmark.sqlite")
+    before = facts(db, compact=False)
+    mb_before, tables_before = size(db)
+    t0 = time.perf_counter()
+    # Any command that reads the data updates the database first (`migrate` alone skips the copy and the
+    # giving back of freed pages): an export of the smaller library.
+    r = subprocess.run([current, "export", "--format", "csv", "--library", "Imported", "--output", os.path.join(work, "after.csv")],
+                       cwd=ROOT, env=env, text=True, capture_output=True)
+    seconds = time.perf_counter() - t0
+    if r.returncode != 0:
+        sys.exit(f"migrate failed:\n{r.stdout}\n{r.stderr}")
+    after = facts(db, compact=True)
+    mb_after, tables_after = size(db)
+    lost = [k for k in before if before[k] != after[k]]
+    print(f"   update: {seconds:.1f} s; file {mb_before:.1f} MB -> {mb_after:.1f} MB "
+          f"({mb_after * 1e6 / (TITLES + 20_000):,.0f} bytes per title)")
+    print(f"   compared before and after: {', '.join(before.keys())}")
+    print(f"   sync log: {before['sync log'][0][0]} rows, every (kind, id, version, removed) the same: "
+          f"{before['sync log digest'] == after['sync log digest']}")
+    print("   largest before: " + ", ".join(f"{n} {int(b) / 1e6:.1f}" for n, b in tables_before[:8]))
+    print("   largest after:  " + ", ".join(f"{n} {int(b) / 1e6:.1f}" for n, b in tables_after[:8]))
+    if lost:
+        sys.exit(f"CHANGED by the update: {lost}")
+    print("nothing lost: rows, counts, loans and the sync log (so every cursor) as they were")
+
+
+if __name__ == "__main__":
+    main()
