@@ -33,7 +33,8 @@ def facts(db, compact):
         except subprocess.CalledProcessError:
             pass
     f["title_counts"] = shell(db, "SELECT library_id, wishlist, SUM(n) FROM title_counts GROUP BY 1, 2 ORDER BY 1, 2")
-    f["copy_counts"] = shell(db, "SELECT COUNT(*), SUM(total), SUM(available) FROM copy_counts")
+    f["copy_counts"] = shell(db, "SELECT library_id, circulating, n FROM copy_counts ORDER BY 1, 2")
+    f["shelf_counts"] = shell(db, "SELECT * FROM shelf_counts ORDER BY 1, 2")
     f["open loans"] = shell(db, "SELECT COUNT(*) FROM loans WHERE returned_at IS NULL")[0][0]
     f["loan_count"] = shell(db, "SELECT SUM(loan_count) FROM titles")[0][0]
     f["sync log"] = shell(db, f"SELECT COUNT(*), SUM(version), SUM(deleted), MAX(version), "

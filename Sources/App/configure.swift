@@ -13,7 +13,7 @@ public func configure(_ app: Application) async throws {
     try HTTPS.configure(app, options: app.httpsOptions)
     // The server runs the features' background loops (enrichment, mail, recurring jobs); one-off commands do not.
     let command = app.environment.arguments.dropFirst().first
-    if command == nil || command == "serve" || command?.hasPrefix("-") == true {
+    if !readsNoData && (command == nil || command == "serve" || command?.hasPrefix("-") == true) {
         app.runBackgroundLoops()
     }
 }

@@ -32,6 +32,40 @@ import Vapor
     /// version's own binary: `user create`, `seed --titles 120 --members 25`, `seed-reading`, then 15
     /// loans (4 returned), a category and a wish through its API. Committed as
     /// `Fixtures/shelfmark-2026-11-25.sqlite`.
+    /// Room an update freed inside SQLite's file (a table made smaller) is given back to the disk.
+    @Test func theRoomAnUpdateFreedIsGivenBack() async throws {
+        guard MigratedTemplate.postgresURL == nil else { return }
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("shelfmark-vacuum-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let app = try await Application.make(.testing)
+        do {
+            try configure(app, storage: .sqlite(path: dir + "/shelfmark.sqlite"))
+            try await app.migrateHoldingLock()
+            struct Pages: Decodable { var free: Int; var total: Int }
+            func pages() async throws -> Pages {
+                try #require(try await app.db.sql.raw("""
+                    SELECT (SELECT freelist_count FROM pragma_freelist_count) AS free, (SELECT page_count FROM pragma_page_count) AS total
+                    """).first(decoding: Pages.self))
+            }
+            try await app.db.sql.raw("CREATE TABLE scratch (t TEXT)").run()
+            try await app.db.sql.raw("""
+                WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 20000)
+                INSERT INTO scratch SELECT hex(randomblob(100)) FROM n
+                """).run()
+            try await app.db.sql.raw("DROP TABLE scratch").run()
+            let freed = try await pages()
+            #expect(freed.free * 10 >= freed.total, "\(freed)")
+            await app.giveBackFreedPages()
+            let after = try await pages()
+            #expect(after.free == 0 && after.total < freed.total - freed.free / 2, "\(freed) -> \(after)")
+        } catch {
+            try? await app.asyncShutdown()
+            throw error
+        }
+        try await app.asyncShutdown()
+    }
+
     @Test func anOlderVersionsDatabaseIsCopiedAsideThenUpdatedWithEveryRow() async throws {
         guard MigratedTemplate.postgresURL == nil else { return }
         let fixture = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures/shelfmark-2026-11-25.sqlite")
@@ -70,6 +104,11 @@ import Vapor
             #expect(try await counts() == before)
             #expect(try await samples() == sampleBefore)
             #expect(try await DatabaseVersion.applied(on: app.db).count == Migrations.inOrder.count)
+            struct Pages: Decodable { var free: Int; var total: Int }
+            let pages = try #require(try await app.db.sql.raw("""
+                SELECT (SELECT freelist_count FROM pragma_freelist_count) AS free, (SELECT page_count FROM pragma_page_count) AS total
+                """).first(decoding: Pages.self))
+            #expect(pages.free * 10 < pages.total, "the room the update freed was given back: \(pages)")
             // The copy made before the update is the old database, whole.
             let copies = try FileManager.default.contentsOfDirectory(atPath: dir).filter { $0.hasPrefix("shelfmark-before-update-") }
             #expect(copies.count == 1)

@@ -53,6 +53,27 @@ extension Application {
             logger.notice("Updating the database: \(pending.map { $0.0.name.split(separator: ".").last.map(String.init) ?? $0.0.name }.joined(separator: ", "))")
         }
         try await migrator.prepareBatch().get()
+        if !pending.isEmpty && !applied.isEmpty { await giveBackFreedPages() }
+    }
+
+    /// An update that made tables smaller (a compacted log, leaner indexes) leaves their old pages free
+    /// inside SQLite's file; when they are a tenth of it or more, the file is written again without them
+    /// (`VACUUM`), once, at the update. Nothing is lost if it cannot be (a disk too full for the copy
+    /// `VACUUM` makes): the pages are reused by later writes.
+    func giveBackFreedPages() async {
+        guard Dialect(db) == .sqlite, let sql = db as? any SQLDatabase else { return }
+        struct Pages: Decodable { var free: Int; var total: Int; var size: Int }
+        do {
+            guard let pages = try await sql.raw("""
+                SELECT (SELECT freelist_count FROM pragma_freelist_count) AS free, (SELECT page_count FROM pragma_page_count) AS total,
+                       (SELECT page_size FROM pragma_page_size) AS size
+                """).first(decoding: Pages.self), pages.free * 10 >= pages.total, pages.free > 0 else { return }
+            let megabytes = Double(pages.free * pages.size) / 1_000_000
+            try await sql.raw("VACUUM").run()
+            logger.notice("The update freed \(String(format: "%.1f", megabytes)) MB of the database file; the file was written again without them")
+        } catch {
+            logger.warning("The database file keeps the room the update freed (it is reused by later writes): \(String(describing: error))")
+        }
     }
 
     /// "shelfmrk" as a number: the lock key of Shelfmark's migrations.
