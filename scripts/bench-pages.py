@@ -164,7 +164,7 @@ def run_backend(bin_dir, name, env, reuse=False):
 
 
 def main():
-    bin_dir = benchlib.release_bin()
+    bin_dir = os.environ.get("BENCH_BIN_DIR") or benchlib.release_bin()  # another build (a same-run baseline)
     print(f"== Pages at school size: {TITLES:,} titles, {MEMBERS} members, {LOANS:,} open loans; "
           f"{REQUESTS} requests × {ROUNDS} rounds per page ==", flush=True)
     reuse = os.environ.get("BENCH_PAGE_REUSE")
