@@ -118,8 +118,10 @@ enum Sync {
             let fields = pairs.map { "'\($0.key)', \($0.value)" }.joined(separator: ", ")
             return sqlite ? "json_patch('{}', json_object(\(fields)))" : "json_strip_nulls(json_build_object(\(fields)))"
         }
+        // To the second by truncation, as the API's encoder writes a date (SQLite's strftime would round
+        // 36.9996 s up to 37).
         func date(_ column: String) -> String {
-            sqlite ? "strftime('%Y-%m-%dT%H:%M:%SZ', \(column), 'unixepoch')"
+            sqlite ? "strftime('%Y-%m-%dT%H:%M:%SZ', CAST(\(column) AS INTEGER), 'unixepoch')"
                 : "to_char(\(column) AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"')"
         }
         let title = object(["title": "t.title", "subtitle": "t.subtitle", "authors": sqlite ? "json(t.authors)" : "to_json(t.authors)",
