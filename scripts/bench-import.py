@@ -24,16 +24,17 @@ WORDS = ("river shelf lantern quiet garden winter signal paper harbor meadow cop
          "thunder island velvet compass marble falcon ember willow canyon").split()
 
 
-def write_catalog(path, rows, seed=7):
+def write_catalog(path, rows, seed=7, copies=None):
+    """`rows` catalog rows; each with `copies` copies, or 1 to 3."""
     rnd = random.Random(seed)
     with open(path, "w", encoding="utf-8", newline="") as f:
         f.write("ISBN,Title,Author,Total Copies,Available Copies,Language,Publisher,Published Date,Page Count,Notes\r\n")
         for i in range(rows):
             title = " ".join(rnd.choice(WORDS).capitalize() for _ in range(rnd.randint(1, 4)))
             author = f"{rnd.choice(WORDS).capitalize()} {rnd.choice(WORDS).capitalize()}"
-            copies = rnd.randint(1, 3)
+            n = copies or rnd.randint(1, 3)
             notes = '"Shelf ' + rnd.choice("ABCDEFG") + ', row ' + str(rnd.randint(1, 9)) + '"' if i % 5 == 0 else ""
-            f.write(f"{isbn13(i)},{title} {i},{author},{copies},{copies},en,{rnd.choice(WORDS).capitalize()} Press,"
+            f.write(f"{isbn13(i)},{title} {i},{author},{n},{n},en,{rnd.choice(WORDS).capitalize()} Press,"
                     f"{rnd.randint(1950, 2025)},{rnd.randint(40, 900)},{notes}\r\n")
 
 

@@ -11,32 +11,20 @@ covers' references, not rows.
 `BENCH_SIZE_BINARY` measures another build's `shelfmark` (the previous version, for a same-run
 baseline); `BENCH_SIZE_ROWS` another size.
 """
-import os, re, shutil, subprocess, sys, random
+import importlib, os, re, shutil, subprocess, sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 ROWS = int(os.environ.get("BENCH_SIZE_ROWS", "100000"))
 TARGET_MB = 150
 
 
-def isbn13(n):
-    body = f"978{n:09d}"
-    s = sum(int(d) * (1 if i % 2 == 0 else 3) for i, d in enumerate(body))
-    return body + str((10 - s % 10) % 10)
-
-
-WORDS = ("river shelf lantern quiet garden winter signal paper harbor meadow copper orbit violet "
-         "thunder island velvet compass marble falcon ember willow canyon").split()
+# The catalog file of `bench-import.py`, with one copy per title.
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+bench_import = importlib.import_module("bench-import")
 
 
 def write_catalog(path, rows, seed=11):
-    rnd = random.Random(seed)
-    with open(path, "w", encoding="utf-8", newline="") as f:
-        f.write("ISBN,Title,Author,Total Copies,Available Copies,Language,Publisher,Published Date,Page Count,Notes\r\n")
-        for i in range(rows):
-            title = " ".join(rnd.choice(WORDS).capitalize() for _ in range(rnd.randint(1, 4)))
-            author = f"{rnd.choice(WORDS).capitalize()} {rnd.choice(WORDS).capitalize()}"
-            f.write(f"{isbn13(i)},{title} {i},{author},1,1,en,{rnd.choice(WORDS).capitalize()} Press,"
-                    f"{rnd.randint(1950, 2025)},{rnd.randint(40, 900)},\r\n")
+    bench_import.write_catalog(path, rows, seed=seed, copies=1)
 
 
 def main():
