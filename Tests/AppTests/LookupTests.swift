@@ -274,18 +274,32 @@ private func job(for titleID: String, on app: Application) async throws -> JobRo
             let signals = try await f.owner.get("\(f.lib)/titles/\(((found["items"] as? [[String: Any]])?.first?["id"] as? String) ?? "")")
             #expect(signals.string("publisher") == "Plenum Press")
 
-            // The providers down: the batch walks on, each title left to be tried again on its own.
+            // The providers out of reach: the batch waits as a whole with its backoff, no row per title.
             await server.setAll(.init(fault: .unavailable))
             try await importRows(["\(ISBNTestData.valid13(seed: 600)),Later 1", "\(ISBNTestData.valid13(seed: 601)),Later 2"])
             #expect(try await Enrichment.drain(app: app, owner: "test") == 2)
-            let retried = try await jobs()
-            #expect(retried.count == 2 && retried.allSatisfy { $0.subject_id != nil && $0.first_id == nil && $0.state == "pending" && $0.attempts == 1 },
-                    "\(retried)")
-            #expect(retried.allSatisfy { $0.last_error?.contains("503") == true })
+            let waiting = try await jobs()
+            #expect(waiting.count == 1 && waiting.first?.first_id != nil && waiting.first?.state == "pending" && waiting.first?.attempts == 1,
+                    "\(waiting)")
+            #expect(waiting.first?.last_error?.contains("503") == true)
+            #expect(try await Enrichment.drain(app: app, owner: "test") == 0, "not due yet")
+            let outage = try await f.owner.get("\(f.lib)/enrichment")
+            #expect(outage["pending"] as? Int == 2 && outage["failed"] as? Int == 0, "\(outage.json)")
             await server.setAll(.init())
             clock.advance(days: 1)
             #expect(try await Enrichment.drain(app: app, owner: "test") == 2)
             #expect(try await jobs().isEmpty)
+
+            // A title that fails in a step where others were filled in is left to be tried again on its own.
+            try await importRows(["\(ISBNTestData.valid13(seed: 700)),Alone 1", "\(ISBNTestData.valid13(seed: 701)),Alone 2"])
+            let batch = try #require(try await Enrichment.claim(owner: "test", now: clock.now, gate: app.writeGate, on: app.db))
+            let titles = try await Enrichment.nextOfBatch(batch, on: app.db)
+            #expect(titles.count == 2)
+            try await Enrichment.step(batch, owner: "test", through: titles.last, filled: 2, ended: true, failures: [(titles[0], "cover: 404")],
+                                      now: clock.now, gate: app.writeGate, on: app.db)
+            let alone = try await jobs()
+            #expect(alone.count == 1 && alone.first?.subject_id == titles[0] && alone.first?.attempts == 1 && alone.first?.last_error == "cover: 404",
+                    "\(alone)")
         }
     }
 

@@ -18,7 +18,8 @@ import Vapor
 ///   so two app instances never take the same job; SQLite: the one in-process write queue).
 /// - A crashed worker's job is due again when its lease ends; jobs survive restarts.
 /// - A provider failure retries with exponential backoff (1 min, 2, 4 … capped at 6 h), silently; a
-///   title of a batch that fails becomes a job of its own, so the batch walks on.
+///   title of a batch that fails while others succeed becomes a job of its own, so the batch walks on;
+///   a step in which every title failed (the providers out of reach) backs the whole batch off instead.
 /// - A job that is done is removed: nothing is kept of work that finished well. One that failed for
 ///   good is kept (the Background work page counts it) until the daily prune.
 /// - Only empty fields are filled, under a row lock, so what a user typed is never overwritten.
@@ -94,9 +95,9 @@ enum Enrichment {
         min(60 * pow(2, Double(max(0, attempts - 1))), 6 * 3600)
     }
 
-    /// Finishes a claimed one-title job: removed when done, else back to pending with backoff (failed
-    /// after `maxAttempts`). Only the job's owner finishes it: a worker whose lease ran out cannot undo
-    /// what the next one did.
+    /// Finishes a claimed job: removed when done, else back to pending with backoff (failed after
+    /// `maxAttempts`; a batch keeps its cursor). Only the job's owner finishes it: a worker whose lease
+    /// ran out cannot undo what the next one did.
     static func finish(_ job: Claim, owner: String, error: String?, now: Date, gate: WriteGate, on db: any Database) async throws {
         guard let error else {
             try await gate.transaction(on: db) { db in
@@ -276,8 +277,15 @@ enum Enrichment {
                 if let error = outcome.error { failures.append((id, error)) }
                 filled += 1
             }
-            try await step(job, owner: owner, through: ids.last ?? job.done_through, filled: filled, ended: ids.count < batchStep,
-                           failures: failures, now: app.clock.now(), gate: app.writeGate, on: app.db)
+            if filled > 0, failures.count == filled {
+                // Every title of the step failed: the providers are out of reach (a school network without
+                // the internet), not these books. The batch waits as a whole, from the same place, rather
+                // than leaving a row per title behind.
+                try await finish(job, owner: owner, error: failures[0].1, now: app.clock.now(), gate: app.writeGate, on: app.db)
+            } else {
+                try await step(job, owner: owner, through: ids.last ?? job.done_through, filled: filled, ended: ids.count < batchStep,
+                               failures: failures, now: app.clock.now(), gate: app.writeGate, on: app.db)
+            }
             ran += filled
         }
         return ran
@@ -313,14 +321,16 @@ enum Enrichment {
         let rows = try await db.sql.raw("""
             SELECT state, COUNT(*) AS n FROM jobs WHERE library_id = \(bind: library) AND kind = 'enrich' AND first_id IS NULL GROUP BY state
             """).all(decoding: Row.self)
-        struct Batches: Decodable { var waiting: Int?; var done: Int? }
+        // A batch that failed for good (the providers out of reach through all its tries) counts its titles left as failed.
+        struct Batches: Decodable { var waiting: Int?; var failed: Int?; var done: Int? }
         let batches = try await db.sql.raw("""
-            SELECT CAST(SUM(CASE WHEN titles_created > rows_read THEN titles_created - rows_read ELSE 0 END) AS BIGINT) AS waiting,
+            SELECT CAST(SUM(CASE WHEN state <> 'failed' AND titles_created > rows_read THEN titles_created - rows_read ELSE 0 END) AS BIGINT) AS waiting,
+                   CAST(SUM(CASE WHEN state = 'failed' AND titles_created > rows_read THEN titles_created - rows_read ELSE 0 END) AS BIGINT) AS failed,
                    CAST(SUM(rows_read) AS BIGINT) AS done
             FROM jobs WHERE library_id = \(bind: library) AND kind = 'enrich' AND first_id IS NOT NULL
             """).first(decoding: Batches.self)
         let count = { (s: State) in rows.first { $0.state == s.rawValue }?.n ?? 0 }
         return Progress(pending: count(.pending) + (batches?.waiting ?? 0), running: count(.running), done: count(.done) + (batches?.done ?? 0),
-                        failed: count(.failed))
+                        failed: count(.failed) + (batches?.failed ?? 0))
     }
 }
