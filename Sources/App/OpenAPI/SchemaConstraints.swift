@@ -113,6 +113,13 @@ extension TitlePatch: SchemaConstrained {
     }
 }
 
+/// Another series of a title (the items of `moreSeries`): each field as `TitleSeries.checked` bounds it.
+extension SeriesEntry: SchemaConstrained {
+    static var schemaConstraints: [String: JSONValue] {
+        ["name": Rule.optionalText(SeriesEntry.maxName), "number": Rule.optionalText(SeriesEntry.maxNumber)]
+    }
+}
+
 extension CopiesAdd: SchemaConstrained {
     static var schemaConstraints: [String: JSONValue] { ["count": Rule.range(1...Limits.copiesPerRequest), "location": Rule.optionalText(200)] }
 }
