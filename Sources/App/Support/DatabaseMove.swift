@@ -256,13 +256,13 @@ enum DatabaseMove {
                         let cells = row.columns
                         let key = cells.prefix(keys.count).map(\.data)
                         last = key
-                        let position = key.map { "\($0)" }.joined(separator: ", ")
                         var values: [Value] = []
                         values.reserveCapacity(table.columns.count)
                         for (i, column) in table.columns.enumerated() {
                             do {
                                 values.append(try Value(sqlite: cells[i + keys.count].data, kind: column.kind))
                             } catch let unfit as Value.Unfit {
+                                let position = key.map { "\($0)" }.joined(separator: ", ")
                                 throw Refusal("Row \(position) of \(table.name), column \(column.name): \(unfit.reason). Mend it in SQLite, then move again.")
                             }
                         }

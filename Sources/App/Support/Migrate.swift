@@ -61,7 +61,8 @@ extension Application {
     /// (`VACUUM`), once, at the update. Nothing is lost if it cannot be (a disk too full for the copy
     /// `VACUUM` makes): the pages are reused by later writes.
     func giveBackFreedPages() async {
-        guard Dialect(db) == .sqlite, let sql = db as? any SQLDatabase else { return }
+        guard Dialect(db) == .sqlite else { return }
+        let sql = db.sql
         struct Pages: Decodable { var free: Int; var total: Int; var size: Int }
         do {
             guard let pages = try await sql.raw("""

@@ -127,8 +127,8 @@ enum Enrichment {
     }
 
     /// Hands a batch back after a step: its cursor moved to `through` with `filled` more titles done,
-    /// or removed when the walk reached its end. A title that failed was queued on its own
-    /// (`retryAlone`) in the same transaction.
+    /// or removed when the walk reached its end. Each title in `failures` is queued as a job of its own,
+    /// tried once already, in the same transaction.
     static func step(_ job: Claim, owner: String, through: UUID?, filled: Int, ended: Bool, failures: [(UUID, String)],
                      now: Date, gate: WriteGate, on db: any Database) async throws {
         try await gate.transaction(on: db) { db in

@@ -196,9 +196,9 @@ extension Importer {
                 try await Catalog.setCategories(names, titleID: titleID, library: ctx.libraryID, on: db)
             }
             try await TitleSeries.insert(moreSeries, on: db)
-            // The titles to fill in, as one job over their range of ids (made in order; the text of a
-            // UUID sorts as its bytes, as both databases order them).
-            if let first = toFill.min(by: { $0.uuidString < $1.uuidString }), let last = toFill.max(by: { $0.uuidString < $1.uuidString }) {
+            // The titles to fill in, as one job over their range of ids (made in order; a UUID compares as
+            // its bytes, as both databases order them).
+            if let first = toFill.min(), let last = toFill.max() {
                 try await Enrichment.enqueue(first: first, last: last, count: toFill.count, libraryID: ctx.libraryID, now: now, on: db)
             }
             try await ReadingLog.importHistory(history, user: ctx.user.id, library: ctx.libraryID, now: now, on: db)

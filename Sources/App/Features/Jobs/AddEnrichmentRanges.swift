@@ -1,4 +1,5 @@
 import Fluent
+import FluentSQL
 import SQLKit
 
 /// Filling in titles leaves nothing behind. An import's titles are filled in by one job per batch of
@@ -12,11 +13,11 @@ struct AddEnrichmentRanges: AsyncMigration {
         for column in ["first_id", "last_id", "done_through"] {
             try await database.schema("jobs").field(FieldKey(stringLiteral: column), .uuid).update()
         }
-        try await (database as! any SQLDatabase).raw("DELETE FROM jobs WHERE kind = 'enrich' AND state = 'done'").run()
+        try await database.sql.raw("DELETE FROM jobs WHERE kind = 'enrich' AND state = 'done'").run()
     }
 
     func revert(on database: any Database) async throws {
-        try await (database as! any SQLDatabase).raw("DELETE FROM jobs WHERE kind = 'enrich' AND first_id IS NOT NULL").run()
+        try await database.sql.raw("DELETE FROM jobs WHERE kind = 'enrich' AND first_id IS NOT NULL").run()
         for column in ["first_id", "last_id", "done_through"] {
             try await database.schema("jobs").deleteField(FieldKey(stringLiteral: column)).update()
         }

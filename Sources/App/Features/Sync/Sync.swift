@@ -72,9 +72,8 @@ enum Sync {
             let id: SQLQueryString = sqlite ? "unhex(replace(\(bind: $0.id.uuidString), '-', ''))" : "\(bind: $0.id)"
             return "(l.version, l.kind, l.entity_id) > (\(bind: from.version), \(bind: $0.kind), " + id + ")"
         } ?? "l.version > \(bind: from.version)"
-        let entity = sqlite ? CompactSyncLog.textID("l.entity_id") : "l.entity_id"
         let rows = try await sql.raw("""
-            SELECT l.kind, \(unsafeRaw: entity) AS entity_id, l.version, \(unsafeRaw: body(sqlite: sqlite)) AS body FROM sync_log l
+            SELECT l.kind, \(unsafeRaw: logEntity(sqlite: sqlite)) AS entity_id, l.version, \(unsafeRaw: body(sqlite: sqlite)) AS body FROM sync_log l
             WHERE l.library_id = \(bind: library) AND \(position) AND l.version <= \(bind: upTo)
             ORDER BY l.version, l.kind, l.entity_id LIMIT \(unsafeRaw: String(limit + 1))
             """).all()
@@ -110,6 +109,9 @@ enum Sync {
         return json
     }
 
+    /// The log row's (`l`) id as the tables keep it: SQLite's log keeps its 16 bytes (`CompactSyncLog`).
+    static func logEntity(sqlite: Bool) -> String { sqlite ? CompactSyncLog.textID("l.entity_id") : "l.entity_id" }
+
     /// The body of a log row as JSON text, made by the database (NULL when removed): the shapes of
     /// `SyncTitle`, `SyncCopy`, `SyncMember` and `SyncLoan`, dates as ISO 8601 to the second (the API's).
     static func body(sqlite: Bool) -> String {
@@ -137,7 +139,7 @@ enum Sync {
         let loan = object(["copyId": uuid("o.copy_id"), "titleId": uuid("o.title_id"), "memberId": uuid("o.member_id"), "dueAt": date("o.due_at"),
                            "renewals": "o.renewals"])
         let text = sqlite ? "" : "::text"
-        let entity = sqlite ? CompactSyncLog.textID("l.entity_id") : "l.entity_id"
+        let entity = logEntity(sqlite: sqlite)
         return """
             CASE WHEN l.deleted THEN NULL ELSE CASE l.kind
                 WHEN 1 THEN (SELECT \(title)\(text) FROM titles t WHERE t.id = \(entity) AND t.library_id = l.library_id AND NOT t.wishlist)
