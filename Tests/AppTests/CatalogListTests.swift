@@ -12,6 +12,38 @@ import VaporTesting
 /// catalog shows (total, A–Z, favourites, where a letter starts) are the kept ones, equal to counting
 /// the titles after any kind of write.
 @Suite struct CatalogListTests {
+    /// On SQLite every list order is read off an index that ends in the rowid instead of repeating the
+    /// text id (`LeanListIndexes`), in order, without a sort; and a count under a filter that names a
+    /// title's id is read off the narrow ids index, not the rows.
+    @Test func theListOrdersAreReadOffLeanIndexes() async throws {
+        try await withTestApp { app in
+            guard Dialect(app.db) == .sqlite else { return }
+            let f = try await Fixture.make(app)
+            let library = try #require(UUID(uuidString: f.libraryID))
+            struct Column: Decodable { var name: String? }
+            for (name, _) in LeanListIndexes.indexes {
+                let columns = try await app.db.sql.raw("SELECT name FROM pragma_index_info(\(bind: name))").all(decoding: Column.self).compactMap(\.name)
+                #expect(columns.first == "library_id" && !columns.contains("id"), "\(name): \(columns)")
+            }
+            struct Step: Decodable { var detail: String }
+            func plan(_ query: SQLQueryString) async throws -> String {
+                try await app.db.sql.raw("EXPLAIN QUERY PLAN " + query).all(decoding: Step.self).map(\.detail).joined(separator: " | ")
+            }
+            let index: [TitleSort: String] = [.title: "titles_list_title", .author: "titles_list_author", .newest: "titles_list_newest",
+                                              .borrowed: "titles_list_borrowed", .shelf: "titles_list_shelf"]
+            for sort in TitleSort.allCases {
+                let page = try await plan("SELECT t.rowid FROM titles t WHERE t.library_id = \(bind: library) AND t.wishlist = \(bind: false)"
+                                          + TitleQuery.orderBy(sort, sqlite: true) + " LIMIT 50")
+                #expect(page.contains("COVERING INDEX \(index[sort] ?? "?")") && !page.contains("TEMP B-TREE"), "\(sort): \(page)")
+            }
+            let count = try await plan("""
+                SELECT COUNT(*) FROM titles t WHERE t.library_id = \(bind: library) AND t.wishlist = \(bind: false)
+                AND t.id NOT IN (SELECT r.title_id FROM reads r WHERE r.user_id = \(bind: UUID()) AND r.title_id IS NOT NULL)
+                """)
+            #expect(count.contains("COVERING INDEX titles_library_ids"), "\(count)")
+        }
+    }
+
     @Test func everyOrderAnswersOnBothDatabasesInItsOrder() async throws {
         try await withTestApp { app in
             let f = try await Fixture.make(app)
