@@ -252,14 +252,18 @@ import Vapor
             let titleID = try #require(UUID(uuidString: try await f.addTitle("Momo", isbn: "9783522202602")))
             let importJob = try await Jobs.begin(.importFile, library: library, target: library, user: user, now: app.clock.now(), app: app)
             try await Jobs.finish(importJob, result: nil as String?, failure: nil, app: app)
-            try await AddEnrichmentRanges().revert(on: app.db)
-            try await UnifyJobs().revert(on: app.db)
+            try await onOneConnection(app) { db in
+                try await AddEnrichmentRanges().revert(on: db)
+                try await UnifyJobs().revert(on: db)
+            }
             struct Old: Decodable { var title_id: UUID; var state: String; var attempts: Int }
             let before = try await app.db.sql.raw("SELECT title_id, state, attempts FROM enrichment_jobs").all(decoding: Old.self)
             #expect(before.map(\.title_id) == [titleID])
             try await app.db.sql.raw("UPDATE enrichment_jobs SET attempts = 3, last_error = 'late'").run()
-            try await UnifyJobs().prepare(on: app.db)
-            try await AddEnrichmentRanges().prepare(on: app.db)
+            try await onOneConnection(app) { db in
+                try await UnifyJobs().prepare(on: db)
+                try await AddEnrichmentRanges().prepare(on: db)
+            }
             struct New: Decodable { var id: UUID; var kind: String; var subject_id: UUID?; var attempts: Int; var last_error: String?; var user_id: UUID? }
             let after = try await app.db.sql.raw("SELECT id, kind, subject_id, attempts, last_error, user_id FROM jobs ORDER BY kind").all(decoding: New.self)
             #expect(after.map(\.kind) == ["enrich", "import"])

@@ -25,9 +25,9 @@ import VaporTesting
             _ = try await f.addTitle("Stig", extra: ["location": "图画书"])
             _ = try await f.addTitle("Emil")
             // As before shelves: the copies' texts only. The migration run again makes them shelves.
-            try await CreateShelves().revert(on: app.db)
+            try await onOneConnection(app) { try await CreateShelves().revert(on: $0) }
             try await (app.db as! any SQLDatabase).raw("UPDATE copies SET location = 'Room 12 ' WHERE location = 'Room 12' AND copy_number = 2").run()
-            try await CreateShelves().prepare(on: app.db)
+            try await onOneConnection(app) { try await CreateShelves().prepare(on: $0) }
             let shelves = try await f.owner.get("\(f.lib)/shelves").array
             let byName = Dictionary(uniqueKeysWithValues: shelves.map { ($0["name"] as? String ?? "", $0) })
             #expect(Set(byName.keys) == ["Room 12", "Room 12 ", "Bücherregal B3", "图画书"], "\(shelves)")

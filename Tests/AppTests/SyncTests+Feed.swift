@@ -66,13 +66,13 @@ extension SyncTests {
             try await device.pull()
             // Back to the log as it was before (the server's code reads only the compact one), and a removal
             // written into it.
-            try await CompactSyncLog().revert(on: app.db)
+            try await onOneConnection(app) { try await CompactSyncLog().revert(on: $0) }
             #expect(try await f.owner.delete("\(f.lib)/members/\(ben)").status == .noContent)
             let cursor = try #require(device.cursor)
             struct Count: Decodable { var n: Int; var removed: Int }
             let count = "SELECT COUNT(*) AS n, SUM(CASE WHEN deleted THEN 1 ELSE 0 END) AS removed FROM sync_log"
             let before = try #require(try await app.db.sql.raw(SQLQueryString(count)).first(decoding: Count.self))
-            try await CompactSyncLog().prepare(on: app.db)
+            try await onOneConnection(app) { try await CompactSyncLog().prepare(on: $0) }
             let after = try #require(try await app.db.sql.raw(SQLQueryString(count)).first(decoding: Count.self))
             #expect(after.n == before.n && after.removed == before.removed && after.removed == 1)
             if Dialect(app.db) == .sqlite {

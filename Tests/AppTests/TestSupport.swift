@@ -48,6 +48,17 @@ func withTestApp(clock: AppClock = AppClock(), metrics: ServerMetrics.Config? = 
     try await cleanUp(app, database: database, sqlitePath: sqlitePath)
 }
 
+/// Runs migrations again the way a test replays history: on one connection that has first read the
+/// schema afresh. A pooled SQLite connection parses a schema change against the schema it last read,
+/// so to a connection that last ran before another one dropped a column, adding it back is a
+/// "duplicate column"; one connection, refreshed, sees what the file holds.
+func onOneConnection<T: Sendable>(_ app: Application, _ body: @escaping @Sendable (any Database) async throws -> T) async throws -> T {
+    try await app.db.withConnection { db in
+        if Dialect(db) == .sqlite { _ = try await db.sql.raw("SELECT count(*) FROM sqlite_schema").all() }
+        return try await body(db)
+    }
+}
+
 /// The database every test app starts from: migrated once per run of the suite, in the temporary
 /// directory (SQLite) or as a PostgreSQL database of its own, removed when the run ends.
 enum MigratedTemplate {
