@@ -65,7 +65,7 @@ def call(base, method, path, body=None, token=None, raw=None):
         return e.code, e.read()
 
 
-def _sampler(make_request, stop, times, errors, slow):
+def _sampler(make_request, stop, times, errors, slow, slow_ms=1000):
     while not stop.is_set():
         t = time.perf_counter()
         try:
@@ -73,20 +73,20 @@ def _sampler(make_request, stop, times, errors, slow):
         except Exception:
             status = 0
         times.append((time.perf_counter() - t) * 1000)
-        if times[-1] > 1000:
+        if times[-1] > slow_ms:
             slow.append((time.strftime("%H:%M:%S", time.gmtime(time.time() - times[-1] / 1000)), round(times[-1])))
         if not 200 <= status < 300:
             errors.append(status)
         time.sleep(0.01)
 
 
-def measure(requests, during):
+def measure(requests, during, slow_ms=1000):
     """Each request of `requests` (name → a function answering a status) in a loop of its own while
     `during()` runs (or for 5 s when it is None): {name: (latencies in ms, error statuses, waits over
-    1 s with their start)}, and what `during()` answered."""
+    `slow_ms` with their start)}, and what `during()` answered."""
     stop = threading.Event()
     results = {name: ([], [], []) for name in requests}
-    threads = [threading.Thread(target=_sampler, args=(fn, stop, *results[name])) for name, fn in requests.items()]
+    threads = [threading.Thread(target=_sampler, args=(fn, stop, *results[name], slow_ms)) for name, fn in requests.items()]
     for th in threads:
         th.start()
     value = during() if during else time.sleep(5)

@@ -2,6 +2,7 @@
 import Fluent
 import FluentSQL
 import Foundation
+import NIOConcurrencyHelpers
 import SQLKit
 import Testing
 import Vapor
@@ -43,5 +44,67 @@ import Vapor
         let rows = try await after.db.sql.raw("SELECT COUNT(*) AS n FROM kept").first()?.decode(column: "n", as: Int.self)
         #expect(rows == 200)
         try await after.asyncShutdown()
+    }
+
+    /// A long job's batch (a restore's, an import's) runs on connections of its own: while one holds
+    /// the writer, a request reads on every event loop's connection at once, and a request's write
+    /// queues behind the batch and lands after it, not beside it.
+    @Test func aLongJobsBatchKeepsNoRequestWaitingToRead() async throws {
+        try await withTestApp { app in
+            guard Dialect(app.db) == .sqlite else { return }  // PostgreSQL: many connections per loop, no one writer
+            let f = try await Fixture.make(app)
+            _ = try await f.addTitle("Momo", isbn: "9783522202602")
+            let library = try #require(UUID(uuidString: f.libraryID))
+            let (jobDB, gate) = app.jobStorage
+            let (held, holding) = AsyncStream.makeStream(of: Void.self)
+            let (release, releasing) = AsyncStream.makeStream(of: Void.self)
+            let order = NIOLockedValueBox<[String]>([])
+            let job = Task {
+                try await gate.transaction(on: jobDB) { db in
+                    try await db.sql.raw("UPDATE libraries SET name = 'Batch' WHERE id = \(bind: library)").run()
+                    holding.yield()
+                    for await _ in release { break }
+                    order.withLockedValue { $0.append("batch") }
+                }
+            }
+            for await _ in held { break }
+            // Every loop's request connection reads while the batch is open (before the change, the
+            // loop whose connection the batch held waited for it to end).
+            let reads = try await withThrowingTaskGroup(of: Int?.self) { group in
+                for loop in app.eventLoopGroup.makeIterator() {
+                    group.addTask {
+                        struct N: Decodable { var n: Int }
+                        let db = try #require(app.databases.database(.sqlite, logger: app.logger, on: loop))
+                        return try await db.sql.raw("SELECT COUNT(*) AS n FROM titles").first(decoding: N.self)?.n
+                    }
+                }
+                group.addTask { try await Task.sleep(for: .seconds(10)); return nil }
+                var answered: [Int] = []
+                for try await n in group {
+                    guard let n else { break }
+                    answered.append(n)
+                    if answered.count == Array(app.eventLoopGroup.makeIterator()).count { break }
+                }
+                group.cancelAll()
+                return answered
+            }
+            #expect(reads == Array(repeating: 1, count: Array(app.eventLoopGroup.makeIterator()).count), "reads answered while the batch held the writer: \(reads)")
+            // A request's write waits for the batch, then lands.
+            let write = Task {
+                try await app.writeGate.transaction(on: app.db) { db in
+                    try await db.sql.raw("UPDATE libraries SET name = 'Request' WHERE id = \(bind: library)").run()
+                    order.withLockedValue { $0.append("request") }
+                }
+            }
+            try await Task.sleep(for: .milliseconds(200))
+            #expect(order.withLockedValue { $0 }.isEmpty)
+            releasing.yield()
+            try await job.value
+            try await write.value
+            #expect(order.withLockedValue { $0 } == ["batch", "request"])
+            struct Name: Decodable { var name: String }
+            let name = try await app.db.sql.raw("SELECT name FROM libraries WHERE id = \(bind: library)").first(decoding: Name.self)?.name
+            #expect(name == "Request")
+        }
     }
 }

@@ -65,16 +65,18 @@ struct ReopenWhenThereIsRoom: LifecycleHandler {
             while !Task.isCancelled, application.storageHealth.readOnly {
                 try? await Task.sleep(for: FullDiskStart.recheck)
                 guard !Task.isCancelled, FullDiskStart.hasRoom(StorageConfig.folder(ofFile: path)) else { continue }
-                application.databases.use(.sqlite(.file(path), sqlLogLevel: .trace), as: .sqlite)
+                application.openSQLite(path)
                 application.databases.reinitialize(.sqlite)
+                application.databases.reinitialize(.sqliteJobs)
                 do {
                     try await application.db.sql.raw("PRAGMA journal_mode = WAL").run()
                     application.storageHealth.markWritable()
                     application.logger.notice("There is room on the disk again: the database is open for writing.")
                 } catch {
                     // Room went again before the database opened: back to reading, and look again.
-                    application.databases.use(.sqlite(.file(FullDiskStart.immutableURI(path)), sqlLogLevel: .trace), as: .sqlite)
+                    application.openSQLite(FullDiskStart.immutableURI(path))
                     application.databases.reinitialize(.sqlite)
+                    application.databases.reinitialize(.sqliteJobs)
                     application.logger.warning("The database could not be opened for writing yet: \(String(reflecting: error))")
                 }
             }

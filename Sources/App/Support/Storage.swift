@@ -57,13 +57,14 @@ extension Application {
             }
             writeGate = WriteGate(serialised: true)
             if FullDiskStart.mustOpenReadOnly(path) {
-                databases.use(.sqlite(.file(FullDiskStart.immutableURI(path)), sqlLogLevel: .trace), as: .sqlite)
+                openSQLite(FullDiskStart.immutableURI(path))
                 storageHealth.markReadOnly()
                 lifecycle.use(ReopenWhenThereIsRoom(path: path))
             } else {
-                databases.use(.sqlite(.file(path), sqlLogLevel: .trace), as: .sqlite)
+                openSQLite(path)
                 lifecycle.use(SQLiteJournal())
             }
+            jobGate = writeGate.forOtherPool()
         case .memory:
             databases.use(.sqlite(.memory), as: .sqlite)
             writeGate = WriteGate(serialised: true)
@@ -82,11 +83,33 @@ extension Application {
     }
 
     private struct WriteGateKey: StorageKey { typealias Value = WriteGate }
+    private struct JobGateKey: StorageKey { typealias Value = WriteGate }
     private struct StorageConfigKey: StorageKey { typealias Value = StorageConfig }
 
     var writeGate: WriteGate {
         get { storage[WriteGateKey.self] ?? WriteGate(serialised: false) }
         set { storage[WriteGateKey.self] = newValue }
+    }
+
+    /// Where a long job (a restore, an import) reads and writes, with the gate its writes queue in.
+    /// On an SQLite file: connections of its own. Fluent's pool keeps one connection per event loop, so
+    /// a job's batch on a request's connection made every request of that loop wait for the batch, reads
+    /// too; on its own connections reads never wait (WAL), and writes wait only in the one queue of
+    /// writers, behind at most one batch. Elsewhere (PostgreSQL, memory) the app's database and gate.
+    var jobStorage: (db: any Database, gate: WriteGate) {
+        guard let gate = storage[JobGateKey.self] else { return (db, writeGate) }
+        return (db(.sqliteJobs), gate)
+    }
+
+    /// The SQLite file (or its read-only URI) as the app's database and as the long jobs' connections.
+    func openSQLite(_ file: String) {
+        databases.use(.sqlite(.file(file), sqlLogLevel: .trace), as: .sqlite)
+        databases.use(.sqlite(.file(file), sqlLogLevel: .trace), as: .sqliteJobs, isDefault: false)
+    }
+
+    private var jobGate: WriteGate? {
+        get { storage[JobGateKey.self] }
+        set { storage[JobGateKey.self] = newValue }
     }
 
     var storageConfig: StorageConfig? {
@@ -100,19 +123,28 @@ extension Application {
 /// belongs to one app instance). PostgreSQL transactions run concurrently and rely on row locks.
 struct WriteGate: Sendable {
     let serialised: Bool
-    private let mutex = AsyncMutex()
-    private let batcher = WriteBatcher()
+    private let mutex: AsyncMutex
+    private let batcher: WriteBatcher
     /// Event loops whose SQLite connection has `synchronous = NORMAL`. Fluent's SQLite pool keeps
-    /// exactly one connection per event loop, so the loop names the connection. Should a connection be
-    /// replaced after an error, the new one runs with SQLite's default FULL: safe, only slower.
+    /// exactly one connection per event loop, so the loop names the connection of the gate's pool.
+    /// Should a connection be replaced after an error, the new one runs with SQLite's default FULL:
+    /// safe, only slower.
     private let tunedLoops = NIOLockedValueBox<Set<ObjectIdentifier>>([])
 
     /// Already inside a transaction (`Scope.inside`): a write joins it and runs on the caller's task.
     private let joined: Bool
 
-    init(serialised: Bool) { (self.serialised, self.joined) = (serialised, false) }
+    init(serialised: Bool) { (self.serialised, self.joined, self.mutex, self.batcher) = (serialised, false, AsyncMutex(), WriteBatcher()) }
 
-    private init(joined: Bool) { (self.serialised, self.joined) = (false, joined) }
+    private init(joined: Bool) { (self.serialised, self.joined, self.mutex, self.batcher) = (false, joined, AsyncMutex(), WriteBatcher()) }
+
+    private init(sharing other: WriteGate) {
+        (serialised, joined, mutex, batcher) = (other.serialised, other.joined, other.mutex, other.batcher)
+    }
+
+    /// The same queue of writers for another pool of connections to the same file (long jobs'): one
+    /// writer at a time across both, each pool's connections tuned as they are first used.
+    func forOtherPool() -> WriteGate { WriteGate(sharing: self) }
 
     /// The gate of a transaction already open: its writes are part of it. (Fluent's own nested
     /// `transaction` would do the same, but on a task of its own: one more hop between threads per write.)
@@ -221,6 +253,11 @@ actor WriteBatcher {
             }
         }
     }
+}
+
+extension DatabaseID {
+    /// The long jobs' connections to the SQLite file (`Application.jobStorage`).
+    static let sqliteJobs = DatabaseID(string: "sqlite-jobs")
 }
 
 extension Request {

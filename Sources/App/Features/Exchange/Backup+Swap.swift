@@ -146,8 +146,9 @@ extension Backup {
             }
             app.logger.notice("restore over library \(row.id): its job stopped half-way; finishing it as job \(job)")
             Jobs.run(job, app: app) {
-                try await finishSwap(row.id, from: row.restore_source_id, gate: app.writeGate, on: app.db, logger: app.logger)
-                await app.db.settleAfterBulkLoad(titles: Limits.rowsPerRestore, logger: app.logger)
+                let (db, gate) = app.jobStorage
+                try await finishSwap(row.id, from: row.restore_source_id, gate: gate, on: db, logger: app.logger)
+                await db.settleAfterBulkLoad(titles: Limits.rowsPerRestore, logger: app.logger)
                 guard let library = try await Library.find(row.id, on: app.db) else { throw AccountError.libraryNotFound }
                 var role = Role.owner  // the command line's restores have no user
                 if let user = row.user_id, let mine = try await Accounts.librariesWithRoles(of: user, on: app.db).first(where: { $0.library.id == row.id }) {

@@ -41,7 +41,7 @@ extension Importer {
         var seen = Set<String>()
         for isbn in isbns where seen.insert(isbn.isbn13).inserted { unique.append(isbn) }
         guard !unique.isEmpty else { return [:] }
-        let lookup = try await app.metadataLookup, gate = app.writeGate, db = app.db
+        let lookup = try await app.metadataLookup, (db, gate) = app.jobStorage
         return try await withThrowingTaskGroup(of: (String, CachedLookup?).self) { group in
             var answers: [String: CachedLookup] = [:]
             var next = 0
@@ -108,7 +108,8 @@ extension Importer {
         }
         let rows = batch
         let isbns = rows.compactMap(\.record.isbn)
-        let outcome = try await app.writeGate.transaction(on: app.db) { db -> (created: Int, copies: Int, skipped: [ImportRowNote], failed: [ImportRowNote]) in
+        let (jobDB, gate) = app.jobStorage
+        let outcome = try await gate.transaction(on: jobDB) { db -> (created: Int, copies: Int, skipped: [ImportRowNote], failed: [ImportRowNote]) in
             let sql = db.sql
             var inLibrary: [String: UUID] = [:]
             if !isbns.isEmpty {

@@ -156,10 +156,11 @@ enum Importer {
     private static func finish(_ report: ImportReport, activity: ImportActivity, app: Application) async throws -> ImportReport {
         var report = report
         let (titles, copies) = (report.titlesCreated, report.copiesAdded)
-        try await app.writeGate.transaction(on: app.db) { db in
+        let (db, gate) = app.jobStorage
+        try await gate.transaction(on: db) { db in
             try await activity.record(titles: titles, copies: copies, on: db)
         }
-        await app.db.settleAfterBulkLoad(titles: titles, logger: app.logger)
+        await db.settleAfterBulkLoad(titles: titles, logger: app.logger)
         app.enrichmentWorker?.ring()
         report.failed.sort { $0.line < $1.line }
         report.skipped.sort { $0.line < $1.line }

@@ -17,14 +17,15 @@ enum RestoreJob {
     static func start(_ backup: LibraryBackup, over library: LibraryContext, seenFrom: UUID?, app: Application, now: Date) async throws -> UUID {
         let id = try await Jobs.begin(.restore, library: seenFrom, target: library.libraryID, user: library.user.id, now: now, app: app)
         Jobs.run(id, app: app) {
-            let leftOut = try await Backup.restore(backup, over: library.libraryID, job: id, gate: app.writeGate, on: app.db, logger: app.logger)
-            try await app.writeGate.transaction(on: app.db) { db in
+            let (db, gate) = app.jobStorage
+            let leftOut = try await Backup.restore(backup, over: library.libraryID, job: id, gate: gate, on: db, logger: app.logger)
+            try await gate.transaction(on: db) { db in
                 try await AuditLog.record(.init(action: .restore, target: backup.library.name,
                                                 detail: ["backupOf": backup.createdAt.formatted(.iso8601)]),
                                           library: library.libraryID, by: library.user, at: app.clock.now(), on: db)
             }
-            await app.db.settleAfterBulkLoad(titles: backup.titles.count, logger: app.logger)
-            let restored = try await Accounts.libraries(of: library.user, on: app.db).first { $0.id == library.libraryID }
+            await db.settleAfterBulkLoad(titles: backup.titles.count, logger: app.logger)
+            let restored = try await Accounts.libraries(of: library.user, on: db).first { $0.id == library.libraryID }
             guard let restored else { throw AccountError.libraryNotFound }
             return Outcome(library: restored, leftOut: leftOut)
         }
@@ -39,9 +40,10 @@ enum RestoreJob {
         let name = try Check.optional(name, field: "name", max: 200)
         let id = try await Jobs.begin(.restore, library: seenFrom, target: nil, user: user.id, now: now, app: app)
         Jobs.run(id, app: app) {
-            let (library, leftOut) = try await Backup.restoreAsNew(backup, name: name, user: user, job: id, gate: app.writeGate, on: app.db)
+            let (db, gate) = app.jobStorage
+            let (library, leftOut) = try await Backup.restoreAsNew(backup, name: name, user: user, job: id, gate: gate, on: db)
             let outcome = Outcome(library: library, leftOut: leftOut)
-            await app.db.settleAfterBulkLoad(titles: backup.titles.count, logger: app.logger)
+            await db.settleAfterBulkLoad(titles: backup.titles.count, logger: app.logger)
             return outcome
         }
         return id
