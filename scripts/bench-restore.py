@@ -6,9 +6,10 @@ into another library of the same server (a title's edit). Reported: the restore'
 client's p50 / p99 / max and errors while it runs, next to the same requests with nothing running,
 measured in the same run. On SQLite a restore was one transaction that held the only writer for its
 whole length (`/health` 500 after 10 s, a write to another library 19.6 s); then no transaction of it was
-longer than one batch of 500 rows (`Backup.batchRows`), but its batches ran on a request connection (one per
+longer than one batch of 500 rows, but its batches ran on a request connection (one per
 event loop), so every request of that loop waited for each; now it reads and writes on connections of its
-own (`Application.jobStorage`): reads never wait, writes queue behind at most one batch.
+own (`Application.jobStorage`): reads never wait, writes queue behind at most one batch, and a batch is
+as many rows as take about 25 ms (`BatchPacer`).
 
 Uses the release build of `make bench` (or BENCH_BIN=<bin dir>); DATABASE_URL unset: SQLite."""
 import json, os, subprocess, tempfile, time

@@ -185,12 +185,16 @@ extension Backup {
             try await db.sql.update("libraries").set(model: settings).where("id", .equal, libraryID).run()
         }
 
-        // A batch per transaction, 200 rows to a statement. Rows of a table with a `library_id` carry the
-        // library's; a child table's rows (a title's categories, a read's progress, a stocktake's scans)
-        // go as they are (`inLibrary: false`).
+        // A batch per transaction, as many rows as the pacer says (`BatchPacer`), 200 rows to a statement.
+        // Rows of a table with a `library_id` carry the library's; a child table's rows (a title's
+        // categories, a read's progress, a stocktake's scans) go as they are (`inLibrary: false`).
         func insert<Row: Encodable & Sendable>(_ table: String, _ rows: [Row], inLibrary: Bool = true) async throws {
-            for batch in rows.chunked(batchRows) {
-                try await write { db in
+            var pacer = BatchPacer()
+            var start = 0
+            while start < rows.count {
+                let batch = Array(rows[start..<min(start + pacer.rows, rows.count)])
+                let took = try await write { db in
+                    let began = ContinuousClock.now
                     for chunk in batch.chunked(200) {
                         let query = db.sql.insert(into: table)
                         if inLibrary {
@@ -199,7 +203,10 @@ extension Backup {
                             try await query.models(Array(chunk), nilEncodingStrategy: .asNil).run()
                         }
                     }
+                    return ContinuousClock.now - began
                 }
+                pacer.wrote(batch.count, in: took)
+                start += batch.count
             }
         }
         try await insert("categories", b.categories.map { var r = $0; r.id = map(r.id); return r })

@@ -8,8 +8,8 @@ import Vapor
 /// A restore *over* a library, in bounded batches (one transaction of 100,000 titles held
 /// SQLite's only writer for 20 s, so every other library's lending and sign-ins waited for it).
 ///
-/// 1. The backup is written into a hidden library beside it (`pending_job_id`: nobody sees it), a few
-///    thousand rows per transaction, exactly as a restore into a new library. The library itself is
+/// 1. The backup is written into a hidden library beside it (`pending_job_id`: nobody sees it), a
+///    batch per transaction (`BatchPacer`: about 25 ms each), exactly as a restore into a new library. The library itself is
 ///    untouched and in use meanwhile; should the restore fail or its process die, the hidden library
 ///    is removed (`Jobs.removeUnfinishedLibraries`) and nothing else changed.
 /// 2. In one short transaction the library takes the backup's settings (and mail templates, when the
@@ -23,11 +23,6 @@ import Vapor
 /// finished by a new job (`resumeSwaps`, run by whoever finds the old job dead: its owner's job page,
 /// the scheduler, the next start); until then the library stays hidden, never half-made.
 extension Backup {
-    /// Rows written per transaction by a restore in batches (into a new or hidden library) and by the
-    /// swap. On SQLite a transaction holds the only writer and its event loop's connection: 500 rows
-    /// (a few hundred milliseconds) is what another library's write or a read on that loop may wait.
-    static let batchRows = 500
-
     /// The tables whose rows a restore writes with a library's id, moved from the hidden library to the
     /// restored one (`Features.swapOrder`; `reading_days` is counted again instead, the counts tables
     /// follow by trigger).
@@ -184,19 +179,22 @@ extension Backup {
     private static func deleteChildren(_ table: String, key: String, of parent: String, library: UUID, gate: WriteGate,
                                        on db: any Database) async throws {
         var after: UUID?
+        var pacer = BatchPacer()
         while true {
-            let from = after
-            let last: UUID? = try await gate.transaction(on: db) { db in
+            let (from, limit) = (after, pacer.rows)
+            let step: (last: UUID, count: Int, took: Duration)? = try await gate.transaction(on: db) { db in
+                let began = ContinuousClock.now
                 struct Row: Decodable { var id: UUID }
-                var query = db.sql.select().column("id").from(parent).where("library_id", .equal, library).orderBy("id").limit(batchRows)
+                var query = db.sql.select().column("id").from(parent).where("library_id", .equal, library).orderBy("id").limit(limit)
                 if let from { query = query.where("id", .greaterThan, from) }
                 let ids = try await query.all(decoding: Row.self).map(\.id)
                 guard let last = ids.last else { return nil }
                 try await db.sql.delete(from: table).where(SQLIdentifier(key), .in, ids).run()
-                return last
+                return (last, ids.count, ContinuousClock.now - began)
             }
-            guard let last else { break }
-            after = last
+            guard let step else { break }
+            after = step.last
+            pacer.wrote(step.count, in: step.took)
         }
     }
 
@@ -215,10 +213,19 @@ extension Backup {
         return try await db.sql.raw(query).all(decoding: Row.self).map(\.id)
     }
 
-    /// Runs `step` (given the batch size; it returns how many rows it changed) in a transaction of its
-    /// own until it changes none, so others write between two batches.
+    /// Runs `step` (given the batch size, `BatchPacer`'s; it returns how many rows it changed) in a
+    /// transaction of its own until it changes none, so others write between two batches.
     private static func inBatches(gate: WriteGate, on db: any Database,
                                   _ step: @escaping @Sendable (any Database, Int) async throws -> Int) async throws {
-        while try await gate.transaction(on: db, { db in try await step(db, batchRows) }) > 0 {}
+        var pacer = BatchPacer()
+        while true {
+            let limit = pacer.rows
+            let (count, took) = try await gate.transaction(on: db) { db in
+                let began = ContinuousClock.now
+                return (try await step(db, limit), ContinuousClock.now - began)
+            }
+            guard count > 0 else { break }
+            pacer.wrote(count, in: took)
+        }
     }
 }

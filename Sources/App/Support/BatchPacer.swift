@@ -1,0 +1,21 @@
+/// How many rows a long job (a restore, its swap) writes per transaction: as many as take about
+/// `target`, learnt from the batches it has written. On SQLite a transaction holds the one writer, so
+/// its length is what another library's write may wait; a fixed number of rows was 50 ms for one
+/// table and 500 ms for another (a title's move touches its indexes, counts, search and sync entries).
+struct BatchPacer: Sendable {
+    static let target: Duration = .milliseconds(25)
+    static let bounds: ClosedRange<Int> = 10...500
+
+    /// The rows of the next batch.
+    private(set) var rows: Int
+
+    init(start: Int = 100) { rows = min(max(start, Self.bounds.lowerBound), Self.bounds.upperBound) }
+
+    /// The last batch wrote `count` rows in `elapsed` (inside its transaction): the next one is as many
+    /// rows as fit the target at that pace, down at once when slow, up at most twice as many when fast.
+    mutating func wrote(_ count: Int, in elapsed: Duration) {
+        guard count > 0 else { return }
+        let fit = elapsed > .zero ? Int((Double(count) * (Self.target / elapsed)).rounded(.down)) : Self.bounds.upperBound
+        rows = min(max(min(fit, rows * 2), Self.bounds.lowerBound), Self.bounds.upperBound)
+    }
+}
