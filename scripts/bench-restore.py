@@ -9,7 +9,7 @@ whole length (`/health` 500 after 10 s, a write to another library 19.6 s); then
 longer than one batch of 500 rows, but its batches ran on a request connection (one per
 event loop), so every request of that loop waited for each; now it reads and writes on connections of its
 own (`Application.jobStorage`): reads never wait, writes queue behind at most one batch, and a batch is
-as many rows as take about 25 ms (`BatchPacer`).
+as many rows as take about 10 ms (`BatchPacer`).
 
 Uses the release build of `make bench` (or BENCH_BIN=<bin dir>); DATABASE_URL unset: SQLite."""
 import json, os, subprocess, tempfile, time

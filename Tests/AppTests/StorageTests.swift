@@ -108,15 +108,15 @@ import Vapor
         }
     }
 
-    /// A long job's batches are as many rows as take about 25 ms, learnt as it goes.
+    /// A long job's batches are as many rows as take about 10 ms, learnt as it goes.
     @Test func aBatchIsAsManyRowsAsFitTheTarget() {
         var pacer = BatchPacer()
         #expect(pacer.rows == 100)
-        pacer.wrote(100, in: .milliseconds(100))  // 1 ms a row: 25 fit
-        #expect(pacer.rows == 25)
-        pacer.wrote(25, in: .milliseconds(1))  // fast: at most twice as many
-        #expect(pacer.rows == 50)
-        pacer.wrote(50, in: .seconds(5))  // very slow: never under the floor
+        pacer.wrote(100, in: .milliseconds(100))  // 1 ms a row: 10 fit
+        #expect(pacer.rows == 10)
+        pacer.wrote(10, in: .milliseconds(1))  // fast: at most twice as many
+        #expect(pacer.rows == 20)
+        pacer.wrote(20, in: .seconds(5))  // very slow: never under the floor
         #expect(pacer.rows == 10)
         pacer.wrote(0, in: .seconds(5))  // nothing written says nothing
         #expect(pacer.rows == 10)

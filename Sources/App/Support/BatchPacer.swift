@@ -3,7 +3,7 @@
 /// its length is what another library's write may wait; a fixed number of rows was 50 ms for one
 /// table and 500 ms for another (a title's move touches its indexes, counts, search and sync entries).
 struct BatchPacer: Sendable {
-    static let target: Duration = .milliseconds(25)
+    static let target: Duration = .milliseconds(10)
     static let bounds: ClosedRange<Int> = 10...500
 
     /// The rows of the next batch.

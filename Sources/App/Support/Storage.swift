@@ -101,10 +101,14 @@ extension Application {
         return (db(.sqliteJobs), gate)
     }
 
-    /// The SQLite file (or its read-only URI) as the app's database and as the long jobs' connections.
+    /// The SQLite file (or its read-only URI) as the app's database and as the long jobs' connections,
+    /// which run their statements on a thread of their own: on the shared blocking pool (one thread per
+    /// core) a job's statements queued behind requests' reads while it held the writer, and reads behind
+    /// its batch's statements.
     func openSQLite(_ file: String) {
         databases.use(.sqlite(.file(file), sqlLogLevel: .trace), as: .sqlite)
-        databases.use(.sqlite(.file(file), sqlLogLevel: .trace), as: .sqliteJobs, isDefault: false)
+        databases.use(OnOwnThreads(DatabaseConfigurationFactory.sqlite(.file(file), sqlLogLevel: .trace).make(), threads: OnOwnThreads.jobThreads),
+                      as: .sqliteJobs, isDefault: false)
     }
 
     private var jobGate: WriteGate? {
@@ -185,7 +189,12 @@ struct WriteGate: Sendable {
                     try await connection.sql.raw("PRAGMA journal_size_limit = 16777216").run()
                     tunedLoops.withLockedValue { _ = $0.insert(loop) }
                 }
-                return try await body(connection)
+                let began = ContinuousClock.now
+                let result = try await body(connection)
+                // Every other write waited this long: a long hold names where batches should be smaller.
+                let held = ContinuousClock.now - began
+                if held > .milliseconds(100) { connection.logger.debug("a write held the one writer for \(Int(held / .milliseconds(1))) ms") }
+                return result
             }
             await mutex.unlock()
             return result
@@ -258,6 +267,31 @@ actor WriteBatcher {
 extension DatabaseID {
     /// The long jobs' connections to the SQLite file (`Application.jobStorage`).
     static let sqliteJobs = DatabaseID(string: "sqlite-jobs")
+}
+
+/// A database whose connections run their blocking work on `threads` instead of the app's pool.
+struct OnOwnThreads: DatabaseConfiguration {
+    /// The long jobs' thread, for the life of the process (like the shared blocking pool): jobs run one
+    /// statement at a time, and a pool never shut down cannot be shut down under a closing connection.
+    static let jobThreads: NIOThreadPool = {
+        let pool = NIOThreadPool(numberOfThreads: 1)
+        pool.start()
+        return pool
+    }()
+
+    private var inner: any DatabaseConfiguration
+    private let threads: NIOThreadPool
+
+    init(_ inner: any DatabaseConfiguration, threads: NIOThreadPool) { (self.inner, self.threads) = (inner, threads) }
+
+    var middleware: [any AnyModelMiddleware] {
+        get { inner.middleware }
+        set { inner.middleware = newValue }
+    }
+
+    func makeDriver(for databases: Databases) -> any DatabaseDriver {
+        inner.makeDriver(for: Databases(threadPool: threads, on: databases.eventLoopGroup))
+    }
 }
 
 extension Request {

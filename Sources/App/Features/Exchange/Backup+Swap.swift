@@ -9,7 +9,7 @@ import Vapor
 /// SQLite's only writer for 20 s, so every other library's lending and sign-ins waited for it).
 ///
 /// 1. The backup is written into a hidden library beside it (`pending_job_id`: nobody sees it), a
-///    batch per transaction (`BatchPacer`: about 25 ms each), exactly as a restore into a new library. The library itself is
+///    batch per transaction (`BatchPacer`: about 10 ms each), exactly as a restore into a new library. The library itself is
 ///    untouched and in use meanwhile; should the restore fail or its process die, the hidden library
 ///    is removed (`Jobs.removeUnfinishedLibraries`) and nothing else changed.
 /// 2. In one short transaction the library takes the backup's settings (and mail templates, when the
