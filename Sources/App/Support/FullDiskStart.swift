@@ -65,18 +65,14 @@ struct ReopenWhenThereIsRoom: LifecycleHandler {
             while !Task.isCancelled, application.storageHealth.readOnly {
                 try? await Task.sleep(for: FullDiskStart.recheck)
                 guard !Task.isCancelled, FullDiskStart.hasRoom(StorageConfig.folder(ofFile: path)) else { continue }
-                application.openSQLite(path)
-                application.databases.reinitialize(.sqlite)
-                application.databases.reinitialize(.sqliteJobs)
+                application.reopenSQLite(path)
                 do {
                     try await application.db.sql.raw("PRAGMA journal_mode = WAL").run()
                     application.storageHealth.markWritable()
                     application.logger.notice("There is room on the disk again: the database is open for writing.")
                 } catch {
                     // Room went again before the database opened: back to reading, and look again.
-                    application.openSQLite(FullDiskStart.immutableURI(path))
-                    application.databases.reinitialize(.sqlite)
-                    application.databases.reinitialize(.sqliteJobs)
+                    application.reopenSQLite(FullDiskStart.immutableURI(path))
                     application.logger.warning("The database could not be opened for writing yet: \(String(reflecting: error))")
                 }
             }

@@ -111,6 +111,13 @@ extension Application {
                       as: .sqliteJobs, isDefault: false)
     }
 
+    /// `openSQLite` on a running app: both pools' connections are closed and opened again on `file`.
+    func reopenSQLite(_ file: String) {
+        openSQLite(file)
+        databases.reinitialize(.sqlite)
+        databases.reinitialize(.sqliteJobs)
+    }
+
     private var jobGate: WriteGate? {
         get { storage[JobGateKey.self] }
         set { storage[JobGateKey.self] = newValue }

@@ -193,8 +193,7 @@ extension Backup {
             var start = 0
             while start < rows.count {
                 let batch = Array(rows[start..<min(start + pacer.rows, rows.count)])
-                let took = try await write { db in
-                    let began = ContinuousClock.now
+                let insertBatch: @Sendable (any Database, Int) async throws -> ((), rows: Int) = { db, _ in
                     for chunk in batch.chunked(200) {
                         let query = db.sql.insert(into: table)
                         if inLibrary {
@@ -203,9 +202,9 @@ extension Backup {
                             try await query.models(Array(chunk), nilEncodingStrategy: .asNil).run()
                         }
                     }
-                    return ContinuousClock.now - began
+                    return ((), batch.count)
                 }
-                pacer.wrote(batch.count, in: took)
+                if let gate { try await gate.batch(&pacer, on: db, insertBatch) } else { _ = try await insertBatch(db, batch.count) }
                 start += batch.count
             }
         }

@@ -181,20 +181,18 @@ extension Backup {
         var after: UUID?
         var pacer = BatchPacer()
         while true {
-            let (from, limit) = (after, pacer.rows)
-            let step: (last: UUID, count: Int, took: Duration)? = try await gate.transaction(on: db) { db in
-                let began = ContinuousClock.now
+            let from = after
+            let last: UUID? = try await gate.batch(&pacer, on: db) { db, limit in
                 struct Row: Decodable { var id: UUID }
                 var query = db.sql.select().column("id").from(parent).where("library_id", .equal, library).orderBy("id").limit(limit)
                 if let from { query = query.where("id", .greaterThan, from) }
                 let ids = try await query.all(decoding: Row.self).map(\.id)
-                guard let last = ids.last else { return nil }
+                guard let last = ids.last else { return (nil, 0) }
                 try await db.sql.delete(from: table).where(SQLIdentifier(key), .in, ids).run()
-                return (last, ids.count, ContinuousClock.now - began)
+                return (last, ids.count)
             }
-            guard let step else { break }
-            after = step.last
-            pacer.wrote(step.count, in: step.took)
+            guard let last else { break }
+            after = last
         }
     }
 
@@ -218,14 +216,9 @@ extension Backup {
     private static func inBatches(gate: WriteGate, on db: any Database,
                                   _ step: @escaping @Sendable (any Database, Int) async throws -> Int) async throws {
         var pacer = BatchPacer()
-        while true {
-            let limit = pacer.rows
-            let (count, took) = try await gate.transaction(on: db) { db in
-                let began = ContinuousClock.now
-                return (try await step(db, limit), ContinuousClock.now - began)
-            }
-            guard count > 0 else { break }
-            pacer.wrote(count, in: took)
-        }
+        while try await gate.batch(&pacer, on: db, { db, limit in
+            let changed = try await step(db, limit)
+            return (changed, changed)
+        }) > 0 {}
     }
 }
