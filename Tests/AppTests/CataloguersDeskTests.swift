@@ -290,6 +290,54 @@ import VaporTesting
         }
     }
 
+    /// The filter reads a kept average: every change of a vote moves it, as the book's page would show.
+    @Test func theKeptRatingFollowsEveryVote() async throws {
+        try await withTestApp { app in
+            let f = try await Fixture.make(app)
+            let alpha = try await f.addTitle("Alpha", extra: ["rating": 3])
+            let beta = try await f.addTitle("Beta")
+            let ann = try await f.addMember("C1", "Ann")
+            func rated(_ min: Double) async throws -> [String] {
+                let reply = try await f.owner.get("\(f.lib)/titles?minRating=\(min)")
+                #expect(reply.status == .ok, "\(reply.json)")
+                return ((reply.json["items"] as? [[String: Any]]) ?? []).compactMap { $0["title"] as? String }
+            }
+            func score(_ id: String) async throws -> Double? {
+                try await app.db.sql.raw("SELECT rating_score FROM titles WHERE id = \(bind: UUID(uuidString: id)!)").first()?
+                    .decode(column: "rating_score", as: Double?.self)
+            }
+            #expect(try await score(alpha) == 3)
+            #expect(try await score(beta) == nil)
+            // A read rated 5 on Alpha: (3 + 5) / 2.
+            let read = try await f.owner.post("\(f.lib)/reads", ["titleId": alpha, "memberId": ann, "status": "finished", "rating": 5])
+            #expect(read.status == .created, "\(read.json)")
+            let readID = read.string("id")
+            #expect(try await score(alpha) == 4)
+            #expect(try await rated(4) == ["Alpha"])
+            // The reader changes their mind: (3 + 4) / 2 = 3.5.
+            let changed = try await f.owner.patch("\(f.lib)/reads/\(readID)?memberId=\(ann)", ["rating": 4])
+            #expect(changed.status == .ok, "\(changed.json)")
+            #expect(try await score(alpha) == 3.5)
+            #expect(try await rated(4).isEmpty)
+            // The library's own rating goes up: (5 + 4) / 2.
+            let edited = try await f.owner.patch("\(f.lib)/titles/\(alpha)", ["rating": 5])
+            #expect(edited.status == .ok, "\(edited.json)")
+            #expect(try await score(alpha) == 4.5)
+            // A vote on Beta, then the read removed: nobody has voted on Beta any more.
+            let other = try await f.owner.post("\(f.lib)/reads", ["titleId": beta, "memberId": ann, "status": "finished", "rating": 4.5])
+            #expect(other.status == .created)
+            #expect(try await rated(4) == ["Alpha", "Beta"])
+            let removed = try await f.owner.delete("\(f.lib)/reads/\(other.string("id"))?memberId=\(ann)")
+            #expect(removed.status == .noContent)
+            #expect(try await score(beta) == nil)
+            // The read removed from Alpha leaves the library's own rating.
+            let removedToo = try await f.owner.delete("\(f.lib)/reads/\(readID)?memberId=\(ann)")
+            #expect(removedToo.status == .noContent)
+            #expect(try await score(alpha) == 5)
+            #expect(try await rated(4) == ["Alpha"])
+        }
+    }
+
     @Test func aPhotoOfACoverWithoutABarcodeOffersTheBooksItsWordsFind() async throws {
         #expect(CoverText.query("CHILDREN\nOF TIME\n£8.99 | 9 ~\nAdrian Tchaikovsky\nWinner of the Arthur C. Clarke Award")
                 == "CHILDREN OF TIME Adrian Tchaikovsky Winner of the")

@@ -187,14 +187,8 @@ enum TitleQuery {
             clause += " AND EXISTS (SELECT 1 FROM title_categories tc WHERE tc.title_id = t.id AND tc.category_id = \(bind: category))"
         }
         if let rating = f.minRating {
-            // The average of the library's rating and its readers' (their reads here, rated): sum ≥ rating × count, count > 0.
-            // The rated titles are found once (a set, not a probe of the reads per title: 250 ms at 100,000 titles),
-            // the average worked out for those only.
-            let rated: SQLQueryString = "FROM reads r WHERE r.title_id = t.id AND r.library_id = t.library_id AND r.rating > 0"
-            clause += " AND (t.rating IS NOT NULL OR t.id IN (SELECT r.title_id FROM reads r WHERE r.library_id = \(bind: libraryID)"
-                + " AND r.rating > 0 AND r.title_id IS NOT NULL))"
-            clause += " AND COALESCE(t.rating, 0) + COALESCE((SELECT SUM(r.rating) " + rated + "), 0) >= \(bind: rating) * "
-                + "((CASE WHEN t.rating IS NULL THEN 0 ELSE 1 END) + (SELECT COUNT(*) " + rated + "))"
+            // The average of the library's rating and its readers', kept by triggers (`AddRatingScores`).
+            clause += " AND t.rating_score IS NOT NULL AND t.rating_score >= \(bind: rating)"
         }
         if let status = f.readStatus, let reader = f.reader {
             // The reader's books found once, as a set (a probe per title cost 35 ms at 100,000 titles).
