@@ -259,6 +259,7 @@ struct Client: Sendable {
     func get(_ path: String) async throws -> Reply { try await send(.GET, path) }
     func post(_ path: String, _ body: [String: Any] = [:]) async throws -> Reply { try await send(.POST, path, body) }
     func patch(_ path: String, _ body: [String: Any]) async throws -> Reply { try await send(.PATCH, path, body) }
+    func put(_ path: String, _ body: [String: Any]) async throws -> Reply { try await send(.PUT, path, body) }
     func delete(_ path: String) async throws -> Reply { try await send(.DELETE, path) }
 }
 

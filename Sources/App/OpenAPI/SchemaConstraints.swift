@@ -140,6 +140,10 @@ extension CategoryInput: SchemaConstrained {
     static var schemaConstraints: [String: JSONValue] { ["name": Rule.text(100)] }
 }
 
+extension CategoryCallNumbersInput: SchemaConstrained {
+    static var schemaConstraints: [String: JSONValue] { ["prefix": ["maxLength": 5, "pattern": "^[A-Za-z]*$"]] }
+}
+
 extension MemberInput: SchemaConstrained {
     static var schemaConstraints: [String: JSONValue] {
         ["cardId": Rule.card, "firstName": Rule.text(100), "lastName": Rule.optionalText(100), "grade": Rule.optionalText(50),

@@ -65,7 +65,7 @@ extension WebRoute {
     enum Name: String, Sendable, CaseIterable, Codable {
         case home, setup, login, schoolSignIn, schoolSignInReturn, logout, language, offline, sharedYear
         case catalog, title, editTitle, titleCopies, titleFavorite, titleNotes, titleDelete, catalogChange, catalogUndo, copyStatus, copyRemove
-        case categories, categoryRename, categoryMerge, categoryDelete
+        case categories, categoryRename, categoryMerge, categoryDelete, categoryCallNumbers
         case add, addPhoto
         case checkout, checkoutConfirm, returnBook, offlineLending, loans, loanReturn, loanRenew, memberReturnAll, memberRenewAll
         case holds, titleHolds, holdUpdate, holdCancel, memberCalendar, staffCalendar, memberFinePay, memberFineWaive
@@ -113,6 +113,7 @@ extension WebRoute {
         case .categoryRename: .categoryRename
         case .categoryMerge: .categoryMerge
         case .categoryDelete: .categoryDelete
+        case .categoryCallNumbers: .categoryCallNumbers
         case .add: .add
         case .addPhoto: .addPhoto
         case .checkout: .checkout
@@ -269,6 +270,7 @@ extension WebRoute {
         case .categoryRename: return e(.categoryRename(library: l, category: s.category), .catalog, action)
         case .categoryMerge: return e(.categoryMerge(library: l, category: s.category), .catalog, action)
         case .categoryDelete: return e(.categoryDelete(library: l, category: s.category), .catalog, action)
+        case .categoryCallNumbers: return e(.categoryCallNumbers(library: l, category: s.category), .catalog, action)
         case .add: return e(.add(library: l), .add, both)
         case .addPhoto: return e(.addPhoto(library: l), .add, action)
         case .checkout: return e(.checkout(library: l), .circulation, both)

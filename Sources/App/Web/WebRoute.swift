@@ -25,6 +25,7 @@ enum WebRoute: Sendable, Equatable {
     case categoryRename(library: UUID, category: UUID)
     case categoryMerge(library: UUID, category: UUID)
     case categoryDelete(library: UUID, category: UUID)
+    case categoryCallNumbers(library: UUID, category: UUID)
     /// Label sheets for copies: choose, preview, download the PDF.
     case labels(library: UUID)
     /// Smart collections: the list (GET), save one from the catalog (POST), delete one.
@@ -215,6 +216,8 @@ enum WebRoute: Sendable, Equatable {
         case .categoryRename(let library, let category): Self.library(library) + [.fixed("categories"), .parameter(name: "categoryID", value: category.uuidString), .fixed("rename")]
         case .categoryMerge(let library, let category): Self.library(library) + [.fixed("categories"), .parameter(name: "categoryID", value: category.uuidString), .fixed("merge")]
         case .categoryDelete(let library, let category): Self.library(library) + [.fixed("categories"), .parameter(name: "categoryID", value: category.uuidString), .fixed("delete")]
+        case .categoryCallNumbers(let library, let category):
+            Self.library(library) + [.fixed("categories"), .parameter(name: "categoryID", value: category.uuidString), .fixed("call-numbers")]
         case .labels(let library): Self.library(library) + [.fixed("labels")]
         case .collections(let library): Self.library(library) + [.fixed("collections")]
         case .collectionDelete(let library, let collection):

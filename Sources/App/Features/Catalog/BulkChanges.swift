@@ -87,7 +87,8 @@ enum BulkChanges {
 
     /// What the change overwrote.
     struct Undo: Codable, Sendable {
-        /// Each title's value before (series, reading level or call number).
+        /// Each title's value before (series, reading level or call number; for books put into a category,
+        /// those its call-number scheme gave one).
         var titleValues: [Before] = []
         /// Each copy's shelf before.
         var copyLocations: [Before] = []
@@ -179,6 +180,8 @@ enum BulkChanges {
                 if input.action == .addCategory {
                     books = picked.filter { !linked.contains($0.id) }
                     try await TitleCategoryRow.insert(books.map { TitleCategoryRow(title_id: $0.id, category_id: categoryID) }, on: db)
+                    // Books without a call number take the one the category's scheme makes; the undo takes it away.
+                    undo.titleValues = try await CategoryCallNumbers.fill(books.map(\.id), now: now, on: db).map { Before(id: $0, value: nil) }
                 } else {
                     books = picked.filter { linked.contains($0.id) }
                     for chunk in books.map(\.id).chunked(500) {
@@ -259,6 +262,7 @@ enum BulkChanges {
                     for chunk in undo.linked.chunked(500) {
                         try await sql.raw("DELETE FROM title_categories WHERE category_id = \(bind: categoryID) AND title_id IN (\(binds: chunk))").run()
                     }
+                    try await setCallNumber(nil, titles: try await existing(undo.titleValues.map(\.id), library: library.libraryID, on: sql), now: now, on: sql)
                     let left = try await sql.raw("SELECT title_id FROM title_categories WHERE category_id = \(bind: categoryID)").first()
                     if undo.categoryMade, left == nil { try await sql.raw("DELETE FROM categories WHERE id = \(bind: categoryID)").run() }
                 } else if exists {

@@ -42,7 +42,7 @@ enum Catalog {
             if let isbn { try await refuseDuplicate(isbn: isbn, library: library.libraryID, on: db) }
             try await title.create(on: db)
             let titleID = try title.requireID()
-            if let categoryNames { try await setCategories(categoryNames, titleID: titleID, library: library.libraryID, on: db) }
+            if let categoryNames { try await setCategories(categoryNames, titleID: titleID, library: library.libraryID, now: now, on: db) }
             if !moreSeries.isEmpty { try await TitleSeries.set(moreSeries, titleID: titleID, on: db) }
             try await addCopies(copies, titleID: titleID, location: location, library: library.libraryID, on: db)
             if Enrichment.needed(title) { try await Enrichment.enqueue(titleID: titleID, libraryID: library.libraryID, now: now, on: db) }
@@ -78,7 +78,7 @@ enum Catalog {
             if isbnChanged || CoverStore.isRemote(patch.coverUrl), Enrichment.needed(title) {
                 try await Enrichment.enqueue(titleID: titleID, libraryID: library.libraryID, now: now, on: db)
             }
-            if let categoryNames { try await setCategories(categoryNames, titleID: titleID, library: library.libraryID, on: db) }
+            if let categoryNames { try await setCategories(categoryNames, titleID: titleID, library: library.libraryID, now: now, on: db) }
             var detail: ActivityDetail?
             if let requested = patch.totalCopies {
                 guard !title.wishlist else { throw CirculationError.titleIsWishlistItem }
@@ -284,12 +284,15 @@ enum Catalog {
     /// The library's categories A–Z with how many titles each has.
     static func categories(libraryID: UUID, on db: any Database) async throws -> [CategoryDTO] {
         let rows = try await db.sql.raw("""
-            SELECT c.id, c.name, COUNT(tc.id) AS n FROM categories c LEFT JOIN title_categories tc ON tc.category_id = c.id
-            WHERE c.library_id = \(bind: libraryID) GROUP BY c.id, c.name ORDER BY c.name
+            SELECT c.id, c.name, c.call_number_prefix, c.call_number_dewey, COUNT(tc.id) AS n
+            FROM categories c LEFT JOIN title_categories tc ON tc.category_id = c.id
+            WHERE c.library_id = \(bind: libraryID) GROUP BY c.id, c.name, c.call_number_prefix, c.call_number_dewey ORDER BY c.name
             """).all()
         return try rows.map {
             CategoryDTO(id: try $0.decode(column: "id", as: UUID.self), name: try $0.decode(column: "name", as: String.self),
-                        titleCount: try $0.decode(column: "n", as: Int.self))
+                        titleCount: try $0.decode(column: "n", as: Int.self),
+                        callNumberPrefix: try $0.decode(column: "call_number_prefix", as: String?.self),
+                        callNumberDewey: try $0.decode(column: "call_number_dewey", as: Bool?.self) ?? false)
         }
     }
 
@@ -344,8 +347,9 @@ enum Catalog {
         }
     }
 
-    /// Links a title to exactly these categories, creating categories that do not exist yet.
-    static func setCategories(_ names: [String], titleID: UUID, library: UUID, on db: any Database) async throws {
+    /// Links a title to exactly these categories, creating categories that do not exist yet; a title
+    /// without a call number gets the one its categories' scheme makes (`CategoryCallNumbers`).
+    static func setCategories(_ names: [String], titleID: UUID, library: UUID, now: Date, on db: any Database) async throws {
         try await TitleCategory.query(on: db).filter(\.$title.$id == titleID).delete()
         guard !names.isEmpty else { return }
         // Names match without regard to case: "music" joins "Music".
@@ -366,6 +370,9 @@ enum Catalog {
             link.$title.id = titleID
             link.$category.id = try category.requireID()
             try await link.create(on: db)
+        }
+        if existing.contains(where: { $0.callNumberPrefix != nil }) {
+            try await CategoryCallNumbers.fill([titleID], now: now, on: db)
         }
     }
 

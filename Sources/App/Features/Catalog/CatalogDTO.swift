@@ -219,6 +219,9 @@ struct CategoryDTO: Content {
     var id: UUID
     var name: String
     var titleCount: Int
+    /// The call-number scheme of its books: a prefix ("F", "J") and whether the Dewey class follows.
+    var callNumberPrefix: String?
+    var callNumberDewey: Bool = false
 }
 
 struct AcquireInput: Content {

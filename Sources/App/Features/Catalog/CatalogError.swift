@@ -24,6 +24,7 @@ enum CatalogError: DomainError, Equatable {
     case noISBNToDraw(title: String)
     case cover(CoverProblem)
     case publishedDateWithoutYear(String)
+    case callNumberPrefix
 
     var described: Described {
         switch self {
@@ -57,6 +58,7 @@ enum CatalogError: DomainError, Equatable {
                 $0.format(.errTooManyCopiesAtOnce, $0.number(max))
             }
         case .cover(let problem): .init(.invalid, "invalid", field: "cover") { problem.message($0, number: nil) }
+        case .callNumberPrefix: .init(.invalid, "invalid", field: "prefix") { $0(.errCategoryPrefix) }
         case .publishedDateWithoutYear(let got):
             .init(.invalid, "invalid", field: "publishedDate") { $0.format(.errPublishedNoYear, String(got.prefix(40))) }
         }

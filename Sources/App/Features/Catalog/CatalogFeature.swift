@@ -83,6 +83,7 @@ enum CatalogFeature: Feature {
             Landed(66, CreateTitleSeries()),
             Landed(69, LeanListIndexes()),
             Landed(70, AddRatingScores()),
+            Landed(71, AddCategoryCallNumbers()),
         ]
     }
 }

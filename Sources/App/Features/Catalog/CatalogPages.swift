@@ -28,6 +28,7 @@ enum CatalogPages {
         web.post(.categoryRename(library: .pattern, category: .pattern), use: renameCategory)
         web.post(.categoryMerge(library: .pattern, category: .pattern), use: mergeCategory)
         web.post(.categoryDelete(library: .pattern, category: .pattern), use: deleteCategory)
+        web.post(.categoryCallNumbers(library: .pattern, category: .pattern), use: setCategoryCallNumbers)
         web.post(.add(library: .pattern), use: add)
     }
 
@@ -101,7 +102,7 @@ enum CatalogPages {
             let flash = try await body(ctx)
             return req.seeOther(WebRoute.categories(library: ctx.libraryID).path, flash: flash)
         } catch let error where error.isFormRefusal {
-            let form = FormState(values: req.typed(["name"]), refusedWith: error, t: req.t, fields: ["name"])
+            let form = FormState(values: req.typed(["name", "prefix", "withDewey"]), refusedWith: error, t: req.t, fields: ["name", "prefix"])
             let page = try await CategoriesPage.make(refused: (category, form), library: ctx, on: req.db)
             return try await req.refused(page.render(try await req.page(library: ctx)))
         }
@@ -131,6 +132,16 @@ enum CatalogPages {
                   let source = categories.first(where: { $0.id == id }) else { throw CatalogError.categoryNotFound }
             try await Catalog.mergeCategory(id, into: into, in: req.scope(ctx))
             return req.t.format(.categoryMerged, source.name, target.name)
+        }
+    }
+
+    @Sendable static func setCategoryCallNumbers(req: Request) async throws -> Response {
+        let id = try req.uuid("categoryID")
+        return try await categoryForm(req, category: id) { ctx in
+            let form = try req.form(CallNumbersForm.self)
+            let given = try await CategoryCallNumbers.set(id, CategoryCallNumbersInput(prefix: form.prefix, withDewey: form.withDewey ?? false), in: req.scope(ctx))
+            let name = try await Catalog.categories(libraryID: ctx.libraryID, on: req.db).first { $0.id == id }?.name ?? ""
+            return req.t.format(.categorySchemeSaved, name, req.t.number(given))
         }
     }
 
@@ -270,6 +281,12 @@ extension CatalogPages {
     struct CategoryForm: WebForm, SchemaConstrained {
         var name: String?
         static var schemaConstraints: [String: JSONValue] { CategoryInput.schemaConstraints }
+    }
+
+    struct CallNumbersForm: WebForm {
+        var prefix: String?
+        var withDewey: Bool?
+        static var maxLength: [String: Int] { ["prefix": 40] }
     }
 
     struct MergeForm: WebForm {

@@ -142,6 +142,8 @@ struct CopyRow: Codable, Sendable, Equatable {
 struct CategoryRow: Codable, Sendable, Equatable {
     var id: UUID
     var name: String
+    var call_number_prefix: String?
+    var call_number_dewey: Bool?
     var created_at: Date?
 }
 

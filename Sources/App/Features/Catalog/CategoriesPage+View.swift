@@ -31,6 +31,20 @@ extension CategoriesPage {
                                     error: form.errors["name"])
                             H.button(t(.rename), kind: "quiet")
                         }
+                        H.form(WebRoute.categoryCallNumbers(library: lib, category: category.id).path, csrf: page.csrf,
+                               attrs: [.class: "inline-form", .ariaLabel: t(.categoryCallNumbersHeading) + ": " + category.name]) {
+                            H.field(t(.categoryPrefixField), name: "prefix", value: form["prefix"] ?? category.callNumberPrefix ?? "",
+                                    hint: t(.categoryPrefixHint), id: "f-prefix-" + id, error: form.errors["prefix"],
+                                    extra: [.maxlength: String(CategoryCallNumbers.maxPrefix), .autocapitalize: "characters"])
+                            H.el(.div, [.class: "field"]) {
+                                H.el(.label, [.class: "pick"]) {
+                                    let dewey = form["withDewey"].map { $0 == "true" } ?? category.callNumberDewey
+                                    H.void(.input, [.type: "checkbox", .name: "withDewey", .value: "true", .checked: dewey ? "" : nil])
+                                    EscapedText(" " + t(.categoryPrefixDewey))
+                                }
+                            }
+                            H.button(t(.save), kind: "quiet", attrs: [.ariaLabel: t(.save) + ": " + t(.categoryCallNumbersHeading) + ", " + category.name])
+                        }
                         if categories.count > 1 {
                             H.form(WebRoute.categoryMerge(library: lib, category: category.id).path, csrf: page.csrf, attrs: [.class: "inline-form"]) {
                                 H.el(.div, [.class: "field"]) {

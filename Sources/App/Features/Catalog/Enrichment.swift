@@ -242,7 +242,15 @@ enum Enrichment {
             set("description", t.summary, record.description) { t.summary = $0 }
             if t.pageCount == nil, let pages = record.pageCount { t.pageCount = pages; filled.append("pageCount") }
             if t.authors.isEmpty, let authors = record.authors { t.authors = Array(authors.prefix(20)); filled.append("authors") }
-            if blank(t.callNumber), !t.wishlist, let suggested = record.suggestedCallNumber { t.setCallNumber(suggested); filled.append("callNumber") }
+            if !t.wishlist, let scheme = try await CategoryCallNumbers.scheme(of: titleID, on: db) {
+                // The school's own scheme: made now with the record's Dewey class, or made before without
+                // it ("J ANI") and now completed ("J 590 ANI").
+                let made = scheme.callNumber(dewey: record.deweyNumber, authors: t.authors, title: t.title)
+                let before = scheme.callNumber(dewey: nil, authors: t.authors, title: t.title)
+                if let made, blank(t.callNumber) || (t.callNumber == before && made != before) { t.setCallNumber(made); filled.append("callNumber") }
+            } else if blank(t.callNumber), !t.wishlist, let suggested = record.suggestedCallNumber {
+                t.setCallNumber(suggested); filled.append("callNumber")
+            }
             if t.marcRecord == nil, !t.wishlist, let marc = record.marcXML { t.marcRecord = marc; filled.append("marcRecord") }
             if let cover, blank(t.coverURL) || (cover.remote != nil && t.coverURL == cover.remote) {
                 t.coverURL = cover.local

@@ -95,6 +95,9 @@ final class Category: Model, @unchecked Sendable {
     @ID(key: .id) var id: UUID?
     @Parent(key: "library_id") var library: Library
     @Field(key: "name") var name: String
+    /// The school's call-number scheme for the category's books (`CategoryCallNumbers`).
+    @OptionalField(key: "call_number_prefix") var callNumberPrefix: String?
+    @OptionalField(key: "call_number_dewey") var callNumberDewey: Bool?
     @Timestamp(key: "created_at", on: .create) var createdAt: Date?
 
     init() {}

@@ -76,6 +76,9 @@ enum TitlesController {
         lib.on(.POST, "categories", ":categoryID", "merge", doc: .init(
             summary: "Merge this category into another (`into`): its titles join that one (once each) and this one is deleted", tag: "Catalog",
             request: CategoryMerge.self, status: .noContent), use: mergeCategory)
+        lib.on(.PUT, "categories", ":categoryID", "call-numbers", doc: .init(
+            summary: "Set a category's call-number scheme: a prefix of one to five letters (empty: none) and whether the Dewey class follows it (\"F BYR\", \"J 590 ANI\"); its books without a call number are given one (librarians)",
+            tag: "Catalog", request: CategoryCallNumbersInput.self, response: CategoryCallNumbersDTO.self), use: setCategoryCallNumbers)
         lib.on(.DELETE, "categories", ":categoryID", doc: .init(summary: "Delete a category; its titles stay, uncategorised", tag: "Catalog",
                                                                 status: .noContent), use: deleteCategory)
         lib.on(.GET, "wishlist", doc: .init(summary: "Wishlist items (C2)", tag: "Wishlist",
@@ -304,6 +307,14 @@ enum TitlesController {
         let ctx = try await req.library(.catalog)
         try await Catalog.mergeCategory(try req.uuid("categoryID"), into: try req.content.decode(CategoryMerge.self).into, in: req.scope(ctx))
         return .noContent
+    }
+
+    @Sendable static func setCategoryCallNumbers(req: Request) async throws -> CategoryCallNumbersDTO {
+        let ctx = try await req.library(.catalog)
+        let input = try req.content.decode(CategoryCallNumbersInput.self)
+        let given = try await CategoryCallNumbers.set(try req.uuid("categoryID"), input, in: req.scope(ctx))
+        let prefix = try CategoryCallNumbers.prefix(input.prefix)
+        return CategoryCallNumbersDTO(prefix: prefix, withDewey: prefix != nil && (input.withDewey ?? false), given: given)
     }
 
     @Sendable static func deleteCategory(req: Request) async throws -> HTTPStatus {

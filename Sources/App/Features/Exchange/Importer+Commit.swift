@@ -194,7 +194,7 @@ extension Importer {
                 try await BulkInsert.run("copies", columns: CopyRow.insertColumns, rows: copyRows, values: { $0.values(library: ctx.libraryID) }, on: db)
             }
             for (titleID, names) in categories {
-                try await Catalog.setCategories(names, titleID: titleID, library: ctx.libraryID, on: db)
+                try await Catalog.setCategories(names, titleID: titleID, library: ctx.libraryID, now: now, on: db)
             }
             try await TitleSeries.insert(moreSeries, on: db)
             // The titles to fill in, as one job over their range of ids (made in order; a UUID compares as

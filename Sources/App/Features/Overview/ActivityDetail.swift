@@ -28,6 +28,8 @@ enum ActivityDetail: Codable, Sendable, Equatable {
     case rosterSynced(added: Int, changed: Int, left: Int)
     /// One of many books changed at once (or that change undone).
     case bulkChange(action: BulkAction, value: String?, undone: Bool)
+    /// A category's call-number scheme set (no prefix: none), and how many of its books were given a call number.
+    case callNumbers(category: String, prefix: String?, dewey: Bool, given: Int)
 
     /// The English text stored in `info`.
     var english: String {
@@ -56,6 +58,8 @@ enum ActivityDetail: Codable, Sendable, Equatable {
         case .rosterSynced(let added, let changed, let left): return "\(added) added, \(changed) changed, \(left) archived"
         case .bulkChange(let action, let value, let undone):
             return (undone ? "undone: " : "with many at once: ") + action.rawValue.replacingOccurrences(of: "_", with: " ") + (value.map { " “\($0)”" } ?? "")
+        case .callNumbers(let category, let prefix, let dewey, let given):
+            return "\(category): call numbers \(prefix.map { dewey ? "\($0) and the Dewey class" : $0 } ?? "none"); books given one: \(given)"
         }
     }
 
@@ -90,6 +94,8 @@ extension Strings {
         case .suspendedUntil(let date): format(.actSuspendedUntil, self.date(date))
         case .rosterSynced(let added, let changed, let left): format(.actRosterSyncedDetail, number(added), number(changed), number(left))
         case .bulkChange(let action, let value, let undone): undone ? format(.bulkUndoneDetail, bulkChange(action, value)) : bulkChange(action, value)
+        case .callNumbers(let category, let prefix, let dewey, let given):
+            format(.actCategoryCallNumbers, category, prefix.map { dewey ? format(.categorySchemeDewey, $0) : $0 } ?? self(.categorySchemeNone), number(given))
         }
     }
 }
