@@ -161,6 +161,7 @@ let package = Package(
         .testTarget(
             name: "ShelfmarkImagingTests",
             dependencies: ["ShelfmarkImaging"],
+            exclude: ["Fixtures"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

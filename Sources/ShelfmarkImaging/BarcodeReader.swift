@@ -100,29 +100,43 @@ public struct BarcodeReader: Sendable {
     }
 
     /// What the looks at an image said about one value: lines that read it (zbar's quality, the
-    /// profile reader's rows) and how many independent looks (views) read it at all.
+    /// profile reader's rows) and which independent looks read it at all.
     struct Evidence {
         var quality = 0
-        var passes = 0
+        /// The looks that read it: the same pixels sharpened are one look with them (zbar misreads a
+        /// blurred code's half alike on both); local contrast, a threshold, another scale, angle or crop
+        /// draw the bars anew, and the profile reader decodes them another way.
+        var looks: Set<Int> = []
         var addOn: String?
+        var passes: Int { looks.count }
+        /// The samplings of the bars among the looks: the working image's pixels, however their grey
+        /// levels were prepared, are one.
+        var samplings: Int { Set(looks.map { BarcodeReader.sameSampling.contains($0) ? 0 : $0 }).count }
     }
 
-    /// One look at the image by zbar: every symbol found adds its lines, and one view, to its value.
-    static func add(_ symbols: [ZBarScanner.Symbol], to evidence: inout [Read: Evidence]) {
-        var seen: Set<Read> = []
+    /// The looks that prepare the working image's own pixels (sharpened, local contrast, thresholds).
+    static let sameSampling: Set<Int> = [0, 11, 12, 13]
+
+    /// One look at the image by zbar: every symbol found adds its lines, and the look, to its value.
+    static func add(_ symbols: [ZBarScanner.Symbol], look: Int, to evidence: inout [Read: Evidence]) {
         for symbol in symbols {
             let read = Read(symbology: symbol.symbology, text: symbol.text)
             evidence[read, default: Evidence()].quality += symbol.quality
-            if seen.insert(read).inserted { evidence[read, default: Evidence()].passes += 1 }
+            evidence[read, default: Evidence()].looks.insert(look)
             if let a = symbol.addOn { evidence[read, default: Evidence()].addOn = a }
         }
     }
 
-    /// One look by the profile reader (EAN-13 scan lines, decoded another way than zbar's edges).
-    static func addProfile(_ plane: GrayPlane, to evidence: inout [Read: Evidence]) {
+    /// The looks of the profile reader (EAN-13 scan lines, decoded another way than zbar's edges):
+    /// at the working image's scale, and at another.
+    static let profileLook = -1
+    static let rescaledProfileLook = -2
+
+    /// One look by the profile reader.
+    static func addProfile(_ plane: GrayPlane, look: Int = profileLook, to evidence: inout [Read: Evidence]) {
         for (text, rows) in EANProfileReader.read(gray: plane.bytes, width: plane.width, height: plane.height) {
             evidence[Read(symbology: .ean13, text: text), default: Evidence()].quality += rows
-            evidence[Read(symbology: .ean13, text: text), default: Evidence()].passes += 1
+            evidence[Read(symbology: .ean13, text: text), default: Evidence()].looks.insert(look)
         }
     }
 
@@ -136,17 +150,17 @@ public struct BarcodeReader: Sendable {
         let longSide = max(original.width, original.height)
         let base: Bitmap = longSide > 1400 ? (original.scaled(1400 / Double(longSide)) ?? original) : original
 
-        func scan(_ plane: GrayPlane?) {
+        func scan(_ plane: GrayPlane?, look: Int) {
             guard let plane else { return }
             passes += 1
-            Self.add(scanner.scan(plane), to: &evidence)
+            Self.add(scanner.scan(plane), look: look, to: &evidence)
         }
 
         // ZXing-style reading of EAN-13 scan lines: what zbar's edges miss on warped or creased codes.
-        func profileScan(_ plane: GrayPlane) {
+        func profileScan(_ plane: GrayPlane, look: Int) {
             guard symbologies.contains(.ean13) else { return }
             passes += 1
-            Self.addProfile(plane, to: &evidence)
+            Self.addProfile(plane, look: look, to: &evidence)
         }
 
         func settled() -> [Barcode]? {
@@ -154,38 +168,47 @@ public struct BarcodeReader: Sendable {
             return accepted.isEmpty ? nil : accepted
         }
 
-        let variants: [() -> Bitmap?] = [
-            { base },
-            { base.sharpened() },
-            { longSide < 900 ? base.scaled(2) : base.scaled(0.6) },
-            { base.contrastNormalized() },
-            { base.binarized() },
-            { base.scaled(longSide < 900 ? 1.5 : 0.8)?.sharpened() },
-            { base.rotated(degrees: 45) },
-            { base.rotated(degrees: -45) },
-            { base.rotated(degrees: 20) },
-            { base.rotated(degrees: -20) },
+        // Each preparation with its look: the working image and it sharpened are one (the same pixels
+        // a little steeper: zbar misreads a blurred half alike in both); local contrast and thresholds
+        // redraw the bars' edges, and each new scale, angle or crop samples them anew.
+        let variants: [(look: Int, image: () -> Bitmap?)] = [
+            (0, { base }),
+            (0, { base.sharpened() }),
+            (1, { longSide < 900 ? base.scaled(2) : base.scaled(0.6) }),
+            (11, { base.contrastNormalized() }),
+            (12, { base.binarized() }),
+            (2, { base.scaled(longSide < 900 ? 1.5 : 0.8)?.sharpened() }),
+            (3, { base.rotated(degrees: 45) }),
+            (4, { base.rotated(degrees: -45) }),
+            (5, { base.rotated(degrees: 20) }),
+            (6, { base.rotated(degrees: -20) }),
             // Crops: the middle, then halves, enlarged (a small barcode in a big photo).
-            { base.cropped(x: base.width / 4, y: base.height / 4, width: base.width / 2, height: base.height / 2)?.scaled(1.6) },
-            { base.cropped(x: 0, y: 0, width: base.width, height: base.height / 2)?.scaled(1.4) },
-            { base.cropped(x: 0, y: base.height / 2, width: base.width, height: base.height / 2)?.scaled(1.4) },
-            { base.contrastNormalized()?.binarized() },
-            { base.scaled(0.45) },
+            (7, { base.cropped(x: base.width / 4, y: base.height / 4, width: base.width / 2, height: base.height / 2)?.scaled(1.6) }),
+            (8, { base.cropped(x: 0, y: 0, width: base.width, height: base.height / 2)?.scaled(1.4) }),
+            (9, { base.cropped(x: 0, y: base.height / 2, width: base.width, height: base.height / 2)?.scaled(1.4) }),
+            (13, { base.contrastNormalized()?.binarized() }),
+            (10, { base.scaled(0.45) }),
+            // A second sampling of the preparations that help most, for a value one look alone read.
+            (14, { base.contrastNormalized()?.scaled(longSide < 900 ? 1.3 : 0.75) }),
+            (15, { base.scaled(longSide < 900 ? 1.25 : 0.7)?.sharpened() }),
         ]
         for (index, variant) in variants.enumerated() {
             if passes > 0, ContinuousClock.now - started > budget { break }
             // The working image's grey bytes serve both zbar's first pass and the profile reader.
-            let plane = variant().flatMap(GrayPlane.init)
-            scan(plane)
-            if index == 0, settled() == nil, let plane { profileScan(plane) }
+            let plane = variant.image().flatMap(GrayPlane.init)
+            scan(plane, look: variant.look)
+            // The profile reader at the working scale and at the first other one: a warped code zbar
+            // cannot read at all is still read in two looks.
+            if index == 0 || index == 2, settled() == nil, let plane {
+                profileScan(plane, look: index == 0 ? Self.profileLook : Self.rescaledProfileLook)
+            }
             if let found = settled() {
                 return Result(barcodes: found, passes: passes, width: original.width, height: original.height)
             }
         }
-        // Every look taken (or the time spent) and one look read a value on several lines while no
-        // look read anything else: believed (a sharp photo that only one preparation suits).
-        let lastWord = passes >= 4 ? Self.accept(evidence, looks: 1) : []
-        return Result(barcodes: lastWord, passes: passes, width: original.width, height: original.height)
+        // Every look taken (or the time spent) without two agreeing: nothing, rather than a value one
+        // look read alone (a blurred UPC-A's left half misread on every line of one look is a valid EAN-13).
+        return Result(barcodes: [], passes: passes, width: original.width, height: original.height)
     }
 
     /// One frame of a live camera: a single quick look, no retries (the next frame is the retry).
@@ -207,8 +230,8 @@ public struct BarcodeReader: Sendable {
         // zbar at full size, the profile reader at full size (the same grey bytes as zbar's).
         let full = GrayPlane(base)
         let looks: [(inout [Read: Evidence]) -> Void] = [
-            { e in base.scaled(0.5).flatMap(GrayPlane.init).map { Self.add(scanner.scan($0), to: &e) } },
-            { e in full.map { Self.add(scanner.scan($0), to: &e) } },
+            { e in base.scaled(0.5).flatMap(GrayPlane.init).map { Self.add(scanner.scan($0), look: 1, to: &e) } },
+            { e in full.map { Self.add(scanner.scan($0), look: 0, to: &e) } },
             { e in if symbologies.contains(.ean13) { full.map { Self.addProfile($0, to: &e) } } },
         ]
         for look in looks {
@@ -230,18 +253,21 @@ public struct BarcodeReader: Sendable {
         return jpeg
     }
 
-    /// What the evidence lets us believe: QR codes (error-corrected) at once; linear codes read in
-    /// `looks` independent looks (differently prepared images, or zbar and the profile reader) on two
-    /// lines or more, and no rival: zbar reads a creased or blurred EAN wrongly on many adjacent lines
-    /// of one image alike, so lines alone are not independent. A UPC-A is an EAN-13 whose first digit is 0, and the profile reader reads it
-    /// as one: the two compete as one family, so a correct UPC-A beside a wrong 13-digit EAN read
-    /// from the same bars reads as nothing instead of answering the EAN first (what the issue
-    /// measured on US paperbacks). A rival read in two looks too means nothing is believed; a rival
-    /// of one look must be outweighed three to one in lines.
-    static func accept(_ evidence: [Read: Evidence], looks: Int = 2) -> [Barcode] {
+    /// What the evidence lets us believe: QR codes (error-corrected) at once; linear codes read in two
+    /// independent looks (another scale, angle or crop, or zbar and the profile reader) on two lines or
+    /// more, and no rival: zbar reads a creased or blurred EAN wrongly on many adjacent lines of one
+    /// image alike, so lines alone are not independent. A UPC-A is an EAN-13 whose first digit is 0,
+    /// and the profile reader reads it as one: the two compete as one family, so a correct UPC-A beside
+    /// a wrong 13-digit EAN read from the same bars reads as nothing instead of answering the EAN first.
+    /// A rival of its family read in two looks too means nothing is believed; a rival of one look must
+    /// be outweighed three to one in lines. The retail codes (EAN-13 and UPC-A, EAN-8, UPC-E) compete
+    /// with each other too, where part of a UPC-A's bars read as a valid EAN-8: a value of another
+    /// retail family read in two looks must be outweighed three to one.
+    static func accept(_ evidence: [Read: Evidence]) -> [Barcode] {
+        typealias Candidate = (key: String, evidence: Evidence, symbology: Symbology)
         var out: [Barcode] = []
-        let byFamily = Dictionary(grouping: evidence, by: { Family($0.key.symbology) })
-        for (family, reads) in byFamily {
+        var candidates: [Family: [Candidate]] = [:]
+        for (family, reads) in Dictionary(grouping: evidence, by: { Family($0.key.symbology) }) {
             if family == .qr {
                 out += reads.map { Barcode(symbology: $0.key.symbology, text: $0.key.text) }
                 continue
@@ -252,26 +278,32 @@ public struct BarcodeReader: Sendable {
                 let key = family == .ean && read.symbology == .upcA ? "0" + read.text : read.text
                 var m = merged[key] ?? (Evidence(), read.symbology, -1)
                 m.evidence.quality += e.quality
-                m.evidence.passes += e.passes
+                m.evidence.looks.formUnion(e.looks)
                 if let a = e.addOn { m.evidence.addOn = a }
                 // Named as the decoder that saw it most (zbar names a UPC-A; the profile reader says EAN-13).
                 if e.quality > m.symbologyQuality { (m.symbology, m.symbologyQuality) = (read.symbology, e.quality) }
                 merged[key] = m
             }
-            let sorted = merged.sorted { ($0.value.evidence.quality, $0.key) > ($1.value.evidence.quality, $1.key) }
+            candidates[family] = merged.map { (key: $0.key, evidence: $0.value.evidence, symbology: $0.value.symbology) }
+                .sorted { ($0.evidence.quality, $0.key) > ($1.evidence.quality, $1.key) }
+        }
+        for (family, sorted) in candidates {
             guard let best = sorted.first else { continue }
-            let e = best.value.evidence
-            let corroborated = e.passes >= looks && e.quality >= 2
-            let symbology = best.value.symbology
-            let minimumLength = (symbology == .code39 || symbology == .codabar) ? 4 : 1
-            guard corroborated, best.key.count >= minimumLength else { continue }
-            if sorted.count > 1 {
-                let rival = sorted[1].value.evidence
-                // A rival seen in two looks too: the bars say two things, and neither is believed.
-                if rival.passes >= 2 || e.quality < 3 * rival.quality { continue }
-            }
-            let text = symbology == .upcA && best.key.count == 13 ? String(best.key.dropFirst()) : best.key
-            out.append(Barcode(symbology: symbology, text: text, addOn: e.addOn))
+            let e = best.evidence
+            let minimumLength = (best.symbology == .code39 || best.symbology == .codabar) ? 4 : 1
+            guard e.passes >= 2, e.quality >= 2, best.key.count >= minimumLength else { continue }
+            // A short shop code (8 digits, one check digit) needs two samplings of its bars (one image's
+            // pixels prepared twice read a blurred UPC-E's same wrong digits) and no other value read at all.
+            if family == .ean8 || family == .upcE, e.samplings < 2 || sorted.count > 1 { continue }
+            // A rival of its family seen in two looks too: the bars say two things, and neither is believed.
+            if let rival = sorted.dropFirst().first?.evidence, rival.passes >= 2 || e.quality < 3 * rival.quality { continue }
+            // Another retail code seen in two looks and not outweighed three to one: which bars are
+            // which is not clear (a product with a UPC-A and a small UPC-E keeps the UPC-A).
+            if family.isRetail, candidates.contains(where: { other in
+                other.key != family && other.key.isRetail && other.value.first.map { $0.evidence.passes >= 2 && e.quality < 3 * $0.evidence.quality } == true
+            }) { continue }
+            let text = best.symbology == .upcA && best.key.count == 13 ? String(best.key.dropFirst()) : best.key
+            out.append(Barcode(symbology: best.symbology, text: text, addOn: e.addOn))
         }
         // Book codes first, then the rest in a stable order.
         let order = Symbology.allCases
@@ -293,6 +325,9 @@ public struct BarcodeReader: Sendable {
             case .qr: self = .qr
             }
         }
+
+        /// The shop and book codes, which one photo's bars can be misread as one another.
+        var isRetail: Bool { self == .ean || self == .ean8 || self == .upcE }
     }
 }
 

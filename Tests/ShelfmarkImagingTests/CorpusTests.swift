@@ -71,7 +71,9 @@ import Testing
         // The target on the EAN-13 photo sets (89 images): what zxing-cpp 3.1 reads.
         #expect(bookSetReads >= 87, "ean13-1 + ean13-3: \(bookSetReads) read, target 87")
         // The UPC-A sets (US paperbacks) read as before the family rule (18 + 31), never wrongly.
-        #expect(upcReads >= 49, "upca-1 + upca-5: \(upcReads) read, before: 49")
+        // upca-5/29 was read before by one look of zbar alone, the rule that answered wrong numbers on
+        // the held-back photos: nothing now, as a photo must answer rather than a wrong number.
+        #expect(upcReads >= 48, "upca-1 + upca-5: \(upcReads) read, before: 48")
     }
 
     /// The live camera path: every photo made a 1280×720 camera frame and read by the one
