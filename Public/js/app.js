@@ -491,20 +491,30 @@ for (const crop of document.querySelectorAll("[data-crop]")) {
   draw();
 }
 
-// Markup: pen and highlighter strokes on a canvas over the page, kept apart from the photo as JSON
-// (points as fractions of the page); the eraser removes the strokes it touches.
+// Markup: pen, pencil and highlighter strokes on a canvas over the page, kept apart from the photo as
+// JSON (points as fractions of the page). The ruler draws straight lines with the chosen tool; the
+// eraser removes the strokes it touches; undo takes back the last stroke or erasing (also Ctrl+Z);
+// the page zooms with the buttons or a two-finger pinch while the pen stays on one finger.
 for (const editor of document.querySelectorAll("[data-markup]")) {
   const field = document.getElementById(editor.dataset.markup);
   const canvas = editor.querySelector("canvas");
+  const sheet = editor.querySelector(".markup-canvas");
+  const scroller = editor.querySelector(".markup-scroll");
+  const undoButton = editor.querySelector("[data-undo]");
+  const rulerButton = editor.querySelector("[data-ruler]");
   const ctx = canvas.getContext("2d");
   let data;
   try { data = JSON.parse(field.value); } catch { data = { strokes: [] }; }
-  let tool = "pen", current = null;
-  const styles = { pen: { color: "#d32f2f", width: 0.004 }, highlighter: { color: "#ffeb3b", width: 0.025 } };
+  if (!Array.isArray(data.strokes)) data = { strokes: [] };
+  const firstColour = editor.querySelector("[data-colour]");
+  let tool = "pen", ruler = false, colour = firstColour ? firstColour.dataset.colour : "#d32f2f", current = null, zoom = 1;
+  const history = [];
+  const widths = { pen: 0.004, pencil: 0.002, highlighter: 0.025 };
+  const alpha = { pen: 1, pencil: 0.7, highlighter: 0.4 };
   const render = () => {
     ctx.clearRect(0, 0, canvas.width, canvas.height);
     for (const s of data.strokes.concat(current ? [current] : [])) {
-      ctx.globalAlpha = s.tool === "highlighter" ? 0.4 : 1;
+      ctx.globalAlpha = alpha[s.tool] || 1;
       ctx.strokeStyle = s.color; ctx.lineWidth = s.width * canvas.width; ctx.lineCap = "round"; ctx.lineJoin = "round";
       ctx.beginPath();
       for (let i = 0; i < s.points.length; i += 2) {
@@ -515,43 +525,125 @@ for (const editor of document.querySelectorAll("[data-markup]")) {
     }
     ctx.globalAlpha = 1;
     field.value = JSON.stringify(data);
+    if (undoButton) undoButton.disabled = history.length === 0;
+  };
+  const remember = () => { history.push(JSON.stringify(data.strokes)); if (history.length > 100) history.shift(); };
+  const undo = () => {
+    if (!history.length) return;
+    data.strokes = JSON.parse(history.pop());
+    current = null;
+    render();
   };
   const at = (e) => {
     const box = canvas.getBoundingClientRect();
-    return [Math.min(1, Math.max(0, (e.clientX - box.left) / box.width)), Math.min(1, Math.max(0, (e.clientY - box.top) / box.height))];
+    return [Math.min(1, Math.max(0, (e.clientX - box.left) / box.width)), Math.min(1, Math.max(0, (e.clientY - box.top) / box.height))]
+      .map((v) => Math.round(v * 10000) / 10000);
   };
+  let erased = false;
   const erase = ([px, py]) => {
-    const before = data.strokes.length;
-    data.strokes = data.strokes.filter((s) => {
-      for (let i = 0; i < s.points.length; i += 2) if (Math.hypot(s.points[i] - px, s.points[i + 1] - py) < 0.02) return false;
+    const kept = data.strokes.filter((s) => {
+      for (let i = 0; i < s.points.length; i += 2) if (Math.hypot(s.points[i] - px, s.points[i + 1] - py) < 0.02 / zoom) return false;
       return true;
     });
-    if (data.strokes.length !== before) render();
+    if (kept.length === data.strokes.length) return;
+    if (!erased) { remember(); erased = true; }
+    data.strokes = kept;
+    render();
   };
-  for (const button of editor.querySelectorAll("[data-tool]")) {
+  const press = (buttons, button) => {
+    for (const b of buttons) {
+      b.classList.toggle("current", b === button);
+      b.setAttribute("aria-pressed", b === button ? "true" : "false");
+    }
+  };
+  const tools = editor.querySelectorAll("[data-tool]");
+  for (const button of tools) button.addEventListener("click", () => { tool = button.dataset.tool; press(tools, button); });
+  const colours = editor.querySelectorAll("[data-colour]");
+  for (const button of colours) {
     button.addEventListener("click", () => {
-      tool = button.dataset.tool;
-      for (const b of editor.querySelectorAll("[data-tool]")) {
-        b.classList.toggle("current", b === button);
-        b.setAttribute("aria-pressed", b === button ? "true" : "false");
-      }
+      colour = button.dataset.colour;
+      press(colours, button);
+      if (tool === "eraser" || tool === "highlighter") { tool = "pen"; press(tools, editor.querySelector("[data-tool='pen']")); }
     });
   }
+  if (rulerButton) {
+    rulerButton.addEventListener("click", () => {
+      ruler = !ruler;
+      rulerButton.classList.toggle("current", ruler);
+      rulerButton.setAttribute("aria-pressed", ruler ? "true" : "false");
+    });
+  }
+  if (undoButton) undoButton.addEventListener("click", undo);
+  editor.addEventListener("keydown", (e) => {
+    if ((e.ctrlKey || e.metaKey) && !e.shiftKey && e.key.toLowerCase() === "z") { e.preventDefault(); undo(); }
+  });
+  // Zoom: the sheet grows inside its scrolling frame, keeping the middle of what was in view.
+  const setZoom = (next, focus) => {
+    next = Math.min(4, Math.max(1, next));
+    if (!scroller || next === zoom) return;
+    const box = scroller.getBoundingClientRect();
+    const fx = focus ? focus.x - box.left : box.width / 2, fy = focus ? focus.y - box.top : box.height / 2;
+    const cx = (scroller.scrollLeft + fx) / zoom, cy = (scroller.scrollTop + fy) / zoom;
+    zoom = next;
+    sheet.style.width = `${zoom * 100}%`;
+    scroller.scrollLeft = cx * zoom - fx;
+    scroller.scrollTop = cy * zoom - fy;
+  };
+  const steps = [1, 1.5, 2, 3, 4];
+  for (const button of editor.querySelectorAll("[data-zoom-step]")) {
+    button.addEventListener("click", () => {
+      const up = Number(button.dataset.zoomStep) > 0;
+      const next = up ? steps.find((z) => z > zoom + 0.01) : [...steps].reverse().find((z) => z < zoom - 0.01);
+      setZoom(next ?? zoom);
+    });
+  }
+  const pointers = new Map();
+  let pinch = null;
   canvas.addEventListener("pointerdown", (e) => {
     canvas.setPointerCapture(e.pointerId);
     e.preventDefault();
+    pointers.set(e.pointerId, { x: e.clientX, y: e.clientY });
+    if (pointers.size === 2) {
+      // A second finger: the stroke begun by the first is a pinch, not a line.
+      current = null;
+      const [a, b] = [...pointers.values()];
+      pinch = { distance: Math.hypot(a.x - b.x, a.y - b.y) || 1, zoom, mid: { x: (a.x + b.x) / 2, y: (a.y + b.y) / 2 } };
+      render();
+      return;
+    }
+    if (pointers.size > 2) return;
     const p = at(e);
+    erased = false;
     if (tool === "eraser") { erase(p); return; }
-    current = { tool, color: styles[tool].color, width: styles[tool].width, points: p.map((v) => Math.round(v * 10000) / 10000) };
+    current = { tool, color: tool === "highlighter" ? "#ffeb3b" : colour, width: widths[tool], points: p, start: p };
   });
   canvas.addEventListener("pointermove", (e) => {
     if (!canvas.hasPointerCapture(e.pointerId)) return;
+    if (pointers.has(e.pointerId)) pointers.set(e.pointerId, { x: e.clientX, y: e.clientY });
+    if (pinch && pointers.size >= 2) {
+      const [a, b] = [...pointers.values()];
+      const mid = { x: (a.x + b.x) / 2, y: (a.y + b.y) / 2 };
+      setZoom(pinch.zoom * Math.hypot(a.x - b.x, a.y - b.y) / pinch.distance, mid);
+      // Two fingers moving together move the page.
+      if (scroller) { scroller.scrollLeft -= mid.x - pinch.mid.x; scroller.scrollTop -= mid.y - pinch.mid.y; }
+      pinch.mid = mid;
+      return;
+    }
     const p = at(e);
     if (tool === "eraser") { erase(p); return; }
-    if (current && current.points.length < 3998) { current.points.push(...p.map((v) => Math.round(v * 10000) / 10000)); render(); }
+    if (!current) return;
+    if (ruler) current.points = current.start.concat(p);
+    else if (current.points.length < 3998) current.points.push(...p);
+    render();
   });
-  const finish = () => {
-    if (current && current.points.length >= 4 && data.strokes.length < 500) data.strokes.push(current);
+  const finish = (e) => {
+    pointers.delete(e.pointerId);
+    if (pointers.size < 2) pinch = null;
+    if (current && current.points.length >= 4 && data.strokes.length < 500) {
+      remember();
+      const { start, ...stroke } = current;
+      data.strokes.push(stroke);
+    }
     current = null;
     render();
   };

@@ -53,6 +53,15 @@ public enum PageImage {
         public var width: Int
         public var height: Int
         public var thumbnail: Data
+        /// The corners the page was straightened by: those given, or those found.
+        public var corners: Corners?
+    }
+
+    /// What to straighten the page by: nothing, the corners given, or the page's edges where they are found.
+    public enum Straighten: Sendable, Equatable {
+        case none
+        case corners(Corners)
+        case foundEdges
     }
 
     /// Longest side of the working image: a 12-megapixel photo (4,000 px) comes down to this, which
@@ -62,17 +71,27 @@ public enum PageImage {
     public static let maxBytes = 20 << 20
 
     public static func process(_ data: Data, corners: Corners?) throws(ImageError) -> Processed {
+        try process(data, straighten: corners.map { .corners($0) } ?? Straighten.none)
+    }
+
+    public static func process(_ data: Data, straighten: Straighten) throws(ImageError) -> Processed {
         _ = Bitmap.quiet
         guard data.count <= maxBytes else { throw .tooLarge(bytes: data.count, limit: maxBytes) }
         var image = try decodeColor(data)
         if let turned = oriented(image, orientation: exifOrientation(data)) { image = turned }
         let long = max(image.width, image.height)
         if long > workingSide, let smaller = image.scaled(Double(workingSide) / Double(long)) { image = smaller }
-        if let corners, let straight = straightened(image, corners) { image = straight }
+        var corners: Corners?
+        switch straighten {
+        case .none: corners = nil
+        case .corners(let given): corners = given
+        case .foundEdges: corners = PageEdges.find(image)
+        }
+        if let chosen = corners, let straight = straightened(image, chosen) { image = straight } else { corners = nil }
         guard let jpeg = image.jpeg(quality: 85) else { throw .undecodable("JPEG") }
         let factor = Double(thumbnailSide) / Double(max(image.width, image.height))
         guard let small = factor < 1 ? image.scaled(factor) : image, let thumbnail = small.jpeg(quality: 75) else { throw .undecodable("JPEG") }
-        return Processed(jpeg: jpeg, width: image.width, height: image.height, thumbnail: thumbnail)
+        return Processed(jpeg: jpeg, width: image.width, height: image.height, thumbnail: thumbnail, corners: corners)
     }
 
     /// The upright photo's size (after its EXIF orientation), for the corner editor.

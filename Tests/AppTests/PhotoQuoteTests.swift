@@ -69,6 +69,26 @@ import VaporTesting
             let script = try await f.owner.send(.PUT, "\(f.lib)/photos/\(photoID)/markup",
                                                 ["strokes": [["tool": "pen", "color": "red\"/><script>", "width": 0.01, "points": [0, 0, 1, 1]]]])
             #expect(script.status == .unprocessableEntity)
+            // A pencil's line and a ruler's (a stroke of two points) are kept; a tool there is none of is refused.
+            let pencil: [String: Any] = ["tool": "pencil", "color": "#1565c0", "width": 0.002, "points": [0.1, 0.2, 0.3, 0.25, 0.5, 0.2]]
+            let ruled: [String: Any] = ["tool": "pen", "color": "#212121", "width": 0.004, "points": [0.1, 0.9, 0.9, 0.9]]
+            let drawn = try await f.owner.send(.PUT, "\(f.lib)/photos/\(photoID)/markup", ["strokes": [pencil, ruled]])
+            #expect(((drawn["markup"] as? [String: Any])?["strokes"] as? [[String: Any]])?.map { $0["tool"] as? String } == ["pencil", "pen"])
+            let brush = try await f.owner.send(.PUT, "\(f.lib)/photos/\(photoID)/markup",
+                                               ["strokes": [["tool": "brush", "color": "#000000", "width": 0.01, "points": [0, 0, 1, 1]]]])
+            #expect(brush.status == .unprocessableEntity && brush.errorField == "markup")
+
+            // A page lying on a desk is straightened at its edges on upload; undoing the crop gives the whole photo.
+            let desk = PageImage.syntheticPhoto(width: 1000, height: 750)
+            let onDesk = try await Self.upload(f.owner, "\(f.lib)/titles/\(titleID)/photos", desk)
+            #expect(onDesk.status == .created, "\(onDesk.json)")
+            let deskCorners = try #require(onDesk["corners"] as? [Double])
+            #expect(deskCorners.count == 8 && deskCorners[0] > 0.05 && deskCorners[4] < 0.95, "\(deskCorners)")
+            #expect((onDesk["width"] as? Int ?? 0) < 800 && (onDesk["height"] as? Int ?? 0) < 650, "\(onDesk.json)")
+            let whole = try await f.owner.send(.PUT, "\(f.lib)/photos/\(onDesk.string("id"))/corners", ["corners": NSNull()])
+            #expect(whole["width"] as? Int == 1000 && whole["height"] as? Int == 750 && whole["corners"] == nil)
+            // A photo that is all page (the printed one above) was left as it was.
+            #expect(made["corners"] == nil)
 
             // OCR: the words printed on the page.
             let text = try await f.owner.post("\(f.lib)/photos/\(photoID)/text")

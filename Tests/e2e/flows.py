@@ -883,11 +883,18 @@ def flow_page_photo_to_quote(page, library, servers):
     page.get_by_label("Photograph a page").set_input_files(photo_path)
     page.locator("#photos").get_by_label("Page", exact=True).fill("42")
     page.get_by_role("button", name="Keep the photo").click()
-    expect(page.get_by_role("status")).to_contain_text("Photo kept")
-    original_width = page.evaluate("document.getElementById('page-image').naturalWidth")
-
-    # Drag each corner handle onto the page's corner.
+    # The page's edges are found against the desk: kept straightened, the corners where the page's are.
+    expect(page.get_by_role("status")).to_contain_text("straightened at the page's edges")
+    wait_until(page, "document.getElementById('page-image') && document.getElementById('page-image').complete")
+    found = page.evaluate("[document.getElementById('page-image').naturalWidth, document.getElementById('page-image').naturalHeight]")
+    assert found[0] < 900 and abs(found[0] / found[1] - 560 / 420) < 0.1, found
     page.get_by_text("Straighten the page", exact=True).first.click()
+    placed = [float(v) for v in page.locator("#f-corners").input_value().split(",")]
+    for i, (x, y) in enumerate(corners):
+        assert abs(placed[2 * i] - x) < 0.03 and abs(placed[2 * i + 1] - y) < 0.03, (i, placed, corners)
+    shot(page, "19-photo-edges-found")
+
+    # A corner that is off is dragged onto the page's corner; straightened again by hand.
     crop = page.locator("[data-crop]")
     crop.evaluate("e => e.scrollIntoView({block: 'center'})")   # all four handles on screen, clear of the tab bar
     box = crop.bounding_box()
@@ -898,27 +905,71 @@ def flow_page_photo_to_quote(page, library, servers):
         page.mouse.down()
         page.mouse.move(box["x"] + x * box["width"], box["y"] + y * box["height"], steps=5)
         page.mouse.up()
-    shot(page, "19-photo-corners")
+    shot(page, "19b-photo-corners")
     page.get_by_role("button", name="Straighten the page").click()
     expect(page.get_by_role("status")).to_contain_text("Page straightened")
     wait_until(page, "document.getElementById('page-image') && document.getElementById('page-image').complete")
     straight = page.evaluate("[document.getElementById('page-image').naturalWidth, document.getElementById('page-image').naturalHeight]")
-    assert straight[0] < original_width and abs(straight[0] / straight[1] - 560 / 420) < 0.08, straight
+    assert straight[0] < 900 and abs(straight[0] / straight[1] - 560 / 420) < 0.08, straight
     shot(page, "20-photo-straightened")
 
-    # Mark up with the highlighter, save, see the stroke over the page.
+    # Mark up: a blue pencil line, a ruler's straight red line, a highlighter stroke taken back with
+    # Undo; zoomed in and out again while marking. Saved: two lines over the page.
     page.get_by_text("Mark up", exact=True).first.click()
-    page.get_by_role("button", name="Highlighter").click()
     canvas = page.locator(".markup-canvas canvas")
     canvas.scroll_into_view_if_needed()
-    cb = canvas.bounding_box()
-    page.mouse.move(cb["x"] + cb["width"] * 0.15, cb["y"] + cb["height"] * 0.3)
-    page.mouse.down()
-    page.mouse.move(cb["x"] + cb["width"] * 0.8, cb["y"] + cb["height"] * 0.3, steps=8)
-    page.mouse.up()
+
+    def draw(points):
+        cb = canvas.bounding_box()
+        page.mouse.move(cb["x"] + cb["width"] * points[0][0], cb["y"] + cb["height"] * points[0][1])
+        page.mouse.down()
+        for x, y in points[1:]:
+            page.mouse.move(cb["x"] + cb["width"] * x, cb["y"] + cb["height"] * y, steps=6)
+        page.mouse.up()
+
+    def strokes():
+        return json.loads(page.locator("#f-markup").input_value())["strokes"]
+
+    page.get_by_role("button", name="Pencil", exact=True).click()
+    page.get_by_role("button", name="Blue", exact=True).click()
+    expect(page.get_by_role("button", name="Pencil", exact=True)).to_have_attribute("aria-pressed", "true")
+    draw([(0.15, 0.3), (0.4, 0.35), (0.8, 0.3)])
+    page.get_by_role("button", name="Pen", exact=True).click()
+    page.get_by_role("button", name="Red", exact=True).click()
+    page.get_by_role("button", name="Ruler", exact=True).click()
+    draw([(0.1, 0.7), (0.3, 0.6), (0.5, 0.75), (0.9, 0.7)])
+    drawn = strokes()
+    assert [(s["tool"], s["color"]) for s in drawn] == [("pencil", "#1565c0"), ("pen", "#d32f2f")], drawn
+    assert len(drawn[0]["points"]) > 4 and len(drawn[1]["points"]) == 4, drawn   # the ruler's line: two points
+    page.get_by_role("button", name="Zoom in", exact=True).click()
+    page.get_by_role("button", name="Zoom in", exact=True).click()
+    zoomed = page.evaluate("document.querySelector('.markup-canvas').getBoundingClientRect().width / document.querySelector('.markup-scroll').clientWidth")
+    assert zoomed > 1.9, zoomed
+    page.get_by_role("button", name="Ruler", exact=True).click()
+    page.get_by_role("button", name="Highlighter", exact=True).click()
+    draw([(0.3, 0.5), (0.45, 0.52)])
+    assert len(strokes()) == 3
+    shot(page, "20b-photo-markup-zoomed")
+    page.get_by_role("button", name="Undo", exact=True).click()
+    assert strokes() == drawn, strokes()
+    page.get_by_role("button", name="Zoom out", exact=True).click()
+    page.get_by_role("button", name="Zoom out", exact=True).click()
     page.get_by_role("button", name="Save markup").click()
     expect(page.get_by_role("status")).to_contain_text("Markup saved")
-    expect(page.locator("svg.markup polyline")).to_have_count(1)
+    expect(page.locator("svg.markup polyline")).to_have_count(2)
+    expect(page.locator("svg.markup polyline.pencil")).to_have_count(1)
+
+    # The same tools in German.
+    page.context.add_cookies([{"name": "shelfmark_lang", "value": "de", "url": BASE}])
+    try:
+        page.reload()
+        page.get_by_text("Markieren", exact=True).first.click()
+        for name in ["Stift", "Bleistift", "Textmarker", "Radierer", "Lineal", "Blau", "Rückgängig", "Vergrößern"]:
+            expect(page.get_by_role("button", name=name, exact=True)).to_be_visible()
+        shot(page, "20c-photo-markup-de")
+    finally:
+        page.context.add_cookies([{"name": "shelfmark_lang", "value": "en", "url": BASE}])
+        page.reload()
 
     # A quote from the page's text, trimmed, saved, found among all quotes.
     page.get_by_role("button", name="Make a quote from this page").click()
@@ -1359,7 +1410,7 @@ def flow_many_books(page, library, servers):
     shot(page, "bulk-03-changed-with-undo")
     page.goto(library.url("/catalog?q=quill+chronicles"))
     expect(page.locator("ul.titles li")).to_have_count(2)
-    page.get_by_role("button", name="Undo").click()
+    page.get_by_role("button", name="Undo", exact=True).click()
     expect(page.get_by_text("Undone: Set series: “Quill Chronicles” for 2 books.")).to_be_visible()
     page.goto(library.url("/catalog?q=quill+chronicles"))
     expect(page.locator("ul.titles li")).to_have_count(0)

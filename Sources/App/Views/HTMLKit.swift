@@ -221,6 +221,10 @@ enum Attr: String, Sendable {
     case dataCorner = "data-corner"
     case dataMarkup = "data-markup"
     case dataTool = "data-tool"
+    case dataRuler = "data-ruler"
+    case dataColour = "data-colour"
+    case dataUndo = "data-undo"
+    case dataZoomStep = "data-zoom-step"
     case dataShareFile = "data-share-file"
     // SVG
     case x, y, x1, y1, x2, y2, rx, cx, cy, r, transform

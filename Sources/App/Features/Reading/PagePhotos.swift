@@ -14,7 +14,9 @@ enum PagePhotos {
                        pool: NIOThreadPool) async throws -> PhotoDTO {
         _ = try await Catalog.find(titleID, library: scope.libraryID, on: scope.db)
         let page = try Check.optional(page, field: "page", max: Quotes.maxPage)
-        let (processed, size) = try await process(data, corners: nil, pool: pool)
+        // Straightened at once where the page's edges are found against the desk; the reader adjusts
+        // the corners or undoes the crop on the photo's page.
+        let (processed, size) = try await process(data, straighten: .foundEdges, pool: pool)
         return try await scope.gate.transaction(on: scope.db) { db in
             let photo = PagePhoto()
             photo.id = UUID()
@@ -26,6 +28,7 @@ enum PagePhotos {
             photo.originalWidth = size.width
             photo.originalHeight = size.height
             photo.apply(processed)
+            photo.corners = processed.corners?.text
             photo.createdAt = scope.now
             photo.updatedAt = scope.now
             try await photo.create(on: db)
@@ -43,7 +46,7 @@ enum PagePhotos {
             corners = valid
         }
         let chosen = corners
-        let (processed, _) = try await process(photo.original, corners: chosen, pool: pool)
+        let (processed, _) = try await process(photo.original, straighten: chosen.map { .corners($0) } ?? .none, pool: pool)
         return try await scope.gate.transaction(on: scope.db) { db in
             photo.apply(processed)
             photo.corners = chosen?.text
@@ -97,11 +100,11 @@ enum PagePhotos {
         return photo
     }
 
-    private static func process(_ data: Data, corners: PageImage.Corners?, pool: NIOThreadPool) async throws
+    private static func process(_ data: Data, straighten: PageImage.Straighten, pool: NIOThreadPool) async throws
         -> (PageImage.Processed, (width: Int, height: Int)) {
         do {
             return try await pool.runIfActive {
-                (try PageImage.process(data, corners: corners), try PageImage.uprightSize(data))
+                (try PageImage.process(data, straighten: straighten), try PageImage.uprightSize(data))
             }
         } catch let error as ImageError {
             throw ReadingError.photo(ImageProblem(error))
@@ -119,7 +122,7 @@ enum PagePhotos {
         }
         for stroke in markup.strokes {
             total += stroke.points.count
-            guard ["pen", "highlighter"].contains(stroke.tool),
+            guard PhotoMarkup.tools.contains(stroke.tool),
                   stroke.color.count == 7, stroke.color.first == "#", stroke.color.dropFirst().allSatisfy(\.isHexDigit),
                   stroke.width.isFinite, (0.001...0.1).contains(stroke.width),
                   stroke.points.count >= 2, stroke.points.count <= PhotoMarkup.maxPoints,

@@ -4,8 +4,9 @@ import Plot
 import ShelfmarkCore
 
 /// One page photo: the page with its markup layer in a zoomable viewer (pinch, double tap),
-/// straightening by dragging the four corners over the original, markup with pen, highlighter and
-/// eraser, a quote from its text (OCR), share, download, delete.
+/// straightening by dragging the four corners over the original (placed at the page's edges when the
+/// upload found them), markup with pen, pencil and highlighter in colours, straight lines by the ruler,
+/// the eraser, undo and zoom, a quote from its text (OCR), share, download, delete.
 struct PhotoPage: Sendable {
     var libraryID: UUID
     var photo: PhotoDTO
@@ -27,9 +28,15 @@ struct PhotoPage: Sendable {
                 }
                 H.void(.polyline, [.points: points.joined(separator: " "), .stroke: stroke.color,
                                    .strokeWidth: String(format: "%.1f", stroke.width * w),
-                                   .class: stroke.tool == "highlighter" ? "hl" : "pen"])
+                                   .class: stroke.tool == "highlighter" ? "hl" : stroke.tool == "pencil" ? "pencil" : "pen"])
             }
         }
+    }
+
+    /// The pen's and pencil's colours, the first chosen at the start (the highlighter is yellow).
+    static func colours(_ t: Strings) -> [(name: String, hex: String, label: String)] {
+        [("red", "#d32f2f", t(.colourRed)), ("blue", "#1565c0", t(.colourBlue)), ("green", "#2e7d32", t(.colourGreen)),
+         ("black", "#212121", t(.colourBlack))]
     }
 
     func render(_ page: PageContext) -> HTML {
@@ -83,13 +90,27 @@ struct PhotoPage: Sendable {
                 H.el(.summary, [:]) { EscapedText(t(.markUp)) }
                 H.el(.div, [.class: "markup-editor", .dataMarkup: "f-markup"]) {
                     H.el(.div, [.class: "chips", .role: "toolbar", .ariaLabel: t(.markUp)]) {
-                        H.el(.button, [.type: "button", .class: "chip current", .dataTool: "pen", .ariaPressed: "true"]) { EscapedText(t(.toolPen)) }
-                        H.el(.button, [.type: "button", .class: "chip", .dataTool: "highlighter", .ariaPressed: "false"]) { EscapedText(t(.toolHighlighter)) }
-                        H.el(.button, [.type: "button", .class: "chip", .dataTool: "eraser", .ariaPressed: "false"]) { EscapedText(t(.toolEraser)) }
+                        for (tool, label) in [("pen", t(.toolPen)), ("pencil", t(.toolPencil)), ("highlighter", t(.toolHighlighter)), ("eraser", t(.toolEraser))] {
+                            H.el(.button, [.type: "button", .class: tool == "pen" ? "chip current" : "chip", .dataTool: tool,
+                                           .ariaPressed: tool == "pen" ? "true" : "false"]) { EscapedText(label) }
+                        }
+                        H.el(.button, [.type: "button", .class: "chip", .dataRuler: "", .ariaPressed: "false"]) { EscapedText(t(.toolRuler)) }
                     }
-                    H.el(.div, [.class: "markup-canvas"]) {
-                        H.void(.img, [.src: p.image, .alt: "", .width: String(p.width), .height: String(p.height)])
-                        H.el(.canvas, [.width: String(p.width), .height: String(p.height), .ariaLabel: t(.markUp)]) { EmptyComponent() }
+                    H.el(.div, [.class: "chips", .role: "toolbar", .ariaLabel: t(.markupColour)]) {
+                        for (i, colour) in Self.colours(t).enumerated() {
+                            H.el(.button, [.type: "button", .class: "chip swatch " + colour.name + (i == 0 ? " current" : ""),
+                                           .dataColour: colour.hex, .ariaPressed: i == 0 ? "true" : "false"]) { EscapedText(colour.label) }
+                        }
+                        H.el(.span, [.class: "spacer"]) { EmptyComponent() }
+                        H.el(.button, [.type: "button", .class: "chip", .dataUndo: "", .disabled: ""]) { EscapedText(t(.markupUndo)) }
+                        H.el(.button, [.type: "button", .class: "chip", .dataZoomStep: "-1", .ariaLabel: t(.zoomOut)]) { EscapedText("−") }
+                        H.el(.button, [.type: "button", .class: "chip", .dataZoomStep: "1", .ariaLabel: t(.zoomIn)]) { EscapedText("+") }
+                    }
+                    H.el(.div, [.class: "markup-scroll"]) {
+                        H.el(.div, [.class: "markup-canvas"]) {
+                            H.void(.img, [.src: p.image, .alt: "", .width: String(p.width), .height: String(p.height)])
+                            H.el(.canvas, [.width: String(p.width), .height: String(p.height), .ariaLabel: t(.markUp)]) { EmptyComponent() }
+                        }
                     }
                 }
                 H.form(WebRoute.photoMarkup(library: lib, photo: p.id).path, csrf: page.csrf, attrs: [.class: "inline"]) {

@@ -33,7 +33,7 @@ enum PhotoPages {
         do {
             let photo = try await PagePhotos.upload(data, titleID: titleID, page: try req.form(UploadForm.self).page, userID: ctx.user.id, in: req.scope(ctx),
                                                     pool: req.application.threadPool)
-            return req.seeOther(WebRoute.photo(library: ctx.libraryID, photo: photo.id).path, flash: req.t(.photoSaved))
+            return req.seeOther(WebRoute.photo(library: ctx.libraryID, photo: photo.id).path, flash: req.t(photo.corners == nil ? .photoSaved : .photoStraightened))
         } catch let error where error.isFormRefusal {
             return req.seeOther(back, flash: req.t.message(error), isError: true)
         }

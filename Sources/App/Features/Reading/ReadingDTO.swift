@@ -177,11 +177,12 @@ struct PhotoDTO: Content {
     var createdAt: Date
 }
 
-/// The markup layer over a page photo: pen and highlighter strokes, points as fractions of the
-/// straightened page (so a new crop keeps them in place only when cleared; the eraser removes strokes).
+/// The markup layer over a page photo: pen, pencil and highlighter strokes (a ruler's line is a stroke of
+/// two points), points as fractions of the straightened page (so a new crop clears them; the eraser
+/// removes strokes).
 struct PhotoMarkup: Content, Equatable {
     struct Stroke: Content, Equatable {
-        /// pen or highlighter.
+        /// pen, pencil or highlighter.
         var tool: String
         /// #rrggbb.
         var color: String
@@ -194,6 +195,7 @@ struct PhotoMarkup: Content, Equatable {
 
     static let maxStrokes = 500
     static let maxPoints = 4_000
+    static let tools: Set<String> = ["pen", "pencil", "highlighter"]
 }
 
 struct CornersInput: Content {
