@@ -43,7 +43,7 @@ enum ReadingController {
             summary: "Your reading history (or a member's) as CSV in Goodreads' layout: one line per book with its latest read, Read Count its finished reads; it imports back here and into Goodreads-compatible apps",
             tag: "Reading", query: [memberParam]), use: export)
         lib.on(.POST, "titles", ":titleID", "photos", doc: .init(
-            summary: "Upload a photo of a page (JPEG, PNG, WebP …, at most 20 MB; raw body or multipart `file`); its phone rotation is applied and a large photo brought to 2,800 px (E4)",
+            summary: "Upload a photo of a page (JPEG, PNG, WebP …, at most 20 MB; raw body or multipart `file`); its phone rotation is applied, a large photo brought to 2,800 px, and the page straightened where its edges are found against the desk (`corners` says where; PUT …/corners null undoes it) (E4)",
             tag: "Reading", query: [.init(name: "page", description: "The page as printed (\"157\", \"ix\").", schema: ["maxLength": 20])],
             upload: ["image/jpeg", "image/png", "image/webp", "application/octet-stream"], response: PhotoDTO.self, status: .created),
             body: .collect(maxSize: ByteCount(value: PagePhotos.maxBytes + 65_536)), use: uploadPhoto)
@@ -59,7 +59,7 @@ enum ReadingController {
             summary: "Straighten the page by its four corners (fractions of the upright photo, clockwise from the top left) from the original; null undoes the crop. Clears the markup",
             tag: "Reading", request: CornersInput.self, response: PhotoDTO.self), use: setCorners)
         lib.on(.PUT, "photos", ":photoID", "markup", doc: .init(
-            summary: "Replace the markup layer (pen and highlighter strokes; the photo itself is not changed)", tag: "Reading",
+            summary: "Replace the markup layer (pen, pencil and highlighter strokes, tool `pen`, `pencil` or `highlighter`; the photo itself is not changed)", tag: "Reading",
             request: PhotoMarkup.self, response: PhotoDTO.self), use: setMarkup)
         lib.on(.DELETE, "photos", ":photoID", doc: .init(summary: "Delete a page photo (its quotes stay)", tag: "Reading", status: .noContent),
                use: deletePhoto)
