@@ -260,6 +260,13 @@ import VaporTesting
             #expect(try await titles("readStatus=want_to_read") == ["Beta"])
             #expect(try await titles("readStatus=unread") == ["Beta", "Delta", "Gamma"])
             #expect(try await titles("readStatus=unread&minRating=4") == ["Gamma"])
+            // Counted past a page and by A–Z section: the catalog less what the reader finished (Alpha).
+            let counted = try await f.owner.get("\(f.lib)/titles?readStatus=unread&limit=1&sections=true")
+            #expect(counted.json["total"] as? Int == 3, "\(counted.json)")
+            let sections = ((counted.json["sections"] as? [[String: Any]]) ?? []).map { "\($0["letter"] ?? "")\($0["count"] ?? "")" }
+            #expect(sections == ["B1", "D1", "G1"], "\(counted.json)")
+            let inG = try await f.owner.get("\(f.lib)/titles?readStatus=unread&limit=1&section=G")
+            #expect(inG.json["total"] as? Int == 1 && (inG.json["items"] as? [[String: Any]])?.first?["title"] as? String == "Gamma")
             // Someone else's reading is their own.
             let librarian = try await f.staff("lib", role: "librarian")
             #expect(try await titles("readStatus=finished", as: librarian).isEmpty)
@@ -287,6 +294,47 @@ import VaporTesting
             #expect(page.html.contains(">Gamma<") && !page.html.contains(">Alpha<") && !page.html.contains(">Delta<"))
             #expect(page.html.contains("Bewertung"))
             #expect(page.html.contains(#"<option value="unread" selected>"#))
+        }
+    }
+
+    /// "Not finished by me" is counted as the kept counts less the reader's finished books: the total,
+    /// the A–Z sections and where each letter starts equal counting the titles themselves.
+    @Test func notFinishedByMeIsTheCatalogLessWhatIFinished() async throws {
+        try await withTestApp { app in
+            let f = try await Fixture.make(app)
+            var ids: [String: String] = [:]
+            for name in ["Alpha", "Amos", "Beta", "Delta", "Dora", "Gamma", "1984", "Zorro"] { ids[name] = try await f.addTitle(name) }
+            #expect(try await f.owner.post("\(f.lib)/wishlist", ["title": "Wish"]).status == .created)
+            for name in ["Amos", "Delta", "Dora", "1984"] {
+                #expect(try await f.owner.post("\(f.lib)/reads", ["titleId": ids[name]!, "status": "finished"]).status == .created)
+            }
+            #expect(try await f.owner.post("\(f.lib)/reads", ["titleId": ids["Beta"]!, "status": "reading"]).status == .created)
+            let libraryID = try #require(UUID(uuidString: f.libraryID))
+            let owner = try #require(try await User.query(on: app.db).filter(\.$username == "owner").first()?.id)
+            var filters = TitleQuery.Filters()
+            filters.readStatus = .unread
+            filters.reader = owner
+            filters.includeSections = true
+            filters.limit = 2
+            let list = try await TitleQuery.list(filters, libraryID: libraryID, now: Date(), on: app.db)
+            #expect(list.total == 4 && list.items.map(\.title) == ["Alpha", "Beta"])
+            #expect(list.sections?.map { "\($0.letter)\($0.count)" } == ["A1", "B1", "G1", "Z1"])
+            let unread = ["Alpha", "Beta", "Gamma", "Zorro"]
+            for (letter, expected) in [("A", 0), ("B", 1), ("G", 2), ("Z", 3)] {
+                #expect(try await TitleQuery.position(ofSection: letter, filters, libraryID: libraryID, now: Date(), on: app.db) == expected,
+                        "letter \(letter) in \(unread)")
+            }
+            // A letter whose books are all finished, or that has none: no place to jump to.
+            #expect(try await TitleQuery.position(ofSection: "D", filters, libraryID: libraryID, now: Date(), on: app.db) == nil)
+            #expect(try await TitleQuery.position(ofSection: "#", filters, libraryID: libraryID, now: Date(), on: app.db) == nil)
+            #expect(try await TitleQuery.position(ofSection: "Q", filters, libraryID: libraryID, now: Date(), on: app.db) == nil)
+            // With the favourites chip too.
+            #expect(try await f.owner.patch("\(f.lib)/titles/\(ids["Gamma"]!)", ["favorite": true]).status == .ok)
+            filters.favorites = true
+            #expect(try await TitleQuery.list(filters, libraryID: libraryID, now: Date(), on: app.db).items.map(\.title) == ["Gamma"])
+            filters.limit = 1
+            filters.offset = 0
+            #expect(try await TitleQuery.list(filters, libraryID: libraryID, now: Date(), on: app.db).total == 1)
         }
     }
 

@@ -15,6 +15,18 @@ extension TitleQuery {
         return f.favorites ? " AND favorite = \(bind: true)" : ""
     }
 
+    /// "Not finished by me" over what the kept counts can count: those counts' condition, and the
+    /// filters of the titles to take away from them (the reader's finished ones, a few hundred at most
+    /// where the catalog has a hundred thousand). Nil for any other filter.
+    static func notFinishedComplement(_ f: Filters) -> (kept: SQLQueryString, finished: Filters)? {
+        guard f.readStatus == .unread, f.reader != nil else { return nil }
+        var rest = f
+        rest.readStatus = nil
+        guard let kept = keptFilter(rest) else { return nil }
+        rest.readStatus = .finished
+        return (kept, rest)
+    }
+
     /// A sum of kept counts (`AddTitleListKeys`): a few dozen rows, at any size of catalog.
     static func kept(_ sql: any SQLDatabase, libraryID: UUID, wishlist: Bool, extra: SQLQueryString) async throws -> Int {
         try await count(sql, "SELECT CAST(COALESCE(SUM(n), 0) AS BIGINT) AS n FROM title_counts WHERE library_id = \(bind: libraryID) AND wishlist = \(bind: wishlist)" + extra)
@@ -24,18 +36,33 @@ extension TitleQuery {
     /// "a" (digits first), then the letters before it; "#" titles that sort after "z" come last.
     /// Nil when the section is empty.
     static func keptPosition(ofSection letter: String, _ kept: SQLQueryString, wishlist: Bool, libraryID: UUID,
-                                     on sql: any SQLDatabase) async throws -> Int? {
-        let rows = try await sql.raw("SELECT section, early, CAST(SUM(n) AS BIGINT) AS n FROM title_counts WHERE library_id = \(bind: libraryID)"
-                                     + " AND wishlist = \(bind: wishlist)" + kept + " GROUP BY section, early HAVING SUM(n) > 0").all()
-        struct Bucket { var section: String; var early: Bool; var n: Int }
-        let buckets = try rows.map { Bucket(section: try $0.decode(column: "section", as: String.self),
-                                           early: try $0.decode(column: "early", as: Bool.self), n: try $0.decode(column: "n", as: Int.self)) }
-        guard buckets.contains(where: { $0.section == letter }) else { return nil }
-        let early = buckets.filter(\.early).reduce(0) { $0 + $1.n }
+                             less taken: SQLQueryString? = nil, on sql: any SQLDatabase) async throws -> Int? {
+        struct Key: Hashable { var section: String; var early: Bool }
+        func buckets(_ query: SQLQueryString) async throws -> [Key: Int] {
+            var out: [Key: Int] = [:]
+            for row in try await sql.raw(query).all() {
+                out[Key(section: try row.decode(column: "section", as: String.self), early: try row.decode(column: "early", as: Bool.self)),
+                    default: 0] += try row.decode(column: "n", as: Int.self)
+            }
+            return out
+        }
+        var counts = try await buckets("SELECT section, early, CAST(SUM(n) AS BIGINT) AS n FROM title_counts WHERE library_id = \(bind: libraryID)"
+                                       + " AND wishlist = \(bind: wishlist)" + kept + " GROUP BY section, early HAVING SUM(n) > 0")
+        // Titles to take away (a reader's finished ones), in the same buckets.
+        if let taken {
+            for (key, n) in try await buckets("SELECT t.section, t.sort_key < 'a' AS early, COUNT(*) AS n FROM titles t WHERE " + taken
+                                              + " GROUP BY t.section, t.sort_key < 'a'") {
+                counts[key, default: 0] -= n
+            }
+        }
+        let kept = counts.filter { $0.value > 0 }
+        guard kept.keys.contains(where: { $0.section == letter }) else { return nil }
+        let early = kept.filter { $0.key.early }.reduce(0) { $0 + $1.value }
         if letter == "#" {
             // The first "#" title: one that sorts before "a" if there is any, else after "z".
-            return buckets.contains { $0.section == "#" && $0.early } ? 0 : buckets.filter { !$0.early && $0.section != "#" }.reduce(early) { $0 + $1.n }
+            return kept.keys.contains { $0.section == "#" && $0.early } ? 0
+                : kept.filter { !$0.key.early && $0.key.section != "#" }.reduce(early) { $0 + $1.value }
         }
-        return buckets.filter { !$0.early && $0.section != "#" && $0.section < letter }.reduce(early) { $0 + $1.n }
+        return kept.filter { !$0.key.early && $0.key.section != "#" && $0.key.section < letter }.reduce(early) { $0 + $1.value }
     }
 }

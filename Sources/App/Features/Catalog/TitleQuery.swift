@@ -68,9 +68,15 @@ enum TitleQuery {
             var seek = filters.seek
             if let anchor = seek?.anchor, !(try await isAnchor(anchor, filters, libraryID: libraryID, on: sql)) { seek = nil }
             func counted() async throws -> Int {
+                let section: SQLQueryString = filters.section.map { " AND section = \(bind: $0)" } ?? ""
                 if let kept = keptFilter(filters) {
-                    return try await self.kept(sql, libraryID: libraryID, wishlist: filters.wishlist,
-                                               extra: kept + (filters.section.map { " AND section = \(bind: $0)" } ?? ""))
+                    return try await self.kept(sql, libraryID: libraryID, wishlist: filters.wishlist, extra: kept + section)
+                }
+                if let (kept, finished) = notFinishedComplement(filters) {
+                    // The kept count less the few the reader finished.
+                    let all = try await self.kept(sql, libraryID: libraryID, wishlist: filters.wishlist, extra: kept + section)
+                    return all - (try await count(sql, "SELECT COUNT(*) AS n FROM titles t WHERE "
+                                                  + whereClause(finished, libraryID: libraryID, now: now, withSection: true)))
                 }
                 return try await count(sql, "SELECT COUNT(*) AS n FROM titles t WHERE " + clause)
             }
@@ -108,10 +114,27 @@ enum TitleQuery {
                     sectionQuery = "SELECT t.section, COUNT(*) AS n FROM titles t WHERE "
                         + whereClause(filters, libraryID: libraryID, now: now, withSection: false) + " GROUP BY t.section"
                 }
-                let sectionRows = try await sql.raw(sectionQuery).all()
-                sections = try sectionRows.map {
-                    SectionCount(letter: try $0.decode(column: "section", as: String.self), count: try $0.decode(column: "n", as: Int.self))
-                }.sorted { ($0.letter == "#" ? "{" : $0.letter) < ($1.letter == "#" ? "{" : $1.letter) }
+                func counts(_ query: SQLQueryString) async throws -> [String: Int] {
+                    var out: [String: Int] = [:]
+                    for row in try await sql.raw(query).all() {
+                        out[try row.decode(column: "section", as: String.self), default: 0] += try row.decode(column: "n", as: Int.self)
+                    }
+                    return out
+                }
+                var bySection: [String: Int]
+                if keptFilter(filters) == nil, let (kept, finished) = notFinishedComplement(filters) {
+                    // The kept sections less the reader's finished books by section.
+                    bySection = try await counts("SELECT section, CAST(SUM(n) AS BIGINT) AS n FROM title_counts WHERE library_id = \(bind: libraryID)"
+                                                 + " AND wishlist = \(bind: filters.wishlist)" + kept + " GROUP BY section HAVING SUM(n) > 0")
+                    for (letter, n) in try await counts("SELECT t.section, COUNT(*) AS n FROM titles t WHERE "
+                                                        + whereClause(finished, libraryID: libraryID, now: now, withSection: false) + " GROUP BY t.section") {
+                        bySection[letter, default: 0] -= n
+                    }
+                } else {
+                    bySection = try await counts(sectionQuery)
+                }
+                sections = bySection.filter { $0.value > 0 }.map { SectionCount(letter: $0.key, count: $0.value) }
+                    .sorted { ($0.letter == "#" ? "{" : $0.letter) < ($1.letter == "#" ? "{" : $1.letter) }
             }
         } else {
             let match = matchClause(tokens, libraryID: libraryID, wishlist: filters.wishlist, sqlite: sqlite)
@@ -149,6 +172,10 @@ enum TitleQuery {
     static func position(ofSection letter: String, _ filters: Filters, libraryID: UUID, now: Date, on db: any Database) async throws -> Int? {
         if filters.query == nil || SearchText.tokens(filters.query ?? "").isEmpty, let kept = keptFilter(filters) {
             return try await keptPosition(ofSection: letter, kept, wishlist: filters.wishlist, libraryID: libraryID, on: db.sql)
+        }
+        if filters.query == nil || SearchText.tokens(filters.query ?? "").isEmpty, let (kept, finished) = notFinishedComplement(filters) {
+            return try await keptPosition(ofSection: letter, kept, wishlist: filters.wishlist, libraryID: libraryID,
+                                          less: whereClause(finished, libraryID: libraryID, now: now, withSection: false), on: db.sql)
         }
         let clause = whereClause(filters, libraryID: libraryID, now: now, withSection: false)
         let sqlite = Dialect(db) == .sqlite
