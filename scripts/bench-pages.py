@@ -88,6 +88,16 @@ def run_backend(bin_dir, name, env, reuse=False):
                                    body={"cardId": members[i % len(members)]["cardId"], "titleId": titles[i % len(titles)]["id"]})
             lent += status == 201
         print(f"   {name}: {lent:,} open loans made in {time.time() - t0:.0f} s", flush=True)
+        # Ratings and the bench user's own reading, for the rating and reading filters: every fourth of the
+        # first 4,000 titles rated by the library (1–5), every twentieth finished by the user with a vote.
+        t0 = time.time()
+        for i, title in enumerate([] if reuse else titles):
+            if i % 4 == 0:
+                request("PATCH", f"{api}/titles/{title['id']}", token=token, body={"rating": 1 + i % 5})
+            if i % 20 == 0:
+                request("POST", f"{api}/reads", token=token, body={"titleId": title["id"], "status": "finished", "rating": 1 + (i // 20) % 5})
+        if not reuse:
+            print(f"   {name}: {len(titles) // 4:,} titles rated, {len(titles) // 20:,} finished by the user in {time.time() - t0:.0f} s", flush=True)
         web = f"/libraries/{lib}"
         catalog_html = request("GET", f"{web}/catalog", cookie=cookie)[1].decode()
         csrf = re.search(r'name="csrf-token" content="([^"]+)"', catalog_html).group(1)

@@ -335,6 +335,32 @@ import VaporTesting
             filters.limit = 1
             filters.offset = 0
             #expect(try await TitleQuery.list(filters, libraryID: libraryID, now: Date(), on: app.db).total == 1)
+
+            // The on-loan chip and "finished", sets of ids found first: counted and by section past a page.
+            try await f.addMember("S1", "Ada")
+            for name in ["Zorro", "Amos", "Beta"] {
+                #expect(try await f.owner.post("\(f.lib)/checkouts", ["cardId": "S1", "titleId": ids[name]!]).status == .created)
+            }
+            var onLoan = TitleQuery.Filters()
+            onLoan.onLoan = true
+            onLoan.includeSections = true
+            onLoan.limit = 1
+            let lent = try await TitleQuery.list(onLoan, libraryID: libraryID, now: Date(), on: app.db)
+            #expect(lent.total == 3 && lent.items.map(\.title) == ["Amos"])
+            #expect(lent.sections?.map { "\($0.letter)\($0.count)" } == ["A1", "B1", "Z1"])
+            onLoan.section = "Z"
+            onLoan.offset = 0
+            #expect(try await TitleQuery.list(onLoan, libraryID: libraryID, now: Date(), on: app.db).total == 1)
+            var finished = TitleQuery.Filters()
+            finished.readStatus = .finished
+            finished.reader = owner
+            finished.includeSections = true
+            finished.limit = 2
+            let done = try await TitleQuery.list(finished, libraryID: libraryID, now: Date(), on: app.db)
+            #expect(done.total == 4 && done.items.map(\.title) == ["1984", "Amos"])
+            #expect(done.sections?.map { "\($0.letter)\($0.count)" } == ["A1", "D2", "#1"])
+            finished.includeSections = false
+            #expect(try await TitleQuery.list(finished, libraryID: libraryID, now: Date(), on: app.db).total == 4)
         }
     }
 

@@ -67,7 +67,44 @@ enum TitleQuery {
             let clause = whereClause(filters, libraryID: libraryID, now: now, withSection: true)
             var seek = filters.seek
             if let anchor = seek?.anchor, !(try await isAnchor(anchor, filters, libraryID: libraryID, on: sql)) { seek = nil }
+            // The A–Z index of the list, when the page shows it: read first, as it also gives the count.
+            var sectionTotal: Int?
+            if filters.includeSections, filters.sort == .title {
+                let sectionQuery: SQLQueryString
+                if let kept = keptFilter(filters) {
+                    sectionQuery = "SELECT section, CAST(SUM(n) AS BIGINT) AS n FROM title_counts WHERE library_id = \(bind: libraryID)"
+                        + " AND wishlist = \(bind: filters.wishlist)" + kept + " GROUP BY section HAVING SUM(n) > 0"
+                } else {
+                    sectionQuery = "SELECT t.section, COUNT(*) AS n FROM titles t WHERE "
+                        + whereClause(filters, libraryID: libraryID, now: now, withSection: false, countingOnSQLite: sqlite) + " GROUP BY t.section"
+                }
+                func counts(_ query: SQLQueryString) async throws -> [String: Int] {
+                    var out: [String: Int] = [:]
+                    for row in try await sql.raw(query).all() {
+                        out[try row.decode(column: "section", as: String.self), default: 0] += try row.decode(column: "n", as: Int.self)
+                    }
+                    return out
+                }
+                var bySection: [String: Int]
+                if keptFilter(filters) == nil, let (kept, finished) = notFinishedComplement(filters) {
+                    // The kept sections less the reader's finished books by section.
+                    bySection = try await counts("SELECT section, CAST(SUM(n) AS BIGINT) AS n FROM title_counts WHERE library_id = \(bind: libraryID)"
+                                                 + " AND wishlist = \(bind: filters.wishlist)" + kept + " GROUP BY section HAVING SUM(n) > 0")
+                    for (letter, n) in try await counts("SELECT t.section, COUNT(*) AS n FROM titles t WHERE "
+                                                        + whereClause(finished, libraryID: libraryID, now: now, withSection: false, countingOnSQLite: sqlite)
+                                                        + " GROUP BY t.section") {
+                        bySection[letter, default: 0] -= n
+                    }
+                } else {
+                    bySection = try await counts(sectionQuery)
+                }
+                sections = bySection.filter { $0.value > 0 }.map { SectionCount(letter: $0.key, count: $0.value) }
+                    .sorted { ($0.letter == "#" ? "{" : $0.letter) < ($1.letter == "#" ? "{" : $1.letter) }
+                // The sections add up to the list (or, narrowed to one, are its count).
+                sectionTotal = filters.section.map { max(0, bySection[$0] ?? 0) } ?? bySection.values.reduce(0) { $0 + max(0, $1) }
+            }
             func counted() async throws -> Int {
+                if let sectionTotal { return sectionTotal }
                 let section: SQLQueryString = filters.section.map { " AND section = \(bind: $0)" } ?? ""
                 if let kept = keptFilter(filters) {
                     return try await self.kept(sql, libraryID: libraryID, wishlist: filters.wishlist, extra: kept + section)
@@ -76,9 +113,10 @@ enum TitleQuery {
                     // The kept count less the few the reader finished.
                     let all = try await self.kept(sql, libraryID: libraryID, wishlist: filters.wishlist, extra: kept + section)
                     return all - (try await count(sql, "SELECT COUNT(*) AS n FROM titles t WHERE "
-                                                  + whereClause(finished, libraryID: libraryID, now: now, withSection: true)))
+                                                  + whereClause(finished, libraryID: libraryID, now: now, withSection: true, countingOnSQLite: sqlite)))
                 }
-                return try await count(sql, "SELECT COUNT(*) AS n FROM titles t WHERE " + clause)
+                return try await count(sql, "SELECT COUNT(*) AS n FROM titles t WHERE "
+                                       + whereClause(filters, libraryID: libraryID, now: now, withSection: true, countingOnSQLite: sqlite))
             }
             // The page's ids off the order's index (the rows it skips or seeks over are index entries), then its rows.
             var known: Int?
@@ -104,37 +142,6 @@ enum TitleQuery {
                 total = rows.count
             } else {
                 total = try await counted()
-            }
-            if filters.includeSections, filters.sort == .title {
-                let sectionQuery: SQLQueryString
-                if let kept = keptFilter(filters) {
-                    sectionQuery = "SELECT section, CAST(SUM(n) AS BIGINT) AS n FROM title_counts WHERE library_id = \(bind: libraryID)"
-                        + " AND wishlist = \(bind: filters.wishlist)" + kept + " GROUP BY section HAVING SUM(n) > 0"
-                } else {
-                    sectionQuery = "SELECT t.section, COUNT(*) AS n FROM titles t WHERE "
-                        + whereClause(filters, libraryID: libraryID, now: now, withSection: false) + " GROUP BY t.section"
-                }
-                func counts(_ query: SQLQueryString) async throws -> [String: Int] {
-                    var out: [String: Int] = [:]
-                    for row in try await sql.raw(query).all() {
-                        out[try row.decode(column: "section", as: String.self), default: 0] += try row.decode(column: "n", as: Int.self)
-                    }
-                    return out
-                }
-                var bySection: [String: Int]
-                if keptFilter(filters) == nil, let (kept, finished) = notFinishedComplement(filters) {
-                    // The kept sections less the reader's finished books by section.
-                    bySection = try await counts("SELECT section, CAST(SUM(n) AS BIGINT) AS n FROM title_counts WHERE library_id = \(bind: libraryID)"
-                                                 + " AND wishlist = \(bind: filters.wishlist)" + kept + " GROUP BY section HAVING SUM(n) > 0")
-                    for (letter, n) in try await counts("SELECT t.section, COUNT(*) AS n FROM titles t WHERE "
-                                                        + whereClause(finished, libraryID: libraryID, now: now, withSection: false) + " GROUP BY t.section") {
-                        bySection[letter, default: 0] -= n
-                    }
-                } else {
-                    bySection = try await counts(sectionQuery)
-                }
-                sections = bySection.filter { $0.value > 0 }.map { SectionCount(letter: $0.key, count: $0.value) }
-                    .sorted { ($0.letter == "#" ? "{" : $0.letter) < ($1.letter == "#" ? "{" : $1.letter) }
             }
         } else {
             let match = matchClause(tokens, libraryID: libraryID, wishlist: filters.wishlist, sqlite: sqlite)
@@ -186,6 +193,12 @@ enum TitleQuery {
                                + seekCondition(.title, anchor: id, later: false, inclusive: false, sqlite: sqlite))
     }
 
+    /// Whether the filters name their titles as a set of ids found first: the open loans, or the books a
+    /// reader has in one state (not "not finished": that is the catalog less such a set).
+    static func isSetOfIDs(_ f: Filters) -> Bool {
+        f.onLoan || (f.reader != nil && f.readStatus != nil && f.readStatus != .unread)
+    }
+
     /// The full-text condition: every typed word is a prefix. SQLite's MATCH also names the library
     /// and list through the `scope` token (see CreateTitleSearchIndex).
     static func matchClause(_ tokens: [String], libraryID: UUID, wishlist: Bool, sqlite: Bool) -> SQLQueryString {
@@ -197,11 +210,20 @@ enum TitleQuery {
         return "t.search_vector @@ to_tsquery('simple', \(bind: query))"
     }
 
-    static func whereClause(_ f: Filters, libraryID: UUID, now: Date, withSection: Bool) -> SQLQueryString {
-        var clause: SQLQueryString = "t.library_id = \(bind: libraryID) AND t.wishlist = \(bind: f.wishlist)"
+    /// `countingOnSQLite`: the condition of a count or of section counts on SQLite. Where the titles are
+    /// a set of ids found first (the open loans, a reader's books), the count is driven by that set:
+    /// SQLite, without statistics, would rather walk the library's 100,000 index entries and test each
+    /// (35 ms); the library's terms are then tests (`+`), not an index to walk.
+    static func whereClause(_ f: Filters, libraryID: UUID, now: Date, withSection: Bool, countingOnSQLite: Bool = false) -> SQLQueryString {
+        let driven = countingOnSQLite && isSetOfIDs(f)
+        var clause: SQLQueryString = driven
+            ? "+t.library_id = \(bind: libraryID) AND +t.wishlist = \(bind: f.wishlist)"
+            : "t.library_id = \(bind: libraryID) AND t.wishlist = \(bind: f.wishlist)"
         if f.favorites { clause += " AND t.favorite = \(bind: true)" }
         if f.onLoan {
-            clause += " AND EXISTS (SELECT 1 FROM copies c WHERE c.title_id = t.id AND c.status = \(bind: CopyStatus.onLoan.rawValue))"
+            // The library's open loans found once, as a set, off their own index (a copy is on loan by a
+            // loan only): a probe of each title's copies cost 165 ms over 100,000 titles.
+            clause += " AND t.id IN (SELECT l.title_id FROM loans l WHERE l.library_id = \(bind: libraryID) AND l.returned_at IS NULL)"
         }
         if f.available {
             clause += " AND EXISTS (SELECT 1 FROM copies c WHERE c.title_id = t.id AND c.status = \(bind: CopyStatus.available.rawValue))"
