@@ -55,6 +55,9 @@ public enum PageImage {
         public var thumbnail: Data
         /// The corners the page was straightened by: those given, or those found.
         public var corners: Corners?
+        /// The photo's size as the phone showed it (after its EXIF orientation), for the corner editor.
+        public var uprightWidth: Int
+        public var uprightHeight: Int
     }
 
     /// What to straighten the page by: nothing, the corners given, or the page's edges where they are found.
@@ -70,15 +73,12 @@ public enum PageImage {
     public static let thumbnailSide = 360
     public static let maxBytes = 20 << 20
 
-    public static func process(_ data: Data, corners: Corners?) throws(ImageError) -> Processed {
-        try process(data, straighten: corners.map { .corners($0) } ?? Straighten.none)
-    }
-
     public static func process(_ data: Data, straighten: Straighten) throws(ImageError) -> Processed {
         _ = Bitmap.quiet
         guard data.count <= maxBytes else { throw .tooLarge(bytes: data.count, limit: maxBytes) }
         var image = try decodeColor(data)
         if let turned = oriented(image, orientation: exifOrientation(data)) { image = turned }
+        let upright = (width: image.width, height: image.height)
         let long = max(image.width, image.height)
         if long > workingSide, let smaller = image.scaled(Double(workingSide) / Double(long)) { image = smaller }
         var corners: Corners?
@@ -91,14 +91,8 @@ public enum PageImage {
         guard let jpeg = image.jpeg(quality: 85) else { throw .undecodable("JPEG") }
         let factor = Double(thumbnailSide) / Double(max(image.width, image.height))
         guard let small = factor < 1 ? image.scaled(factor) : image, let thumbnail = small.jpeg(quality: 75) else { throw .undecodable("JPEG") }
-        return Processed(jpeg: jpeg, width: image.width, height: image.height, thumbnail: thumbnail, corners: corners)
-    }
-
-    /// The upright photo's size (after its EXIF orientation), for the corner editor.
-    public static func uprightSize(_ data: Data) throws(ImageError) -> (width: Int, height: Int) {
-        let image = try decodeColor(data)
-        let o = exifOrientation(data)
-        return o >= 5 ? (image.height, image.width) : (image.width, image.height)
+        return Processed(jpeg: jpeg, width: image.width, height: image.height, thumbnail: thumbnail, corners: corners,
+                         uprightWidth: upright.width, uprightHeight: upright.height)
     }
 
     /// 32-bit colour, through the scanner's decoder (whole file, sane size).

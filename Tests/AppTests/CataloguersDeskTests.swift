@@ -311,30 +311,34 @@ import VaporTesting
             #expect(try await f.owner.post("\(f.lib)/reads", ["titleId": ids["Beta"]!, "status": "reading"]).status == .created)
             let libraryID = try #require(UUID(uuidString: f.libraryID))
             let owner = try #require(try await User.query(on: app.db).filter(\.$username == "owner").first()?.id)
+            func listed(_ filters: TitleQuery.Filters) async throws -> TitleList {
+                try await TitleQuery.list(filters, libraryID: libraryID, now: Date(), on: app.db)
+            }
+            func start(of letter: String, _ filters: TitleQuery.Filters) async throws -> Int? {
+                try await TitleQuery.position(ofSection: letter, filters, libraryID: libraryID, now: Date(), on: app.db)
+            }
             var filters = TitleQuery.Filters()
             filters.readStatus = .unread
             filters.reader = owner
             filters.includeSections = true
             filters.limit = 2
-            let list = try await TitleQuery.list(filters, libraryID: libraryID, now: Date(), on: app.db)
-            #expect(list.total == 4 && list.items.map(\.title) == ["Alpha", "Beta"])
-            #expect(list.sections?.map { "\($0.letter)\($0.count)" } == ["A1", "B1", "G1", "Z1"])
+            let notFinished = try await listed(filters)
+            #expect(notFinished.total == 4 && notFinished.items.map(\.title) == ["Alpha", "Beta"])
+            #expect(notFinished.sections?.map { "\($0.letter)\($0.count)" } == ["A1", "B1", "G1", "Z1"])
             let unread = ["Alpha", "Beta", "Gamma", "Zorro"]
             for (letter, expected) in [("A", 0), ("B", 1), ("G", 2), ("Z", 3)] {
-                #expect(try await TitleQuery.position(ofSection: letter, filters, libraryID: libraryID, now: Date(), on: app.db) == expected,
-                        "letter \(letter) in \(unread)")
+                #expect(try await start(of: letter, filters) == expected, "letter \(letter) in \(unread)")
             }
             // A letter whose books are all finished, or that has none: no place to jump to.
-            #expect(try await TitleQuery.position(ofSection: "D", filters, libraryID: libraryID, now: Date(), on: app.db) == nil)
-            #expect(try await TitleQuery.position(ofSection: "#", filters, libraryID: libraryID, now: Date(), on: app.db) == nil)
-            #expect(try await TitleQuery.position(ofSection: "Q", filters, libraryID: libraryID, now: Date(), on: app.db) == nil)
+            #expect(try await start(of: "D", filters) == nil)
+            #expect(try await start(of: "#", filters) == nil)
+            #expect(try await start(of: "Q", filters) == nil)
             // With the favourites chip too.
             #expect(try await f.owner.patch("\(f.lib)/titles/\(ids["Gamma"]!)", ["favorite": true]).status == .ok)
             filters.favorites = true
-            #expect(try await TitleQuery.list(filters, libraryID: libraryID, now: Date(), on: app.db).items.map(\.title) == ["Gamma"])
+            #expect(try await listed(filters).items.map(\.title) == ["Gamma"])
             filters.limit = 1
-            filters.offset = 0
-            #expect(try await TitleQuery.list(filters, libraryID: libraryID, now: Date(), on: app.db).total == 1)
+            #expect(try await listed(filters).total == 1)
 
             // The on-loan chip and "finished", sets of ids found first: counted and by section past a page.
             try await f.addMember("S1", "Ada")
@@ -345,22 +349,21 @@ import VaporTesting
             onLoan.onLoan = true
             onLoan.includeSections = true
             onLoan.limit = 1
-            let lent = try await TitleQuery.list(onLoan, libraryID: libraryID, now: Date(), on: app.db)
+            let lent = try await listed(onLoan)
             #expect(lent.total == 3 && lent.items.map(\.title) == ["Amos"])
             #expect(lent.sections?.map { "\($0.letter)\($0.count)" } == ["A1", "B1", "Z1"])
             onLoan.section = "Z"
-            onLoan.offset = 0
-            #expect(try await TitleQuery.list(onLoan, libraryID: libraryID, now: Date(), on: app.db).total == 1)
+            #expect(try await listed(onLoan).total == 1)
             var finished = TitleQuery.Filters()
             finished.readStatus = .finished
             finished.reader = owner
             finished.includeSections = true
             finished.limit = 2
-            let done = try await TitleQuery.list(finished, libraryID: libraryID, now: Date(), on: app.db)
+            let done = try await listed(finished)
             #expect(done.total == 4 && done.items.map(\.title) == ["1984", "Amos"])
             #expect(done.sections?.map { "\($0.letter)\($0.count)" } == ["A1", "D2", "#1"])
             finished.includeSections = false
-            #expect(try await TitleQuery.list(finished, libraryID: libraryID, now: Date(), on: app.db).total == 4)
+            #expect(try await listed(finished).total == 4)
         }
     }
 

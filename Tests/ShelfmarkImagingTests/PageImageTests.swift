@@ -38,13 +38,13 @@ import Testing
         let quad = [(200.0, 100.0), (650.0, 160.0), (600.0, 520.0), (150.0, 450.0)]   // clockwise on screen
         let data = try Self.photo(quad: quad)
         // Uncropped: the page is about a third of the photo.
-        let whole = try PageImage.process(data, corners: nil)
+        let whole = try PageImage.process(data, straighten: .none)
         #expect(whole.width == 800 && whole.height == 600)
         let before = try Self.darkShare(whole.jpeg)
         #expect(before > 0.25 && before < 0.45, "\(before)")
         // Cropped by its corners: the page fills the picture, upright.
         let corners = try #require(PageImage.Corners(quad.flatMap { [$0.0 / 799, $0.1 / 599] }))
-        let page = try PageImage.process(data, corners: corners)
+        let page = try PageImage.process(data, straighten: .corners(corners))
         let after = try Self.darkShare(page.jpeg)
         #expect(after > 0.97, "\(after)")
         // As wide as the longer horizontal edge (≈ 455 px), as tall as the longer vertical one (≈ 363 px).
@@ -63,10 +63,10 @@ import Testing
     }
 
     @Test func refusesWhatIsNotAWholePhoto() throws {
-        #expect(throws: ImageError.empty) { try PageImage.process(Data(), corners: nil) }
-        #expect(throws: ImageError.notAnImage) { try PageImage.process(Data("hello".utf8), corners: nil) }
+        #expect(throws: ImageError.empty) { try PageImage.process(Data(), straighten: .none) }
+        #expect(throws: ImageError.notAnImage) { try PageImage.process(Data("hello".utf8), straighten: .none) }
         let jpeg = try Self.photo(quad: [(10, 10), (100, 10), (100, 100), (10, 100)], jpeg: true)
-        #expect(throws: ImageError.truncated("JPEG")) { try PageImage.process(jpeg.prefix(jpeg.count / 2), corners: nil) }
+        #expect(throws: ImageError.truncated("JPEG")) { try PageImage.process(jpeg.prefix(jpeg.count / 2), straighten: .none) }
     }
 
     /// A phone's portrait photo is stored sideways with an EXIF orientation: it is turned upright.
@@ -80,8 +80,8 @@ import Testing
         exif = Array(exif.prefix(2 + 0x22))
         let rotated = Data([0xFF, 0xD8] + exif) + jpeg.dropFirst(2)
         #expect(PageImage.exifOrientation(rotated) == 6)
-        let upright = try PageImage.process(rotated, corners: nil)
+        let upright = try PageImage.process(rotated, straighten: .none)
         #expect(upright.width == 600 && upright.height == 800)
-        #expect(try PageImage.uprightSize(rotated) == (600, 800))
+        #expect(upright.uprightWidth == 600 && upright.uprightHeight == 800)
     }
 }

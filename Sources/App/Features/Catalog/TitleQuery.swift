@@ -70,14 +70,6 @@ enum TitleQuery {
             // The A–Z index of the list, when the page shows it: read first, as it also gives the count.
             var sectionTotal: Int?
             if filters.includeSections, filters.sort == .title {
-                let sectionQuery: SQLQueryString
-                if let kept = keptFilter(filters) {
-                    sectionQuery = "SELECT section, CAST(SUM(n) AS BIGINT) AS n FROM title_counts WHERE library_id = \(bind: libraryID)"
-                        + " AND wishlist = \(bind: filters.wishlist)" + kept + " GROUP BY section HAVING SUM(n) > 0"
-                } else {
-                    sectionQuery = "SELECT t.section, COUNT(*) AS n FROM titles t WHERE "
-                        + whereClause(filters, libraryID: libraryID, now: now, withSection: false, countingOnSQLite: sqlite) + " GROUP BY t.section"
-                }
                 func counts(_ query: SQLQueryString) async throws -> [String: Int] {
                     var out: [String: Int] = [:]
                     for row in try await sql.raw(query).all() {
@@ -85,18 +77,23 @@ enum TitleQuery {
                     }
                     return out
                 }
+                func keptSections(_ kept: SQLQueryString) -> SQLQueryString {
+                    "SELECT section, CAST(SUM(n) AS BIGINT) AS n FROM title_counts WHERE library_id = \(bind: libraryID)"
+                        + " AND wishlist = \(bind: filters.wishlist)" + kept + " GROUP BY section HAVING SUM(n) > 0"
+                }
+                func titleSections(_ f: Filters) -> SQLQueryString {
+                    "SELECT t.section, COUNT(*) AS n FROM titles t WHERE "
+                        + whereClause(f, libraryID: libraryID, now: now, withSection: false, countingOnSQLite: sqlite) + " GROUP BY t.section"
+                }
                 var bySection: [String: Int]
-                if keptFilter(filters) == nil, let (kept, finished) = notFinishedComplement(filters) {
+                if let kept = keptFilter(filters) {
+                    bySection = try await counts(keptSections(kept))
+                } else if let (kept, finished) = notFinishedComplement(filters) {
                     // The kept sections less the reader's finished books by section.
-                    bySection = try await counts("SELECT section, CAST(SUM(n) AS BIGINT) AS n FROM title_counts WHERE library_id = \(bind: libraryID)"
-                                                 + " AND wishlist = \(bind: filters.wishlist)" + kept + " GROUP BY section HAVING SUM(n) > 0")
-                    for (letter, n) in try await counts("SELECT t.section, COUNT(*) AS n FROM titles t WHERE "
-                                                        + whereClause(finished, libraryID: libraryID, now: now, withSection: false, countingOnSQLite: sqlite)
-                                                        + " GROUP BY t.section") {
-                        bySection[letter, default: 0] -= n
-                    }
+                    bySection = try await counts(keptSections(kept))
+                    for (letter, n) in try await counts(titleSections(finished)) { bySection[letter, default: 0] -= n }
                 } else {
-                    bySection = try await counts(sectionQuery)
+                    bySection = try await counts(titleSections(filters))
                 }
                 sections = bySection.filter { $0.value > 0 }.map { SectionCount(letter: $0.key, count: $0.value) }
                     .sorted { ($0.letter == "#" ? "{" : $0.letter) < ($1.letter == "#" ? "{" : $1.letter) }
@@ -177,12 +174,14 @@ enum TitleQuery {
     /// title of section `letter`: where that letter starts, at any size of catalog. Nil when no
     /// title is in that section.
     static func position(ofSection letter: String, _ filters: Filters, libraryID: UUID, now: Date, on db: any Database) async throws -> Int? {
-        if filters.query == nil || SearchText.tokens(filters.query ?? "").isEmpty, let kept = keptFilter(filters) {
-            return try await keptPosition(ofSection: letter, kept, wishlist: filters.wishlist, libraryID: libraryID, on: db.sql)
-        }
-        if filters.query == nil || SearchText.tokens(filters.query ?? "").isEmpty, let (kept, finished) = notFinishedComplement(filters) {
-            return try await keptPosition(ofSection: letter, kept, wishlist: filters.wishlist, libraryID: libraryID,
-                                          less: whereClause(finished, libraryID: libraryID, now: now, withSection: false), on: db.sql)
+        if SearchText.tokens(filters.query ?? "").isEmpty {
+            if let kept = keptFilter(filters) {
+                return try await keptPosition(ofSection: letter, kept, wishlist: filters.wishlist, libraryID: libraryID, on: db.sql)
+            }
+            if let (kept, finished) = notFinishedComplement(filters) {
+                return try await keptPosition(ofSection: letter, kept, wishlist: filters.wishlist, libraryID: libraryID,
+                                              less: whereClause(finished, libraryID: libraryID, now: now, withSection: false), on: db.sql)
+            }
         }
         let clause = whereClause(filters, libraryID: libraryID, now: now, withSection: false)
         let sqlite = Dialect(db) == .sqlite

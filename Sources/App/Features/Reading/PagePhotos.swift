@@ -16,7 +16,7 @@ enum PagePhotos {
         let page = try Check.optional(page, field: "page", max: Quotes.maxPage)
         // Straightened at once where the page's edges are found against the desk; the reader adjusts
         // the corners or undoes the crop on the photo's page.
-        let (processed, size) = try await process(data, straighten: .foundEdges, pool: pool)
+        let processed = try await process(data, straighten: .foundEdges, pool: pool)
         return try await scope.gate.transaction(on: scope.db) { db in
             let photo = PagePhoto()
             photo.id = UUID()
@@ -25,8 +25,8 @@ enum PagePhotos {
             photo.titleID = titleID
             photo.page = page
             photo.original = data
-            photo.originalWidth = size.width
-            photo.originalHeight = size.height
+            photo.originalWidth = processed.uprightWidth
+            photo.originalHeight = processed.uprightHeight
             photo.apply(processed)
             photo.corners = processed.corners?.text
             photo.createdAt = scope.now
@@ -46,7 +46,7 @@ enum PagePhotos {
             corners = valid
         }
         let chosen = corners
-        let (processed, _) = try await process(photo.original, straighten: chosen.map { .corners($0) } ?? .none, pool: pool)
+        let processed = try await process(photo.original, straighten: chosen.map { .corners($0) } ?? .none, pool: pool)
         return try await scope.gate.transaction(on: scope.db) { db in
             photo.apply(processed)
             photo.corners = chosen?.text
@@ -100,12 +100,9 @@ enum PagePhotos {
         return photo
     }
 
-    private static func process(_ data: Data, straighten: PageImage.Straighten, pool: NIOThreadPool) async throws
-        -> (PageImage.Processed, (width: Int, height: Int)) {
+    private static func process(_ data: Data, straighten: PageImage.Straighten, pool: NIOThreadPool) async throws -> PageImage.Processed {
         do {
-            return try await pool.runIfActive {
-                (try PageImage.process(data, straighten: straighten), try PageImage.uprightSize(data))
-            }
+            return try await pool.runIfActive { try PageImage.process(data, straighten: straighten) }
         } catch let error as ImageError {
             throw ReadingError.photo(ImageProblem(error))
         }
