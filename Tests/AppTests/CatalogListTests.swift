@@ -41,6 +41,19 @@ import VaporTesting
                 AND t.id NOT IN (SELECT r.title_id FROM reads r WHERE r.user_id = \(bind: UUID()) AND r.title_id IS NOT NULL)
                 """)
             #expect(count.contains("COVERING INDEX titles_library_ids"), "\(count)")
+            // Favourites and reading levels are indexed only where a title has them, and the filters
+            // still read those indexes: a page of favourites in A–Z order without a sort.
+            let favourites = try await plan("SELECT t.rowid FROM titles t WHERE " + TitleQuery.whereClause(
+                TitleQuery.Filters(favorites: true), libraryID: library, now: Date(), withSection: false) + TitleQuery.orderBy(.title, sqlite: true) + " LIMIT 50")
+            #expect(favourites.contains("INDEX titles_library_favorite") && !favourites.contains("TEMP B-TREE"), "\(favourites)")
+            let levels = try await plan("SELECT t.rowid FROM titles t WHERE " + TitleQuery.whereClause(
+                TitleQuery.Filters(levelScheme: .lexile), libraryID: library, now: Date(), withSection: false) + " LIMIT 50")
+            #expect(levels.contains("INDEX titles_library_level"), "\(levels)")
+            struct Listed: Decodable { var name: String; var partial: Int }
+            let partial = try await app.db.sql.raw("SELECT name, partial FROM pragma_index_list('titles')").all(decoding: Listed.self)
+            for index in ["titles_library_favorite", "titles_library_level"] {
+                #expect(partial.first { $0.name == index }?.partial == 1, "\(index) holds every title, not only those it finds")
+            }
         }
     }
 

@@ -107,7 +107,7 @@ import Testing
             "CreateMemberPortal", "CreateKiosks", "AddLibraryRestoreSwap", "AddShelfCounts", "AddPublicDoorSettings",
             "AddSecurityLifetimes", "AddNightlyBackupRuns", "KeepFiguresOfFormerMembers", "CreateSavedReports", "AddPublicFigures", "CreateLoanTallies", "CreateSchoolYear", "CreateRollovers", "AddRetention", "AddRosterFolder",
             "CreateSchoolSignIn", "AddClassTeachers", "ArchivedMembersLeaveTheFeed", "AddCallNumbers", "CreateBulkChanges", "CreateTitleSeries",
-            "AddEnrichmentRanges", "CompactSyncLog", "LeanListIndexes", "AddRatingScores", "AddCategoryCallNumbers",
+            "AddEnrichmentRanges", "CompactSyncLog", "LeanListIndexes", "AddRatingScores", "AddCategoryCallNumbers", "PartialTitleIndexes",
         ]
         #expect(Migrations.inOrder.map { $0.name.split(separator: ".").last.map(String.init) ?? $0.name } == history)
     }

@@ -84,6 +84,7 @@ enum CatalogFeature: Feature {
             Landed(69, LeanListIndexes()),
             Landed(70, AddRatingScores()),
             Landed(71, AddCategoryCallNumbers()),
+            Landed(72, PartialTitleIndexes()),
         ]
     }
 }
