@@ -47,7 +47,7 @@ def main():
         cover = uuid.uuid4()
         con = sqlite3.connect(db)
         con.execute("INSERT INTO covers (id, sha256, content_type, bytes, source_url, created_at) VALUES (?, ?, 'image/jpeg', ?, NULL, ?)",
-                    (str(cover).upper(), "bench", b"\xff\xd8\xff\xe0" + os.urandom(5 * 1024 * 1024 - 4), "2026-01-01T00:00:00Z"))
+                    (cover.bytes, "bench", b"\xff\xd8\xff\xe0" + os.urandom(5 * 1024 * 1024 - 4), "2026-01-01T00:00:00Z"))
         def share(n):
             con.execute("UPDATE titles SET cover_url = NULL")
             con.execute("UPDATE titles SET cover_url = ? WHERE rowid IN (SELECT rowid FROM titles WHERE wishlist = 0 LIMIT ?)",

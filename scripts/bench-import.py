@@ -49,33 +49,37 @@ def run(binary, args, env):
 
 # A random id shaped as the app's (8-4-4-4-12): the id columns have numeric affinity, and 32 bare hex
 # digits that happen to read as a number (digits and one "e") would be stored as one.
-RANDOM_ID = "(hex(randomblob(4)) || '-' || hex(randomblob(2)) || '-' || hex(randomblob(2)) || '-' || hex(randomblob(2)) || '-' || hex(randomblob(6)))"
+# Ids as the build under test keeps them: 16 bytes (decision 065), or text shaped 8-4-4-4-12 for a build
+# from before (32 bare hex digits could be stored as a number by the columns' numeric affinity).
+RANDOM_ID = {"bytes": "randomblob(16)",
+             "text": "(hex(randomblob(4)) || '-' || hex(randomblob(2)) || '-' || hex(randomblob(2)) || '-' || hex(randomblob(2)) || '-' || hex(randomblob(6)))"}
+FLOOR_LIBRARY = {"bytes": "x'00000000000000000000000000000F10'", "text": "'floor'"}
 
 FLOOR_IMPORT = """
 PRAGMA cache_size=-32768;
 PRAGMA temp_store=MEMORY;
-CREATE TEMP TABLE idmap AS SELECT id AS old, {rid} AS new FROM titles WHERE library_id = '{lib}';
+CREATE TEMP TABLE idmap AS SELECT id AS old, {rid} AS new FROM titles WHERE library_id = {lib};
 CREATE INDEX temp.idmap_old ON idmap(old);
 BEGIN;
 INSERT INTO titles (id, library_id, isbn13, title, subtitle, authors, publisher, published_date, page_count, language, description,
   cover_url, notes, favorite, rating, wishlist, series, series_number, reading_level, sort_key, section, search_text, created_at, updated_at)
-SELECT m.new, 'floor', isbn13, title, subtitle, authors, publisher, published_date, page_count, language, description, cover_url, notes,
+SELECT m.new, {floor}, isbn13, title, subtitle, authors, publisher, published_date, page_count, language, description, cover_url, notes,
   favorite, rating, wishlist, series, series_number, reading_level, sort_key, section, search_text, created_at, updated_at
 FROM titles JOIN idmap m ON m.old = titles.id;
 INSERT INTO copies (id, library_id, title_id, copy_number, barcode, location, condition, status, created_at, updated_at)
-SELECT {rid}, 'floor', m.new, copy_number, barcode || '-floor', location, condition, status, created_at, updated_at
+SELECT {rid}, {floor}, m.new, copy_number, barcode || '-floor', location, condition, status, created_at, updated_at
 FROM copies JOIN idmap m ON m.old = copies.title_id;
 INSERT INTO jobs (id, library_id, kind, state, attempts, run_after, rows_read, titles_created, copies_added, created_at, first_id, last_id)
-SELECT {rid}, 'floor', 'enrich', state, attempts, run_after, 0, titles_created, 0, created_at, first_id, last_id
-FROM jobs WHERE jobs.kind = 'enrich' AND library_id = '{lib}';
+SELECT {rid}, {floor}, 'enrich', state, attempts, run_after, 0, titles_created, 0, created_at, first_id, last_id
+FROM jobs WHERE jobs.kind = 'enrich' AND library_id = {lib};
 COMMIT;
 """
 
 FLOOR_EXPORT = """
-SELECT rowid FROM titles WHERE library_id = '{lib}' AND wishlist = 0 ORDER BY sort_key, rowid;
-SELECT title_id, status FROM copies WHERE library_id = '{lib}';
+SELECT rowid FROM titles WHERE library_id = {lib} AND wishlist = 0 ORDER BY sort_key, rowid;
+SELECT title_id, status FROM copies WHERE library_id = {lib};
 SELECT rowid, id, isbn13, title, authors, language, publisher, published_date, page_count, notes FROM titles
-WHERE rowid IN (SELECT rowid FROM titles WHERE library_id = '{lib}' AND wishlist = 0);
+WHERE rowid IN (SELECT rowid FROM titles WHERE library_id = {lib} AND wishlist = 0);
 """
 
 
@@ -136,10 +140,12 @@ def main():
         db = os.path.join(data, "shelfmark.sqlite")
         import pysqlite3
         con = pysqlite3.connect(db)
-        lib = con.execute("SELECT id FROM libraries WHERE name = 'Bench import'").fetchone()[0]
+        lib, form = con.execute("SELECT hex(id), typeof(id) FROM libraries WHERE name = 'Bench import'").fetchone()
         con.close()
+        form = "bytes" if form == "blob" else "text"
+        lib = f"x'{lib}'" if form == "bytes" else "'" + bytes.fromhex(lib).decode() + "'"
         floor_export = sqlite_seconds(db, FLOOR_EXPORT.format(lib=lib))
-        floor_import = sqlite_seconds(db, FLOOR_IMPORT.format(lib=lib, rid=RANDOM_ID))
+        floor_import = sqlite_seconds(db, FLOOR_IMPORT.format(lib=lib, rid=RANDOM_ID[form], floor=FLOOR_LIBRARY[form]))
         floor_imports.append(ROWS / floor_import)
         floor_exports.append(ROWS / floor_export)
         imports.append(ROWS / seconds)

@@ -23,27 +23,32 @@ def shell(db, query):
     return [line.split("|") for line in out.strip().splitlines()]
 
 
+def text_id(column):
+    """An id as upper-case text, whether the file keeps it as text (before decision 065's ids as bytes,
+    and the sync log before its compact form) or as its 16 bytes."""
+    h = f"hex({column})"
+    as_text = f"substr({h},1,8)||'-'||substr({h},9,4)||'-'||substr({h},13,4)||'-'||substr({h},17,4)||'-'||substr({h},21,12)"
+    return f"(CASE WHEN typeof({column}) = 'blob' THEN {as_text} ELSE upper({column}) END)"
+
+
 def facts(db):
-    # The log keeps an id as text before the compact log (decision 065), as its 16 bytes after it.
-    compact = shell(db, "SELECT typeof(entity_id) FROM sync_log LIMIT 1") == [["blob"]]
-    entity = ("substr(hex(entity_id),1,8)||'-'||substr(hex(entity_id),9,4)||'-'||substr(hex(entity_id),13,4)||'-'||"
-              "substr(hex(entity_id),17,4)||'-'||substr(hex(entity_id),21,12)") if compact else "entity_id"
+    entity = text_id("entity_id")
     f = {}
     for table in ["titles", "copies", "members", "loans", "reads", "activities", "categories", "title_categories", "shelves"]:
         try:
             f[table] = shell(db, f"SELECT COUNT(*) FROM {table}")[0][0]
         except subprocess.CalledProcessError:
             pass
-    f["title_counts"] = shell(db, "SELECT library_id, wishlist, SUM(n) FROM title_counts GROUP BY 1, 2 ORDER BY 1, 2")
-    f["copy_counts"] = shell(db, "SELECT library_id, circulating, n FROM copy_counts ORDER BY 1, 2")
-    f["shelf_counts"] = shell(db, "SELECT * FROM shelf_counts ORDER BY 1, 2")
+    f["title_counts"] = shell(db, f"SELECT {text_id('library_id')}, wishlist, SUM(n) FROM title_counts GROUP BY 1, 2 ORDER BY 1, 2")
+    f["copy_counts"] = shell(db, f"SELECT {text_id('library_id')}, circulating, n FROM copy_counts ORDER BY 1, 2")
+    f["shelf_counts"] = shell(db, f"SELECT {text_id('library_id')}, location, n FROM shelf_counts ORDER BY 1, 2")
     f["open loans"] = shell(db, "SELECT COUNT(*) FROM loans WHERE returned_at IS NULL")[0][0]
     f["loan_count"] = shell(db, "SELECT SUM(loan_count) FROM titles")[0][0]
     f["sync log"] = shell(db, f"SELECT COUNT(*), SUM(version), SUM(deleted), MAX(version), "
                               f"SUM(length({entity})) FROM sync_log")
     f["sync log digest"] = shell(db, f"SELECT kind, {entity}, version, deleted FROM sync_log ORDER BY kind, 2")
     f["sync clock"] = shell(db, "SELECT version FROM sync_clock")
-    f["floors"] = shell(db, "SELECT id, sync_floor FROM libraries ORDER BY id")
+    f["floors"] = shell(db, f"SELECT {text_id('id')}, sync_floor FROM libraries ORDER BY 1")
     return f
 
 

@@ -3,6 +3,7 @@ import Fluent
 import Foundation
 import ShelfmarkCore
 import SQLKit
+import SQLiteNIO
 import Testing
 import Vapor
 import VaporTesting
@@ -28,13 +29,24 @@ import ShelfmarkReplay
         #expect(Set(randomParts).count == ids.count)
     }
 
-    /// The text written for ids in bulk is exactly Foundation's `uuidString`, the SQLite driver's form.
-    @Test func bulkIdTextIsFoundationsUUIDString() {
+    /// An id goes to SQLite as its 16 bytes and comes back the same, from bytes or from the text an
+    /// earlier version wrote; bytes sort as that text did, so an order or a cursor by id is unchanged.
+    @Test func idsAreKeptAsBytesThatSortAsTheirText() {
         var source = UUIDSource()
-        for id in (0..<1_000).map({ _ in source.next() }) + [UUID(), UUID(), UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)),
-                                                             UUID(uuid: (255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255))] {
-            #expect(id.upperHex == id.uuidString)
+        let ids = (0..<1_000).map({ _ in source.next() }) + (0..<200).map { _ in UUID() }
+            + [UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)),
+               UUID(uuid: (255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255))]
+        for id in ids {
+            guard case .blob(let bytes) = id.sqliteData else { Issue.record("\(id) is not written as bytes"); continue }
+            #expect(bytes.readableBytes == 16)
+            #expect(UUID(sqliteData: .blob(bytes)) == id)
+            #expect(UUID(sqliteData: .text(id.uuidString)) == id)
+            #expect(UUID(sqliteData: .text(id.uuidString.lowercased())) == id)
         }
+        #expect(UUID(sqliteData: .text("not an id")) == nil)
+        #expect(UUID(sqliteData: .integer(7)) == nil)
+        let byBytes = ids.sorted { a, b in withUnsafeBytes(of: a.uuid) { x in withUnsafeBytes(of: b.uuid) { y in x.lexicographicallyPrecedes(y) } } }
+        #expect(byBytes == ids.sorted { $0.uuidString < $1.uuidString })
     }
 
     @Test func accessionBarcodesArePaddedToSixDigits() {

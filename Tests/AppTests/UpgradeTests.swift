@@ -121,13 +121,81 @@ import Vapor
                 throw error
             }
             try await copyApp.asyncShutdown()
-            // The updated library works: its titles list and a new loan.
-            let login = try await Client(app: app).post("/api/v1/auth/login", ["username": "admin", "password": "shelfmark-fixture"])
+            // Every id the old version kept as text is kept as 16 bytes.
+            struct Named: Decodable { var name: String }
+            struct Column: Decodable { var name: String; var type: String }
+            struct Count: Decodable { var n: Int }
+            var idColumns = 0
+            for table in try await app.db.sql.raw("""
+                SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND sql NOT LIKE 'CREATE VIRTUAL%'
+                """).all(decoding: Named.self) {
+                for column in try await app.db.sql.raw("SELECT name, type FROM pragma_table_info(\(bind: table.name))").all(decoding: Column.self)
+                where IdsAsBytes.holdsIDs(table: table.name, column: column.name, type: column.type, toBytes: true) {
+                    idColumns += 1
+                    let text = try await app.db.sql.raw("SELECT COUNT(*) AS n FROM \(ident: table.name) WHERE typeof(\(ident: column.name)) = 'text'")
+                        .first(decoding: Count.self)?.n
+                    #expect(text == 0, "\(table.name).\(column.name)")
+                }
+            }
+            #expect(idColumns > 100)
+            // The updated library works: signing in, a search over the old titles, an old title's page.
+            var client = Client(app: app)
+            let login = try await client.post("/api/v1/auth/login", ["username": "admin", "password": "shelfmark-fixture"])
             #expect(login.status == .ok, "\(login.json)")
+            client.token = login.string("token")
+            let library = try #require(try await app.db.sql.raw("SELECT id FROM libraries").first()?.decode(column: "id", as: UUID.self))
+            let sample = try #require(sampleBefore.first)
+            let word: String = try #require(sample.title.components(separatedBy: " ").max { $0.count < $1.count })
+            let found = try await client.get("/api/v1/libraries/\(library)/titles?q=\(word.addingPercentEncoding(withAllowedCharacters: CharacterSet.alphanumerics)!)")
+            #expect((found["items"] as? [[String: Any]])?.contains { $0["id"] as? String == sample.id.uuidString } == true, "\(found.json)")
+            let page = try await client.get("/api/v1/libraries/\(library)/titles/\(sample.id)")
+            #expect(page.status == .ok && page.string("title") == sample.title, "\(page.json)")
         } catch {
             try? await app.asyncShutdown()
             throw error
         }
         try await app.asyncShutdown()
+    }
+
+    /// The ids' update taken back (text, as an earlier version kept them) and made again: the same
+    /// rows, and a library that works on bytes, its search and its sync log included.
+    @Test func idsAsBytesGoBackToTextAndReturnTheSame() async throws {
+        guard MigratedTemplate.postgresURL == nil else { return }
+        try await withTestApp { app in
+            let f = try await Fixture.make(app)
+            _ = try await f.addTitle("Momo", isbn: "9783522202602", copies: 2)
+            _ = try await f.addMember("S001", "Ada")
+            struct Row: Decodable, Equatable { var id: UUID; var library_id: UUID; var title_id: UUID; var barcode: String }
+            struct Kinds: Decodable { var id: String; var library: String }
+            let rows: @Sendable () async throws -> [Row] = {
+                try await app.db.sql.raw("SELECT id, library_id, title_id, barcode FROM copies ORDER BY id").all(decoding: Row.self)
+            }
+            let kinds: @Sendable (String) async throws -> [Kinds] = { table in
+                try await app.db.sql.raw("SELECT DISTINCT typeof(id) AS id, typeof(library_id) AS library FROM \(ident: table)").all(decoding: Kinds.self)
+            }
+            let before = try await rows()
+            #expect(before.count == 2)
+            #expect(try await kinds("copies").map { [$0.id, $0.library] } == [["blob", "blob"]])
+
+            try await onOneConnection(app) { try await IdsAsBytes().revert(on: $0) }
+            #expect(try await kinds("copies").map { [$0.id, $0.library] } == [["text", "text"]])
+            #expect(try await rows() == before, "text is read as ids too")
+            struct Trigger: Decodable { var sql: String }
+            let syncTriggers = try await app.db.sql.raw("SELECT sql FROM sqlite_schema WHERE type = 'trigger' AND name LIKE 'sync_%'")
+                .all(decoding: Trigger.self)
+            #expect(syncTriggers.count == 12 && syncTriggers.allSatisfy { $0.sql.contains("unhex(replace(") }, "the log's triggers convert text again")
+
+            try await onOneConnection(app) { try await IdsAsBytes().prepare(on: $0) }
+            #expect(try await kinds("copies").map { [$0.id, $0.library] } == [["blob", "blob"]])
+            #expect(try await rows() == before)
+            #expect(try await f.owner.get("\(f.lib)/titles?q=momo")["total"] as? Int == 1)
+            _ = try await f.addTitle("Krabat", isbn: "9783423625043")
+            #expect(try await f.owner.get("\(f.lib)/titles?q=krabat")["total"] as? Int == 1)
+            struct Log: Decodable { var entity: String; var library: String; var n: Int }
+            let log = try await app.db.sql.raw("""
+                SELECT typeof(entity_id) AS entity, typeof(library_id) AS library, COUNT(*) AS n FROM sync_log GROUP BY 1, 2
+                """).all(decoding: Log.self)
+            #expect(log.map { [$0.entity, $0.library] } == [["blob", "blob"]] && (log.first?.n ?? 0) >= 5, "\(log)")
+        }
     }
 }

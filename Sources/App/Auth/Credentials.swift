@@ -117,8 +117,8 @@ struct UserAuthenticator: AsyncMiddleware {
             WHERE s.token_hash = ?2 AND \(expiry)
             """
         typealias Found = (user: AuthenticatedUser, membership: MembershipLookup.Membership?)
-        @Sendable func make(_ text: (Int) -> String?, _ int: (Int) -> Int?) -> Found? {
-            guard let id = text(0).flatMap(UUID.init(uuidString:)), let username = text(1) else { return nil }
+        @Sendable func make(_ id: UUID?, _ text: (Int) -> String?, _ int: (Int) -> Int?) -> Found? {
+            guard let id, let username = text(1) else { return nil }
             let user = AuthenticatedUser(id: id, username: username, displayName: text(2) ?? username)
             guard library != nil, let role = text(3), let name = text(4) else { return (user, nil) }
             return (user, MembershipLookup.Membership(
@@ -127,11 +127,11 @@ struct UserAuthenticator: AsyncMiddleware {
                                    timeZone: Library.zone(text(7)))))
         }
         if let sqlite = db as? any SQLiteDatabase {
-            let binds: [SQLiteData] = [library.map { .text($0.uuidString) } ?? .null, .text(hash), .float(now.timeIntervalSince1970)]
+            let binds: [SQLiteData] = [library?.sqliteData ?? .null, .text(hash), .float(now.timeIntervalSince1970)]
             let found = try await sqlite.withConnection { connection in
                 try await connection.rows(sql, binds) { row in
                     let c = row.columns
-                    return make({ c[$0].data.string }, { c[$0].data.integer })
+                    return make(UUID(sqliteData: c[0].data), { c[$0].data.string }, { c[$0].data.integer })
                 }
             }
             return found.first ?? nil
@@ -140,8 +140,8 @@ struct UserAuthenticator: AsyncMiddleware {
         let query = SQLQueryString(numbered: sql, [library, hash, now])
         guard let row = try await db.sql.raw(query).first() else { return nil }
         let names = ["id", "username", "display_name", "role", "name", "loan_period_days", "max_renewals", "time_zone"]
-        return make({ i in
-            (try? row.decode(column: names[i], as: String?.self)) ?? (try? row.decode(column: names[i], as: UUID?.self))??.uuidString
+        return make(try? row.decode(column: "id", as: UUID.self), { i in
+            (try? row.decode(column: names[i], as: String?.self)) ?? nil
         }, { i in
             (try? row.decode(column: names[i], as: Int?.self)) ?? nil
         })

@@ -5,7 +5,7 @@ import SQLKit
 import ShelfmarkCore
 
 /// Many rows into one table with as few statements as the database allows. On SQLite the values go
-/// straight to the driver as bind values, converted exactly as SQLiteKit converts them (text UUIDs,
+/// straight to the driver as bind values, converted exactly as SQLiteKit converts them (UUIDs as 16 bytes,
 /// dates as seconds since 1970, arrays as JSON text), skipping SQLKit's per-row Codable encoding and
 /// query building, which cost more than the insert itself. On PostgreSQL the same rows go through
 /// SQLKit binds.
@@ -25,7 +25,7 @@ enum BulkInsert {
             case .integer(let v): v.map { .integer($0) } ?? .null
             case .real(let v): v.map { .float($0) } ?? .null
             case .bool(let v): .integer(v ? 1 : 0)
-            case .uuid(let v): .text(v.upperHex)
+            case .uuid(let v): .blob(v.sqliteBytes)
             case .date(let v): v.map { .float($0.timeIntervalSince1970) } ?? .null
             case .strings(let v): .text(JSONStringArray.encode(v))
             }

@@ -52,25 +52,3 @@ struct BufferedRandom: RandomNumberGenerator {
         return buffer[position]
     }
 }
-
-extension UUID {
-    /// The same text as `uuidString` (upper-case hex, 8-4-4-4-12), which is how the SQLite driver
-    /// stores ids, without `uuid_unparse`'s `sprintf` per id.
-    var upperHex: String {
-        let digits: StaticString = "0123456789ABCDEF"
-        return withUnsafeBytes(of: uuid) { raw in
-            String(unsafeUninitializedCapacity: 36) { out in
-                digits.withUTF8Buffer { hex in
-                    var o = 0
-                    for i in 0..<16 {
-                        if i == 4 || i == 6 || i == 8 || i == 10 { out[o] = UInt8(ascii: "-"); o += 1 }
-                        out[o] = hex[Int(raw[i] >> 4)]
-                        out[o + 1] = hex[Int(raw[i] & 0x0F)]
-                        o += 2
-                    }
-                }
-                return 36
-            }
-        }
-    }
-}

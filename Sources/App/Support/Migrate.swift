@@ -52,6 +52,12 @@ extension Application {
         if !pending.isEmpty {
             logger.notice("Updating the database: \(pending.map { $0.0.name.split(separator: ".").last.map(String.init) ?? $0.0.name }.joined(separator: ", "))")
         }
+        // The migrations before `IdsAsBytes` run with today's code, which writes ids as bytes: an
+        // older SQLite database's ids become bytes first, so what they add matches what is there.
+        // `IdsAsBytes` runs again in its place, for the triggers those migrations make.
+        if !applied.isEmpty, Dialect(db) == .sqlite, !applied.contains(IdsAsBytes().name) {
+            try await IdsAsBytes().prepare(on: db)
+        }
         try await migrator.prepareBatch().get()
         if !pending.isEmpty && !applied.isEmpty { await giveBackFreedPages() }
     }

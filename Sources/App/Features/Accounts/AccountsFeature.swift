@@ -50,6 +50,7 @@ enum AccountsFeature: Feature {
             Landed(16, AddSecurityControls()),
             Landed(21, AddLibraryTimeZone()),
             Landed(51, AddSecurityLifetimes()),
+            Landed(73, IdsAsBytes()),
         ]
     }
 

@@ -16,7 +16,7 @@ extension TitleQuery {
         let rows: [DetailRow]
         if let sqlite = db as? any SQLiteDatabase {
             rows = try await sqlite.withConnection { connection in
-                try await connection.rows(detailSQL, [.text(titleID.uuidString), .text(libraryID.uuidString)],
+                try await connection.rows(detailSQL, [titleID.sqliteData!, libraryID.sqliteData!],
                                           DetailRow.init(sqlite:))
             }
         } else {
@@ -106,9 +106,8 @@ extension TitleQuery {
         var loan: LoanPart?
 
         /// Decodes the values of one row, given how to read column `i` as each type.
-        init(text: (Int) -> String?, int: (Int) -> Int?, double: (Int) -> Double?, bool: (Int) -> Bool?, date: (Int) -> Date?,
-             strings: (Int) throws -> [String]) throws {
-            func uuid(_ i: Int) -> UUID? { text(i).flatMap(UUID.init(uuidString:)) }
+        init(text: (Int) -> String?, uuid: (Int) -> UUID?, int: (Int) -> Int?, double: (Int) -> Double?, bool: (Int) -> Bool?,
+             date: (Int) -> Date?, strings: (Int) throws -> [String]) throws {
             (isbn13, title, subtitle) = (text(0), text(1) ?? "", text(2))
             authors = try strings(3)
             (publisher, publishedDate, pageCount, language) = (text(4), text(5), int(6), text(7))
@@ -129,7 +128,7 @@ extension TitleQuery {
 
         init(sqlite row: SQLiteRow) throws {
             let c = row.columns
-            try self.init(text: { c[$0].data.string }, int: { c[$0].data.integer }, double: { c[$0].data.double },
+            try self.init(text: { c[$0].data.string }, uuid: { UUID(sqliteData: c[$0].data) }, int: { c[$0].data.integer }, double: { c[$0].data.double },
                           bool: { c[$0].data.bool }, date: { Date(sqliteData: c[$0].data) },
                           strings: { try TitleQuery.authors(c[$0].data.string) })
         }
@@ -137,7 +136,7 @@ extension TitleQuery {
         init(sql row: any SQLRow) throws {
             let names = row.allColumns
             func value<T: Decodable>(_ i: Int, _ type: T.Type) -> T? { (try? row.decode(column: names[i], as: T?.self)) ?? nil }
-            try self.init(text: { i in value(i, String.self) ?? value(i, UUID.self)?.uuidString }, int: { value($0, Int.self) },
+            try self.init(text: { value($0, String.self) }, uuid: { value($0, UUID.self) }, int: { value($0, Int.self) },
                           double: { value($0, Double.self) }, bool: { value($0, Bool.self) }, date: { value($0, Date.self) },
                           strings: { try row.decode(column: names[$0], as: [String]?.self) ?? [] })
         }

@@ -233,12 +233,12 @@ enum Circulation {
         let statement = sql
         if let sqlite = db as? any SQLiteDatabase {
             // As many values as the highest ?n the statement uses.
-            let binds = Array(([.text(libraryID.uuidString), .float(now.timeIntervalSince1970), memberID.map { .text($0.uuidString) } ?? .null] as [SQLiteData])
+            let binds = Array(([libraryID.sqliteData!, .float(now.timeIntervalSince1970), memberID?.sqliteData ?? .null] as [SQLiteData])
                 .prefix(memberID != nil ? 3 : (overdueOnly ? 2 : 1)))
             return try await sqlite.withConnection { connection in
                 try await connection.rows(statement, binds) { row in
                     let c = row.columns
-                    func uuid(_ i: Int) -> UUID? { c[i].data.string.flatMap(UUID.init(uuidString:)) }
+                    func uuid(_ i: Int) -> UUID? { UUID(sqliteData: c[i].data) }
                     guard let id = uuid(0), let out = Date(sqliteData: c[8].data), let due = Date(sqliteData: c[9].data) else {
                         throw AppError(status: .internalServerError, code: "internal", message: "A loan row could not be read.")
                     }

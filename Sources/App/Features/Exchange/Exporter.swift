@@ -101,6 +101,9 @@ enum Exporter {
     /// The control number of a title: its id as lower-case text.
     private static func controlNumber(_ id: String) -> String { id.lowercased() }
 
+    /// An id read straight from the SQLite driver, as text.
+    private static func id(_ data: SQLiteData) -> String { UUID(sqliteData: data)?.uuidString ?? "" }
+
     private static func sqlMARCRead(libraryID: UUID, on sql: any SQLDatabase) async throws -> MARCRead {
         struct TitleCategoryName: Decodable { var title_id: UUID; var name: String }
         struct CopyRow: Decodable { var title_id: UUID; var barcode: String; var location: String? }
@@ -141,19 +144,19 @@ enum Exporter {
     /// The same reads straight from the SQLite driver in one read transaction: SQLKit's per-row
     /// decoding cost a sixth of a MARC export.
     private static func sqliteMARCRead(libraryID: UUID, on sqlite: any SQLiteDatabase) async throws -> MARCRead {
-        let library = SQLiteData.text(libraryID.uuidString)
+        let library = libraryID.sqliteData!
         return try await sqlite.withConnection { connection in
             try await connection.reading {
                 let categories = try await connection.rows("""
                     SELECT tc.title_id, c.name FROM title_categories tc JOIN categories c ON c.id = tc.category_id
                     WHERE c.library_id = ? ORDER BY c.name
-                    """, [library]) { row in (title: controlNumber(row.columns[0].data.string ?? ""), name: row.columns[1].data.string ?? "") }
+                    """, [library]) { row in (title: controlNumber(id(row.columns[0].data)), name: row.columns[1].data.string ?? "") }
                 let copies = try await connection.rows("""
                     SELECT title_id, barcode, location FROM copies WHERE library_id = ? AND status IN ('available', 'on_loan')
                     ORDER BY copy_number
                     """, [library]) { row in
                     let c = row.columns
-                    return (title: controlNumber(c[0].data.string ?? ""),
+                    return (title: controlNumber(id(c[0].data)),
                             copy: MARCExportTitle.Copy(barcode: c[1].data.string ?? "", location: c[2].data.string))
                 }
                 let titles = try await connection.rows("""
@@ -163,7 +166,7 @@ enum Exporter {
                     """, [library]) { row in
                     let c = row.columns  // by position: a lookup by name hashes the name for every value
                     func text(_ i: Int) -> String? { c[i].data.string }
-                    var t = MARCExportTitle(controlNumber: controlNumber(text(0) ?? ""), title: text(2) ?? "")
+                    var t = MARCExportTitle(controlNumber: controlNumber(id(c[0].data)), title: text(2) ?? "")
                     t.isbn13 = text(1)
                     t.subtitle = text(3)
                     t.authors = try authors(text(4) ?? "[]")
@@ -313,7 +316,7 @@ enum Exporter {
     /// the `sort_key` index: reading them through that index jumps to a random page of the table
     /// per row, which took longer than all the rest. Ties in `sort_key` fall in insertion order.
     private static func sqliteCatalogLines(libraryID: UUID, on sqlite: any SQLiteDatabase) async throws -> [CatalogLine] {
-        let library = SQLiteData.text(libraryID.uuidString)
+        let library = libraryID.sqliteData!
         return try await sqlite.withConnection { connection in
             try await connection.reading {
                 let order = try await connection.rows("""
@@ -326,7 +329,7 @@ enum Exporter {
                 var counts: [String: (total: Int, available: Int)] = [:]
                 for copy in try await connection.rows("SELECT title_id, status FROM copies WHERE library_id = ?", [library], { row in
                     let columns = row.columns  // by position: a lookup by name hashes the name for every value
-                    return (title: columns[0].data.string ?? "", status: columns[1].data.string ?? "")
+                    return (title: id(columns[0].data), status: columns[1].data.string ?? "")
                 }) {
                     let available = copy.status == "available"
                     guard available || copy.status == "on_loan" else { continue }
@@ -340,7 +343,7 @@ enum Exporter {
                     """, [library]) { row in
                     let columns = row.columns
                     func text(_ i: Int) -> String { columns[i].data.string ?? "" }
-                    return (rowid: columns[0].data.integer ?? 0, id: text(1), fields: [
+                    return (rowid: columns[0].data.integer ?? 0, id: id(columns[1].data), fields: [
                         text(2), text(3), try authors(text(4)).joined(separator: "; "),
                         "", "",
                         text(5), text(6), text(7), columns[8].data.integer.map { String($0) } ?? "", text(9),

@@ -89,7 +89,7 @@ struct CompactSyncLog: AsyncMigration {
         }
     }
 
-    /// A log row's id as the tables keep it (upper-case text), from the compact log's 16 bytes.
+    /// An id kept as its 16 bytes, as upper-case text (as the API writes it and as tables kept ids before `IdsAsBytes`).
     static func textID(_ column: String) -> String {
         "(substr(hex(\(column)), 1, 8) || '-' || substr(hex(\(column)), 9, 4) || '-' || substr(hex(\(column)), 13, 4) || '-' || "
             + "substr(hex(\(column)), 17, 4) || '-' || substr(hex(\(column)), 21, 12))"

@@ -67,13 +67,11 @@ enum Sync {
         // another database (the installation restored from an older backup, or moved to PostgreSQL).
         if let cursor, cursor.version < floor || cursor.version > upTo { throw SyncError.mustRefetch }
         let from = cursor ?? .start
-        // SQLite's log keeps an id as its 16 bytes (`CompactSyncLog`), in the same order as its text.
         let position: SQLQueryString = from.after.map {
-            let id: SQLQueryString = sqlite ? "unhex(replace(\(bind: $0.id.uuidString), '-', ''))" : "\(bind: $0.id)"
-            return "(l.version, l.kind, l.entity_id) > (\(bind: from.version), \(bind: $0.kind), " + id + ")"
+            "(l.version, l.kind, l.entity_id) > (\(bind: from.version), \(bind: $0.kind), \(bind: $0.id))"
         } ?? "l.version > \(bind: from.version)"
         let rows = try await sql.raw("""
-            SELECT l.kind, \(unsafeRaw: logEntity(sqlite: sqlite)) AS entity_id, l.version, \(unsafeRaw: body(sqlite: sqlite)) AS body FROM sync_log l
+            SELECT l.kind, l.entity_id, l.version, \(unsafeRaw: body(sqlite: sqlite)) AS body FROM sync_log l
             WHERE l.library_id = \(bind: library) AND \(position) AND l.version <= \(bind: upTo)
             ORDER BY l.version, l.kind, l.entity_id LIMIT \(unsafeRaw: String(limit + 1))
             """).all()
@@ -109,9 +107,6 @@ enum Sync {
         return json
     }
 
-    /// The log row's (`l`) id as the tables keep it: SQLite's log keeps its 16 bytes (`CompactSyncLog`).
-    static func logEntity(sqlite: Bool) -> String { sqlite ? CompactSyncLog.textID("l.entity_id") : "l.entity_id" }
-
     /// The body of a log row as JSON text, made by the database (NULL when removed): the shapes of
     /// `SyncTitle`, `SyncCopy`, `SyncMember` and `SyncLoan`, dates as ISO 8601 to the second (the API's).
     static func body(sqlite: Bool) -> String {
@@ -130,8 +125,8 @@ enum Sync {
                             "isbn13": "t.isbn13", "publisher": "t.publisher", "publishedDate": "t.published_date", "pageCount": "t.page_count",
                             "series": "t.series", "seriesNumber": "t.series_number", "readingLevel": "t.reading_level",
                             "coverUrl": "t.cover_url", "updatedAt": date("t.updated_at")])
-        // Ids as the API writes them (upper case), whatever the database keeps.
-        func uuid(_ column: String) -> String { sqlite ? column : "upper(\(column)::text)" }
+        // Ids as the API writes them (upper-case text), whatever the database keeps (SQLite: 16 bytes).
+        func uuid(_ column: String) -> String { sqlite ? CompactSyncLog.textID(column) : "upper(\(column)::text)" }
         let copy = object(["titleId": uuid("c.title_id"), "barcode": "c.barcode", "copyNumber": "c.copy_number", "status": "c.status",
                            "location": "c.location"])
         let member = object(["cardId": "m.card_id", "firstName": "m.first_name", "lastName": "m.last_name", "grade": "m.grade",
@@ -139,13 +134,12 @@ enum Sync {
         let loan = object(["copyId": uuid("o.copy_id"), "titleId": uuid("o.title_id"), "memberId": uuid("o.member_id"), "dueAt": date("o.due_at"),
                            "renewals": "o.renewals"])
         let text = sqlite ? "" : "::text"
-        let entity = logEntity(sqlite: sqlite)
         return """
             CASE WHEN l.deleted THEN NULL ELSE CASE l.kind
-                WHEN 1 THEN (SELECT \(title)\(text) FROM titles t WHERE t.id = \(entity) AND t.library_id = l.library_id AND NOT t.wishlist)
-                WHEN 2 THEN (SELECT \(copy)\(text) FROM copies c WHERE c.id = \(entity) AND c.library_id = l.library_id)
-                WHEN 3 THEN (SELECT \(member)\(text) FROM members m WHERE m.id = \(entity) AND m.library_id = l.library_id)
-                WHEN 4 THEN (SELECT \(loan)\(text) FROM loans o WHERE o.id = \(entity) AND o.library_id = l.library_id AND o.returned_at IS NULL)
+                WHEN 1 THEN (SELECT \(title)\(text) FROM titles t WHERE t.id = l.entity_id AND t.library_id = l.library_id AND NOT t.wishlist)
+                WHEN 2 THEN (SELECT \(copy)\(text) FROM copies c WHERE c.id = l.entity_id AND c.library_id = l.library_id)
+                WHEN 3 THEN (SELECT \(member)\(text) FROM members m WHERE m.id = l.entity_id AND m.library_id = l.library_id)
+                WHEN 4 THEN (SELECT \(loan)\(text) FROM loans o WHERE o.id = l.entity_id AND o.library_id = l.library_id AND o.returned_at IS NULL)
             END END
             """
     }
