@@ -57,6 +57,22 @@ import VaporTesting
         }
     }
 
+    /// PostgreSQL compares the order keys byte by byte, as SQLite does and as they are built: a list
+    /// comes out in the same order on both, whatever the database's own collation.
+    @Test func theOrderKeysCompareAsBytesOnPostgreSQL() async throws {
+        try await withTestApp { app in
+            guard Dialect(app.db) == .postgresql else { return }
+            struct Collated: Decodable { var column_name: String; var collation_name: String? }
+            let columns = try await app.db.sql.raw("""
+                SELECT column_name, collation_name FROM information_schema.columns
+                WHERE table_schema = current_schema() AND table_name = 'titles' AND column_name IN ('sort_key', 'author_key', 'call_number_sort')
+                ORDER BY column_name
+                """).all(decoding: Collated.self)
+            #expect(columns.map(\.column_name) == ["author_key", "call_number_sort", "sort_key"])
+            #expect(columns.allSatisfy { $0.collation_name == "C" }, "\(columns)")
+        }
+    }
+
     @Test func everyOrderAnswersOnBothDatabasesInItsOrder() async throws {
         try await withTestApp { app in
             let f = try await Fixture.make(app)

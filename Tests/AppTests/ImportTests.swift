@@ -338,7 +338,7 @@ private func notes(_ reply: Client.Reply, _ key: String) -> [(Int, String)] {
                                  extra: ["subtitle": "oder Die seltsame Geschichte", "categories": ["Fantasy", "Kinderbuch"], "series": "Ende",
                                          "seriesNumber": "1", "description": "Zeit & <Diebe>", "language": "de", "publisher": "Thienemann",
                                          "publishedDate": "1973", "pageCount": 304, "notes": "Shelf B"])
-            try await f.addTitle("Homer alone", authors: ["Homer"], copies: 1)
+            let homer = try await f.addTitle("Homer alone", authors: ["Homer"], copies: 1)
             // MUT
             let exported = try await f.owner.get("\(f.lib)/export?format=\(format)")
             #expect(exported.status == .ok)
@@ -346,6 +346,8 @@ private func notes(_ reply: Client.Reply, _ key: String) -> [(Int, String)] {
             let text = String(decoding: Data(buffer: exported.body), as: UTF8.self)
             #expect(text.contains("Fantasy") && text.contains("Kinderbuch"))
             #expect(text.contains("C000001") && text.contains("C000002"))
+            // A record's control number is its title's id (lower case).
+            #expect(text.contains(homer.lowercased()), "no control number \(homer.lowercased())")
             let other = try await f.owner.post("/api/v1/libraries", ["name": "Annex"])
             let annex = Fixture(app: app, owner: f.owner, libraryID: other.string("id"))
             let reimport = try await uploadData(annex, Data(buffer: exported.body))

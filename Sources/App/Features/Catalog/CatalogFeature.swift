@@ -85,6 +85,7 @@ enum CatalogFeature: Feature {
             Landed(70, AddRatingScores()),
             Landed(71, AddCategoryCallNumbers()),
             Landed(72, PartialTitleIndexes()),
+            Landed(74, SortKeysCompareAsBytes()),
         ]
     }
 }

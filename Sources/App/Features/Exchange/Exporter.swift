@@ -101,8 +101,26 @@ enum Exporter {
     /// The control number of a title: its id as lower-case text.
     private static func controlNumber(_ id: String) -> String { id.lowercased() }
 
-    /// An id read straight from the SQLite driver, as text.
-    private static func id(_ data: SQLiteData) -> String { UUID(sqliteData: data)?.uuidString ?? "" }
+    /// An id read straight from the SQLite driver (16 bytes), as its control number: written here, not
+    /// by `uuidString`, which formats each id with `sprintf`.
+    private static func controlNumber(_ data: SQLiteData) -> String {
+        guard case .blob(let bytes) = data, bytes.readableBytes == 16 else { return controlNumber(data.string ?? "") }
+        let digits: StaticString = "0123456789abcdef"
+        return bytes.withUnsafeReadableBytes { raw in
+            String(unsafeUninitializedCapacity: 36) { out in
+                digits.withUTF8Buffer { hex in
+                    var o = 0
+                    for i in 0..<16 {
+                        if i == 4 || i == 6 || i == 8 || i == 10 { out[o] = UInt8(ascii: "-"); o += 1 }
+                        out[o] = hex[Int(raw[i] >> 4)]
+                        out[o + 1] = hex[Int(raw[i] & 0x0F)]
+                        o += 2
+                    }
+                }
+                return 36
+            }
+        }
+    }
 
     private static func sqlMARCRead(libraryID: UUID, on sql: any SQLDatabase) async throws -> MARCRead {
         struct TitleCategoryName: Decodable { var title_id: UUID; var name: String }
@@ -150,13 +168,13 @@ enum Exporter {
                 let categories = try await connection.rows("""
                     SELECT tc.title_id, c.name FROM title_categories tc JOIN categories c ON c.id = tc.category_id
                     WHERE c.library_id = ? ORDER BY c.name
-                    """, [library]) { row in (title: controlNumber(id(row.columns[0].data)), name: row.columns[1].data.string ?? "") }
+                    """, [library]) { row in (title: controlNumber(row.columns[0].data), name: row.columns[1].data.string ?? "") }
                 let copies = try await connection.rows("""
                     SELECT title_id, barcode, location FROM copies WHERE library_id = ? AND status IN ('available', 'on_loan')
                     ORDER BY copy_number
                     """, [library]) { row in
                     let c = row.columns
-                    return (title: controlNumber(id(c[0].data)),
+                    return (title: controlNumber(c[0].data),
                             copy: MARCExportTitle.Copy(barcode: c[1].data.string ?? "", location: c[2].data.string))
                 }
                 let titles = try await connection.rows("""
@@ -166,7 +184,7 @@ enum Exporter {
                     """, [library]) { row in
                     let c = row.columns  // by position: a lookup by name hashes the name for every value
                     func text(_ i: Int) -> String? { c[i].data.string }
-                    var t = MARCExportTitle(controlNumber: controlNumber(id(c[0].data)), title: text(2) ?? "")
+                    var t = MARCExportTitle(controlNumber: controlNumber(c[0].data), title: text(2) ?? "")
                     t.isbn13 = text(1)
                     t.subtitle = text(3)
                     t.authors = try authors(text(4) ?? "[]")
@@ -326,15 +344,15 @@ enum Exporter {
                 rank.reserveCapacity(order.count)
                 for (position, rowid) in order.enumerated() { rank[rowid] = position }
 
-                var counts: [String: (total: Int, available: Int)] = [:]
+                var counts: [UUID: (total: Int, available: Int)] = [:]
                 for copy in try await connection.rows("SELECT title_id, status FROM copies WHERE library_id = ?", [library], { row in
                     let columns = row.columns  // by position: a lookup by name hashes the name for every value
-                    return (title: id(columns[0].data), status: columns[1].data.string ?? "")
+                    return (title: UUID(sqliteData: columns[0].data), status: columns[1].data.string ?? "")
                 }) {
                     let available = copy.status == "available"
-                    guard available || copy.status == "on_loan" else { continue }
-                    counts[copy.title, default: (0, 0)].total += 1
-                    if available { counts[copy.title, default: (0, 0)].available += 1 }
+                    guard let title = copy.title, available || copy.status == "on_loan" else { continue }
+                    counts[title, default: (0, 0)].total += 1
+                    if available { counts[title, default: (0, 0)].available += 1 }
                 }
 
                 var rows = try await connection.rows("""
@@ -343,7 +361,7 @@ enum Exporter {
                     """, [library]) { row in
                     let columns = row.columns
                     func text(_ i: Int) -> String { columns[i].data.string ?? "" }
-                    return (rowid: columns[0].data.integer ?? 0, id: id(columns[1].data), fields: [
+                    return (rowid: columns[0].data.integer ?? 0, id: UUID(sqliteData: columns[1].data), fields: [
                         text(2), text(3), try authors(text(4)).joined(separator: "; "),
                         "", "",
                         text(5), text(6), text(7), columns[8].data.integer.map { String($0) } ?? "", text(9),
@@ -352,7 +370,7 @@ enum Exporter {
                 var lines = [CatalogLine](repeating: CatalogLine(fields: []), count: order.count)
                 for i in rows.indices {
                     guard let position = rank[rows[i].rowid] else { continue }
-                    let count = counts[rows[i].id] ?? (0, 0)
+                    let count = rows[i].id.flatMap { counts[$0] } ?? (0, 0)
                     var fields = rows[i].fields
                     rows[i].fields = []  // the line's fields are then its own: no copy when the counts go in
                     fields[3] = String(count.total)
