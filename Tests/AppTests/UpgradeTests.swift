@@ -185,9 +185,15 @@ import Vapor
                 .all(decoding: Trigger.self)
             #expect(syncTriggers.count == 12 && syncTriggers.allSatisfy { $0.sql.contains("unhex(replace(") }, "the log's triggers convert text again")
 
+            // The search index as a database from before `ShrinkTitleSearch` has it (with its own content),
+            // as an older database is when its ids become bytes before its other updates run.
+            try await onOneConnection(app) { try await ShrinkTitleSearch().revert(on: $0) }
+
             try await onOneConnection(app) { try await IdsAsBytes().prepare(on: $0) }
             #expect(try await kinds("copies").map { [$0.id, $0.library] } == [["blob", "blob"]])
             #expect(try await rows() == before)
+            #expect(try await f.owner.get("\(f.lib)/titles?q=momo")["total"] as? Int == 1)
+            try await onOneConnection(app) { try await ShrinkTitleSearch().prepare(on: $0) }
             #expect(try await f.owner.get("\(f.lib)/titles?q=momo")["total"] as? Int == 1)
             _ = try await f.addTitle("Krabat", isbn: "9783423625043")
             #expect(try await f.owner.get("\(f.lib)/titles?q=krabat")["total"] as? Int == 1)

@@ -45,6 +45,7 @@ struct IdsAsBytes: AsyncMigration {
                 SELECT name, sql FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND sql NOT LIKE 'CREATE VIRTUAL%'
                 ORDER BY name
                 """).all(decoding: Named.self)
+            var titlesChanged = false
             for table in tables {
                 struct Column: Decodable { var name: String; var type: String }
                 let columns = try await sql.raw("SELECT name, type FROM pragma_table_info(\(bind: table.name))").all(decoding: Column.self)
@@ -53,11 +54,19 @@ struct IdsAsBytes: AsyncMigration {
                 let sets = columns.map { "\(quoted($0.name)) = \(Self.converted(quoted($0.name), toBytes: toBytes))" }
                 let which = columns.map { "typeof(\(quoted($0.name))) = '\(toBytes ? "text" : "blob")'" }
                 try await sql.raw(SQLQueryString("UPDATE \(quoted(table.name)) SET \(sets.joined(separator: ", ")) WHERE \(which.joined(separator: " OR "))")).run()
+                if table.name == "titles" {
+                    titlesChanged = (try await sql.raw("SELECT changes() AS n").first()?.decode(column: "n", as: Int.self) ?? 0) > 0
+                }
             }
 
-            if tables.contains(where: { $0.name == "titles" }),
-               try await sql.raw("SELECT 1 AS x FROM sqlite_schema WHERE name = 'title_search'").first() != nil {
-                try await sql.raw("INSERT INTO title_search(title_search) VALUES ('delete-all')").run()
+            // The scopes name a library by `hex(library_id)`: written again when the titles' ids changed
+            // (not when a second run, or one after another migration, found nothing left to convert).
+            // The contentless table (`ShrinkTitleSearch`) is emptied at once; the one before it (an older
+            // database's, not yet made contentless) row by row, the only way it allows.
+            if titlesChanged,
+               let search = try await sql.raw("SELECT name, sql FROM sqlite_schema WHERE name = 'title_search'").first(decoding: Named.self) {
+                try await sql.raw(search.sql.contains("content = ''") ? "INSERT INTO title_search(title_search) VALUES ('delete-all')"
+                                  : "DELETE FROM title_search").run()
                 try await sql.raw("""
                     INSERT INTO title_search(rowid, scope, search_text)
                     SELECT rowid, 'L' || hex(library_id) || 'W' || wishlist, search_text FROM titles
