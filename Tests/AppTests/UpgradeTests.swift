@@ -150,6 +150,12 @@ import Vapor
             #expect((found["items"] as? [[String: Any]])?.contains { $0["id"] as? String == sample.id.uuidString } == true, "\(found.json)")
             let page = try await client.get("/api/v1/libraries/\(library)/titles/\(sample.id)")
             #expect(page.status == .ok && page.string("title") == sample.title, "\(page.json)")
+            // The old loans counted on their titles: the on-loan chip lists each title lent and not back.
+            try await CatalogListTests.expectKeptCountsTrue(app)
+            let lent = try #require(try await app.db.sql.raw("SELECT COUNT(DISTINCT title_id) AS n FROM loans WHERE returned_at IS NULL")
+                .first(decoding: Count.self)?.n)
+            let onLoan = try await client.get("/api/v1/libraries/\(library)/titles?onLoan=true")
+            #expect(lent > 0 && onLoan["total"] as? Int == lent, "\(onLoan.json)")
         } catch {
             try? await app.asyncShutdown()
             throw error

@@ -8,11 +8,13 @@ import SQLKit
 /// same at any size of catalog.
 extension TitleQuery {
     /// The condition on `title_counts` that gives the same titles as `f` without a section, when the
-    /// kept counts can (nothing filtered but favourites); nil otherwise.
+    /// kept counts can (nothing filtered but favourites and titles on loan); nil otherwise.
     static func keptFilter(_ f: Filters) -> SQLQueryString? {
-        guard !(f.onLoan || f.overdue || f.available || f.addedSince != nil || f.categoryID != nil || f.minRating != nil || f.readStatus != nil || f.location != nil || f.series != nil
+        guard !(f.overdue || f.available || f.addedSince != nil || f.categoryID != nil || f.minRating != nil || f.readStatus != nil || f.location != nil || f.series != nil
                 || f.readingLevel != nil || f.levelScheme != nil) else { return nil }
-        return f.favorites ? " AND favorite = \(bind: true)" : ""
+        var kept: SQLQueryString = f.favorites ? " AND favorite = \(bind: true)" : ""
+        if f.onLoan { kept += " AND on_loan = \(bind: true)" }
+        return kept
     }
 
     /// "Not finished by me" over what the kept counts can count: those counts' condition, and the
