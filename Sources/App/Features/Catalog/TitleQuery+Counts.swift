@@ -37,23 +37,40 @@ extension TitleQuery {
     /// Where section `letter` starts in A–Z order, from the kept counts: the titles sorting before
     /// "a" (digits first), then the letters before it; "#" titles that sort after "z" come last.
     /// Nil when the section is empty.
+    /// A part of the A–Z list the kept counts count: a section, and for "#" which side of "a" (before
+    /// the letters or after them). In A–Z order the parts follow each other: "#" before "a", A … Z,
+    /// "#" after "z", each a run of the order.
+    struct KeptPart: Hashable {
+        var section: String
+        var early: Bool
+
+        /// Sorts the parts in the list's order.
+        var rank: String { section == "#" ? (early ? "" : "{") : section }
+    }
+
+    /// How many titles each part of the list holds, from a query of `section`, `early` and `n`.
+    static func parts(_ query: SQLQueryString, on sql: any SQLDatabase) async throws -> [KeptPart: Int] {
+        var out: [KeptPart: Int] = [:]
+        for row in try await sql.raw(query).all() {
+            out[KeptPart(section: try row.decode(column: "section", as: String.self), early: try row.decode(column: "early", as: Bool.self)),
+                default: 0] += try row.decode(column: "n", as: Int.self)
+        }
+        return out
+    }
+
+    /// The kept counts of each part of the list under the kept condition `kept`.
+    static func keptParts(_ kept: SQLQueryString, wishlist: Bool, libraryID: UUID, on sql: any SQLDatabase) async throws -> [KeptPart: Int] {
+        try await parts("SELECT section, early, CAST(SUM(n) AS BIGINT) AS n FROM title_counts WHERE library_id = \(bind: libraryID)"
+                        + " AND wishlist = \(bind: wishlist)" + kept + " GROUP BY section, early HAVING SUM(n) > 0", on: sql)
+    }
+
     static func keptPosition(ofSection letter: String, _ kept: SQLQueryString, wishlist: Bool, libraryID: UUID,
                              less taken: SQLQueryString? = nil, on sql: any SQLDatabase) async throws -> Int? {
-        struct Key: Hashable { var section: String; var early: Bool }
-        func buckets(_ query: SQLQueryString) async throws -> [Key: Int] {
-            var out: [Key: Int] = [:]
-            for row in try await sql.raw(query).all() {
-                out[Key(section: try row.decode(column: "section", as: String.self), early: try row.decode(column: "early", as: Bool.self)),
-                    default: 0] += try row.decode(column: "n", as: Int.self)
-            }
-            return out
-        }
-        var counts = try await buckets("SELECT section, early, CAST(SUM(n) AS BIGINT) AS n FROM title_counts WHERE library_id = \(bind: libraryID)"
-                                       + " AND wishlist = \(bind: wishlist)" + kept + " GROUP BY section, early HAVING SUM(n) > 0")
-        // Titles to take away (a reader's finished ones), in the same buckets.
+        var counts = try await keptParts(kept, wishlist: wishlist, libraryID: libraryID, on: sql)
+        // Titles to take away (a reader's finished ones), in the same parts.
         if let taken {
-            for (key, n) in try await buckets("SELECT t.section, t.sort_key < 'a' AS early, COUNT(*) AS n FROM titles t WHERE " + taken
-                                              + " GROUP BY t.section, t.sort_key < 'a'") {
+            for (key, n) in try await parts("SELECT t.section, t.sort_key < 'a' AS early, COUNT(*) AS n FROM titles t WHERE " + taken
+                                            + " GROUP BY t.section, t.sort_key < 'a'", on: sql) {
                 counts[key, default: 0] -= n
             }
         }

@@ -120,7 +120,12 @@ enum TitleQuery {
             let ids: SQLQueryString
             switch seek {
             case nil:
-                ids = clause + orderBy(filters.sort, sqlite: sqlite) + page
+                if let start = try await pageStart(atOffset: filters.offset, filters, libraryID: libraryID, now: now, on: sql) {
+                    ids = clause + seekCondition(.title, anchor: start, later: true, inclusive: true, sqlite: sqlite)
+                        + orderBy(.title, sqlite: sqlite) + " LIMIT \(literal: filters.limit)"
+                } else {
+                    ids = clause + orderBy(filters.sort, sqlite: sqlite) + page
+                }
             case .end:
                 let all = try await counted()
                 known = all
