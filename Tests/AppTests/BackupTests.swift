@@ -259,6 +259,10 @@ private func send(_ f: Fixture, _ method: HTTPMethod, _ path: String, body: Data
             var (restoredOver, before) = (again, original)
             (restoredOver.auditLog, before.auditLog) = (nil, nil)
             #expect(normalized(restoredOver) == normalized(before))
+            // The open loan restored (as a new library and over this one) is counted on its title again.
+            try await CatalogListTests.expectKeptCountsTrue(app)
+            let lent = try await f.owner.get("\(f.lib)/titles?onLoan=true")
+            #expect(lent["total"] as? Int == 1 && (lent["items"] as? [[String: Any]])?.first?["title"] as? String == "Momo", "\(lent.json)")
         }
     }
 
