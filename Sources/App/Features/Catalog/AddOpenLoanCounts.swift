@@ -10,7 +10,8 @@ import SQLKit
 /// - `titles.open_loans`: how many of the title's loans are open, kept by triggers on `loans` for every
 ///   write however it is made (lending, returns, offline lending, a restore, a member forgotten): row
 ///   triggers on SQLite, statement triggers with transition tables on PostgreSQL. A check-out adds to
-///   the count (`open_loans + 1`), so two check-outs at once both count on PostgreSQL.
+///   the count (`open_loans + 1`), so two check-outs at once both count on PostgreSQL. The same update
+///   adds to `loan_count`, which the check-out and the sync push kept in a second update of the title.
 /// - `title_counts` gains a dimension, `on_loan` (a title with an open loan), so the list's total, its
 ///   A–Z counts and where a letter starts are sums of a few dozen rows, as for the whole catalog.
 /// - `titles_on_loan`: a partial index of the titles on loan in A–Z order (a few thousand entries where
@@ -85,7 +86,7 @@ struct AddOpenLoanCounts: AsyncMigration {
         }
     }
 
-    static let loanTriggerNames = ["title_open_loans_insert", "title_open_loans_delete", "title_open_loans_update"]
+    static let loanTriggerNames = ["title_loan_counts_insert", "title_loan_counts_delete", "title_loan_counts_update"]
 
     // MARK: The kept counts of titles, by list, A–Z section, favourite, before or after "a", and on loan.
 
@@ -147,19 +148,22 @@ struct AddOpenLoanCounts: AsyncMigration {
         ]
     }()
 
-    // MARK: A title's open loans, kept from its loans.
+    // MARK: A title's loans, kept from the loans.
 
+    /// A loan written adds to its title's `loan_count` ("most borrowed": how often it was lent) and, while
+    /// open, to `open_loans`, in one update of the title; a return, a removal or a loan moved to another
+    /// title changes `open_loans` only (the times a title was lent stay counted).
     static let sqliteLoanTriggers = [
         """
-        CREATE TRIGGER title_open_loans_insert AFTER INSERT ON loans WHEN NEW.returned_at IS NULL AND NEW.title_id IS NOT NULL
-        BEGIN UPDATE titles SET open_loans = open_loans + 1 WHERE id = NEW.title_id; END
+        CREATE TRIGGER title_loan_counts_insert AFTER INSERT ON loans WHEN NEW.title_id IS NOT NULL
+        BEGIN UPDATE titles SET loan_count = loan_count + 1, open_loans = open_loans + (NEW.returned_at IS NULL) WHERE id = NEW.title_id; END
         """,
         """
-        CREATE TRIGGER title_open_loans_delete AFTER DELETE ON loans WHEN OLD.returned_at IS NULL AND OLD.title_id IS NOT NULL
+        CREATE TRIGGER title_loan_counts_delete AFTER DELETE ON loans WHEN OLD.returned_at IS NULL AND OLD.title_id IS NOT NULL
         BEGIN UPDATE titles SET open_loans = open_loans - 1 WHERE id = OLD.title_id; END
         """,
         """
-        CREATE TRIGGER title_open_loans_update AFTER UPDATE OF title_id, returned_at ON loans
+        CREATE TRIGGER title_loan_counts_update AFTER UPDATE OF title_id, returned_at ON loans
         WHEN OLD.title_id IS NOT NEW.title_id OR (OLD.returned_at IS NULL) IS NOT (NEW.returned_at IS NULL)
         BEGIN
             UPDATE titles SET open_loans = open_loans - 1 WHERE OLD.returned_at IS NULL AND id = OLD.title_id;
@@ -172,29 +176,31 @@ struct AddOpenLoanCounts: AsyncMigration {
     /// PostgreSQL takes no column list on a trigger with transition tables: a renewal fires the update's,
     /// which finds nothing to change.
     static let postgresLoanTriggers: [String] = {
-        let opened = "SELECT title_id, 1 AS d FROM new_rows WHERE returned_at IS NULL"
-        let closed = "SELECT title_id, -1 AS d FROM old_rows WHERE returned_at IS NULL"
-        func function(_ name: String, _ changed: String) -> String {
+        let open = "CASE WHEN returned_at IS NULL THEN 1 ELSE 0 END"
+        let written = "SELECT title_id, 1 AS lent, \(open) AS d FROM new_rows"
+        let removed = "SELECT title_id, 0 AS lent, -\(open) AS d FROM old_rows"
+        let changed = "SELECT title_id, 0 AS lent, \(open) AS d FROM new_rows UNION ALL " + removed
+        func function(_ name: String, _ rows: String) -> String {
             """
             CREATE FUNCTION \(name)() RETURNS trigger LANGUAGE plpgsql AS $$
             BEGIN
-                UPDATE titles t SET open_loans = t.open_loans + c.d
-                FROM (SELECT title_id, SUM(d) AS d FROM (\(changed)) changed WHERE title_id IS NOT NULL
-                      GROUP BY title_id HAVING SUM(d) <> 0) c
+                UPDATE titles t SET loan_count = t.loan_count + c.lent, open_loans = t.open_loans + c.d
+                FROM (SELECT title_id, SUM(lent) AS lent, SUM(d) AS d FROM (\(rows)) changed WHERE title_id IS NOT NULL
+                      GROUP BY title_id HAVING SUM(lent) <> 0 OR SUM(d) <> 0) c
                 WHERE t.id = c.title_id;
                 RETURN NULL;
             END $$
             """
         }
         return [
-            function("title_open_loans_insert", opened),
-            function("title_open_loans_delete", closed),
-            function("title_open_loans_update", opened + " UNION ALL " + closed),
-            "CREATE TRIGGER title_open_loans_insert AFTER INSERT ON loans REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION title_open_loans_insert()",
-            "CREATE TRIGGER title_open_loans_delete AFTER DELETE ON loans REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION title_open_loans_delete()",
+            function("title_loan_counts_insert", written),
+            function("title_loan_counts_delete", removed),
+            function("title_loan_counts_update", changed),
+            "CREATE TRIGGER title_loan_counts_insert AFTER INSERT ON loans REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION title_loan_counts_insert()",
+            "CREATE TRIGGER title_loan_counts_delete AFTER DELETE ON loans REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION title_loan_counts_delete()",
             """
-            CREATE TRIGGER title_open_loans_update AFTER UPDATE ON loans REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows
-            FOR EACH STATEMENT EXECUTE FUNCTION title_open_loans_update()
+            CREATE TRIGGER title_loan_counts_update AFTER UPDATE ON loans REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows
+            FOR EACH STATEMENT EXECUTE FUNCTION title_loan_counts_update()
             """,
         ]
     }()

@@ -53,15 +53,13 @@ enum Circulation {
             try await settleHolds(holds, lent: copyID, title: title, member: member, in: scope, at: started, on: db)
             try await LoanTallies.lent(library: library.libraryID, at: started, calendar: library.policy.calendar, title: title.id,
                                        card: member.cardID, grade: member.grade, location: location, on: db.sql)
-            // "Most borrowed" reads this count: kept here, in the check-out's transaction (a
-            // sync push writes its counts and log entries once for all its mutations, at its end).
+            // The title's loan counts ("most borrowed", on loan) are kept by triggers on the loans
+            // (`AddOpenLoanCounts`); a sync push writes its log entries once for all its mutations, at its end.
             let entry = ActivityLog.Entry(type: .checkout, titleID: title.id, title: title.title, author: title.authors.joined(separator: ", "),
                                           memberCardID: member.cardID, detail: .lent(barcode: barcode, due: dueAt))
             if let batch = scope.batch {
-                batch.lent(title: title.id)
                 batch.log(entry, at: started)
             } else {
-                try await db.sql.raw("UPDATE titles SET loan_count = loan_count + 1 WHERE id = \(bind: title.id)").run()
                 try await ActivityLog.record(entry, library: library, at: started, on: db)
             }
             return LoanDTO(id: loanID, titleId: title.id, title: title.title, copyId: copyID, copyBarcode: barcode, memberId: member.id,

@@ -14,15 +14,14 @@ import SQLKit
 /// What a mutation of the same push may change is forgotten when it does: a return may suspend its
 /// borrower (fines), a title edit changes what a loan records of the title.
 ///
-/// Written at the end, in the push's transaction: the activity log's entries and the titles' loan counts
-/// ("most borrowed"), as one statement each instead of one per mutation.
+/// Written at the end, in the push's transaction: the activity log's entries, as one statement instead of
+/// one per mutation (the titles' loan counts are kept by triggers on the loans).
 final class PushBatch: Sendable {
     private struct State {
         var members: [String: Circulation.Borrower] = [:]
         var copies: [String: (copyID: UUID, book: Circulation.Book)] = [:]
         /// Titles the push names that had no waiting or ready hold when it began.
         var withoutHolds: Set<UUID> = []
-        var lent: [UUID: Int] = [:]
         var activities: [(ActivityLog.Entry, Date)] = []
     }
 
@@ -103,25 +102,15 @@ final class PushBatch: Sendable {
 
     // MARK: Writes at the end
 
-    func lent(title: UUID) {
-        state.withLockedValue { $0.lent[title, default: 0] += 1 }
-    }
-
     func log(_ entry: ActivityLog.Entry, at date: Date) {
         state.withLockedValue { $0.activities.append((entry, date)) }
     }
 
     /// Writes what was kept for the end, in the push's transaction.
     func write(on db: any Database) async throws {
-        let (lent, activities) = state.withLockedValue { state in
-            defer { (state.lent, state.activities) = ([:], []) }
-            return (state.lent, state.activities)
-        }
-        // One statement per distinct count: a push lends most titles once.
-        for (count, titles) in Dictionary(grouping: lent.keys, by: { lent[$0]! }) {
-            for chunk in titles.chunked(500) {
-                try await db.sql.raw("UPDATE titles SET loan_count = loan_count + \(bind: count) WHERE id IN (\(binds: chunk))").run()
-            }
+        let activities = state.withLockedValue { state in
+            defer { state.activities = [] }
+            return state.activities
         }
         try await ActivityLog.record(activities, library: library, on: db)
     }
