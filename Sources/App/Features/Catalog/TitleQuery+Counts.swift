@@ -34,9 +34,6 @@ extension TitleQuery {
         try await count(sql, "SELECT CAST(COALESCE(SUM(n), 0) AS BIGINT) AS n FROM title_counts WHERE library_id = \(bind: libraryID) AND wishlist = \(bind: wishlist)" + extra)
     }
 
-    /// Where section `letter` starts in A–Z order, from the kept counts: the titles sorting before
-    /// "a" (digits first), then the letters before it; "#" titles that sort after "z" come last.
-    /// Nil when the section is empty.
     /// A part of the A–Z list the kept counts count: a section, and for "#" which side of "a" (before
     /// the letters or after them). In A–Z order the parts follow each other: "#" before "a", A … Z,
     /// "#" after "z", each a run of the order.
@@ -64,6 +61,9 @@ extension TitleQuery {
                         + " AND wishlist = \(bind: wishlist)" + kept + " GROUP BY section, early HAVING SUM(n) > 0", on: sql)
     }
 
+    /// Where section `letter` starts in A–Z order, from the kept counts: the titles sorting before
+    /// "a" (digits first), then the letters before it; "#" titles that sort after "z" come last.
+    /// Nil when the section is empty.
     static func keptPosition(ofSection letter: String, _ kept: SQLQueryString, wishlist: Bool, libraryID: UUID,
                              less taken: SQLQueryString? = nil, on sql: any SQLDatabase) async throws -> Int? {
         var counts = try await keptParts(kept, wishlist: wishlist, libraryID: libraryID, on: sql)
