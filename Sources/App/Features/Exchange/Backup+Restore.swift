@@ -288,7 +288,8 @@ extension Backup {
             r.body = String(r.body.prefix(MailTemplates.maxBody))
             return r
         })
-        // How often each title was lent, as the check-out keeps it (`loan_count`).
+        // How often each title was lent (`loan_count`), counted from the restored loans as a whole. The loans'
+        // triggers (`AddOpenLoanCounts`) already counted them as they were written, so this finds the same.
         try await write { db in
             try await db.sql.raw("""
                 UPDATE titles SET loan_count = (SELECT COUNT(*) FROM loans l WHERE l.title_id = titles.id) WHERE library_id = \(bind: libraryID)
