@@ -26,7 +26,7 @@ struct AddOpenLoanCounts: AsyncMigration {
             UPDATE titles SET open_loans = (SELECT COUNT(*) FROM loans l WHERE l.title_id = titles.id AND l.returned_at IS NULL)
             WHERE id IN (SELECT title_id FROM loans WHERE returned_at IS NULL)
             """).run()
-        try await dropCountTriggers(on: database)
+        try await dropTriggers(Self.countTriggerNames, on: "titles", database)
         try await sql.raw("DROP TABLE title_counts").run()
         try await sql.raw("""
             CREATE TABLE title_counts (library_id \(unsafeRaw: Dialect(database).uuidType) NOT NULL, wishlist BOOLEAN NOT NULL,
@@ -49,15 +49,8 @@ struct AddOpenLoanCounts: AsyncMigration {
         let sql = database.sql
         let sqlite = Dialect(database) == .sqlite
         try await sql.raw("DROP INDEX IF EXISTS titles_on_loan").run()
-        for name in Self.loanTriggerNames {
-            if sqlite {
-                try await sql.raw(SQLQueryString("DROP TRIGGER IF EXISTS \(name)")).run()
-            } else {
-                try await sql.raw(SQLQueryString("DROP TRIGGER IF EXISTS \(name) ON loans")).run()
-                try await sql.raw(SQLQueryString("DROP FUNCTION IF EXISTS \(name)()")).run()
-            }
-        }
-        try await dropCountTriggers(on: database)
+        try await dropTriggers(Self.loanTriggerNames, on: "loans", database)
+        try await dropTriggers(Self.countTriggerNames, on: "titles", database)
         try await sql.raw("DROP TABLE title_counts").run()
         try await sql.raw("""
             CREATE TABLE title_counts (library_id \(unsafeRaw: Dialect(database).uuidType) NOT NULL, wishlist BOOLEAN NOT NULL,
@@ -75,17 +68,19 @@ struct AddOpenLoanCounts: AsyncMigration {
         try await database.schema("titles").deleteField("open_loans").update()
     }
 
-    private func dropCountTriggers(on database: any Database) async throws {
-        for name in ["title_counts_insert", "title_counts_delete", "title_counts_update"] {
+    /// Drops the triggers `names` of `table`, and on PostgreSQL their functions (each named as its trigger).
+    private func dropTriggers(_ names: [String], on table: String, _ database: any Database) async throws {
+        for name in names {
             if Dialect(database) == .sqlite {
                 try await database.sql.raw(SQLQueryString("DROP TRIGGER IF EXISTS \(name)")).run()
             } else {
-                try await database.sql.raw(SQLQueryString("DROP TRIGGER IF EXISTS \(name) ON titles")).run()
+                try await database.sql.raw(SQLQueryString("DROP TRIGGER IF EXISTS \(name) ON \(table)")).run()
                 try await database.sql.raw(SQLQueryString("DROP FUNCTION IF EXISTS \(name)()")).run()
             }
         }
     }
 
+    static let countTriggerNames = ["title_counts_insert", "title_counts_delete", "title_counts_update"]
     static let loanTriggerNames = ["title_loan_counts_insert", "title_loan_counts_delete", "title_loan_counts_update"]
 
     // MARK: The kept counts of titles, by list, A–Z section, favourite, before or after "a", and on loan.
