@@ -405,6 +405,37 @@ private func notes(_ reply: Client.Reply, _ key: String) -> [(Int, String)] {
         }
     }
 
+    /// Text lands as it was written on both databases: PostgreSQL takes a batch's rows as the text of one
+    /// `COPY`, where a tab, a line break, a backslash and `\N` mean something, and a list is an array literal.
+    @Test func textWithCopysSeparatorsLandsAsWritten() async throws {
+        try await withTestApp { app in
+            let f = try await Fixture.make(app)
+            let csv = #"""
+                ISBN,Title,Author,Total Copies,Available Copies,Language,Publisher,Published Date,Page Count,Notes
+                9780306406157,"C:\Temp \N {braces} ""quoted""","Fl\ann ""O"" {Brien}",2,2,en,Back\slash Press,2019,312,"tab\#there\nnot a line
+                and \N, ""then"" {}"
+                """#
+            let reply = try await upload(f, csv)
+            #expect(reply["titlesCreated"] as? Int == 1, "\(reply.json)")
+            #expect(reply["copiesAdded"] as? Int == 2)
+            let list = try await f.owner.get("\(f.lib)/titles?limit=5")
+            let item = try #require((list["items"] as? [[String: Any]])?.first)
+            let detail = try await f.owner.get("\(f.lib)/titles/\(item["id"] as! String)")
+            #expect(detail.string("title") == #"C:\Temp \N {braces} "quoted""#)
+            #expect(detail["authors"] as? [String] == [#"Fl\ann "O" {Brien}"#])
+            #expect(detail.string("publisher") == #"Back\slash Press"#)
+            #expect(detail.string("notes") == "tab\there\\nnot a line\nand \\N, \"then\" {}")
+            let copies = try #require(detail["copies"] as? [[String: Any]])
+            #expect(copies.count == 2)
+            #expect(Set(copies.compactMap { $0["status"] as? String }) == ["available"])
+            // The times written with the rows read back as the moment of the import.
+            let added = try #require(ISO8601DateFormatter().date(from: detail.string("createdAt")))
+            #expect(abs(added.timeIntervalSinceNow) < 120)
+            // Found by a word of each field the search reads.
+            #expect(try await f.owner.get("\(f.lib)/titles?q=braces")["total"] as? Int == 1)
+        }
+    }
+
     @Test func importAsANewLibrary() async throws {
         try await withTestApp { app in
             let f = try await Fixture.make(app)

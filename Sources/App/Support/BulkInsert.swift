@@ -1,14 +1,17 @@
 import Fluent
+import FluentPostgresDriver
 import FluentSQLiteDriver
 import Foundation
+import PostgresNIO
 import SQLKit
 import ShelfmarkCore
 
 /// Many rows into one table with as few statements as the database allows. On SQLite the values go
 /// straight to the driver as bind values, converted exactly as SQLiteKit converts them (UUIDs as 16 bytes,
 /// dates as seconds since 1970, arrays as JSON text), skipping SQLKit's per-row Codable encoding and
-/// query building, which cost more than the insert itself. On PostgreSQL the same rows go through
-/// SQLKit binds.
+/// query building, which cost more than the insert itself. On PostgreSQL the rows go as one `COPY … FROM
+/// STDIN` in text format: no statement of thousands of binds to parse and plan for every few hundred rows,
+/// and the table's statement triggers (counts, sync log) run once for all of them.
 enum BulkInsert {
     enum Value: Sendable {
         case text(String?)
@@ -31,26 +34,28 @@ enum BulkInsert {
             }
         }
 
-        var bind: any Encodable & Sendable {
+        /// The value as the move to PostgreSQL writes it (`DatabaseMove.Value.copyField` is its `COPY` text).
+        var postgres: DatabaseMove.Value {
             switch self {
-            case .text(let v): v
-            case .integer(let v): v
-            case .real(let v): v
-            case .bool(let v): v
-            case .uuid(let v): v
-            case .date(let v): v
-            case .strings(let v): v
+            case .text(let v): v.map { .text($0) } ?? .null
+            case .integer(let v): v.map { .integer(Int64($0)) } ?? .null
+            case .real(let v): v.map { .double($0) } ?? .null
+            case .bool(let v): .bool(v)
+            case .uuid(let v): .uuid(v)
+            case .date(let v): v.map { .micros(Int64(($0.timeIntervalSince1970 * 1_000_000).rounded())) } ?? .null
+            case .strings(let v): .texts(v)
             }
         }
     }
 
-    /// Inserts `rows`, each turned into its values (`values`) one statement's worth at a time, so
-    /// a batch never holds all of its rows' values at once.
-    static func run<Row>(_ table: String, columns: [String], rows: [Row], values: (Row) -> [Value], on db: any Database) async throws {
+    /// Inserts `rows`, each turned into its values (`values`): on SQLite one statement's worth at a time,
+    /// so a batch never holds all of its rows' values at once; on PostgreSQL as the text of one `COPY`.
+    static func run<Row: Sendable>(_ table: String, columns: [String], rows: [Row], values: @escaping @Sendable (Row) -> [Value],
+                                   on db: any Database) async throws {
         guard !rows.isEmpty else { return }
-        // SQLite allows 32,766 bind values per statement, PostgreSQL 65,535; stay well below.
-        let perStatement = max(1, 8_000 / columns.count)
         if let sqlite = db as? any SQLiteDatabase {
+            // SQLite allows 32,766 bind values per statement; stay well below.
+            let perStatement = max(1, 8_000 / columns.count)
             let tuple = "(" + Array(repeating: "?", count: columns.count).joined(separator: ",") + ")"
             let head = "INSERT INTO \"\(table)\" (" + columns.map { "\"\($0)\"" }.joined(separator: ",") + ") VALUES "
             let fullStatement = head + Array(repeating: tuple, count: perStatement).joined(separator: ",")
@@ -66,14 +71,58 @@ enum BulkInsert {
                 let sql = chunk.count == perStatement ? fullStatement : head + Array(repeating: tuple, count: chunk.count).joined(separator: ",")
                 _ = try await sqlite.query(sql, binds)
             }
-        } else {
-            for start in stride(from: 0, to: rows.count, by: perStatement) {
-                var insert = db.sql.insert(into: table).columns(columns)
-                for row in rows[start..<min(start + perStatement, rows.count)] {
-                    insert = insert.values(values(row).map { SQLBind($0.bind) })
+        } else if let postgres = db as? any PostgresDatabase {
+            let logger = db.logger
+            try await postgres.withConnection { connection in
+                connection.eventLoop.makeFutureWithTask {
+                    try await connection.copyFrom(table: table, columns: columns, logger: logger) { writer in
+                        // Sent as it is written, so PostgreSQL takes in one piece while the next is made.
+                        var encoder = CopyText(columns: columns.count)
+                        for row in rows {
+                            encoder.append(values(row), table: table)
+                            if encoder.buffer.readableBytes >= 1 << 18 { try await writer.write(encoder.take()) }
+                        }
+                        if encoder.buffer.readableBytes > 0 { try await writer.write(encoder.take()) }
+                    }
                 }
-                try await insert.run()
+            }.get()
+        } else {
+            preconditionFailure("BulkInsert runs on SQLite or PostgreSQL")
+        }
+    }
+
+    /// Rows as the text of a `COPY … FROM STDIN` (text format: tab-separated fields, `\N` for NULL, backslash
+    /// escapes). A batch's times are mostly the same instant, so the last one written is reused rather
+    /// than formatted again.
+    struct CopyText {
+        let columns: Int
+        private(set) var buffer = ByteBuffer()
+        private var lastTime: (micros: Int64, text: String)?
+
+        init(columns: Int) {
+            self.columns = columns
+            buffer.reserveCapacity(1 << 18)
+        }
+
+        mutating func append(_ values: [Value], table: String) {
+            precondition(values.count == columns, "a row for \(table) has \(values.count) values for \(columns) columns")
+            for (i, value) in values.enumerated() {
+                if i > 0 { buffer.writeInteger(UInt8(ascii: "\t")) }
+                let field = value.postgres
+                if case .micros(let micros) = field {
+                    if lastTime?.micros != micros { lastTime = (micros, field.copyField) }
+                    buffer.writeString(lastTime!.text)
+                } else {
+                    buffer.writeString(field.copyField)
+                }
             }
+            buffer.writeInteger(UInt8(ascii: "\n"))
+        }
+
+        /// The text so far; the encoder starts again empty.
+        mutating func take() -> ByteBuffer {
+            defer { buffer = ByteBuffer(); buffer.reserveCapacity(1 << 18) }
+            return buffer
         }
     }
 }
