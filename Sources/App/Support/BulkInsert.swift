@@ -1,5 +1,4 @@
 import Fluent
-import FluentPostgresDriver
 import FluentSQLiteDriver
 import Foundation
 import PostgresNIO
@@ -64,48 +63,44 @@ enum BulkInsert {
                 var binds: [SQLiteData] = []
                 binds.reserveCapacity(chunk.count * columns.count)
                 for row in chunk {
-                    let rowValues = values(row)
-                    precondition(rowValues.count == columns.count, "a row for \(table) has \(rowValues.count) values for \(columns.count) columns")
-                    for value in rowValues { binds.append(value.sqlite) }
+                    for value in checked(values(row), columns: columns, table: table) { binds.append(value.sqlite) }
                 }
                 let sql = chunk.count == perStatement ? fullStatement : head + Array(repeating: tuple, count: chunk.count).joined(separator: ",")
                 _ = try await sqlite.query(sql, binds)
             }
-        } else if let postgres = db as? any PostgresDatabase {
-            let logger = db.logger
-            try await postgres.withConnection { connection in
-                connection.eventLoop.makeFutureWithTask {
-                    try await connection.copyFrom(table: table, columns: columns, logger: logger) { writer in
-                        // Sent as it is written, so PostgreSQL takes in one piece while the next is made.
-                        var encoder = CopyText(columns: columns.count)
-                        for row in rows {
-                            encoder.append(values(row), table: table)
-                            if encoder.buffer.readableBytes >= 1 << 18 { try await writer.write(encoder.take()) }
-                        }
-                        if encoder.buffer.readableBytes > 0 { try await writer.write(encoder.take()) }
-                    }
-                }
-            }.get()
         } else {
-            preconditionFailure("BulkInsert runs on SQLite or PostgreSQL")
+            let logger = db.logger
+            try await DatabaseMove.onPostgres(db) { connection in
+                try await connection.copyFrom(table: table, columns: columns, logger: logger) { writer in
+                    // Sent as it is written, so PostgreSQL takes in one piece while the next is made.
+                    var encoder = CopyText()
+                    for row in rows {
+                        encoder.append(checked(values(row), columns: columns, table: table))
+                        if encoder.buffer.readableBytes >= 1 << 18 { try await writer.write(encoder.take()) }
+                    }
+                    if encoder.buffer.readableBytes > 0 { try await writer.write(encoder.take()) }
+                }
+            }
         }
+    }
+
+    /// A row's values, one for each column: the rows are made by the code from its own types, so a
+    /// mismatch is a mistake in that code, never something a file or a request brings.
+    private static func checked(_ values: [Value], columns: [String], table: String) -> [Value] {
+        precondition(values.count == columns.count, "a row for \(table) has \(values.count) values for \(columns.count) columns")
+        return values
     }
 
     /// Rows as the text of a `COPY … FROM STDIN` (text format: tab-separated fields, `\N` for NULL, backslash
     /// escapes). A batch's times are mostly the same instant, so the last one written is reused rather
     /// than formatted again.
     struct CopyText {
-        let columns: Int
         private(set) var buffer = ByteBuffer()
         private var lastTime: (micros: Int64, text: String)?
 
-        init(columns: Int) {
-            self.columns = columns
-            buffer.reserveCapacity(1 << 18)
-        }
+        init() { buffer.reserveCapacity(1 << 18) }
 
-        mutating func append(_ values: [Value], table: String) {
-            precondition(values.count == columns, "a row for \(table) has \(values.count) values for \(columns) columns")
+        mutating func append(_ values: [Value]) {
             for (i, value) in values.enumerated() {
                 if i > 0 { buffer.writeInteger(UInt8(ascii: "\t")) }
                 let field = value.postgres

@@ -311,7 +311,8 @@ enum DatabaseMove {
         }.get()
     }
 
-    private static func onPostgres<T: Sendable>(_ db: any Database, _ body: @escaping @Sendable (PostgresConnection) async throws -> T) async throws -> T {
+    /// `body` on one connection of a PostgreSQL database: the transaction's own when `db` is one.
+    static func onPostgres<T: Sendable>(_ db: any Database, _ body: @escaping @Sendable (PostgresConnection) async throws -> T) async throws -> T {
         guard let pg = db as? any PostgresDatabase else { throw Refusal("The target is not a PostgreSQL database.") }
         return try await pg.withConnection { connection in
             connection.eventLoop.makeFutureWithTask { try await body(connection) }
