@@ -47,26 +47,35 @@ enum BulkInsert {
         }
     }
 
-    /// Inserts `rows`, each turned into its values (`values`): on SQLite one statement's worth at a time,
-    /// so a batch never holds all of its rows' values at once; on PostgreSQL as the text of one `COPY`.
+    /// Inserts `rows`, each turned into its values (`values`): on SQLite one statement's worth at a time
+    /// (and the next), so a batch never holds all of its rows' values at once; on PostgreSQL as the text of one `COPY`.
     static func run<Row: Sendable>(_ table: String, columns: [String], rows: [Row], values: @escaping @Sendable (Row) -> [Value],
                                    on db: any Database) async throws {
         guard !rows.isEmpty else { return }
         if let sqlite = db as? any SQLiteDatabase {
-            // SQLite allows 32,766 bind values per statement; stay well below.
-            let perStatement = max(1, 8_000 / columns.count)
+            // SQLiteNIO allows 250,000 bind values per statement. Each statement on a table with a search
+            // index makes it write out what it gathered (FTS5 flushes at every statement's savepoint) and
+            // journals the pages it touches first: a few large statements cost less than many small ones.
+            let perStatement = max(1, 32_000 / columns.count)
             let tuple = "(" + Array(repeating: "?", count: columns.count).joined(separator: ",") + ")"
             let head = "INSERT INTO \"\(table)\" (" + columns.map { "\"\($0)\"" }.joined(separator: ",") + ") VALUES "
             let fullStatement = head + Array(repeating: tuple, count: perStatement).joined(separator: ",")
-            for start in stride(from: 0, to: rows.count, by: perStatement) {
-                let chunk = rows[start..<min(start + perStatement, rows.count)]
+            let chunks = stride(from: 0, to: rows.count, by: perStatement).map { rows[$0..<min($0 + perStatement, rows.count)] }
+            @Sendable func binds(_ chunk: ArraySlice<Row>) -> [SQLiteData] {
                 var binds: [SQLiteData] = []
                 binds.reserveCapacity(chunk.count * columns.count)
                 for row in chunk {
                     for value in checked(values(row), columns: columns, table: table) { binds.append(value.sqlite) }
                 }
+                return binds
+            }
+            // The next statement's values are made while SQLite runs the current one.
+            var current = binds(chunks[0])
+            for (i, chunk) in chunks.enumerated() {
+                async let following = i + 1 < chunks.count ? binds(chunks[i + 1]) : []
                 let sql = chunk.count == perStatement ? fullStatement : head + Array(repeating: tuple, count: chunk.count).joined(separator: ",")
-                _ = try await sqlite.query(sql, binds)
+                _ = try await sqlite.query(sql, current)
+                current = await following
             }
         } else {
             let logger = db.logger

@@ -265,14 +265,16 @@ extension Importer {
         }
 
         mutating func submit(_ records: inout [ImportRecord], into report: inout ImportReport) async throws {
+            // The title rows are checked and derived while the batch before is still being written.
+            var ids = UUIDSource()
+            let (libraryID, preparedAt) = (library.libraryID, now)
+            let batch = records.map { Prepared($0, library: libraryID, now: preparedAt, ids: &ids) }
+            records.removeAll(keepingCapacity: true)
             try await drain(into: &report)
-            guard !records.isEmpty else { return }
+            guard !batch.isEmpty else { return }
             let (format, policy, library, app, now, deadline) = (format, policy, library, app, now, lookupDeadline)
             var activity = activity
             (activity.titlesBefore, activity.copiesBefore) = (report.titlesCreated, report.copiesAdded)
-            var ids = UUIDSource()
-            let batch = records.map { Prepared($0, library: library.libraryID, now: now, ids: &ids) }
-            records.removeAll(keepingCapacity: true)
             batchLimit = min(batchLimit * 2, Importer.largestBatch)
             inFlight = Task { try await Importer.commit(batch, format: format, policy: policy, library: library, app: app, now: now, lookupDeadline: deadline, activity: activity) }
         }
