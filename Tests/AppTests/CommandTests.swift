@@ -38,6 +38,10 @@ import Vapor
             #expect(items.allSatisfy { ($0["isbn13"] as? String)?.count == 13 })
             #expect(try await Copy.query(on: app.db).count() == 240)
             #expect(Set(try await Copy.query(on: app.db).all().map(\.barcode)).count == 240)
+            // Every title has its call number and derived keys, every copy its shelf, as a title added by hand would.
+            let titles = try await Title.query(on: app.db).all()
+            #expect(titles.allSatisfy { $0.callNumber != nil && !$0.callNumberSort.isEmpty && !$0.sortKey.isEmpty && $0.authorKey != "~" })
+            #expect(try await Copy.query(on: app.db).all().allSatisfy { $0.location != nil && $0.status == "available" })
             #expect(try await f.owner.get("\(f.lib)/members?limit=500").array.count == 15)
             let word = try #require((items.first?["title"] as? String)?.split(separator: " ").last.map(String.init))
             let found = try await f.owner.get("\(f.lib)/titles?q=\(SearchText.fold(word).prefix(3))")

@@ -49,43 +49,37 @@ struct SeedCommand: AsyncCommand {
         }
         var generator = SyntheticLibrary(seed: UInt64(signature.seed ?? 1))
         let start = Date()
-        let batch = 1000
+        // Rows as an import writes them (`BulkInsert`, one COPY per table on PostgreSQL), with ids made in
+        // order as the import makes them; each batch of titles and their copies is one transaction.
+        let batch = 5_000
         var made = 0
+        var ids = UUIDSource()
         while made < titles {
             let n = min(batch, titles - made)
             let records = (0..<n).map { _ in generator.title() }
+            let now = Date()
+            let rows = try records.map { record -> TitleRow in
+                var r = ImportRecord(line: 0)
+                (r.isbn, r.title, r.authors, r.publisher) = (record.isbn, record.title, record.authors, record.publisher)
+                (r.publishedDate, r.pageCount, r.language, r.callNumber) = (record.year, record.pages, record.language, record.callNumber)
+                var row = try TitleRow(importing: r, id: ids.next(), now: now)
+                row.favorite = record.favorite
+                return row
+            }
+            var copies: [CopyRow] = []
+            for (row, record) in zip(rows, records) {
+                for number in 1...(signature.copies ?? record.copies) {
+                    copies.append(CopyRow(id: ids.next(), title_id: row.id, copy_number: number, barcode: "", location: record.shelf,
+                                          condition: nil, status: CopyStatus.available.rawValue, created_at: now, updated_at: now))
+                }
+            }
+            let titleRows = rows, unnumbered = copies
             try await app.writeGate.transaction(on: app.db) { db in
-                let models = records.map { record -> Title in
-                    let t = Title()
-                    t.id = UUID()
-                    t.$library.id = libraryID
-                    t.isbn13 = record.isbn
-                    t.title = record.title
-                    t.authors = record.authors
-                    t.publisher = record.publisher
-                    t.publishedDate = record.year
-                    t.pageCount = record.pages
-                    t.language = record.language
-                    t.favorite = record.favorite
-                    t.wishlist = false
-                    t.setCallNumber(record.callNumber)
-                    t.refreshDerived()
-                    return t
-                }
-                try await models.create(on: db)
-                var copies: [Copy] = []
-                let copyCount = records.reduce(0) { $0 + (signature.copies ?? $1.copies) }
-                var accession = try await Catalog.allocateAccessions(copyCount, library: libraryID, on: db)
-                for (model, record) in zip(models, records) {
-                    for number in 1...(signature.copies ?? record.copies) {
-                        copies.append(Copy(libraryID: libraryID, titleID: model.id!, copyNumber: number,
-                                           barcode: Copy.barcode(accession: accession), location: record.shelf))
-                        accession += 1
-                    }
-                }
-                for chunk in stride(from: 0, to: copies.count, by: 1000) {
-                    try await Array(copies[chunk..<min(chunk + 1000, copies.count)]).create(on: db)
-                }
+                try await BulkInsert.run("titles", columns: TitleRow.insertColumns, rows: titleRows, values: { $0.values(library: libraryID) }, on: db)
+                var copies = unnumbered
+                let first = try await Catalog.allocateAccessions(copies.count, library: libraryID, on: db)
+                for i in copies.indices { copies[i].barcode = Copy.barcode(accession: first + i) }
+                try await BulkInsert.run("copies", columns: CopyRow.insertColumns, rows: copies, values: { $0.values(library: libraryID) }, on: db)
                 try await Shelves.ensureAll(library: libraryID, on: db)
             }
             made += n
