@@ -3,6 +3,7 @@ import ConsoleKit
 import Fluent
 import Foundation
 import ShelfmarkCore
+import SQLKit
 import Testing
 import Vapor
 
@@ -49,6 +50,24 @@ import Vapor
             // A later manual copy continues the accession numbers.
             let more = try await f.owner.post("\(f.lib)/titles", ["title": "After seed"])
             #expect((more["copies"] as? [[String: Any]])?.first?["barcode"] as? String == "C000241")
+        }
+    }
+
+    @Test func seededLoansAreCountedOnTheirTitlesAndAllReturned() async throws {
+        try await withTestApp { app in
+            // setup
+            _ = try await Fixture.make(app)
+            // MUT
+            try await run(SeedCommand(), ["--titles", "40", "--members", "5", "--library", "Room 12", "--copies", "1", "--loans", "300"], app: app)
+            // validate
+            struct Counted: Decodable { var id: UUID; var loan_count: Int; var open_loans: Int; var lent: Int }
+            let titles = try await app.db.sql.raw("""
+                SELECT t.id, t.loan_count, t.open_loans, (SELECT COUNT(*) FROM loans l WHERE l.title_id = t.id) AS lent FROM titles t
+                """).all(decoding: Counted.self)
+            #expect(titles.count == 40)
+            #expect(titles.reduce(0) { $0 + $1.loan_count } == 300)
+            #expect(titles.allSatisfy { $0.loan_count == $0.lent && $0.open_loans == 0 })
+            #expect(try await Loan.query(on: app.db).filter(\.$returnedAt == nil).count() == 0)
         }
     }
 
