@@ -202,7 +202,8 @@ def main():
             subprocess.run([os.path.join(ROOT, "scripts", "pg-test-cluster.sh"), "stop", cluster], capture_output=True)
     for name, p99 in worst:
         print(f"   {name}: slowest page p99 {p99:.2f} ms (target ≤ {25 if TITLES <= 100_000 else 50} ms)")
-    print(f"   catalog first page {zipped / 1024:.1f} KB compressed (target ≤ 60 KB)")
+    if zipped is not None:
+        print(f"   catalog first page {zipped / 1024:.1f} KB compressed (target ≤ 60 KB)")
 
 
 if __name__ == "__main__":

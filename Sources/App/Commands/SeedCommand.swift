@@ -66,19 +66,12 @@ struct SeedCommand: AsyncCommand {
                 row.favorite = record.favorite
                 return row
             }
-            var copies: [CopyRow] = []
-            for (row, record) in zip(rows, records) {
-                for number in 1...(signature.copies ?? record.copies) {
-                    copies.append(CopyRow(id: ids.next(), title_id: row.id, copy_number: number, barcode: "", location: record.shelf,
-                                          condition: nil, status: CopyStatus.available.rawValue, created_at: now, updated_at: now))
-                }
-            }
-            let titleRows = rows, unnumbered = copies
+            let shelved = zip(rows, records).map { (title: $0.id, copies: signature.copies ?? $1.copies, location: Optional($1.shelf)) }
             try await app.writeGate.transaction(on: app.db) { db in
-                try await BulkInsert.run("titles", columns: TitleRow.insertColumns, rows: titleRows, values: { $0.values(library: libraryID) }, on: db)
-                var copies = unnumbered
-                let first = try await Catalog.allocateAccessions(copies.count, library: libraryID, on: db)
-                for i in copies.indices { copies[i].barcode = Copy.barcode(accession: first + i) }
+                try await BulkInsert.run("titles", columns: TitleRow.insertColumns, rows: rows, values: { $0.values(library: libraryID) }, on: db)
+                let first = try await Catalog.allocateAccessions(shelved.reduce(0) { $0 + $1.copies }, library: libraryID, on: db)
+                var copyIDs = UUIDSource()
+                let copies = CopyRow.fresh(shelved, firstAccession: first, now: now, ids: &copyIDs)
                 try await BulkInsert.run("copies", columns: CopyRow.insertColumns, rows: copies, values: { $0.values(library: libraryID) }, on: db)
                 try await Shelves.ensureAll(library: libraryID, on: db)
             }

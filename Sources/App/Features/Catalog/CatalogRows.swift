@@ -133,6 +133,21 @@ struct CopyRow: Codable, Sendable, Equatable {
     static let insertColumns = ["id", "library_id", "title_id", "copy_number", "barcode", "location", "condition", "status", "status_note",
                                 "status_at", "created_at", "updated_at", "seen_at", "call_number"]
 
+    /// New copies on the shelf: each title's numbered from 1, their barcodes from consecutive accession
+    /// numbers starting at `firstAccession` (allocated by `Catalog.allocateAccessions`), in the order given.
+    static func fresh(_ titles: [(title: UUID, copies: Int, location: String?)], firstAccession: Int, now: Date,
+                      ids: inout UUIDSource) -> [CopyRow] {
+        var rows: [CopyRow] = []
+        rows.reserveCapacity(titles.reduce(0) { $0 + $1.copies })
+        for (title, count, location) in titles where count > 0 {
+            for number in 1...count {
+                rows.append(CopyRow(id: ids.next(), title_id: title, copy_number: number, barcode: Copy.barcode(accession: firstAccession + rows.count),
+                                    location: location, condition: nil, status: CopyStatus.available.rawValue, created_at: now, updated_at: now))
+            }
+        }
+        return rows
+    }
+
     func values(library: UUID) -> [BulkInsert.Value] {
         [.uuid(id), .uuid(library), .uuid(title_id), .integer(copy_number), .text(barcode), .text(location), .text(condition), .text(status),
          .text(status_note), .date(status_at), .date(created_at), .date(updated_at), .date(seen_at), .text(call_number)]

@@ -180,17 +180,8 @@ extension Importer {
             try await BulkInsert.run("titles", columns: TitleRow.insertColumns, rows: titles, values: { $0.values(library: ctx.libraryID) }, on: db)
             let copyTotal = copyCounts.reduce(0) { $0 + $1.1 }
             if copyTotal > 0 {
-                var accession = try await Catalog.allocateAccessions(copyTotal, library: ctx.libraryID, on: db)
-                var copyRows: [CopyRow] = []
-                copyRows.reserveCapacity(copyTotal)
-                for (titleID, n) in copyCounts {
-                    for i in 0..<n {
-                        copyRows.append(CopyRow(id: ids.next(), title_id: titleID, copy_number: i + 1, barcode: Copy.barcode(accession: accession),
-                                                location: nil, condition: nil, status: CopyStatus.available.rawValue,
-                                                created_at: now, updated_at: now))
-                        accession += 1
-                    }
-                }
+                let first = try await Catalog.allocateAccessions(copyTotal, library: ctx.libraryID, on: db)
+                let copyRows = CopyRow.fresh(copyCounts.map { ($0.0, $0.1, nil) }, firstAccession: first, now: now, ids: &ids)
                 try await BulkInsert.run("copies", columns: CopyRow.insertColumns, rows: copyRows, values: { $0.values(library: ctx.libraryID) }, on: db)
             }
             for (titleID, names) in categories {
