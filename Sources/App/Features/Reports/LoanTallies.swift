@@ -119,7 +119,9 @@ enum LoanTallies {
                 : "CAST(FLOOR((EXTRACT(EPOCH FROM \(unsafeRaw: column)) + \(unsafeRaw: String(offset))) / 86400) AS BIGINT)"
         }
         let cuts: [(Facet, String)] = [(.all, "''"), (.grade, "COALESCE(l.member_grade, '')"), (.shelf, "COALESCE(c.location, '')")]
-        for (from, to) in offsetSpans(from: first, through: last, zone: zone) {
+        // From a second before the first loan: a moment read back from SQLite can come back a bit after the
+        // one stored, and the first loan would fall outside its own range.
+        for (from, to) in offsetSpans(from: first.addingTimeInterval(-1), through: last, zone: zone) {
             let offset = zone.secondsFromGMT(for: from)
             func range(_ column: String) -> SQLQueryString {
                 "l.library_id = \(bind: library) AND \(unsafeRaw: column) >= \(bind: from) AND \(unsafeRaw: column) < \(bind: to)"
