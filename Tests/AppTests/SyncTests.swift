@@ -387,6 +387,71 @@ import Vapor
             struct Started: Decodable { var checked_out_at: Date }
             let starts = try await sql.raw("SELECT checked_out_at FROM loans WHERE checked_out_at >= \(bind: pushed)").all(decoding: Started.self)
             #expect(Set(starts.map(\.checked_out_at)) == Set(log.filter { $0.type == "checkout" }.map(\.at)))
+            // The day tallies, added once at the push's end for all its loans: as counted again from the loans.
+            let libraryID = UUID(uuidString: f.libraryID)!
+            func tallies() async throws -> [String] {
+                struct Day: Decodable { var facet: String; var day: Int; var value: String; var lent: Int; var returned: Int; var late: Int }
+                struct Month: Decodable { var month: Int; var card: String; var loans: Int }
+                return try await sql.raw("""
+                    SELECT facet, day, value, lent, returned, late FROM loan_days WHERE library_id = \(bind: libraryID) ORDER BY facet, day, value
+                    """).all(decoding: Day.self).map { "\($0.facet) \($0.day) \($0.value) \($0.lent) \($0.returned) \($0.late)" }
+                    + (try await sql.raw("SELECT month, card, loans FROM borrower_months WHERE library_id = \(bind: libraryID) ORDER BY month, card")
+                        .all(decoding: Month.self).map { "\($0.month) \($0.card) \($0.loans)" })
+            }
+            let kept = try await tallies()
+            #expect(kept.contains { $0.hasPrefix(" ") && $0.hasSuffix("  4 2 0") } && kept.contains { $0.hasSuffix(" S001 4") }, "\(kept)")
+            try await LoanTallies.recount(library: libraryID, on: sql)
+            let counted = try await tallies()
+            #expect(counted == kept, "kept \(kept), counted \(counted)")
+        }
+    }
+
+    /// A push looks once, at its end, at the holds of the titles that had none when it began: a hold
+    /// placed while it ran gets the copy it returned to the shelf, and gives up the copy it lent.
+    @Test func aHoldPlacedWhileAPushRanIsSettledAtItsEnd() async throws {
+        try await withTestApp { app in
+            let f = try await Fixture.make(app)
+            let momo = try await f.addTitle("Momo", copies: 1)
+            let holes = try await f.addTitle("Holes", copies: 1)
+            try await f.addMember("S001", "Ada")
+            try await f.addMember("S002", "Ben")
+            let lent = try await f.owner.post("\(f.lib)/checkouts", ["cardId": "S001", "titleId": momo])
+            #expect(lent.status == .created)
+            let momoCopy = lent.string("copyBarcode")
+            struct Copy: Decodable { var barcode: String }
+            let holesCopy = try #require(try await app.db.sql.raw("SELECT barcode FROM copies WHERE title_id = \(bind: UUID(uuidString: holes)!)")
+                .first(decoding: Copy.self)).barcode
+            let ctx = LibraryContext(libraryID: UUID(uuidString: f.libraryID)!, name: "Room 12", policy: LoanPolicy(), role: .owner,
+                                     user: AuthenticatedUser(id: UUID(), username: "owner", displayName: "Owner"))
+            let mutations = try JSONDecoder.api.decode([SyncMutation].self, from: Data("""
+                [{"seq": 1, "op": "return", "copyBarcode": "\(momoCopy)"}, {"seq": 2, "op": "checkout", "cardId": "S001", "copyBarcode": "\(holesCopy)"}]
+                """.utf8))
+            let batch = try await PushBatch.read(mutations, library: ctx, on: app.db)
+            #expect(batch.hasNoHolds(UUID(uuidString: momo)!) && batch.hasNoHolds(UUID(uuidString: holes)!))
+            // Meanwhile Ben places two holds: Momo's only copy is out, so he waits; Holes' is on the shelf and set aside for him.
+            let waiting = try await f.owner.post("\(f.lib)/holds", ["titleId": momo, "cardId": "S002"])
+            #expect(waiting.status == .created && waiting.string("state") == "waiting", "\(waiting.json)")
+            let ready = try await f.owner.post("\(f.lib)/holds", ["titleId": holes, "cardId": "S002"])
+            #expect(ready.status == .created && ready.string("state") == "ready", "\(ready.json)")
+            let scope = Scope(library: ctx, app: app)
+            try await scope.gate.transaction(on: scope.db) { db in
+                let inner = scope.inside(db, batch: batch)
+                let back = try await Circulation.giveBack(ReturnInput(loanId: nil, copyBarcode: momoCopy), in: inner)
+                #expect(back.heldFor == nil)   // not looked at yet
+                let out = try await Circulation.checkout(CheckoutInput(memberId: nil, cardId: "S001", titleId: nil, copyBarcode: holesCopy, lendHeld: nil),
+                                                         in: inner)
+                #expect(out.copyBarcode == holesCopy)   // the push began before the hold: first wins
+                try await batch.write(in: inner)
+            }
+            struct Held: Decodable { var state: String; var barcode: String? }
+            func hold(_ reply: Client.Reply) async throws -> Held? {
+                try await app.db.sql.raw("""
+                    SELECT h.state, c.barcode FROM holds h LEFT JOIN copies c ON c.id = h.copy_id WHERE h.id = \(bind: UUID(uuidString: reply.string("id"))!)
+                    """).first(decoding: Held.self)
+            }
+            let given = try await hold(waiting), taken = try await hold(ready)
+            #expect(given?.state == "ready" && given?.barcode == momoCopy, "\(String(describing: given))")
+            #expect(taken?.state == "waiting" && taken?.barcode == nil, "\(String(describing: taken))")
         }
     }
 }

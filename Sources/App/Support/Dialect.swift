@@ -20,6 +20,9 @@ enum Dialect: String, Sendable {
     /// What a SELECT of rows to change ends with: they are locked until the transaction ends.
     var forUpdate: SQLQueryString { self == .sqlite ? "" : " FOR UPDATE" }
 
+    /// The function that gives the larger of its arguments (SQLite's `MAX` with two or more).
+    var greatest: String { self == .sqlite ? "MAX" : "GREATEST" }
+
     /// The column type of a UUID a table made by hand keeps (Fluent's own tables choose it themselves).
     var uuidType: String { self == .sqlite ? "BLOB" : "UUID" }
 

@@ -50,9 +50,14 @@ enum Circulation {
                         \(bind: title.title), \(bind: member.cardID), \(bind: member.name), \(bind: started), \(bind: dueAt),
                         NULL, 0, \(bind: library.user.username), \(bind: member.grade))
                 """).run()
-            try await settleHolds(holds, lent: copyID, title: title, member: member, in: scope, at: started, on: db)
-            try await LoanTallies.lent(library: library.libraryID, at: started, calendar: library.policy.calendar, title: title.id,
-                                       card: member.cardID, grade: member.grade, location: location, on: db.sql)
+            if let batch = scope.batch, batch.hasNoHolds(title.id) {
+                batch.lent(copy: copyID, to: member.id)   // looked at once for the whole push, at its end
+            } else {
+                try await settleHolds(holds, lent: copyID, title: title, member: member, in: scope, at: started, on: db)
+            }
+            var tally = LoanTallies.Changes(library: library.libraryID)
+            tally.lent(at: started, calendar: library.policy.calendar, title: title.id, card: member.cardID, grade: member.grade, location: location)
+            try await LoanTallies.add(tally, in: scope, on: db)
             // The title's loan counts ("most borrowed", on loan) are kept by triggers on the loans
             // (`AddOpenLoanCounts`); a sync push writes its log entries once for all its mutations, at its end.
             let entry = ActivityLog.Entry(type: .checkout, titleID: title.id, title: title.title, author: title.authors.joined(separator: ", "),
@@ -72,33 +77,31 @@ enum Circulation {
     static func giveBack(_ input: ReturnInput, in scope: Scope) async throws -> LoanDTO {
         let (library, gate, db) = (scope.library, scope.gate, scope.db)
         return try await gate.transaction(on: db) { db in
-            let loan: Loan
+            // The open loan closed and read in one statement: returned when it is closed, not when the
+            // request arrived, and never before it began.
+            let closing: SQLQueryString = "UPDATE loans SET returned_at = \(unsafeRaw: Dialect(db).greatest)(checked_out_at, \(bind: scope.moment())) WHERE "
+            let closed: (any SQLRow)?
             if let loanID = input.loanId {
-                guard let found = try await Loan.query(on: db).filter(\.$id == loanID).filter(\.$library.$id == library.libraryID).first() else {
-                    throw LoanError.loanNotFound
+                closed = try await db.sql.raw(closing + "id = \(bind: loanID) AND library_id = \(bind: library.libraryID) AND returned_at IS NULL RETURNING *")
+                    .first()
+                if closed == nil {
+                    guard try await db.sql.raw("SELECT 1 AS n FROM loans WHERE id = \(bind: loanID) AND library_id = \(bind: library.libraryID)")
+                        .first() != nil else { throw LoanError.loanNotFound }
+                    throw CirculationError.loanAlreadyReturned
                 }
-                loan = found
             } else if let barcode = try Check.optional(input.copyBarcode, field: "copyBarcode", max: 64) {
                 var copyID = scope.batch?.copy(barcode: barcode)?.copyID   // a sync push read it already
                 if copyID == nil { copyID = try await Lookup.copy(barcode: barcode, library: library.libraryID, on: db) }
                 guard let copyID else {
                     throw LoanError.noCopyWithBarcode(barcode)
                 }
-                guard let found = try await Loan.query(on: db).filter(\.$copy.$id == copyID).filter(\.$returnedAt == nil).first() else {
-                    throw LoanError.notOnLoan(barcode: barcode)
-                }
-                loan = found
+                closed = try await db.sql.raw(closing + "copy_id = \(bind: copyID) AND returned_at IS NULL RETURNING *").first()
+                if closed == nil { throw LoanError.notOnLoan(barcode: barcode) }
             } else {
                 throw LoanError.sayWhichLoan
             }
-            guard loan.returnedAt == nil else { throw CirculationError.loanAlreadyReturned }
-            // Returned when the loan is closed, not when the request arrived; never before it began.
-            let now = max(scope.moment(), loan.checkedOutAt)
-            let closed = try await db.sql.raw("""
-                UPDATE loans SET returned_at = \(bind: now) WHERE id = \(bind: loan.id!) AND returned_at IS NULL RETURNING id
-                """).first()
-            guard closed != nil else { throw CirculationError.loanAlreadyReturned }
-            loan.returnedAt = now
+            let loan = try closed!.decode(fluentModel: Loan.self)
+            let now = loan.returnedAt!
             var barcode: String?, location: String?
             if let copyID = loan.$copy.id {
                 let back = try await db.sql.raw("""
@@ -109,12 +112,18 @@ enum Circulation {
                 location = back != nil ? try back?.decode(column: "location", as: String?.self)
                     : try await db.sql.raw("SELECT location FROM copies WHERE id = \(bind: copyID)").first()?.decode(column: "location", as: String?.self)
             }
-            try await LoanTallies.returned(library: library.libraryID, lentAt: loan.checkedOutAt, at: now, due: loan.dueAt,
-                                           calendar: library.policy.calendar, grade: loan.memberGrade, location: location, on: db.sql)
+            var tally = LoanTallies.Changes(library: library.libraryID)
+            tally.returned(lentAt: loan.checkedOutAt, at: now, due: loan.dueAt, calendar: library.policy.calendar, grade: loan.memberGrade,
+                           location: location)
+            try await LoanTallies.add(tally, in: scope, on: db)
             // A member waiting for the title gets this copy put aside.
             var heldFor: HeldForDTO?
             if barcode != nil, let copyID = loan.$copy.id, let titleID = loan.$title.id {
-                heldFor = try await Holds.setAside(copy: copyID, title: titleID, in: scope, on: db)
+                if let batch = scope.batch, batch.hasNoHolds(titleID) {
+                    batch.shelved(copy: copyID, title: titleID)   // looked at once for the whole push, at its end
+                } else {
+                    heldFor = try await Holds.setAside(copy: copyID, title: titleID, in: scope, on: db)
+                }
             }
             let overdueDays = daysOverdue(dueAt: loan.dueAt, now: now)
             let entry = ActivityLog.Entry(type: .returnBook, titleID: loan.$title.id, title: loan.titleText, memberCardID: loan.memberCardID,
@@ -175,8 +184,9 @@ enum Circulation {
             if let copy = loan.$copy.id {
                 location = try await db.sql.raw("SELECT location FROM copies WHERE id = \(bind: copy)").first()?.decode(column: "location", as: String?.self)
             }
-            try await LoanTallies.renewed(library: library.libraryID, lentAt: loan.checkedOutAt, calendar: library.policy.calendar,
-                                          grade: loan.memberGrade, location: location, on: db.sql)
+            var tally = LoanTallies.Changes(library: library.libraryID)
+            tally.renewed(lentAt: loan.checkedOutAt, calendar: library.policy.calendar, grade: loan.memberGrade, location: location)
+            try await LoanTallies.add(tally, in: scope, on: db)
             try await ActivityLog.record(.init(type: .renew, titleID: loan.$title.id, title: loan.titleText, memberCardID: loan.memberCardID,
                                                detail: .renewed(due: loan.dueAt)),
                                          library: library, at: now, on: db)

@@ -67,10 +67,7 @@ extension Circulation {
     /// that member back first in line.
     static func settleHolds(_ holds: HoldContext, lent copy: UUID, title: Book, member: Borrower, in scope: Scope, at now: Date,
                             on db: any Database) async throws {
-        try await db.sql.raw("""
-            UPDATE holds SET state = 'waiting', copy_id = NULL, ready_at = NULL, pickup_by = NULL
-            WHERE copy_id = \(bind: copy) AND state = 'ready' AND member_id <> \(bind: member.id)
-            """).run()
+        try await releaseAside(copy: copy, lentTo: member.id, on: db)
         guard let own = holds.ownHold else { return }
         try await db.sql.raw("""
             UPDATE holds SET state = 'fulfilled', closed_at = \(bind: now), copy_id = NULL WHERE id = \(bind: own) AND state IN ('waiting', 'ready')
@@ -78,5 +75,14 @@ extension Circulation {
         try await ActivityLog.record(.init(type: .holdFulfilled, titleID: title.id, title: title.title, memberCardID: member.cardID),
                                      library: scope.library, at: now, on: db)
         if let aside = holds.ownCopy, aside != copy { try await Holds.passOn(copy: aside, title: title.id, in: scope, on: db) }
+    }
+
+    /// A copy lent that was set aside for someone other than its borrower: that member is back first in
+    /// line (their hold keeps its place in the queue).
+    static func releaseAside(copy: UUID, lentTo member: UUID, on db: any Database) async throws {
+        try await db.sql.raw("""
+            UPDATE holds SET state = 'waiting', copy_id = NULL, ready_at = NULL, pickup_by = NULL
+            WHERE copy_id = \(bind: copy) AND state = 'ready' AND member_id <> \(bind: member)
+            """).run()
     }
 }

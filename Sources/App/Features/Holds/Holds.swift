@@ -96,6 +96,16 @@ enum Holds {
         _ = try await setAside(copy: copy, title: title, in: scope, on: db)
     }
 
+    /// Sets `copy` aside for the first in line for `title` if it is on the shelf and set aside for nobody
+    /// (a sync push's returns, looked at once at the push's end).
+    static func offer(copy: UUID, title: UUID, in scope: Scope, on db: any Database) async throws {
+        guard try await db.sql.raw("""
+            SELECT 1 AS n FROM copies c WHERE c.id = \(bind: copy) AND c.status = \(bind: CopyStatus.available.rawValue)
+              AND NOT EXISTS (SELECT 1 FROM holds h WHERE h.copy_id = c.id AND h.state = 'ready')
+            """).first() != nil else { return }
+        _ = try await setAside(copy: copy, title: title, in: scope, on: db)
+    }
+
     /// Cancels an active hold (the staff's or the member's cancel, or the member's deletion); a copy set
     /// aside for it passes to the next in line.
     static func close(_ id: UUID, state: String, copy: UUID?, title: UUID, in scope: Scope, on db: any Database) async throws {

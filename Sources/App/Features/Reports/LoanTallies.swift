@@ -18,8 +18,8 @@ import SQLKit
 ///
 /// And each copy's last loan (`copies.last_lent_at`), set by the check-out that claims the copy.
 ///
-/// A check-out, a return and a renewal add to them in their own transaction (`lent`, `returned`,
-/// `renewed`); whatever writes loans in bulk (a restore, a seed) counts its library again
+/// A check-out, a return and a renewal add to them in their own transaction (`Changes`; a sync push
+/// once for all its mutations); whatever writes loans in bulk (a restore, a seed) counts its library again
 /// (`recount`), which the migration that made them did first. A loan still out and overdue is not a
 /// count: reports read those few from the open loans.
 enum LoanTallies {
@@ -43,52 +43,119 @@ enum LoanTallies {
             returned = loan_days.returned + excluded.returned, renewed = loan_days.renewed + excluded.renewed, late = loan_days.late + excluded.late
         """
 
-    /// A loan lent at `at` to a member of class `grade` from a copy on `location`, of `title`.
-    static func lent(library: UUID, at: Date, calendar: Calendar, title: UUID, card: String, grade: String?, location: String?,
-                     on sql: any SQLDatabase) async throws {
-        let d = day(at, calendar)
-        func row(_ facet: Facet, _ value: String?) -> SQLQueryString {
-            "SELECT \(bind: library), '\(unsafeRaw: facet.rawValue)', \(bind: d), \(bind: value ?? ""), 1, 0, 0, 0"
+    /// What check-outs, returns and renewals add to the tallies, gathered as they happen and written
+    /// by `write` in a statement per table: a check-out writes its own when it commits, a sync push
+    /// all of its mutations' once at its end (`PushBatch`).
+    struct Changes: Sendable {
+        let library: UUID
+        private struct DayKey: Hashable { var facet: Facet; var day: Int; var value: String }
+        private struct Counts { var lent = 0, returned = 0, renewed = 0, late = 0 }
+        private struct TitleDay: Hashable { var title: UUID; var day: Int }
+        private struct Borrower: Hashable { var month: Int; var card: String; var grade: String }
+        /// The facets known without reading the title: the whole library, the class, the shelf.
+        private var days: [DayKey: Counts] = [:]
+        /// Loans lent by title and day, for the facets read from the title (its categories, its level).
+        private var lentTitles: [TitleDay: Int] = [:]
+        private var borrowers: [Borrower: Int] = [:]
+
+        init(library: UUID) { self.library = library }
+
+        /// A loan lent at `at` to a member of class `grade` from a copy on `location`, of `title`.
+        mutating func lent(at: Date, calendar: Calendar, title: UUID, card: String, grade: String?, location: String?) {
+            let d = LoanTallies.day(at, calendar)
+            add(day: d, grade: grade, location: location) { $0.lent += 1 }
+            lentTitles[TitleDay(title: title, day: d), default: 0] += 1
+            borrowers[Borrower(month: LoanTallies.month(at, calendar), card: card, grade: grade ?? ""), default: 0] += 1
         }
-        try await sql.raw("""
-            INSERT INTO loan_days (library_id, facet, day, value, lent, returned, renewed, late)
-            \(row(.all, nil)) UNION ALL \(row(.grade, grade)) UNION ALL \(row(.shelf, location))
-            UNION ALL SELECT \(bind: library), 'c', \(bind: d), '', 1, 0, 0, 0
-                WHERE NOT EXISTS (SELECT 1 FROM title_categories tc WHERE tc.title_id = \(bind: title))
-            UNION ALL SELECT \(bind: library), 'c', \(bind: d), \(unsafeRaw: categoryText("tc.category_id", sql)), 1, 0, 0, 0
-                FROM title_categories tc WHERE tc.title_id = \(bind: title)
-            UNION ALL SELECT \(bind: library), 'l', \(bind: d), COALESCE(t.reading_level, ''), 1, 0, 0, 0 FROM titles t WHERE t.id = \(bind: title)
-            \(upsert)
-            """).run()
-        try await sql.raw("""
-            INSERT INTO borrower_months (library_id, month, card, grade, loans)
-            VALUES (\(bind: library), \(bind: month(at, calendar)), \(bind: card), \(bind: grade ?? ""), 1)
-            ON CONFLICT (library_id, month, card, grade) DO UPDATE SET loans = borrower_months.loans + 1
-            """).run()
+
+        /// A loan lent at `lentAt` returned at `at` (late when after `due`).
+        mutating func returned(lentAt: Date, at: Date, due: Date, calendar: Calendar, grade: String?, location: String?) {
+            add(day: LoanTallies.day(at, calendar), grade: grade, location: location) { $0.returned += 1 }
+            if at > due { add(day: LoanTallies.day(lentAt, calendar), grade: grade, location: location) { $0.late += 1 } }
+        }
+
+        /// A loan lent at `lentAt` renewed once more.
+        mutating func renewed(lentAt: Date, calendar: Calendar, grade: String?, location: String?) {
+            add(day: LoanTallies.day(lentAt, calendar), grade: grade, location: location) { $0.renewed += 1 }
+        }
+
+        /// Adds another transaction's changes of the same library.
+        mutating func add(_ other: Changes) {
+            precondition(other.library == library, "tallies of one library only")
+            for (key, c) in other.days {
+                add(key) { $0.lent += c.lent; $0.returned += c.returned; $0.renewed += c.renewed; $0.late += c.late }
+            }
+            lentTitles.merge(other.lentTitles, uniquingKeysWith: +)
+            borrowers.merge(other.borrowers, uniquingKeysWith: +)
+        }
+
+        private mutating func add(day: Int, grade: String?, location: String?, _ change: (inout Counts) -> Void) {
+            for key in [DayKey(facet: .all, day: day, value: ""), DayKey(facet: .grade, day: day, value: grade ?? ""),
+                        DayKey(facet: .shelf, day: day, value: location ?? "")] { add(key, change) }
+        }
+
+        private mutating func add(_ key: DayKey, _ change: (inout Counts) -> Void) {
+            change(&days[key, default: Counts()])
+        }
+
+        /// Adds it all to the tables: per chunk of rows one statement for the days (the category and
+        /// level facets read from the titles in it) and one for the borrowers.
+        func write(on sql: any SQLDatabase) async throws {
+            let dayRows = Array(days), titleRows = Array(lentTitles)
+            let chunk = 1_000   // rows per statement: at most 8 binds each, well within either database's limit
+            for start in stride(from: 0, to: max(dayRows.count, titleRows.count), by: chunk) {
+                var parts: [SQLQueryString] = []
+                var ctes: [SQLQueryString] = []
+                let someDays = dayRows.dropFirst(start).prefix(chunk)
+                if !someDays.isEmpty {
+                    let values = SQLList(someDays.map { key, c in
+                        SQLGroupExpression([SQLBind(key.facet.rawValue), SQLBind(key.day), SQLBind(key.value), SQLBind(c.lent), SQLBind(c.returned),
+                                            SQLBind(c.renewed), SQLBind(c.late)])
+                    })
+                    ctes.append("d (facet, day, value, lent, returned, renewed, late) AS (VALUES \(values))")
+                    parts.append("SELECT \(bind: library), facet, day, value, lent, returned, renewed, late FROM d WHERE 1 = 1")
+                }
+                let someTitles = titleRows.dropFirst(start).prefix(chunk)
+                if !someTitles.isEmpty {
+                    let values = SQLList(someTitles.map { key, n in SQLGroupExpression([SQLBind(key.title), SQLBind(key.day), SQLBind(n)]) })
+                    ctes.append("t (title_id, day, n) AS (VALUES \(values))")
+                    parts.append("""
+                        SELECT \(bind: library), 'c', t.day, \(unsafeRaw: categoryText("tc.category_id", sql)), CAST(SUM(t.n) AS BIGINT), 0, 0, 0
+                        FROM t JOIN title_categories tc ON tc.title_id = t.title_id GROUP BY t.day, tc.category_id
+                        """)
+                    parts.append("""
+                        SELECT \(bind: library), 'c', t.day, '', CAST(SUM(t.n) AS BIGINT), 0, 0, 0 FROM t
+                        WHERE NOT EXISTS (SELECT 1 FROM title_categories tc WHERE tc.title_id = t.title_id) GROUP BY t.day
+                        """)
+                    parts.append("""
+                        SELECT \(bind: library), 'l', t.day, COALESCE(ti.reading_level, ''), CAST(SUM(t.n) AS BIGINT), 0, 0, 0
+                        FROM t JOIN titles ti ON ti.id = t.title_id GROUP BY t.day, COALESCE(ti.reading_level, '')
+                        """)
+                }
+                // The facets of the two parts differ, and each part has a row per key: no row is met twice.
+                try await sql.raw("WITH " + ctes.joined(separator: ", ")
+                                  + " INSERT INTO loan_days (library_id, facet, day, value, lent, returned, renewed, late) "
+                                  + parts.joined(separator: " UNION ALL ") + " " + upsert).run()
+            }
+            for some in Array(borrowers).chunked(chunk) {
+                let values = SQLList(some.map { key, n in
+                    SQLGroupExpression([SQLBind(library), SQLBind(key.month), SQLBind(key.card), SQLBind(key.grade), SQLBind(n)])
+                })
+                try await sql.raw("""
+                    INSERT INTO borrower_months (library_id, month, card, grade, loans) VALUES \(values)
+                    ON CONFLICT (library_id, month, card, grade) DO UPDATE SET loans = borrower_months.loans + excluded.loans
+                    """).run()
+            }
+        }
     }
 
-    /// A loan lent at `lentAt` returned at `at` (late when after `due`).
-    static func returned(library: UUID, lentAt: Date, at: Date, due: Date, calendar: Calendar, grade: String?, location: String?,
-                         on sql: any SQLDatabase) async throws {
-        try await add(library: library, day: day(at, calendar), grade: grade, location: location, returned: 1, on: sql)
-        if at > due { try await add(library: library, day: day(lentAt, calendar), grade: grade, location: location, late: 1, on: sql) }
-    }
-
-    /// A loan lent at `lentAt` renewed once more.
-    static func renewed(library: UUID, lentAt: Date, calendar: Calendar, grade: String?, location: String?, on sql: any SQLDatabase) async throws {
-        try await add(library: library, day: day(lentAt, calendar), grade: grade, location: location, renewed: 1, on: sql)
-    }
-
-    /// Adds to the day of the whole library, of the class and of the shelf.
-    private static func add(library: UUID, day: Int, grade: String?, location: String?, returned: Int = 0, renewed: Int = 0, late: Int = 0,
-                            on sql: any SQLDatabase) async throws {
-        let rows = SQLList([(Facet.all, ""), (.grade, grade ?? ""), (.shelf, location ?? "")].map { facet, value in
-            SQLGroupExpression([SQLBind(library), SQLBind(facet.rawValue), SQLBind(day), SQLBind(value), SQLBind(0), SQLBind(returned),
-                                SQLBind(renewed), SQLBind(late)])
-        })
-        try await sql.raw("""
-            INSERT INTO loan_days (library_id, facet, day, value, lent, returned, renewed, late) VALUES \(rows) \(upsert)
-            """).run()
+    /// Writes `changes` in the transaction `db` has open, or keeps them for the end of a sync push.
+    static func add(_ changes: Changes, in scope: Scope, on db: any Database) async throws {
+        if let batch = scope.batch {
+            batch.tally(changes)
+        } else {
+            try await changes.write(on: db.sql)
+        }
     }
 
     /// A category id as the facet keeps it: SQLite's as it is stored, PostgreSQL's uuid as text.

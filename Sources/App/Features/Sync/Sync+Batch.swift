@@ -14,8 +14,11 @@ import SQLKit
 /// What a mutation of the same push may change is forgotten when it does: a return may suspend its
 /// borrower (fines), a title edit changes what a loan records of the title.
 ///
-/// Written at the end, in the push's transaction: the activity log's entries, as one statement instead of
-/// one per mutation (the titles' loan counts are kept by triggers on the loans).
+/// Written at the end, in the push's transaction: the activity log's entries and what the loans add to the
+/// day tallies (`LoanTallies.Changes`), a statement or two each instead of one or more per mutation (the
+/// titles' loan counts are kept by triggers on the loans). And the holds of the titles that had none when
+/// the push began are looked at once more, for all of them: one placed while the push ran is given a copy
+/// the push returned, or loses the copy the push lent (as a check-out or a return on its own would do).
 final class PushBatch: Sendable {
     private struct State {
         var members: [String: Circulation.Borrower] = [:]
@@ -23,6 +26,10 @@ final class PushBatch: Sendable {
         /// Titles the push names that had no waiting or ready hold when it began.
         var withoutHolds: Set<UUID> = []
         var activities: [(ActivityLog.Entry, Date)] = []
+        var tallies: LoanTallies.Changes
+        /// Copies returned to the shelf, and copies lent, whose titles had no hold when the push began.
+        var shelved: [(copy: UUID, title: UUID)] = []
+        var lent: [(copy: UUID, member: UUID)] = []
     }
 
     private let state: NIOLockedValueBox<State>
@@ -37,7 +44,7 @@ final class PushBatch: Sendable {
             .filter { !$0.isEmpty && $0.count <= 64 }
         let barcodes = Array(Set(mutations.compactMap { [.checkout, .return].contains($0.op) ? $0.copyBarcode?.cleanedInput : nil }))
             .filter { !$0.isEmpty && $0.count <= 64 }
-        var state = State()
+        var state = State(tallies: LoanTallies.Changes(library: libraryID))
         for chunk in cards.chunked(500) {
             for row in try await db.sql.raw("""
                 SELECT \(unsafeRaw: Circulation.borrowerColumns)
@@ -106,12 +113,48 @@ final class PushBatch: Sendable {
         state.withLockedValue { $0.activities.append((entry, date)) }
     }
 
-    /// Writes what was kept for the end, in the push's transaction.
-    func write(on db: any Database) async throws {
-        let activities = state.withLockedValue { state in
-            defer { state.activities = [] }
-            return state.activities
+    /// A copy returned to the shelf, of a title with no hold when the push began: at the end of the push
+    /// it is set aside for whoever placed a hold on the title meanwhile.
+    func shelved(copy: UUID, title: UUID) {
+        state.withLockedValue { $0.shelved.append((copy, title)) }
+    }
+
+    /// A copy lent, of a title with no hold when the push began: at the end of the push, a hold placed
+    /// meanwhile that was given this copy goes back to waiting first in line.
+    func lent(copy: UUID, to member: UUID) {
+        state.withLockedValue { $0.lent.append((copy, member)) }
+    }
+
+    func tally(_ changes: LoanTallies.Changes) {
+        state.withLockedValue { $0.tallies.add(changes) }
+    }
+
+    /// Writes what was kept for the end, in the push's transaction (`scope` inside it).
+    func write(in scope: Scope) async throws {
+        let db = scope.db
+        let (activities, tallies, shelved, lent) = state.withLockedValue { state in
+            defer { (state.activities, state.tallies, state.shelved, state.lent) = ([], LoanTallies.Changes(library: library.libraryID), [], []) }
+            return (state.activities, state.tallies, state.shelved, state.lent)
         }
         try await ActivityLog.record(activities, library: library, on: db)
+        try await tallies.write(on: db.sql)
+        var waited: Set<UUID> = []
+        for chunk in Array(Set(shelved.map(\.title))).chunked(500) {
+            for row in try await db.sql.raw("SELECT DISTINCT title_id FROM holds WHERE title_id IN (\(binds: chunk)) AND state = 'waiting'").all() {
+                waited.insert(try row.decode(column: "title_id", as: UUID.self))
+            }
+        }
+        for (copy, title) in shelved where waited.contains(title) {
+            try await Holds.offer(copy: copy, title: title, in: scope, on: db)
+        }
+        var setAside: Set<UUID> = []
+        for chunk in Array(Set(lent.map(\.copy))).chunked(500) {
+            for row in try await db.sql.raw("SELECT copy_id FROM holds WHERE copy_id IN (\(binds: chunk)) AND state = 'ready'").all() {
+                setAside.insert(try row.decode(column: "copy_id", as: UUID.self))
+            }
+        }
+        for (copy, member) in lent where setAside.contains(copy) {
+            try await Circulation.releaseAside(copy: copy, lentTo: member, on: db)
+        }
     }
 }

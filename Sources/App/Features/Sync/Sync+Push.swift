@@ -69,7 +69,7 @@ extension Sync {
         }
         // The log, the loan counts and the answers, written in the same transaction (a few
         // statements, not one each).
-        try await batch.write(on: db)
+        try await batch.write(in: inner)
         try await record(fresh, key, at: scope.now, on: db)
         return SyncPushResult(results: results)
     }
