@@ -101,6 +101,41 @@ import Vapor
         }
     }
 
+    /// A loan never starts before its copy's last loan ended, even when that return was stamped by a
+    /// clock running ahead (another instance's): it starts a millisecond after it.
+    @Test func aLoanStartsAfterItsCopysLastReturnWhateverTheClocksSay() async throws {
+        let clock = TestClock()
+        try await withTestApp(clock: clock.appClock) { app in
+            let f = try await Fixture.make(app)
+            let title = try await f.addTitle("Momo", copies: 1)
+            try await f.addMember("S1", "Ada")
+            try await f.addMember("S2", "Ben")
+            let first = try await f.owner.post("\(f.lib)/checkouts", ["cardId": "S1", "titleId": title])
+            #expect(first.status == .created)
+            clock.advance(days: 1)
+            let back = try await f.owner.post("\(f.lib)/returns", ["copyBarcode": first.string("copyBarcode")])
+            #expect(back.status == .ok)
+            func moment(_ column: String, of loan: Client.Reply) async throws -> Date {
+                try #require(try await app.db.sql.raw("SELECT \(ident: column) FROM loans WHERE id = \(bind: UUID(uuidString: loan.string("id"))!)")
+                    .first()?.decode(column: column, as: Date.self))
+            }
+            let returned = try await moment("returned_at", of: first)
+            clock.advance(days: -0.5)   // this instance's clock runs half a day behind the one that took the return
+            let second = try await f.owner.post("\(f.lib)/checkouts", ["cardId": "S2", "titleId": title])
+            #expect(second.status == .created)
+            let started = try await moment("checked_out_at", of: second)
+            #expect(abs(started.timeIntervalSince(returned) - 0.001) < 0.0005, "\(started.timeIntervalSince(returned))")
+            // On a clock that agrees, a loan starts when it is made.
+            clock.advance(days: 1)
+            #expect(try await f.owner.post("\(f.lib)/returns", ["copyBarcode": first.string("copyBarcode")]).status == .ok)
+            clock.advance(days: 0.1)
+            let third = try await f.owner.post("\(f.lib)/checkouts", ["cardId": "S1", "titleId": title])
+            #expect(third.status == .created)
+            let thirdStarted = try await moment("checked_out_at", of: third)
+            #expect(abs(thirdStarted.timeIntervalSince(clock.now)) < 1, "\(thirdStarted) \(clock.now)")
+        }
+    }
+
     /// An import's activity entry is written with its first batch and counts up with each, so an
     /// import killed half-way still says what it brought in (one entry per file, never two).
     @Test func anImportsActivityEntryLandsWithItsRows() async throws {

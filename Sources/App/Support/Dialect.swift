@@ -23,6 +23,11 @@ enum Dialect: String, Sendable {
     /// The function that gives the larger of its arguments (SQLite's `MAX` with two or more).
     var greatest: String { self == .sqlite ? "MAX" : "GREATEST" }
 
+    /// A moment a millisecond after the moment `expression` gives (SQLite keeps moments as seconds).
+    func millisecondAfter(_ expression: String) -> String {
+        self == .sqlite ? "(\(expression) + 0.001)" : "(\(expression) + interval '1 millisecond')"
+    }
+
     /// The column type of a UUID a table made by hand keeps (Fluent's own tables choose it themselves).
     var uuidType: String { self == .sqlite ? "BLOB" : "UUID" }
 

@@ -41,15 +41,25 @@ enum Circulation {
             let copyID = try claimed.decode(column: "id", as: UUID.self)
             let barcode = try claimed.decode(column: "barcode", as: String.self)
             let location = try claimed.decode(column: "location", as: String?.self)
-            let started = try await loanStart(copyID: copyID, in: scope, on: db)
-            let loanID = UUID()
-            try await db.sql.raw("""
+            // The loan starts now, read after the claim (a return of the same copy has committed before the
+            // claim could see the copy on the shelf), and never before the copy's last loan ended, whatever
+            // the clocks of several instances say: so a copy's loans never overlap in time. The insert reads
+            // that end itself: its statement begins after the claim.
+            let (loanID, now) = (UUID(), scope.moment())
+            let inserted = try await db.sql.raw("""
                 INSERT INTO loans (id, library_id, copy_id, title_id, member_id, title_text, member_card_id, member_name,
                                    checked_out_at, due_at, returned_at, renewals, checked_out_by, member_grade)
-                VALUES (\(bind: loanID), \(bind: library.libraryID), \(bind: copyID), \(bind: title.id), \(bind: member.id),
-                        \(bind: title.title), \(bind: member.cardID), \(bind: member.name), \(bind: started), \(bind: dueAt),
-                        NULL, 0, \(bind: library.user.username), \(bind: member.grade))
-                """).run()
+                SELECT \(bind: loanID), \(bind: library.libraryID), \(bind: copyID), \(bind: title.id), \(bind: member.id),
+                       \(bind: title.title), \(bind: member.cardID), \(bind: member.name),
+                       CASE WHEN ended.r >= \(bind: now) THEN \(unsafeRaw: Dialect(db).millisecondAfter("ended.r")) ELSE \(bind: now) END,
+                       \(bind: dueAt), NULL, 0, \(bind: library.user.username), \(bind: member.grade)
+                FROM (SELECT MAX(returned_at) AS r FROM loans WHERE copy_id = \(bind: copyID)) ended
+                RETURNING checked_out_at
+                """).first()
+            // The moment bound, unless the insert moved it past the copy's last return: a moment read back
+            // can differ from the one bound in its last bits, and the log and the answer say the one bound.
+            let stored = try inserted?.decode(column: "checked_out_at", as: Date.self)
+            let started = stored.map { $0.timeIntervalSince(now) > 0.0005 ? $0 : now } ?? now
             if let batch = scope.batch, batch.hasNoHolds(title.id) {
                 batch.lent(copy: copyID, to: member.id)   // looked at once for the whole push, at its end
             } else {
@@ -79,7 +89,8 @@ enum Circulation {
         return try await gate.transaction(on: db) { db in
             // The open loan closed and read in one statement: returned when it is closed, not when the
             // request arrived, and never before it began.
-            let closing: SQLQueryString = "UPDATE loans SET returned_at = \(unsafeRaw: Dialect(db).greatest)(checked_out_at, \(bind: scope.moment())) WHERE "
+            let moment = scope.moment()
+            let closing: SQLQueryString = "UPDATE loans SET returned_at = \(unsafeRaw: Dialect(db).greatest)(checked_out_at, \(bind: moment)) WHERE "
             let closed: (any SQLRow)?
             if let loanID = input.loanId {
                 closed = try await db.sql.raw(closing + "id = \(bind: loanID) AND library_id = \(bind: library.libraryID) AND returned_at IS NULL RETURNING *")
@@ -101,7 +112,9 @@ enum Circulation {
                 throw LoanError.sayWhichLoan
             }
             let loan = try closed!.decode(fluentModel: Loan.self)
-            let now = loan.returnedAt!
+            // As the statement set it, not as read back (a moment read back can differ in its last bits).
+            let now = max(moment, loan.checkedOutAt)
+            loan.returnedAt = now
             var barcode: String?, location: String?
             if let copyID = loan.$copy.id {
                 let back = try await db.sql.raw("""
@@ -141,18 +154,6 @@ enum Circulation {
             dto.heldFor = heldFor
             return dto
         }
-    }
-
-    /// When a loan that has just claimed its copy starts: now, read after the claim — a return
-    /// of the same copy has committed before the claim could see the copy on the shelf — and never
-    /// before the copy's last loan ended, whatever the clocks of several instances say. So a copy's
-    /// loans never overlap in time.
-    static func loanStart(copyID: UUID, in scope: Scope, on db: any Database) async throws -> Date {
-        let now = scope.moment()
-        let lastReturn = try await db.sql.raw("SELECT MAX(returned_at) AS r FROM loans WHERE copy_id = \(bind: copyID)").first()?
-            .decode(column: "r", as: Date?.self)
-        guard let lastReturn, lastReturn >= now else { return now }
-        return lastReturn.addingTimeInterval(0.001)
     }
 
     /// Extends a loan by the library's loan period from its current due date, up to the renewal limit.
