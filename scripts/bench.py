@@ -8,7 +8,8 @@
   5. the same with all five book sources on (Google Books, Open Library and the national libraries'
      SRU catalogues): a German book two catalogues know, fresh (four answers merged, two MARC records
      read) and cached.
-Figures are medians over rounds; the read figure is a ratio against the trivial route."""
+Figures are medians over rounds; the read figure is a ratio against the trivial route.
+BENCH_BIN_DIR=<dir> measures the `shelfmark` there instead (another build, for a same-run baseline)."""
 import json, os, re, shutil, signal, statistics, subprocess, sys, tempfile, time, urllib.request
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -80,10 +81,12 @@ def pct(values, q):
 
 def main():
     print("== Building release (swift build -c release) ==", flush=True)
-    sh("swift", "build", "-c", "release", "--product", "shelfmark", capture=False)
+    if not os.environ.get("BENCH_BIN_DIR"):
+        sh("swift", "build", "-c", "release", "--product", "shelfmark", capture=False)
     sh("swift", "build", "-c", "release", "--product", "shelfmark-replay", capture=False)
     bin_path = sh("swift", "build", "-c", "release", "--show-bin-path").strip()
-    binary = os.path.join(bin_path, "shelfmark")
+    # BENCH_BIN_DIR: another build's `shelfmark` (the previous version, for a same-run baseline).
+    binary = os.path.join(os.environ.get("BENCH_BIN_DIR") or bin_path, "shelfmark")
     data = os.path.join(ROOT, ".tmp", "bench")
     shutil.rmtree(data, ignore_errors=True)
     os.makedirs(data)
