@@ -65,7 +65,7 @@ enum Circulation {
             } else {
                 try await settleHolds(holds, lent: copyID, title: title, member: member, in: scope, at: started, on: db)
             }
-            var tally = LoanTallies.Changes(library: library.libraryID)
+            var tally = LoanTallies.Changes()
             tally.lent(at: started, calendar: library.policy.calendar, title: title.id, card: member.cardID, grade: member.grade, location: location)
             try await LoanTallies.add(tally, in: scope, on: db)
             // The title's loan counts ("most borrowed", on loan) are kept by triggers on the loans
@@ -91,27 +91,29 @@ enum Circulation {
             // request arrived, and never before it began.
             let moment = scope.moment()
             let closing: SQLQueryString = "UPDATE loans SET returned_at = \(unsafeRaw: Dialect(db).greatest)(checked_out_at, \(bind: moment)) WHERE "
-            let closed: (any SQLRow)?
+            let closed: any SQLRow
             if let loanID = input.loanId {
-                closed = try await db.sql.raw(closing + "id = \(bind: loanID) AND library_id = \(bind: library.libraryID) AND returned_at IS NULL RETURNING *")
-                    .first()
-                if closed == nil {
+                guard let row = try await db.sql.raw(closing + "id = \(bind: loanID) AND library_id = \(bind: library.libraryID) AND returned_at IS NULL RETURNING *")
+                    .first() else {
                     guard try await db.sql.raw("SELECT 1 AS n FROM loans WHERE id = \(bind: loanID) AND library_id = \(bind: library.libraryID)")
                         .first() != nil else { throw LoanError.loanNotFound }
                     throw CirculationError.loanAlreadyReturned
                 }
+                closed = row
             } else if let barcode = try Check.optional(input.copyBarcode, field: "copyBarcode", max: 64) {
                 var copyID = scope.batch?.copy(barcode: barcode)?.copyID   // a sync push read it already
                 if copyID == nil { copyID = try await Lookup.copy(barcode: barcode, library: library.libraryID, on: db) }
                 guard let copyID else {
                     throw LoanError.noCopyWithBarcode(barcode)
                 }
-                closed = try await db.sql.raw(closing + "copy_id = \(bind: copyID) AND returned_at IS NULL RETURNING *").first()
-                if closed == nil { throw LoanError.notOnLoan(barcode: barcode) }
+                guard let row = try await db.sql.raw(closing + "copy_id = \(bind: copyID) AND returned_at IS NULL RETURNING *").first() else {
+                    throw LoanError.notOnLoan(barcode: barcode)
+                }
+                closed = row
             } else {
                 throw LoanError.sayWhichLoan
             }
-            let loan = try closed!.decode(fluentModel: Loan.self)
+            let loan = try closed.decode(fluentModel: Loan.self)
             // As the statement set it, not as read back (a moment read back can differ in its last bits).
             let now = max(moment, loan.checkedOutAt)
             loan.returnedAt = now
@@ -125,7 +127,7 @@ enum Circulation {
                 location = back != nil ? try back?.decode(column: "location", as: String?.self)
                     : try await db.sql.raw("SELECT location FROM copies WHERE id = \(bind: copyID)").first()?.decode(column: "location", as: String?.self)
             }
-            var tally = LoanTallies.Changes(library: library.libraryID)
+            var tally = LoanTallies.Changes()
             tally.returned(lentAt: loan.checkedOutAt, at: now, due: loan.dueAt, calendar: library.policy.calendar, grade: loan.memberGrade,
                            location: location)
             try await LoanTallies.add(tally, in: scope, on: db)
@@ -185,7 +187,7 @@ enum Circulation {
             if let copy = loan.$copy.id {
                 location = try await db.sql.raw("SELECT location FROM copies WHERE id = \(bind: copy)").first()?.decode(column: "location", as: String?.self)
             }
-            var tally = LoanTallies.Changes(library: library.libraryID)
+            var tally = LoanTallies.Changes()
             tally.renewed(lentAt: loan.checkedOutAt, calendar: library.policy.calendar, grade: loan.memberGrade, location: location)
             try await LoanTallies.add(tally, in: scope, on: db)
             try await ActivityLog.record(.init(type: .renew, titleID: loan.$title.id, title: loan.titleText, memberCardID: loan.memberCardID,

@@ -47,7 +47,6 @@ enum LoanTallies {
     /// by `write` in a statement per table: a check-out writes its own when it commits, a sync push
     /// all of its mutations' once at its end (`PushBatch`).
     struct Changes: Sendable {
-        let library: UUID
         private struct DayKey: Hashable { var facet: Facet; var day: Int; var value: String }
         private struct Counts { var lent = 0, returned = 0, renewed = 0, late = 0 }
         private struct TitleDay: Hashable { var title: UUID; var day: Int }
@@ -57,8 +56,6 @@ enum LoanTallies {
         /// Loans lent by title and day, for the facets read from the title (its categories, its level).
         private var lentTitles: [TitleDay: Int] = [:]
         private var borrowers: [Borrower: Int] = [:]
-
-        init(library: UUID) { self.library = library }
 
         /// A loan lent at `at` to a member of class `grade` from a copy on `location`, of `title`.
         mutating func lent(at: Date, calendar: Calendar, title: UUID, card: String, grade: String?, location: String?) {
@@ -79,9 +76,8 @@ enum LoanTallies {
             add(day: LoanTallies.day(lentAt, calendar), grade: grade, location: location) { $0.renewed += 1 }
         }
 
-        /// Adds another transaction's changes of the same library.
+        /// Adds another transaction's changes (of the same library).
         mutating func add(_ other: Changes) {
-            precondition(other.library == library, "tallies of one library only")
             for (key, c) in other.days {
                 add(key) { $0.lent += c.lent; $0.returned += c.returned; $0.renewed += c.renewed; $0.late += c.late }
             }
@@ -98,9 +94,9 @@ enum LoanTallies {
             change(&days[key, default: Counts()])
         }
 
-        /// Adds it all to the tables: per chunk of rows one statement for the days (the category and
-        /// level facets read from the titles in it) and one for the borrowers.
-        func write(on sql: any SQLDatabase) async throws {
+        /// Adds it all to `library`'s tables: per chunk of rows one statement for the days (the category
+        /// and level facets read from the titles in it) and one for the borrowers.
+        func write(library: UUID, on sql: any SQLDatabase) async throws {
             let dayRows = Array(days), titleRows = Array(lentTitles)
             let chunk = 1_000   // rows per statement: at most 8 binds each, well within either database's limit
             for start in stride(from: 0, to: max(dayRows.count, titleRows.count), by: chunk) {
@@ -113,6 +109,7 @@ enum LoanTallies {
                                             SQLBind(c.renewed), SQLBind(c.late)])
                     })
                     ctes.append("d (facet, day, value, lent, returned, renewed, late) AS (VALUES \(values))")
+                    // (`WHERE`: SQLite would read an `ON CONFLICT` right after `FROM d` as the join's `ON`.)
                     parts.append("SELECT \(bind: library), facet, day, value, lent, returned, renewed, late FROM d WHERE 1 = 1")
                 }
                 let someTitles = titleRows.dropFirst(start).prefix(chunk)
@@ -154,7 +151,7 @@ enum LoanTallies {
         if let batch = scope.batch {
             batch.tally(changes)
         } else {
-            try await changes.write(on: db.sql)
+            try await changes.write(library: scope.libraryID, on: db.sql)
         }
     }
 

@@ -26,7 +26,7 @@ final class PushBatch: Sendable {
         /// Titles the push names that had no waiting or ready hold when it began.
         var withoutHolds: Set<UUID> = []
         var activities: [(ActivityLog.Entry, Date)] = []
-        var tallies: LoanTallies.Changes
+        var tallies = LoanTallies.Changes()
         /// Copies returned to the shelf, and copies lent, whose titles had no hold when the push began.
         var shelved: [(copy: UUID, title: UUID)] = []
         var lent: [(copy: UUID, member: UUID)] = []
@@ -44,7 +44,7 @@ final class PushBatch: Sendable {
             .filter { !$0.isEmpty && $0.count <= 64 }
         let barcodes = Array(Set(mutations.compactMap { [.checkout, .return].contains($0.op) ? $0.copyBarcode?.cleanedInput : nil }))
             .filter { !$0.isEmpty && $0.count <= 64 }
-        var state = State(tallies: LoanTallies.Changes(library: libraryID))
+        var state = State()
         for chunk in cards.chunked(500) {
             for row in try await db.sql.raw("""
                 SELECT \(unsafeRaw: Circulation.borrowerColumns)
@@ -133,11 +133,11 @@ final class PushBatch: Sendable {
     func write(in scope: Scope) async throws {
         let db = scope.db
         let (activities, tallies, shelved, lent) = state.withLockedValue { state in
-            defer { (state.activities, state.tallies, state.shelved, state.lent) = ([], LoanTallies.Changes(library: library.libraryID), [], []) }
+            defer { (state.activities, state.tallies, state.shelved, state.lent) = ([], LoanTallies.Changes(), [], []) }
             return (state.activities, state.tallies, state.shelved, state.lent)
         }
         try await ActivityLog.record(activities, library: library, on: db)
-        try await tallies.write(on: db.sql)
+        try await tallies.write(library: library.libraryID, on: db.sql)
         var waited: Set<UUID> = []
         for chunk in Array(Set(shelved.map(\.title))).chunked(500) {
             for row in try await db.sql.raw("SELECT DISTINCT title_id FROM holds WHERE title_id IN (\(binds: chunk)) AND state = 'waiting'").all() {
