@@ -73,6 +73,42 @@ private func notes(_ reply: Client.Reply, _ key: String) -> [(Int, String)] {
         }
     }
 
+    /// The same ISBN on several lines of one file: under `existing=copies` each later line's copies join
+    /// the title the first line made, also when that line brought none (its title is written first).
+    @Test func anISBNTwiceInAFileGivesItsCopiesToTheTitleItsFirstLineMade() async throws {
+        try await withTestApp { app in
+            let f = try await Fixture.make(app)
+            let csv = """
+                ISBN,Title,Author,Total Copies,Available Copies
+                9780306406157,Signals and Shelves,Maren Okafor,0,0
+                9780306406157,Signals and Shelves,Maren Okafor,2,2
+                9780316030571,Use of Weapons,Iain M. Banks,1,1
+                9780316030571,Use of Weapons,Iain M. Banks,1,1
+                9780316030571,Use of Weapons,Iain M. Banks,3,3
+                """
+            func copies() async throws -> [String: Int] {
+                let list = try await f.owner.get("\(f.lib)/titles?limit=50")
+                var counts: [String: Int] = [:]
+                for item in list["items"] as? [[String: Any]] ?? [] {
+                    let detail = try await f.owner.get("\(f.lib)/titles/\(item["id"] as! String)")
+                    counts[item["title"] as! String] = (detail["copies"] as? [Any])?.count
+                }
+                return counts
+            }
+            let first = try await upload(f, csv, query: "?existing=copies")
+            #expect(first.status == .ok, "\(first.json)")
+            #expect(first["titlesCreated"] as? Int == 2)
+            #expect(first["copiesAdded"] as? Int == 7)
+            #expect(notes(first, "failed").isEmpty)
+            #expect(try await copies() == ["Signals and Shelves": 2, "Use of Weapons": 5])
+            // Again: every line adds its copies to the title already there.
+            let again = try await upload(f, csv, query: "?existing=copies")
+            #expect(again["titlesCreated"] as? Int == 0)
+            #expect(again["copiesAdded"] as? Int == 7)
+            #expect(try await copies() == ["Signals and Shelves": 4, "Use of Weapons": 10])
+        }
+    }
+
     /// Real exports' identifiers (an ASIN, an ISBN-10 a spreadsheet cut short) never drop a
     /// book; a generic CSV's copies column is honoured; a backup chosen as an import says to restore it.
     @Test func identifiersFromRealExportsAreKeptOrRepaired() async throws {

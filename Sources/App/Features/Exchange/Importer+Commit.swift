@@ -66,9 +66,10 @@ extension Importer {
 
     /// Writes one batch in one transaction. Rows with only an ISBN get their title from the lookup
     /// (cache first) before the transaction starts.
-    static func commit(_ records: [Prepared], format: ImportFormat, policy: ExistingISBNPolicy,
-                               library ctx: LibraryContext, app: Application, now: Date,
-                               lookupDeadline: ContinuousClock.Instant, activity: ImportActivity) async throws -> BatchOutcome {
+    /// `planned` is the batch's plan as if none of its ISBNs were in the library yet, worked out beforehand.
+    static func commit(_ records: [Prepared], planned: BatchPlan? = nil, format: ImportFormat, policy: ExistingISBNPolicy,
+                       library ctx: LibraryContext, app: Application, now: Date,
+                       lookupDeadline: ContinuousClock.Instant, activity: ImportActivity) async throws -> BatchOutcome {
         var lookupFailures: [ImportRowNote] = []
         guard !records.isEmpty else { return BatchOutcome() }
         let looked = try await lookUp(records.filter { $0.insert == nil }.compactMap { $0.record.isbn.flatMap { try? ISBN($0) } },
@@ -108,8 +109,10 @@ extension Importer {
         }
         let rows = batch
         let isbns = rows.compactMap(\.record.isbn)
+        // Worked out while the batch before was written, unless rows were looked up since.
+        let planned = records.allSatisfy { $0.insert != nil } ? planned : nil
         let (jobDB, gate) = app.jobStorage
-        let outcome = try await gate.transaction(on: jobDB) { db -> (created: Int, copies: Int, skipped: [ImportRowNote], failed: [ImportRowNote]) in
+        let outcome = try await gate.transaction(on: jobDB) { db -> BatchPlan in
             let sql = db.sql
             var inLibrary: [String: UUID] = [:]
             if !isbns.isEmpty {
@@ -119,16 +122,60 @@ extension Importer {
                     inLibrary[t.isbn13] = t.id
                 }
             }
-            var created = 0, copies = 0
-            var skipped: [ImportRowNote] = [], failed: [ImportRowNote] = []
-            var seenHere: [String: UUID] = [:]  // the same ISBN twice in one batch (earlier batches are in `inLibrary`)
-            var titles: [TitleRow] = []
-            var copyCounts: [(UUID, Int)] = []
-            var categories: [(UUID, [String])] = []
-            var moreSeries: [TitleSeriesRow] = []
-            var toFill: [UUID] = []
-            var history: [ReadingLog.ImportedHistory] = []
+            let plan = inLibrary.isEmpty ? planned ?? BatchPlan(rows, inLibrary: [:], policy: policy)
+                : BatchPlan(rows, inLibrary: inLibrary, policy: policy)
+            let (titles, copyCounts) = (plan.titles, plan.newCopies)
             var ids = UUIDSource()
+            // Many rows per statement: the titles, then their copies with consecutive accession numbers.
+            try await BulkInsert.run("titles", columns: TitleRow.insertColumns, rows: titles, values: { $0.values(library: ctx.libraryID) }, on: db)
+            let copyTotal = copyCounts.reduce(0) { $0 + $1.1 }
+            if copyTotal > 0 {
+                let first = try await Catalog.allocateAccessions(copyTotal, library: ctx.libraryID, on: db)
+                let copyRows = CopyRow.fresh(copyCounts.map { ($0.0, $0.1, nil) }, firstAccession: first, now: now, ids: &ids)
+                try await BulkInsert.run("copies", columns: CopyRow.insertColumns, rows: copyRows, values: { $0.values(library: ctx.libraryID) }, on: db)
+            }
+            // Copies for titles that were in the library (or earlier in this batch) before this row.
+            for (titleID, n) in plan.moreCopies {
+                try await Catalog.addCopies(n, titleID: titleID, location: nil, library: ctx.libraryID, on: db)
+            }
+            for (titleID, names) in plan.categories {
+                try await Catalog.setCategories(names, titleID: titleID, library: ctx.libraryID, now: now, on: db)
+            }
+            try await TitleSeries.insert(plan.moreSeries, on: db)
+            // The titles to fill in, as one job over their range of ids (made in order; a UUID compares as
+            // its bytes, as both databases order them).
+            if let first = plan.toFill.min(), let last = plan.toFill.max() {
+                try await Enrichment.enqueue(first: first, last: last, count: plan.toFill.count, libraryID: ctx.libraryID, now: now, on: db)
+            }
+            try await ReadingLog.importHistory(plan.history, user: ctx.user.id, library: ctx.libraryID, now: now, on: db)
+            // The file's one activity entry lands with the first rows and counts them as they land, so
+            // an import stopped half-way (a crash, a kill) still says what it brought in.
+            try await activity.record(titles: activity.titlesBefore + plan.created, copies: activity.copiesBefore + plan.copies, on: db)
+            return plan
+        }
+        // The batch's rows are handed back to be freed once the next batch is on its way, not before.
+        return BatchOutcome(created: outcome.created, copies: outcome.copies, skipped: outcome.skipped, failed: lookupFailures + outcome.failed,
+                            spent: Spent(records: [records, rows], plans: [planned, outcome].compactMap { $0 }))
+    }
+
+    /// What a batch writes, worked out from its rows and the ISBNs the library already has: no database
+    /// needed, so the common case (none of them there yet) is worked out while the batch before is written.
+    struct BatchPlan: Sendable {
+        var titles: [TitleRow] = []
+        /// The new titles' copies, inserted with them.
+        var newCopies: [(UUID, Int)] = []
+        /// Copies for a title already in the library, or made by an earlier row of the batch that brought none.
+        var moreCopies: [(UUID, Int)] = []
+        var categories: [(UUID, [String])] = []
+        var moreSeries: [TitleSeriesRow] = []
+        var toFill: [UUID] = []
+        var history: [ReadingLog.ImportedHistory] = []
+        var created = 0, copies = 0
+        var skipped: [ImportRowNote] = [], failed: [ImportRowNote] = []
+
+        init(_ rows: [Prepared], inLibrary: [String: UUID], policy: ExistingISBNPolicy) {
+            var seenHere: [String: UUID] = [:]  // the same ISBN twice in one batch (earlier batches are in `inLibrary`)
+            var newCopyIndex: [UUID: Int] = [:]
             for p in rows {
                 let r = p.record
                 let title = r.title ?? ""
@@ -138,10 +185,12 @@ extension Importer {
                     }
                     if policy == .copies, !r.wishlist {
                         let n = r.totalCopies ?? 1
-                        if let pending = copyCounts.firstIndex(where: { $0.0 == existingID }) {
-                            copyCounts[pending].1 += n
+                        if let pending = newCopyIndex[existingID] {
+                            newCopies[pending].1 += n
+                        } else if let pending = moreCopies.firstIndex(where: { $0.0 == existingID }) {
+                            moreCopies[pending].1 += n
                         } else {
-                            try await Catalog.addCopies(n, titleID: existingID, location: nil, library: ctx.libraryID, on: db)
+                            moreCopies.append((existingID, n))
                         }
                         copies += n
                     } else {
@@ -157,7 +206,7 @@ extension Importer {
                     failed.append(ImportRowNote(line: r.line, title: title, reason: failure.message, problem: failure.problem))
                     continue
                 case nil:
-                    continue  // not reached: records without a title were looked up above
+                    continue  // not reached: records without a title were looked up first
                 }
                 titles.append(row)
                 created += 1
@@ -171,35 +220,23 @@ extension Importer {
                 }
                 if !r.wishlist {
                     let n = r.totalCopies ?? 1
-                    if n > 0 { copyCounts.append((row.id, n)) }
+                    if n > 0 {
+                        newCopyIndex[row.id] = newCopies.count
+                        newCopies.append((row.id, n))
+                    }
                     copies += n
                 }
                 if row.needsEnrichment { toFill.append(row.id) }
             }
-            // Many rows per statement: the titles, then their copies with consecutive accession numbers.
-            try await BulkInsert.run("titles", columns: TitleRow.insertColumns, rows: titles, values: { $0.values(library: ctx.libraryID) }, on: db)
-            let copyTotal = copyCounts.reduce(0) { $0 + $1.1 }
-            if copyTotal > 0 {
-                let first = try await Catalog.allocateAccessions(copyTotal, library: ctx.libraryID, on: db)
-                let copyRows = CopyRow.fresh(copyCounts.map { ($0.0, $0.1, nil) }, firstAccession: first, now: now, ids: &ids)
-                try await BulkInsert.run("copies", columns: CopyRow.insertColumns, rows: copyRows, values: { $0.values(library: ctx.libraryID) }, on: db)
-            }
-            for (titleID, names) in categories {
-                try await Catalog.setCategories(names, titleID: titleID, library: ctx.libraryID, now: now, on: db)
-            }
-            try await TitleSeries.insert(moreSeries, on: db)
-            // The titles to fill in, as one job over their range of ids (made in order; a UUID compares as
-            // its bytes, as both databases order them).
-            if let first = toFill.min(), let last = toFill.max() {
-                try await Enrichment.enqueue(first: first, last: last, count: toFill.count, libraryID: ctx.libraryID, now: now, on: db)
-            }
-            try await ReadingLog.importHistory(history, user: ctx.user.id, library: ctx.libraryID, now: now, on: db)
-            // The file's one activity entry lands with the first rows and counts them as they land, so
-            // an import stopped half-way (a crash, a kill) still says what it brought in.
-            try await activity.record(titles: activity.titlesBefore + created, copies: activity.copiesBefore + copies, on: db)
-            return (created, copies, skipped, failed)
         }
-        return BatchOutcome(created: outcome.created, copies: outcome.copies, skipped: outcome.skipped, failed: lookupFailures + outcome.failed)
+    }
+
+    /// A written batch's rows, kept until the next batch has started so that freeing them (tens of
+    /// thousands of strings) does not hold up the database between two batches.
+    final class Spent: Sendable {
+        let records: [[Prepared]]
+        let plans: [BatchPlan]
+        init(records: [[Prepared]], plans: [BatchPlan]) { (self.records, self.plans) = (records, plans) }
     }
 
     /// The one `import` activity entry of a file, written with each batch (same id, counts so far).
@@ -231,6 +268,7 @@ extension Importer {
         var copies = 0
         var skipped: [ImportRowNote] = []
         var failed: [ImportRowNote] = []
+        var spent: Spent?
     }
 
     /// Writes batches one after another while the caller reads and maps the next one (two cores: one
@@ -260,18 +298,22 @@ extension Importer {
             var ids = UUIDSource()
             let (libraryID, preparedAt) = (library.libraryID, now)
             let batch = records.map { Prepared($0, library: libraryID, now: preparedAt, ids: &ids) }
+            let planned = BatchPlan(batch, inLibrary: [:], policy: policy)
             records.removeAll(keepingCapacity: true)
-            try await drain(into: &report)
+            let spent = try await drain(into: &report)
+            defer { withExtendedLifetime(spent) {} }
             guard !batch.isEmpty else { return }
             let (format, policy, library, app, now, deadline) = (format, policy, library, app, now, lookupDeadline)
             var activity = activity
             (activity.titlesBefore, activity.copiesBefore) = (report.titlesCreated, report.copiesAdded)
             batchLimit = min(batchLimit * 2, Importer.largestBatch)
-            inFlight = Task { try await Importer.commit(batch, format: format, policy: policy, library: library, app: app, now: now, lookupDeadline: deadline, activity: activity) }
+            inFlight = Task { try await Importer.commit(batch, planned: planned, format: format, policy: policy, library: library, app: app, now: now, lookupDeadline: deadline, activity: activity) }
         }
 
-        mutating func drain(into report: inout ImportReport) async throws {
-            guard let task = inFlight else { return }
+        /// Waits for the batch in flight; what it hands back is freed by the caller when it likes.
+        @discardableResult
+        mutating func drain(into report: inout ImportReport) async throws -> Spent? {
+            guard let task = inFlight else { return nil }
             inFlight = nil
             let outcome = try await task.value
             report.titlesCreated += outcome.created
@@ -284,6 +326,7 @@ extension Importer {
                 await progress(ImportProgress(rowsRead: report.rowsRead, titlesCreated: report.titlesCreated, copiesAdded: report.copiesAdded))
             }
             try Task.checkCancellation()
+            return outcome.spent
         }
     }
 }

@@ -129,10 +129,13 @@ enum Jobs {
 
     static let busy = JobError.busy
 
-    /// How far the job got; also renews its lease.
+    /// How far the job got; also renews its lease. Written through the long jobs' connection that
+    /// writes the job's batches (`Application.jobStorage`): a write from another connection of the same
+    /// SQLite file would empty that connection's page cache between two batches.
     static func progress(_ id: UUID, rows: Int, titles: Int, copies: Int, app: Application) async throws {
         let until = app.clock.now().addingTimeInterval(lease)
-        try await app.writeGate.transaction(on: app.db) { db in
+        let (db, gate) = app.jobStorage
+        try await gate.transaction(on: db) { db in
             try await db.sql.raw("""
                 UPDATE jobs SET rows_read = \(bind: rows), titles_created = \(bind: titles), copies_added = \(bind: copies),
                   lease_until = \(bind: until) WHERE id = \(bind: id) AND state = 'running'
@@ -142,7 +145,8 @@ enum Jobs {
 
     static func renewLease(_ id: UUID, app: Application) async throws {
         let until = app.clock.now().addingTimeInterval(lease)
-        try await app.writeGate.transaction(on: app.db) { db in
+        let (db, gate) = app.jobStorage
+        try await gate.transaction(on: db) { db in
             try await db.sql.raw("UPDATE jobs SET lease_until = \(bind: until) WHERE id = \(bind: id) AND state = 'running'").run()
         }
     }
