@@ -175,7 +175,7 @@ extension Importer {
 
         init(_ rows: [Prepared], inLibrary: [String: UUID], policy: ExistingISBNPolicy) {
             var seenHere: [String: UUID] = [:]  // the same ISBN twice in one batch (earlier batches are in `inLibrary`)
-            var newCopyIndex: [UUID: Int] = [:]
+            var newCopyIndex: [UUID: Int] = [:], moreCopyIndex: [UUID: Int] = [:]
             for p in rows {
                 let r = p.record
                 let title = r.title ?? ""
@@ -187,9 +187,10 @@ extension Importer {
                         let n = r.totalCopies ?? 1
                         if let pending = newCopyIndex[existingID] {
                             newCopies[pending].1 += n
-                        } else if let pending = moreCopies.firstIndex(where: { $0.0 == existingID }) {
+                        } else if let pending = moreCopyIndex[existingID] {
                             moreCopies[pending].1 += n
                         } else {
+                            moreCopyIndex[existingID] = moreCopies.count
                             moreCopies.append((existingID, n))
                         }
                         copies += n
