@@ -90,6 +90,17 @@ import VaporTesting
             let back = try await f.owner.post("\(f.lib)/returns", ["copyBarcode": barcode.lowercased()])
             #expect(back.status == .ok, "\(back.errorMessage ?? "")")
             #expect(back.string("returnedAt") != "")
+            // The same copy scanned in lower case is lent again, and given back as scanned; once back, a
+            // second return says it is not on loan, and a barcode or card nobody has is named.
+            let byCopy = try await f.owner.post("\(f.lib)/checkouts", ["cardId": "s001", "copyBarcode": barcode.lowercased()])
+            #expect(byCopy.status == .created && byCopy.string("copyBarcode") == barcode, "\(byCopy.errorMessage ?? "")")
+            #expect(try await f.owner.post("\(f.lib)/returns", ["copyBarcode": barcode]).status == .ok)
+            let twice = try await f.owner.post("\(f.lib)/returns", ["copyBarcode": barcode.lowercased()])
+            #expect(twice.status == .conflict && twice.errorCode == "not_on_loan", "\(twice.status)")
+            let nobody = try await f.owner.post("\(f.lib)/returns", ["copyBarcode": "NO-SUCH-COPY"])
+            #expect(nobody.status == .notFound && nobody.errorMessage?.contains("NO-SUCH-COPY") == true, "\(nobody.status)")
+            let noCard = try await f.owner.post("\(f.lib)/checkouts", ["cardId": "s999", "titleId": titleID])
+            #expect(noCard.status == .notFound && noCard.errorMessage?.contains("s999") == true, "\(noCard.status) \(noCard.errorMessage ?? "")")
 
             for i in 0..<120 {
                 let grade = i % 2 == 0 ? "3A" : "5C"

@@ -63,7 +63,7 @@ enum Circulation {
             if let batch = scope.batch, batch.hasNoHolds(title.id) {
                 batch.lent(copy: copyID, to: member.id)   // looked at once for the whole push, at its end
             } else {
-                try await settleHolds(holds, lent: copyID, title: title, member: member, in: scope, at: started, on: db)
+                try await settleHolds(holds, lent: copyID, named: target.copyID != nil, title: title, member: member, in: scope, at: started, on: db)
             }
             var tally = LoanTallies.Changes()
             tally.lent(at: started, calendar: library.policy.calendar, title: title.id, card: member.cardID, grade: member.grade, location: location)
@@ -101,15 +101,24 @@ enum Circulation {
                 }
                 closed = row
             } else if let barcode = try Check.optional(input.copyBarcode, field: "copyBarcode", max: 64) {
-                var copyID = scope.batch?.copy(barcode: barcode)?.copyID   // a sync push read it already
-                if copyID == nil { copyID = try await Lookup.copy(barcode: barcode, library: library.libraryID, on: db) }
-                guard let copyID else {
-                    throw LoanError.noCopyWithBarcode(barcode)
+                let known = scope.batch?.copy(barcode: barcode)?.copyID   // a sync push read it already
+                // The barcode as scanned, through the index, in the statement that closes the loan; only a
+                // miss looks for the copy (the case folded) to say why, or to close its loan after all.
+                let copy: SQLQueryString = known.map { "copy_id = \(bind: $0)" }
+                    ?? "copy_id = (SELECT id FROM copies WHERE library_id = \(bind: library.libraryID) AND barcode = \(bind: barcode))"
+                if let row = try await db.sql.raw(closing + copy + " AND returned_at IS NULL RETURNING *").first() {
+                    closed = row
+                } else {
+                    var copyID = known
+                    if copyID == nil { copyID = try await Lookup.copy(barcode: barcode, library: library.libraryID, on: db) }
+                    guard let copyID else {
+                        throw LoanError.noCopyWithBarcode(barcode)
+                    }
+                    guard let row = try await db.sql.raw(closing + "copy_id = \(bind: copyID) AND returned_at IS NULL RETURNING *").first() else {
+                        throw LoanError.notOnLoan(barcode: barcode)
+                    }
+                    closed = row
                 }
-                guard let row = try await db.sql.raw(closing + "copy_id = \(bind: copyID) AND returned_at IS NULL RETURNING *").first() else {
-                    throw LoanError.notOnLoan(barcode: barcode)
-                }
-                closed = row
             } else {
                 throw LoanError.sayWhichLoan
             }
@@ -346,8 +355,14 @@ enum Circulation {
             guard let card = try Check.optional(input.cardId, field: "cardId", max: 64) else {
                 throw LoanError.sayWhoBorrows
             }
-            guard let id = try await Lookup.member(card: card, library: libraryID, on: db) else { throw CirculationError.memberNotFound(card) }
-            row = try await db.sql.raw(select + "id = \(bind: id)").first()
+            // The card as typed, through the index, in the statement that reads the borrower; only a miss
+            // looks again with the case folded.
+            if let exact = try await db.sql.raw(select + "card_id = \(bind: card)").first() {
+                row = exact
+            } else {
+                guard let id = try await Lookup.member(card: card, library: libraryID, on: db) else { throw CirculationError.memberNotFound(card) }
+                row = try await db.sql.raw(select + "id = \(bind: id)").first()
+            }
         }
         return try borrower(row!)
     }
@@ -373,12 +388,14 @@ enum Circulation {
                  authors: try row.decode(column: "authors", as: [String].self))
         }
         if let barcode = try Check.optional(input.copyBarcode, field: "copyBarcode", max: 64) {
-            guard let copyID = try await Lookup.copy(barcode: barcode, library: libraryID, on: db),
-                  let row = try await db.sql.raw("SELECT c.id AS copy_id, " + columns + """
-                 FROM copies c JOIN titles t ON t.id = c.title_id WHERE c.id = \(bind: copyID)
-                """).first() else {
-                throw LoanError.noCopyWithBarcode(barcode)
+            let select: SQLQueryString = "SELECT c.id AS copy_id, " + columns + " FROM copies c JOIN titles t ON t.id = c.title_id WHERE "
+            // The barcode as scanned, through the index, in the statement that reads the book; only a miss
+            // looks again with the case folded.
+            var found = try await db.sql.raw(select + "c.library_id = \(bind: libraryID) AND c.barcode = \(bind: barcode)").first()
+            if found == nil, let copyID = try await Lookup.copy(barcode: barcode, library: libraryID, on: db) {
+                found = try await db.sql.raw(select + "c.id = \(bind: copyID)").first()
             }
+            guard let row = found else { throw LoanError.noCopyWithBarcode(barcode) }
             return Target(title: try book(row), copyID: try row.decode(column: "copy_id", as: UUID.self))
         }
         let row: any SQLRow

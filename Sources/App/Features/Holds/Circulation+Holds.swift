@@ -65,9 +65,11 @@ extension Circulation {
     /// After the claim, in its transaction: the borrower's own hold is fulfilled (a copy set aside for
     /// it but not the one lent passes on), and a copy lent that was set aside for someone else puts
     /// that member back first in line.
-    static func settleHolds(_ holds: HoldContext, lent copy: UUID, title: Book, member: Borrower, in scope: Scope, at now: Date,
+    /// A copy claimed by title without `takeHeld` is one set aside for nobody (the claim says so in the
+    /// statement that takes it), so only a copy named by its barcode or lent with `takeHeld` can release one.
+    static func settleHolds(_ holds: HoldContext, lent copy: UUID, named: Bool, title: Book, member: Borrower, in scope: Scope, at now: Date,
                             on db: any Database) async throws {
-        try await releaseAside(copy: copy, lentTo: member.id, on: db)
+        if named || holds.takeHeld { try await releaseAside(copy: copy, lentTo: member.id, on: db) }
         guard let own = holds.ownHold else { return }
         try await db.sql.raw("""
             UPDATE holds SET state = 'fulfilled', closed_at = \(bind: now), copy_id = NULL WHERE id = \(bind: own) AND state IN ('waiting', 'ready')
