@@ -339,7 +339,8 @@ enum Circulation {
         }
     }
     struct Book: Sendable { let id: UUID, title: String, authors: [String] }
-    struct Target: Sendable { let title: Book, copyID: UUID? }
+    /// `held`: whether the title has waiting or ready holds, when the statement that read it said so.
+    struct Target: Sendable { let title: Book, copyID: UUID?; var held: Bool? = nil }
 
     static func resolveMember(_ input: CheckoutInput, libraryID: UUID, on db: any Database) async throws -> Borrower {
         let select: SQLQueryString = """
@@ -382,7 +383,11 @@ enum Circulation {
     }
 
     static func resolveBook(_ input: CheckoutInput, libraryID: UUID, on db: any Database) async throws -> Target {
-        let columns: SQLQueryString = "t.id, t.title, t.authors, t.wishlist"
+        // Whether anyone holds the title, in the statement that reads it: most titles have no holds, and
+        // the check-out then asks nothing more about them (`holdContext`).
+        let columns: SQLQueryString = """
+            t.id, t.title, t.authors, t.wishlist, EXISTS (SELECT 1 FROM holds h WHERE h.title_id = t.id AND h.state IN ('waiting', 'ready')) AS held
+            """
         func book(_ row: any SQLRow) throws -> Book {
             Book(id: try row.decode(column: "id", as: UUID.self), title: try row.decode(column: "title", as: String.self),
                  authors: try row.decode(column: "authors", as: [String].self))
@@ -396,7 +401,7 @@ enum Circulation {
                 found = try await db.sql.raw(select + "c.id = \(bind: copyID)").first()
             }
             guard let row = found else { throw LoanError.noCopyWithBarcode(barcode) }
-            return Target(title: try book(row), copyID: try row.decode(column: "copy_id", as: UUID.self))
+            return Target(title: try book(row), copyID: try row.decode(column: "copy_id", as: UUID.self), held: try row.decode(column: "held", as: Bool.self))
         }
         let row: any SQLRow
         if let id = input.titleId {
@@ -414,6 +419,6 @@ enum Circulation {
             throw LoanError.sayWhichBook
         }
         if try row.decode(column: "wishlist", as: Bool.self) { throw CirculationError.titleIsWishlistItem }
-        return Target(title: try book(row), copyID: nil)
+        return Target(title: try book(row), copyID: nil, held: try row.decode(column: "held", as: Bool.self))
     }
 }

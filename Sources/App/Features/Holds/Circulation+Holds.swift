@@ -21,12 +21,14 @@ extension Circulation {
     /// member, unless `input.lendHeld` says so.
     static func holdContext(_ input: CheckoutInput, member: Borrower, target: Target, in scope: Scope) async throws -> HoldContext {
         let (title, db) = (target.title.id, scope.db)
-        // Most titles have no holds: one indexed look answers for them (a sync push looked once for all its
-        // titles, `PushBatch`), and the check-out reads nothing more.
+        // Most titles have no holds: one indexed look answers for them (made by the statement that read the
+        // title, or once for all of a sync push's titles, `PushBatch`), and the check-out reads nothing more.
         let none = HoldContext(ownHold: nil, ownCopy: nil, takeHeld: input.lendHeld ?? false, waiting: 0)
-        if scope.batch?.hasNoHolds(title) == true { return none }
-        guard try await db.sql.raw("SELECT 1 AS n FROM holds WHERE title_id = \(bind: title) AND state IN ('waiting', 'ready') LIMIT 1")
-            .first() != nil else { return none }
+        if scope.batch?.hasNoHolds(title) == true || target.held == false { return none }
+        if target.held == nil {
+            guard try await db.sql.raw("SELECT 1 AS n FROM holds WHERE title_id = \(bind: title) AND state IN ('waiting', 'ready') LIMIT 1")
+                .first() != nil else { return none }
+        }
         struct Own: Decodable { var id: UUID; var copy_id: UUID? }
         let own = try await db.sql.raw("""
             SELECT id, copy_id FROM holds WHERE title_id = \(bind: title) AND member_id = \(bind: member.id) AND state IN ('waiting', 'ready')
