@@ -109,9 +109,9 @@ enum Circulation {
                 if let row = try await db.sql.raw(closing + copy + " AND returned_at IS NULL RETURNING *").first() {
                     closed = row
                 } else {
-                    var copyID = known
-                    if copyID == nil { copyID = try await Lookup.copy(barcode: barcode, library: library.libraryID, on: db) }
-                    guard let copyID else {
+                    // A copy the push knew, or one with this barcode as scanned, is simply not on loan.
+                    guard known == nil else { throw LoanError.notOnLoan(barcode: barcode) }
+                    guard let copyID = try await Lookup.copy(foldingCase: barcode, library: library.libraryID, on: db) else {
                         throw LoanError.noCopyWithBarcode(barcode)
                     }
                     guard let row = try await db.sql.raw(closing + "copy_id = \(bind: copyID) AND returned_at IS NULL RETURNING *").first() else {
@@ -361,7 +361,7 @@ enum Circulation {
             if let exact = try await db.sql.raw(select + "card_id = \(bind: card)").first() {
                 row = exact
             } else {
-                guard let id = try await Lookup.member(card: card, library: libraryID, on: db) else { throw CirculationError.memberNotFound(card) }
+                guard let id = try await Lookup.member(foldingCase: card, library: libraryID, on: db) else { throw CirculationError.memberNotFound(card) }
                 row = try await db.sql.raw(select + "id = \(bind: id)").first()
             }
         }
@@ -397,7 +397,7 @@ enum Circulation {
             // The barcode as scanned, through the index, in the statement that reads the book; only a miss
             // looks again with the case folded.
             var found = try await db.sql.raw(select + "c.library_id = \(bind: libraryID) AND c.barcode = \(bind: barcode)").first()
-            if found == nil, let copyID = try await Lookup.copy(barcode: barcode, library: libraryID, on: db) {
+            if found == nil, let copyID = try await Lookup.copy(foldingCase: barcode, library: libraryID, on: db) {
                 found = try await db.sql.raw(select + "c.id = \(bind: copyID)").first()
             }
             guard let row = found else { throw LoanError.noCopyWithBarcode(barcode) }

@@ -66,7 +66,8 @@ extension Importer {
 
     /// Writes one batch in one transaction. Rows with only an ISBN get their title from the lookup
     /// (cache first) before the transaction starts.
-    /// `planned` is the batch's plan as if none of its ISBNs were in the library yet, worked out beforehand.
+    /// `planned` is the batch's plan as if none of its ISBNs were in the library yet, worked out beforehand
+    /// (nil when some of its rows have only an ISBN, to be looked up first).
     static func commit(_ records: [Prepared], planned: BatchPlan? = nil, format: ImportFormat, policy: ExistingISBNPolicy,
                        library ctx: LibraryContext, app: Application, now: Date,
                        lookupDeadline: ContinuousClock.Instant, activity: ImportActivity) async throws -> BatchOutcome {
@@ -109,8 +110,6 @@ extension Importer {
         }
         let rows = batch
         let isbns = rows.compactMap(\.record.isbn)
-        // Worked out while the batch before was written, unless rows were looked up since.
-        let planned = records.allSatisfy { $0.insert != nil } ? planned : nil
         let (jobDB, gate) = app.jobStorage
         let outcome = try await gate.transaction(on: jobDB) { db -> BatchPlan in
             let sql = db.sql
@@ -299,7 +298,7 @@ extension Importer {
             var ids = UUIDSource()
             let (libraryID, preparedAt) = (library.libraryID, now)
             let batch = records.map { Prepared($0, library: libraryID, now: preparedAt, ids: &ids) }
-            let planned = BatchPlan(batch, inLibrary: [:], policy: policy)
+            let planned = batch.allSatisfy { $0.insert != nil } ? BatchPlan(batch, inLibrary: [:], policy: policy) : nil
             records.removeAll(keepingCapacity: true)
             let spent = try await drain(into: &report)
             defer { withExtendedLifetime(spent) {} }
