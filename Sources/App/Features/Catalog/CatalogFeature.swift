@@ -88,6 +88,7 @@ enum CatalogFeature: Feature {
             Landed(72, PartialTitleIndexes()),
             Landed(74, SortKeysCompareAsBytes()),
             Landed(75, AddOpenLoanCounts()),
+            Landed(76, LeanTitleSearch()),
         ]
     }
 }

@@ -13,18 +13,20 @@ struct ShrinkTitleSearch: AsyncMigration {
 
     func prepare(on database: any Database) async throws {
         guard Dialect(database) == .sqlite else { return }
-        try await rebuild(database as! any SQLDatabase, options: ", content = '', contentless_delete = 1")
+        try await Self.rebuild(database as! any SQLDatabase, definition: Self.columns + ", content = '', contentless_delete = 1")
     }
 
     func revert(on database: any Database) async throws {
         guard Dialect(database) == .sqlite else { return }
-        try await rebuild(database as! any SQLDatabase, options: "")
+        try await Self.rebuild(database as! any SQLDatabase, definition: Self.columns)
     }
 
-    private func rebuild(_ sql: any SQLDatabase, options: String) async throws {
+    /// The table made again with `definition` (its columns and options), filled from the titles, and
+    /// its triggers: how every change of the table's form is made.
+    static func rebuild(_ sql: any SQLDatabase, definition: String) async throws {
         for name in Self.triggers { try await sql.raw("DROP TRIGGER IF EXISTS \(unsafeRaw: name)").run() }
         try await sql.raw("DROP TABLE title_search").run()
-        try await sql.raw("CREATE VIRTUAL TABLE title_search USING fts5(\(unsafeRaw: Self.columns)\(unsafeRaw: options))").run()
+        try await sql.raw("CREATE VIRTUAL TABLE title_search USING fts5(\(unsafeRaw: definition))").run()
         try await sql.raw("""
             INSERT INTO title_search(rowid, scope, search_text)
             SELECT rowid, 'L' || hex(library_id) || 'W' || wishlist, search_text FROM titles
