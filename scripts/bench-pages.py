@@ -4,7 +4,7 @@
 community library's size too: BENCH_PAGE_TITLES=100000; every sort, a far page and the
 letters W and Z are among the pages, so a list that grows with the library shows.
 
-For each page a librarian uses all day (catalog, a search, a letter of the A–Z, a book, a member, the
+For each page a librarian uses all day (catalog, searches (a word, a letter, two words, an ISBN's start), a letter of the A–Z, a book, a member, the
 loans, the lend confirmation, the activity log), the time from request to the whole page over
 127.0.0.1, after a warm-up: p50 and p99 over BENCH_PAGE_REQUESTS requests in each of BENCH_ROUNDS rounds
 (medians over rounds). Time on the wire to localhost is part of it, so the figures bound the server's
@@ -132,6 +132,9 @@ def run_backend(bin_dir, name, env, reuse=False):
             ("select mode", "GET", f"{web}/catalog?select=1", None),
             ("on loan", "GET", f"{web}/catalog?show=onloan", None),
             ("search 'the'", "GET", f"{web}/catalog?q=the", None),
+            ("search 't'", "GET", f"{web}/catalog?q=t", None),
+            ("search 'sum oc'", "GET", f"{web}/catalog?q=sum+oc", None),
+            ("search '9781'", "GET", f"{web}/catalog?q=9781", None),
             ("letter W", "GET", letter, None),
             ("letter Z", "GET", letter_z, None),
             ("dashboard", "GET", f"{web}/dashboard", None),
