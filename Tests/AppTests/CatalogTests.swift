@@ -111,6 +111,8 @@ import Vapor
             try await f.addTitle("हिंदी कहानियाँ", authors: ["प्रेमचंद"])
             try await f.addTitle("แมวน้อย")
             try await f.addTitle("\u{9FCD}山記")
+            try await f.addTitle("哈利波特与魔法石", authors: ["J. K. 罗琳"])
+            try await f.addTitle("となりのトトロ")
             func titles(_ q: String) async throws -> [String] {
                 let reply = try await f.owner.get("\(f.lib)/titles?q=\(q.addingPercentEncoding(withAllowedCharacters: .urlQueryAllowed)!)")
                 #expect(reply.status == .ok)
@@ -132,6 +134,11 @@ import Vapor
             #expect(try await titles("प्रेमचंद हिं") == ["हिंदी कहानियाँ"])
             #expect(try await titles("แมวน") == ["แมวน้อย"])
             #expect(try await titles("\u{9FCD}") == ["\u{9FCD}山記"])
+            // Chinese and Japanese write no spaces: a word from inside a title, or the author's name, finds it.
+            #expect(try await titles("魔法石") == ["哈利波特与魔法石"])
+            #expect(try await titles("波特 罗琳") == ["哈利波特与魔法石"])
+            #expect(try await titles("トトロ") == ["となりのトトロ"])
+            #expect(try await titles("魔法 トトロ") == [])
             #expect(try await titles("\"*)(' OR 1=1 --") == [])
             // Renaming updates the index.
             let hobbit = try await f.owner.get("\(f.lib)/titles?q=hobbit")
@@ -139,6 +146,37 @@ import Vapor
             #expect(try await f.owner.patch("\(f.lib)/titles/\(id)", ["title": "Bilbo's Journey"]).status == .ok)
             #expect(try await titles("hobbit") == [])
             #expect(try await titles("bilbo") == ["Bilbo's Journey"])
+        }
+    }
+
+    /// Search texts saved by the version that kept a run of Chinese characters as one word are cut
+    /// into characters by the update, so a word from inside a title or a name finds it.
+    @Test func theUpdateCutsSavedChineseSearchTextsIntoCharacters() async throws {
+        try await withTestApp { app in
+            let f = try await Fixture.make(app)
+            try await f.addTitle("哈利波特与魔法石", authors: ["罗琳"])
+            try await f.addTitle("Plain English")
+            try await f.addMember("S1", "小明", "王")
+            func titles(_ q: String) async throws -> [String] {
+                let reply = try await f.owner.get("\(f.lib)/titles?q=\(q.addingPercentEncoding(withAllowedCharacters: .urlQueryAllowed)!)")
+                return (reply["items"] as? [[String: Any]] ?? []).compactMap { $0["title"] as? String }
+            }
+            func cards(_ q: String) async throws -> [String] {
+                try await f.owner.get("\(f.lib)/members?q=\(q.addingPercentEncoding(withAllowedCharacters: .urlQueryAllowed)!)").array
+                    .compactMap { $0["cardId"] as? String }
+            }
+            // As the version before wrote them.
+            try await app.db.sql.raw("UPDATE titles SET search_text = '哈利波特与魔法石 罗琳' WHERE title = '哈利波特与魔法石'").run()
+            try await app.db.sql.raw("UPDATE members SET search_text = ' s1 小明 王 '").run()
+            #expect(try await titles("魔法") == [])
+            #expect(try await cards("明") == [])
+
+            try await TitleSearchWords().prepare(on: app.db)
+            try await MemberSearchWords().prepare(on: app.db)
+            #expect(try await titles("魔法") == ["哈利波特与魔法石"])
+            #expect(try await titles("哈利") == ["哈利波特与魔法石"])
+            #expect(try await titles("plain") == ["Plain English"])
+            #expect(try await cards("明") == ["S1"])
         }
     }
 

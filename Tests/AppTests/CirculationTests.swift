@@ -169,6 +169,7 @@ import Vapor
             let f = try await Fixture.make(app)
             try await f.addMember("S12345", "Siobhán", "Ní Bhriain")
             try await f.addMember("S22222", "Ben", "Okafor")
+            try await f.addMember("S33333", "小明", "王")
             let dup = try await f.owner.post("\(f.lib)/members", ["cardId": "S12345", "firstName": "Other"])
             #expect(dup.status == .conflict)
             #expect(dup.errorField == "cardId")
@@ -182,6 +183,8 @@ import Vapor
             #expect(try await cards("bhr") == ["S12345"])
             #expect(try await cards("oka") == ["S22222"])
             #expect(try await cards("hriain") == [])
+            #expect(try await cards("小明".addingPercentEncoding(withAllowedCharacters: .urlQueryAllowed)!) == ["S33333"])
+            #expect(try await cards("明".addingPercentEncoding(withAllowedCharacters: .urlQueryAllowed)!) == ["S33333"])
         }
     }
 }

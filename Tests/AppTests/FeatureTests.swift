@@ -108,7 +108,7 @@ import Testing
             "AddSecurityLifetimes", "AddNightlyBackupRuns", "KeepFiguresOfFormerMembers", "CreateSavedReports", "AddPublicFigures", "CreateLoanTallies", "CreateSchoolYear", "CreateRollovers", "AddRetention", "AddRosterFolder",
             "CreateSchoolSignIn", "AddClassTeachers", "ArchivedMembersLeaveTheFeed", "AddCallNumbers", "CreateBulkChanges", "CreateTitleSeries",
             "AddEnrichmentRanges", "CompactSyncLog", "LeanListIndexes", "AddRatingScores", "AddCategoryCallNumbers", "PartialTitleIndexes",
-            "IdsAsBytes", "SortKeysCompareAsBytes", "AddOpenLoanCounts", "LeanTitleSearch",
+            "IdsAsBytes", "SortKeysCompareAsBytes", "AddOpenLoanCounts", "LeanTitleSearch", "TitleSearchWords", "MemberSearchWords", "QuoteSearchWords",
         ]
         #expect(Migrations.inOrder.map { $0.name.split(separator: ".").last.map(String.init) ?? $0.name } == history)
     }

@@ -104,6 +104,11 @@ import VaporTesting
             #expect((found["items"] as? [[String: Any]])?.count == 1 && found["total"] as? Int == 1)
             #expect(try await f.owner.get("\(f.lib)/quotes?q=hora")["total"] as? Int == 1)
             #expect(try await f.owner.get("\(f.lib)/quotes?q=bastian")["total"] as? Int == 0)
+            // Chinese writes no spaces: a word from inside the quote finds it.
+            let chinese = try await f.owner.post("\(f.lib)/quotes", ["titleId": titleID, "text": "时间就是生命"])
+            #expect(chinese.status == .created)
+            #expect(try await f.owner.get("\(f.lib)/quotes?q=\("生命".addingPercentEncoding(withAllowedCharacters: .urlQueryAllowed)!)")["total"] as? Int == 1)
+            #expect(try await f.owner.delete("\(f.lib)/quotes/\(chinese.string("id"))").status == .noContent)
 
             // Private: another account sees neither.
             let other = try await f.staff("lena", role: "librarian")

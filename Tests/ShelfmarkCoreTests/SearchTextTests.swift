@@ -22,6 +22,20 @@ import Testing
         #expect(SearchText.tokens("\"*) OR 1=1 --") == ["or", "1", "1"])
     }
 
+    /// Chinese and Japanese characters are words of their own to search; other scripts keep their words,
+    /// and the list orders (`tokens`, `sortKey`) keep the runs whole.
+    @Test func searchWordsCutChineseAndJapaneseIntoCharacters() {
+        #expect(SearchText.searchWords("哈利波特与魔法石") == ["哈", "利", "波", "特", "与", "魔", "法", "石"])
+        #expect(SearchText.searchWords("となりのトトロ 2") == ["と", "な", "り", "の", "ト", "ト", "ロ", "2"])
+        #expect(SearchText.searchWords("第3章abc") == ["第", "3", "章", "abc"])
+        #expect(SearchText.searchWords("\u{20000}x") == ["\u{20000}", "x"])
+        #expect(SearchText.searchWords("한국어 책") == ["한국어", "책"])
+        #expect(SearchText.searchWords("Harry Potter") == ["harry", "potter"])
+        #expect(SearchText.document(["魔法石", nil, "Tolkien"]) == "魔 法 石 tolkien")
+        #expect(SearchText.tokens("哈利波特") == ["哈利波特"])
+        #expect(SearchText.sortKey("哈利波特") == "哈利波特")
+    }
+
     @Test func sortKeyDropsLeadingArticles() {
         #expect(SearchText.sortKey("The Hobbit") == "hobbit")
         #expect(SearchText.sortKey("Die Unendliche Geschichte") == "unendliche geschichte")

@@ -49,9 +49,39 @@ public enum SearchText {
         return result
     }
 
-    /// The text stored for indexing a title: its words, space separated.
+    /// The words a search keeps and asks for: `tokens`, with Chinese and Japanese characters each a word
+    /// of their own. Those languages write no space between words, so a run of them is one token, and a
+    /// word from inside it ("魔法" in "哈利波特与魔法石") was the start of none; as characters, every one
+    /// typed must be in the text. Korean writes spaces and stays in words.
+    public static func searchWords(_ text: String) -> [String] {
+        tokens(text).flatMap { token -> [String] in
+            guard token.unicodeScalars.contains(where: isHanOrKana) else { return [token] }
+            var words: [String] = []
+            var current = ""
+            for scalar in token.unicodeScalars {
+                if isHanOrKana(scalar) {
+                    if !current.isEmpty { words.append(current); current = "" }
+                    words.append(String(scalar))
+                } else {
+                    current.unicodeScalars.append(scalar)
+                }
+            }
+            if !current.isEmpty { words.append(current) }
+            return words
+        }
+    }
+
+    /// A Chinese character (the unified ideographs, their extensions and compatibility forms) or Japanese kana.
+    public static func isHanOrKana(_ scalar: Unicode.Scalar) -> Bool {
+        switch scalar.value {
+        case 0x3040...0x30FF, 0x31F0...0x31FF, 0x3400...0x4DBF, 0x4E00...0x9FFF, 0xF900...0xFAFF, 0x20000...0x323AF: true
+        default: false
+        }
+    }
+
+    /// The text stored for searching a title, a member or a quote: its search words, space separated.
     public static func document(_ parts: [String?]) -> String {
-        parts.compactMap { $0 }.flatMap(tokens).joined(separator: " ")
+        parts.compactMap { $0 }.flatMap(searchWords).joined(separator: " ")
     }
 
     /// Key that orders titles the way a reader expects in an A–Z list: folded, leading article dropped.

@@ -89,6 +89,7 @@ enum CatalogFeature: Feature {
             Landed(74, SortKeysCompareAsBytes()),
             Landed(75, AddOpenLoanCounts()),
             Landed(76, LeanTitleSearch()),
+            Landed(77, TitleSearchWords()),
         ]
     }
 }

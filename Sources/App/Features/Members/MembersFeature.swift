@@ -25,6 +25,7 @@ enum MembersFeature: Feature {
             Landed(9, CreateMember()),
             Landed(19, AddClassToMemberSearch()),
             Landed(38, CreateCalendarFeeds()),
+            Landed(78, MemberSearchWords()),
         ]
     }
 }

@@ -27,7 +27,7 @@ enum Quotes {
             quote.text = text
             quote.note = note
             quote.photoID = input.photoId
-            quote.searchText = " " + SearchText.document([text, note, title.title, title.authors.joined(separator: " ")]) + " "
+            quote.searchText = Quote.searchText(text: text, note: note, title: title.title, authors: title.authors)
             quote.createdAt = scope.now
             try await quote.create(on: db)
             return quote.dto(title: title.title, authors: title.authors)
@@ -48,7 +48,7 @@ enum Quotes {
                      on db: any Database) async throws -> (items: [QuoteDTO], total: Int) {
         var builder = Quote.query(on: db).filter(\.$library.$id == libraryID).filter(\.$userID == userID)
         if let titleID { builder = builder.filter(\.$titleID == titleID) }
-        for token in SearchText.tokens(query ?? "").prefix(10) { builder = builder.filter(\.$searchText ~~ " \(token)") }
+        for token in SearchText.searchWords(query ?? "").prefix(10) { builder = builder.filter(\.$searchText ~~ " \(token)") }
         let total = try await builder.count()
         let quotes = try await builder.sort(\.$createdAt, .descending).sort(\.$id).range(offset..<(offset + limit)).all()
         let titleIDs = Array(Set(quotes.map(\.titleID)))

@@ -121,6 +121,11 @@ final class Quote: Model, @unchecked Sendable {
     @Field(key: "created_at") var createdAt: Date
 
     init() {}
+
+    /// What a quote search matches: the quote, the reader's note, the book's title and authors, as word prefixes.
+    static func searchText(text: String, note: String?, title: String, authors: [String]) -> String {
+        " " + SearchText.document([text, note, title, authors.joined(separator: " ")]) + " "
+    }
 }
 
 /// A photo of a book page, private to the reader who took it.

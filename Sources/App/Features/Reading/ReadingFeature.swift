@@ -42,6 +42,7 @@ enum ReadingFeature: Feature {
             Landed(28, CreateReadingShares()),
             Landed(29, CreateReadingDays()),
             Landed(31, HashReadingShareTokens()),
+            Landed(79, QuoteSearchWords()),
         ]
     }
 }
