@@ -152,6 +152,32 @@ private func send(_ f: Fixture, _ method: HTTPMethod, _ path: String, body: Data
         }
     }
 
+    /// A restore derives the search texts from the rows themselves, as a save does: a backup written by a
+    /// version that kept a run of Chinese characters as one word is found by a word from inside it.
+    @Test func aRestoreCutsSearchTextsAsThisVersionDoes() async throws {
+        try await withTestApp { app in
+            let f = try await Fixture.make(app)
+            let titleID = try await f.addTitle("哈利波特与魔法石", authors: ["罗琳"])
+            try await f.addMember("S1", "小明", "王")
+            #expect(try await f.owner.post("\(f.lib)/quotes", ["titleId": titleID, "text": "时间就是生命"]).status == .created)
+            var decoded = try Backup.decode(Data(buffer: try await send(f, .GET, "\(f.lib)/backup").body))
+            // As the version before wrote them.
+            decoded.titles = decoded.titles.map { var t = $0; t.search_text = "哈利波特与魔法石 罗琳"; return t }
+            decoded.members = decoded.members.map { var m = $0; m.search_text = " s1 小明 王 "; return m }
+            decoded.quotes = decoded.quotes?.map { var q = $0; q.search_text = " 时间就是生命 哈利波特与魔法石 罗琳 "; return q }
+            let encoder = JSONEncoder()
+            encoder.dateEncodingStrategy = .iso8601withFractions
+            let restored = try await f.owner.finished(try await send(f, .POST, "/api/v1/libraries/restore?name=Copy", body: try encoder.encode(decoded)))
+            #expect(restored.status == .ok, "\(restored.json)")
+            let copy = "/api/v1/libraries/\(try #require((restored["library"] as? [String: Any])?["id"] as? String))"
+            func q(_ text: String) -> String { text.addingPercentEncoding(withAllowedCharacters: .urlQueryAllowed)! }
+            let titles = try await f.owner.get("\(copy)/titles?q=\(q("魔法"))")
+            #expect((titles["items"] as? [[String: Any]])?.compactMap { $0["title"] as? String } == ["哈利波特与魔法石"])
+            #expect(try await f.owner.get("\(copy)/members?q=\(q("小明"))").array.compactMap { $0["cardId"] as? String } == ["S1"])
+            #expect(try await f.owner.get("\(copy)/quotes?q=\(q("生命"))")["total"] as? Int == 1)
+        }
+    }
+
     @Test func backupThenRestoreIsLosslessFieldByField() async throws {
         let clock = TestClock()
         try await withTestApp(clock: clock.appClock) { app in

@@ -234,6 +234,8 @@ extension Backup {
             var r = t
             r.id = map(r.id)
             r.author_key = Title.authorKey(r.authors)
+            // Derived from the row's own fields, as a save does, not taken from the file (an older version cut words otherwise).
+            r.search_text = Title.derived(title: r.title, subtitle: r.subtitle, authors: r.authors, series: r.series, isbn13: r.isbn13).searchText
             if let url = r.cover_url, CoverStore.isLocal(url), let old = coverID(url), let new = coverIDs[old] {
                 r.cover_url = CoverStore.localURL(new)
             } else {
@@ -269,7 +271,13 @@ extension Backup {
         }
         try await insert("shelves", keptShelves.map { var r = $0; r.id = map($0.id); return r })
         try await write { db in try await Shelves.ensureAll(library: libraryID, on: db) }
-        try await insert("members", b.members.map { var r = $0; r.id = map(r.id); r.language = r.language.flatMap { Lang(rawValue: $0)?.rawValue }; return r })
+        try await insert("members", b.members.map {
+            var r = $0
+            r.id = map(r.id)
+            r.language = r.language.flatMap { Lang(rawValue: $0)?.rawValue }
+            r.search_text = Member.searchText(cardID: r.card_id, firstName: r.first_name, lastName: r.last_name, grade: r.grade)
+            return r
+        })
         try await insert("loans", b.loans.map { l in
             var r = l
             r.id = map(r.id); r.copy_id = map(r.copy_id); r.title_id = map(r.title_id); r.member_id = map(r.member_id)
@@ -403,8 +411,12 @@ extension Backup {
             try await insert("page_photos", [row])
         }
         let keptQuotes = quotes.filter { users.contains($0.user_id) && titleIDs.contains($0.title_id) }
+        let quotedTitles = Dictionary(b.titles.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
         try await insert("quotes", keptQuotes.map { q in
             var row = q
+            if let title = quotedTitles[q.title_id] {
+                row.search_text = Quote.searchText(text: q.text, note: q.note, title: title.title, authors: title.authors)
+            }
             row.id = map(q.id); row.title_id = map(q.title_id)
             row.photo_id = q.photo_id.flatMap { id -> UUID? in photoIDs.contains(id) ? map(id) as UUID : nil }
             return row
