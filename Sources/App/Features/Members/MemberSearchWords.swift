@@ -7,7 +7,7 @@ import SQLKit
 struct MemberSearchWords: AsyncMigration {
     func prepare(on database: any Database) async throws {
         struct Row: Decodable { var id: UUID; var card_id: String; var first_name: String; var last_name: String; var grade: String?; var search_text: String }
-        try await SearchWordsUpdate.run("members", on: database) { ids in
+        try await SearchWordsUpdate.run("members", on: database) { ids, database in
             let rows = try await database.sql.raw("SELECT id, card_id, first_name, last_name, grade, search_text FROM members WHERE id IN (\(binds: ids))")
                 .all(decoding: Row.self)
             for row in rows {

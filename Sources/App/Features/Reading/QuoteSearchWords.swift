@@ -7,7 +7,7 @@ import SQLKit
 struct QuoteSearchWords: AsyncMigration {
     func prepare(on database: any Database) async throws {
         struct Row: Decodable { var id: UUID; var text: String; var note: String?; var title: String; var authors: [String]; var search_text: String }
-        try await SearchWordsUpdate.run("quotes", on: database) { ids in
+        try await SearchWordsUpdate.run("quotes", on: database) { ids, database in
             let rows = try await database.sql.raw("""
                 SELECT q.id, q.text, q.note, t.title, t.authors, q.search_text FROM quotes q JOIN titles t ON t.id = q.title_id
                 WHERE q.id IN (\(binds: ids))
