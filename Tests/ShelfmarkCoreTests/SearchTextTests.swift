@@ -34,6 +34,10 @@ import Testing
         #expect(SearchText.document(["魔法石", nil, "Tolkien"]) == "魔 法 石 tolkien")
         #expect(SearchText.tokens("哈利波特") == ["哈利波特"])
         #expect(SearchText.sortKey("哈利波特") == "哈利波特")
+        // A query asks for at most so many words, however long it is.
+        #expect(SearchText.queryWords(String(repeating: "a ", count: 10_000)).count == SearchText.maxQueryWords)
+        #expect(SearchText.queryWords(String(repeating: "书", count: 10_000)).count == SearchText.maxQueryWords)
+        #expect(SearchText.queryWords("魔法 石") == ["魔", "法", "石"])
     }
 
     @Test func sortKeyDropsLeadingArticles() {

@@ -71,6 +71,14 @@ public enum SearchText {
         }
     }
 
+    /// The words a query asks for: its first `maxQueryWords` search words. A query's length is the
+    /// client's to choose; each word is a condition of the search, so their number has a bound.
+    public static func queryWords(_ text: String) -> [String] {
+        Array(searchWords(text).prefix(maxQueryWords))
+    }
+
+    public static let maxQueryWords = 32
+
     /// A Chinese character (the unified ideographs, their extensions and compatibility forms) or Japanese kana.
     public static func isHanOrKana(_ scalar: Unicode.Scalar) -> Bool {
         switch scalar.value {

@@ -55,7 +55,7 @@ enum TitleQuery {
     static func list(_ filters: Filters, libraryID: UUID, now: Date, on db: any Database) async throws -> TitleList {
         let sql = db.sql
         let sqlite = Dialect(db) == .sqlite
-        let tokens = SearchText.searchWords(filters.query ?? "")
+        let tokens = SearchText.queryWords(filters.query ?? "")
         let favoritesCount = try await kept(sql, libraryID: libraryID, wishlist: filters.wishlist, extra: " AND favorite = \(bind: true)")
         let page: SQLQueryString = " LIMIT \(literal: filters.limit) OFFSET \(literal: filters.offset)"
         var rows: [any SQLRow]

@@ -138,7 +138,7 @@ enum Members {
     private static func matching(_ query: String?, archived: Bool, libraryID: UUID, on db: any Database) -> QueryBuilder<Member> {
         var builder = Member.query(on: db).filter(\.$library.$id == libraryID)
         builder = archived ? builder.filter(\.$archivedAt != nil) : builder.filter(\.$archivedAt == nil)
-        for token in SearchText.searchWords(query ?? "") {
+        for token in SearchText.queryWords(query ?? "") {
             builder = builder.filter(\.$searchText ~~ " \(token)")
         }
         return builder

@@ -48,7 +48,7 @@ enum Quotes {
                      on db: any Database) async throws -> (items: [QuoteDTO], total: Int) {
         var builder = Quote.query(on: db).filter(\.$library.$id == libraryID).filter(\.$userID == userID)
         if let titleID { builder = builder.filter(\.$titleID == titleID) }
-        for token in SearchText.searchWords(query ?? "").prefix(10) { builder = builder.filter(\.$searchText ~~ " \(token)") }
+        for token in SearchText.queryWords(query ?? "") { builder = builder.filter(\.$searchText ~~ " \(token)") }
         let total = try await builder.count()
         let quotes = try await builder.sort(\.$createdAt, .descending).sort(\.$id).range(offset..<(offset + limit)).all()
         let titleIDs = Array(Set(quotes.map(\.titleID)))
