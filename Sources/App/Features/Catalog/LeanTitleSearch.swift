@@ -21,11 +21,11 @@ struct LeanTitleSearch: AsyncMigration {
 
     func prepare(on database: any Database) async throws {
         guard Dialect(database) == .sqlite else { return }
-        try await ShrinkTitleSearch.rebuild(database as! any SQLDatabase, definition: Self.definition)
+        try await ShrinkTitleSearch.rebuild(database.sql, definition: Self.definition)
     }
 
     func revert(on database: any Database) async throws {
         guard Dialect(database) == .sqlite else { return }
-        try await ShrinkTitleSearch.rebuild(database as! any SQLDatabase, definition: ShrinkTitleSearch.columns + ", content = '', contentless_delete = 1")
+        try await ShrinkTitleSearch.rebuild(database.sql, definition: ShrinkTitleSearch.columns + ", content = '', contentless_delete = 1")
     }
 }

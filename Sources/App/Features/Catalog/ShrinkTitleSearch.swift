@@ -13,12 +13,12 @@ struct ShrinkTitleSearch: AsyncMigration {
 
     func prepare(on database: any Database) async throws {
         guard Dialect(database) == .sqlite else { return }
-        try await Self.rebuild(database as! any SQLDatabase, definition: Self.columns + ", content = '', contentless_delete = 1")
+        try await Self.rebuild(database.sql, definition: Self.columns + ", content = '', contentless_delete = 1")
     }
 
     func revert(on database: any Database) async throws {
         guard Dialect(database) == .sqlite else { return }
-        try await Self.rebuild(database as! any SQLDatabase, definition: Self.columns)
+        try await Self.rebuild(database.sql, definition: Self.columns)
     }
 
     /// The table made again with `definition` (its columns and options), filled from the titles, and
