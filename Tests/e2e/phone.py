@@ -438,6 +438,14 @@ def update(p, home, ca, lib, token, errors):
         context, page = signed_in(browser, token, errors)
         shells = "async () => (await caches.keys()).filter((k) => k.startsWith('shelfmark-shell-')).sort()"
         page.goto(f"{BASE}/libraries/{lib}/checkout")
+        # The browser's own record of its workers, printed if the hand-over fails. With DevTools' ServiceWorker
+        # domain on, the waiting worker read the page's message in 24 runs of 24 on a loaded machine; without
+        # it, under Playwright, about one run in five it never did (no reply, no skipWaiting), for 10 s.
+        cdp = context.new_cdp_session(page)
+        swlog = []
+        cdp.on("ServiceWorker.workerVersionUpdated", lambda e: swlog.append([(v["versionId"], v["runningStatus"], v["status"], len(v.get("controlledClients", []))) for v in e["versions"]]))
+        cdp.on("ServiceWorker.workerErrorReported", lambda e: swlog.append(("ERR", e)))
+        cdp.send("ServiceWorker.enable")
         for _ in range(100):
             if page.evaluate("() => !!navigator.serviceWorker.controller") and len(page.evaluate(shells)) == 1:
                 break
@@ -445,6 +453,7 @@ def update(p, home, ca, lib, token, errors):
         old = page.evaluate(shells)
         assert len(old) == 1, old
         page.fill("#f-card", "S12")  # in the middle of a form
+        page.wait_for_timeout(2000)  # the page has been open a while: a worker installed now is not its to hand over
         # The new version: the same server restarted with a stylesheet one comment longer.
         shutil.copytree(os.path.join(ROOT, "Public"), os.path.join(public, "Public"))
         with open(os.path.join(public, "Public", "css", "app.css"), "a") as css:
@@ -464,10 +473,13 @@ def update(p, home, ca, lib, token, errors):
         # The next page load: the new worker takes over and the old shell goes.
         page.goto(f"{BASE}/libraries/{lib}/catalog")
         new = [k for k in both if k != old[0]][0]
-        for _ in range(100):
+        for _ in range(200):
             if page.evaluate(shells) == [new]:
                 break
             page.wait_for_timeout(100)
+        if page.evaluate(shells) != [new]:
+            for versions in swlog[-12:]:
+                print("phone: service worker versions (id, running, status, clients):", versions, flush=True)
         assert page.evaluate(shells) == [new], (errors, page.evaluate(shells), page.evaluate("""async () => { const r = await navigator.serviceWorker.getRegistration();
             return { waiting: r.waiting && r.waiting.state, active: r.active && r.active.state, installing: r.installing && r.installing.state }; }"""))
         version = new.rsplit("-", 1)[1]
