@@ -154,9 +154,10 @@ import Vapor
     @Test func theUpdateCutsSavedChineseSearchTextsIntoCharacters() async throws {
         try await withTestApp { app in
             let f = try await Fixture.make(app)
-            try await f.addTitle("哈利波特与魔法石", authors: ["罗琳"])
+            let harry = try await f.addTitle("哈利波特与魔法石", authors: ["罗琳"])
             try await f.addTitle("Plain English")
             try await f.addMember("S1", "小明", "王")
+            #expect(try await f.owner.post("\(f.lib)/quotes", ["titleId": harry, "text": "时间就是生命"]).status == .created)
             func titles(_ q: String) async throws -> [String] {
                 let reply = try await f.owner.get("\(f.lib)/titles?q=\(q.addingPercentEncoding(withAllowedCharacters: .urlQueryAllowed)!)")
                 return (reply["items"] as? [[String: Any]] ?? []).compactMap { $0["title"] as? String }
@@ -168,11 +169,19 @@ import Vapor
             // As the version before wrote them.
             try await app.db.sql.raw("UPDATE titles SET search_text = '哈利波特与魔法石 罗琳' WHERE title = '哈利波特与魔法石'").run()
             try await app.db.sql.raw("UPDATE members SET search_text = ' s1 小明 王 '").run()
+            try await app.db.sql.raw("UPDATE quotes SET search_text = '时间就是生命 哈利波特与魔法石 罗琳'").run()
+            func quotes(_ q: String) async throws -> Int? {
+                try await f.owner.get("\(f.lib)/quotes?q=\(q.addingPercentEncoding(withAllowedCharacters: .urlQueryAllowed)!)")["total"] as? Int
+            }
             #expect(try await titles("魔法") == [])
             #expect(try await cards("明") == [])
+            #expect(try await quotes("生命") == 0)
 
             try await TitleSearchWords().prepare(on: app.db)
             try await MemberSearchWords().prepare(on: app.db)
+            try await QuoteSearchWords().prepare(on: app.db)
+            #expect(try await quotes("生命") == 1)
+            #expect(try await quotes("魔法") == 1)
             #expect(try await titles("魔法") == ["哈利波特与魔法石"])
             #expect(try await titles("哈利") == ["哈利波特与魔法石"])
             #expect(try await titles("plain") == ["Plain English"])
