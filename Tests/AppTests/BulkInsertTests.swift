@@ -1,0 +1,85 @@
+import Fluent
+import Foundation
+import ShelfmarkCore
+import SQLKit
+import Testing
+@testable import App
+
+@Suite struct BulkInsertTests {
+    struct LibraryCount: Decodable, Hashable { var library_id: UUID; var circulating: Bool; var n: Int }
+    struct ShelfCount: Decodable, Hashable { var library_id: UUID; var location: String; var n: Int }
+
+    /// The kept counts are what counting the copies gives.
+    func expectCountsAsRecounted(_ db: any Database, _ when: String) async throws {
+        let kept = try await db.sql.raw("SELECT library_id, circulating, n FROM copy_counts WHERE n <> 0").all(decoding: LibraryCount.self)
+        let counted = try await db.sql.raw("""
+            SELECT library_id, (status IN ('available', 'on_loan')) AS circulating, COUNT(*) AS n FROM copies GROUP BY 1, 2
+            """).all(decoding: LibraryCount.self)
+        #expect(Set(kept) == Set(counted), "the library's counts \(when)")
+        let shelves = try await db.sql.raw("SELECT library_id, location, n FROM shelf_counts WHERE n <> 0").all(decoding: ShelfCount.self)
+        let onShelves = try await db.sql.raw("""
+            SELECT library_id, location, COUNT(*) AS n FROM copies WHERE location IS NOT NULL AND status <> 'withdrawn' GROUP BY 1, 2
+            """).all(decoding: ShelfCount.self)
+        #expect(Set(shelves) == Set(onShelves), "the shelves' counts \(when)")
+    }
+
+    /// Copies inserted many at once (`BulkInsert`: an import, a seed, an undone bulk delete) are counted and
+    /// logged as a copy added alone is: the counts equal a recount, a device pulling in small pages gets
+    /// each copy once, and a copy added afterwards comes after them in the feed. A batch that fails leaves
+    /// nothing behind, and the copies added after it are counted and logged.
+    @Test func copiesInsertedInBulkAreCountedAndLoggedAsOneAddedAlone() async throws {
+        try await withTestApp { app in
+            let f = try await Fixture.make(app)
+            let library = try #require(UUID(uuidString: f.libraryID))
+            let momo = try #require(UUID(uuidString: try await f.addTitle("Momo", copies: 1)))
+            let odd = try #require(UUID(uuidString: try await f.addTitle("Odd and the Frost Giants", copies: 1)))
+            var early = SyncTests.Device(f.owner, lib: f.lib, id: "early")
+            try await early.pull(limit: 3)
+
+            var ids = UUIDSource()
+            var rows = CopyRow.fresh([(momo, 3, "Fiction"), (odd, 2, nil), (odd, 2, "Poetry")], firstAccession: 900, now: Date(), ids: &ids)
+            rows[1].status = CopyStatus.lost.rawValue
+            rows[4].status = CopyStatus.onLoan.rawValue
+            rows[6].status = CopyStatus.withdrawn.rawValue
+            let batch = rows
+            try await app.db.transaction { db in
+                try await BulkInsert.run("copies", columns: CopyRow.insertColumns, rows: batch, values: { $0.values(library: library) }, on: db)
+            }
+            try await expectCountsAsRecounted(app.db, "after the bulk insert")
+            var between = SyncTests.Device(f.owner, lib: f.lib, id: "between")
+            try await between.pull(limit: 3)
+            if Dialect(app.db) == .sqlite {
+                struct Log: Decodable { var n: Int; var versions: Int }
+                let log = try #require(try await app.db.sql.raw("SELECT COUNT(*) AS n, COUNT(DISTINCT version) AS versions FROM sync_log WHERE kind = 2")
+                    .first(decoding: Log.self))
+                #expect(log.n == 9 && log.versions == 9, "each copy its own version: \(log)")
+            }
+
+            // A batch that fails (a barcode already taken) writes nothing, and leaves the triggers working.
+            var clash = CopyRow.fresh([(momo, 2, "Fiction")], firstAccession: 950, now: Date(), ids: &ids)
+            clash[1].barcode = rows[0].barcode
+            let clashing = clash
+            await #expect(throws: (any Error).self) {
+                try await app.db.transaction { db in
+                    try await BulkInsert.run("copies", columns: CopyRow.insertColumns, rows: clashing, values: { $0.values(library: library) }, on: db)
+                }
+            }
+            #expect(try await app.db.sql.raw("SELECT COUNT(*) AS n FROM copies").first()?.decode(column: "n", as: Int.self) == 9)
+            let after = try await f.addTitle("After", copies: 1)
+            #expect(try await f.owner.post("\(f.lib)/titles/\(after)/copies", ["count": 2, "location": "Fiction"]).status.code < 300)
+            try await expectCountsAsRecounted(app.db, "after a failed batch and three copies added alone")
+
+            // Every copy once, to a device that pulled before and in small pages; only the later copies to
+            // one that pulled right after the bulk insert.
+            let copies = Set(try await app.db.sql.raw("SELECT id FROM copies").all().map { try $0.decode(column: "id", as: UUID.self) })
+            #expect(copies.count == 12)
+            try await early.pull(limit: 3)
+            #expect(Set(early.mirror.values.filter { $0.kind == .copy }.map(\.id)) == copies)
+            let seen = Set(between.mirror.values.filter { $0.kind == .copy }.map(\.id))
+            try await between.pull(limit: 3)
+            let later = Set(between.mirror.values.filter { $0.kind == .copy }.map(\.id)).subtracting(seen)
+            #expect(later.count == 3, "the copies added after the bulk insert reach a device that pulled right after it")
+            #expect(seen.count == 9)
+        }
+    }
+}
