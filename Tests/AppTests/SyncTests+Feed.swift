@@ -66,6 +66,7 @@ extension SyncTests {
             try await device.pull()
             // Back to the log as it was before (the server's code reads only the compact one), and a removal
             // written into it.
+            try await onOneConnection(app) { try await SyncLogLibraryNumbers().revert(on: $0) }
             try await onOneConnection(app) { try await CompactSyncLog().revert(on: $0) }
             // Its ids as bytes, as the tables keep them now (the old log kept text).
             try await onOneConnection(app) { try await IdsAsBytes().prepare(on: $0) }
@@ -77,6 +78,7 @@ extension SyncTests {
             try await onOneConnection(app) { try await CompactSyncLog().prepare(on: $0) }
             // Its triggers convert ids from text, as the tables kept them then: made again for ids kept as bytes.
             try await onOneConnection(app) { try await IdsAsBytes().prepare(on: $0) }
+            try await onOneConnection(app) { try await SyncLogLibraryNumbers().prepare(on: $0) }
             let after = try #require(try await app.db.sql.raw(SQLQueryString(count)).first(decoding: Count.self))
             #expect(after.n == before.n && after.removed == before.removed && after.removed == 1)
             if Dialect(app.db) == .sqlite {
@@ -101,6 +103,83 @@ extension SyncTests {
             // The removal is purged at its age, as before.
             let library = try #require(UUID(uuidString: f.libraryID))
             #expect(try await Sync.purge(library: library, now: Date().addingTimeInterval(31 * 86_400), gate: app.writeGate, on: app.db) == 1)
+        }
+    }
+
+    /// The log naming libraries by number says what it said: each library's cursor from before still gets
+    /// exactly what changed after it in that library, a removal included; a deleted library's log goes with
+    /// it, and a library made afterwards has a number and a feed of its own.
+    @Test func theLogNamingLibrariesByNumberKeepsEveryCursor() async throws {
+        try await withTestApp { app in
+            let f = try await Fixture.make(app)
+            let ben = try await f.addMember("S002", "Ben")
+            _ = try await f.addTitle("Momo", isbn: "9783522202602")
+            let made = try await f.owner.post("/api/v1/libraries", ["name": "Room 14"])
+            let other = made.string("id")
+            let room14 = Fixture(app: app, owner: f.owner, libraryID: other)
+            _ = try await room14.addTitle("Krabat", isbn: "9783423625043", copies: 2)
+            var device = Device(f.owner, lib: f.lib, id: "phone")
+            var device14 = Device(f.owner, lib: room14.lib, id: "tablet")
+            try await device.pull()
+            try await device14.pull()
+
+            // Back to the log naming libraries by id, and changes written into it.
+            try await onOneConnection(app) { try await SyncLogLibraryNumbers().revert(on: $0) }
+            #expect(try await f.owner.delete("\(f.lib)/members/\(ben)").status == .noContent)
+            _ = try await room14.addMember("R001", "Rosa")
+            struct Count: Decodable { var n: Int; var removed: Int; var versions: Int64 }
+            let count = "SELECT COUNT(*) AS n, SUM(CASE WHEN deleted THEN 1 ELSE 0 END) AS removed, CAST(SUM(version) AS BIGINT) AS versions FROM sync_log"
+            let before = try #require(try await app.db.sql.raw(SQLQueryString(count)).first(decoding: Count.self))
+
+            try await onOneConnection(app) { try await SyncLogLibraryNumbers().prepare(on: $0) }
+            let after = try #require(try await app.db.sql.raw(SQLQueryString(count)).first(decoding: Count.self))
+            #expect(after.n == before.n && after.removed == before.removed && after.versions == before.versions && after.removed == 1)
+            struct Number: Decodable { var no: Int }
+            let numbers = try await app.db.sql.raw("SELECT no FROM libraries ORDER BY no").all(decoding: Number.self).map(\.no)
+            #expect(numbers == [1, 2])
+            struct Named: Decodable { var no: Int; var n: Int }
+            let byLibrary = try await app.db.sql.raw("""
+                SELECT library_id AS no, COUNT(*) AS n FROM sync_log GROUP BY library_id ORDER BY library_id
+                """).all(decoding: Named.self)
+            #expect(byLibrary.map(\.no) == numbers, "every row names a library by its number")
+
+            // Each old cursor: exactly its library's changes since.
+            var changes: [SyncChange] = [], changes14: [SyncChange] = []
+            for _ in 0..<200 {
+                let page = try await device.pullOnce()
+                changes += page.changes
+                if !page.more && !page.behind { break }
+                try await Task.sleep(for: .milliseconds(50))
+            }
+            for _ in 0..<200 {
+                let page = try await device14.pullOnce()
+                changes14 += page.changes
+                if !page.more && !page.behind { break }
+                try await Task.sleep(for: .milliseconds(50))
+            }
+            #expect(changes.map(\.id.uuidString) == [ben.uppercased()] && changes.first?.removed == true, "\(changes)")
+            #expect(changes14.compactMap(\.member?.cardId) == ["R001"] && changes14.count == 1, "\(changes14)")
+            // Later changes are written by number and reach the right device.
+            _ = try await f.addTitle("Die unendliche Geschichte", isbn: "9783522202008")
+            try await device.pull()
+            try await device14.pull()
+            Self.expectEqual(device.mirror, try await Self.serverState(app, library: f.libraryID), "Room 12 after the update")
+            Self.expectEqual(device14.mirror, try await Self.serverState(app, library: other), "Room 14 after the update")
+            let library = try #require(UUID(uuidString: f.libraryID))
+            #expect(try await Sync.purge(library: library, now: Date().addingTimeInterval(31 * 86_400), gate: app.writeGate, on: app.db) == 1)
+
+            // A deleted library's log goes with it; the next library takes the next number and starts a log of its own.
+            #expect(try await f.owner.delete("\(room14.lib)?confirm=true").status == .noContent)
+            let left = try await app.db.sql.raw("SELECT library_id AS no, COUNT(*) AS n FROM sync_log GROUP BY library_id").all(decoding: Named.self)
+            #expect(left.map(\.no) == [1], "\(left.map(\.no))")
+            let third = try await f.owner.post("/api/v1/libraries", ["name": "Room 16"])
+            let room16 = Fixture(app: app, owner: f.owner, libraryID: third.string("id"))
+            _ = try await room16.addMember("T001", "Tom")
+            let numbered = try await app.db.sql.raw("SELECT no FROM libraries ORDER BY no").all(decoding: Number.self).map(\.no)
+            #expect(numbered == [1, 2], "the freed number is taken again: its log went with its library")
+            var device16 = Device(f.owner, lib: room16.lib, id: "laptop")
+            try await device16.pull()
+            #expect(device16.mirror.values.compactMap(\.member?.cardId) == ["T001"] && device16.mirror.count == 1, "\(device16.mirror)")
         }
     }
 

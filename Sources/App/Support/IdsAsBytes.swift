@@ -29,7 +29,7 @@ struct IdsAsBytes: AsyncMigration {
 
     /// The sync log's triggers write an entity's id as the tables keep it: converted from text before,
     /// as it is now.
-    private static func triggerForms(_ row: String) -> (text: String, bytes: String) {
+    static func triggerForms(_ row: String) -> (text: String, bytes: String) {
         ("unhex(replace(\(row)id, '-', '')), \(row)library_id", "\(row)id, \(row)library_id")
     }
 

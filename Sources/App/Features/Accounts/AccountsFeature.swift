@@ -13,6 +13,7 @@ enum AccountsFeature: Feature {
                       "restore_erased": "the state of a restore over it, of this server",
                       "restore_source_id": "the state of a restore over it, of this server",
                       "sync_floor": "where the devices of this server synced from: a restore starts them again",
+                      "no": "the library's number in this database (its sync log's name for it), given as it is made",
                   ], backup: .kept(key: "library"),
                   erase: .no("the library, its settings and its staff stay when its data is erased"),
                   swap: .no("a restore copies the backup's settings onto the library in one step"), forget: .no("it is the library")),

@@ -117,15 +117,20 @@ struct CreateSyncLog: AsyncMigration {
 
     /// `columns` and `gone` are the kind's own unless a later migration widens them (members who leave).
     /// `compact`: the log as `CompactSyncLog` keeps it (the id as its 16 bytes, a time only for a removal).
-    static func sqliteTriggers(_ kind: Kind, columns: [String]? = nil, gone: ((String) -> String)? = nil, compact: Bool = false) -> [String] {
+    /// `numbered`: as `SyncLogLibraryNumbers` keeps it (compact, the tables' ids already bytes, the library
+    /// by its number; a row of a library being deleted is not logged, the library's log goes with it).
+    static func sqliteTriggers(_ kind: Kind, columns: [String]? = nil, gone: ((String) -> String)? = nil, compact: Bool = false,
+                               numbered: Bool = false) -> [String] {
         let gone = gone ?? kind.gone
         func log(_ row: String, gone: String) -> String {
-            let entity = compact ? "unhex(replace(\(row)id, '-', ''))" : "\(row)id"
-            let changedAt = compact ? "CASE WHEN \(gone) THEN \(now(sqlite: true)) END" : now(sqlite: true)
+            let changedAt = compact || numbered ? "CASE WHEN \(gone) THEN \(now(sqlite: true)) END" : now(sqlite: true)
+            let values = numbered
+                ? "SELECT \(kind.rawValue), \(row)id, l.no, (SELECT version FROM sync_clock WHERE id = 1), \(gone), \(changedAt) FROM libraries l WHERE l.id = \(row)library_id"
+                : "VALUES (\(kind.rawValue), \(compact ? "unhex(replace(\(row)id, '-', ''))" : "\(row)id"), \(row)library_id, (SELECT version FROM sync_clock WHERE id = 1), \(gone), \(changedAt))"
             return """
             UPDATE sync_clock SET version = version + 1 WHERE id = 1;
             INSERT INTO sync_log (kind, entity_id, library_id, version, deleted, changed_at)
-            VALUES (\(kind.rawValue), \(entity), \(row)library_id, (SELECT version FROM sync_clock WHERE id = 1), \(gone), \(changedAt))
+            \(values)
             ON CONFLICT (kind, entity_id) DO UPDATE SET library_id = excluded.library_id, version = excluded.version,
                 deleted = excluded.deleted, changed_at = excluded.changed_at;
             """

@@ -59,10 +59,12 @@ enum Sync {
         let horizon: SQLQueryString = sqlite ? "(SELECT version FROM sync_clock WHERE id = 1)"
             : "pg_snapshot_xmin(pg_current_snapshot())::text::bigint - 1"
         guard let bounds = try await sql.raw("""
-            SELECT \(horizon) AS v, sync_floor AS f FROM libraries WHERE id = \(bind: library)
+            SELECT \(horizon) AS v, sync_floor AS f, no AS n FROM libraries WHERE id = \(bind: library)
             """).first() else { throw AccountError.libraryNotFound }
         let upTo = try bounds.decode(column: "v", as: Int64.self)
         let floor = try bounds.decode(column: "f", as: Int64.self)
+        // The log names the library by its number (`SyncLogLibraryNumbers`).
+        let number = try bounds.decode(column: "n", as: Int64.self)
         // Below the floor: removals it needs were purged. Above what the log has handed out: a cursor from
         // another database (the installation restored from an older backup, or moved to PostgreSQL).
         if let cursor, cursor.version < floor || cursor.version > upTo { throw SyncError.mustRefetch }
@@ -71,8 +73,8 @@ enum Sync {
             "(l.version, l.kind, l.entity_id) > (\(bind: from.version), \(bind: $0.kind), \(bind: $0.id))"
         } ?? "l.version > \(bind: from.version)"
         let rows = try await sql.raw("""
-            SELECT l.kind, l.entity_id, l.version, \(unsafeRaw: body(sqlite: sqlite)) AS body FROM sync_log l
-            WHERE l.library_id = \(bind: library) AND \(position) AND l.version <= \(bind: upTo)
+            SELECT l.kind, l.entity_id, l.version, \(body(sqlite: sqlite, library: library)) AS body FROM sync_log l
+            WHERE l.library_id = \(bind: number) AND \(position) AND l.version <= \(bind: upTo)
             ORDER BY l.version, l.kind, l.entity_id LIMIT \(unsafeRaw: String(limit + 1))
             """).all()
         let more = rows.count > limit
@@ -101,7 +103,7 @@ enum Sync {
         }
         var behind = false
         if !more, !sqlite {
-            behind = try await sql.raw("SELECT 1 AS x FROM sync_log WHERE library_id = \(bind: library) AND version > \(bind: upTo) LIMIT 1").first() != nil
+            behind = try await sql.raw("SELECT 1 AS x FROM sync_log WHERE library_id = \(bind: number) AND version > \(bind: upTo) LIMIT 1").first() != nil
         }
         json += "],\"cursor\":\"\(next.text)\",\"more\":\(more),\"behind\":\(behind)}"
         return json
@@ -109,7 +111,7 @@ enum Sync {
 
     /// The body of a log row as JSON text, made by the database (NULL when removed): the shapes of
     /// `SyncTitle`, `SyncCopy`, `SyncMember` and `SyncLoan`, dates as ISO 8601 to the second (the API's).
-    static func body(sqlite: Bool) -> String {
+    static func body(sqlite: Bool, library: UUID) -> SQLQueryString {
         // An absent field is left out, as the API's encoder does (`json_patch` onto {} drops members that are null).
         func object(_ pairs: KeyValuePairs<String, String>) -> String {
             let fields = pairs.map { "'\($0.key)', \($0.value)" }.joined(separator: ", ")
@@ -136,10 +138,10 @@ enum Sync {
         let text = sqlite ? "" : "::text"
         return """
             CASE WHEN l.deleted THEN NULL ELSE CASE l.kind
-                WHEN 1 THEN (SELECT \(title)\(text) FROM titles t WHERE t.id = l.entity_id AND t.library_id = l.library_id AND NOT t.wishlist)
-                WHEN 2 THEN (SELECT \(copy)\(text) FROM copies c WHERE c.id = l.entity_id AND c.library_id = l.library_id)
-                WHEN 3 THEN (SELECT \(member)\(text) FROM members m WHERE m.id = l.entity_id AND m.library_id = l.library_id)
-                WHEN 4 THEN (SELECT \(loan)\(text) FROM loans o WHERE o.id = l.entity_id AND o.library_id = l.library_id AND o.returned_at IS NULL)
+                WHEN 1 THEN (SELECT \(unsafeRaw: title)\(unsafeRaw: text) FROM titles t WHERE t.id = l.entity_id AND t.library_id = \(bind: library) AND NOT t.wishlist)
+                WHEN 2 THEN (SELECT \(unsafeRaw: copy)\(unsafeRaw: text) FROM copies c WHERE c.id = l.entity_id AND c.library_id = \(bind: library))
+                WHEN 3 THEN (SELECT \(unsafeRaw: member)\(unsafeRaw: text) FROM members m WHERE m.id = l.entity_id AND m.library_id = \(bind: library))
+                WHEN 4 THEN (SELECT \(unsafeRaw: loan)\(unsafeRaw: text) FROM loans o WHERE o.id = l.entity_id AND o.library_id = \(bind: library) AND o.returned_at IS NULL)
             END END
             """
     }
@@ -175,7 +177,9 @@ enum Sync {
         return try await gate.transaction(on: db) { db in
             let sql = db.sql
             try await sql.raw("DELETE FROM sync_mutations WHERE library_id = \(bind: library) AND created_at < \(bind: now.addingTimeInterval(-mutationRetention))").run()
-            let condition: SQLQueryString = "library_id = \(bind: library) AND deleted AND changed_at < \(bind: cutoff)"
+            let condition: SQLQueryString = """
+                library_id = (SELECT no FROM libraries WHERE id = \(bind: library)) AND deleted AND changed_at < \(bind: cutoff)
+                """
             struct Purged: Decodable { var n: Int; var v: Int64? }
             guard let purged = try await sql.raw("SELECT COUNT(*) AS n, MAX(version) AS v FROM sync_log WHERE \(condition)").first(decoding: Purged.self),
                   purged.n > 0, let newest = purged.v else { return 0 }
