@@ -47,6 +47,10 @@ def facts(db):
     f["sync log"] = shell(db, f"SELECT COUNT(*), SUM(version), SUM(deleted), MAX(version), "
                               f"SUM(length({entity})) FROM sync_log")
     f["sync log digest"] = shell(db, f"SELECT kind, {entity}, version, deleted FROM sync_log ORDER BY kind, 2")
+    # Each row's library, by id whether the log keeps the id or the library's number.
+    numbered = "no" in [row[1] for row in shell(db, "PRAGMA table_info(libraries)")]
+    library = f"(SELECT {text_id('l.id')} FROM libraries l WHERE l.no = s.library_id)" if numbered else text_id("s.library_id")
+    f["sync log libraries"] = shell(db, f"SELECT {library}, COUNT(*) FROM sync_log s GROUP BY 1 ORDER BY 1")
     f["sync clock"] = shell(db, "SELECT version FROM sync_clock")
     f["floors"] = shell(db, f"SELECT {text_id('id')}, sync_floor FROM libraries ORDER BY 1")
     return f
@@ -55,6 +59,17 @@ def facts(db):
 def size(db):
     shell(db, "PRAGMA wal_checkpoint(TRUNCATE)")
     return os.path.getsize(db) / 1e6, shell(db, "SELECT name, SUM(pgsize) FROM dbstat GROUP BY name ORDER BY 2 DESC LIMIT 12")
+
+
+def vacuumed(db):
+    """The file's size written again without free pages (`VACUUM INTO` a copy), in MB."""
+    copy = db + ".vacuumed"
+    if os.path.exists(copy):
+        os.remove(copy)
+    shell(db, f"VACUUM INTO '{copy}'")
+    mb = os.path.getsize(copy) / 1e6
+    os.remove(copy)
+    return mb
 
 
 def main():
@@ -83,6 +98,7 @@ def main():
     shell(db, "UPDATE loans SET returned_at = NULL WHERE rowid IN (SELECT rowid FROM loans ORDER BY rowid DESC LIMIT 3000)")
     before = facts(db)
     mb_before, tables_before = size(db)
+    vacuumed_before = vacuumed(db)
     t0 = time.perf_counter()
     # Any command that reads the data updates the database first (`migrate` alone skips the copy and the
     # giving back of freed pages): an export of the smaller library.
@@ -93,6 +109,7 @@ def main():
         sys.exit(f"migrate failed:\n{r.stdout}\n{r.stderr}")
     after = facts(db)
     mb_after, tables_after = size(db)
+    vacuumed_after = vacuumed(db)
     lost = [k for k in before if before[k] != after[k]]
     columns = [row[1] for row in shell(db, "PRAGMA table_info(titles)")]
     if "open_loans" in columns:
@@ -105,6 +122,8 @@ def main():
             lost.append("open loans on their titles")
     print(f"   update: {seconds:.1f} s; file {mb_before:.1f} MB -> {mb_after:.1f} MB "
           f"({mb_after * 1e6 / (TITLES + 20_000):,.0f} bytes per title)")
+    print(f"   vacuumed: {vacuumed_before:.1f} MB -> {vacuumed_after:.1f} MB "
+          f"({vacuumed_before * 1e6 / (TITLES + 20_000):,.0f} -> {vacuumed_after * 1e6 / (TITLES + 20_000):,.0f} bytes per title)")
     print(f"   compared before and after: {', '.join(before.keys())}")
     print(f"   sync log: {before['sync log'][0][0]} rows, every (kind, id, version, removed) the same: "
           f"{before['sync log digest'] == after['sync log digest']}")
