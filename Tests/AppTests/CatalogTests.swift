@@ -128,6 +128,10 @@ import Vapor
             #expect(try await titles("978030640") == ["Éire: A History"])
             #expect(try await titles("0306406152") == ["Éire: A History"])
             #expect(try await titles("hobbit meer") == [])
+            // The index's scope token (the library and list) is the start of no typed word.
+            for word in ["l", "w", "W0", "L0"] { #expect(try await titles(word) == [], "\(word)") }
+            let hex = f.libraryID.replacingOccurrences(of: "-", with: "")
+            #expect(try await titles("l" + hex.prefix(3)) == [])
             #expect(try await titles("हिंदी") == ["हिंदी कहानियाँ"])
             #expect(try await titles("कहा") == ["हिंदी कहानियाँ"])
             #expect(try await titles("प्रेम") == ["हिंदी कहानियाँ"])

@@ -90,6 +90,7 @@ enum CatalogFeature: Feature {
             Landed(75, AddOpenLoanCounts()),
             Landed(76, LeanTitleSearch()),
             Landed(77, TitleSearchWords()),
+            Landed(81, TitleSearchWithoutColumns()),
         ]
     }
 }

@@ -22,24 +22,25 @@ struct ShrinkTitleSearch: AsyncMigration {
     }
 
     /// The table made again with `definition` (its columns and options), filled from the titles, and
-    /// its triggers: how every change of the table's form is made.
-    static func rebuild(_ sql: any SQLDatabase, definition: String) async throws {
+    /// its triggers: how every change of the table's form is made. `scope` starts each title's scope
+    /// token, before its library's id in hex and its list (`W0`, `W1`).
+    static func rebuild(_ sql: any SQLDatabase, definition: String, scope: String = "L") async throws {
         for name in Self.triggers { try await sql.raw("DROP TRIGGER IF EXISTS \(unsafeRaw: name)").run() }
         try await sql.raw("DROP TABLE title_search").run()
         try await sql.raw("CREATE VIRTUAL TABLE title_search USING fts5(\(unsafeRaw: definition))").run()
         try await sql.raw("""
             INSERT INTO title_search(rowid, scope, search_text)
-            SELECT rowid, 'L' || hex(library_id) || 'W' || wishlist, search_text FROM titles
+            SELECT rowid, '\(unsafeRaw: scope)' || hex(library_id) || 'W' || wishlist, search_text FROM titles
             """).run()
         try await sql.raw("""
             CREATE TRIGGER titles_search_insert AFTER INSERT ON titles BEGIN
               INSERT INTO title_search(rowid, scope, search_text)
-              VALUES (new.rowid, 'L' || hex(new.library_id) || 'W' || new.wishlist, new.search_text);
+              VALUES (new.rowid, '\(unsafeRaw: scope)' || hex(new.library_id) || 'W' || new.wishlist, new.search_text);
             END
             """).run()
         try await sql.raw("""
             CREATE TRIGGER titles_search_update AFTER UPDATE OF search_text, wishlist, library_id ON titles BEGIN
-              UPDATE title_search SET scope = 'L' || hex(new.library_id) || 'W' || new.wishlist, search_text = new.search_text
+              UPDATE title_search SET scope = '\(unsafeRaw: scope)' || hex(new.library_id) || 'W' || new.wishlist, search_text = new.search_text
               WHERE rowid = old.rowid;
             END
             """).run()

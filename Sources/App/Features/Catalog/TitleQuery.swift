@@ -204,11 +204,12 @@ enum TitleQuery {
     }
 
     /// The full-text condition: every typed word is a prefix. SQLite's MATCH also names the library
-    /// and list through the `scope` token (see CreateTitleSearchIndex).
+    /// and list by their scope token, which no typed word can be the start of (`TitleSearchWithoutColumns`).
     static func matchClause(_ tokens: [String], libraryID: UUID, wishlist: Bool, sqlite: Bool) -> SQLQueryString {
         if sqlite {
             let words = tokens.map { "\"\($0)\"*" }.joined(separator: " AND ")
-            return "title_search MATCH ('scope:L' || hex(\(bind: libraryID)) || \(bind: wishlist ? "W1" : "W0") || ' AND search_text:(' || \(bind: words) || ')')"
+            let scope = TitleSearchWithoutColumns.scope
+            return "title_search MATCH ('\"\(unsafeRaw: scope)' || hex(\(bind: libraryID)) || \(bind: wishlist ? "W1" : "W0") || '\" AND (' || \(bind: words) || ')')"
         }
         let query = tokens.map { "\($0):*" }.joined(separator: " & ")
         return "t.search_vector @@ to_tsquery('simple', \(bind: query))"
