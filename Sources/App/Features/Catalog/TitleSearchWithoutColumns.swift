@@ -3,10 +3,9 @@ import SQLKit
 
 /// SQLite's search index smaller again: for each word it keeps only which titles have it (`detail = none`),
 /// no longer in which column. A search asks only that: every typed word as a prefix, and the title's
-/// library and list. Without columns, the lists of the words a typed prefix starts are merged two at a
-/// time, so a prefix longer than the prefix indexes that starts many words is slower than before; the
-/// prefix indexes reach 6 characters instead of 4 (together 19.8 → 12.8 MB at 120,000 titles, and every
-/// prefix as quick or quicker: decision 065).
+/// library and list. Without columns, a typed prefix longer than the prefix indexes (its words' lists
+/// merged as the search runs) measured slower than before, so the prefix indexes reach 6 characters
+/// instead of 4 (together 19.8 → 12.8 MB at 120,000 titles, every prefix as quick or quicker: decision 065).
 ///
 /// Such an index answers no column filter, and the library and list were asked for as `scope:` (a token
 /// of their own column), so a typed word could otherwise be the start of a scope token ("l" of
