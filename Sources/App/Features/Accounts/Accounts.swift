@@ -150,7 +150,7 @@ enum Accounts {
     }
 
     /// What a deleted library leaves in tables that have no foreign key to it (their policy says
-    /// `deleted`: the counts triggers keep, its reading days, its sync feed). Every way a library goes
+    /// `deleted`: the counts triggers keep, its reading days, its devices' pushes). Every way a library goes
     /// (deleted, a restore's hidden library removed or swapped in) calls this.
     static func forgetLibrary(_ id: UUID, on db: any Database) async throws {
         for table in Features.forgottenTables {

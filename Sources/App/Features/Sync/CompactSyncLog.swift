@@ -51,11 +51,7 @@ struct CompactSyncLog: AsyncMigration {
     private func rebuild(on database: any Database, compact: Bool) async throws {
         let sql = database.sql
         // The triggers name the log: they go first, so the tables can be swapped under them.
-        for kind in CreateSyncLog.Kind.allCases {
-            for event in ["insert", "update", "delete"] {
-                try await sql.raw(SQLQueryString("DROP TRIGGER IF EXISTS sync_\(kind.table)_\(event)")).run()
-            }
-        }
+        try await CreateSyncLog.dropSQLiteTriggers(sql)
         if compact {
             try await sql.raw("""
                 CREATE TABLE sync_log_new (kind SMALLINT NOT NULL, entity_id BLOB NOT NULL, library_id BLOB NOT NULL, version BIGINT NOT NULL,
@@ -81,12 +77,7 @@ struct CompactSyncLog: AsyncMigration {
         try await sql.raw("ALTER TABLE sync_log_new RENAME TO sync_log").run()
         try await sql.raw("CREATE INDEX sync_log_feed ON sync_log (library_id, version, kind, entity_id)").run()
         try await sql.raw("CREATE INDEX sync_log_tombstones ON sync_log (library_id, changed_at) WHERE deleted").run()
-        for kind in CreateSyncLog.Kind.allCases {
-            let statements = kind == .member
-                ? CreateSyncLog.sqliteTriggers(.member, columns: ArchivedMembersLeaveTheFeed.columns, gone: ArchivedMembersLeaveTheFeed.gone, compact: compact)
-                : CreateSyncLog.sqliteTriggers(kind, compact: compact)
-            for statement in statements { try await sql.raw(SQLQueryString(statement)).run() }
-        }
+        for statement in CreateSyncLog.sqliteTriggersOfEveryKind(compact: compact) { try await sql.raw(SQLQueryString(statement)).run() }
     }
 
     /// An id kept as its 16 bytes, as upper-case text (as the API writes it and as tables kept ids before `IdsAsBytes`).

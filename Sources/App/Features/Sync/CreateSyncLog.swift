@@ -115,6 +115,26 @@ struct CreateSyncLog: AsyncMigration {
 
     // MARK: SQLite: row triggers, each taking the next version from the clock.
 
+    /// Drops the four kinds' triggers (SQLite), so the log can be rebuilt under them.
+    static func dropSQLiteTriggers(_ sql: any SQLDatabase) async throws {
+        for kind in Kind.allCases {
+            for event in ["insert", "update", "delete"] {
+                try await sql.raw(SQLQueryString("DROP TRIGGER IF EXISTS sync_\(kind.table)_\(event)")).run()
+            }
+        }
+    }
+
+    /// Every kind's triggers in the form `compact` and `numbered` say, the members' watching who leaves
+    /// (`ArchivedMembersLeaveTheFeed`): what a rebuild of the log makes again after it.
+    static func sqliteTriggersOfEveryKind(compact: Bool, numbered: Bool = false) -> [String] {
+        Kind.allCases.flatMap { kind in
+            kind == .member
+                ? sqliteTriggers(.member, columns: ArchivedMembersLeaveTheFeed.columns, gone: ArchivedMembersLeaveTheFeed.gone,
+                                 compact: compact, numbered: numbered)
+                : sqliteTriggers(kind, compact: compact, numbered: numbered)
+        }
+    }
+
     /// `columns` and `gone` are the kind's own unless a later migration widens them (members who leave).
     /// `compact`: the log as `CompactSyncLog` keeps it (the id as its 16 bytes, a time only for a removal).
     /// `numbered`: as `SyncLogLibraryNumbers` keeps it (compact, the tables' ids already bytes, the library

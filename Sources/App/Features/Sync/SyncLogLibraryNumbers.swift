@@ -68,14 +68,8 @@ struct SyncLogLibraryNumbers: AsyncMigration {
     private func rebuildLog(on database: any Database, numbered: Bool) async throws {
         let sql = database.sql
         let sqlite = Dialect(database) == .sqlite
-        if sqlite {
-            // The triggers name the log: they go first, so the tables can be swapped under them.
-            for kind in CreateSyncLog.Kind.allCases {
-                for event in ["insert", "update", "delete"] {
-                    try await sql.raw(SQLQueryString("DROP TRIGGER IF EXISTS sync_\(kind.table)_\(event)")).run()
-                }
-            }
-        }
+        // The triggers name the log: they go first, so the tables can be swapped under them.
+        if sqlite { try await CreateSyncLog.dropSQLiteTriggers(sql) }
         try await sql.raw("ALTER TABLE sync_log RENAME TO sync_log_old").run()
         try await sql.raw("DROP INDEX sync_log_feed").run()
         try await sql.raw("DROP INDEX sync_log_tombstones").run()
@@ -102,21 +96,15 @@ struct SyncLogLibraryNumbers: AsyncMigration {
         try await sql.raw("CREATE INDEX sync_log_feed ON sync_log (library_id, version, kind, entity_id)").run()
         try await sql.raw("CREATE INDEX sync_log_tombstones ON sync_log (library_id, changed_at) WHERE deleted").run()
         if sqlite {
-            for kind in CreateSyncLog.Kind.allCases {
-                let statements = kind == .member
-                    ? CreateSyncLog.sqliteTriggers(.member, columns: ArchivedMembersLeaveTheFeed.columns, gone: ArchivedMembersLeaveTheFeed.gone,
-                                                   compact: true, numbered: numbered)
-                    : CreateSyncLog.sqliteTriggers(kind, compact: true, numbered: numbered)
-                for var statement in statements {
-                    if !numbered {
-                        // As `IdsAsBytes` left them: the tables' ids are bytes, written as they are.
-                        for row in ["NEW.", "OLD."] {
-                            let forms = IdsAsBytes.triggerForms(row)
-                            statement = statement.replacingOccurrences(of: forms.text, with: forms.bytes)
-                        }
+            for var statement in CreateSyncLog.sqliteTriggersOfEveryKind(compact: true, numbered: numbered) {
+                if !numbered {
+                    // As `IdsAsBytes` left them: the tables' ids are bytes, written as they are.
+                    for row in ["NEW.", "OLD."] {
+                        let forms = IdsAsBytes.triggerForms(row)
+                        statement = statement.replacingOccurrences(of: forms.text, with: forms.bytes)
                     }
-                    try await sql.raw(SQLQueryString(statement)).run()
                 }
+                try await sql.raw(SQLQueryString(statement)).run()
             }
         } else {
             try await sql.raw(SQLQueryString(Self.postgresFunction(numbered: numbered))).run()
