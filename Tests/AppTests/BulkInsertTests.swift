@@ -78,4 +78,79 @@ import Vapor
             #expect(seen.count == 9)
         }
     }
+    /// Titles inserted many at once are counted and logged as a title added alone: the kept counts equal a
+    /// recount, each title has its own version in the order of the rows (SQLite's row triggers, whose work
+    /// a bulk insert does for all its rows at once), a device pulling in small pages gets every title on
+    /// the shelves once and none of the wishlist, and a title added afterwards comes after them. A batch
+    /// that fails leaves nothing behind, and the triggers work again after either.
+    @Test func titlesInsertedInBulkAreCountedAndLoggedAsOneAddedAlone() async throws {
+        try await withTestApp { app in
+            let f = try await Fixture.make(app)
+            let library = try #require(UUID(uuidString: f.libraryID))
+            _ = try await f.addTitle("Momo", copies: 1)
+            var early = SyncTests.Device(f.owner, lib: f.lib, id: "early")
+            try await early.pull(limit: 2)
+
+            var ids = UUIDSource()
+            let now = Date()
+            let rows = try (0..<40).map { i -> TitleRow in
+                var r = ImportRecord(line: i + 1)
+                r.title = ["Anne of Green Gables", "Zazie dans le métro", "1984", "Émile", "the Hobbit"][i % 5] + " \(i)"
+                r.authors = ["Author \(i % 7)"]
+                r.wishlist = i % 8 == 0
+                var row = try TitleRow(importing: r, id: ids.next(), now: now)
+                row.favorite = i % 3 == 0
+                return row
+            }
+            try await app.db.transaction { db in
+                try await BulkInsert.run("titles", columns: TitleRow.insertColumns, rows: rows, values: { $0.values(library: library) }, on: db)
+            }
+            try await CatalogListTests.expectKeptCountsTrue(app)
+            var between = SyncTests.Device(f.owner, lib: f.lib, id: "between")
+            try await between.pull(limit: 2)
+            if Dialect(app.db) == .sqlite {
+                struct Log: Decodable { var n: Int; var versions: Int; var low: Int; var high: Int; var removed: Int; var clock: Int }
+                let log = try #require(try await app.db.sql.raw("""
+                    SELECT COUNT(*) AS n, COUNT(DISTINCT version) AS versions, MIN(version) AS low, MAX(version) AS high,
+                        SUM(deleted) AS removed, (SELECT version FROM sync_clock) AS clock FROM sync_log
+                    WHERE kind = 1 AND entity_id IN (\(binds: rows.map(\.id)))
+                    """).first(decoding: Log.self))
+                #expect(log.n == 40 && log.versions == 40 && log.high - log.low == 39 && log.removed == 5 && log.clock == log.high,
+                        "each title its own version, one after the other, the clock past them: \(log)")
+                struct Order: Decodable { var id: UUID }
+                let logged = try await app.db.sql.raw("""
+                    SELECT entity_id AS id FROM sync_log WHERE kind = 1 AND entity_id IN (\(binds: rows.map(\.id))) ORDER BY version
+                    """).all(decoding: Order.self)
+                #expect(logged.map(\.id) == rows.map(\.id), "the versions in the order of the rows")
+                let left = try await app.db.sql.raw("SELECT COUNT(*) AS n FROM bulk_inserting").first()?.decode(column: "n", as: Int.self)
+                #expect(left == 0, "no table is left named as being bulk inserted")
+            }
+
+            // A batch that fails (an id already taken) writes nothing, and leaves the triggers working.
+            var clash = try (0..<3).map { i -> TitleRow in
+                var r = ImportRecord(line: i + 1)
+                r.title = "Clash \(i)"
+                return try TitleRow(importing: r, id: ids.next(), now: now)
+            }
+            clash[2].id = rows[1].id
+            let clashing = clash
+            await #expect(throws: (any Error).self) {
+                try await app.db.transaction { db in
+                    try await BulkInsert.run("titles", columns: TitleRow.insertColumns, rows: clashing, values: { $0.values(library: library) }, on: db)
+                }
+            }
+            #expect(try await app.db.sql.raw("SELECT COUNT(*) AS n FROM titles").first()?.decode(column: "n", as: Int.self) == 41)
+            let after = try await f.addTitle("After", copies: 0)
+            try await CatalogListTests.expectKeptCountsTrue(app)
+
+            let shelved = Set(rows.filter { !$0.wishlist }.map(\.id))
+            try await early.pull(limit: 2)
+            let titles = Set(early.mirror.values.filter { $0.kind == .title }.map(\.id))
+            #expect(titles.isSuperset(of: shelved) && titles.count == shelved.count + 2, "every title on the shelves, once; none of the wishlist")
+            let seen = Set(between.mirror.values.filter { $0.kind == .title }.map(\.id))
+            try await between.pull(limit: 2)
+            let later = Set(between.mirror.values.filter { $0.kind == .title }.map(\.id)).subtracting(seen)
+            #expect(later.map(\.uuidString) == [after.uppercased()], "only the title added after the bulk insert reaches a device that pulled right after it")
+        }
+    }
 }
