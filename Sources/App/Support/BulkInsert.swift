@@ -111,9 +111,10 @@ enum BulkInsert {
         let name: SQLiteData = .text(table)
         _ = try await connection.query("SAVEPOINT bulk_insert", [])
         do {
+            // Named first: the write lock is held from here, so no other insert lands after `before` is read.
+            _ = try await connection.query("INSERT INTO bulk_inserting (on_table) VALUES (?1)", [name])
             let rows: [SQLiteRow] = try await connection.query("SELECT COALESCE(MAX(rowid), 0) AS r FROM \"\(table)\"", [])
             let before: Int = rows.first?.column("r")?.integer.map { Int($0) } ?? 0
-            _ = try await connection.query("INSERT INTO bulk_inserting (on_table) VALUES (?1)", [name])
             try await insert()
             _ = try await connection.query("DELETE FROM bulk_inserting WHERE on_table = ?1", [name])
             for statement in deferred.work { _ = try await connection.query(statement, [.integer(before)]) }
