@@ -58,6 +58,7 @@ FLOOR_LIBRARY = {"bytes": "x'00000000000000000000000000000F10'", "text": "'floor
 FLOOR_IMPORT = """
 PRAGMA cache_size=-32768;
 PRAGMA temp_store=MEMORY;
+INSERT INTO libraries (id, name, loan_period_days, max_renewals, public_catalog, next_accession) VALUES ({floor}, 'floor', 14, 2, 0, 1);
 CREATE TEMP TABLE idmap AS SELECT id AS old, {rid} AS new FROM titles WHERE library_id = {lib};
 CREATE INDEX temp.idmap_old ON idmap(old);
 BEGIN;

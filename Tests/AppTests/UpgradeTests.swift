@@ -184,7 +184,6 @@ import Vapor
             #expect(try await kinds("copies").map { [$0.id, $0.library] } == [["blob", "blob"]])
 
             // The updates after it taken back first, newest first, as an older database has none of them.
-            try await onOneConnection(app) { try await DeferredInsertTriggers().revert(on: $0) }
             try await onOneConnection(app) { try await TitleSearchWithoutColumns().revert(on: $0) }
             try await onOneConnection(app) { try await SyncLogLibraryNumbers().revert(on: $0) }
             try await onOneConnection(app) { try await IdsAsBytes().revert(on: $0) }
@@ -224,7 +223,6 @@ import Vapor
                 """).all(decoding: Log.self)
             #expect(log.map { [$0.entity, $0.library] } == [["blob", "blob"]] && (log.first?.n ?? 0) >= 5, "\(log)")
             try await onOneConnection(app) { try await SyncLogLibraryNumbers().prepare(on: $0) }
-            try await onOneConnection(app) { try await DeferredInsertTriggers().prepare(on: $0) }
             let numbered = try await app.db.sql.raw("""
                 SELECT typeof(entity_id) AS entity, typeof(library_id) AS library, COUNT(*) AS n FROM sync_log GROUP BY 1, 2
                 """).all(decoding: Log.self)

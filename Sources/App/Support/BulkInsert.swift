@@ -69,23 +69,13 @@ enum BulkInsert {
                 }
                 return binds
             }
-            @Sendable func insert(on connection: SQLiteConnection) async throws {
-                // The next statement's values are made while SQLite runs the current one.
-                var current = binds(chunks[0])
-                for (i, chunk) in chunks.enumerated() {
-                    async let following = i + 1 < chunks.count ? binds(chunks[i + 1]) : []
-                    let sql = chunk.count == perStatement ? fullStatement : head + Array(repeating: tuple, count: chunk.count).joined(separator: ",")
-                    _ = try await connection.query(sql, current)
-                    current = await following
-                }
-            }
-            let deferred = DeferredInsertTriggers.deferrable[table]
-            try await sqlite.withConnection { (connection: SQLiteConnection) async throws -> Void in
-                if let deferred {
-                    try await deferring(deferred, of: table, on: connection) { try await insert(on: connection) }
-                } else {
-                    try await insert(on: connection)
-                }
+            // The next statement's values are made while SQLite runs the current one.
+            var current = binds(chunks[0])
+            for (i, chunk) in chunks.enumerated() {
+                async let following = i + 1 < chunks.count ? binds(chunks[i + 1]) : []
+                let sql = chunk.count == perStatement ? fullStatement : head + Array(repeating: tuple, count: chunk.count).joined(separator: ",")
+                _ = try await sqlite.query(sql, current)
+                current = await following
             }
         } else {
             let logger = db.logger
@@ -100,29 +90,6 @@ enum BulkInsert {
                     if encoder.buffer.readableBytes > 0 { try await writer.write(encoder.take()) }
                 }
             }
-        }
-    }
-
-    /// `insert` with `table`'s deferrable insert triggers skipping its rows, and their work done for all of
-    /// them after it (`DeferredInsertTriggers`). One savepoint: the rows, the work and the table's name in
-    /// `bulk_inserting` land together or not at all, and the name never outlives it.
-    private static func deferring(_ deferred: DeferredInsertTriggers.Deferrable, of table: String, on connection: SQLiteConnection,
-                                  _ insert: () async throws -> Void) async throws {
-        let name: SQLiteData = .text(table)
-        _ = try await connection.query("SAVEPOINT bulk_insert", [])
-        do {
-            // Named first: the write lock is held from here, so no other insert lands after `before` is read.
-            _ = try await connection.query("INSERT INTO bulk_inserting (on_table) VALUES (?1)", [name])
-            let rows: [SQLiteRow] = try await connection.query("SELECT COALESCE(MAX(rowid), 0) AS r FROM \"\(table)\"", [])
-            let before: Int = rows.first?.column("r")?.integer.map { Int($0) } ?? 0
-            try await insert()
-            _ = try await connection.query("DELETE FROM bulk_inserting WHERE on_table = ?1", [name])
-            for statement in deferred.work { _ = try await connection.query(statement, [.integer(before)]) }
-            _ = try await connection.query("RELEASE bulk_insert", [])
-        } catch {
-            _ = try? await connection.query("ROLLBACK TO bulk_insert", [])
-            _ = try? await connection.query("RELEASE bulk_insert", [])
-            throw error
         }
     }
 

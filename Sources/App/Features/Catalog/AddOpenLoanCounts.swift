@@ -86,13 +86,13 @@ struct AddOpenLoanCounts: AsyncMigration {
     // MARK: The kept counts of titles, by list, A–Z section, favourite, before or after "a", and on loan.
 
     /// The counts' key of the row named by `row` ("NEW." or "OLD.").
-    static func key(_ row: String) -> String {
+    private static func key(_ row: String) -> String {
         "\(row)library_id, \(row)wishlist, \(row)section, \(row)favorite, \(row)sort_key < 'a', \(row)open_loans > 0"
     }
 
-    static let columns = "library_id, wishlist, section, favorite, early, on_loan"
+    private static let columns = "library_id, wishlist, section, favorite, early, on_loan"
 
-    static func add(_ row: String) -> String {
+    private static func add(_ row: String) -> String {
         "INSERT INTO title_counts (\(columns), n) VALUES (\(key(row)), 1) ON CONFLICT (\(columns)) DO UPDATE SET n = n + 1;"
     }
 

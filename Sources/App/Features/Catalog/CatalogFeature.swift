@@ -42,8 +42,6 @@ enum CatalogFeature: Feature {
         DataTable(name: "bulk_changes", rows: .byLibrary(),
                   backup: .no("the undo of the last change to many books: what it overwrote, which a backup holds as it is now"),
                   erase: .erased, swap: .no("a restore replaces the books the undo would put back"), forget: .cascade),
-        DataTable(name: "bulk_inserting", rows: .server, onlyOn: "sqlite", backup: .no("names a table only inside a bulk insert's savepoint"),
-                  erase: .no("empty outside a bulk insert"), swap: .no("empty outside a bulk insert"), forget: .no("empty outside a bulk insert")),
         DataTable(name: "lookup_cache", rows: .server, backup: .no("what providers answered, by ISBN, for every library"),
                   erase: .no("shared between libraries"), swap: .no("shared between libraries"), forget: .no("shared between libraries")),
     ]
@@ -93,7 +91,6 @@ enum CatalogFeature: Feature {
             Landed(76, LeanTitleSearch()),
             Landed(77, TitleSearchWords()),
             Landed(81, TitleSearchWithoutColumns()),
-            Landed(82, DeferredInsertTriggers()),
         ]
     }
 }

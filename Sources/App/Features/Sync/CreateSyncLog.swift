@@ -126,8 +126,6 @@ struct CreateSyncLog: AsyncMigration {
 
     /// Every kind's triggers in the form `compact` and `numbered` say, the members' watching who leaves
     /// (`ArchivedMembersLeaveTheFeed`): what a rebuild of the log makes again after it.
-    /// (The insert triggers of titles and copies as `DeferredInsertTriggers` makes them later skip a bulk
-    /// insert's rows: a rebuild after it makes those two again.)
     static func sqliteTriggersOfEveryKind(compact: Bool, numbered: Bool = false) -> [String] {
         Kind.allCases.flatMap { kind in
             kind == .member
@@ -141,9 +139,8 @@ struct CreateSyncLog: AsyncMigration {
     /// `compact`: the log as `CompactSyncLog` keeps it (the id as its 16 bytes, a time only for a removal).
     /// `numbered`: as `SyncLogLibraryNumbers` keeps it (compact, the tables' ids already bytes, the library
     /// by its number; a row of a library being deleted is not logged, the library's log goes with it).
-    /// `insertWhen`: a condition the insert trigger runs under (none: every row).
     static func sqliteTriggers(_ kind: Kind, columns: [String]? = nil, gone: ((String) -> String)? = nil, compact: Bool = false,
-                               numbered: Bool = false, insertWhen: String? = nil) -> [String] {
+                               numbered: Bool = false) -> [String] {
         let gone = gone ?? kind.gone
         func log(_ row: String, gone: String) -> String {
             let changedAt = compact || numbered ? "CASE WHEN \(gone) THEN \(now(sqlite: true)) END" : now(sqlite: true)
@@ -160,27 +157,9 @@ struct CreateSyncLog: AsyncMigration {
         }
         let changed = (columns ?? kind.columns).map { "OLD.\($0) IS NOT NEW.\($0)" }.joined(separator: " OR ")
         return [
-            "CREATE TRIGGER sync_\(kind.table)_insert AFTER INSERT ON \(kind.table)\(insertWhen.map { " WHEN \($0)" } ?? "") BEGIN \(log("NEW.", gone: gone("NEW."))) END",
+            "CREATE TRIGGER sync_\(kind.table)_insert AFTER INSERT ON \(kind.table) BEGIN \(log("NEW.", gone: gone("NEW."))) END",
             "CREATE TRIGGER sync_\(kind.table)_update AFTER UPDATE ON \(kind.table) WHEN \(changed) BEGIN \(log("NEW.", gone: gone("NEW."))) END",
             "CREATE TRIGGER sync_\(kind.table)_delete AFTER DELETE ON \(kind.table) BEGIN \(log("OLD.", gone: "TRUE")) END",
-        ]
-    }
-
-    /// What the insert trigger of `kind` does (the log as `SyncLogLibraryNumbers` keeps it), for every row of
-    /// its table after rowid `?1` at once: each row its own version, in the order of the rows, as the row
-    /// trigger gives them one by one; then the clock moves past them.
-    static func sqliteLogInserted(_ kind: Kind) -> [String] {
-        let gone = kind.gone("n.")
-        return [
-            """
-            INSERT INTO sync_log (kind, entity_id, library_id, version, deleted, changed_at)
-            SELECT \(kind.rawValue), n.id, l.no, c.version + n.i, \(gone), CASE WHEN \(gone) THEN \(now(sqlite: true)) END
-            FROM (SELECT *, ROW_NUMBER() OVER (ORDER BY rowid) AS i FROM \(kind.table) WHERE rowid > ?1) n
-            JOIN libraries l ON l.id = n.library_id JOIN sync_clock c ON c.id = 1 WHERE TRUE
-            ON CONFLICT (kind, entity_id) DO UPDATE SET library_id = excluded.library_id, version = excluded.version,
-                deleted = excluded.deleted, changed_at = excluded.changed_at
-            """,
-            "UPDATE sync_clock SET version = version + (SELECT COUNT(*) FROM \(kind.table) WHERE rowid > ?1) WHERE id = 1",
         ]
     }
 
