@@ -78,6 +78,7 @@ import Vapor
             #expect(seen.count == 9)
         }
     }
+
     /// Titles inserted many at once (an import, a seed, an undone bulk delete) are counted and logged as a
     /// title added alone: the kept counts equal a recount, each title has its own version in the order of
     /// the rows (SQLite), a device pulling in small pages gets every title on the shelves once and none of
