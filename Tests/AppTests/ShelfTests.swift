@@ -24,10 +24,13 @@ import VaporTesting
             _ = try await f.addTitle("Holes", extra: ["location": "Bücherregal B3"])
             _ = try await f.addTitle("Stig", extra: ["location": "图画书"])
             _ = try await f.addTitle("Emil")
-            // As before shelves: the copies' texts only. The migration run again makes them shelves.
+            // As before shelves (and before copies named their library by number): the copies' texts only.
+            // The migration run again makes them shelves.
+            try await onOneConnection(app) { try await CopiesByLibraryNumber().revert(on: $0) }
             try await onOneConnection(app) { try await CreateShelves().revert(on: $0) }
             try await (app.db as! any SQLDatabase).raw("UPDATE copies SET location = 'Room 12 ' WHERE location = 'Room 12' AND copy_number = 2").run()
             try await onOneConnection(app) { try await CreateShelves().prepare(on: $0) }
+            try await onOneConnection(app) { try await CopiesByLibraryNumber().prepare(on: $0) }
             let shelves = try await f.owner.get("\(f.lib)/shelves").array
             let byName = Dictionary(uniqueKeysWithValues: shelves.map { ($0["name"] as? String ?? "", $0) })
             #expect(Set(byName.keys) == ["Room 12", "Room 12 ", "Bücherregal B3", "图画书"], "\(shelves)")
@@ -231,7 +234,7 @@ import VaporTesting
                 struct Row: Decodable { var location: String; var n: Int }
                 let counted = try await sql.raw("""
                     SELECT location, COUNT(*) AS n FROM copies
-                    WHERE library_id = \(bind: library) AND location IS NOT NULL AND status <> 'withdrawn' GROUP BY location
+                    WHERE library_no = \(LibraryNumber.of(library)) AND location IS NOT NULL AND status <> 'withdrawn' GROUP BY location
                     """).all(decoding: Row.self)
                 let truth = Dictionary(uniqueKeysWithValues: counted.map { ($0.location, $0.n) })
                 let shelves = try await f.owner.get("\(f.lib)/shelves").array

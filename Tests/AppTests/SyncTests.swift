@@ -89,7 +89,7 @@ import Vapor
             let key = try row.decode(column: "id", as: UUID.self)
             state["title:\(key)"] = SyncChange(kind: .title, id: key, title: try Sync.syncTitle(row))
         }
-        for row in try await sql.raw("SELECT id, title_id, barcode, copy_number, status, location FROM copies WHERE library_id = \(bind: id)").all() {
+        for row in try await sql.raw("SELECT id, title_id, barcode, copy_number, status, location FROM copies WHERE library_no = \(LibraryNumber.of(id))").all() {
             let key = try row.decode(column: "id", as: UUID.self)
             state["copy:\(key)"] = SyncChange(kind: .copy, id: key, copy: try Sync.syncCopy(row))
         }

@@ -121,8 +121,8 @@ struct BenchPrintCommand: AsyncCommand {
                 title.refreshDerived()
                 try await title.create(on: db)
                 try await db.sql.raw("""
-                    INSERT INTO copies (id, library_id, title_id, copy_number, barcode, location, status, created_at)
-                    VALUES (\(bind: UUID()), \(bind: library), \(bind: title.id!), 1, \(bind: Copy.barcode(accession: 900_000 + i)),
+                    INSERT INTO copies (id, library_no, title_id, copy_number, barcode, location, status, created_at)
+                    VALUES (\(bind: UUID()), \(LibraryNumber.of(library)), \(bind: title.id!), 1, \(bind: Copy.barcode(accession: 900_000 + i)),
                             \(bind: "Shelf \(i % 30 + 1)"), 'available', \(bind: now))
                     """).run()
             }

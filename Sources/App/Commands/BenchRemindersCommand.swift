@@ -91,8 +91,8 @@ struct BenchRemindersCommand: AsyncCommand {
                 let overdue = memberIndex < 400 && i % 5 == 0
                 let due = now.addingTimeInterval(overdue ? -3 * 86_400 : 10 * 86_400)
                 try await db.sql.raw("""
-                    INSERT INTO copies (id, library_id, title_id, copy_number, barcode, status, created_at)
-                    VALUES (\(bind: copy), \(bind: library), \(bind: title.id!), 1, \(bind: "BC\(i)"), 'on_loan', \(bind: now))
+                    INSERT INTO copies (id, library_no, title_id, copy_number, barcode, status, created_at)
+                    VALUES (\(bind: copy), \(LibraryNumber.of(library)), \(bind: title.id!), 1, \(bind: "BC\(i)"), 'on_loan', \(bind: now))
                     """).run()
                 try await db.sql.raw("""
                     INSERT INTO loans (id, library_id, copy_id, title_id, member_id, title_text, member_card_id, member_name, checked_out_at, due_at,

@@ -34,16 +34,16 @@ struct BenchStocktakeCommand: AsyncCommand {
             try await app.writeGate.transaction(on: app.db) { db in
                 try await db.sql.raw("""
                     UPDATE copies SET location = 'Bench shelf' WHERE id IN
-                    (SELECT id FROM copies WHERE library_id = \(bind: libraryID) ORDER BY barcode LIMIT 300)
+                    (SELECT id FROM copies WHERE library_no = \(LibraryNumber.of(libraryID)) ORDER BY barcode LIMIT 300)
                     """).run()
                 try await Shelves.ensureAll(library: libraryID, on: db)
             }
             let ctx = try CommandLibrary.context(library)
             guard let shelfID = try await Shelves.id(named: "Bench shelf", library: libraryID, on: app.db) else { throw CLIError("The bench shelf was not made.") }
-            let onShelf = try await app.db.sql.raw("SELECT barcode FROM copies WHERE library_id = \(bind: libraryID) AND location = 'Bench shelf' ORDER BY barcode")
+            let onShelf = try await app.db.sql.raw("SELECT barcode FROM copies WHERE library_no = \(LibraryNumber.of(libraryID)) AND location = 'Bench shelf' ORDER BY barcode")
                 .all().map { try $0.decode(column: "barcode", as: String.self) }
             let elsewhere = try await app.db.sql.raw("""
-                SELECT barcode FROM copies WHERE library_id = \(bind: libraryID) AND location <> 'Bench shelf' ORDER BY barcode LIMIT 20
+                SELECT barcode FROM copies WHERE library_no = \(LibraryNumber.of(libraryID)) AND location <> 'Bench shelf' ORDER BY barcode LIMIT 20
                 """).all().map { try $0.decode(column: "barcode", as: String.self) }
             let codes = onShelf + elsewhere + (1...5).map { "NOT-IN-CATALOG-\($0)" }
             let clock = ContinuousClock()

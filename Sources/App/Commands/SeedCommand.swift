@@ -72,7 +72,8 @@ struct SeedCommand: AsyncCommand {
                 let first = try await Catalog.allocateAccessions(shelved.reduce(0) { $0 + $1.copies }, library: libraryID, on: db)
                 var copyIDs = UUIDSource()
                 let copies = CopyRow.fresh(shelved, firstAccession: first, now: now, ids: &copyIDs)
-                try await BulkInsert.run("copies", columns: CopyRow.insertColumns, rows: copies, values: { $0.values(library: libraryID) }, on: db)
+                let no = try await LibraryNumber.read(libraryID, on: db.sql)
+                try await BulkInsert.run("copies", columns: CopyRow.insertColumns, rows: copies, values: { $0.values(library: no) }, on: db)
                 try await Shelves.ensureAll(library: libraryID, on: db)
             }
             made += n
@@ -116,7 +117,7 @@ struct SeedCommand: AsyncCommand {
         struct CopyRow: Decodable { var id: UUID; var title_id: UUID; var title: String }
         struct MemberRow: Decodable { var id: UUID; var card_id: String; var first_name: String; var last_name: String; var grade: String? }
         let copies = try await app.db.sql.raw("""
-            SELECT c.id, c.title_id, t.title FROM copies c JOIN titles t ON t.id = c.title_id WHERE c.library_id = \(bind: library)
+            SELECT c.id, c.title_id, t.title FROM copies c JOIN titles t ON t.id = c.title_id WHERE c.library_no = \(LibraryNumber.of(library))
             """).all(decoding: CopyRow.self)
         let members = try await app.db.sql.raw("""
             SELECT id, card_id, first_name, last_name, grade FROM members WHERE library_id = \(bind: library)

@@ -54,7 +54,11 @@ struct AddCopyCounts: AsyncMigration {
         """,
     ]
 
-    static let postgresTriggers: [String] = {
+    static let postgresTriggers = postgresTriggers(numbered: false)
+
+    /// `numbered`: copies name their library by number (`CopiesByLibraryNumber`), the counts by id.
+    static func postgresTriggers(numbered: Bool) -> [String] {
+        let from = { (table: String) in numbered ? "\(CopiesByLibraryNumber.postgresRows(table)) \(table)" : table }
         func function(_ name: String, _ rows: String) -> String {
             """
             CREATE FUNCTION \(name)() RETURNS trigger LANGUAGE plpgsql AS $$
@@ -66,8 +70,8 @@ struct AddCopyCounts: AsyncMigration {
             END $$
             """
         }
-        let added = "SELECT library_id, \(circulating("")) AS circulating, 1 AS d FROM new_rows"
-        let removed = "SELECT library_id, \(circulating("")) AS circulating, -1 AS d FROM old_rows"
+        let added = "SELECT library_id, \(circulating("")) AS circulating, 1 AS d FROM \(from("new_rows"))"
+        let removed = "SELECT library_id, \(circulating("")) AS circulating, -1 AS d FROM \(from("old_rows"))"
         return [
             function("copy_counts_insert", added),
             function("copy_counts_delete", removed),
@@ -79,5 +83,5 @@ struct AddCopyCounts: AsyncMigration {
             FOR EACH STATEMENT EXECUTE FUNCTION copy_counts_update()
             """,
         ]
-    }()
+    }
 }

@@ -275,7 +275,7 @@ enum BulkChanges {
                     for chunk in copies.map(\.id).chunked(500) {
                         try await sql.raw("""
                             UPDATE copies SET location = \(bind: old), updated_at = \(bind: now)
-                            WHERE library_id = \(bind: library.libraryID) AND id IN (\(binds: chunk))
+                            WHERE library_no = \(LibraryNumber.of(library.libraryID)) AND id IN (\(binds: chunk))
                             """).run()
                     }
                 }
@@ -445,7 +445,7 @@ enum BulkChanges {
         var copies = d.copies.filter { back.contains($0.title_id) }
         var usedBarcodes = Set<String>()
         for chunk in copies.map(\.barcode).chunked(500) {
-            for row in try await sql.raw("SELECT barcode FROM copies WHERE library_id = \(bind: library) AND barcode IN (\(binds: chunk))").all() {
+            for row in try await sql.raw("SELECT barcode FROM copies WHERE library_no = \(LibraryNumber.of(library)) AND barcode IN (\(binds: chunk))").all() {
                 usedBarcodes.insert(try row.decode(column: "barcode", as: String.self))
             }
         }
@@ -454,7 +454,8 @@ enum BulkChanges {
             let first = try await Catalog.allocateAccessions(clashing.count, library: library, on: db)
             for (n, i) in clashing.enumerated() { copies[i].barcode = Copy.barcode(accession: first + n) }
         }
-        try await BulkInsert.run("copies", columns: CopyRow.insertColumns, rows: copies, values: { $0.values(library: library) }, on: db)
+        let no = try await LibraryNumber.read(library, on: sql)
+        try await BulkInsert.run("copies", columns: CopyRow.insertColumns, rows: copies, values: { $0.values(library: no) }, on: db)
         try await Shelves.ensureAll(library: library, on: db)
         var categories = Set<UUID>()
         for chunk in Array(Set(d.categories.map(\.category_id))).chunked(500) {

@@ -15,7 +15,7 @@ extension Catalog {
     struct CopyRef: Decodable, Sendable { var id: UUID; var barcode: String; var title_id: UUID }
 
     static func copy(_ copyID: UUID, library: UUID, on db: any Database) async throws -> CopyRef {
-        guard let copy = try await db.sql.raw("SELECT id, barcode, title_id FROM copies WHERE id = \(bind: copyID) AND library_id = \(bind: library)")
+        guard let copy = try await db.sql.raw("SELECT id, barcode, title_id FROM copies WHERE id = \(bind: copyID) AND library_no = \(LibraryNumber.of(library))")
             .first(decoding: CopyRef.self) else { throw CatalogError.copyNotFound }
         return copy
     }

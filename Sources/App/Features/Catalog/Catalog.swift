@@ -157,7 +157,8 @@ enum Catalog {
         let (library, gate, db) = (scope.library, scope.gate, scope.db)
         let barcode = try patch.barcode.map { try Check.identifier($0, field: "barcode", spaces: true) }
         try await gate.transaction(on: db) { db in
-            guard let copy = try await Copy.query(on: db).filter(\.$id == copyID).filter(\.$library.$id == library.libraryID).first() else {
+            let no = try await LibraryNumber.read(library.libraryID, on: db.sql)
+            guard let copy = try await Copy.query(on: db).filter(\.$id == copyID).filter(\.$libraryNo == no).first() else {
                 throw CatalogError.copyNotFound
             }
             if let barcode, barcode != copy.barcode {
@@ -191,7 +192,8 @@ enum Catalog {
     static func deleteCopy(_ copyID: UUID, in scope: Scope) async throws {
         let (library, now, gate, db) = (scope.library, scope.now, scope.gate, scope.db)
         try await gate.transaction(on: db) { db in
-            guard let copy = try await Copy.query(on: db).filter(\.$id == copyID).filter(\.$library.$id == library.libraryID)
+            let no = try await LibraryNumber.read(library.libraryID, on: db.sql)
+            guard let copy = try await Copy.query(on: db).filter(\.$id == copyID).filter(\.$libraryNo == no)
                 .with(\.$title).first() else {
                 throw CatalogError.copyNotFound
             }
@@ -393,8 +395,9 @@ enum Catalog {
         let first = try await allocateAccessions(count, library: library, on: db)
         let maxRow = try await db.sql.raw("SELECT MAX(copy_number) AS n FROM copies WHERE title_id = \(bind: titleID)").first()
         let lastNumber = try maxRow?.decode(column: "n", as: Int?.self) ?? 0
+        let no = try await LibraryNumber.read(library, on: db.sql)
         for i in 0..<count {
-            let copy = Copy(libraryID: library, titleID: titleID, copyNumber: lastNumber + i + 1,
+            let copy = Copy(libraryNo: no, titleID: titleID, copyNumber: lastNumber + i + 1,
                             barcode: Copy.barcode(accession: first + i), location: location)
             try await copy.create(on: db)
         }

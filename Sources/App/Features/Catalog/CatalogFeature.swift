@@ -91,6 +91,7 @@ enum CatalogFeature: Feature {
             Landed(76, LeanTitleSearch()),
             Landed(77, TitleSearchWords()),
             Landed(81, TitleSearchWithoutColumns()),
+            Landed(82, CopiesByLibraryNumber()),
         ]
     }
 }

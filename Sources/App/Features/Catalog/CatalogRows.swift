@@ -130,7 +130,7 @@ struct CopyRow: Codable, Sendable, Equatable {
     /// Its own call number where it differs from the title's; absent in older backups.
     var call_number: String? = nil
 
-    static let insertColumns = ["id", "library_id", "title_id", "copy_number", "barcode", "location", "condition", "status", "status_note",
+    static let insertColumns = ["id", "library_no", "title_id", "copy_number", "barcode", "location", "condition", "status", "status_note",
                                 "status_at", "created_at", "updated_at", "seen_at", "call_number"]
 
     /// New copies on the shelf: each title's numbered from 1, their barcodes from consecutive accession
@@ -148,8 +148,9 @@ struct CopyRow: Codable, Sendable, Equatable {
         return rows
     }
 
-    func values(library: UUID) -> [BulkInsert.Value] {
-        [.uuid(id), .uuid(library), .uuid(title_id), .integer(copy_number), .text(barcode), .text(location), .text(condition), .text(status),
+    /// `library`: the library's number (`LibraryNumber.read`).
+    func values(library: Int) -> [BulkInsert.Value] {
+        [.uuid(id), .integer(library), .uuid(title_id), .integer(copy_number), .text(barcode), .text(location), .text(condition), .text(status),
          .text(status_note), .date(status_at), .date(created_at), .date(updated_at), .date(seen_at), .text(call_number)]
     }
 }

@@ -7,7 +7,8 @@ final class Copy: Model, @unchecked Sendable {
     static let schema = "copies"
 
     @ID(key: .id) var id: UUID?
-    @Parent(key: "library_id") var library: Library
+    /// Its library's number (`libraries.no`, `CopiesByLibraryNumber`).
+    @Field(key: "library_no") var libraryNo: Int
     @Parent(key: "title_id") var title: Title
     @Field(key: "copy_number") var copyNumber: Int
     @Field(key: "barcode") var barcode: String
@@ -24,8 +25,8 @@ final class Copy: Model, @unchecked Sendable {
 
     init() {}
 
-    init(libraryID: UUID, titleID: UUID, copyNumber: Int, barcode: String, location: String? = nil) {
-        self.$library.id = libraryID
+    init(libraryNo: Int, titleID: UUID, copyNumber: Int, barcode: String, location: String? = nil) {
+        self.libraryNo = libraryNo
         self.$title.id = titleID
         self.copyNumber = copyNumber
         self.barcode = barcode

@@ -17,13 +17,13 @@ enum Lookup {
     }
 
     static func copy(barcode: String, library: UUID, on db: any Database) async throws -> UUID? {
-        if let exact = try await first("SELECT id FROM copies WHERE library_id = \(bind: library) AND barcode = \(bind: barcode)", on: db) { return exact }
+        if let exact = try await first("SELECT id FROM copies WHERE library_no = \(LibraryNumber.of(library)) AND barcode = \(bind: barcode)", on: db) { return exact }
         return try await copy(foldingCase: barcode, library: library, on: db)
     }
 
     /// The second look of `copy`, for a caller whose own statement has already tried the barcode as scanned.
     static func copy(foldingCase barcode: String, library: UUID, on db: any Database) async throws -> UUID? {
-        try await first("SELECT id FROM copies WHERE library_id = \(bind: library) AND upper(barcode) = upper(\(bind: barcode)) ORDER BY barcode", on: db)
+        try await first("SELECT id FROM copies WHERE library_no = \(LibraryNumber.of(library)) AND upper(barcode) = upper(\(bind: barcode)) ORDER BY barcode", on: db)
     }
 
     private static func first(_ query: SQLQueryString, on db: any Database) async throws -> UUID? {

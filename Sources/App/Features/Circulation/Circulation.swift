@@ -105,7 +105,7 @@ enum Circulation {
                 // The barcode as scanned, through the index, in the statement that closes the loan; only a
                 // miss looks for the copy (the case folded) to say why, or to close its loan after all.
                 let copy: SQLQueryString = known.map { "copy_id = \(bind: $0)" }
-                    ?? "copy_id = (SELECT id FROM copies WHERE library_id = \(bind: library.libraryID) AND barcode = \(bind: barcode))"
+                    ?? "copy_id = (SELECT id FROM copies WHERE library_no = \(LibraryNumber.of(library.libraryID)) AND barcode = \(bind: barcode))"
                 if let row = try await db.sql.raw(closing + copy + " AND returned_at IS NULL RETURNING *").first() {
                     closed = row
                 } else {
@@ -396,7 +396,7 @@ enum Circulation {
             let select: SQLQueryString = "SELECT c.id AS copy_id, " + columns + " FROM copies c JOIN titles t ON t.id = c.title_id WHERE "
             // The barcode as scanned, through the index, in the statement that reads the book; only a miss
             // looks again with the case folded.
-            var found = try await db.sql.raw(select + "c.library_id = \(bind: libraryID) AND c.barcode = \(bind: barcode)").first()
+            var found = try await db.sql.raw(select + "c.library_no = \(LibraryNumber.of(libraryID)) AND c.barcode = \(bind: barcode)").first()
             if found == nil, let copyID = try await Lookup.copy(foldingCase: barcode, library: libraryID, on: db) {
                 found = try await db.sql.raw(select + "c.id = \(bind: copyID)").first()
             }

@@ -187,8 +187,10 @@ extension Backup {
 
         // A batch per transaction, as many rows as the pacer says (`BatchPacer`), 200 rows to a statement.
         // Rows of a table with a `library_id` carry the library's; a child table's rows (a title's
-        // categories, a read's progress, a stocktake's scans) go as they are (`inLibrary: false`).
-        func insert<Row: Encodable & Sendable>(_ table: String, _ rows: [Row], inLibrary: Bool = true) async throws {
+        // categories, a read's progress, a stocktake's scans) go as they are (`inLibrary: false`); the
+        // copies carry its number (`CopiesByLibraryNumber`).
+        let libraryNo = try await LibraryNumber.read(libraryID, on: db.sql)
+        func insert<Row: Encodable & Sendable>(_ table: String, _ rows: [Row], inLibrary: Bool = true, byNumber: Bool = false) async throws {
             var pacer = BatchPacer()
             var start = 0
             while start < rows.count {
@@ -197,7 +199,7 @@ extension Backup {
                     for chunk in batch.chunked(200) {
                         let query = db.sql.insert(into: table)
                         if inLibrary {
-                            try await query.models(chunk.map { InLibrary(row: $0, libraryID: libraryID) }, nilEncodingStrategy: .asNil).run()
+                            try await query.models(chunk.map { InLibrary(row: $0, libraryID: libraryID, libraryNo: byNumber ? libraryNo : nil) }, nilEncodingStrategy: .asNil).run()
                         } else {
                             try await query.models(Array(chunk), nilEncodingStrategy: .asNil).run()
                         }
@@ -258,7 +260,7 @@ extension Backup {
             return SeriesInsert(id: UUID(), title_id: map(r.title_id), position: r.position, name: name,
                                 number: r.number.map { String($0.prefix(SeriesEntry.maxNumber)) })
         }, inLibrary: false)
-        try await insert("copies", b.copies.map { var r = $0; r.id = map(r.id); r.title_id = map(r.title_id); return r })
+        try await insert("copies", b.copies.map { var r = $0; r.id = map(r.id); r.title_id = map(r.title_id); return r }, byNumber: true)
         // The backup's shelves (one per name and code, each checked as a person's would be), then a
         // shelf for every location its copies name that it does not list.
         var shelfNames = Set<String>(), shelfCodes = Set<String>()
@@ -427,14 +429,16 @@ extension Backup {
     }
 }
 
-/// A row as a table of a library's rows holds it: its own columns and the library's id.
+/// A row as a table of a library's rows holds it: its own columns and the library's id, or its number
+/// where the table names libraries by number (`libraryNo`: the copies).
 struct InLibrary<Row: Encodable & Sendable>: Encodable, Sendable {
     var row: Row
     var libraryID: UUID
+    var libraryNo: Int? = nil
     func encode(to encoder: any Encoder) throws {
         try row.encode(to: encoder)
         var c = encoder.container(keyedBy: Key.self)
-        try c.encode(libraryID, forKey: .library_id)
+        if let libraryNo { try c.encode(libraryNo, forKey: .library_no) } else { try c.encode(libraryID, forKey: .library_id) }
     }
-    enum Key: String, CodingKey { case library_id }
+    enum Key: String, CodingKey { case library_id, library_no }
 }

@@ -14,7 +14,7 @@ import Vapor
 ///    is removed (`Jobs.removeUnfinishedLibraries`) and nothing else changed.
 /// 2. In one short transaction the library takes the backup's settings (and mail templates, when the
 ///    backup has them), is hidden (its restore job's id) and names its source (`restore_source_id`).
-/// 3. Its old data is erased and the new moved in (`library_id` rewritten), a batch per transaction;
+/// 3. Its old data is erased and the new moved in (`library_id`, the copies' `library_no`, rewritten), a batch per transaction;
 ///    the tables' triggers keep the counts, the search index and the sync log. When every row has
 ///    moved, the hidden library is deleted and the library is shown again.
 ///
@@ -94,7 +94,8 @@ extension Backup {
             try await inBatches(gate: gate, on: db) { db, limit in
                 let ids = try await ids(table, library: source, limit: limit, on: db)
                 if !ids.isEmpty {
-                    try await db.sql.update(table).set("library_id", to: libraryID).where("id", .in, ids).run()
+                    try await db.sql.update(table).set(SQLIdentifier(LibraryNumber.column(of: table)), to: LibraryNumber.value(for: table, libraryID))
+                        .where("id", .in, ids).run()
                 }
                 return ids.count
             }
@@ -184,7 +185,7 @@ extension Backup {
             let from = after
             let last: UUID? = try await gate.batch(&pacer, on: db) { db, limit in
                 struct Row: Decodable { var id: UUID }
-                var query = db.sql.select().column("id").from(parent).where("library_id", .equal, library).orderBy("id").limit(limit)
+                var query = db.sql.select().column("id").from(parent).where(LibraryNumber.rows(of: parent, library)).orderBy("id").limit(limit)
                 if let from { query = query.where("id", .greaterThan, from) }
                 let ids = try await query.all(decoding: Row.self).map(\.id)
                 guard let last = ids.last else { return (nil, 0) }
@@ -206,7 +207,7 @@ extension Backup {
 
     private static func ids(_ table: String, library: UUID, also: SQLQueryString = "", limit: Int, on db: any Database) async throws -> [UUID] {
         struct Row: Decodable { var id: UUID }
-        var query: SQLQueryString = "SELECT id FROM \(unsafeRaw: table) WHERE library_id = \(bind: library)"
+        var query: SQLQueryString = "SELECT id FROM \(unsafeRaw: table) WHERE \(LibraryNumber.rows(of: table, library))"
         query = query + also + " LIMIT \(unsafeRaw: String(limit))"
         return try await db.sql.raw(query).all(decoding: Row.self).map(\.id)
     }

@@ -12,7 +12,7 @@ enum Backup {
             throw AccountError.libraryNotFound
         }
         func rows<T: Decodable>(_ table: String, _ type: T.Type, order: String = "id") async throws -> [T] {
-            try await sql.select().column("*").from(table).where("library_id", .equal, libraryID).orderBy(order).all(decoding: T.self)
+            try await sql.select().column("*").from(table).where(LibraryNumber.rows(of: table, libraryID)).orderBy(order).all(decoding: T.self)
         }
         let titles = try await rows("titles", TitleRow.self)
         let titleCategories = try await sql.raw("""
@@ -74,14 +74,14 @@ enum Backup {
         }
     }
 
-    /// The one statement that deletes every row `table` holds of `libraryID` (its rows by `library_id`,
-    /// or a child table's through its parent).
+    /// The one statement that deletes every row `table` holds of `libraryID` (its rows by `library_id`
+    /// or its number, or a child table's through its parent).
     static func deleteAll(_ table: DataTable, library libraryID: UUID) -> SQLQueryString {
         switch table.rows {
         case .byLibrary(let only):
-            return "DELETE FROM \(ident: table.name) WHERE library_id = \(bind: libraryID)\(unsafeRaw: only.map { " AND " + $0 } ?? "")"
+            return "DELETE FROM \(ident: table.name) WHERE \(LibraryNumber.rows(of: table.name, libraryID))\(unsafeRaw: only.map { " AND " + $0 } ?? "")"
         case .childOf(let parent, let key):
-            return "DELETE FROM \(ident: table.name) WHERE \(ident: key) IN (SELECT id FROM \(ident: parent) WHERE library_id = \(bind: libraryID))"
+            return "DELETE FROM \(ident: table.name) WHERE \(ident: key) IN (SELECT id FROM \(ident: parent) WHERE \(LibraryNumber.rows(of: parent, libraryID)))"
         case .library, .server:
             preconditionFailure("\(table.name) has no rows of one library to erase")
         }

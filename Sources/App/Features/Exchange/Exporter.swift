@@ -133,7 +133,7 @@ enum Exporter {
             WHERE c.library_id = \(bind: libraryID) ORDER BY c.name
             """).all(decoding: TitleCategoryName.self)
         let copies = try await sql.raw("""
-            SELECT title_id, barcode, location FROM copies WHERE library_id = \(bind: libraryID) AND status IN ('available', 'on_loan')
+            SELECT title_id, barcode, location FROM copies WHERE library_no = \(LibraryNumber.of(libraryID)) AND status IN ('available', 'on_loan')
             ORDER BY copy_number
             """).all(decoding: CopyRow.self)
         return MARCRead(
@@ -170,7 +170,7 @@ enum Exporter {
                     WHERE c.library_id = ? ORDER BY c.name
                     """, [library]) { row in (title: controlNumber(row.columns[0].data), name: row.columns[1].data.string ?? "") }
                 let copies = try await connection.rows("""
-                    SELECT title_id, barcode, location FROM copies WHERE library_id = ? AND status IN ('available', 'on_loan')
+                    SELECT title_id, barcode, location FROM copies WHERE library_no = (SELECT no FROM libraries WHERE id = ?) AND status IN ('available', 'on_loan')
                     ORDER BY copy_number
                     """, [library]) { row in
                     let c = row.columns
@@ -345,7 +345,7 @@ enum Exporter {
                 for (position, rowid) in order.enumerated() { rank[rowid] = position }
 
                 var counts: [UUID: (total: Int, available: Int)] = [:]
-                for copy in try await connection.rows("SELECT title_id, status FROM copies WHERE library_id = ?", [library], { row in
+                for copy in try await connection.rows("SELECT title_id, status FROM copies WHERE library_no = (SELECT no FROM libraries WHERE id = ?)", [library], { row in
                     let columns = row.columns  // by position: a lookup by name hashes the name for every value
                     return (title: UUID(sqliteData: columns[0].data), status: columns[1].data.string ?? "")
                 }) {

@@ -131,7 +131,8 @@ extension Importer {
             if copyTotal > 0 {
                 let first = try await Catalog.allocateAccessions(copyTotal, library: ctx.libraryID, on: db)
                 let copyRows = CopyRow.fresh(copyCounts.map { ($0.0, $0.1, nil) }, firstAccession: first, now: now, ids: &ids)
-                try await BulkInsert.run("copies", columns: CopyRow.insertColumns, rows: copyRows, values: { $0.values(library: ctx.libraryID) }, on: db)
+                let no = try await LibraryNumber.read(ctx.libraryID, on: db.sql)
+                try await BulkInsert.run("copies", columns: CopyRow.insertColumns, rows: copyRows, values: { $0.values(library: no) }, on: db)
             }
             // Copies for titles that were in the library (or earlier in this batch) before this row.
             for (titleID, n) in plan.moreCopies {

@@ -46,7 +46,7 @@ enum RestoreDrill {
                                                              gate: scratch.writeGate, on: scratch.db).library
                 for (table, written) in [("titles", file.titles), ("copies", file.copies), ("members", file.members), ("loans", file.loans)] {
                     struct Row: Decodable { var n: Int }
-                    let found = try await scratch.db.sql.raw("SELECT COUNT(*) AS n FROM \(ident: table) WHERE library_id = \(bind: restored.id)")
+                    let found = try await scratch.db.sql.raw("SELECT COUNT(*) AS n FROM \(ident: table) WHERE \(LibraryNumber.rows(of: table, restored.id))")
                         .first(decoding: Row.self)?.n ?? 0
                     guard found == written else {
                         throw NightlyBackupError.drillMismatch(library: file.name, table: table, written: written, restored: found)

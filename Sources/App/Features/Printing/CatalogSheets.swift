@@ -119,7 +119,7 @@ enum CatalogSheets {
         }
         var shelves: [UUID: [String]] = [:]
         for row in try await db.sql.raw("""
-            SELECT DISTINCT title_id, location FROM copies WHERE library_id = \(bind: library) AND location IS NOT NULL AND location <> ''
+            SELECT DISTINCT title_id, location FROM copies WHERE library_no = \(LibraryNumber.of(library)) AND location IS NOT NULL AND location <> ''
             AND status NOT IN ('lost', 'withdrawn') ORDER BY location
             """).all() {
             shelves[try row.decode(column: "title_id", as: UUID.self), default: []].append(try row.decode(column: "location", as: String.self))

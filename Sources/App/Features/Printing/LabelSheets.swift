@@ -142,7 +142,7 @@ enum LabelSheets {
     /// Copies `options` select (`c`, joined with their title `t`): never wishlist items, nor lost or
     /// withdrawn copies.
     static func clause(_ options: Options, library: UUID) -> SQLQueryString {
-        var clause: SQLQueryString = "c.library_id = \(bind: library) AND t.wishlist = \(bind: false)"
+        var clause: SQLQueryString = "c.library_no = \(LibraryNumber.of(library)) AND t.wishlist = \(bind: false)"
             + " AND c.status NOT IN (\(bind: CopyStatus.lost.rawValue), \(bind: CopyStatus.withdrawn.rawValue))"
         if let title = options.title { clause += " AND c.title_id = \(bind: title)" }
         if let since = options.since { clause += " AND c.created_at >= \(bind: since)" }
@@ -180,9 +180,9 @@ enum LabelSheets {
     static func locations(library: UUID, on db: any Database) async throws -> [String] {
         try await db.sql.raw("""
             WITH RECURSIVE shelf(location, n) AS (
-                SELECT (SELECT MIN(location) FROM copies WHERE library_id = \(bind: library) AND location > ''), 1
+                SELECT (SELECT MIN(location) FROM copies WHERE library_no = \(LibraryNumber.of(library)) AND location > ''), 1
                 UNION ALL
-                SELECT (SELECT MIN(c.location) FROM copies c WHERE c.library_id = \(bind: library) AND c.location > shelf.location), n + 1
+                SELECT (SELECT MIN(c.location) FROM copies c WHERE c.library_no = \(LibraryNumber.of(library)) AND c.location > shelf.location), n + 1
                 FROM shelf WHERE shelf.location IS NOT NULL AND n < 300
             )
             SELECT location FROM shelf WHERE location IS NOT NULL

@@ -166,7 +166,10 @@ enum LoanTallies {
     static func recount(library: UUID, on sql: any SQLDatabase) async throws {
         for table in tables { try await sql.raw("DELETE FROM \(ident: table) WHERE library_id = \(bind: library)").run() }
         try await sql.raw("""
-            UPDATE copies SET last_lent_at = (SELECT MAX(l.checked_out_at) FROM loans l WHERE l.copy_id = copies.id) WHERE library_id = \(bind: library)
+            -- The library's copies found by their titles: the migration that made the tallies runs this before copies
+            -- named their library by number (`CopiesByLibraryNumber`).
+            UPDATE copies SET last_lent_at = (SELECT MAX(l.checked_out_at) FROM loans l WHERE l.copy_id = copies.id)
+            WHERE title_id IN (SELECT id FROM titles WHERE library_id = \(bind: library))
             """).run()
         struct Span: Decodable { var first: Date?; var last: Date? }
         let span = try await sql.raw("""

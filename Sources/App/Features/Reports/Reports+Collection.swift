@@ -10,7 +10,7 @@ extension Reports {
         let tf = q.filters(title: "t.id")
         let cf = q.filters(title: "x.title_id", copy: "x.id")
         let titles: SQLQueryString = "t.library_id = \(bind: q.library) AND t.wishlist = \(bind: false) \(tf)"
-        let copies: SQLQueryString = "x.library_id = \(bind: q.library) AND x.status <> 'withdrawn' \(cf)"
+        let copies: SQLQueryString = "x.library_no = \(LibraryNumber.of(q.library)) AND x.status <> 'withdrawn' \(cf)"
         let titleCount = try await q.sql.raw("SELECT COUNT(*) AS n FROM titles t WHERE \(titles)").first(decoding: Count.self)?.n ?? 0
         struct Copies: Decodable { var n: Int; var lost: Int }
         let copyCounts = try await q.sql.raw("""
@@ -98,7 +98,7 @@ extension Reports {
         let rows = try await q.sql.raw("""
             SELECT t.title, t.authors, x.location, x.barcode, t.published_date, x.created_at, x.last_lent_at AS last_lent
             FROM copies x JOIN titles t ON t.id = x.title_id
-            WHERE x.library_id = \(bind: q.library) AND x.status IN ('available', 'on_loan', 'damaged') AND t.wishlist = \(bind: false) \(cf)
+            WHERE x.library_no = \(LibraryNumber.of(q.library)) AND x.status IN ('available', 'on_loan', 'damaged') AND t.wishlist = \(bind: false) \(cf)
               AND (x.last_lent_at IS NULL OR x.last_lent_at < \(bind: notLentSince))
               AND (SUBSTR(t.published_date, 1, 4) <= \(bind: lastYear)
                    OR ((t.published_date IS NULL OR t.published_date = '') AND x.created_at < \(bind: olderThan)))
@@ -125,7 +125,7 @@ extension Reports {
         struct Gone: Decodable { var title: String; var barcode: String; var location: String?; var status: String; var status_at: Date? }
         let gone = try await q.sql.raw("""
             SELECT t.title, x.barcode, x.location, x.status, x.status_at FROM copies x JOIN titles t ON t.id = x.title_id
-            WHERE x.library_id = \(bind: q.library) AND x.status IN ('lost', 'damaged') AND x.status_at >= \(bind: yearStart) \(cf)
+            WHERE x.library_no = \(LibraryNumber.of(q.library)) AND x.status IN ('lost', 'damaged') AND x.status_at >= \(bind: yearStart) \(cf)
             ORDER BY x.status_at DESC LIMIT \(bind: maxRows)
             """).all(decoding: Gone.self)
         let goneTable = table(key: "lostAndDamaged", title: t(.reportLostThisYear),

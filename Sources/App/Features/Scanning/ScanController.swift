@@ -96,7 +96,8 @@ enum ScanController {
 
     @Sendable static func copyBarcode(req: Request) async throws -> Response {
         let ctx = try await req.library(.read)
-        guard let copy = try await Copy.query(on: req.db).filter(\.$id == req.uuid("copyID")).filter(\.$library.$id == ctx.libraryID).first() else {
+        let no = try await LibraryNumber.read(ctx.libraryID, on: req.db.sql)
+        guard let copy = try await Copy.query(on: req.db).filter(\.$id == req.uuid("copyID")).filter(\.$libraryNo == no).first() else {
             throw CatalogError.copyNotFound
         }
         return try image(codeKind(for: copy.barcode), copy.barcode, req: req)

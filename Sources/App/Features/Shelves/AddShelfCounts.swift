@@ -60,7 +60,11 @@ struct AddShelfCounts: AsyncMigration {
         """,
     ]
 
-    static let postgresTriggers: [String] = {
+    static let postgresTriggers = postgresTriggers(numbered: false)
+
+    /// `numbered`: copies name their library by number (`CopiesByLibraryNumber`), the counts by id.
+    static func postgresTriggers(numbered: Bool) -> [String] {
+        let from = { (table: String) in numbered ? "\(CopiesByLibraryNumber.postgresRows(table)) \(table)" : table }
         func function(_ name: String, _ rows: String) -> String {
             """
             CREATE FUNCTION \(name)() RETURNS trigger LANGUAGE plpgsql AS $$
@@ -72,8 +76,8 @@ struct AddShelfCounts: AsyncMigration {
             END $$
             """
         }
-        let added = "SELECT library_id, location, 1 AS d FROM new_rows WHERE \(counted(""))"
-        let removed = "SELECT library_id, location, -1 AS d FROM old_rows WHERE \(counted(""))"
+        let added = "SELECT library_id, location, 1 AS d FROM \(from("new_rows")) WHERE \(counted(""))"
+        let removed = "SELECT library_id, location, -1 AS d FROM \(from("old_rows")) WHERE \(counted(""))"
         return [
             function("shelf_counts_insert", added),
             function("shelf_counts_delete", removed),
@@ -85,5 +89,5 @@ struct AddShelfCounts: AsyncMigration {
             FOR EACH STATEMENT EXECUTE FUNCTION shelf_counts_update()
             """,
         ]
-    }()
+    }
 }

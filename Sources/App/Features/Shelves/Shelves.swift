@@ -163,7 +163,7 @@ enum Shelves {
                     try await db.sql.raw("UPDATE shelves SET name = \(bind: name), updated_at = \(bind: scope.now) WHERE id = \(bind: id)").run()
                     try await db.sql.raw("""
                         UPDATE copies SET location = \(bind: name), updated_at = \(bind: scope.now)
-                        WHERE library_id = \(bind: scope.libraryID) AND location = \(bind: current.name)
+                        WHERE library_no = \(LibraryNumber.of(scope.libraryID)) AND location = \(bind: current.name)
                         """).run()
                     for var collection in try await Collections.list(library: scope.libraryID, on: db) where collection.filter.shelf == current.name {
                         collection.filter.shelf = name
@@ -193,7 +193,7 @@ enum Shelves {
         try await scope.gate.transaction(on: scope.db) { db in
             let shelf = try await get(id, library: scope.libraryID, on: db)
             guard shelf.copies == 0 else { throw ShelfError.notEmpty(copies: shelf.copies) }
-            try await db.sql.raw("UPDATE copies SET location = NULL WHERE library_id = \(bind: scope.libraryID) AND location = \(bind: shelf.name)").run()
+            try await db.sql.raw("UPDATE copies SET location = NULL WHERE library_no = \(LibraryNumber.of(scope.libraryID)) AND location = \(bind: shelf.name)").run()
             try await db.sql.raw("DELETE FROM shelves WHERE id = \(bind: id)").run()
         }
     }
@@ -213,8 +213,8 @@ enum Shelves {
     /// Every location of the library's copies that is no shelf yet becomes one (after an import or a restore).
     static func ensureAll(library: UUID, now: Date = Date(), on db: any Database) async throws {
         let names = try await db.sql.raw("""
-            SELECT DISTINCT c.location FROM copies c WHERE c.library_id = \(bind: library) AND c.location IS NOT NULL AND c.location <> ''
-            AND NOT EXISTS (SELECT 1 FROM shelves s WHERE s.library_id = c.library_id AND s.name = c.location)
+            SELECT DISTINCT c.location FROM copies c WHERE c.library_no = \(LibraryNumber.of(library)) AND c.location IS NOT NULL AND c.location <> ''
+            AND NOT EXISTS (SELECT 1 FROM shelves s WHERE s.library_id = \(bind: library) AND s.name = c.location)
             """).all().map { try $0.decode(column: "location", as: String.self) }
         for name in names.prefix(maxPerLibrary) { try await ensure(name, library: library, now: now, on: db) }
     }

@@ -174,7 +174,7 @@ enum Stocktakes {
             for batch in ids.chunked(500) {
                 try await db.sql.raw("""
                     UPDATE copies SET location = \(bind: stocktake.shelfName), updated_at = \(bind: scope.now)
-                    WHERE library_id = \(bind: scope.libraryID) AND id IN (\(binds: Array(batch)))
+                    WHERE library_no = \(LibraryNumber.of(scope.libraryID)) AND id IN (\(binds: Array(batch)))
                     """).run()
                 try await db.sql.raw("""
                     UPDATE stocktake_scans SET outcome = 'moved' WHERE stocktake_id = \(bind: stocktakeID) AND copy_id IN (\(binds: Array(batch)))
@@ -193,7 +193,7 @@ enum Stocktakes {
             let stocktake = try await get(stocktakeID, library: scope.libraryID, on: db)
             guard stocktake.finishedAt == nil else { return stocktake }
             let missing = try await db.sql.raw("""
-                SELECT c.id, c.barcode FROM copies c WHERE c.library_id = \(bind: scope.libraryID) AND c.location = \(bind: stocktake.shelfName)
+                SELECT c.id, c.barcode FROM copies c WHERE c.library_no = \(LibraryNumber.of(scope.libraryID)) AND c.location = \(bind: stocktake.shelfName)
                 AND c.status IN ('available', 'damaged')
                 AND NOT EXISTS (SELECT 1 FROM stocktake_scans s WHERE s.stocktake_id = \(bind: stocktakeID) AND s.copy_id = c.id)
                 """).all()
@@ -224,7 +224,7 @@ enum Stocktakes {
         }
         let onShelf = try await db.sql.raw("""
             SELECT c.id, c.barcode, c.title_id, t.title, t.authors, c.status FROM copies c JOIN titles t ON t.id = c.title_id
-            WHERE c.library_id = \(bind: library) AND c.location = \(bind: stocktake.shelfName) AND c.status IN ('available', 'damaged', 'on_loan')
+            WHERE c.library_no = \(LibraryNumber.of(library)) AND c.location = \(bind: stocktake.shelfName) AND c.status IN ('available', 'damaged', 'on_loan')
             ORDER BY t.sort_key, c.copy_number LIMIT \(literal: maxScans)
             """).all()
         let scannedIDs = Set(scanned.compactMap(\.copyId))
@@ -272,7 +272,7 @@ enum Stocktakes {
     /// and that were in the library before then, by shelf and title.
     static func unseen(since: Date, library: UUID, limit: Int, offset: Int, on db: any Database) async throws -> UnseenList {
         let clause: SQLQueryString = """
-            c.library_id = \(bind: library) AND c.status IN ('available', 'damaged') AND (c.seen_at IS NULL OR c.seen_at < \(bind: since))
+            c.library_no = \(LibraryNumber.of(library)) AND c.status IN ('available', 'damaged') AND (c.seen_at IS NULL OR c.seen_at < \(bind: since))
             AND c.created_at < \(bind: since)
             """
         let total = try await db.sql.raw("SELECT COUNT(*) AS n FROM copies c WHERE " + clause).first()?.decode(column: "n", as: Int.self) ?? 0
@@ -305,7 +305,7 @@ enum Stocktakes {
                                on db: any Database) async throws -> StocktakeScanAnswer {
         let row = try await db.sql.raw("""
             SELECT (SELECT found FROM stocktakes WHERE id = \(bind: stocktake.id)) AS found,
-            (SELECT COUNT(*) FROM copies WHERE library_id = (SELECT library_id FROM stocktakes WHERE id = \(bind: stocktake.id))
+            (SELECT COUNT(*) FROM copies WHERE library_no = (SELECT l.no FROM stocktakes s JOIN libraries l ON l.id = s.library_id WHERE s.id = \(bind: stocktake.id))
              AND location = \(bind: stocktake.shelfName) AND status IN ('available', 'damaged')) AS expected
             """).first()
         var item = item

@@ -125,7 +125,8 @@ struct CreateSyncLog: AsyncMigration {
     }
 
     /// Every kind's triggers in the form `compact` and `numbered` say, the members' watching who leaves
-    /// (`ArchivedMembersLeaveTheFeed`): what a rebuild of the log makes again after it.
+    /// (`ArchivedMembersLeaveTheFeed`): what a rebuild of the log makes again after it. (Once copies name
+    /// their library by number, their triggers are these rewritten by `CopiesByLibraryNumber.sqliteTrigger`.)
     static func sqliteTriggersOfEveryKind(compact: Bool, numbered: Bool = false) -> [String] {
         Kind.allCases.flatMap { kind in
             kind == .member
@@ -178,7 +179,10 @@ struct CreateSyncLog: AsyncMigration {
         $$
         """
 
-    static func postgresTriggers(_ kind: Kind, columns: [String]? = nil, gone goneOf: ((String) -> String)? = nil) -> [String] {
+    /// `rows`: the transition table as the functions read it (copies with their library's id beside its
+    /// number, `CopiesByLibraryNumber`).
+    static func postgresTriggers(_ kind: Kind, columns: [String]? = nil, gone goneOf: ((String) -> String)? = nil,
+                                 rows: (String) -> String = { $0 }) -> [String] {
         let name = "sync_\(kind.table)"
         let columns = columns ?? kind.columns
         func function(_ event: String, _ rows: String) -> String {
@@ -195,9 +199,9 @@ struct CreateSyncLog: AsyncMigration {
             + columns.map { "n.\($0)" }.joined(separator: ", ") + ")"
         let gone = (goneOf ?? kind.gone)("n.")
         return [
-            function("insert", "SELECT n.id, n.library_id, \(gone) AS gone FROM new_rows n"),
-            function("update", "SELECT n.id, n.library_id, \(gone) AS gone FROM new_rows n JOIN old_rows o ON o.id = n.id WHERE \(changed)"),
-            function("delete", "SELECT o.id, o.library_id, TRUE AS gone FROM old_rows o"),
+            function("insert", "SELECT n.id, n.library_id, \(gone) AS gone FROM \(rows("new_rows")) n"),
+            function("update", "SELECT n.id, n.library_id, \(gone) AS gone FROM \(rows("new_rows")) n JOIN \(rows("old_rows")) o ON o.id = n.id WHERE \(changed)"),
+            function("delete", "SELECT o.id, o.library_id, TRUE AS gone FROM \(rows("old_rows")) o"),
             "CREATE TRIGGER \(name)_insert AFTER INSERT ON \(kind.table) REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION \(name)_insert()",
             """
             CREATE TRIGGER \(name)_update AFTER UPDATE ON \(kind.table) REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows

@@ -58,7 +58,7 @@ final class PushBatch: Sendable {
         for chunk in barcodes.chunked(500) {
             for row in try await db.sql.raw("""
                 SELECT c.id AS copy_id, c.barcode, t.id, t.title, t.authors FROM copies c JOIN titles t ON t.id = c.title_id
-                WHERE c.library_id = \(bind: libraryID) AND c.barcode IN (\(binds: chunk))
+                WHERE c.library_no = \(LibraryNumber.of(libraryID)) AND c.barcode IN (\(binds: chunk))
                 """).all() {
                 let book = Circulation.Book(id: try row.decode(column: "id", as: UUID.self), title: try row.decode(column: "title", as: String.self),
                                             authors: try row.decode(column: "authors", as: [String].self))

@@ -183,7 +183,7 @@ extension Sync {
             if let barcode = m.copyBarcode?.cleanedInput, !barcode.isEmpty, barcode.count <= 64 {
                 copyRow = try await db.sql.raw("""
                     SELECT id, title_id, barcode, copy_number, status, location FROM copies
-                    WHERE library_id = \(bind: library) AND barcode = \(bind: barcode)
+                    WHERE library_no = \(LibraryNumber.of(library)) AND barcode = \(bind: barcode)
                     """).first()
             } else if let loanID = m.loanId {
                 copyRow = try await db.sql.raw("""

@@ -1,0 +1,40 @@
+import Fluent
+import Foundation
+import SQLKit
+import Vapor
+
+/// A library's number (`libraries.no`): how the sync log and the copies name their library in the
+/// database (`SyncLogLibraryNumbers`, `CopiesByLibraryNumber`). The id is what everything outside the
+/// database knows; the number never leaves it.
+enum LibraryNumber {
+    /// The number of library `id`, in a statement: one seek of the libraries' id, evaluated once.
+    static func of(_ id: UUID) -> SQLQueryString { "(SELECT no FROM libraries WHERE id = \(bind: id))" }
+
+    /// The number of library `id`, read once for statements that write many rows.
+    static func read(_ id: UUID, on db: any SQLDatabase) async throws -> Int {
+        guard let no = try await db.raw("SELECT no FROM libraries WHERE id = \(bind: id)").first()?.decode(column: "no", as: Int?.self).flatMap({ $0 }) else {
+            throw Abort(.notFound, reason: "No such library")
+        }
+        return no
+    }
+}
+
+extension LibraryNumber {
+    /// The tables whose rows name their library by number: every other table of a library's rows has a
+    /// `library_id`.
+    static let tables: Set<String> = ["copies"]
+
+    /// The column that names a row's library in `table`.
+    static func column(of table: String) -> String { tables.contains(table) ? "library_no" : "library_id" }
+
+    /// The rows of `table` in library `id`, as a condition (on `alias.` when given).
+    static func rows(of table: String, _ id: UUID, alias: String? = nil) -> SQLQueryString {
+        let column = SQLQueryString((alias.map { $0 + "." } ?? "") + Self.column(of: table))
+        return column + " = " + value(for: table, id)
+    }
+
+    /// What `table`'s library column holds for library `id`.
+    static func value(for table: String, _ id: UUID) -> SQLQueryString {
+        tables.contains(table) ? of(id) : "\(bind: id)"
+    }
+}
