@@ -67,8 +67,8 @@ INSERT INTO titles (id, library_id, isbn13, title, subtitle, authors, publisher,
 SELECT m.new, {floor}, isbn13, title, subtitle, authors, publisher, published_date, page_count, language, description, cover_url, notes,
   favorite, rating, wishlist, series, series_number, reading_level, sort_key, section, search_text, created_at, updated_at
 FROM titles JOIN idmap m ON m.old = titles.id;
-INSERT INTO copies (id, library_id, title_id, copy_number, barcode, location, condition, status, created_at, updated_at)
-SELECT {rid}, {floor}, m.new, copy_number, barcode || '-floor', location, condition, status, created_at, updated_at
+INSERT INTO copies (id, {copy_library}, title_id, copy_number, barcode, location, condition, status, created_at, updated_at)
+SELECT {rid}, {copy_floor}, m.new, copy_number, barcode || '-floor', location, condition, status, created_at, updated_at
 FROM copies JOIN idmap m ON m.old = copies.title_id;
 INSERT INTO jobs (id, library_id, kind, state, attempts, run_after, rows_read, titles_created, copies_added, created_at, first_id, last_id)
 SELECT {rid}, {floor}, 'enrich', state, attempts, run_after, 0, titles_created, 0, created_at, first_id, last_id
@@ -78,7 +78,7 @@ COMMIT;
 
 FLOOR_EXPORT = """
 SELECT rowid FROM titles WHERE library_id = {lib} AND wishlist = 0 ORDER BY sort_key, rowid;
-SELECT title_id, status FROM copies WHERE library_id = {lib};
+SELECT title_id, status FROM copies WHERE {copy_lib};
 SELECT rowid, id, isbn13, title, authors, language, publisher, published_date, page_count, notes FROM titles
 WHERE rowid IN (SELECT rowid FROM titles WHERE library_id = {lib} AND wishlist = 0);
 """
@@ -145,8 +145,14 @@ def main():
         con.close()
         form = "bytes" if form == "blob" else "text"
         lib = f"x'{lib}'" if form == "bytes" else "'" + bytes.fromhex(lib).decode() + "'"
-        floor_export = sqlite_seconds(db, FLOOR_EXPORT.format(lib=lib))
-        floor_import = sqlite_seconds(db, FLOOR_IMPORT.format(lib=lib, rid=RANDOM_ID[form], floor=FLOOR_LIBRARY[form]))
+        # Copies name their library by number since `CopiesByLibraryNumber`; an older build's by id.
+        by_number = "library_no" in [row[1] for row in pysqlite3.connect(db).execute("PRAGMA table_info(copies)")]
+        floor = FLOOR_LIBRARY[form]
+        copy_lib = f"library_no = (SELECT no FROM libraries WHERE id = {lib})" if by_number else f"library_id = {lib}"
+        floor_export = sqlite_seconds(db, FLOOR_EXPORT.format(lib=lib, copy_lib=copy_lib))
+        floor_import = sqlite_seconds(db, FLOOR_IMPORT.format(
+            lib=lib, rid=RANDOM_ID[form], floor=floor, copy_library="library_no" if by_number else "library_id",
+            copy_floor=f"(SELECT no FROM libraries WHERE id = {floor})" if by_number else floor))
         floor_imports.append(ROWS / floor_import)
         floor_exports.append(ROWS / floor_export)
         imports.append(ROWS / seconds)

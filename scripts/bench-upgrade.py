@@ -51,6 +51,11 @@ def facts(db):
     numbered = "no" in [row[1] for row in shell(db, "PRAGMA table_info(libraries)")]
     library = f"(SELECT {text_id('l.id')} FROM libraries l WHERE l.no = s.library_id)" if numbered else text_id("s.library_id")
     f["sync log libraries"] = shell(db, f"SELECT {library}, COUNT(*) FROM sync_log s GROUP BY 1 ORDER BY 1")
+    # Each copy's library and barcode, by id whether the copies keep the id or the library's number.
+    copies_numbered = "library_no" in [row[1] for row in shell(db, "PRAGMA table_info(copies)")]
+    copy_library = f"(SELECT {text_id('l.id')} FROM libraries l WHERE l.no = c.library_no)" if copies_numbered else text_id("c.library_id")
+    f["copies digest"] = shell(db, f"SELECT {text_id('c.id')}, {copy_library}, {text_id('c.title_id')}, c.barcode, c.status, c.location FROM copies c ORDER BY 1")
+    f["loans digest"] = shell(db, f"SELECT {text_id('id')}, {text_id('copy_id')}, {text_id('title_id')}, {text_id('member_id')} FROM loans ORDER BY 1")
     f["sync clock"] = shell(db, "SELECT version FROM sync_clock")
     f["floors"] = shell(db, f"SELECT {text_id('id')}, sync_floor FROM libraries ORDER BY 1")
     return f
