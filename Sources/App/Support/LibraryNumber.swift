@@ -1,7 +1,6 @@
 import Fluent
 import Foundation
 import SQLKit
-import Vapor
 
 /// A library's number (`libraries.no`): how the sync log and the copies name their library in the
 /// database (`SyncLogLibraryNumbers`, `CopiesByLibraryNumber`). The id is what everything outside the
@@ -13,7 +12,7 @@ enum LibraryNumber {
     /// The number of library `id`, read once for statements that write many rows.
     static func read(_ id: UUID, on db: any SQLDatabase) async throws -> Int {
         guard let no = try await db.raw("SELECT no FROM libraries WHERE id = \(bind: id)").first()?.decode(column: "no", as: Int?.self).flatMap({ $0 }) else {
-            throw Abort(.notFound, reason: "No such library")
+            throw AccountError.libraryNotFound
         }
         return no
     }

@@ -98,7 +98,7 @@ struct CopiesByLibraryNumber: AsyncMigration {
             .all(decoding: Named.self)
         let indexes = try await sql.raw("SELECT name, sql FROM sqlite_schema WHERE type = 'index' AND tbl_name = 'copies' AND sql IS NOT NULL ORDER BY name")
             .all(decoding: Named.self)
-        for trigger in triggers { try await sql.raw(SQLQueryString("DROP TRIGGER \(quoted(trigger.name))")).run() }
+        for trigger in triggers { try await sql.raw("DROP TRIGGER \(ident: trigger.name)").run() }
         let (from, to) = numbered ? ("library_id", "library_no") : ("library_no", "library_id")
         let library = numbered ? "INTEGER NOT NULL REFERENCES \"libraries\" (\"no\") ON DELETE CASCADE"
             : "UUID NOT NULL REFERENCES \"libraries\" (\"id\") ON DELETE CASCADE"
@@ -166,5 +166,3 @@ struct CopiesByLibraryNumber: AsyncMigration {
         for statement in triggers { try await sql.raw(SQLQueryString(statement)).run() }
     }
 }
-
-private func quoted(_ name: String) -> String { "\"" + name.replacingOccurrences(of: "\"", with: "\"\"") + "\"" }

@@ -187,10 +187,11 @@ extension Backup {
 
         // A batch per transaction, as many rows as the pacer says (`BatchPacer`), 200 rows to a statement.
         // Rows of a table with a `library_id` carry the library's; a child table's rows (a title's
-        // categories, a read's progress, a stocktake's scans) go as they are (`inLibrary: false`); the
-        // copies carry its number (`CopiesByLibraryNumber`).
+        // categories, a read's progress, a stocktake's scans) go as they are (`inLibrary: false`); a table
+        // that names libraries by number (`LibraryNumber.tables`) carries its number.
         let libraryNo = try await LibraryNumber.read(libraryID, on: db.sql)
-        func insert<Row: Encodable & Sendable>(_ table: String, _ rows: [Row], inLibrary: Bool = true, byNumber: Bool = false) async throws {
+        func insert<Row: Encodable & Sendable>(_ table: String, _ rows: [Row], inLibrary: Bool = true) async throws {
+            let byNumber = LibraryNumber.tables.contains(table)
             var pacer = BatchPacer()
             var start = 0
             while start < rows.count {
@@ -260,7 +261,7 @@ extension Backup {
             return SeriesInsert(id: UUID(), title_id: map(r.title_id), position: r.position, name: name,
                                 number: r.number.map { String($0.prefix(SeriesEntry.maxNumber)) })
         }, inLibrary: false)
-        try await insert("copies", b.copies.map { var r = $0; r.id = map(r.id); r.title_id = map(r.title_id); return r }, byNumber: true)
+        try await insert("copies", b.copies.map { var r = $0; r.id = map(r.id); r.title_id = map(r.title_id); return r })
         // The backup's shelves (one per name and code, each checked as a person's would be), then a
         // shelf for every location its copies name that it does not list.
         var shelfNames = Set<String>(), shelfCodes = Set<String>()

@@ -151,15 +151,13 @@ enum Reports {
 
     struct BucketCount: Decodable { var b: Int; var n: Int }
 
-    /// Counts per bucket from rows of `table` (alias `x`) whose `column` falls in the period; the copies
-    /// name their library by number (`CopiesByLibraryNumber`).
+    /// Counts per bucket from rows of `table` (alias `x`) whose `column` falls in the period.
     static func perBucket(_ q: Query, _ buckets: [ReportPeriod.Bucket], table: String, column: String, start: Date, end: Date,
                           where extra: SQLQueryString, sum: String? = nil) async throws -> [Int] {
         let value: SQLQueryString = sum.map { "CAST(COALESCE(SUM(\(unsafeRaw: $0)), 0) AS BIGINT)" } ?? "COUNT(*)"
-        let library: SQLQueryString = table == "copies" ? "x.library_no = \(LibraryNumber.of(q.library))" : "x.library_id = \(bind: q.library)"
         let rows = try await q.sql.raw("""
             SELECT \(bucketOf("x." + column, buckets)) AS b, \(value) AS n FROM \(unsafeRaw: table) x
-            WHERE \(library)
+            WHERE \(LibraryNumber.rows(of: table, q.library, alias: "x"))
               AND x.\(unsafeRaw: column) >= \(bind: start) AND x.\(unsafeRaw: column) < \(bind: end)
             \(extra) GROUP BY 1
             """).all(decoding: BucketCount.self)
