@@ -58,7 +58,7 @@ struct AddCopyCounts: AsyncMigration {
 
     /// `numbered`: copies name their library by number (`CopiesByLibraryNumber`), the counts by id.
     static func postgresTriggers(numbered: Bool) -> [String] {
-        let from = { (table: String) in numbered ? "\(CopiesByLibraryNumber.postgresRows(table)) \(table)" : table }
+        let from = { (table: String) in numbered ? "\(LibraryNumberRemake.postgresRows(table)) \(table)" : table }
         func function(_ name: String, _ rows: String) -> String {
             """
             CREATE FUNCTION \(name)() RETURNS trigger LANGUAGE plpgsql AS $$

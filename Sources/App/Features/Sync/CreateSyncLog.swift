@@ -126,7 +126,7 @@ struct CreateSyncLog: AsyncMigration {
 
     /// Every kind's triggers in the form `compact` and `numbered` say, the members' watching who leaves
     /// (`ArchivedMembersLeaveTheFeed`): what a rebuild of the log makes again after it. (Once copies name
-    /// their library by number, their triggers are these rewritten by `CopiesByLibraryNumber.sqliteTrigger`.)
+    /// their library by number, their triggers are these rewritten by `LibraryNumberRemake.rewrite`.)
     static func sqliteTriggersOfEveryKind(compact: Bool, numbered: Bool = false) -> [String] {
         Kind.allCases.flatMap { kind in
             kind == .member
@@ -180,7 +180,7 @@ struct CreateSyncLog: AsyncMigration {
         """
 
     /// `rows`: the transition table as the functions read it (copies with their library's id beside its
-    /// number, `CopiesByLibraryNumber`).
+    /// number, `LibraryNumberRemake`).
     static func postgresTriggers(_ kind: Kind, columns: [String]? = nil, gone goneOf: ((String) -> String)? = nil,
                                  rows: (String) -> String = { $0 }) -> [String] {
         let name = "sync_\(kind.table)"
