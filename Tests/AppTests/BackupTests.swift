@@ -334,7 +334,7 @@ private func send(_ f: Fixture, _ method: HTTPMethod, _ path: String, body: Data
             let half = try await Accounts.createLibrary(LibraryInput(name: "Half", loanPeriodDays: nil, maxRenewals: nil, publicCatalog: nil),
                                                         user: user, pendingJob: job, gate: app.writeGate, on: app.db)
             try await Backup.restore(backup, into: half.id, on: app.db, batches: app.writeGate)
-            #expect(try await Title.query(on: app.db).filter(\.$library.$id == half.id).count() == 1)
+            #expect(try await Title.query(on: app.db).inLibrary(half.id).count() == 1)
             let listed = try await f.owner.get("/api/v1/libraries").array.compactMap { $0["name"] as? String }
             #expect(!listed.contains("Half") && listed.count == 1, "\(listed)")
             #expect(try await f.owner.get("/api/v1/libraries/\(half.id)/titles").status == .notFound)
@@ -344,7 +344,7 @@ private func send(_ f: Fixture, _ method: HTTPMethod, _ path: String, body: Data
                 try await Jobs.expireLeases(now: app.clock.now().addingTimeInterval(3600), on: db)
             }
             #expect(try await Library.find(half.id, on: app.db) == nil)
-            #expect(try await Title.query(on: app.db).filter(\.$library.$id == half.id).count() == 0)
+            #expect(try await Title.query(on: app.db).inLibrary(half.id).count() == 0)
             #expect(try await app.db.sql.raw("SELECT COUNT(*) AS n FROM copies WHERE library_no NOT IN (SELECT no FROM libraries)").first()?
                 .decode(column: "n", as: Int.self) == 0, "no copy is left of a library that is gone")
             // The name is free: the next try finishes and is seen.
@@ -383,25 +383,28 @@ private func send(_ f: Fixture, _ method: HTTPMethod, _ path: String, body: Data
                 #expect(try await Library.query(on: app.db).count() == 1, "\(context): the hidden library is gone")
                 let state = try await app.db.sql.raw("SELECT pending_job_id, restore_source_id FROM libraries").first()
                 #expect(try state?.decodeNil(column: "pending_job_id") == true && state?.decodeNil(column: "restore_source_id") == true, "\(context)")
-                // Not a row of any table names a library that is not there.
-                let tables: [String]
+                // Not a row of any table names a library that is not there, by id or by number.
+                struct Named: Decodable, Hashable { var name: String; var col: String }
+                let tables: [Named]
                 if Dialect(app.db) == .sqlite {
                     tables = try await app.db.sql.raw("""
-                        SELECT m.name AS name FROM sqlite_master m JOIN pragma_table_info(m.name) p WHERE m.type = 'table' AND p.name = 'library_id'
-                        """).all().map { try $0.decode(column: "name", as: String.self) }
+                        SELECT m.name AS name, p.name AS col FROM sqlite_master m JOIN pragma_table_info(m.name) p
+                        WHERE m.type = 'table' AND p.name IN ('library_id', 'library_no')
+                        """).all(decoding: Named.self)
                 } else {
                     tables = try await app.db.sql.raw("""
-                        SELECT table_name::text AS name FROM information_schema.columns WHERE column_name = 'library_id' AND table_schema = current_schema()
-                        """).all().map { try $0.decode(column: "name", as: String.self) }
+                        SELECT table_name::text AS name, column_name::text AS col FROM information_schema.columns
+                        WHERE column_name IN ('library_id', 'library_no') AND table_schema = current_schema()
+                        """).all(decoding: Named.self)
                 }
-                #expect(tables.contains("titles") && tables.contains("reads"), "\(tables)")
+                #expect(tables.contains(Named(name: "titles", col: "library_no")) && tables.contains(Named(name: "reads", col: "library_id")), "\(tables)")
                 for table in tables {
-                    // The sync log names a library by its number.
-                    let key = table == "sync_log" ? "no" : "id"
+                    // The sync log names a library by its number in its `library_id`.
+                    let key = table.name == "sync_log" || table.col == "library_no" ? "no" : "id"
                     let stray = try await app.db.sql.raw("""
-                        SELECT COUNT(*) AS n FROM \(unsafeRaw: table) WHERE library_id IS NOT NULL AND library_id NOT IN (SELECT \(unsafeRaw: key) FROM libraries)
+                        SELECT COUNT(*) AS n FROM \(ident: table.name) WHERE \(ident: table.col) IS NOT NULL AND \(ident: table.col) NOT IN (SELECT \(unsafeRaw: key) FROM libraries)
                         """).first()?.decode(column: "n", as: Int.self)
-                    #expect(stray == 0, "\(context): \(table) has \(stray ?? -1) rows of no library")
+                    #expect(stray == 0, "\(context): \(table.name) has \(stray ?? -1) rows of no library")
                 }
             }
 
@@ -422,7 +425,7 @@ private func send(_ f: Fixture, _ method: HTTPMethod, _ path: String, body: Data
                     try await Backup.eraseAll(libraryID: library, gate: app.writeGate, on: app.db)
                     try await app.db.sql.raw("UPDATE libraries SET restore_erased = \(bind: true) WHERE id = \(bind: library)").run()
                     try await app.db.sql.raw("""
-                        UPDATE titles SET library_id = \(bind: library) WHERE id IN (SELECT id FROM titles WHERE library_id = \(bind: source) AND title = 'Momo')
+                        UPDATE titles SET library_no = \(LibraryNumber.of(library)) WHERE id IN (SELECT id FROM titles WHERE library_no = \(LibraryNumber.of(source)) AND title = 'Momo')
                         """).run()
                 }
                 // Its job is found dead: neither library is removed, nothing else may write into it, and a new job finishes it.

@@ -106,7 +106,8 @@ import Vapor
                 return row
             }
             try await app.db.transaction { db in
-                try await BulkInsert.run("titles", columns: TitleRow.insertColumns, rows: rows, values: { $0.values(library: library) }, on: db)
+                let no = try await LibraryNumber.read(library, on: db.sql)
+                try await BulkInsert.run("titles", columns: TitleRow.insertColumns, rows: rows, values: { $0.values(library: no) }, on: db)
             }
             try await CatalogListTests.expectKeptCountsTrue(app)
             var between = SyncTests.Device(f.owner, lib: f.lib, id: "between")
@@ -135,9 +136,10 @@ import Vapor
             }
             clash[2].id = rows[1].id
             let clashing = clash
+            let no = try await LibraryNumber.read(library, on: app.db.sql)
             await #expect(throws: (any Error).self) {
                 try await app.db.transaction { db in
-                    try await BulkInsert.run("titles", columns: TitleRow.insertColumns, rows: clashing, values: { $0.values(library: library) }, on: db)
+                    try await BulkInsert.run("titles", columns: TitleRow.insertColumns, rows: clashing, values: { $0.values(library: no) }, on: db)
                 }
             }
             #expect(try await app.db.sql.raw("SELECT COUNT(*) AS n FROM titles").first()?.decode(column: "n", as: Int.self) == 41)

@@ -23,7 +23,7 @@ import VaporTesting
             struct Column: Decodable { var name: String? }
             for (name, _) in LeanListIndexes.indexes {
                 let columns = try await app.db.sql.raw("SELECT name FROM pragma_index_info(\(bind: name))").all(decoding: Column.self).compactMap(\.name)
-                #expect(columns.first == "library_id" && !columns.contains("id"), "\(name): \(columns)")
+                #expect(columns.first == "library_no" && !columns.contains("id"), "\(name): \(columns)")
             }
             struct Step: Decodable { var detail: String }
             func plan(_ query: SQLQueryString) async throws -> String {
@@ -32,12 +32,12 @@ import VaporTesting
             let index: [TitleSort: String] = [.title: "titles_list_title", .author: "titles_list_author", .newest: "titles_list_newest",
                                               .borrowed: "titles_list_borrowed", .shelf: "titles_list_shelf"]
             for sort in TitleSort.allCases {
-                let page = try await plan("SELECT t.rowid FROM titles t WHERE t.library_id = \(bind: library) AND t.wishlist = \(bind: false)"
+                let page = try await plan("SELECT t.rowid FROM titles t WHERE t.library_no = \(LibraryNumber.of(library)) AND t.wishlist = \(bind: false)"
                                           + TitleQuery.orderBy(sort, sqlite: true) + " LIMIT 50")
                 #expect(page.contains("COVERING INDEX \(index[sort] ?? "?")") && !page.contains("TEMP B-TREE"), "\(sort): \(page)")
             }
             let count = try await plan("""
-                SELECT COUNT(*) FROM titles t WHERE t.library_id = \(bind: library) AND t.wishlist = \(bind: false)
+                SELECT COUNT(*) FROM titles t WHERE t.library_no = \(LibraryNumber.of(library)) AND t.wishlist = \(bind: false)
                 AND t.id NOT IN (SELECT r.title_id FROM reads r WHERE r.user_id = \(bind: UUID()) AND r.title_id IS NOT NULL)
                 """)
             #expect(count.contains("COVERING INDEX titles_library_ids"), "\(count)")
@@ -285,8 +285,10 @@ import VaporTesting
                 return titles + sections + ["\(list["total"] ?? "")"]
             }
             #expect(try await lent() == ["Emil", "Momo", "E1", "M1", "2"])
+            try await onOneConnection(app) { try await TitlesByLibraryNumber().revert(on: $0) }
             try await onOneConnection(app) { try await AddOpenLoanCounts().revert(on: $0) }
             try await onOneConnection(app) { try await AddOpenLoanCounts().prepare(on: $0) }
+            try await onOneConnection(app) { try await TitlesByLibraryNumber().prepare(on: $0) }
             try await Self.expectKeptCountsTrue(app)
             #expect(try await lent() == ["Emil", "Momo", "E1", "M1", "2"])
         }

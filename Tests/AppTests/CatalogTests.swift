@@ -306,9 +306,10 @@ import Vapor
             let f = try await Fixture.make(app)
             let libraryID = UUID(uuidString: f.libraryID)!
             var titles: [Title] = []
+            let libraryNo = try await LibraryNumber.read(libraryID, on: app.db.sql)
             for i in 0..<1_050 {
                 let t = Title()
-                t.$library.id = libraryID
+                t.libraryNo = libraryNo
                 t.title = "Common Tale \(String(format: "%04d", i))"
                 t.authors = []
                 t.favorite = false

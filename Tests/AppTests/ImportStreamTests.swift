@@ -82,7 +82,7 @@ import ShelfmarkReplay
             #expect(report.failed.isEmpty)
             #expect(report.warnings.map(\.line) == [2 + 2 * 2_500])
             #expect(report.encoding == "UTF-8")
-            #expect(try await Title.query(on: app.db).filter(\.$library.$id == ctx.libraryID).count() == 3_000)
+            #expect(try await Title.query(on: app.db).inLibrary(ctx.libraryID).count() == 3_000)
         }
     }
 }

@@ -24,9 +24,10 @@ import VaporTesting
         }
         let all = rows
         try await app.writeGate.transaction(on: app.db) { db in
+            let no = try await LibraryNumber.read(library, on: db.sql)
             for chunk in stride(from: 0, to: all.count, by: 2_000) {
                 try await BulkInsert.run("titles", columns: TitleRow.insertColumns, rows: Array(all[chunk..<min(chunk + 2_000, all.count)]),
-                                         values: { $0.values(library: library) }, on: db)
+                                         values: { $0.values(library: no) }, on: db)
             }
         }
         return rows

@@ -65,7 +65,8 @@ extension SyncTests {
             var device = Device(f.owner, lib: f.lib, id: "phone")
             try await device.pull()
             // Back to the log as it was before (the server's code reads only the compact one), and a removal
-            // written into it. (The copies naming their library by number came after the log's numbers.)
+            // written into it. (The copies and titles naming their library by number came after the log's numbers.)
+            try await onOneConnection(app) { try await TitlesByLibraryNumber().revert(on: $0) }
             try await onOneConnection(app) { try await CopiesByLibraryNumber().revert(on: $0) }
             try await onOneConnection(app) { try await SyncLogLibraryNumbers().revert(on: $0) }
             try await onOneConnection(app) { try await CompactSyncLog().revert(on: $0) }
@@ -81,6 +82,7 @@ extension SyncTests {
             try await onOneConnection(app) { try await IdsAsBytes().prepare(on: $0) }
             try await onOneConnection(app) { try await SyncLogLibraryNumbers().prepare(on: $0) }
             try await onOneConnection(app) { try await CopiesByLibraryNumber().prepare(on: $0) }
+            try await onOneConnection(app) { try await TitlesByLibraryNumber().prepare(on: $0) }
             let after = try #require(try await app.db.sql.raw(SQLQueryString(count)).first(decoding: Count.self))
             #expect(after.n == before.n && after.removed == before.removed && after.removed == 1)
             if Dialect(app.db) == .sqlite {
@@ -126,6 +128,7 @@ extension SyncTests {
             try await device14.pull()
 
             // Back to the log naming libraries by id, and changes written into it.
+            try await onOneConnection(app) { try await TitlesByLibraryNumber().revert(on: $0) }
             try await onOneConnection(app) { try await CopiesByLibraryNumber().revert(on: $0) }
             try await onOneConnection(app) { try await SyncLogLibraryNumbers().revert(on: $0) }
             #expect(try await f.owner.delete("\(f.lib)/members/\(ben)").status == .noContent)
@@ -136,6 +139,7 @@ extension SyncTests {
 
             try await onOneConnection(app) { try await SyncLogLibraryNumbers().prepare(on: $0) }
             try await onOneConnection(app) { try await CopiesByLibraryNumber().prepare(on: $0) }
+            try await onOneConnection(app) { try await TitlesByLibraryNumber().prepare(on: $0) }
             let after = try #require(try await app.db.sql.raw(SQLQueryString(count)).first(decoding: Count.self))
             #expect(after.n == before.n && after.removed == before.removed && after.versions == before.versions && after.removed == 1)
             struct Number: Decodable { var no: Int }

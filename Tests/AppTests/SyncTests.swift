@@ -84,7 +84,7 @@ import Vapor
         var state: [String: SyncChange] = [:]
         for row in try await sql.raw("""
             SELECT id, title, subtitle, authors, isbn13, publisher, published_date, page_count, series, series_number, reading_level,
-                   cover_url, updated_at FROM titles WHERE library_id = \(bind: id) AND NOT wishlist
+                   cover_url, updated_at FROM titles WHERE library_no = \(LibraryNumber.of(id)) AND NOT wishlist
             """).all() {
             let key = try row.decode(column: "id", as: UUID.self)
             state["title:\(key)"] = SyncChange(kind: .title, id: key, title: try Sync.syncTitle(row))

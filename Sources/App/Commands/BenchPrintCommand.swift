@@ -108,11 +108,12 @@ struct BenchPrintCommand: AsyncCommand {
         let names: [(String, String, String)] = [("The Wild Robot", "Peter Brown", "en"), ("An Béal Bocht", "Myles na gCopaleen", "ga"),
                                                  ("西游记", "吴承恩", "zh")]
         try await app.writeGate.transaction(on: app.db) { db in
+            let libraryNo = try await LibraryNumber.read(library, on: db.sql)
             for i in 0..<copies {
                 let (name, author, language) = names[i % 3]
                 let title = Title()
                 title.id = UUID()
-                title.$library.id = library
+                title.libraryNo = libraryNo
                 title.title = "\(name) \(i)"
                 title.authors = [author]
                 title.language = language

@@ -62,6 +62,7 @@ struct BenchRemindersCommand: AsyncCommand {
         let now = app.clock.now()
         let languages = ["en", "de", "ga", "zh-Hans"]
         try await app.writeGate.transaction(on: app.db) { db in
+            let libraryNo = try await LibraryNumber.read(library, on: db.sql)
             var members: [UUID] = []
             for m in 0..<600 {
                 let member = Member()
@@ -79,7 +80,7 @@ struct BenchRemindersCommand: AsyncCommand {
             for i in 0..<3_000 {
                 let title = Title()
                 title.id = UUID()
-                title.$library.id = library
+                title.libraryNo = libraryNo
                 title.title = "Bench book \(i)"
                 title.authors = ["Author \(i % 97)"]
                 title.favorite = false

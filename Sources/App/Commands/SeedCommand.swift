@@ -68,11 +68,11 @@ struct SeedCommand: AsyncCommand {
             }
             let shelved = zip(rows, records).map { (title: $0.id, copies: signature.copies ?? $1.copies, location: Optional($1.shelf)) }
             try await app.writeGate.transaction(on: app.db) { db in
-                try await BulkInsert.run("titles", columns: TitleRow.insertColumns, rows: rows, values: { $0.values(library: libraryID) }, on: db)
+                let no = try await LibraryNumber.read(libraryID, on: db.sql)
+                try await BulkInsert.run("titles", columns: TitleRow.insertColumns, rows: rows, values: { $0.values(library: no) }, on: db)
                 let first = try await Catalog.allocateAccessions(shelved.reduce(0) { $0 + $1.copies }, library: libraryID, on: db)
                 var copyIDs = UUIDSource()
                 let copies = CopyRow.fresh(shelved, firstAccession: first, now: now, ids: &copyIDs)
-                let no = try await LibraryNumber.read(libraryID, on: db.sql)
                 try await BulkInsert.run("copies", columns: CopyRow.insertColumns, rows: copies, values: { $0.values(library: no) }, on: db)
                 try await Shelves.ensureAll(library: libraryID, on: db)
             }

@@ -41,7 +41,7 @@ struct SeedReadingCommand: AsyncCommand {
             throw CLIError("No user named “\(signature.user ?? "")”.")
         }
         let libraryID = try library.requireID(), userID = try user.requireID()
-        let titles = try await Title.query(on: app.db).filter(\.$library.$id == libraryID).filter(\.$wishlist == false)
+        let titles = try await Title.query(on: app.db).inLibrary(libraryID).filter(\.$wishlist == false)
             .limit(readCount).all()
         guard !titles.isEmpty else { throw CLIError("The library has no titles: seed some first.") }
         let now = Date()

@@ -3,7 +3,7 @@ import Foundation
 import SQLKit
 
 /// A library's number (`libraries.no`): how the sync log and the copies name their library in the
-/// database (`SyncLogLibraryNumbers`, `CopiesByLibraryNumber`). The id is what everything outside the
+/// database (`SyncLogLibraryNumbers`, `CopiesByLibraryNumber`, `TitlesByLibraryNumber`). The id is what everything outside the
 /// database knows; the number never leaves it.
 enum LibraryNumber {
     /// The number of library `id`, in a statement: one seek of the libraries' id, evaluated once.
@@ -21,7 +21,7 @@ enum LibraryNumber {
 extension LibraryNumber {
     /// The tables whose rows name their library by number: every other table of a library's rows has a
     /// `library_id`.
-    static let tables: Set<String> = ["copies"]
+    static let tables: Set<String> = ["copies", "titles"]
 
     /// The column that names a row's library in `table`.
     static func column(of table: String) -> String { tables.contains(table) ? "library_no" : "library_id" }

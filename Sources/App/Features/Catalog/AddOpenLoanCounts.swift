@@ -114,9 +114,13 @@ struct AddOpenLoanCounts: AsyncMigration {
     ]
 
     /// PostgreSQL counts a whole statement's rows at once, as `AddTitleListKeys` did.
-    static let postgresCountTriggers: [String] = {
+    static let postgresCountTriggers = postgresCountTriggers(numbered: false)
+
+    /// `numbered`: titles name their library by number (`TitlesByLibraryNumber`), the counts by id.
+    static func postgresCountTriggers(numbered: Bool) -> [String] {
         func rows(_ table: String, _ d: Int) -> String {
-            "SELECT library_id, wishlist, section, favorite, sort_key < 'a' AS early, open_loans > 0 AS on_loan, \(d) AS d FROM \(table)"
+            let from = numbered ? "\(LibraryNumberRemake.postgresRows(table)) \(table)" : table
+            return "SELECT library_id, wishlist, section, favorite, sort_key < 'a' AS early, open_loans > 0 AS on_loan, \(d) AS d FROM \(from)"
         }
         func function(_ name: String, _ changed: String) -> String {
             """
@@ -141,7 +145,7 @@ struct AddOpenLoanCounts: AsyncMigration {
             FOR EACH STATEMENT EXECUTE FUNCTION title_counts_update()
             """,
         ]
-    }()
+    }
 
     // MARK: A title's loans, kept from the loans.
 

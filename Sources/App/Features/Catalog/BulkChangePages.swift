@@ -33,7 +33,7 @@ enum BulkChangePages {
                 for chunk in ids.chunked(500) {
                     titles += try await req.db.sql.raw("""
                         SELECT id, title, authors, sort_key FROM titles
-                        WHERE library_id = \(bind: ctx.libraryID) AND wishlist = \(bind: false) AND id IN (\(binds: chunk))
+                        WHERE library_no = \(LibraryNumber.of(ctx.libraryID)) AND wishlist = \(bind: false) AND id IN (\(binds: chunk))
                         """).all(decoding: BulkChangePage.Book.self)
                 }
                 titles.sort { $0.sort_key < $1.sort_key }

@@ -359,7 +359,7 @@ enum BulkChanges {
         for chunk in ids.chunked(500) {
             out += try await sql.raw("""
                 SELECT id, title, subtitle, authors, isbn13, series, reading_level, call_number FROM titles
-                WHERE library_id = \(bind: library) AND id IN (\(binds: chunk))
+                WHERE library_no = \(LibraryNumber.of(library)) AND id IN (\(binds: chunk))
                 """ + (catalogOnly ? " AND wishlist = \(bind: false)" : "")).all(decoding: Picked.self)
         }
         return out
@@ -369,7 +369,7 @@ enum BulkChanges {
     private static func existing(_ ids: [UUID], library: UUID, on sql: any SQLDatabase) async throws -> [UUID] {
         var out: [UUID] = []
         for chunk in ids.chunked(500) {
-            for row in try await sql.raw("SELECT id FROM titles WHERE library_id = \(bind: library) AND id IN (\(binds: chunk))").all() {
+            for row in try await sql.raw("SELECT id FROM titles WHERE library_no = \(LibraryNumber.of(library)) AND id IN (\(binds: chunk))").all() {
                 out.append(try row.decode(column: "id", as: UUID.self))
             }
         }
@@ -409,7 +409,7 @@ enum BulkChanges {
             }
         }
         for chunk in ids.chunked(500) {
-            deleted.titles += try await sql.raw("SELECT * FROM titles WHERE library_id = \(bind: library) AND id IN (\(binds: chunk))").all(decoding: TitleRow.self)
+            deleted.titles += try await sql.raw("SELECT * FROM titles WHERE library_no = \(LibraryNumber.of(library)) AND id IN (\(binds: chunk))").all(decoding: TitleRow.self)
             let copies = try await sql.raw("SELECT * FROM copies WHERE title_id IN (\(binds: chunk))").all(decoding: CopyRow.self)
             deleted.copies += copies
             deleted.categories += try await sql.raw("SELECT title_id, category_id FROM title_categories WHERE title_id IN (\(binds: chunk))")
@@ -422,7 +422,7 @@ enum BulkChanges {
                 try await group("SELECT id, copy_id FROM loans WHERE copy_id IN (\(binds: copyChunk))", key: "copy_id", into: &deleted.loansByCopy)
                 try await group("SELECT id, copy_id FROM stocktake_scans WHERE copy_id IN (\(binds: copyChunk))", key: "copy_id", into: &deleted.scansByCopy)
             }
-            try await sql.raw("DELETE FROM titles WHERE library_id = \(bind: library) AND id IN (\(binds: chunk))").run()
+            try await sql.raw("DELETE FROM titles WHERE library_no = \(LibraryNumber.of(library)) AND id IN (\(binds: chunk))").run()
         }
         return deleted
     }
@@ -434,13 +434,14 @@ enum BulkChanges {
         // Books whose ISBN another book took since stay deleted rather than make two of one edition.
         var taken = Set<String>()
         for chunk in d.titles.compactMap(\.isbn13).chunked(500) {
-            for row in try await sql.raw("SELECT isbn13 FROM titles WHERE library_id = \(bind: library) AND isbn13 IN (\(binds: chunk))").all() {
+            for row in try await sql.raw("SELECT isbn13 FROM titles WHERE library_no = \(LibraryNumber.of(library)) AND isbn13 IN (\(binds: chunk))").all() {
                 if let isbn = try row.decode(column: "isbn13", as: String?.self) { taken.insert(isbn) }
             }
         }
         let titles = d.titles.filter { $0.isbn13.map { !taken.contains($0) } ?? true }
         let back = Set(titles.map(\.id))
-        try await BulkInsert.run("titles", columns: TitleRow.insertColumns, rows: titles, values: { $0.values(library: library) }, on: db)
+        let no = try await LibraryNumber.read(library, on: sql)
+        try await BulkInsert.run("titles", columns: TitleRow.insertColumns, rows: titles, values: { $0.values(library: no) }, on: db)
         // A barcode given to another copy since is not given twice: that copy comes back without a clash by taking a new one.
         var copies = d.copies.filter { back.contains($0.title_id) }
         var usedBarcodes = Set<String>()
@@ -454,7 +455,6 @@ enum BulkChanges {
             let first = try await Catalog.allocateAccessions(clashing.count, library: library, on: db)
             for (n, i) in clashing.enumerated() { copies[i].barcode = Copy.barcode(accession: first + n) }
         }
-        let no = try await LibraryNumber.read(library, on: sql)
         try await BulkInsert.run("copies", columns: CopyRow.insertColumns, rows: copies, values: { $0.values(library: no) }, on: db)
         try await Shelves.ensureAll(library: library, on: db)
         var categories = Set<UUID>()

@@ -12,7 +12,7 @@ extension Catalog {
         return try await gate.transaction(on: db) { db in
             guard let row = try await db.sql.raw("""
                 UPDATE titles SET favorite = NOT favorite, updated_at = \(bind: now)
-                WHERE id = \(bind: titleID) AND library_id = \(bind: library.libraryID)
+                WHERE id = \(bind: titleID) AND library_no = \(LibraryNumber.of(library.libraryID))
                 RETURNING favorite
                 """).first()
             else { throw CatalogError.titleNotFound }

@@ -7,7 +7,7 @@ extension Catalog {
     /// deleted meanwhile).
     static func titleName(_ titleID: UUID, library: UUID, on db: any Database) async throws -> String? {
         struct Row: Decodable { var title: String }
-        return try await db.sql.raw("SELECT title FROM titles WHERE id = \(bind: titleID) AND library_id = \(bind: library)")
+        return try await db.sql.raw("SELECT title FROM titles WHERE id = \(bind: titleID) AND library_no = \(LibraryNumber.of(library))")
             .first(decoding: Row.self)?.title
     }
 

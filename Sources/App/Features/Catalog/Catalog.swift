@@ -18,7 +18,6 @@ enum Catalog {
             throw CatalogError.wishlistHasNoCopies
         }
         let title = Title()
-        title.$library.id = library.libraryID
         title.isbn13 = isbn
         title.title = try Check.required(input.title, field: "title")
         title.authors = try Check.authors(input.authors)
@@ -40,6 +39,7 @@ enum Catalog {
         if let isbn, !wishlist { title.marcRecord = try await LookupService.cachedRecord(isbn, on: db)?.marcXML }
         return try await gate.transaction(on: db) { db in
             if let isbn { try await refuseDuplicate(isbn: isbn, library: library.libraryID, on: db) }
+            title.libraryNo = try await LibraryNumber.read(library.libraryID, on: db.sql)
             try await title.create(on: db)
             let titleID = try title.requireID()
             if let categoryNames { try await setCategories(categoryNames, titleID: titleID, library: library.libraryID, now: now, on: db) }
@@ -299,7 +299,7 @@ enum Catalog {
     }
 
     static func find(_ titleID: UUID, library: UUID, on db: any Database) async throws -> Title {
-        guard let title = try await Title.query(on: db).filter(\.$id == titleID).filter(\.$library.$id == library).first() else {
+        guard let title = try await Title.query(on: db).filter(\.$id == titleID).inLibrary(library).first() else {
             throw CatalogError.titleNotFound
         }
         return title
@@ -307,7 +307,7 @@ enum Catalog {
 
     /// The same ISBN twice is refused with the existing title, so the client can offer "add N more copies".
     static func refuseDuplicate(isbn: String, library: UUID, on db: any Database) async throws {
-        guard let existing = try await Title.query(on: db).filter(\.$library.$id == library).filter(\.$isbn13 == isbn).first() else { return }
+        guard let existing = try await Title.query(on: db).inLibrary(library).filter(\.$isbn13 == isbn).first() else { return }
         let id = try existing.requireID()
         throw CatalogError.duplicateISBN(title: existing.title, titleID: id, library: library)
     }

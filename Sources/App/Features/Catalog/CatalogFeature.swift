@@ -92,6 +92,7 @@ enum CatalogFeature: Feature {
             Landed(77, TitleSearchWords()),
             Landed(81, TitleSearchWithoutColumns()),
             Landed(82, CopiesByLibraryNumber()),
+            Landed(83, TitlesByLibraryNumber()),
         ]
     }
 }

@@ -42,14 +42,14 @@ struct TitleRow: Codable, Sendable, Equatable {
     var updated_at: Date?
 
     /// The columns of an insert, in the order of `values(library:)`.
-    static let insertColumns = ["id", "library_id", "isbn13", "title", "subtitle", "authors", "publisher", "published_date", "page_count",
+    static let insertColumns = ["id", "library_no", "isbn13", "title", "subtitle", "authors", "publisher", "published_date", "page_count",
                                 "language", "description", "cover_url", "notes", "favorite", "rating", "wishlist", "series", "series_number",
                                 "reading_level", "requested_by", "priority", "asin", "sort_key", "section", "search_text", "author_key", "created_at",
                                 "updated_at", "level_scheme", "level_value", "level_points", "call_number", "call_number_sort", "marc_record"]
 
-    /// This row's values for a bulk insert into `library`.
-    func values(library: UUID) -> [BulkInsert.Value] {
-        [.uuid(id), .uuid(library), .text(isbn13), .text(title), .text(subtitle), .strings(authors), .text(publisher), .text(published_date),
+    /// This row's values for a bulk insert into `library`, the library's number (`LibraryNumber.read`).
+    func values(library: Int) -> [BulkInsert.Value] {
+        [.uuid(id), .integer(library), .text(isbn13), .text(title), .text(subtitle), .strings(authors), .text(publisher), .text(published_date),
          .integer(page_count), .text(language), .text(description), .text(cover_url), .text(notes), .bool(favorite), .real(rating),
          .bool(wishlist), .text(series), .text(series_number), .text(reading_level), .text(requested_by), .integer(priority), .text(asin), .text(sort_key), .text(section), .text(search_text), .text(author_key ?? Title.authorKey(authors)),
          .date(created_at), .date(updated_at)] + Self.levelValues(reading_level)

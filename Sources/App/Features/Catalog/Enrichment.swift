@@ -122,7 +122,7 @@ enum Enrichment {
         struct Row: Decodable { var id: UUID }
         let after: SQLQueryString = job.done_through.map { " AND id > \(bind: $0)" } ?? ""
         return try await db.sql.raw("""
-            SELECT id FROM titles WHERE id >= \(bind: first) AND id <= \(bind: last) AND library_id = \(bind: job.library_id)
+            SELECT id FROM titles WHERE id >= \(bind: first) AND id <= \(bind: last) AND library_no = \(LibraryNumber.of(job.library_id))
             """ + after + " ORDER BY id LIMIT \(literal: batchStep)").all(decoding: Row.self).map(\.id)
     }
 
@@ -212,11 +212,11 @@ enum Enrichment {
             let answered = result.outcomes.isEmpty || result.outcomes.contains { $0.status == .found || $0.status == .notFound }
             return answered ? .success(nil) : .failure(MatchFailure(message: "no provider answered the search"))
         }
-        let id = try title.requireID(), library = title.$library.id
+        let id = try title.requireID(), library = title.libraryNo
         let taken = try await gate.transaction(on: db) { db -> Bool in
             try await Dialect.lockRow("titles", id: id, on: db)
             guard let t = try await Title.find(id, on: db), t.isbn13 == nil else { return true }
-            if try await Title.query(on: db).filter(\.$library.$id == library).filter(\.$isbn13 == isbn).first() != nil { return true }
+            if try await Title.query(on: db).filter(\.$libraryNo == library).filter(\.$isbn13 == isbn).first() != nil { return true }
             t.isbn13 = isbn
             t.refreshDerived()
             try await t.update(on: db)

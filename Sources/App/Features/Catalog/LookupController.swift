@@ -57,7 +57,7 @@ enum LookupController {
     }
 
     static func existingTitle(_ isbn13: String, library: UUID, on db: any Database) async throws -> ExistingTitleDTO? {
-        guard let title = try await Title.query(on: db).filter(\.$library.$id == library).filter(\.$isbn13 == isbn13).first() else { return nil }
+        guard let title = try await Title.query(on: db).inLibrary(library).filter(\.$isbn13 == isbn13).first() else { return nil }
         let id = try title.requireID()
         let availability = try await Availability.of(id, on: db)
         return ExistingTitleDTO(id: id, title: title.title, wishlist: title.wishlist, totalCopies: availability.total,

@@ -83,7 +83,7 @@ enum ReadingLevels {
             for start in stride(from: 0, to: wanted.count, by: 500) {
                 let chunk = wanted[start..<min(start + 500, wanted.count)]
                 let list = SQLList(chunk.map { SQLBind($0) })
-                for row in try await db.sql.raw("SELECT id, isbn13 FROM titles WHERE library_id = \(bind: library) AND wishlist = \(bind: false) AND isbn13 IN (\(list))").all() {
+                for row in try await db.sql.raw("SELECT id, isbn13 FROM titles WHERE library_no = \(LibraryNumber.of(library)) AND wishlist = \(bind: false) AND isbn13 IN (\(list))").all() {
                     titles[try row.decode(column: "isbn13", as: String.self), default: []].append(try row.decode(column: "id", as: UUID.self))
                 }
             }

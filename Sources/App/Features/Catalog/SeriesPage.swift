@@ -21,11 +21,11 @@ struct SeriesPage: Sendable {
             // A title's own series and the others it is in, each counted once per title.
             page.all = try await db.sql.raw("""
                 SELECT series, COUNT(*) AS n FROM (
-                  SELECT t.series AS series FROM titles t WHERE t.library_id = \(bind: library.libraryID) AND t.wishlist = \(bind: false)
+                  SELECT t.series AS series FROM titles t WHERE t.library_no = \(LibraryNumber.of(library.libraryID)) AND t.wishlist = \(bind: false)
                     AND t.series IS NOT NULL AND t.series <> ''
                   UNION ALL
                   SELECT ts.name AS series FROM title_series ts JOIN titles t ON t.id = ts.title_id
-                  WHERE t.library_id = \(bind: library.libraryID) AND t.wishlist = \(bind: false)
+                  WHERE t.library_no = \(LibraryNumber.of(library.libraryID)) AND t.wishlist = \(bind: false)
                 ) s GROUP BY series ORDER BY series LIMIT 1000
                 """).all().map { (try $0.decode(column: "series", as: String.self), try $0.decode(column: "n", as: Int.self)) }
             return page
@@ -36,10 +36,10 @@ struct SeriesPage: Sendable {
         let list = try await TitleQuery.list(filters, libraryID: library.libraryID, now: now, on: db)
         var numbers: [UUID: String] = [:]
         for row in try await db.sql.raw("""
-            SELECT id, series_number AS number FROM titles WHERE library_id = \(bind: library.libraryID) AND series = \(bind: name) AND series_number IS NOT NULL
+            SELECT id, series_number AS number FROM titles WHERE library_no = \(LibraryNumber.of(library.libraryID)) AND series = \(bind: name) AND series_number IS NOT NULL
             UNION ALL
             SELECT t.id, ts.number FROM title_series ts JOIN titles t ON t.id = ts.title_id
-            WHERE t.library_id = \(bind: library.libraryID) AND ts.name = \(bind: name) AND ts.number IS NOT NULL
+            WHERE t.library_no = \(LibraryNumber.of(library.libraryID)) AND ts.name = \(bind: name) AND ts.number IS NOT NULL
             LIMIT \(literal: maxVolumes * 2)
             """).all() {
             numbers[try row.decode(column: "id", as: UUID.self)] = try row.decode(column: "number", as: String.self)

@@ -1,4 +1,5 @@
 import Fluent
+import FluentSQL
 import Foundation
 import ShelfmarkCore
 
@@ -7,7 +8,8 @@ final class Title: Model, @unchecked Sendable {
     static let schema = "titles"
 
     @ID(key: .id) var id: UUID?
-    @Parent(key: "library_id") var library: Library
+    /// Its library's number (`libraries.no`, `TitlesByLibraryNumber`).
+    @Field(key: "library_no") var libraryNo: Int
     @OptionalField(key: "isbn13") var isbn13: String?
     @Field(key: "title") var title: String
     @OptionalField(key: "subtitle") var subtitle: String?
@@ -87,6 +89,11 @@ final class Title: Model, @unchecked Sendable {
     }
 
     var authorLine: String { authors.joined(separator: ", ") }
+}
+
+extension QueryBuilder where Model == Title {
+    /// The titles of library `id`.
+    func inLibrary(_ id: UUID) -> Self { filter(.sql(embed: LibraryNumber.rows(of: "titles", id, alias: "titles"))) }
 }
 
 final class Category: Model, @unchecked Sendable {

@@ -82,7 +82,7 @@ extension TitleQuery {
         FROM titles t
         LEFT JOIN copies c ON c.title_id = t.id LEFT JOIN loans l ON l.copy_id = c.id AND l.returned_at IS NULL
         LEFT JOIN title_categories tc ON tc.title_id = t.id LEFT JOIN categories cat ON cat.id = tc.category_id
-        WHERE t.id = ?1 AND t.library_id = ?2
+        WHERE t.id = ?1 AND t.library_no = (SELECT no FROM libraries WHERE id = ?2)
         ORDER BY c.copy_number
         """
 

@@ -87,7 +87,7 @@ extension TitleQuery {
 
     /// Whether `id` is a title of this list (library and wishlist), so a seek from it means something.
     static func isAnchor(_ id: UUID, _ filters: Filters, libraryID: UUID, on sql: any SQLDatabase) async throws -> Bool {
-        try await sql.raw("SELECT 1 AS n FROM titles t WHERE t.id = \(bind: id) AND t.library_id = \(bind: libraryID)"
+        try await sql.raw("SELECT 1 AS n FROM titles t WHERE t.id = \(bind: id) AND t.library_no = \(LibraryNumber.of(libraryID))"
                           + " AND t.wishlist = \(bind: filters.wishlist)").first() != nil
     }
 

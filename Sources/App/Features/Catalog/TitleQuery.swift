@@ -222,8 +222,8 @@ enum TitleQuery {
     static func whereClause(_ f: Filters, libraryID: UUID, now: Date, withSection: Bool, countingOnSQLite: Bool = false) -> SQLQueryString {
         let driven = countingOnSQLite && isSetOfIDs(f)
         var clause: SQLQueryString = driven
-            ? "+t.library_id = \(bind: libraryID) AND +t.wishlist = \(bind: f.wishlist)"
-            : "t.library_id = \(bind: libraryID) AND t.wishlist = \(bind: f.wishlist)"
+            ? "+t.library_no = \(LibraryNumber.of(libraryID)) AND +t.wishlist = \(bind: f.wishlist)"
+            : "t.library_no = \(LibraryNumber.of(libraryID)) AND t.wishlist = \(bind: f.wishlist)"
         // The column itself, not a bound value: so the planner knows the favourites' partial index applies.
         if f.favorites { clause += " AND t.favorite" }
         // The expression itself, not a bound value: so the planner knows the partial index of the titles

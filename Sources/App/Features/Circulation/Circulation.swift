@@ -405,13 +405,13 @@ enum Circulation {
         }
         let row: any SQLRow
         if let id = input.titleId {
-            guard let found = try await db.sql.raw("SELECT " + columns + " FROM titles t WHERE t.id = \(bind: id) AND t.library_id = \(bind: libraryID)").first() else {
+            guard let found = try await db.sql.raw("SELECT " + columns + " FROM titles t WHERE t.id = \(bind: id) AND t.library_no = \(LibraryNumber.of(libraryID))").first() else {
                 throw CatalogError.titleNotFound
             }
             row = found
         } else if let raw = try Check.optional(input.isbn, field: "isbn", max: 40) {
             let isbn = try ISBN(raw).isbn13
-            guard let found = try await db.sql.raw("SELECT " + columns + " FROM titles t WHERE t.library_id = \(bind: libraryID) AND t.isbn13 = \(bind: isbn)").first() else {
+            guard let found = try await db.sql.raw("SELECT " + columns + " FROM titles t WHERE t.library_no = \(LibraryNumber.of(libraryID)) AND t.isbn13 = \(bind: isbn)").first() else {
                 throw LoanError.noTitleWithISBN(isbn)
             }
             row = found

@@ -303,7 +303,7 @@ extension Backup {
         // triggers (`AddOpenLoanCounts`) already counted them as they were written, so this finds the same.
         try await write { db in
             try await db.sql.raw("""
-                UPDATE titles SET loan_count = (SELECT COUNT(*) FROM loans l WHERE l.title_id = titles.id) WHERE library_id = \(bind: libraryID)
+                UPDATE titles SET loan_count = (SELECT COUNT(*) FROM loans l WHERE l.title_id = titles.id) WHERE library_no = \(LibraryNumber.of(libraryID))
                 """).run()
         }
         try await insert("activities", b.activities.map { var r = $0; r.id = map(r.id); r.title_id = map(r.title_id); return r })

@@ -17,11 +17,11 @@ enum Backup {
         let titles = try await rows("titles", TitleRow.self)
         let titleCategories = try await sql.raw("""
             SELECT tc.title_id, tc.category_id FROM title_categories tc JOIN titles t ON t.id = tc.title_id
-            WHERE t.library_id = \(bind: libraryID) ORDER BY tc.title_id, tc.category_id
+            WHERE t.library_no = \(LibraryNumber.of(libraryID)) ORDER BY tc.title_id, tc.category_id
             """).all(decoding: TitleCategoryRow.self)
         let titleSeries = try await sql.raw("""
             SELECT ts.title_id, ts.position, ts.name, ts.number FROM title_series ts JOIN titles t ON t.id = ts.title_id
-            WHERE t.library_id = \(bind: libraryID) ORDER BY ts.title_id, ts.position
+            WHERE t.library_no = \(LibraryNumber.of(libraryID)) ORDER BY ts.title_id, ts.position
             """).all(decoding: TitleSeriesRow.self)
         var covers: [CoverRow]?
         if includeCovers {

@@ -64,7 +64,7 @@ enum Exporter {
         // The titles' other series (few rows: read the same way from either database).
         let series = try await db.sql.raw("""
             SELECT ts.title_id, ts.position, ts.name, ts.number FROM title_series ts JOIN titles t ON t.id = ts.title_id
-            WHERE t.library_id = \(bind: libraryID) ORDER BY ts.title_id, ts.position
+            WHERE t.library_no = \(LibraryNumber.of(libraryID)) ORDER BY ts.title_id, ts.position
             """).all(decoding: TitleSeriesRow.self)
         var seriesByTitle: [String: [SeriesEntry]] = [:]
         for row in series { seriesByTitle[controlNumber(row.title_id.uuidString), default: []].append(SeriesEntry(name: row.name, number: row.number)) }
@@ -126,7 +126,7 @@ enum Exporter {
         struct TitleCategoryName: Decodable { var title_id: UUID; var name: String }
         struct CopyRow: Decodable { var title_id: UUID; var barcode: String; var location: String? }
         let rows = try await sql.raw("""
-            SELECT * FROM titles WHERE library_id = \(bind: libraryID) AND wishlist = \(bind: false) ORDER BY sort_key, id
+            SELECT * FROM titles WHERE library_no = \(LibraryNumber.of(libraryID)) AND wishlist = \(bind: false) ORDER BY sort_key, id
             """).all(decoding: TitleRow.self)
         let categories = try await sql.raw("""
             SELECT tc.title_id, c.name FROM title_categories tc JOIN categories c ON c.id = tc.category_id
@@ -180,7 +180,7 @@ enum Exporter {
                 let titles = try await connection.rows("""
                     SELECT id, isbn13, title, subtitle, authors, publisher, published_date, page_count, language, description, notes,
                       series, series_number, cover_url, call_number, marc_record
-                    FROM titles WHERE library_id = ? AND wishlist = 0 ORDER BY sort_key, rowid
+                    FROM titles WHERE library_no = (SELECT no FROM libraries WHERE id = ?) AND wishlist = 0 ORDER BY sort_key, rowid
                     """, [library]) { row in
                     let c = row.columns  // by position: a lookup by name hashes the name for every value
                     func text(_ i: Int) -> String? { c[i].data.string }
@@ -303,7 +303,7 @@ enum Exporter {
               COALESCE(SUM(CASE WHEN c.status IN ('available', 'on_loan') THEN 1 ELSE 0 END), 0) AS total,
               COALESCE(SUM(CASE WHEN c.status = 'available' THEN 1 ELSE 0 END), 0) AS available
             FROM titles t LEFT JOIN copies c ON c.title_id = t.id
-            WHERE t.library_id = \(bind: libraryID) AND t.wishlist = \(bind: wishlist)
+            WHERE t.library_no = \(LibraryNumber.of(libraryID)) AND t.wishlist = \(bind: wishlist)
             GROUP BY t.id ORDER BY t.sort_key, t.id
             """).all()
     }
@@ -338,7 +338,7 @@ enum Exporter {
         return try await sqlite.withConnection { connection in
             try await connection.reading {
                 let order = try await connection.rows("""
-                    SELECT rowid FROM titles WHERE library_id = ? AND wishlist = 0 ORDER BY sort_key, rowid
+                    SELECT rowid FROM titles WHERE library_no = (SELECT no FROM libraries WHERE id = ?) AND wishlist = 0 ORDER BY sort_key, rowid
                     """, [library]) { $0.columns.first?.data.integer ?? 0 }
                 var rank: [Int: Int] = [:]
                 rank.reserveCapacity(order.count)
@@ -357,7 +357,7 @@ enum Exporter {
 
                 var rows = try await connection.rows("""
                     SELECT rowid, id, isbn13, title, authors, language, publisher, published_date, page_count, notes FROM titles
-                    WHERE rowid IN (SELECT rowid FROM titles WHERE library_id = ? AND wishlist = 0)
+                    WHERE rowid IN (SELECT rowid FROM titles WHERE library_no = (SELECT no FROM libraries WHERE id = ?) AND wishlist = 0)
                     """, [library]) { row in
                     let columns = row.columns
                     func text(_ i: Int) -> String { columns[i].data.string ?? "" }

@@ -117,7 +117,7 @@ extension Importer {
             if !isbns.isEmpty {
                 struct Existing: Decodable { var id: UUID; var isbn13: String }
                 for t in try await sql.select().columns("id", "isbn13").from("titles")
-                    .where("library_id", .equal, ctx.libraryID).where("isbn13", .in, isbns).all(decoding: Existing.self) {
+                    .where(SQLQueryString("library_no = ") + LibraryNumber.of(ctx.libraryID)).where("isbn13", .in, isbns).all(decoding: Existing.self) {
                     inLibrary[t.isbn13] = t.id
                 }
             }
@@ -126,12 +126,12 @@ extension Importer {
             let (titles, copyCounts) = (plan.titles, plan.newCopies)
             var ids = UUIDSource()
             // Many rows per statement: the titles, then their copies with consecutive accession numbers.
-            try await BulkInsert.run("titles", columns: TitleRow.insertColumns, rows: titles, values: { $0.values(library: ctx.libraryID) }, on: db)
+            let no = try await LibraryNumber.read(ctx.libraryID, on: db.sql)
+            try await BulkInsert.run("titles", columns: TitleRow.insertColumns, rows: titles, values: { $0.values(library: no) }, on: db)
             let copyTotal = copyCounts.reduce(0) { $0 + $1.1 }
             if copyTotal > 0 {
                 let first = try await Catalog.allocateAccessions(copyTotal, library: ctx.libraryID, on: db)
                 let copyRows = CopyRow.fresh(copyCounts.map { ($0.0, $0.1, nil) }, firstAccession: first, now: now, ids: &ids)
-                let no = try await LibraryNumber.read(ctx.libraryID, on: db.sql)
                 try await BulkInsert.run("copies", columns: CopyRow.insertColumns, rows: copyRows, values: { $0.values(library: no) }, on: db)
             }
             // Copies for titles that were in the library (or earlier in this batch) before this row.

@@ -19,7 +19,7 @@ enum Holds {
         try member.refuseIfLeft()
         struct TitleRow: Decodable { var id: UUID; var title: String; var wishlist: Bool }
         guard let title = try await scope.db.sql.raw("""
-            SELECT id, title, wishlist FROM titles WHERE id = \(bind: input.titleId) AND library_id = \(bind: libraryID)
+            SELECT id, title, wishlist FROM titles WHERE id = \(bind: input.titleId) AND library_no = \(LibraryNumber.of(libraryID))
             """).first(decoding: TitleRow.self) else { throw CatalogError.titleNotFound }
         guard !title.wishlist else { throw CirculationError.titleIsWishlistItem }
         if try await scope.db.sql.raw("""

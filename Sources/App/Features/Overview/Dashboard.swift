@@ -20,7 +20,7 @@ enum DashboardQuery {
             """).first()
         func n(_ column: String) throws -> Int { try row?.decode(column: column, as: Int.self) ?? 0 }
         let recent = try await ActivityLog.list(libraryID: libraryID, type: nil, limit: 10, offset: 0, on: db)
-        let lastAdded = try await Title.query(on: db).filter(\.$library.$id == libraryID).filter(\.$wishlist == false)
+        let lastAdded = try await Title.query(on: db).inLibrary(libraryID).filter(\.$wishlist == false)
             .sort(\.$createdAt, .descending).limit(6).all()
         return Dashboard(titles: try n("titles"), copies: try n("copies"), onLoan: try n("on_loan"), overdue: try n("overdue"),
                          members: try n("members"), wishlist: try n("wishlist"), recentActivity: recent,

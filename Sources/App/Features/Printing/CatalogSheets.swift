@@ -103,14 +103,14 @@ enum CatalogSheets {
         let limit = options.covers ? maxWithCovers : maxTitles
         // The whole catalog past the bound is refused from its count, before a title is read.
         if options.shelf == nil, options.collection == nil {
-            let count = try await db.sql.raw("SELECT COUNT(*) AS n FROM titles WHERE library_id = \(bind: library) AND wishlist = \(bind: false)")
+            let count = try await db.sql.raw("SELECT COUNT(*) AS n FROM titles WHERE library_no = \(LibraryNumber.of(library)) AND wishlist = \(bind: false)")
                 .first()?.decode(column: "n", as: Int.self) ?? 0
             guard count <= limit else { throw Problem.tooMany(count: count, max: limit) }
         }
         var rows = try await db.sql.raw("""
             SELECT id, title, authors, published_date, publisher, isbn13, cover_url, reading_level, level_scheme, level_value, section, language,
               call_number, call_number_sort
-            FROM titles WHERE library_id = \(bind: library) AND wishlist = \(bind: false)
+            FROM titles WHERE library_no = \(LibraryNumber.of(library)) AND wishlist = \(bind: false)
             """ + (options.grouping == .callNumber ? " ORDER BY call_number_sort, sort_key, id" : " ORDER BY sort_key, id")).all(decoding: Row.self)
         if let id = options.collection {
             let collection = try await Collections.get(id, library: library, on: db)

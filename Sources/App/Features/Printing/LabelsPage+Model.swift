@@ -39,7 +39,7 @@ struct LabelsPage: Sendable {
                 (options.since, options.sinceDay) = (day, since)
             }
             if let title = options.title {
-                page.titleName = try await Title.query(on: req.db).filter(\.$id == title).filter(\.$library.$id == library.libraryID).first()?.title
+                page.titleName = try await Title.query(on: req.db).filter(\.$id == title).inLibrary(library.libraryID).first()?.title
             }
             page.count = try await LabelSheets.count(options, library: library.libraryID, on: req.db)
             if page.count > LabelSheets.maxLabels { throw LabelSheets.Problem.tooMany(page.count) }

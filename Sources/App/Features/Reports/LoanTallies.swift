@@ -166,10 +166,11 @@ enum LoanTallies {
     static func recount(library: UUID, on sql: any SQLDatabase) async throws {
         for table in tables { try await sql.raw("DELETE FROM \(ident: table) WHERE library_id = \(bind: library)").run() }
         try await sql.raw("""
-            -- The library's copies found by their titles: the migration that made the tallies runs this before copies
-            -- named their library by number (`CopiesByLibraryNumber`).
+            -- The library's lent copies found by their loans: the migration that made the tallies runs this before
+            -- copies and titles named their library by number (`CopiesByLibraryNumber`, `TitlesByLibraryNumber`).
+            -- A copy never lent has no time to correct.
             UPDATE copies SET last_lent_at = (SELECT MAX(l.checked_out_at) FROM loans l WHERE l.copy_id = copies.id)
-            WHERE title_id IN (SELECT id FROM titles WHERE library_id = \(bind: library))
+            WHERE id IN (SELECT copy_id FROM loans WHERE library_id = \(bind: library))
             """).run()
         struct Span: Decodable { var first: Date?; var last: Date? }
         let span = try await sql.raw("""

@@ -43,7 +43,7 @@ struct ReportPage: Sendable {
         if filters.contains(.level) {
             struct Level: Decodable { var reading_level: String }
             page.levels = try await db.sql.raw("""
-                SELECT DISTINCT reading_level FROM titles WHERE library_id = \(bind: id) AND reading_level IS NOT NULL AND reading_level <> ''
+                SELECT DISTINCT reading_level FROM titles WHERE library_no = \(LibraryNumber.of(id)) AND reading_level IS NOT NULL AND reading_level <> ''
                 LIMIT \(bind: maxLevels)
                 """).all(decoding: Level.self).map(\.reading_level).sorted { $0.localizedStandardCompare($1) == .orderedAscending }
         }

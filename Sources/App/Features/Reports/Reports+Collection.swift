@@ -9,7 +9,7 @@ extension Reports {
         let t = q.t, buckets = period.buckets(q.calendar)
         let tf = q.filters(title: "t.id")
         let cf = q.filters(title: "x.title_id", copy: "x.id")
-        let titles: SQLQueryString = "t.library_id = \(bind: q.library) AND t.wishlist = \(bind: false) \(tf)"
+        let titles: SQLQueryString = "t.library_no = \(LibraryNumber.of(q.library)) AND t.wishlist = \(bind: false) \(tf)"
         let copies: SQLQueryString = "x.library_no = \(LibraryNumber.of(q.library)) AND x.status <> 'withdrawn' \(cf)"
         let titleCount = try await q.sql.raw("SELECT COUNT(*) AS n FROM titles t WHERE \(titles)").first(decoding: Count.self)?.n ?? 0
         struct Copies: Decodable { var n: Int; var lost: Int }

@@ -236,7 +236,7 @@ enum Shelves {
     static func candidates(_ text: String, library: UUID, on db: any Database) async throws -> (copies: [Candidate], title: String?) {
         let select: SQLQueryString = "SELECT c.id, c.barcode, c.title_id, t.title, c.location, c.status FROM copies c JOIN titles t ON t.id = c.title_id WHERE "
         if let isbn = try? ISBN(text) {
-            let titles = try await db.sql.raw("SELECT id, title FROM titles WHERE library_id = \(bind: library) AND isbn13 = \(bind: isbn.isbn13) AND wishlist = \(bind: false)")
+            let titles = try await db.sql.raw("SELECT id, title FROM titles WHERE library_no = \(LibraryNumber.of(library)) AND isbn13 = \(bind: isbn.isbn13) AND wishlist = \(bind: false)")
                 .all()
             if let first = titles.first {
                 let ids = try titles.map { try $0.decode(column: "id", as: UUID.self) }

@@ -240,7 +240,7 @@ extension Sync {
     private static func currentTitle(_ titleID: UUID, library: UUID, on db: any Database) async throws -> SyncTitle? {
         try await db.sql.raw("""
             SELECT title, subtitle, authors, isbn13, publisher, published_date, page_count, series, series_number, reading_level,
-                   cover_url, updated_at FROM titles WHERE library_id = \(bind: library) AND id = \(bind: titleID)
+                   cover_url, updated_at FROM titles WHERE library_no = \(LibraryNumber.of(library)) AND id = \(bind: titleID)
             """).first().map(syncTitle)
     }
 }
