@@ -59,12 +59,12 @@ FLOOR_IMPORT = """
 PRAGMA cache_size=-32768;
 PRAGMA temp_store=MEMORY;
 INSERT INTO libraries (id, name, loan_period_days, max_renewals, public_catalog, next_accession) VALUES ({floor}, 'floor', 14, 2, 0, 1);
-CREATE TEMP TABLE idmap AS SELECT id AS old, {rid} AS new FROM titles WHERE library_id = {lib};
+CREATE TEMP TABLE idmap AS SELECT id AS old, {rid} AS new FROM titles WHERE {title_lib};
 CREATE INDEX temp.idmap_old ON idmap(old);
 BEGIN;
-INSERT INTO titles (id, library_id, isbn13, title, subtitle, authors, publisher, published_date, page_count, language, description,
+INSERT INTO titles (id, {title_library}, isbn13, title, subtitle, authors, publisher, published_date, page_count, language, description,
   cover_url, notes, favorite, rating, wishlist, series, series_number, reading_level, sort_key, section, search_text, created_at, updated_at)
-SELECT m.new, {floor}, isbn13, title, subtitle, authors, publisher, published_date, page_count, language, description, cover_url, notes,
+SELECT m.new, {title_floor}, isbn13, title, subtitle, authors, publisher, published_date, page_count, language, description, cover_url, notes,
   favorite, rating, wishlist, series, series_number, reading_level, sort_key, section, search_text, created_at, updated_at
 FROM titles JOIN idmap m ON m.old = titles.id;
 INSERT INTO copies (id, {copy_library}, title_id, copy_number, barcode, location, condition, status, created_at, updated_at)
@@ -77,10 +77,10 @@ COMMIT;
 """
 
 FLOOR_EXPORT = """
-SELECT rowid FROM titles WHERE library_id = {lib} AND wishlist = 0 ORDER BY sort_key, rowid;
+SELECT rowid FROM titles WHERE {title_lib} AND wishlist = 0 ORDER BY sort_key, rowid;
 SELECT title_id, status FROM copies WHERE {copy_lib};
 SELECT rowid, id, isbn13, title, authors, language, publisher, published_date, page_count, notes FROM titles
-WHERE rowid IN (SELECT rowid FROM titles WHERE library_id = {lib} AND wishlist = 0);
+WHERE rowid IN (SELECT rowid FROM titles WHERE {title_lib} AND wishlist = 0);
 """
 
 
@@ -145,14 +145,23 @@ def main():
         con.close()
         form = "bytes" if form == "blob" else "text"
         lib = f"x'{lib}'" if form == "bytes" else "'" + bytes.fromhex(lib).decode() + "'"
-        # Copies name their library by number since `CopiesByLibraryNumber`; an older build's by id.
-        by_number = "library_no" in [row[1] for row in pysqlite3.connect(db).execute("PRAGMA table_info(copies)")]
+        # Copies and titles name their library by number since `CopiesByLibraryNumber` and
+        # `TitlesByLibraryNumber`; an older build's by id.
+        def by_number(table):
+            return "library_no" in [row[1] for row in pysqlite3.connect(db).execute(f"PRAGMA table_info({table})")]
         floor = FLOOR_LIBRARY[form]
-        copy_lib = f"library_no = (SELECT no FROM libraries WHERE id = {lib})" if by_number else f"library_id = {lib}"
-        floor_export = sqlite_seconds(db, FLOOR_EXPORT.format(lib=lib, copy_lib=copy_lib))
+
+        def rows_of(table, library):
+            return f"library_no = (SELECT no FROM libraries WHERE id = {library})" if by_number(table) else f"library_id = {library}"
+
+        def value(table, library):
+            return f"(SELECT no FROM libraries WHERE id = {library})" if by_number(table) else library
+        copy_lib, title_lib = rows_of("copies", lib), rows_of("titles", lib)
+        floor_export = sqlite_seconds(db, FLOOR_EXPORT.format(copy_lib=copy_lib, title_lib=title_lib))
         floor_import = sqlite_seconds(db, FLOOR_IMPORT.format(
-            lib=lib, rid=RANDOM_ID[form], floor=floor, copy_library="library_no" if by_number else "library_id",
-            copy_floor=f"(SELECT no FROM libraries WHERE id = {floor})" if by_number else floor))
+            lib=lib, rid=RANDOM_ID[form], floor=floor, title_lib=title_lib,
+            copy_library="library_no" if by_number("copies") else "library_id", copy_floor=value("copies", floor),
+            title_library="library_no" if by_number("titles") else "library_id", title_floor=value("titles", floor)))
         floor_imports.append(ROWS / floor_import)
         floor_exports.append(ROWS / floor_export)
         imports.append(ROWS / seconds)

@@ -11,7 +11,7 @@ loans, the lend confirmation, the activity log), the time from request to the wh
 own time from above. And the weight of the catalog's first page: its HTML, CSS and JavaScript,
 compressed (gzip -6) as they would go over a compressing proxy, and as served.
 
-Uses the release build of `make bench` (or BENCH_BIN=<bin dir>). BENCH_PAGE_REUSE=<dir> measures the SQLite
+Uses the release build of `make bench` (or BENCH_BIN_DIR=<bin dir>). BENCH_PAGE_REUSE=<dir> measures the SQLite
 data directory an earlier run seeded (its `sqlite` folder, kept under /tmp/shelfmark-pages-*) again,
 without seeding or lending. BENCH_SKIP_POSTGRES=1 measures SQLite only, BENCH_SKIP_SQLITE=1 PostgreSQL only (a
 million titles take a while to seed on each)."""

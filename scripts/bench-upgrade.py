@@ -55,6 +55,10 @@ def facts(db):
     copies_numbered = "library_no" in [row[1] for row in shell(db, "PRAGMA table_info(copies)")]
     copy_library = f"(SELECT {text_id('l.id')} FROM libraries l WHERE l.no = c.library_no)" if copies_numbered else text_id("c.library_id")
     f["copies digest"] = shell(db, f"SELECT {text_id('c.id')}, {copy_library}, {text_id('c.title_id')}, c.barcode, c.status, c.location FROM copies c ORDER BY 1")
+    # Each title's library, list, A–Z key and rowid (the search index names titles by rowid).
+    titles_numbered = "library_no" in [row[1] for row in shell(db, "PRAGMA table_info(titles)")]
+    title_library = f"(SELECT {text_id('l.id')} FROM libraries l WHERE l.no = t.library_no)" if titles_numbered else text_id("t.library_id")
+    f["titles digest"] = shell(db, f"SELECT {text_id('t.id')}, t.rowid, {title_library}, t.wishlist, t.sort_key, t.open_loans, t.loan_count FROM titles t ORDER BY 1")
     f["loans digest"] = shell(db, f"SELECT {text_id('id')}, {text_id('copy_id')}, {text_id('title_id')}, {text_id('member_id')} FROM loans ORDER BY 1")
     f["sync clock"] = shell(db, "SELECT version FROM sync_clock")
     f["floors"] = shell(db, f"SELECT {text_id('id')}, sync_floor FROM libraries ORDER BY 1")
