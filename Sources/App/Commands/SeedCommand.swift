@@ -70,7 +70,7 @@ struct SeedCommand: AsyncCommand {
             try await app.writeGate.transaction(on: app.db) { db in
                 let no = try await LibraryNumber.read(libraryID, on: db.sql)
                 try await BulkInsert.run("titles", columns: TitleRow.insertColumns, rows: rows, values: { $0.values(library: no) }, on: db)
-                let first = try await Catalog.allocateAccessions(shelved.reduce(0) { $0 + $1.copies }, library: libraryID, on: db)
+                let first = try await Catalog.allocateAccessions(shelved.reduce(0) { $0 + $1.copies }, library: libraryID, on: db).first
                 var copyIDs = UUIDSource()
                 let copies = CopyRow.fresh(shelved, firstAccession: first, now: now, ids: &copyIDs)
                 try await BulkInsert.run("copies", columns: CopyRow.insertColumns, rows: copies, values: { $0.values(library: no) }, on: db)

@@ -452,7 +452,7 @@ enum BulkChanges {
         }
         let clashing = copies.indices.filter { usedBarcodes.contains(copies[$0].barcode) }
         if !clashing.isEmpty {
-            let first = try await Catalog.allocateAccessions(clashing.count, library: library, on: db)
+            let first = try await Catalog.allocateAccessions(clashing.count, library: library, on: db).first
             for (n, i) in clashing.enumerated() { copies[i].barcode = Copy.barcode(accession: first + n) }
         }
         try await BulkInsert.run("copies", columns: CopyRow.insertColumns, rows: copies, values: { $0.values(library: no) }, on: db)

@@ -379,23 +379,25 @@ enum Catalog {
     }
 
     /// Reserves `count` accession numbers of the library (inside the caller's transaction) and
-    /// returns the first; copy barcodes are made from them (`Copy.barcode(accession:)`).
-    static func allocateAccessions(_ count: Int, library: UUID, on db: any Database) async throws -> Int {
+    /// returns the first, with the library's number the new copies name it by (`LibraryNumber`); copy
+    /// barcodes are made from them (`Copy.barcode(accession:)`).
+    static func allocateAccessions(_ count: Int, library: UUID, on db: any Database) async throws -> (first: Int, libraryNo: Int) {
         let row = try await db.sql.raw("""
-            UPDATE libraries SET next_accession = next_accession + \(literal: count) WHERE id = \(bind: library) RETURNING next_accession
+            UPDATE libraries SET next_accession = next_accession + \(literal: count) WHERE id = \(bind: library) RETURNING next_accession, no
             """).first()
-        guard let next = try row?.decode(column: "next_accession", as: Int.self) else { throw AccountError.libraryNotFound }
-        return next - count
+        guard let row, let next = try row.decode(column: "next_accession", as: Int?.self), let no = try row.decode(column: "no", as: Int?.self) else {
+            throw AccountError.libraryNotFound
+        }
+        return (next - count, no)
     }
 
     /// New copies get the next accession numbers of the library as barcodes ("C000042").
     static func addCopies(_ count: Int, titleID: UUID, location: String?, library: UUID, on db: any Database) async throws {
         guard count > 0 else { return }
         try await Shelves.ensure(location, library: library, on: db)
-        let first = try await allocateAccessions(count, library: library, on: db)
+        let (first, no) = try await allocateAccessions(count, library: library, on: db)
         let maxRow = try await db.sql.raw("SELECT MAX(copy_number) AS n FROM copies WHERE title_id = \(bind: titleID)").first()
         let lastNumber = try maxRow?.decode(column: "n", as: Int?.self) ?? 0
-        let no = try await LibraryNumber.read(library, on: db.sql)
         for i in 0..<count {
             let copy = Copy(libraryNo: no, titleID: titleID, copyNumber: lastNumber + i + 1,
                             barcode: Copy.barcode(accession: first + i), location: location)

@@ -130,7 +130,7 @@ extension Importer {
             try await BulkInsert.run("titles", columns: TitleRow.insertColumns, rows: titles, values: { $0.values(library: no) }, on: db)
             let copyTotal = copyCounts.reduce(0) { $0 + $1.1 }
             if copyTotal > 0 {
-                let first = try await Catalog.allocateAccessions(copyTotal, library: ctx.libraryID, on: db)
+                let first = try await Catalog.allocateAccessions(copyTotal, library: ctx.libraryID, on: db).first
                 let copyRows = CopyRow.fresh(copyCounts.map { ($0.0, $0.1, nil) }, firstAccession: first, now: now, ids: &ids)
                 try await BulkInsert.run("copies", columns: CopyRow.insertColumns, rows: copyRows, values: { $0.values(library: no) }, on: db)
             }
