@@ -2,6 +2,7 @@ import Fluent
 import FluentSQL
 import Foundation
 import NIOHTTP1
+import RegexBuilder
 import SQLKit
 
 /// How a table of a library's rows comes to name its library by number (`library_no` → `libraries.no`)
@@ -59,7 +60,7 @@ struct LibraryNumberRemake: Sendable {
     /// `titles_library_ids`).
     static func renamed(_ text: String, from: String, to: String) -> String {
         // Simple word boundaries: `NEW.library_id` is a word after the dot, `titles_library_ids` one word.
-        text.replacing(try! Regex("\\b\(from)\\b").wordBoundaryKind(.simple), with: to)
+        text.replacing(Regex { Anchor.wordBoundary; from; Anchor.wordBoundary }.wordBoundaryKind(.simple), with: to)
     }
 
     private static func byNumber(_ row: String) -> String { "(SELECT id FROM libraries WHERE no = \(row)library_no)" }
@@ -140,8 +141,6 @@ struct LibraryNumberRemake: Sendable {
     private func postgresSteps(_ sql: any SQLDatabase, numbered: Bool, triggers: [String], drop: [String]) async throws {
         let (from, to) = numbered ? ("library_id", "library_no") : ("library_no", "library_id")
         struct Index: Decodable { var indexname: String; var indexdef: String }
-        // In the order they were made: between two indexes that serve a statement equally (the favourites'
-        // partial one and the A–Z one), SQLite's planner takes the one made last.
         let indexes = try await sql.raw(SQLQueryString("""
             SELECT indexname, indexdef FROM pg_indexes WHERE schemaname = current_schema() AND tablename = '\(table)'
             AND indexdef LIKE '%\(from)%' AND indexname NOT LIKE 'uq:%'
