@@ -10,7 +10,7 @@ enum TitleMARC {
     static func text(_ titleID: UUID, libraryID: UUID, on db: any Database) async throws -> String? {
         struct Row: Decodable { var marc_record: String? }
         guard let row = try await db.sql.select().column("marc_record").from("titles")
-            .where("id", .equal, titleID).where(SQLQueryString("library_no = ") + LibraryNumber.of(libraryID)).first(decoding: Row.self) else {
+            .where("id", .equal, titleID).where(LibraryNumber.rows(of: "titles", libraryID)).first(decoding: Row.self) else {
             throw CatalogError.titleNotFound
         }
         return row.marc_record

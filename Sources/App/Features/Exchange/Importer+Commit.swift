@@ -117,7 +117,7 @@ extension Importer {
             if !isbns.isEmpty {
                 struct Existing: Decodable { var id: UUID; var isbn13: String }
                 for t in try await sql.select().columns("id", "isbn13").from("titles")
-                    .where(SQLQueryString("library_no = ") + LibraryNumber.of(ctx.libraryID)).where("isbn13", .in, isbns).all(decoding: Existing.self) {
+                    .where(LibraryNumber.rows(of: "titles", ctx.libraryID)).where("isbn13", .in, isbns).all(decoding: Existing.self) {
                     inLibrary[t.isbn13] = t.id
                 }
             }
