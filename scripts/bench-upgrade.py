@@ -59,7 +59,11 @@ def facts(db):
     titles_numbered = "library_no" in [row[1] for row in shell(db, "PRAGMA table_info(titles)")]
     title_library = f"(SELECT {text_id('l.id')} FROM libraries l WHERE l.no = t.library_no)" if titles_numbered else text_id("t.library_id")
     f["titles digest"] = shell(db, f"SELECT {text_id('t.id')}, t.rowid, {title_library}, t.wishlist, t.sort_key, t.open_loans, t.loan_count FROM titles t ORDER BY 1")
-    f["loans digest"] = shell(db, f"SELECT {text_id('id')}, {text_id('copy_id')}, {text_id('title_id')}, {text_id('member_id')} FROM loans ORDER BY 1")
+    # Each loan's library, copy, title, member, dates and rowid.
+    loans_numbered = "library_no" in [row[1] for row in shell(db, "PRAGMA table_info(loans)")]
+    loan_library = f"(SELECT {text_id('l.id')} FROM libraries l WHERE l.no = o.library_no)" if loans_numbered else text_id("o.library_id")
+    f["loans digest"] = shell(db, f"SELECT {text_id('o.id')}, o.rowid, {loan_library}, {text_id('o.copy_id')}, {text_id('o.title_id')}, "
+                                  f"{text_id('o.member_id')}, o.checked_out_at, o.due_at, o.returned_at FROM loans o ORDER BY 1")
     f["sync clock"] = shell(db, "SELECT version FROM sync_clock")
     f["floors"] = shell(db, f"SELECT {text_id('id')}, sync_floor FROM libraries ORDER BY 1")
     return f

@@ -285,10 +285,12 @@ import VaporTesting
                 return titles + sections + ["\(list["total"] ?? "")"]
             }
             #expect(try await lent() == ["Emil", "Momo", "E1", "M1", "2"])
+            try await onOneConnection(app) { try await LoansByLibraryNumber().revert(on: $0) }
             try await onOneConnection(app) { try await TitlesByLibraryNumber().revert(on: $0) }
             try await onOneConnection(app) { try await AddOpenLoanCounts().revert(on: $0) }
             try await onOneConnection(app) { try await AddOpenLoanCounts().prepare(on: $0) }
             try await onOneConnection(app) { try await TitlesByLibraryNumber().prepare(on: $0) }
+            try await onOneConnection(app) { try await LoansByLibraryNumber().prepare(on: $0) }
             try await Self.expectKeptCountsTrue(app)
             #expect(try await lent() == ["Emil", "Momo", "E1", "M1", "2"])
         }

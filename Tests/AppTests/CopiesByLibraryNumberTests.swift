@@ -73,11 +73,13 @@ import VaporTesting
             #expect(try await Self.kept(app) == Self.counted(copies))
 
             // As an older database has them, then updated.
+            try await onOneConnection(app) { try await LoansByLibraryNumber().revert(on: $0) }
             try await onOneConnection(app) { try await TitlesByLibraryNumber().revert(on: $0) }
             try await onOneConnection(app) { try await CopiesByLibraryNumber().revert(on: $0) }
             #expect(try await Self.copies(app) == copies)
             try await onOneConnection(app) { try await CopiesByLibraryNumber().prepare(on: $0) }
             try await onOneConnection(app) { try await TitlesByLibraryNumber().prepare(on: $0) }
+            try await onOneConnection(app) { try await LoansByLibraryNumber().prepare(on: $0) }
 
             #expect(try await Self.copies(app) == copies)
             #expect(Set(try await app.db.sql.raw("SELECT id, copy_id FROM loans").all(decoding: Ref.self)) == loans, "the loans keep their copies")

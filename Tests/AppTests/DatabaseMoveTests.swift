@@ -53,14 +53,14 @@ struct DatabaseMoveTests {
 
     /// Every loan, field by field (times to the microsecond, as PostgreSQL keeps them).
     private struct LoanRow: Decodable, Equatable {
-        var id: UUID, library_id: UUID, copy_id: UUID?, title_id: UUID?, member_id: UUID?
+        var id: UUID, library_no: Int, copy_id: UUID?, title_id: UUID?, member_id: UUID?
         var title_text: String, member_card_id: String, member_name: String, checked_out_by: String
         var checked_out_at: Date, due_at: Date, returned_at: Date?, reminded_at: Date?
         var renewals: Int, reminder_stage: Int
 
         static func == (a: LoanRow, b: LoanRow) -> Bool {
             func us(_ d: Date?) -> Int64? { d.map { Int64(($0.timeIntervalSince1970 * 1_000_000).rounded()) } }
-            return (a.id, a.library_id, a.copy_id, a.title_id, a.member_id) == (b.id, b.library_id, b.copy_id, b.title_id, b.member_id)
+            return (a.id, a.library_no, a.copy_id, a.title_id, a.member_id) == (b.id, b.library_no, b.copy_id, b.title_id, b.member_id)
                 && (a.title_text, a.member_card_id, a.member_name, a.checked_out_by) == (b.title_text, b.member_card_id, b.member_name, b.checked_out_by)
                 && us(a.checked_out_at) == us(b.checked_out_at) && us(a.due_at) == us(b.due_at)
                 && us(a.returned_at) == us(b.returned_at) && us(a.reminded_at) == us(b.reminded_at)

@@ -109,7 +109,7 @@ import Testing
             "CreateSchoolSignIn", "AddClassTeachers", "ArchivedMembersLeaveTheFeed", "AddCallNumbers", "CreateBulkChanges", "CreateTitleSeries",
             "AddEnrichmentRanges", "CompactSyncLog", "LeanListIndexes", "AddRatingScores", "AddCategoryCallNumbers", "PartialTitleIndexes",
             "IdsAsBytes", "SortKeysCompareAsBytes", "AddOpenLoanCounts", "LeanTitleSearch", "TitleSearchWords", "MemberSearchWords", "QuoteSearchWords",
-            "SyncLogLibraryNumbers", "TitleSearchWithoutColumns", "CopiesByLibraryNumber", "TitlesByLibraryNumber",
+            "SyncLogLibraryNumbers", "TitleSearchWithoutColumns", "CopiesByLibraryNumber", "TitlesByLibraryNumber", "LoansByLibraryNumber",
         ]
         #expect(Migrations.inOrder.map { $0.name.split(separator: ".").last.map(String.init) ?? $0.name } == history)
     }

@@ -101,7 +101,7 @@ import Vapor
                 suspendedUntil: try row.decode(column: "suspended_until", as: Date?.self)))
         }
         for row in try await sql.raw("""
-            SELECT id, copy_id, title_id, member_id, due_at, renewals FROM loans WHERE library_id = \(bind: id) AND returned_at IS NULL
+            SELECT id, copy_id, title_id, member_id, due_at, renewals FROM loans WHERE \(LibraryNumber.rows(of: "loans", id)) AND returned_at IS NULL
             """).all() {
             let key = try row.decode(column: "id", as: UUID.self)
             state["loan:\(key)"] = SyncChange(kind: .loan, id: key, loan: try Sync.syncLoan(row))

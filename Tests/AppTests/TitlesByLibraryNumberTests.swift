@@ -72,9 +72,11 @@ import VaporTesting
             #expect(kept == counted)
 
             // As an older database has them, then updated.
+            try await onOneConnection(app) { try await LoansByLibraryNumber().revert(on: $0) }
             try await onOneConnection(app) { try await TitlesByLibraryNumber().revert(on: $0) }
             #expect(try await Self.titles(app) == titles)
             try await onOneConnection(app) { try await TitlesByLibraryNumber().prepare(on: $0) }
+            try await onOneConnection(app) { try await LoansByLibraryNumber().prepare(on: $0) }
 
             #expect(try await Self.titles(app) == titles, "every title with its library, list, order and rowid")
             #expect(try await CopiesByLibraryNumberTests.copies(app) == copies, "the copies keep their titles")

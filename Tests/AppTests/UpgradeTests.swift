@@ -188,6 +188,7 @@ import Vapor
             #expect(before.count == 2)
 
             // The updates after it taken back first, newest first, as an older database has none of them.
+            try await onOneConnection(app) { try await LoansByLibraryNumber().revert(on: $0) }
             try await onOneConnection(app) { try await TitlesByLibraryNumber().revert(on: $0) }
             try await onOneConnection(app) { try await CopiesByLibraryNumber().revert(on: $0) }
             #expect(try await kinds("copies").map { [$0.id, $0.library] } == [["blob", "blob"]])
@@ -240,6 +241,7 @@ import Vapor
             #expect(numbered.map { [$0.entity, $0.library, String($0.n)] } == log.map { [$0.entity, "integer", String($0.n)] }, "\(numbered)")
             try await onOneConnection(app) { try await CopiesByLibraryNumber().prepare(on: $0) }
             try await onOneConnection(app) { try await TitlesByLibraryNumber().prepare(on: $0) }
+            try await onOneConnection(app) { try await LoansByLibraryNumber().prepare(on: $0) }
             #expect(try await rows() == before, "copies name their library by number, the same one")
             #expect(try await f.owner.get("\(f.lib)/titles?q=momo")["total"] as? Int == 1)
             #expect(try await f.owner.get("\(f.lib)/titles?q=krabat")["total"] as? Int == 1)

@@ -34,7 +34,7 @@ struct BenchRemindersCommand: AsyncCommand {
             try await app.db.sql.raw("UPDATE libraries SET reminders_on = \(bind: true) WHERE id = \(bind: libraryID)").run()
             let clock = ContinuousClock()
             for round in 1...rounds {
-                try await app.db.sql.raw("UPDATE loans SET reminder_stage = 0, reminded_at = NULL WHERE library_id = \(bind: libraryID)").run()
+                try await app.db.sql.raw("UPDATE loans SET reminder_stage = 0, reminded_at = NULL WHERE \(LibraryNumber.rows(of: "loans", libraryID))").run()
                 try await app.db.sql.raw("DELETE FROM mail_messages WHERE library_id = \(bind: libraryID)").run()
                 let started = clock.now
                 let outcome = try await Reminders.run(library: libraryID, app: app)
@@ -96,9 +96,9 @@ struct BenchRemindersCommand: AsyncCommand {
                     VALUES (\(bind: copy), \(LibraryNumber.of(library)), \(bind: title.id!), 1, \(bind: "BC\(i)"), 'on_loan', \(bind: now))
                     """).run()
                 try await db.sql.raw("""
-                    INSERT INTO loans (id, library_id, copy_id, title_id, member_id, title_text, member_card_id, member_name, checked_out_at, due_at,
+                    INSERT INTO loans (id, library_no, copy_id, title_id, member_id, title_text, member_card_id, member_name, checked_out_at, due_at,
                                        renewals, checked_out_by, reminder_stage)
-                    VALUES (\(bind: UUID()), \(bind: library), \(bind: copy), \(bind: title.id!), \(bind: members[memberIndex]), \(bind: title.title),
+                    VALUES (\(bind: UUID()), \(bind: libraryNo), \(bind: copy), \(bind: title.id!), \(bind: members[memberIndex]), \(bind: title.title),
                             \(bind: String(format: "B%04d", memberIndex)), 'Bench member', \(bind: now.addingTimeInterval(-20 * 86_400)), \(bind: due),
                             0, 'bench', 0)
                     """).run()

@@ -124,7 +124,8 @@ struct SeedCommand: AsyncCommand {
             """).all(decoding: MemberRow.self)
         guard !copies.isEmpty, !members.isEmpty else { throw CLIError("--loans needs titles and members in the library.") }
         let now = Date(), span = Double(years) * 365 * 86_400
-        let columns = ["id", "library_id", "copy_id", "title_id", "member_id", "title_text", "member_card_id", "member_name", "checked_out_at",
+        let libraryNo = try await LibraryNumber.read(library, on: app.db.sql)
+        let columns = ["id", "library_no", "copy_id", "title_id", "member_id", "title_text", "member_card_id", "member_name", "checked_out_at",
                        "due_at", "returned_at", "renewals", "checked_out_by", "member_grade"]
         var made = 0
         while made < count {
@@ -136,7 +137,7 @@ struct SeedCommand: AsyncCommand {
                 // Lent at least 25 days ago, so every loan is back by now.
                 let lent = now.addingTimeInterval(-25 * 86_400 - Double(generator.next() % UInt64(span)))
                 let back = lent.addingTimeInterval(Double(generator.int(1...24)) * 86_400)
-                rows.append([.uuid(UUID()), .uuid(library), .uuid(copy.id), .uuid(copy.title_id), .uuid(member.id), .text(copy.title),
+                rows.append([.uuid(UUID()), .integer(libraryNo), .uuid(copy.id), .uuid(copy.title_id), .uuid(member.id), .text(copy.title),
                              .text(member.card_id), .text(Member.fullName(first: member.first_name, last: member.last_name)),
                              .date(lent), .date(lent.addingTimeInterval(14 * 86_400)), .date(back), .integer(generator.int(0...9) == 0 ? 1 : 0),
                              .text("seed"), .text(member.grade)])

@@ -91,9 +91,9 @@ final class Title: Model, @unchecked Sendable {
     var authorLine: String { authors.joined(separator: ", ") }
 }
 
-extension QueryBuilder where Model == Title {
-    /// The titles of library `id`.
-    func inLibrary(_ id: UUID) -> Self { filter(.sql(embed: LibraryNumber.rows(of: "titles", id, alias: "titles"))) }
+extension QueryBuilder {
+    /// The rows of library `id` (titles, copies, loans: a table of `LibraryNumber.tables`).
+    func inLibrary(_ id: UUID) -> Self { filter(.sql(embed: LibraryNumber.rows(of: Model.schema, id, alias: Model.schema))) }
 }
 
 final class Category: Model, @unchecked Sendable {

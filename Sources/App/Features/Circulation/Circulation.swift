@@ -47,9 +47,9 @@ enum Circulation {
             // that end itself: its statement begins after the claim.
             let (loanID, now) = (UUID(), scope.moment())
             let inserted = try await db.sql.raw("""
-                INSERT INTO loans (id, library_id, copy_id, title_id, member_id, title_text, member_card_id, member_name,
+                INSERT INTO loans (id, library_no, copy_id, title_id, member_id, title_text, member_card_id, member_name,
                                    checked_out_at, due_at, returned_at, renewals, checked_out_by, member_grade)
-                SELECT \(bind: loanID), \(bind: library.libraryID), \(bind: copyID), \(bind: title.id), \(bind: member.id),
+                SELECT \(bind: loanID), \(LibraryNumber.of(library.libraryID)), \(bind: copyID), \(bind: title.id), \(bind: member.id),
                        \(bind: title.title), \(bind: member.cardID), \(bind: member.name),
                        CASE WHEN ended.r >= \(bind: now) THEN \(unsafeRaw: Dialect(db).millisecondAfter("ended.r")) ELSE \(bind: now) END,
                        \(bind: dueAt), NULL, 0, \(bind: library.user.username), \(bind: member.grade)
@@ -93,9 +93,9 @@ enum Circulation {
             let closing: SQLQueryString = "UPDATE loans SET returned_at = \(unsafeRaw: Dialect(db).greatest)(checked_out_at, \(bind: moment)) WHERE "
             let closed: any SQLRow
             if let loanID = input.loanId {
-                guard let row = try await db.sql.raw(closing + "id = \(bind: loanID) AND library_id = \(bind: library.libraryID) AND returned_at IS NULL RETURNING *")
+                guard let row = try await db.sql.raw(closing + "id = \(bind: loanID) AND \(LibraryNumber.rows(of: "loans", library.libraryID)) AND returned_at IS NULL RETURNING *")
                     .first() else {
-                    guard try await db.sql.raw("SELECT 1 AS n FROM loans WHERE id = \(bind: loanID) AND library_id = \(bind: library.libraryID)")
+                    guard try await db.sql.raw("SELECT 1 AS n FROM loans WHERE id = \(bind: loanID) AND \(LibraryNumber.rows(of: "loans", library.libraryID))")
                         .first() != nil else { throw LoanError.loanNotFound }
                     throw CirculationError.loanAlreadyReturned
                 }
@@ -171,7 +171,7 @@ enum Circulation {
     static func renew(_ loanID: UUID, in scope: Scope) async throws -> LoanDTO {
         let (library, gate, db) = (scope.library, scope.gate, scope.db)
         return try await gate.transaction(on: db) { db in
-            guard let loan = try await Loan.query(on: db).filter(\.$id == loanID).filter(\.$library.$id == library.libraryID).first() else {
+            guard let loan = try await Loan.query(on: db).filter(\.$id == loanID).inLibrary(library.libraryID).first() else {
                 throw LoanError.loanNotFound
             }
             guard loan.returnedAt == nil else { throw CirculationError.loanAlreadyReturned }
@@ -210,7 +210,7 @@ enum Circulation {
     static func renewAll(member: UUID, in scope: Scope) async throws -> [(loanID: UUID, title: String, loan: LoanDTO?, error: (any Error)?)] {
         struct Open: Decodable { var id: UUID; var title_text: String }
         let open = try await scope.db.sql.raw("""
-            SELECT id, title_text FROM loans WHERE library_id = \(bind: scope.libraryID) AND member_id = \(bind: member) AND returned_at IS NULL
+            SELECT id, title_text FROM loans WHERE \(LibraryNumber.rows(of: "loans", scope.libraryID)) AND member_id = \(bind: member) AND returned_at IS NULL
             ORDER BY due_at, id
             """).all(decoding: Open.self)
         if open.isEmpty {
@@ -234,7 +234,7 @@ enum Circulation {
     static func activeLoans(libraryID: UUID, overdueOnly: Bool, memberID: UUID? = nil, now: Date, limit: Int, offset: Int, on db: any Database) async throws -> [LoanDTO] {
         // The page's ids are taken first from the index on (library, open, due, id) alone, then their
         // rows and copies, so a late page does not read or join every loan it skips.
-        var page = "SELECT id FROM loans WHERE library_id = ?1 AND returned_at IS NULL"
+        var page = "SELECT id FROM loans WHERE library_no = (SELECT no FROM libraries WHERE id = ?1) AND returned_at IS NULL"
         if overdueOnly { page += " AND due_at < ?2" }
         if memberID != nil { page += " AND member_id = ?3" }
         page += " ORDER BY due_at, id LIMIT \(max(0, limit)) OFFSET \(max(0, offset))"
@@ -279,13 +279,13 @@ enum Circulation {
 
     /// A title's loans, newest first, returned or not: who borrowed it and when.
     static func history(titleID: UUID, libraryID: UUID, limit: Int, now: Date, on db: any Database) async throws -> [LoanDTO] {
-        let loans = try await Loan.query(on: db).filter(\.$library.$id == libraryID).filter(\.$title.$id == titleID)
+        let loans = try await Loan.query(on: db).inLibrary(libraryID).filter(\.$title.$id == titleID)
             .sort(\.$checkedOutAt, .descending).sort(\.$id).range(0..<limit).all()
         return try await withBarcodes(loans, now: now, on: db)
     }
 
     static func activeLoanCount(libraryID: UUID, overdueOnly: Bool, now: Date, on db: any Database) async throws -> Int {
-        var query = Loan.query(on: db).filter(\.$library.$id == libraryID).filter(\.$returnedAt == nil)
+        var query = Loan.query(on: db).inLibrary(libraryID).filter(\.$returnedAt == nil)
         if overdueOnly { query = query.filter(\.$dueAt < now) }
         return try await query.count()
     }
@@ -300,7 +300,7 @@ enum Circulation {
 
     /// The library's open loan `id` with its title's cover (nil when returned or not the library's).
     static func openLoan(id: UUID, library: UUID, now: Date, on db: any Database) async throws -> (loan: LoanDTO, coverURL: String?)? {
-        guard let open = try await Loan.query(on: db).filter(\.$id == id).filter(\.$library.$id == library).filter(\.$returnedAt == nil).first() else {
+        guard let open = try await Loan.query(on: db).filter(\.$id == id).inLibrary(library).filter(\.$returnedAt == nil).first() else {
             return nil
         }
         return try await withCover(open, now: now, on: db)

@@ -17,6 +17,7 @@ enum CirculationFeature: Feature {
         [
             Landed(10, CreateLoan()),
             Landed(30, AddLoanOrderIndex()),
+            Landed(84, LoansByLibraryNumber()),
         ]
     }
 

@@ -431,7 +431,7 @@ extension Backup {
 }
 
 /// A row as a table of a library's rows holds it: its own columns and the library's id, or its number
-/// where the table names libraries by number (`libraryNo`: the copies, the titles).
+/// where the table names libraries by number (`libraryNo`: the copies, the titles, the loans).
 struct InLibrary<Row: Encodable & Sendable>: Encodable, Sendable {
     var row: Row
     var libraryID: UUID

@@ -65,7 +65,7 @@ enum CalendarFeeds {
         let which: SQLQueryString = feed.member_id.map { " AND member_id = \(bind: $0)" } ?? ""
         let loans = try await app.db.sql.raw("""
             SELECT id, title_text, member_name, member_card_id, due_at, renewals FROM loans
-            WHERE library_id = \(bind: feed.library_id) AND returned_at IS NULL
+            WHERE \(LibraryNumber.rows(of: "loans", feed.library_id)) AND returned_at IS NULL
             """ + which + " ORDER BY due_at, id LIMIT 5000").all(decoding: Open.self)
         let events = loans.map { loan in
             let day = calendar.dateComponents([.year, .month, .day], from: loan.due_at)

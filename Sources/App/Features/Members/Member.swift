@@ -61,7 +61,8 @@ final class Loan: Model, @unchecked Sendable {
     static let schema = "loans"
 
     @ID(key: .id) var id: UUID?
-    @Parent(key: "library_id") var library: Library
+    /// Its library's number (`libraries.no`, `LoansByLibraryNumber`).
+    @Field(key: "library_no") var libraryNo: Int
     @OptionalParent(key: "copy_id") var copy: Copy?
     @OptionalParent(key: "title_id") var title: Title?
     @OptionalParent(key: "member_id") var member: Member?

@@ -14,8 +14,8 @@ enum DashboardQuery {
               (SELECT CAST(COALESCE(SUM(n), 0) AS BIGINT) FROM title_counts WHERE library_id = \(bind: libraryID) AND wishlist = \(bind: false)) AS titles,
               (SELECT CAST(COALESCE(SUM(n), 0) AS BIGINT) FROM title_counts WHERE library_id = \(bind: libraryID) AND wishlist = \(bind: true)) AS wishlist,
               (SELECT CAST(COALESCE(SUM(n), 0) AS BIGINT) FROM copy_counts WHERE library_id = \(bind: libraryID) AND circulating = \(bind: true)) AS copies,
-              (SELECT COUNT(*) FROM loans WHERE library_id = \(bind: libraryID) AND returned_at IS NULL) AS on_loan,
-              (SELECT COUNT(*) FROM loans WHERE library_id = \(bind: libraryID) AND returned_at IS NULL AND due_at < \(bind: now)) AS overdue,
+              (SELECT COUNT(*) FROM loans WHERE \(LibraryNumber.rows(of: "loans", libraryID)) AND returned_at IS NULL) AS on_loan,
+              (SELECT COUNT(*) FROM loans WHERE \(LibraryNumber.rows(of: "loans", libraryID)) AND returned_at IS NULL AND due_at < \(bind: now)) AS overdue,
               (SELECT COUNT(*) FROM members WHERE library_id = \(bind: libraryID) AND archived_at IS NULL) AS members
             """).first()
         func n(_ column: String) throws -> Int { try row?.decode(column: column, as: Int.self) ?? 0 }

@@ -247,7 +247,7 @@ enum MemberPortal {
     /// Renews one of the member's own loans (another's answers "not found").
     static func renew(_ loanID: UUID, member: SignedIn, in scope: Scope) async throws -> LoanDTO {
         guard try await scope.db.sql.raw("""
-            SELECT 1 AS n FROM loans WHERE id = \(bind: loanID) AND library_id = \(bind: scope.libraryID) AND member_id = \(bind: member.id)
+            SELECT 1 AS n FROM loans WHERE id = \(bind: loanID) AND \(LibraryNumber.rows(of: "loans", scope.libraryID)) AND member_id = \(bind: member.id)
             """).first() != nil else { throw LoanError.loanNotFound }
         return try await Circulation.renew(loanID, in: scope)
     }

@@ -16,8 +16,8 @@ enum OverdueGlance {
         let rows = try await db.sql.raw("""
             SELECT l.id, l.member_id, l.title_text, l.due_at, m.card_id, m.first_name, m.last_name, m.email
             FROM loans l JOIN members m ON m.id = l.member_id
-            WHERE l.library_id = \(bind: library) AND l.returned_at IS NULL AND l.due_at < \(bind: now)
-              AND l.member_id IN (SELECT o.member_id FROM loans o WHERE o.library_id = \(bind: library) AND o.returned_at IS NULL
+            WHERE \(LibraryNumber.rows(of: "loans", library, alias: "l")) AND l.returned_at IS NULL AND l.due_at < \(bind: now)
+              AND l.member_id IN (SELECT o.member_id FROM loans o WHERE \(LibraryNumber.rows(of: "loans", library, alias: "o")) AND o.returned_at IS NULL
                                   AND o.due_at < \(bind: now) AND o.member_id IS NOT NULL
                                   GROUP BY o.member_id ORDER BY MIN(o.due_at) LIMIT \(unsafeRaw: String(max(1, min(limit, 500)))))
             ORDER BY l.due_at, l.title_text
@@ -52,7 +52,7 @@ enum OverdueGlance {
         struct Count: Decodable { var n: Int }
         return try await db.sql.raw("""
             SELECT COUNT(DISTINCT l.member_id) AS n FROM loans l JOIN members m ON m.id = l.member_id
-            WHERE l.library_id = \(bind: library) AND l.returned_at IS NULL AND l.due_at < \(bind: now) AND (m.email IS NULL OR m.email = '')
+            WHERE \(LibraryNumber.rows(of: "loans", library, alias: "l")) AND l.returned_at IS NULL AND l.due_at < \(bind: now) AND (m.email IS NULL OR m.email = '')
             """).first(decoding: Count.self)?.n ?? 0
     }
 }

@@ -100,7 +100,7 @@ enum Reminders {
         return try await db.sql.raw("""
             SELECT l.id, l.member_id, l.due_at, l.reminder_stage, l.title_text, t.authors, m.card_id, m.first_name, m.last_name, m.email, m.language
             FROM loans l JOIN members m ON m.id = l.member_id LEFT JOIN titles t ON t.id = l.title_id
-            WHERE l.library_id = \(bind: library) AND l.returned_at IS NULL AND l.due_at < \(bind: before) \(memberCondition)
+            WHERE \(LibraryNumber.rows(of: "loans", library, alias: "l")) AND l.returned_at IS NULL AND l.due_at < \(bind: before) \(memberCondition)
             ORDER BY l.member_id, l.due_at, l.title_text
             """).all(decoding: OpenLoan.self)
     }

@@ -165,16 +165,19 @@ enum LoanTallies {
     /// divided by a day) one per facet and measure, and one per month for the borrowers.
     static func recount(library: UUID, on sql: any SQLDatabase) async throws {
         for table in tables { try await sql.raw("DELETE FROM \(ident: table) WHERE library_id = \(bind: library)").run() }
+        // The migration that made the tallies runs this before the loans named their library by number
+        // (`LoansByLibraryNumber`): the loans are found as their table names them today.
+        let loansByNumber = try await LibraryNumber.numbered("loans", on: sql)
+        let libraryLoans: SQLQueryString = loansByNumber ? "l.library_no = \(LibraryNumber.of(library))" : "l.library_id = \(bind: library)"
         try await sql.raw("""
-            -- The library's lent copies found by their loans: the migration that made the tallies runs this before
-            -- copies and titles named their library by number (`CopiesByLibraryNumber`, `TitlesByLibraryNumber`).
+            -- The library's lent copies found by their loans (the copies did not always name their library by number).
             -- A copy never lent has no time to correct.
             UPDATE copies SET last_lent_at = (SELECT MAX(l.checked_out_at) FROM loans l WHERE l.copy_id = copies.id)
-            WHERE id IN (SELECT copy_id FROM loans WHERE library_id = \(bind: library))
+            WHERE id IN (SELECT l.copy_id FROM loans l WHERE \(libraryLoans))
             """).run()
         struct Span: Decodable { var first: Date?; var last: Date? }
         let span = try await sql.raw("""
-            SELECT MIN(checked_out_at) AS first, MAX(COALESCE(returned_at, checked_out_at)) AS last FROM loans WHERE library_id = \(bind: library)
+            SELECT MIN(l.checked_out_at) AS first, MAX(COALESCE(l.returned_at, l.checked_out_at)) AS last FROM loans l WHERE \(libraryLoans)
             """).first(decoding: Span.self)
         guard let first = span?.first, let last = span?.last else { return }
         struct Zone: Decodable { var time_zone: String? }
@@ -192,7 +195,7 @@ enum LoanTallies {
         for (from, to) in offsetSpans(from: first.addingTimeInterval(-1), through: last, zone: zone) {
             let offset = zone.secondsFromGMT(for: from)
             func range(_ column: String) -> SQLQueryString {
-                "l.library_id = \(bind: library) AND \(unsafeRaw: column) >= \(bind: from) AND \(unsafeRaw: column) < \(bind: to)"
+                libraryLoans + " AND \(unsafeRaw: column) >= \(bind: from) AND \(unsafeRaw: column) < \(bind: to)"
             }
             for (facet, value) in cuts {
                 try await sql.raw("""
@@ -232,7 +235,7 @@ enum LoanTallies {
             try await sql.raw("""
                 INSERT INTO borrower_months (library_id, month, card, grade, loans)
                 SELECT \(bind: library), \(bind: month(monthStart, calendar)), l.member_card_id, COALESCE(l.member_grade, ''), COUNT(*) FROM loans l
-                WHERE l.library_id = \(bind: library) AND l.checked_out_at >= \(bind: monthStart) AND l.checked_out_at < \(bind: next)
+                WHERE \(libraryLoans) AND l.checked_out_at >= \(bind: monthStart) AND l.checked_out_at < \(bind: next)
                 GROUP BY 3, 4
                 """).run()
             monthStart = next

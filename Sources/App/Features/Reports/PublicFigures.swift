@@ -54,7 +54,7 @@ enum PublicFigures {
         let most = try await db.sql.raw("""
             SELECT t.id, t.title, c.n FROM (
                 SELECT title_id, COUNT(*) AS n FROM loans
-                WHERE library_id = \(bind: library) AND checked_out_at >= \(bind: month.start) AND title_id IS NOT NULL
+                WHERE \(LibraryNumber.rows(of: "loans", library)) AND checked_out_at >= \(bind: month.start) AND title_id IS NOT NULL
                 GROUP BY title_id
             ) c JOIN titles t ON t.id = c.title_id AND t.wishlist = \(bind: false)
             ORDER BY c.n DESC, t.sort_key, t.id LIMIT \(bind: shown)

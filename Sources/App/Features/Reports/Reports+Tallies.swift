@@ -63,7 +63,7 @@ extension Reports.Query {
         // condition on when they were lent would lead SQLite to the period's loans instead), the
         // period's picked here.
         var open: SQLQueryString = """
-            SELECT l.checked_out_at FROM loans l WHERE l.library_id = \(bind: library) AND l.returned_at IS NULL AND l.due_at < \(bind: now)
+            SELECT l.checked_out_at FROM loans l WHERE \(LibraryNumber.rows(of: "loans", library, alias: "l")) AND l.returned_at IS NULL AND l.due_at < \(bind: now)
             """
         if has(.grade), let grade = options.grade { open += " AND l.member_grade = \(bind: grade)" }
         if has(.shelf), let shelf = options.shelf { open += " AND EXISTS (SELECT 1 FROM copies fs WHERE fs.id = l.copy_id AND fs.location = \(bind: shelf))" }
@@ -129,7 +129,7 @@ extension Reports.Query {
                 let (from, to) = (max(cursor, period.start), min(next, period.end))
                 var q: SQLQueryString = """
                     SELECT l.member_card_id AS card, COALESCE(l.member_grade, '') AS grade, COUNT(*) AS n FROM loans l
-                    WHERE l.library_id = \(bind: library) AND l.checked_out_at >= \(bind: from) AND l.checked_out_at < \(bind: to)
+                    WHERE \(LibraryNumber.rows(of: "loans", library, alias: "l")) AND l.checked_out_at >= \(bind: from) AND l.checked_out_at < \(bind: to)
                     """
                 if let grade = gradeFilter { q += " AND l.member_grade = \(bind: grade)" }
                 rows += try await sql.raw(q + " GROUP BY l.member_card_id, l.member_grade").all(decoding: Row.self)

@@ -92,7 +92,7 @@ enum Reports {
 
         /// The loans (`l`) lent in `period`, narrowed by the report's filters.
         func lent(in period: ReportPeriod) -> SQLQueryString {
-            "l.library_id = \(bind: library) AND l.checked_out_at >= \(bind: period.start) AND l.checked_out_at < \(bind: period.end)"
+            LibraryNumber.rows(of: "loans", library, alias: "l") + " AND l.checked_out_at >= \(bind: period.start) AND l.checked_out_at < \(bind: period.end)"
                 + filters(title: "l.title_id", copy: "l.copy_id", grade: "l.member_grade")
         }
 

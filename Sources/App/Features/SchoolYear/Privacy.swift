@@ -117,7 +117,7 @@ enum Privacy {
             // leads back to the member.
             let token = "erased-" + UUID().uuidString.prefix(8).lowercased()
             try await sql.raw("""
-                UPDATE loans SET member_card_id = \(bind: token), member_name = '' WHERE library_id = \(bind: library) AND member_id = \(bind: id)
+                UPDATE loans SET member_card_id = \(bind: token), member_name = '' WHERE \(LibraryNumber.rows(of: "loans", library)) AND member_id = \(bind: id)
                 """).run()
             try await sql.raw("UPDATE borrower_months SET card = \(bind: token) WHERE library_id = \(bind: library) AND card = \(bind: card)").run()
             try await sql.raw("""

@@ -44,7 +44,7 @@ enum Retention {
             let done = try await gate.transaction(on: db) { db -> Int in
                 struct Row: Decodable { var id: UUID; var member_card_id: String }
                 let rows = try await db.sql.raw("""
-                    SELECT id, member_card_id FROM loans WHERE library_id = \(bind: library) AND returned_at IS NOT NULL
+                    SELECT id, member_card_id FROM loans WHERE \(LibraryNumber.rows(of: "loans", library)) AND returned_at IS NOT NULL
                       AND returned_at < \(bind: cutoff) AND member_card_id NOT LIKE 'anon-%' AND member_card_id NOT LIKE 'erased-%'
                     LIMIT 2000
                     """).all(decoding: Row.self)

@@ -188,7 +188,7 @@ extension Sync {
             } else if let loanID = m.loanId {
                 copyRow = try await db.sql.raw("""
                     SELECT c.id, c.title_id, c.barcode, c.copy_number, c.status, c.location FROM loans l JOIN copies c ON c.id = l.copy_id
-                    WHERE l.library_id = \(bind: library) AND l.id = \(bind: loanID)
+                    WHERE \(LibraryNumber.rows(of: "loans", library, alias: "l")) AND l.id = \(bind: loanID)
                     """).first()
             }
             if let copyRow {

@@ -141,7 +141,7 @@ enum Sync {
                 WHEN 1 THEN (SELECT \(unsafeRaw: title)\(unsafeRaw: text) FROM titles t WHERE t.id = l.entity_id AND t.library_no = \(LibraryNumber.of(library)) AND NOT t.wishlist)
                 WHEN 2 THEN (SELECT \(unsafeRaw: copy)\(unsafeRaw: text) FROM copies c WHERE c.id = l.entity_id AND c.library_no = \(LibraryNumber.of(library)))
                 WHEN 3 THEN (SELECT \(unsafeRaw: member)\(unsafeRaw: text) FROM members m WHERE m.id = l.entity_id AND m.library_id = \(bind: library))
-                WHEN 4 THEN (SELECT \(unsafeRaw: loan)\(unsafeRaw: text) FROM loans o WHERE o.id = l.entity_id AND o.library_id = \(bind: library) AND o.returned_at IS NULL)
+                WHEN 4 THEN (SELECT \(unsafeRaw: loan)\(unsafeRaw: text) FROM loans o WHERE o.id = l.entity_id AND o.library_no = \(LibraryNumber.of(library)) AND o.returned_at IS NULL)
             END END
             """
     }
