@@ -79,6 +79,22 @@ import VaporTesting
                 struct Kind: Decodable { var kind: String; var n: Int }
                 let kinds = try await app.db.sql.raw("SELECT typeof(library_no) AS kind, COUNT(*) AS n FROM loans GROUP BY 1").all(decoding: Kind.self)
                 #expect(kinds.map { [$0.kind, String($0.n)] } == [["integer", "3"]])
+                // The open loans are read off their own index in their order; returns in a period off theirs.
+                struct Step: Decodable { var detail: String }
+                func plan(_ query: SQLQueryString) async throws -> String {
+                    try await app.db.sql.raw("EXPLAIN QUERY PLAN " + query).all(decoding: Step.self).map(\.detail).joined(separator: " | ")
+                }
+                let library = try #require(UUID(uuidString: f.libraryID))
+                let open = try await plan("""
+                    SELECT id FROM loans WHERE \(LibraryNumber.rows(of: "loans", library)) AND returned_at IS NULL AND due_at < \(bind: clock.now)
+                    ORDER BY due_at, id LIMIT 50
+                    """)
+                #expect(open.contains("COVERING INDEX loans_open") && !open.contains("TEMP B-TREE"), "\(open)")
+                let returned = try await plan("""
+                    SELECT COUNT(*) FROM loans WHERE \(LibraryNumber.rows(of: "loans", library))
+                    AND returned_at >= \(bind: clock.now.addingTimeInterval(-86_400)) AND returned_at < \(bind: clock.now)
+                    """)
+                #expect(returned.contains("COVERING INDEX loans_library_returned"), "\(returned)")
             }
 
             // Each library's lists show its own loans only; the report says what it said.

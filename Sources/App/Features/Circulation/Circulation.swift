@@ -232,7 +232,7 @@ enum Circulation {
     /// One statement with the copies' barcodes joined, decoded by position on SQLite (Fluent's models
     /// and a second query for the barcodes were most of the loans page's time at 3,000 loans).
     static func activeLoans(libraryID: UUID, overdueOnly: Bool, memberID: UUID? = nil, now: Date, limit: Int, offset: Int, on db: any Database) async throws -> [LoanDTO] {
-        // The page's ids are taken first from the index on (library, open, due, id) alone, then their
+        // The page's ids are taken first from the open loans' index (library, due, id) alone, then their
         // rows and copies, so a late page does not read or join every loan it skips.
         var page = "SELECT id FROM loans WHERE library_no = (SELECT no FROM libraries WHERE id = ?1) AND returned_at IS NULL"
         if overdueOnly { page += " AND due_at < ?2" }

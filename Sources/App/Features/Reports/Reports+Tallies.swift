@@ -59,7 +59,7 @@ extension Reports.Query {
             guard let i = index(row.day) else { continue }
             loans[i] += row.lent; returns[i] += row.returned; renewals[i] += row.renewed; late[i] += row.late
         }
-        // Still out and past due: not a count yet, read from the open loans by `loans_active_order` (a
+        // Still out and past due: not a count yet, read from the open loans by `loans_open` (a
         // condition on when they were lent would lead SQLite to the period's loans instead), the
         // period's picked here.
         var open: SQLQueryString = """

@@ -9,7 +9,7 @@ import SQLKit
 /// when their member is deleted (`member_id` NULL). A deleted member is counted, never named.
 ///
 /// Periods are read off indexes by the moment they start (`loans_library_lent`, `holds_library_placed`,
-/// `fines_library_created`, `copies_library_created`, returns by `loans_active_order`); each time
+/// `fines_library_created`, `copies_library_created`, returns by `loans_library_returned`); each time
 /// series is one query that puts every row in its month or week by a `CASE` over the buckets'
 /// bounds (the library's calendar, worked out here), so SQLite and PostgreSQL count alike.
 enum Reports {
