@@ -17,10 +17,7 @@ import VaporTesting
     }
 
     static func titles(_ app: Application) async throws -> Set<TitleFacts> {
-        let numbered = try await app.db.sql.raw(Dialect(app.db) == .sqlite
-            ? "SELECT COUNT(*) AS n FROM pragma_table_info('titles') WHERE name = 'library_no'"
-            : "SELECT COUNT(*) AS n FROM information_schema.columns WHERE table_name = 'titles' AND column_name = 'library_no' AND table_schema = current_schema()")
-            .first()?.decode(column: "n", as: Int.self) == 1
+        let numbered = try await LibraryNumber.numbered("titles", on: app.db.sql)
         let library = numbered ? "(SELECT l.id FROM libraries l WHERE l.no = t.library_no)" : "t.library_id"
         // PostgreSQL has no rowid: the id stands in for it there.
         let rowid = Dialect(app.db) == .sqlite ? "t.rowid" : "0"

@@ -175,8 +175,7 @@ import Vapor
             struct Kinds: Decodable { var id: String; var library: String }
             // Each copy's library by id, whether the copies name it by id (before `CopiesByLibraryNumber`) or by number.
             let rows: @Sendable () async throws -> [Row] = {
-                let numbered = try await app.db.sql.raw("SELECT COUNT(*) AS n FROM pragma_table_info('copies') WHERE name = 'library_no'")
-                    .first()?.decode(column: "n", as: Int.self) == 1
+                let numbered = try await LibraryNumber.numbered("copies", on: app.db.sql)
                 return try await app.db.sql.raw(numbered
                     ? "SELECT c.id, l.id AS library_id, c.title_id, c.barcode FROM copies c JOIN libraries l ON l.no = c.library_no ORDER BY c.id"
                     : "SELECT id, library_id, title_id, barcode FROM copies ORDER BY id").all(decoding: Row.self)

@@ -168,7 +168,7 @@ enum LoanTallies {
         // The migration that made the tallies runs this before the loans named their library by number
         // (`LoansByLibraryNumber`): the loans are found as their table names them today.
         let loansByNumber = try await LibraryNumber.numbered("loans", on: sql)
-        let libraryLoans: SQLQueryString = loansByNumber ? "l.library_no = \(LibraryNumber.of(library))" : "l.library_id = \(bind: library)"
+        let libraryLoans: SQLQueryString = loansByNumber ? LibraryNumber.rows(of: "loans", library, alias: "l") : "l.library_id = \(bind: library)"
         try await sql.raw("""
             -- The library's lent copies found by their loans (the copies did not always name their library by number).
             -- A copy never lent has no time to correct.
