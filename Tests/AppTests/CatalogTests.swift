@@ -335,4 +335,49 @@ import Vapor
             #expect(elsewhere["total"] as? Int == 0)
         }
     }
+
+    /// A newest-first page is first sought among the newest titles; one not found whole there is read
+    /// from every match, in the same order.
+    @Test func aPageNotAmongTheNewestTitlesIsReadFromEveryMatch() async throws {
+        try await withTestApp { app in
+            // setup
+            let f = try await Fixture.make(app)
+            let libraryNo = try await LibraryNumber.read(UUID(uuidString: f.libraryID)!, on: app.db.sql)
+            func titles(_ name: String, _ count: Int) -> [Title] {
+                (0..<count).map { i in
+                    let t = Title()
+                    t.libraryNo = libraryNo
+                    t.title = "\(name) \(String(format: "%05d", i))"
+                    t.authors = []
+                    t.favorite = false
+                    t.wishlist = false
+                    t.refreshDerived()
+                    return t
+                }
+            }
+            // In batches of 500: a row's values, bound one by one, stay under SQLite's limit of bound values.
+            for batch in [titles("Common Tale", 1_050), titles("Other Book", TitleQuery.recentSearchWindow)] {
+                for start in stride(from: 0, to: batch.count, by: 500) {
+                    try await Array(batch[start..<min(start + 500, batch.count)]).create(on: app.db)
+                }
+            }
+            for name in ["Common New A", "Common New B", "Common New C"] { _ = try await f.addTitle(name) }
+            // MUT
+            let inWindow = try await f.owner.get("\(f.lib)/titles?q=comm&limit=2")
+            let pastWindow = try await f.owner.get("\(f.lib)/titles?q=comm&limit=5")
+            let across = try await f.owner.get("\(f.lib)/titles?q=comm&limit=2&offset=2")
+            // validate
+            func names(_ page: Client.Reply) -> [String] {
+                (page["items"] as? [[String: Any]] ?? []).compactMap { $0["title"] as? String }
+            }
+            #expect(pastWindow["order"] as? String == "recent")
+            #expect(names(inWindow) == ["Common New C", "Common New B"])
+            let past = names(pastWindow)
+            #expect(past.prefix(3) == ["Common New C", "Common New B", "Common New A"])
+            #expect(past.count == 5 && past.dropFirst(3).allSatisfy { $0.hasPrefix("Common Tale ") })
+            let acrossNames = names(across)
+            #expect(acrossNames.first == "Common New A")
+            #expect(acrossNames.count == 2 && acrossNames.last?.hasPrefix("Common Tale ") == true)
+        }
+    }
 }

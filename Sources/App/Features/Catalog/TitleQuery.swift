@@ -47,6 +47,8 @@ enum TitleQuery {
 
     /// Above this many matches a search answers newest first instead of A–Z (see `list`).
     static let sortedSearchLimit = 1000
+    /// How many of the newest titles PostgreSQL first seeks a newest-first page of search results among.
+    static let recentSearchWindow = 5000
 
     /// A–Z list, or search results. A search first counts its matches in the full-text index alone,
     /// stopping past `sortedSearchLimit`. Up to that many are sorted A–Z; more than that (a user still
@@ -165,8 +167,21 @@ enum TitleQuery {
                 }
             } else {
                 order = .recent
-                let newestFirst: SQLQueryString = sqlite ? " ORDER BY title_search.rowid DESC" : " ORDER BY t.created_at DESC, t.id"
-                rows = try await sql.raw(from + newestFirst + page).all()
+                if sqlite {
+                    rows = try await sql.raw(from + " ORDER BY title_search.rowid DESC" + page).all()
+                } else {
+                    // PostgreSQL answers the match from its GIN index as a bitmap of every matching title, all
+                    // read and sorted for one page (a prefix of every ISBN: tens of thousands). A common word
+                    // is met often among the newest titles, so the page is first sought among them, walked
+                    // off the newest-first index: a page found there whole is the page, as they are the start
+                    // of the same order. Only a page not found whole there reads every match.
+                    let newestFirst: SQLQueryString = " ORDER BY t.created_at DESC, t.id DESC"
+                    rows = try await sql.raw("SELECT " + summaryColumns + " FROM (SELECT * FROM titles t WHERE " + clause + newestFirst
+                                             + " LIMIT \(literal: recentSearchWindow)) t WHERE " + match + newestFirst + page).all()
+                    if rows.count < filters.limit {
+                        rows = try await sql.raw(from + newestFirst + page).all()
+                    }
+                }
                 total = sortedSearchLimit
                 totalIsLowerBound = true
             }
