@@ -300,24 +300,30 @@ import Vapor
 
 /// A5 at scale: a broad search answers newest first with a lower-bound total; a narrow one A–Z.
 @Suite struct BroadSearchTests {
-    @Test func moreThanAThousandMatchesComeNewestFirst() async throws {
-        try await withTestApp { app in
-            // setup
-            let f = try await Fixture.make(app)
-            let libraryID = UUID(uuidString: f.libraryID)!
-            var titles: [Title] = []
-            let libraryNo = try await LibraryNumber.read(libraryID, on: app.db.sql)
-            for i in 0..<1_050 {
+    /// `count` titles "`name` 00000", … added to the fixture's library straight through the database, in
+    /// batches of 500 (a row's values, bound one by one, stay under SQLite's limit of bound values).
+    static func add(_ name: String, _ count: Int, to f: Fixture, _ app: Application) async throws {
+        let libraryNo = try await LibraryNumber.read(UUID(uuidString: f.libraryID)!, on: app.db.sql)
+        for start in stride(from: 0, to: count, by: 500) {
+            let titles = (start..<min(start + 500, count)).map { i in
                 let t = Title()
                 t.libraryNo = libraryNo
-                t.title = "Common Tale \(String(format: "%04d", i))"
+                t.title = "\(name) \(String(format: "%05d", i))"
                 t.authors = []
                 t.favorite = false
                 t.wishlist = false
                 t.refreshDerived()
-                titles.append(t)
+                return t
             }
             try await titles.create(on: app.db)
+        }
+    }
+
+    @Test func moreThanAThousandMatchesComeNewestFirst() async throws {
+        try await withTestApp { app in
+            // setup
+            let f = try await Fixture.make(app)
+            try await Self.add("Common Tale", 1_050, to: f, app)
             try await f.addTitle("Common Rare Gem")
             // MUT
             let broad = try await f.owner.get("\(f.lib)/titles?q=comm&limit=5")
@@ -342,25 +348,8 @@ import Vapor
         try await withTestApp { app in
             // setup
             let f = try await Fixture.make(app)
-            let libraryNo = try await LibraryNumber.read(UUID(uuidString: f.libraryID)!, on: app.db.sql)
-            func titles(_ name: String, _ count: Int) -> [Title] {
-                (0..<count).map { i in
-                    let t = Title()
-                    t.libraryNo = libraryNo
-                    t.title = "\(name) \(String(format: "%05d", i))"
-                    t.authors = []
-                    t.favorite = false
-                    t.wishlist = false
-                    t.refreshDerived()
-                    return t
-                }
-            }
-            // In batches of 500: a row's values, bound one by one, stay under SQLite's limit of bound values.
-            for batch in [titles("Common Tale", 1_050), titles("Other Book", TitleQuery.recentSearchWindow)] {
-                for start in stride(from: 0, to: batch.count, by: 500) {
-                    try await Array(batch[start..<min(start + 500, batch.count)]).create(on: app.db)
-                }
-            }
+            try await Self.add("Common Tale", 1_050, to: f, app)
+            try await Self.add("Other Book", TitleQuery.recentSearchWindow, to: f, app)
             for name in ["Common New A", "Common New B", "Common New C"] { _ = try await f.addTitle(name) }
             // MUT
             let inWindow = try await f.owner.get("\(f.lib)/titles?q=comm&limit=2")
