@@ -111,9 +111,12 @@ let package = Package(
             dependencies: ["ShelfmarkReplay"],
             swiftSettings: swiftSettings
         ),
+        // The interface's translations, built into the binary by the C compiler (see translations.c).
+        .target(name: "CTranslations"),
         .target(
             name: "App",
             dependencies: [
+                "CTranslations",
                 "ShelfmarkCore",
                 "ShelfmarkLookup",
                 "ShelfmarkImaging",
@@ -144,8 +147,8 @@ let package = Package(
                 .product(name: "NIOFoundationEssentialsCompat", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ],
-            // The interface's translations (gettext PO), built into the binary and read once at start.
-            resources: [.embedInCode("Localization/Translations")],
+            // The interface's translations (gettext PO): CTranslations builds them into the binary.
+            exclude: ["Localization/Translations"],
             swiftSettings: swiftSettings + [.enableUpcomingFeature("MemberImportVisibility")]
         ),
         .executableTarget(

@@ -317,7 +317,8 @@ import ZIPFoundation
             let again = try await owner.post("\(f.lib)/rollovers/\(rolloverID)/undo")
             #expect(again.status == .conflict && again.errorCode == "already_undone")
             let audit = try await owner.get("\(f.lib)/audit").array.compactMap { $0["action"] as? String }
-            #expect(audit.filter { $0.hasPrefix("rollover") }.sorted() == ["rollover", "rollover_undone"])
+            let rollovers: [String] = audit.filter { $0.hasPrefix("rollover") }.sorted()
+            #expect(rollovers == ["rollover", "rollover_undone"])
         }
     }
 }

@@ -37,12 +37,17 @@ struct Lang: Hashable, Sendable, CustomStringConvertible {
     /// The user's choice (cookie), else the browser's first supported `Accept-Language`, else English.
     static func negotiate(cookie: String?, acceptLanguage: String?, among languages: [Lang] = Lang.allCases) -> Lang {
         if let cookie, let lang = languages.first(where: { $0.rawValue == cookie }) { return lang }
-        let ranked = (acceptLanguage ?? "").split(separator: ",").enumerated().map { index, part -> (String, Double, Int) in
-            let pieces = part.split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces) }
-            let q = pieces.dropFirst().first { $0.hasPrefix("q=") }.flatMap { Double($0.dropFirst(2)) } ?? 1
-            return (pieces.first?.lowercased() ?? "", q, index)
-        }.sorted { $0.1 != $1.1 ? $0.1 > $1.1 : $0.2 < $1.2 }
-        for (tag, _, _) in ranked {
+        // Spelled out with its types: as one chain of closures over tuples this took the compiler 12 s.
+        struct Ranked { var tag: String; var q: Double; var index: Int }
+        var ranked: [Ranked] = []
+        for (index, part) in (acceptLanguage ?? "").split(separator: ",").enumerated() {
+            let pieces: [String] = part.split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces) }
+            var q = 1.0
+            if let weight = pieces.dropFirst().first(where: { $0.hasPrefix("q=") }), let value = Double(weight.dropFirst(2)) { q = value }
+            ranked.append(Ranked(tag: pieces.first?.lowercased() ?? "", q: q, index: index))
+        }
+        ranked.sort { (a: Ranked, b: Ranked) -> Bool in a.q != b.q ? a.q > b.q : a.index < b.index }
+        for tag in ranked.map(\.tag) {
             // Exact tag first (zh-hans), then the primary language (zh-CN → zh-Hans, de-AT → de).
             if let lang = languages.first(where: { $0.rawValue.lowercased() == tag }) { return lang }
             let primary = tag.split(separator: "-").first.map(String.init) ?? tag

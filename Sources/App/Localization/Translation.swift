@@ -1,3 +1,4 @@
+import CTranslations
 import Foundation
 import ShelfmarkCore
 
@@ -94,14 +95,13 @@ final class Translation: Sendable {
 }
 
 /// The languages built into Shelfmark. Adding one is its PO file in `Localization/Translations/`
-/// plus its line in `files` below (in the order of the language menu).
+/// plus its line in `Sources/CTranslations/translations.c` (in the order of the language menu).
 enum Translations {
-    static let files: [(code: String, bytes: [UInt8])] = [
-        ("en", PackageResources.en_po),
-        ("de", PackageResources.de_po),
-        ("ga", PackageResources.ga_po),
-        ("zh-Hans", PackageResources.zh_Hans_po),
-    ]
+    static let files: [(code: String, bytes: [UInt8])] = (0..<shelfmark_translation_count()).map { index in
+        var length = 0
+        let bytes = shelfmark_translation_bytes(index, &length)
+        return (String(cString: shelfmark_translation_code(index)), Array(UnsafeBufferPointer(start: bytes, count: length)))
+    }
 
     /// Every built-in language, English first. A broken built-in file stops the program at start
     /// with its file and line (the tests read every file, so it never reaches a release).
