@@ -110,6 +110,7 @@ import Testing
             "AddEnrichmentRanges", "CompactSyncLog", "LeanListIndexes", "AddRatingScores", "AddCategoryCallNumbers", "PartialTitleIndexes",
             "IdsAsBytes", "SortKeysCompareAsBytes", "AddOpenLoanCounts", "LeanTitleSearch", "TitleSearchWords", "MemberSearchWords", "QuoteSearchWords",
             "SyncLogLibraryNumbers", "TitleSearchWithoutColumns", "CopiesByLibraryNumber", "TitlesByLibraryNumber", "LoansByLibraryNumber",
+            "ForeignKeyIndexes",
         ]
         #expect(Migrations.inOrder.map { $0.name.split(separator: ".").last.map(String.init) ?? $0.name } == history)
     }
@@ -150,6 +151,63 @@ import Testing
         let swap = Features.swapOrder
         #expect(swap.firstIndex(of: "shelves")! < swap.firstIndex(of: "stocktakes")!)
         #expect(Features.forgottenTables.sorted() == ["copy_counts", "reading_days", "shelf_counts", "sync_mutations", "title_counts"])
+    }
+
+    /// Every foreign key of the schema has an index that leads with its columns: deleting a row looks
+    /// for the rows that name it, and without one that look reads the whole child table per deleted row.
+    @Test func everyForeignKeyHasAnIndexThatLeadsWithIt() async throws {
+        try await withTestApp { app in
+            let sql = app.db.sql
+            var keys = 0
+            var missing: [String] = []
+            for table in try await Self.tables(sql).sorted() {
+                let leading = try await Self.indexColumns(of: table, sql)
+                for key in try await Self.foreignKeyColumns(of: table, sql) {
+                    keys += 1
+                    if !leading.contains(where: { $0.starts(with: key) }) { missing.append("\(table) (\(key.joined(separator: ", ")))") }
+                }
+            }
+            #expect(keys > 40, "the schema's foreign keys were not read: \(keys)")
+            #expect(missing.isEmpty, "foreign keys without an index leading with them: \(missing)")
+        }
+    }
+
+    /// The columns of each index of `table`, in order (a primary key's too).
+    static func indexColumns(of table: String, _ sql: any SQLDatabase) async throws -> [[String]] {
+        if sql.dialect.name == "sqlite" {
+            var indexes: [[String]] = []
+            for index in try await sql.raw("SELECT name FROM pragma_index_list(\(bind: table))").all() {
+                let name = try index.decode(column: "name", as: String.self)
+                // An expression's column has no name: it leads with no key.
+                indexes.append(try await sql.raw("SELECT name FROM pragma_index_info(\(bind: name)) ORDER BY seqno").all()
+                    .map { try $0.decode(column: "name", as: String?.self) ?? "" })
+            }
+            // A rowid table's INTEGER PRIMARY KEY is the table's own order, not an index.
+            indexes.append(try await sql.raw("SELECT name FROM pragma_table_info(\(bind: table)) WHERE pk > 0 ORDER BY pk").all()
+                .map { try $0.decode(column: "name", as: String.self) })
+            return indexes
+        }
+        return try await sql.raw("""
+            SELECT string_agg(a.attname::text, ',' ORDER BY k.n) AS columns
+            FROM pg_index i CROSS JOIN LATERAL unnest(i.indkey) WITH ORDINALITY AS k(attnum, n)
+            JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = k.attnum
+            WHERE i.indrelid = (\(bind: table))::regclass GROUP BY i.indexrelid
+            """).all().map { try $0.decode(column: "columns", as: String.self).split(separator: ",").map(String.init) }
+    }
+
+    /// The columns of each foreign key of `table`, in the key's order.
+    static func foreignKeyColumns(of table: String, _ sql: any SQLDatabase) async throws -> [[String]] {
+        if sql.dialect.name == "sqlite" {
+            struct Row: Decodable { var id: Int; var from: String }
+            let rows = try await sql.raw("SELECT id, \"from\" FROM pragma_foreign_key_list(\(bind: table)) ORDER BY id, seq").all(decoding: Row.self)
+            return Dictionary(grouping: rows, by: \.id).sorted { $0.key < $1.key }.map { $0.value.map(\.from) }
+        }
+        return try await sql.raw("""
+            SELECT string_agg(a.attname::text, ',' ORDER BY k.n) AS columns
+            FROM pg_constraint c CROSS JOIN LATERAL unnest(c.conkey) WITH ORDINALITY AS k(attnum, n)
+            JOIN pg_attribute a ON a.attrelid = c.conrelid AND a.attnum = k.attnum
+            WHERE c.contype = 'f' AND c.conrelid = (\(bind: table))::regclass GROUP BY c.oid
+            """).all().map { try $0.decode(column: "columns", as: String.self).split(separator: ",").map(String.init) }
     }
 
     static func tables(_ sql: any SQLDatabase) async throws -> Set<String> {

@@ -52,6 +52,7 @@ enum AccountsFeature: Feature {
             Landed(21, AddLibraryTimeZone()),
             Landed(51, AddSecurityLifetimes()),
             Landed(73, IdsAsBytes()),
+            Landed(85, ForeignKeyIndexes()),
         ]
     }
 
