@@ -108,6 +108,36 @@ import Vapor
         }
     }
 
+    /// A long job's write is folded from the write-ahead log into the database after its commit, out
+    /// of the queue of writers, not by the commit itself (SQLite's automatic checkpoint, while every
+    /// other write waits): its connection has the automatic checkpoint off, and the pages it wrote are
+    /// in the database file when the write returns, though they were far fewer than the 1,000 pages
+    /// that set the automatic one off.
+    @Test func aLongJobsWriteIsFoldedInAfterItsCommitNotInIt() async throws {
+        try await withTestApp { app in
+            guard case .sqlite(let path) = app.storageConfig else { return }  // PostgreSQL has no such log
+            try await app.db.sql.raw("PRAGMA journal_mode = WAL").run()
+            try await app.writeGate.transaction(on: app.db) { db in try await db.sql.raw("CREATE TABLE job_rows (n INTEGER, text TEXT)").run() }
+            func size(_ suffix: String) throws -> Int { try FileManager.default.attributesOfItem(atPath: path + suffix)[.size] as? Int ?? 0 }
+            let before = try size("")
+            let (jobDB, gate) = app.jobStorage
+            try await gate.transaction(on: jobDB) { db in
+                for n in 0..<200 {
+                    try await db.sql.raw("INSERT INTO job_rows VALUES (\(bind: n), \(bind: String(repeating: "x", count: 4_000)))").run()
+                }
+            }
+            let grown = try size("") - before, log = try size("-wal")
+            #expect(grown >= 800_000, "the database file grew by \(grown) bytes after the job's write (its log \(log) bytes)")
+            struct Pages: Decodable { var wal_autocheckpoint: Int }
+            let automatic = try await jobDB.withConnection { db in
+                try await db.sql.raw("PRAGMA wal_autocheckpoint").first(decoding: Pages.self)?.wal_autocheckpoint
+            }
+            #expect(automatic == 0)
+            let rows = try await app.db.sql.raw("SELECT COUNT(*) AS n FROM job_rows").first()?.decode(column: "n", as: Int.self)
+            #expect(rows == 200)
+        }
+    }
+
     /// A long job's batches are as many rows as take about 10 ms, learnt as it goes.
     @Test func aBatchIsAsManyRowsAsFitTheTarget() {
         var pacer = BatchPacer()

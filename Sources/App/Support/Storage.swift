@@ -64,7 +64,7 @@ extension Application {
                 openSQLite(path)
                 lifecycle.use(SQLiteJournal())
             }
-            jobGate = writeGate.forOtherPool(cacheKiB: WriteGate.jobCacheKiB)
+            jobGate = writeGate.forOtherPool(cacheKiB: WriteGate.jobCacheKiB, checkpointsOutsideTheQueue: true)
             storage[JobLoopKey.self] = eventLoopGroup.next()
         case .memory:
             databases.use(.sqlite(.memory), as: .sqlite)
@@ -152,6 +152,12 @@ struct WriteGate: Sendable {
     private let joined: Bool
     /// The page cache of this pool's connections in KiB; nil keeps SQLite's 2 MB.
     private let cacheKiB: Int?
+    /// This pool's commits never fold the write-ahead log into the database (SQLite's automatic
+    /// checkpoint, run by the commit that takes the log past 1,000 pages); each of its writes does it
+    /// after its commit, once out of the queue of writers (`checkpoint`). A long job's batch puts some
+    /// 1,000 pages into the log (its rows land all over the list and search indexes), so nearly every
+    /// one of its commits folded them in, two `fsync`s included, while every other write waited.
+    let checkpointsOutsideTheQueue: Bool
 
     /// The page cache of the long jobs' connection. An import's or a restore's batch puts rows all over
     /// the list and search indexes (some 100 MB of pages at 100,000 titles); with SQLite's 2 MB each
@@ -161,19 +167,25 @@ struct WriteGate: Sendable {
     /// reads pages, and the one connection keeps them while the process runs.
     static let jobCacheKiB = 32_768
 
-    init(serialised: Bool) { (self.serialised, self.joined, self.mutex, self.batcher, self.cacheKiB) = (serialised, false, AsyncMutex(), WriteBatcher(), nil) }
+    init(serialised: Bool) {
+        (self.serialised, joined, mutex, batcher, cacheKiB, checkpointsOutsideTheQueue) = (serialised, false, AsyncMutex(), WriteBatcher(), nil, false)
+    }
 
-    private init(joined: Bool) { (self.serialised, self.joined, self.mutex, self.batcher, self.cacheKiB) = (false, joined, AsyncMutex(), WriteBatcher(), nil) }
+    private init(joined: Bool) {
+        (serialised, self.joined, mutex, batcher, cacheKiB, checkpointsOutsideTheQueue) = (false, joined, AsyncMutex(), WriteBatcher(), nil, false)
+    }
 
-    private init(sharing other: WriteGate, cacheKiB: Int?) {
+    private init(sharing other: WriteGate, cacheKiB: Int?, checkpointsOutsideTheQueue: Bool) {
         (serialised, joined, mutex, batcher) = (other.serialised, other.joined, other.mutex, other.batcher)
-        self.cacheKiB = cacheKiB
+        (self.cacheKiB, self.checkpointsOutsideTheQueue) = (cacheKiB, checkpointsOutsideTheQueue)
     }
 
     /// The same queue of writers for another pool of connections to the same file (long jobs'): one
     /// writer at a time across both, each pool's connections tuned as they are first used, with a page
-    /// cache of `cacheKiB`.
-    func forOtherPool(cacheKiB: Int?) -> WriteGate { WriteGate(sharing: self, cacheKiB: cacheKiB) }
+    /// cache of `cacheKiB`, checkpointing after their writes instead of in their commits when asked.
+    func forOtherPool(cacheKiB: Int?, checkpointsOutsideTheQueue: Bool = false) -> WriteGate {
+        WriteGate(sharing: self, cacheKiB: cacheKiB, checkpointsOutsideTheQueue: checkpointsOutsideTheQueue)
+    }
 
     /// The gate of a transaction already open: its writes are part of it. (Fluent's own nested
     /// `transaction` would do the same, but on a task of its own: one more hop between threads per write.)
@@ -200,7 +212,7 @@ struct WriteGate: Sendable {
     func exclusiveConnection<T: Sendable>(on db: any Database, _ body: @escaping @Sendable (any Database) async throws -> T) async throws -> T {
         await mutex.lock()
         do {
-            let result = try await db.withConnection { [tunedLoops, cacheKiB] connection in
+            let result = try await db.withConnection { [tunedLoops, cacheKiB, checkpointsOutsideTheQueue] connection in
                 // WAL with synchronous=NORMAL: a commit is one write to the log, durable across app
                 // crashes; FULL would fsync on every commit and cap check-outs at a few hundred a second.
                 // Set here because the pool's connections cannot be configured as they open.
@@ -213,6 +225,7 @@ struct WriteGate: Sendable {
                     // bulk import's size): space on a small disk stays with the database.
                     try await connection.sql.raw("PRAGMA journal_size_limit = 16777216").run()
                     if let cacheKiB { try await connection.sql.raw("PRAGMA cache_size = \(unsafeRaw: String(-cacheKiB))").run() }
+                    if checkpointsOutsideTheQueue { try await connection.sql.raw("PRAGMA wal_autocheckpoint = 0").run() }
                     tunedLoops.withLockedValue { _ = $0.insert(loop) }
                 }
                 let began = ContinuousClock.now
@@ -223,10 +236,23 @@ struct WriteGate: Sendable {
                 return result
             }
             await mutex.unlock()
+            if checkpointsOutsideTheQueue { await checkpoint(on: db) }
             return result
         } catch {
             await mutex.unlock()
             throw error
+        }
+    }
+
+    /// Folds the write-ahead log into the database while the others write: a PASSIVE checkpoint waits
+    /// for nobody and copies what it can (the next writer starts the log again from its beginning once
+    /// all of it is in). After every write of this pool's, so the log grows by at most one write's pages
+    /// between two; a checkpoint that fails (a full disk) leaves the log as it was, for the next.
+    private func checkpoint(on db: any Database) async {
+        do {
+            try await db.withConnection { try await $0.sql.raw("PRAGMA wal_checkpoint(PASSIVE)").run() }
+        } catch {
+            db.logger.warning("the write-ahead log could not be folded in after a long job's write: \(String(reflecting: error))")
         }
     }
 }
