@@ -213,6 +213,7 @@ bench:
 	scripts/bench-reminders.py
 	scripts/bench-print.py
 	scripts/bench-stocktake.py
+	BENCH_SKIP_BUILD=1 scripts/bench-foreign-keys.py
 	BENCH_SKIP_BUILD=1 scripts/bench-pages.py
 	BENCH_SKIP_BUILD=1 BENCH_PAGE_TITLES=100000 BENCH_PAGE_REQUESTS=100 scripts/bench-pages.py
 	BENCH_SKIP_BUILD=1 BENCH_SKIP_POSTGRES=1 BENCH_PAGE_TITLES=1000000 BENCH_PAGE_REQUESTS=50 scripts/bench-pages.py
